@@ -1,0 +1,103 @@
+/* The interface every storage driver exposes: a tagged queue, nothing more.
+ *
+ * A driver probes its controller, then registers one struct bm_disk per
+ * namespace / port / logical drive / target. The benchmark engine drives
+ * every disk the same way:
+ *
+ *     submit(disk, queue, tag, op, lba, blocks, buf)   -- non-blocking
+ *     poll(disk, queue, completions, max)              -- reap what finished
+ *
+ * Tags are chosen by the caller, unique among commands in flight on that
+ * queue, and below disk->max_qd. The driver never sleeps inside submit or
+ * poll; it keeps its own per-command deadline and reports a timed-out command
+ * as a completion with status BM_ETIMEDOUT. Buffers come from
+ * plat_alloc_pages (physically contiguous, identity-mapped).
+ *
+ * Drivers know nothing of benchmarks; the engine knows nothing of registers.
+ */
+#ifndef BAREMARK_BLKDEV_H
+#define BAREMARK_BLKDEV_H
+
+#include "../efi/platform.h"
+
+enum bm_io_op {
+    BM_IO_READ = 0,
+    BM_IO_WRITE = 1,
+};
+
+struct bm_completion {
+    uint32_t tag;
+    int status;           /* BM_OK or a negative BM_E* code */
+    char detail[64];      /* decoded device status when status != BM_OK */
+};
+
+struct bm_disk;
+
+struct bm_disk_ops {
+    /* Queue one command. BM_EBUSY if the queue has no room (retry after
+     * poll), BM_EINVAL for a bad argument, BM_EIO if the device is dead. */
+    int (*submit)(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op,
+                  uint64_t lba, uint32_t blocks, void *buf);
+    /* Reap up to max completions; returns how many were written to out. */
+    int (*poll)(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);
+    /* Optional: read health/SMART into a record later (issue 7). */
+    int (*health)(struct bm_disk *d, void *out);
+};
+
+/* Which path drives the disk. */
+#define BM_PATH_NATIVE "native"
+#define BM_PATH_FIRMWARE "firmware"
+
+struct bm_disk {
+    char id[24];          /* "nvme0n1", "ahci0p2", "megasas0d1", "fw0" */
+    char driver[16];      /* "nvme", "ahci", "megasas", "mpt", "blockio", "blockio2", "scsi_passthru" */
+    const char *path;     /* BM_PATH_NATIVE or BM_PATH_FIRMWARE */
+    char model[48];
+    char serial[48];
+    char firmware[24];
+    uint32_t lba_bytes;   /* logical block size: 512 or 4096 */
+    uint32_t phys_bytes;  /* physical block size (512e disks: 4096) */
+    uint64_t blocks;      /* capacity in logical blocks */
+    char pci[16];         /* controller BDF "0000:00:1f.2", "" if none */
+    struct pci_addr pci_addr;
+    bool has_pci;
+    uint32_t port;        /* namespace id / port / target, for boot-disk identity */
+    uint32_t lun;
+    double link_gbps;     /* SATA/SAS negotiated link, 0 if not applicable */
+
+    unsigned nqueues;     /* independent queues (NVMe I/O queue pairs), >= 1 */
+    uint32_t max_qd;      /* commands in flight per queue */
+    uint32_t max_transfer_bytes; /* largest single command */
+
+    bool failed;          /* set by the engine after a fatal error */
+
+    const struct bm_disk_ops *ops;
+    void *priv;           /* driver state */
+};
+
+struct bm_disk_list;
+
+/* A controller driver: probe one PCI function, register its disks. */
+struct bm_driver {
+    const char *name;
+    /* Does this driver handle the PCI function? */
+    bool (*match)(uint16_t vendor, uint16_t device, uint32_t class_code);
+    /* Take the controller and add its disks with disk_list_add(). Returns
+     * BM_OK or a negative error (the controller is then left as found) with
+     * a one-line reason in err. Disks that fail alone are skipped with a
+     * plat_log note and do not fail the probe. */
+    int (*probe)(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out,
+                 char *err, size_t errlen);
+    /* Quiesce and hand the controller back to the firmware. */
+    void (*release)(void *ctrl);
+};
+
+/* The list of disks found by every driver. */
+#define BM_MAX_DISKS 64
+struct bm_disk_list {
+    struct bm_disk *disks[BM_MAX_DISKS];
+    unsigned count;
+};
+int disk_list_add(struct bm_disk_list *l, struct bm_disk *d);
+
+#endif

@@ -1,0 +1,164 @@
+/* The run: options -> inventory -> drivers -> engines -> records -> sinks. */
+#include "app.h"
+#include "config.h"
+#include "disk/disk.h"
+#include "inventory/inventory.h"
+#include "mem/mem.h"
+#include "platform.h"
+#include "record.h"
+#include "sinks.h"
+
+static struct config cfg;
+static struct sysinfo sys;
+
+/* Options: defaults, then the file on the boot volume, then the command
+ * line. Returns BM_OK or BM_EINVAL with err naming the problem. */
+static int load_options(struct config *c, char *err, size_t errlen)
+{
+    static char text[8192];
+    const char *args = plat_load_options();
+    long n;
+
+    config_defaults(c);
+    n = plat_boot_file_read(CONFIG_FILE_PATH, text, sizeof(text) - 1);
+    if (n >= 0) {
+        text[n] = '\0';
+        if (config_parse_file(c, text, err, errlen) != BM_OK)
+            return BM_EINVAL;
+    }
+    bm_strlcpy(c->args, args, sizeof(c->args));
+    return config_parse_args(c, args, err, errlen);
+}
+
+/* Only the characters a FAT file name takes safely. */
+static void file_safe(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+
+    for (; *src && n + 1 < cap; src++) {
+        char ch = *src;
+        bool ok = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '-' ||
+                  ch == '_' || ch == '.';
+        dst[n++] = ok ? ch : '_';
+    }
+    dst[n] = '\0';
+    if (n == 0)
+        bm_strlcpy(dst, "unknown", cap);
+}
+
+static void emit_run_record(const char *iso_time)
+{
+    static struct record r;
+    char human[700];
+
+    record_begin(&r, "run");
+    json_str(&r.j, "version", BAREMARK_VERSION);
+    json_u64(&r.j, "schema", RECORD_SCHEMA);
+    json_str(&r.j, "args", cfg.args);
+    json_str(&r.j, "time", iso_time);
+    snprintf(human, sizeof(human), "baremark %s  %s  options: %s", BAREMARK_VERSION, iso_time,
+             cfg.args[0] ? cfg.args : "(none)");
+    record_emit(&r, human);
+}
+
+static void emit_end_record(const char *note, double seconds)
+{
+    static struct record r;
+    char human[256];
+    unsigned errors = record_error_count();
+    const char *status = (errors || note) ? "error" : "ok";
+
+    record_begin(&r, "end");
+    json_str(&r.j, "status", status);
+    json_u64(&r.j, "errors", errors);
+    json_num(&r.j, "seconds", seconds, 3);
+    if (note)
+        json_str(&r.j, "note", note);
+    snprintf(human, sizeof(human), "baremark finished: %s, %u error%s, %.1f s%s%s", status, errors,
+             errors == 1 ? "" : "s", seconds, note ? " - " : "", note ? note : "");
+    record_emit(&r, human);
+}
+
+int baremark_main(int *exit_mode)
+{
+    char err[CONFIG_ERR_LEN], why[200];
+    char iso[40], compact[24], path[256], serial[64];
+    struct plat_boot_location boot;
+    struct sink *serial_sink;
+    const char *note = NULL;
+    uint64_t t0;
+    int status = APP_OK, rc, opt_rc;
+
+    *exit_mode = EXIT_RETURN;
+    rc = plat_init();
+    t0 = plat_now_ns();
+    sinks_reset();
+    sinks_add(sink_console());
+
+    /* Options first: a bad one stops the run before anything is touched.
+     * The serial sink still opens (on its default port) to report it. */
+    opt_rc = load_options(&cfg, err, sizeof(err));
+    if (opt_rc == BM_OK)
+        *exit_mode = cfg.exit;
+    if (opt_rc != BM_OK || !cfg.serial_off) {
+        serial_sink = sink_serial(opt_rc == BM_OK ? cfg.serial_port : 0x3f8, opt_rc == BM_OK ? cfg.baud : 115200);
+        if (serial_sink)
+            sinks_add(serial_sink);
+    }
+    plat_time_iso(iso, sizeof(iso), compact, sizeof(compact));
+    inventory_collect(&sys);
+    plat_boot_location(&boot);
+
+    why[0] = '\0';
+    if (opt_rc == BM_OK && !cfg.out_off && !cfg.help) {
+        struct sink *fs;
+        file_safe(serial, sizeof(serial), sys.serial);
+        snprintf(path, sizeof(path), "%s\\%s-%s.jsonl", cfg.out, compact, serial);
+        fs = sink_file(path, why, sizeof(why));
+        if (fs) {
+            sinks_add(fs);
+            why[0] = '\0';
+        }
+    }
+
+    emit_run_record(iso);
+    if (rc != BM_OK)
+        record_error("platform", "initialisation: %s", bm_strerror(rc));
+    if (opt_rc != BM_OK) {
+        record_error("options", "%s", err);
+        ui_text("%s", config_help_text());
+        emit_end_record("bad options: nothing was run", (double)(plat_now_ns() - t0) / 1e9);
+        sinks_close();
+        return APP_BAD_OPTIONS;
+    }
+    if (cfg.help) {
+        ui_text("%s", config_help_text());
+        emit_end_record(NULL, (double)(plat_now_ns() - t0) / 1e9);
+        sinks_close();
+        return APP_OK;
+    }
+    if (why[0]) {
+        if (plat_boot_volume_writable())
+            record_error("results_file", "%s", why);
+        else
+            record_note("results_file", "%s", why);
+    }
+
+    inventory_emit(&sys);
+
+    rc = BM_OK;
+    if (cfg.mem != LEVEL_OFF)
+        rc = mem_run(&cfg, &sys);
+    if (rc != BM_EABORT && cfg.disk != LEVEL_OFF)
+        rc = disk_run(&cfg, &boot);
+    if (rc == BM_EABORT) {
+        note = "aborted by Esc: the run was stopped before it finished";
+        status = APP_ABORTED;
+    }
+
+    emit_end_record(note, (double)(plat_now_ns() - t0) / 1e9);
+    sinks_close();
+    if (status == APP_OK && record_error_count())
+        status = APP_ERRORS;
+    return status;
+}

@@ -1,0 +1,377 @@
+/* Option parsing and validation. Table-driven: a key is one row. */
+#include "config.h"
+#include "platform.h"
+
+struct key_def {
+    const char *key;
+    const char *accepted;   /* shown in errors and help */
+    int (*set)(struct config *c, const char *value);
+};
+
+static int parse_level(const char *v, enum bm_level *out)
+{
+    if (!strcmp(v, "off"))
+        *out = LEVEL_OFF;
+    else if (!strcmp(v, "quick"))
+        *out = LEVEL_QUICK;
+    else if (!strcmp(v, "full"))
+        *out = LEVEL_FULL;
+    else
+        return BM_EINVAL;
+    return BM_OK;
+}
+
+static int set_mem(struct config *c, const char *v) { return parse_level(v, &c->mem); }
+static int set_disk(struct config *c, const char *v) { return parse_level(v, &c->disk); }
+
+static int set_help(struct config *c, const char *v)
+{
+    if (*v && strcmp(v, "1") && strcmp(v, "yes") && strcmp(v, "on"))
+        return BM_EINVAL;
+    c->help = true;
+    return BM_OK;
+}
+
+/* A comma-separated list of ids; empty items and overlong ids are errors. */
+static int parse_list(const char *v, struct id_list *l, bool allow_all)
+{
+    struct id_list tmp;
+    const char *p = v;
+
+    memset(&tmp, 0, sizeof(tmp));
+    if (allow_all && !strcmp(v, "all")) {
+        tmp.all = true;
+        *l = tmp;
+        return BM_OK;
+    }
+    if (!*v)
+        return BM_EINVAL;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 0 || n >= CONFIG_ID_LEN || tmp.count >= CONFIG_MAX_LIST)
+            return BM_EINVAL;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] <= ' ' || p[i] == '=' || p[i] == '#')
+                return BM_EINVAL;
+        memcpy(tmp.items[tmp.count], p, n);
+        tmp.items[tmp.count][n] = '\0';
+        tmp.count++;
+        p += n;
+        if (*p == ',') {
+            p++;
+            if (!*p)
+                return BM_EINVAL;
+        }
+    }
+    *l = tmp;
+    return BM_OK;
+}
+
+static int set_disks(struct config *c, const char *v) { return parse_list(v, &c->disks, true); }
+
+static int set_write(struct config *c, const char *v)
+{
+    if (!strcmp(v, "none")) {
+        memset(&c->write, 0, sizeof(c->write));
+        return BM_OK;
+    }
+    return parse_list(v, &c->write, false);
+}
+
+static int set_driver(struct config *c, const char *v)
+{
+    if (!strcmp(v, "auto"))
+        c->driver = DRIVER_AUTO;
+    else if (!strcmp(v, "native"))
+        c->driver = DRIVER_NATIVE;
+    else if (!strcmp(v, "firmware"))
+        c->driver = DRIVER_FIRMWARE;
+    else
+        return BM_EINVAL;
+    return BM_OK;
+}
+
+static int set_time(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 1 || n > 3600)
+        return BM_EINVAL;
+    c->time_s = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_serial(struct config *c, const char *v)
+{
+    uint64_t port;
+
+    c->serial_off = false;
+    if (!strcmp(v, "com1"))
+        c->serial_port = 0x3f8;
+    else if (!strcmp(v, "com2"))
+        c->serial_port = 0x2f8;
+    else if (!strcmp(v, "com3"))
+        c->serial_port = 0x3e8;
+    else if (!strcmp(v, "com4"))
+        c->serial_port = 0x2e8;
+    else if (!strcmp(v, "off"))
+        c->serial_off = true;
+    else if (!strncmp(v, "0x", 2) && bm_parse_u64(v, &port) && port > 0 && port <= 0xfff8)
+        c->serial_port = (uint16_t)port;
+    else
+        return BM_EINVAL;
+    return BM_OK;
+}
+
+static int set_baud(struct config *c, const char *v)
+{
+    uint64_t n;
+    /* The 16550 divisor is 115200 / baud and must be a whole number. */
+    if (!bm_parse_u64(v, &n) || n < 50 || n > 115200 || 115200 % n != 0)
+        return BM_EINVAL;
+    c->baud = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_out(struct config *c, const char *v)
+{
+    if (!strcmp(v, "off")) {
+        c->out_off = true;
+        return BM_OK;
+    }
+    if (!*v || strlen(v) >= sizeof(c->out))
+        return BM_EINVAL;
+    for (const char *p = v; *p; p++)
+        if (*p < ' ' || *p == '"' || *p == '*' || *p == '?' || *p == '<' || *p == '>' || *p == '|')
+            return BM_EINVAL;
+    c->out_off = false;
+    bm_strlcpy(c->out, v, sizeof(c->out));
+    for (char *p = c->out; *p; p++)
+        if (*p == '/')
+            *p = '\\';
+    return BM_OK;
+}
+
+static int set_exit(struct config *c, const char *v)
+{
+    if (!strcmp(v, "return"))
+        c->exit = EXIT_RETURN;
+    else if (!strcmp(v, "reboot"))
+        c->exit = EXIT_REBOOT;
+    else if (!strcmp(v, "shutdown"))
+        c->exit = EXIT_SHUTDOWN;
+    else
+        return BM_EINVAL;
+    return BM_OK;
+}
+
+/* Size with an optional K/M/G suffix (binary). */
+static int set_mem_max(struct config *c, const char *v)
+{
+    char num[32];
+    size_t n = strlen(v);
+    uint64_t mult = 1, x;
+
+    if (n == 0 || n >= sizeof(num))
+        return BM_EINVAL;
+    memcpy(num, v, n + 1);
+    switch (num[n - 1]) {
+    case 'K': case 'k': mult = 1ull << 10; num[n - 1] = '\0'; break;
+    case 'M': case 'm': mult = 1ull << 20; num[n - 1] = '\0'; break;
+    case 'G': case 'g': mult = 1ull << 30; num[n - 1] = '\0'; break;
+    }
+    if (!bm_parse_u64(num, &x) || x == 0 || x > (1ull << 40) / mult)
+        return BM_EINVAL;
+    x *= mult;
+    if (x < 4096)
+        return BM_EINVAL;
+    c->mem_max_bytes = x;
+    return BM_OK;
+}
+
+static const struct key_def keys[] = {
+    { "help", "help (no value)", set_help },
+    { "mem", "off, quick or full", set_mem },
+    { "disk", "off, quick or full", set_disk },
+    { "disks", "all, or a comma-separated list of disk ids or serials", set_disks },
+    { "write", "none, or a comma-separated list of disk serials", set_write },
+    { "driver", "auto, native or firmware", set_driver },
+    { "time", "seconds from 1 to 3600", set_time },
+    { "serial", "com1, com2, com3, com4, off, or an I/O port like 0x3f8", set_serial },
+    { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
+    { "out", "off, or a folder on the boot volume like \\baremark\\results", set_out },
+    { "exit", "return, reboot or shutdown", set_exit },
+    { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
+};
+
+void config_defaults(struct config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->mem = LEVEL_QUICK;
+    c->disk = LEVEL_QUICK;
+    c->disks.all = true;
+    c->driver = DRIVER_AUTO;
+    c->time_s = 5;
+    c->serial_port = 0x3f8;
+    c->baud = 115200;
+    bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
+    c->exit = EXIT_RETURN;
+}
+
+static const struct key_def *find_key(const char *key)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+        if (!strcmp(keys[i].key, key))
+            return &keys[i];
+    return NULL;
+}
+
+int config_set(struct config *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    const struct key_def *k = find_key(key);
+
+    if (!k) {
+        snprintf(err, errlen, "unknown option '%s' (known: help mem disk disks write driver time serial baud out exit mem_max)",
+                 key);
+        return BM_EINVAL;
+    }
+    if (k->set(c, value) != BM_OK) {
+        snprintf(err, errlen, "bad value '%s' for option '%s': expected %s", value, key, k->accepted);
+        return BM_EINVAL;
+    }
+    return BM_OK;
+}
+
+/* Split "key=value" (in place) and apply it. */
+static int apply_word(struct config *c, char *word, char *err, size_t errlen)
+{
+    char *eq = strchr(word, '=');
+    char *key, *value;
+
+    if (!eq) {
+        if (!strcmp(word, "help"))
+            return config_set(c, "help", "", err, errlen);
+        snprintf(err, errlen, "malformed option '%s': expected key=value", word);
+        return BM_EINVAL;
+    }
+    *eq = '\0';
+    key = bm_trim(word);
+    value = bm_trim(eq + 1);
+    if (!*key) {
+        snprintf(err, errlen, "malformed option '=%s': the key is missing", value);
+        return BM_EINVAL;
+    }
+    return config_set(c, key, value, err, errlen);
+}
+
+int config_parse_file(struct config *c, const char *text, char *err, size_t errlen)
+{
+    unsigned lineno = 0;
+    const char *p = text;
+
+    while (*p) {
+        char line[512];
+        char msg[CONFIG_ERR_LEN];
+        const char *end = p;
+        size_t n;
+        char *s, *hash;
+
+        while (*end && *end != '\n')
+            end++;
+        n = (size_t)(end - p);
+        lineno++;
+        if (n >= sizeof(line)) {
+            snprintf(err, errlen, "baremark.cfg line %u: line too long (%u bytes, at most %u)", lineno,
+                     (unsigned)n, (unsigned)sizeof(line) - 1);
+            return BM_EINVAL;
+        }
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p = *end ? end + 1 : end;
+        hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        s = bm_trim(line);
+        if (!*s)
+            continue;
+        if (!strchr(s, '=') && strcmp(s, "help")) {
+            snprintf(err, errlen, "baremark.cfg line %u: malformed line '%s': expected key=value", lineno, s);
+            return BM_EINVAL;
+        }
+        if (apply_word(c, s, msg, sizeof(msg)) != BM_OK) {
+            snprintf(err, errlen, "baremark.cfg line %u: %s", lineno, msg);
+            return BM_EINVAL;
+        }
+    }
+    return BM_OK;
+}
+
+int config_parse_args(struct config *c, const char *args, char *err, size_t errlen)
+{
+    char buf[512];
+    char *p;
+    bool first = true;
+
+    if (strlen(args) >= sizeof(buf)) {
+        snprintf(err, errlen, "options too long (%u bytes, at most %u)", (unsigned)strlen(args),
+                 (unsigned)sizeof(buf) - 1);
+        return BM_EINVAL;
+    }
+    bm_strlcpy(buf, args, sizeof(buf));
+    p = buf;
+    for (;;) {
+        char *word;
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        word = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+            p++;
+        if (*p)
+            *p++ = '\0';
+        /* The UEFI shell and iPXE put the image's own name first. */
+        if (first && !strchr(word, '=') && strcmp(word, "help")) {
+            first = false;
+            continue;
+        }
+        first = false;
+        if (apply_word(c, word, err, errlen) != BM_OK)
+            return BM_EINVAL;
+    }
+    return BM_OK;
+}
+
+static bool list_has(const struct id_list *l, const char *s)
+{
+    if (!s || !*s)
+        return false;
+    for (unsigned i = 0; i < l->count; i++)
+        if (!strcmp(l->items[i], s))
+            return true;
+    return false;
+}
+
+bool config_disk_selected(const struct config *c, const char *id, const char *serial)
+{
+    return c->disks.all || list_has(&c->disks, id) || list_has(&c->disks, serial);
+}
+
+bool config_write_allowed(const struct config *c, const char *serial)
+{
+    return list_has(&c->write, serial);
+}
+
+const char *config_help_text(void)
+{
+    static char text[2048];
+    size_t len = 0;
+
+    if (text[0])
+        return text;
+    len += (size_t)snprintf(text + len, sizeof(text) - len,
+                            "baremark options (key=value; command line overrides %s):\n", CONFIG_FILE_PATH);
+    for (size_t i = 0; i < ARRAY_SIZE(keys) && len < sizeof(text); i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "  %-8s %s\n", keys[i].key, keys[i].accepted);
+    return text;
+}

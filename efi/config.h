@@ -1,0 +1,66 @@
+/* Run options: from \baremark\baremark.cfg, then the load options (which
+ * override the file). One key=value per line in the file, space-separated
+ * on the command line. Every key is validated before anything runs. */
+#ifndef BAREMARK_CONFIG_H
+#define BAREMARK_CONFIG_H
+
+#include "lib/bmlib.h"
+
+#define CONFIG_MAX_LIST 32
+#define CONFIG_ID_LEN 48
+#define CONFIG_ERR_LEN 256
+#define CONFIG_FILE_PATH "\\baremark\\baremark.cfg"
+
+enum bm_level { LEVEL_OFF = 0, LEVEL_QUICK, LEVEL_FULL };
+enum bm_driver_mode { DRIVER_AUTO = 0, DRIVER_NATIVE, DRIVER_FIRMWARE };
+enum bm_exit { EXIT_RETURN = 0, EXIT_REBOOT, EXIT_SHUTDOWN };
+
+struct id_list {
+    unsigned count;        /* 0 with all = true means "all" */
+    bool all;
+    char items[CONFIG_MAX_LIST][CONFIG_ID_LEN];
+};
+
+struct config {
+    bool help;
+    enum bm_level mem;
+    enum bm_level disk;
+    struct id_list disks;  /* disks=all|ID[,ID...] */
+    struct id_list write;  /* write=SERIAL[,SERIAL...]: the only way to allow writes */
+    enum bm_driver_mode driver;
+    uint32_t time_s;       /* measured seconds per workload */
+    bool serial_off;
+    uint16_t serial_port;  /* I/O port of the 16550 */
+    uint32_t baud;
+    bool out_off;
+    char out[128];         /* results folder on the boot volume */
+    enum bm_exit exit;
+    uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
+    char args[512];        /* the effective options, as given, for the run record */
+};
+
+/* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
+ * serial=com1 baud=115200 out=\baremark\results exit=return. */
+void config_defaults(struct config *c);
+
+/* Apply one key=value. On error returns BM_EINVAL and writes a message
+ * naming the key, the value and what is accepted. */
+int config_set(struct config *c, const char *key, const char *value, char *err, size_t errlen);
+
+/* Parse a configuration file's text (key=value lines, '#' comments).
+ * Errors name the file line. */
+int config_parse_file(struct config *c, const char *text, char *err, size_t errlen);
+
+/* Parse the load options: space-separated key=value words; a first word
+ * without '=' that is not a key is the program's own name and skipped. */
+int config_parse_args(struct config *c, const char *args, char *err, size_t errlen);
+
+/* Is this id or serial selected by disks=? */
+bool config_disk_selected(const struct config *c, const char *id, const char *serial);
+/* Is this serial listed in write=? (empty serials never match) */
+bool config_write_allowed(const struct config *c, const char *serial);
+
+/* The help text: every key with its accepted values. */
+const char *config_help_text(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* Machine inventory: CPU, firmware, system identity, DIMMs, PCI storage
+ * controllers and the links on their path to the root. */
+#ifndef BAREMARK_INVENTORY_H
+#define BAREMARK_INVENTORY_H
+
+#include "../platform.h"
+
+struct sysinfo {
+    char cpu[64];            /* CPUID brand string */
+    unsigned cpus;           /* logical processors enabled */
+    uint64_t tsc_hz;
+    bool tsc_invariant;
+    char clock_source[16];
+    char firmware[96];       /* vendor and version */
+    char manufacturer[64];
+    char product[64];
+    char serial[64];
+    char baseboard[96];
+    uint32_t l1d_bytes, l2_bytes, l3_bytes; /* per CPUID; 0 if unknown */
+};
+
+/* Gather what identifies the machine (no records yet: the results file is
+ * named after the serial, so this runs before the sinks open). */
+int inventory_collect(struct sysinfo *si);
+/* Emit the system, dimm (+ dimm_summary) and pci records. */
+void inventory_emit(const struct sysinfo *si);
+
+#endif

@@ -1,0 +1,136 @@
+/* Portable helpers shared by both builds. */
+#include "bmlib.h"
+
+char *bm_strlcpy(char *dst, const char *src, size_t cap)
+{
+    size_t n;
+
+    if (cap == 0)
+        return dst;
+    n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return dst;
+}
+
+static int ascii_lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+int bm_strcasecmp(const char *a, const char *b)
+{
+    while (*a && ascii_lower((unsigned char)*a) == ascii_lower((unsigned char)*b)) {
+        a++;
+        b++;
+    }
+    return ascii_lower((unsigned char)*a) - ascii_lower((unsigned char)*b);
+}
+
+bool bm_parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    unsigned base = 10;
+
+    if (!s || !*s)
+        return false;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+        if (!*s)
+            return false;
+    }
+    for (; *s; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (base == 16 && ascii_lower(*s) >= 'a' && ascii_lower(*s) <= 'f')
+            d = (unsigned)(ascii_lower(*s) - 'a' + 10);
+        else
+            return false;
+        if (v > (UINT64_MAX - d) / base)
+            return false; /* overflow */
+        v = v * base + d;
+    }
+    *out = v;
+    return true;
+}
+
+char *bm_trim(char *s)
+{
+    char *end;
+
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        s++;
+    end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
+        *--end = '\0';
+    return s;
+}
+
+void bm_copy_padded(char *dst, size_t cap, const void *src, size_t len)
+{
+    const uint8_t *p = src;
+    size_t start = 0, end = len, n = 0;
+
+    if (cap == 0)
+        return;
+    while (start < end && (p[start] == ' ' || p[start] == 0))
+        start++;
+    while (end > start && (p[end - 1] == ' ' || p[end - 1] == 0))
+        end--;
+    for (size_t i = start; i < end && n + 1 < cap; i++)
+        dst[n++] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+    dst[n] = '\0';
+}
+
+static uint64_t rotl64(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* splitmix64 expands one seed into the four words xoshiro needs. */
+void bm_rng_seed(struct bm_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        r->s[i] = z ^ (z >> 31);
+    }
+}
+
+uint64_t bm_rng_next(struct bm_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl64(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+/* Lemire's multiply-shift with rejection: unbiased for any n. */
+uint64_t bm_rng_below(struct bm_rng *r, uint64_t n)
+{
+    unsigned __int128 m;
+    uint64_t lo;
+
+    if (n == 0)
+        return 0;
+    m = (unsigned __int128)bm_rng_next(r) * n;
+    lo = (uint64_t)m;
+    if (lo < n) {
+        uint64_t threshold = -n % n;
+        while (lo < threshold) {
+            m = (unsigned __int128)bm_rng_next(r) * n;
+            lo = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}

@@ -1,0 +1,60 @@
+/* The small C library baremark uses on both builds.
+ *
+ * On the host this is glibc; on UEFI, bmlib_uefi.c provides the same names,
+ * so portable code is written once against ordinary C. */
+#ifndef BAREMARK_BMLIB_H
+#define BAREMARK_BMLIB_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef BAREMARK_HOST
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#else
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);
+char *strstr(const char *h, const char *n);
+int vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+
+/* Bounded string copy that always terminates; returns dst. */
+char *bm_strlcpy(char *dst, const char *src, size_t cap);
+/* Case-insensitive compare of ASCII strings. */
+int bm_strcasecmp(const char *a, const char *b);
+/* Parse an unsigned decimal or 0x-hex number; the whole string must be used.
+ * Returns true on success. */
+bool bm_parse_u64(const char *s, uint64_t *out);
+/* Trim ASCII spaces at both ends, in place; returns s. */
+char *bm_trim(char *s);
+/* Copy a fixed-width, space-padded ASCII field (IDENTIFY, INQUIRY, SMBIOS)
+ * into a C string, dropping padding and non-printable bytes. */
+void bm_copy_padded(char *dst, size_t cap, const void *src, size_t len);
+/* 64-bit PRNG (xoshiro256**), deterministic from its seed. */
+struct bm_rng {
+    uint64_t s[4];
+};
+void bm_rng_seed(struct bm_rng *r, uint64_t seed);
+uint64_t bm_rng_next(struct bm_rng *r);
+/* Uniform integer in [0, n). */
+uint64_t bm_rng_below(struct bm_rng *r, uint64_t n);
+
+#endif

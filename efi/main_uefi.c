@@ -1,0 +1,35 @@
+/* UEFI entry point. */
+#include <efi.h>
+#include <efilib.h>
+
+#include "app.h"
+#include "config.h"
+#include "platform.h"
+
+extern EFI_HANDLE bm_image_handle;
+extern EFI_SYSTEM_TABLE *bm_st;
+
+/* GNU-EFI's crt0 calls efi_main with the System V ABI, after relocation. */
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
+{
+    int exit_mode = EXIT_RETURN;
+    int status;
+
+    InitializeLib(image, st);
+    bm_image_handle = image;
+    bm_st = st;
+    status = baremark_main(&exit_mode);
+    plat_exit(exit_mode == EXIT_REBOOT     ? PLAT_EXIT_REBOOT
+              : exit_mode == EXIT_SHUTDOWN ? PLAT_EXIT_SHUTDOWN
+                                           : PLAT_EXIT_RETURN);
+    switch (status) {
+    case APP_OK:
+        return EFI_SUCCESS;
+    case APP_BAD_OPTIONS:
+        return EFI_INVALID_PARAMETER;
+    case APP_ABORTED:
+        return EFI_ABORTED;
+    default:
+        return EFI_DEVICE_ERROR;
+    }
+}

@@ -1,0 +1,193 @@
+/* The one seam between baremark and whatever it runs on.
+ *
+ * Everything portable (options, records, inventory parsers, engines, drivers)
+ * reaches the machine only through these functions. platform_uefi.c
+ * implements them on UEFI firmware; platform_host.c implements them on Linux,
+ * so the same engines and parsers run in host unit tests and benchmarks.
+ *
+ * Conventions: physical address == virtual address (the UEFI identity map);
+ * errors are negative BM_E* codes; times are nanoseconds from plat_now_ns().
+ */
+#ifndef BAREMARK_PLATFORM_H
+#define BAREMARK_PLATFORM_H
+
+#include "lib/bmlib.h"
+
+/* Error codes: negative, so 0 and positive counts mean success. */
+enum {
+    BM_OK = 0,
+    BM_EINVAL = -1,     /* bad argument or malformed data */
+    BM_ENOMEM = -2,     /* allocation failed */
+    BM_ETIMEDOUT = -3,  /* hardware did not answer before its deadline */
+    BM_EIO = -4,        /* device reported an error */
+    BM_ENODEV = -5,     /* no such device / not present */
+    BM_ENOTSUP = -6,    /* not supported here */
+    BM_EABORT = -7,     /* user pressed Esc */
+    BM_EPERM = -8,      /* refused by a safety rule */
+    BM_EBUSY = -9,      /* no free slot / queue full */
+    BM_ENOSPC = -10,    /* buffer too small */
+};
+
+const char *bm_strerror(int err);
+
+/* ---- Time ---------------------------------------------------------------- */
+
+/* Monotonic nanoseconds since plat_init(), from the calibrated TSC. */
+uint64_t plat_now_ns(void);
+/* TSC frequency found by calibration (0 if none). */
+uint64_t plat_tsc_hz(void);
+/* How the TSC was calibrated: "acpi_pm", "hpet", "stall", "clock_gettime". */
+const char *plat_clock_source(void);
+/* Busy-wait for at least ns nanoseconds. */
+void plat_delay_ns(uint64_t ns);
+
+/* ---- Memory ---------------------------------------------------------------- */
+
+/* Small allocations (records, tables). Zeroed. */
+void *plat_alloc(size_t bytes);
+void plat_free(void *p);
+/* Page-aligned, physically contiguous, zeroed memory for DMA and benchmarks.
+ * below_4g: the device cannot address above 4 GiB. */
+void *plat_alloc_pages(size_t bytes, bool below_4g);
+void plat_free_pages(void *p, size_t bytes);
+/* Physical address of a buffer (identity on UEFI). */
+uint64_t plat_virt_to_phys(const void *p);
+/* Bytes of free conventional memory the platform reports. */
+uint64_t plat_free_memory_bytes(void);
+
+/* A usable RAM range, for NUMA-aware allocation. */
+void *plat_alloc_pages_in_range(size_t bytes, uint64_t lo, uint64_t hi);
+
+/* ---- CPUs ------------------------------------------------------------------ */
+
+/* Logical processors enabled (BSP included). */
+unsigned plat_cpu_count(void);
+/* Run fn(cpu_index, arg) on cpus 0..n-1 at the same time (0 is the caller)
+ * and return when all have finished. Returns the number of CPUs that ran, or
+ * a negative error. */
+typedef void (*plat_cpu_fn)(unsigned cpu_index, void *arg);
+int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg);
+/* APIC ID of the processor with this index (for NUMA mapping). */
+uint32_t plat_cpu_apic_id(unsigned cpu_index);
+
+/* ---- Firmware tables ------------------------------------------------------ */
+
+/* SMBIOS structure table: its address, length and version. */
+int plat_smbios_table(const void **table, size_t *len, int *major, int *minor);
+/* ACPI table by signature ("FACP", "SRAT", "MCFG", "HPET"), instance 0.. */
+const void *plat_acpi_table(const char sig[4], unsigned instance);
+/* Firmware vendor and revision, e.g. "EDK II 0x10000". */
+void plat_firmware_info(char *buf, size_t len);
+/* Wall-clock time from the firmware, ISO 8601 ("2026-11-30T12:00:00Z"),
+ * and the compact form used in file names ("20261130-120000"). */
+void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len);
+
+/* ---- PCI ------------------------------------------------------------------ */
+
+struct pci_addr {
+    uint16_t seg;
+    uint8_t bus, dev, fn;
+};
+uint32_t plat_pci_read32(struct pci_addr a, uint16_t off);
+void plat_pci_write32(struct pci_addr a, uint16_t off, uint32_t v);
+uint16_t plat_pci_read16(struct pci_addr a, uint16_t off);
+void plat_pci_write16(struct pci_addr a, uint16_t off, uint16_t v);
+uint8_t plat_pci_read8(struct pci_addr a, uint16_t off);
+/* Number of PCI segments and the bus range of each. */
+int plat_pci_segments(uint16_t *segs, uint8_t *bus_start, uint8_t *bus_end, int max);
+/* Take a device from the firmware: disconnect firmware drivers from its
+ * handle so they stop touching it. Release hands it back (reconnects). */
+int plat_pci_claim(struct pci_addr a);
+void plat_pci_release(struct pci_addr a);
+/* Map a BAR's MMIO window; returns a pointer (identity on UEFI), or NULL. */
+volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size);
+
+/* MMIO accessors. */
+static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
+{
+    return *(volatile uint32_t *)((volatile uint8_t *)base + off);
+}
+static inline void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
+{
+    *(volatile uint32_t *)((volatile uint8_t *)base + off) = v;
+}
+static inline uint64_t mmio_read64(volatile void *base, uint32_t off)
+{
+    /* Two dword reads, low first: many controllers do not take 64-bit MMIO. */
+    uint64_t lo = mmio_read32(base, off);
+    uint64_t hi = mmio_read32(base, off + 4);
+    return lo | (hi << 32);
+}
+static inline void mmio_write64(volatile void *base, uint32_t off, uint64_t v)
+{
+    mmio_write32(base, off, (uint32_t)v);
+    mmio_write32(base, off + 4, (uint32_t)(v >> 32));
+}
+
+/* Port I/O (x86). */
+void plat_outb(uint16_t port, uint8_t v);
+uint8_t plat_inb(uint16_t port);
+void plat_outl(uint16_t port, uint32_t v);
+uint32_t plat_inl(uint16_t port);
+
+/* Compiler + CPU barriers for DMA descriptors. */
+static inline void plat_wmb(void) { __asm__ __volatile__("sfence" ::: "memory"); }
+static inline void plat_rmb(void) { __asm__ __volatile__("lfence" ::: "memory"); }
+static inline void plat_mb(void) { __asm__ __volatile__("mfence" ::: "memory"); }
+
+/* ---- Console, input, files --------------------------------------------------- */
+
+/* The human-readable screen (firmware console; stderr on the host). */
+void plat_console_write(const char *utf8);
+/* True once the user pressed Esc (checked without blocking). */
+bool plat_abort_requested(void);
+/* Debug/log line to the screen (and nothing else). */
+void plat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The options the app was started with (UEFI load options / argv joined). */
+const char *plat_load_options(void);
+
+/* Files on the volume the app was loaded from. Paths use '\' separators.
+ * Read a whole file: returns bytes read, or negative error. */
+long plat_boot_file_read(const char *path, char *buf, size_t cap);
+/* Is there a boot volume we can write to? */
+bool plat_boot_volume_writable(void);
+/* Open (create/truncate) a file for writing, creating its folder; returns a
+ * handle or NULL. */
+void *plat_file_create(const char *path);
+int plat_file_write(void *f, const void *data, size_t len);
+int plat_file_flush(void *f);
+void plat_file_close(void *f);
+
+/* ---- Serial port ------------------------------------------------------------ */
+
+/* Open the record channel: a 16550 at this I/O port on UEFI, standard
+ * output on the host. */
+int plat_serial_open(uint16_t port, uint32_t baud);
+void plat_serial_write(const char *data, size_t len);
+
+/* ---- Identity of the boot medium, for write-safety --------------------------- */
+
+/* Where the app was loaded from, from its device path. has_pci is false for
+ * netboot without a disk, or when the path holds no PCI node. port/lun are
+ * the NVMe namespace id, SATA port, or SCSI target/lun of the boot disk
+ * (has_port false when the path names none, e.g. USB). */
+struct plat_boot_location {
+    bool has_volume;        /* a file system the app was loaded from */
+    bool has_pci;
+    struct pci_addr pci;    /* the controller the boot disk hangs off */
+    bool has_port;
+    uint32_t port, lun;
+    char description[96];   /* the device path as text, for messages */
+};
+void plat_boot_location(struct plat_boot_location *loc);
+
+/* ---- End of the run ----------------------------------------------------------- */
+
+enum plat_exit_mode { PLAT_EXIT_RETURN, PLAT_EXIT_REBOOT, PLAT_EXIT_SHUTDOWN };
+void plat_exit(enum plat_exit_mode mode);
+
+/* Set up clocks, watchdog, console. Returns BM_OK or an error. */
+int plat_init(void);
+
+#endif

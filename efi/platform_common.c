@@ -1,0 +1,20 @@
+/* Platform-independent parts of the seam. */
+#include "platform.h"
+
+const char *bm_strerror(int err)
+{
+    switch (err) {
+    case BM_OK: return "ok";
+    case BM_EINVAL: return "invalid argument or data";
+    case BM_ENOMEM: return "out of memory";
+    case BM_ETIMEDOUT: return "timed out";
+    case BM_EIO: return "I/O error";
+    case BM_ENODEV: return "no such device";
+    case BM_ENOTSUP: return "not supported";
+    case BM_EABORT: return "aborted by user";
+    case BM_EPERM: return "refused by a safety rule";
+    case BM_EBUSY: return "busy";
+    case BM_ENOSPC: return "no space";
+    default: return "unknown error";
+    }
+}

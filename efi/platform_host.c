@@ -1,0 +1,467 @@
+/* The platform seam on Linux: the host build runs the same options,
+ * records, parsers and engines as the firmware build. No DMA here, so
+ * native storage drivers are not available; PCI config space and firmware
+ * tables are read from sysfs when readable. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+static uint64_t t_base;
+static uint64_t tsc_hz;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+uint64_t plat_now_ns(void) { return mono_ns() - t_base; }
+uint64_t plat_tsc_hz(void) { return tsc_hz; }
+const char *plat_clock_source(void) { return "clock_gettime"; }
+
+void plat_delay_ns(uint64_t ns)
+{
+    uint64_t end = plat_now_ns() + ns;
+    while (plat_now_ns() < end)
+        ;
+}
+
+void *plat_alloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
+void plat_free(void *p) { free(p); }
+
+void *plat_alloc_pages(size_t bytes, bool below_4g)
+{
+    void *p;
+    (void)below_4g;
+    bytes = ALIGN_UP(bytes, (size_t)4096);
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    /* Large pages where the kernel allows: the firmware maps memory with
+     * 2 MiB/1 GiB pages, and memory latency depends on TLB reach. */
+    madvise(p, bytes, MADV_HUGEPAGE);
+    memset(p, 0, bytes);
+    return p;
+}
+
+void plat_free_pages(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, ALIGN_UP(bytes, (size_t)4096));
+}
+
+void *plat_alloc_pages_in_range(size_t bytes, uint64_t lo, uint64_t hi)
+{
+    (void)lo;
+    (void)hi;
+    return plat_alloc_pages(bytes, false);
+}
+
+uint64_t plat_virt_to_phys(const void *p) { return (uint64_t)(uintptr_t)p; }
+
+uint64_t plat_free_memory_bytes(void)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+/* ---- CPUs ---------------------------------------------------------------------- */
+
+unsigned plat_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+uint32_t plat_cpu_apic_id(unsigned i) { return i; }
+
+struct host_job {
+    plat_cpu_fn fn;
+    void *arg;
+    unsigned index;
+};
+
+static void pin_to_cpu(unsigned i)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(i, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *host_thread(void *p)
+{
+    struct host_job *job = p;
+    pin_to_cpu(job->index);
+    job->fn(job->index, job->arg);
+    return NULL;
+}
+
+int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
+{
+    pthread_t threads[256];
+    struct host_job jobs[256];
+    unsigned started = 1;
+    cpu_set_t old;
+
+    if (n == 0)
+        return BM_EINVAL;
+    if (n > plat_cpu_count())
+        n = plat_cpu_count();
+    if (n > 256)
+        n = 256;
+    for (unsigned i = 1; i < n; i++) {
+        jobs[i] = (struct host_job){ fn, arg, i };
+        if (pthread_create(&threads[i], NULL, host_thread, &jobs[i]) != 0)
+            break;
+        started++;
+    }
+    pthread_getaffinity_np(pthread_self(), sizeof(old), &old);
+    pin_to_cpu(0);
+    fn(0, arg);
+    pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(threads[i], NULL);
+    return (int)started;
+}
+
+/* ---- Firmware tables ----------------------------------------------------------- */
+
+/* Read a whole file into a malloc'd buffer. */
+static void *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    size_t cap = 65536, n = 0;
+    char *buf;
+
+    if (fd < 0)
+        return NULL;
+    buf = malloc(cap);
+    for (;;) {
+        ssize_t r;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+        r = read(fd, buf + n, cap - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    *len = n;
+    return buf;
+}
+
+int plat_smbios_table(const void **table, size_t *len, int *major, int *minor)
+{
+    static void *t;
+    static size_t tlen;
+    static int maj, min;
+    const char *dir = getenv("BAREMARK_HOST_DMI");
+    char path[512];
+
+    if (!t) {
+        size_t eplen = 0;
+        uint8_t *ep;
+        if (!dir)
+            dir = "/sys/firmware/dmi/tables";
+        snprintf(path, sizeof(path), "%s/smbios_entry_point", dir);
+        ep = slurp(path, &eplen);
+        if (!ep)
+            return BM_ENODEV;
+        if (eplen >= 9 && !memcmp(ep, "_SM3_", 5)) {
+            maj = ep[7];
+            min = ep[8];
+        } else if (eplen >= 8 && !memcmp(ep, "_SM_", 4)) {
+            maj = ep[6];
+            min = ep[7];
+        }
+        free(ep);
+        snprintf(path, sizeof(path), "%s/DMI", dir);
+        t = slurp(path, &tlen);
+        if (!t)
+            return BM_ENODEV;
+    }
+    *table = t;
+    *len = tlen;
+    *major = maj;
+    *minor = min;
+    return BM_OK;
+}
+
+const void *plat_acpi_table(const char sig[4], unsigned instance)
+{
+    static struct {
+        char name[8];
+        void *data;
+    } cache[16];
+    char path[256];
+    size_t len;
+    const char *dir = getenv("BAREMARK_HOST_ACPI");
+
+    if (!dir)
+        dir = "/sys/firmware/acpi/tables";
+    if (instance == 0)
+        snprintf(path, sizeof(path), "%s/%.4s", dir, sig);
+    else
+        snprintf(path, sizeof(path), "%s/%.4s%u", dir, sig, instance);
+    for (size_t i = 0; i < ARRAY_SIZE(cache); i++)
+        if (cache[i].data && !strcmp(cache[i].name, path + strlen(dir) + 1))
+            return cache[i].data;
+    for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
+        if (!cache[i].data) {
+            void *d = slurp(path, &len);
+            if (!d)
+                return NULL;
+            bm_strlcpy(cache[i].name, path + strlen(dir) + 1, sizeof(cache[i].name));
+            cache[i].data = d;
+            return d;
+        }
+    }
+    return NULL;
+}
+
+void plat_firmware_info(char *buf, size_t len)
+{
+    char vendor[64] = "", version[64] = "";
+    size_t n;
+    char *v = slurp("/sys/class/dmi/id/bios_vendor", &n);
+    if (v) {
+        snprintf(vendor, sizeof(vendor), "%.*s", (int)n, v);
+        free(v);
+    }
+    v = slurp("/sys/class/dmi/id/bios_version", &n);
+    if (v) {
+        snprintf(version, sizeof(version), "%.*s", (int)n, v);
+        free(v);
+    }
+    snprintf(buf, len, "%s %s (Linux host build)", bm_trim(vendor), bm_trim(version));
+}
+
+void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(iso, iso_len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(compact, compact_len, "%Y%m%d-%H%M%S", &tm);
+}
+
+/* ---- PCI config space through sysfs ------------------------------------------------------ */
+
+static int pci_config_fd(struct pci_addr a, int flags)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/config", a.seg, a.bus, a.dev, a.fn);
+    return open(path, flags);
+}
+
+static bool pci_read(struct pci_addr a, uint16_t off, void *v, size_t n)
+{
+    int fd = pci_config_fd(a, O_RDONLY);
+    ssize_t r;
+    if (fd < 0)
+        return false;
+    r = pread(fd, v, n, off);
+    close(fd);
+    return r == (ssize_t)n;
+}
+
+uint32_t plat_pci_read32(struct pci_addr a, uint16_t off)
+{
+    uint32_t v;
+    return pci_read(a, off, &v, 4) ? v : 0xffffffffu;
+}
+
+uint16_t plat_pci_read16(struct pci_addr a, uint16_t off)
+{
+    uint16_t v;
+    return pci_read(a, off, &v, 2) ? v : 0xffff;
+}
+
+uint8_t plat_pci_read8(struct pci_addr a, uint16_t off)
+{
+    uint8_t v;
+    return pci_read(a, off, &v, 1) ? v : 0xff;
+}
+
+/* The host build never changes a device. */
+void plat_pci_write32(struct pci_addr a, uint16_t off, uint32_t v) { (void)a, (void)off, (void)v; }
+void plat_pci_write16(struct pci_addr a, uint16_t off, uint16_t v) { (void)a, (void)off, (void)v; }
+
+int plat_pci_segments(uint16_t *segs, uint8_t *bus_start, uint8_t *bus_end, int max)
+{
+    if (max < 1)
+        return 0;
+    segs[0] = 0;
+    bus_start[0] = 0;
+    bus_end[0] = 255;
+    return 1;
+}
+
+int plat_pci_claim(struct pci_addr a)
+{
+    (void)a;
+    return BM_ENOTSUP;
+}
+
+void plat_pci_release(struct pci_addr a) { (void)a; }
+
+volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size)
+{
+    (void)a;
+    (void)bar;
+    if (size)
+        *size = 0;
+    return NULL;
+}
+
+/* Port I/O is not for a user process. */
+void plat_outb(uint16_t port, uint8_t v) { (void)port, (void)v; }
+uint8_t plat_inb(uint16_t port) { (void)port; return 0xff; }
+void plat_outl(uint16_t port, uint32_t v) { (void)port, (void)v; }
+uint32_t plat_inl(uint16_t port) { (void)port; return 0xffffffffu; }
+
+/* ---- Console, serial, files -------------------------------------------------------- */
+
+void plat_console_write(const char *s)
+{
+    fputs(s, stderr);
+    fflush(stderr);
+}
+
+void plat_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+bool plat_abort_requested(void) { return false; }
+
+static char options[512];
+const char *plat_load_options(void) { return options; }
+
+void plat_host_set_args(int argc, char **argv);
+void plat_host_set_args(int argc, char **argv)
+{
+    size_t n = 0;
+    options[0] = '\0';
+    for (int i = 0; i < argc; i++)
+        n += (size_t)snprintf(options + n, n < sizeof(options) ? sizeof(options) - n : 0, "%s%s", i ? " " : "",
+                              argv[i]);
+}
+
+/* Records go to standard output, as they go to the serial port on UEFI. */
+int plat_serial_open(uint16_t port, uint32_t baud)
+{
+    (void)port;
+    (void)baud;
+    return BM_OK;
+}
+
+void plat_serial_write(const char *data, size_t len)
+{
+    /* Drop the CRs the serial line uses. */
+    for (size_t i = 0; i < len; i++)
+        if (data[i] != '\r')
+            fputc(data[i], stdout);
+    fflush(stdout);
+}
+
+/* BAREMARK_HOST_VOLUME names a folder that plays the boot volume. */
+static const char *volume(void) { return getenv("BAREMARK_HOST_VOLUME"); }
+
+static void host_path(char *dst, size_t cap, const char *path)
+{
+    snprintf(dst, cap, "%s/%s", volume(), path[0] == '\\' ? path + 1 : path);
+    for (char *p = dst; *p; p++)
+        if (*p == '\\')
+            *p = '/';
+}
+
+long plat_boot_file_read(const char *path, char *buf, size_t cap)
+{
+    char p[512];
+    int fd;
+    ssize_t n;
+
+    if (!volume())
+        return BM_ENODEV;
+    host_path(p, sizeof(p), path);
+    fd = open(p, O_RDONLY);
+    if (fd < 0)
+        return BM_ENODEV;
+    n = read(fd, buf, cap);
+    close(fd);
+    return n < 0 ? BM_EIO : (long)n;
+}
+
+bool plat_boot_volume_writable(void) { return volume() && access(volume(), W_OK) == 0; }
+
+void *plat_file_create(const char *path)
+{
+    char p[512];
+    if (!plat_boot_volume_writable())
+        return NULL;
+    host_path(p, sizeof(p), path);
+    for (char *s = p + strlen(volume()) + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    }
+    return fopen(p, "w");
+}
+
+int plat_file_write(void *f, const void *data, size_t len)
+{
+    return fwrite(data, 1, len, f) == len ? BM_OK : BM_EIO;
+}
+
+int plat_file_flush(void *f) { return fflush(f) == 0 ? BM_OK : BM_EIO; }
+void plat_file_close(void *f) { fclose(f); }
+
+void plat_boot_location(struct plat_boot_location *loc)
+{
+    memset(loc, 0, sizeof(*loc));
+    loc->has_volume = volume() != NULL;
+    bm_strlcpy(loc->description, "host", sizeof(loc->description));
+}
+
+/* ---- Start and end ----------------------------------------------------------------- */
+
+int plat_init(void)
+{
+    uint64_t t0, c0;
+    t_base = mono_ns();
+    /* The TSC rate, for the system record (the clock itself is the kernel's). */
+    t0 = mono_ns();
+    c0 = rdtsc();
+    while (mono_ns() - t0 < 20000000ull)
+        ;
+    tsc_hz = (uint64_t)((double)(rdtsc() - c0) * 1e9 / (double)(mono_ns() - t0));
+    return BM_OK;
+}
+
+void plat_exit(enum plat_exit_mode mode) { (void)mode; }

@@ -1,0 +1,60 @@
+/* Records are the product: every result is one JSON object.
+ *
+ * A record builder (one function per record type, in the module that owns
+ * the data) starts a record, adds fields through the json writer, and emits
+ * it with an optional human-readable line for the screen. record_emit() hands
+ * the finished object to every sink: the serial sink prints
+ * "BAREMARK {json}", the file sink appends "{json}\n" and flushes, the
+ * console sink prints the human text. Sinks never format numbers. */
+#ifndef BAREMARK_RECORD_H
+#define BAREMARK_RECORD_H
+
+#include "json.h"
+
+#define RECORD_PREFIX "BAREMARK "
+#define RECORD_MAX_BYTES 8192
+#define RECORD_SCHEMA 1
+
+struct record {
+    char type[24];
+    struct json j;
+    char buf[RECORD_MAX_BYTES];
+};
+
+/* A destination for records. */
+struct sink {
+    const char *name;
+    /* A finished record: type, its JSON text, and the human text (may be NULL). */
+    void (*record)(struct sink *s, const char *type, const char *json, const char *human);
+    /* Free text for people only: tables, progress, notes. */
+    void (*text)(struct sink *s, const char *human);
+    /* Transient progress line (overwritten by the next); may be NULL. */
+    void (*progress)(struct sink *s, const char *human);
+    void (*close)(struct sink *s);
+    void *ctx;
+};
+
+void sinks_reset(void);
+int sinks_add(struct sink *s);
+void sinks_close(void);
+
+/* Begin a record: {"type":"<type>" ... Further fields go through r->j. */
+void record_begin(struct record *r, const char *type);
+/* Finish and send to all sinks. human may be NULL (nothing on screen). */
+void record_emit(struct record *r, const char *human);
+
+/* The error record: where (component or device), message. Counted. */
+void record_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+unsigned record_error_count(void);
+/* The note record: something a reader should know that is not a failure
+ * (no writable boot volume, a skipped device). Not counted as an error. */
+void record_note(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Human-only output (tables, notes) and progress. */
+void ui_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ui_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Fields stamped on every following record (e.g. burn-in "pass"), 0 = none. */
+void record_set_pass(unsigned pass);
+
+#endif

@@ -1,0 +1,15 @@
+/* The three record sinks: screen, serial line, results file. */
+#ifndef BAREMARK_SINKS_H
+#define BAREMARK_SINKS_H
+
+#include "record.h"
+
+/* The screen: human text only. */
+struct sink *sink_console(void);
+/* Serial: "BAREMARK {json}" lines. NULL if the port could not be opened. */
+struct sink *sink_serial(uint16_t port, uint32_t baud);
+/* Results file: one JSON object per line, flushed per record. Returns NULL
+ * and fills why when the file cannot be created. */
+struct sink *sink_file(const char *path, char *why, size_t whylen);
+
+#endif
