@@ -10,7 +10,8 @@
 # its name ends in _uefi or _host, which go into that build only.
 
 SHELL := /bin/bash
-BUILD := build
+BUILD ?= build
+export BAREMARK_BUILD := $(BUILD)
 HOSTB := $(BUILD)/host
 
 # ---- Prerequisites (Debian 12) -----------------------------------------------

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def unit_tests(pattern):
     results = []
-    for binary in sorted(glob.glob(os.path.join(ROOT, "build/host/tests/test_*"))):
+    for binary in sorted(glob.glob(os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build") + "/host/tests/test_*"))):
         env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
         p = subprocess.run([binary], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
         name = os.path.basename(binary)

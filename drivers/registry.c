@@ -1,0 +1,24 @@
+/* One line per native driver. */
+#include "registry.h"
+
+/* Each driver defines its struct bm_driver in its own folder. */
+
+const struct bm_driver *const bm_native_drivers[] = {
+    NULL,
+};
+
+const struct bm_driver *registry_find(uint16_t vendor, uint16_t device, uint32_t class_code)
+{
+    for (const struct bm_driver *const *d = bm_native_drivers; *d; d++)
+        if ((*d)->match(vendor, device, class_code))
+            return *d;
+    return NULL;
+}
+
+int disk_list_add(struct bm_disk_list *l, struct bm_disk *d)
+{
+    if (l->count >= BM_MAX_DISKS)
+        return BM_ENOSPC;
+    l->disks[l->count++] = d;
+    return BM_OK;
+}
