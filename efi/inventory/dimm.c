@@ -141,9 +141,16 @@ static void parse_one(const char *s, struct loc_parts *p)
             const char *rest = tok[i] + (!strncmp(tok[i], "DIMM", 4) ? 4 : 6);
             char ch[12] = "";
             i++;
-            /* "DIMM_P0_A0": a socket may sit between DIMM and its suffix. */
-            if (!*rest && i < n && !p->socket[0] && (used = socket_token(tok, i, n, p->socket, sizeof(p->socket))))
-                i += used;
+            /* "DIMM_P0_A0": a socket may sit between DIMM and its suffix
+             * (but "DIMM_P0" alone is channel P, slot 0). */
+            if (!*rest && i < n && !p->socket[0]) {
+                char sock[12];
+                used = socket_token(tok, i, n, sock, sizeof(sock));
+                if (used && i + used < n) {
+                    bm_strlcpy(p->socket, sock, sizeof(p->socket));
+                    i += used;
+                }
+            }
             if (!*rest && i < n && (all_digits(tok[i]) || (tok[i][0] >= 'A' && tok[i][0] <= 'Z' && strlen(tok[i]) <= 4)))
                 rest = tok[i++];
             dimm_suffix(rest, ch, sizeof(ch), &p->slot);
