@@ -15,23 +15,27 @@ void pci_enable_device(struct pci_addr a)
 
 /* ---- Accessor ------------------------------------------------------------------ */
 
+/* Config reads for the platform accessor. */
 static uint32_t platform_read32(void *ctx, struct pci_addr a, uint16_t off)
 {
     (void)ctx;
     return plat_pci_read32(a, off);
 }
 
+/* The accessor that reads the real machine. */
 const struct pci_cfg *pci_cfg_platform(void)
 {
     static const struct pci_cfg platform = { platform_read32, NULL };
     return &platform;
 }
 
+/* 16-bit config read through an accessor (from the aligned dword). */
 uint16_t pci_cfg_read16(const struct pci_cfg *c, struct pci_addr a, uint16_t off)
 {
     return (uint16_t)(c->read32(c->ctx, a, off & ~3) >> ((off & 2) * 8));
 }
 
+/* 8-bit config read through an accessor (from the aligned dword). */
 uint8_t pci_cfg_read8(const struct pci_cfg *c, struct pci_addr a, uint16_t off)
 {
     return (uint8_t)(c->read32(c->ctx, a, off & ~3) >> ((off & 3) * 8));
@@ -39,6 +43,7 @@ uint8_t pci_cfg_read8(const struct pci_cfg *c, struct pci_addr a, uint16_t off)
 
 /* ---- Enumeration ------------------------------------------------------------------ */
 
+/* Record every function on a bus and, depth first, behind its bridges. */
 static void scan_bus(const struct pci_cfg *c, struct pci_list *l, uint16_t seg, uint8_t bus, int parent, int depth)
 {
     if (depth > 32)
@@ -79,6 +84,7 @@ static void scan_bus(const struct pci_cfg *c, struct pci_list *l, uint16_t seg, 
     }
 }
 
+/* Walk every root bus of every segment. */
 int pci_enumerate_cfg(const struct pci_cfg *c, const uint16_t *segs, const uint8_t *bus_start,
                       const uint8_t *bus_end, int nsegs, struct pci_list *l)
 {
@@ -114,6 +120,7 @@ int pci_enumerate_cfg(const struct pci_cfg *c, const uint16_t *segs, const uint8
     return l->count;
 }
 
+/* Walk the machine's own buses. */
 int pci_enumerate(struct pci_list *l)
 {
     uint16_t segs[8];
@@ -123,11 +130,13 @@ int pci_enumerate(struct pci_list *l)
     return pci_enumerate_cfg(pci_cfg_platform(), segs, start, end, n, l);
 }
 
+/* Same segment, bus, device and function. */
 static bool addr_eq(struct pci_addr a, struct pci_addr b)
 {
     return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
 }
 
+/* Index of a BDF in an enumerated list. */
 int pci_list_find(const struct pci_list *l, struct pci_addr a)
 {
     for (int i = 0; i < l->count; i++)
@@ -138,6 +147,7 @@ int pci_list_find(const struct pci_list *l, struct pci_addr a)
 
 /* ---- Capabilities ------------------------------------------------------------------ */
 
+/* Find a capability in the standard (first 256 bytes) list. */
 uint8_t pci_find_cap(const struct pci_cfg *c, struct pci_addr a, uint8_t cap_id)
 {
     uint8_t ht = pci_cfg_read8(c, a, PCI_HEADER_TYPE) & PCI_HEADER_TYPE_MASK;
@@ -168,19 +178,22 @@ uint8_t pci_find_cap(const struct pci_cfg *c, struct pci_addr a, uint8_t cap_id)
 
 /* ---- PCI Express links -------------------------------------------------------------- */
 
+/* Transfer rate of a link speed code. */
 double pcie_speed_gts(unsigned code)
 {
     static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64 };
     return code < ARRAY_SIZE(gts) ? gts[code] : 0;
 }
 
+/* Payload-side rate of one lane after line coding. */
 double pcie_lane_mbps(unsigned code)
 {
     double gts = pcie_speed_gts(code);
 
-    /* PCIe Base 4.0 section 4.2.2 (8b/10b) and 4.2.2.1 (128b/130b);
-     * PCIe 6.0 section 4.2.2 (Flit mode at 64 GT/s: 1b/1b). One transfer
-     * is one bit per lane; 8 bits to the byte; GT/s * 1000 = Mb/s. */
+    /* PCIe Base 4.0 section 4.2.1 (8b/10b at 2.5 and 5 GT/s) and 4.2.2
+     * (128b/130b from 8 GT/s); PCIe 6.0 runs 64 GT/s in Flit mode with no
+     * line code (1b/1b). One transfer is one bit per lane; GT/s * 1000 =
+     * Mb/s; 8 bits to the byte. */
     if (code == PCI_EXP_SPEED_2_5GT || code == PCI_EXP_SPEED_5GT)
         return gts * 1000.0 * 8.0 / 10.0 / 8.0;
     if (code >= PCI_EXP_SPEED_8GT && code <= PCI_EXP_SPEED_32GT)
@@ -198,6 +211,7 @@ static uint8_t vector_max_code(uint8_t vector)
     return code;
 }
 
+/* Decode the PCI Express capability of one function. */
 int pcie_read_info(const struct pci_cfg *c, struct pci_addr a, struct pcie_info *out)
 {
     uint16_t flags, lnksta;
@@ -301,6 +315,7 @@ static int link_above(const struct pci_cfg *c, const struct pci_list *l, int i, 
     return BM_OK;
 }
 
+/* The link a function sits on, for its pci record. */
 int pcie_link_of(const struct pci_cfg *c, const struct pci_list *l, int index, struct pcie_link *out,
                  const char **why)
 {
@@ -353,6 +368,7 @@ int pcie_link_of(const struct pci_cfg *c, const struct pci_list *l, int index, s
     return BM_ENODEV;
 }
 
+/* Hops and bridges from a function up to its root bus. */
 int pcie_path_build(const struct pci_cfg *c, const struct pci_list *l, int index, struct pcie_path *out)
 {
     memset(out, 0, sizeof(*out));
@@ -385,6 +401,7 @@ int pcie_path_build(const struct pci_cfg *c, const struct pci_list *l, int index
     return BM_OK;
 }
 
+/* pcie_path_build() on the live machine, for the disk engine. */
 int pcie_path_to_root(struct pci_addr ctrl, struct pcie_path *out)
 {
     struct pci_list *l = plat_alloc(sizeof(*l));

@@ -3,12 +3,14 @@
  * 80000005h, 80000006h, 8000001Dh). */
 #include "cpuid.h"
 
+/* The real CPUID instruction. */
 static void cpuid_insn(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
     (void)ctx;
     __asm__ __volatile__("cpuid" : "=a"(r->eax), "=b"(r->ebx), "=c"(r->ecx), "=d"(r->edx) : "a"(leaf), "c"(subleaf));
 }
 
+/* Four ASCII bytes of a register, lowest first. */
 static void put32(char *dst, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -55,6 +57,7 @@ static bool deterministic_caches(cpuid_fn fn, void *ctx, uint32_t leaf, struct c
     return any;
 }
 
+/* Vendor, brand, invariant TSC and caches through a CPUID function. */
 void cpu_identify_with(cpuid_fn fn, void *ctx, struct cpu_ident *out)
 {
     struct cpuid_regs r;
@@ -129,6 +132,7 @@ void cpu_identify_with(cpuid_fn fn, void *ctx, struct cpu_ident *out)
         out->cache_source = "cpuid 4";
 }
 
+/* The same through the CPUID instruction. */
 void cpu_identify(struct cpu_ident *out)
 {
     cpu_identify_with(cpuid_insn, NULL, out);

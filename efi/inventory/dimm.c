@@ -27,6 +27,7 @@ static int tokenize(const char *s, char tok[][24], int max)
     return n;
 }
 
+/* A non-empty run of decimal digits. */
 static bool all_digits(const char *s)
 {
     if (!*s)
@@ -37,6 +38,7 @@ static bool all_digits(const char *s)
     return true;
 }
 
+/* A non-empty run of upper-case letters. */
 static bool all_letters(const char *s)
 {
     if (!*s)
@@ -108,6 +110,7 @@ struct loc_parts {
     int slot;
 };
 
+/* Socket, node, controller, channel and slot named in one locator string. */
 static void parse_one(const char *s, struct loc_parts *p)
 {
     char tok[MAX_TOKENS][24];
@@ -162,6 +165,7 @@ static void parse_one(const char *s, struct loc_parts *p)
     }
 }
 
+/* Merge what the device and bank locators name into one slot position. */
 bool dimm_locator_parse(const char *locator, const char *bank, struct dimm_slot_pos *pos)
 {
     struct loc_parts l, b;
@@ -196,6 +200,8 @@ bool dimm_locator_parse(const char *locator, const char *bank, struct dimm_slot_
 
 /* ---- Summary ---------------------------------------------------------------------- */
 
+/* Append a warning while there is room. */
+/* Append a warning while there is room. */
 static void add_warning(struct dimm_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_warning(struct dimm_summary *s, const char *fmt, ...)
 {
@@ -217,6 +223,7 @@ struct histogram {
     } bins[16];
 };
 
+/* Count one value. */
 static void hist_add(struct histogram *h, uint32_t v)
 {
     unsigned i;
@@ -247,6 +254,7 @@ static void hist_text(const struct histogram *h, const char *unit, char *buf, si
                                 (unsigned)h->bins[i].value, unit);
 }
 
+/* "socket/group/channel", leaving out what is not known. */
 static void channel_name(const struct dimm_slot_pos *p, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s%s%s%s%s", p->socket, p->socket[0] ? "/" : "", p->group, p->group[0] ? "/" : "",
@@ -320,6 +328,7 @@ static void warn_unbalanced(struct dimm_summary *s)
                     (unsigned long long)big->size_mb, small->name, (unsigned long long)small->size_mb);
 }
 
+/* Counts, channels and warnings of a DIMM population. */
 void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
 {
     struct histogram sizes = { 0 }, speeds = { 0 }, ranks = { 0 };

@@ -12,6 +12,7 @@
 static struct smbios_info *smb;
 static int smb_rc = BM_ENODEV;
 
+/* CPUID, SMBIOS and platform facts into si; the SMBIOS parse is kept for the records. */
 int inventory_collect(struct sysinfo *si)
 {
     struct cpu_ident id;
@@ -80,6 +81,7 @@ static void size_text(char *buf, size_t cap, uint64_t bytes)
         snprintf(buf, cap, "%.2f MiB", (double)bytes / (1024.0 * 1024.0));
 }
 
+/* The system record and its screen summary. */
 static void emit_system_record(const struct sysinfo *si)
 {
     static struct record r;
@@ -144,6 +146,7 @@ static void emit_system_record(const struct sysinfo *si)
 
 /* ---- dimm and dimm_summary -------------------------------------------------------- */
 
+/* One dimm record and its row of the screen table. */
 static void emit_dimm_record(const struct dimm *d)
 {
     static struct record r;
@@ -185,6 +188,7 @@ static void emit_dimm_record(const struct dimm *d)
     record_emit(&r, human);
 }
 
+/* The dimm_summary record and its screen lines. */
 static void emit_dimm_summary(const struct dimm_summary *s)
 {
     static struct record r;
@@ -230,6 +234,7 @@ static void emit_dimm_summary(const struct dimm_summary *s)
     record_emit(&r, human);
 }
 
+/* Notes about the table, the DIMM table and its summary. */
 static void emit_dimms(void)
 {
     static struct dimm_summary sum;
@@ -255,6 +260,7 @@ static void emit_dimms(void)
 
 /* ---- pci ------------------------------------------------------------------------------ */
 
+/* Record name of a PCI Express device/port type. */
 static const char *port_type_name(uint8_t t)
 {
     switch (t) {
@@ -271,6 +277,7 @@ static const char *port_type_name(uint8_t t)
     }
 }
 
+/* Short name of a storage subclass for the screen. */
 static const char *storage_kind(uint32_t class_code)
 {
     switch ((class_code >> 8) & 0xff) {
@@ -312,6 +319,7 @@ static void link_json(struct json *j, const struct pcie_link *k, bool is_port)
     json_obj_end(j);
 }
 
+/* One pci record: identity, link, path and (for controllers) the path ceiling. */
 static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, int i)
 {
     static struct record r;
@@ -379,6 +387,7 @@ static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, i
     record_emit(&r, human);
 }
 
+/* pci records for every storage controller and the bridges above it. */
 static void emit_pci(void)
 {
     const struct pci_cfg *c = pci_cfg_platform();
@@ -406,6 +415,7 @@ static void emit_pci(void)
     plat_free(l);
 }
 
+/* All inventory records, in the order the README lists them. */
 void inventory_emit(const struct sysinfo *si)
 {
     emit_system_record(si);

@@ -12,6 +12,8 @@ struct smb_struct {
     size_t strings_len;
 };
 
+/* Count a malformation; keep the first one's text. */
+/* Count a malformation; keep the first one's text. */
 static void problem(struct smbios_info *si, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void problem(struct smbios_info *si, const char *fmt, ...)
 {
@@ -32,16 +34,19 @@ static uint8_t get8(const struct smb_struct *s, unsigned off)
     return off + 1 <= s->len ? s->p[off] : 0;
 }
 
+/* Little-endian word of the formatted area, 0 when past its length. */
 static uint16_t get16(const struct smb_struct *s, unsigned off)
 {
     return off + 2 <= s->len ? (uint16_t)(s->p[off] | s->p[off + 1] << 8) : 0;
 }
 
+/* Little-endian dword of the formatted area, 0 when past its length. */
 static uint32_t get32(const struct smb_struct *s, unsigned off)
 {
     return off + 4 <= s->len ? (uint32_t)get16(s, off) | (uint32_t)get16(s, off + 2) << 16 : 0;
 }
 
+/* Whether the formatted area holds a field. */
 static bool has(const struct smb_struct *s, unsigned off, unsigned size)
 {
     return off + size <= s->len;
@@ -82,6 +87,7 @@ static void get_str(struct smbios_info *si, const struct smb_struct *s, unsigned
     }
 }
 
+/* Name of a Memory Type byte. */
 const char *smbios_memory_type_name(uint8_t code)
 {
     /* 7.18.2 Memory Device — Type. 15h-17h are reserved. */
@@ -138,8 +144,9 @@ static void parse_processor(struct smbios_info *si, const struct smb_struct *s)
     get_str(si, s, 0x07, p->manufacturer, sizeof(p->manufacturer));
     get_str(si, s, 0x10, p->version, sizeof(p->version));
     p->populated = (get8(s, 0x18) & 0x40) != 0; /* Status bit 6: socket populated */
-    /* 7.5.6: a count byte of FFh means "see the 16-bit Count 2 field"
-     * (3.0+), used for 256 or more; 0 is unknown. */
+    /* 7.5, Core Count 2 / Core Enabled 2 / Thread Count 2 (3.0+): a count
+     * byte of FFh means the count is in the 16-bit field (256 or more);
+     * 0 is unknown. */
     cores = get8(s, 0x23);
     enabled = get8(s, 0x24);
     threads = get8(s, 0x25);
@@ -186,6 +193,7 @@ static uint32_t decode_speed(const struct smb_struct *s, unsigned off, unsigned 
     return v;
 }
 
+/* One Memory Device (type 17) into the next dimm slot. */
 static void parse_memory_device(struct smbios_info *si, const struct smb_struct *s)
 {
     struct dimm *d;
@@ -211,6 +219,7 @@ static void parse_memory_device(struct smbios_info *si, const struct smb_struct 
     d->ranks = get8(s, 0x1b) & 0x0f; /* Attributes bits 3:0, 0 = unknown (2.6+) */
 }
 
+/* Route a structure to the parser of its type. */
 static void dispatch(struct smbios_info *si, const struct smb_struct *s)
 {
     switch (s->type) {
@@ -245,6 +254,7 @@ static void dispatch(struct smbios_info *si, const struct smb_struct *s)
     }
 }
 
+/* Walk the structure table. */
 int smbios_parse(const void *table, size_t len, int major, int minor, struct smbios_info *out)
 {
     const uint8_t *t = table;

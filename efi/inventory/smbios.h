@@ -19,7 +19,7 @@ enum {
     SMBIOS_TYPE_BASEBOARD = 2,     /* 7.3 */
     SMBIOS_TYPE_PROCESSOR = 4,     /* 7.5 */
     SMBIOS_TYPE_MEMORY_DEVICE = 17, /* 7.18 */
-    SMBIOS_TYPE_END = 127,         /* 7.46 */
+    SMBIOS_TYPE_END = 127,         /* End-of-Table */
 };
 
 /* A processor socket (type 4). Counts are 0 when unknown. */

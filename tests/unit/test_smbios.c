@@ -301,7 +301,7 @@ static void test_memory_type_names(void **state)
     assert_string_equal(smbios_memory_type_name(0x00), "Unknown");
 }
 
-/* 7.5.6: a core/thread count byte of FFh defers to the 16-bit field. */
+/* 7.5: a core/thread count byte of FFh defers to the 16-bit field. */
 static void test_processor_core_count_2(void **state)
 {
     struct builder b = { .len = 0 };
