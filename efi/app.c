@@ -55,9 +55,10 @@ static void emit_run_record(const char *iso_time)
     json_str(&r.j, "version", BAREMARK_VERSION);
     json_u64(&r.j, "schema", RECORD_SCHEMA);
     json_str(&r.j, "args", cfg.args);
+    json_str(&r.j, "config_file", cfg.file_args);
     json_str(&r.j, "time", iso_time);
-    snprintf(human, sizeof(human), "baremark %s  %s  options: %s", BAREMARK_VERSION, iso_time,
-             cfg.args[0] ? cfg.args : "(none)");
+    snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
+             cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
     record_emit(&r, human);
 }
 

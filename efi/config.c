@@ -231,8 +231,11 @@ int config_set(struct config *c, const char *key, const char *value, char *err, 
     const struct key_def *k = find_key(key);
 
     if (!k) {
-        snprintf(err, errlen, "unknown option '%s' (known: help mem disk disks write driver time serial baud out exit mem_max)",
-                 key);
+        char known[256];
+        size_t n = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(keys) && n < sizeof(known); i++)
+            n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", i ? " " : "", keys[i].key);
+        snprintf(err, errlen, "unknown option '%s' (known: %s)", key, known);
         return BM_EINVAL;
     }
     if (k->set(c, value) != BM_OK) {
@@ -297,6 +300,10 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         if (!strchr(s, '=') && strcmp(s, "help")) {
             snprintf(err, errlen, "baremark.cfg line %u: malformed line '%s': expected key=value", lineno, s);
             return BM_EINVAL;
+        }
+        {
+            size_t used = strlen(c->file_args);
+            snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s", used ? " " : "", s);
         }
         if (apply_word(c, s, msg, sizeof(msg)) != BM_OK) {
             snprintf(err, errlen, "baremark.cfg line %u: %s", lineno, msg);

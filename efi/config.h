@@ -36,7 +36,8 @@ struct config {
     char out[128];         /* results folder on the boot volume */
     enum bm_exit exit;
     uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
-    char args[512];        /* the effective options, as given, for the run record */
+    char args[512];        /* the command line, as given, for the run record */
+    char file_args[512];   /* the key=value lines of the configuration file, joined */
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
