@@ -49,7 +49,7 @@ static void file_safe(char *dst, size_t cap, const char *src)
 static void emit_run_record(const char *iso_time)
 {
     static struct record r;
-    char human[700];
+    char human[1200];
 
     record_begin(&r, "run");
     json_str(&r.j, "version", BAREMARK_VERSION);
