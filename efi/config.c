@@ -139,10 +139,23 @@ static int set_out(struct config *c, const char *v)
         c->out_off = true;
         return BM_OK;
     }
+    const char *path = v, *colon = strchr(v, ':');
+
     if (!*v || strlen(v) >= sizeof(c->out))
         return BM_EINVAL;
-    for (const char *p = v; *p; p++)
-        if (*p < ' ' || *p == '"' || *p == '*' || *p == '?' || *p == '<' || *p == '>' || *p == '|')
+    /* Optional volume: "LABEL:\folder" or "*:\folder" (first writable). */
+    if (colon) {
+        size_t n = (size_t)(colon - v);
+        if (n == 0 || n > 11 || (n > 1 && memchr(v, '*', n)) || !colon[1])
+            return BM_EINVAL;
+        for (size_t i = 0; i < n; i++)
+            if (v[i] != '*' && v[i] != '_' && v[i] != '-' && v[i] != ' ' && !(v[i] >= '0' && v[i] <= '9') &&
+                !(v[i] >= 'A' && v[i] <= 'Z') && !(v[i] >= 'a' && v[i] <= 'z'))
+                return BM_EINVAL;
+        path = colon + 1;
+    }
+    for (const char *p = path; *p; p++)
+        if (*p < ' ' || *p == '"' || *p == '*' || *p == '?' || *p == '<' || *p == '>' || *p == '|' || *p == ':')
             return BM_EINVAL;
     c->out_off = false;
     bm_strlcpy(c->out, v, sizeof(c->out));
@@ -199,7 +212,7 @@ static const struct key_def keys[] = {
     { "time", "seconds from 1 to 3600", set_time },
     { "serial", "com1, com2, com3, com4, off, or an I/O port like 0x3f8", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
-    { "out", "off, or a folder on the boot volume like \\baremark\\results", set_out },
+    { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
 };

@@ -55,6 +55,10 @@ static void test_every_key_accepts_its_documented_values(void **state)
     assert_int_equal(c.serial_port, 0x2e8);
     assert_true(c.out_off);
     assert_int_equal(c.driver, DRIVER_NATIVE);
+    assert_int_equal(config_parse_args(&c, "x out=BAREMARK:\\logs", err, sizeof(err)), BM_OK);
+    assert_string_equal(c.out, "BAREMARK:\\logs");
+    assert_int_equal(config_parse_args(&c, "x out=*:/logs", err, sizeof(err)), BM_OK);
+    assert_string_equal(c.out, "*:\\logs");
     assert_int_equal(config_parse_args(&c, "x serial=off", err, sizeof(err)), BM_OK);
     assert_true(c.serial_off);
     assert_int_equal(config_parse_args(&c, "x mem_max=64M", err, sizeof(err)), BM_OK);
@@ -110,6 +114,10 @@ static void test_bad_values_name_key_value_and_accepted(void **state)
     check_bad("baud=fast", "'baud'", "'fast'", "divisor of 115200");
     check_bad("exit=halt", "'exit'", "'halt'", "return, reboot or shutdown");
     check_bad("out=a*b", "'out'", "'a*b'", "folder");
+    check_bad("out=:\\x", "'out'", "':\\x'", "LABEL:");
+    check_bad("out=STICK:", "'out'", "'STICK:'", "LABEL:");
+    check_bad("out=AB*:\\x", "'out'", "'AB*:\\x'", "LABEL:");
+    check_bad("out=A:\\b:c", "'out'", "'A:\\b:c'", "LABEL:");
     check_bad("mem_max=1", "'mem_max'", "'1'", "at least 4K");
     check_bad("mem_max=12X", "'mem_max'", "'12X'", "at least 4K");
     check_bad("help=maybe", "'help'", "'maybe'", "no value");
