@@ -202,6 +202,28 @@ static int set_mem_max(struct config *c, const char *v)
     return BM_OK;
 }
 
+static int set_passes(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
+        return BM_EINVAL;
+    c->passes = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_duration(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
+        return BM_EINVAL;
+    c->duration_min = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_min_mbps(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_mbps", v); }
+static int set_min_iops(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_iops", v); }
+static int set_max_lat_us(struct config *c, const char *v) { return limits_parse_option(&c->limits, "max_lat_us", v); }
+
 static const struct key_def keys[] = {
     { "help", "help (no value)", set_help },
     { "mem", "off, quick or full", set_mem },
@@ -215,6 +237,11 @@ static const struct key_def keys[] = {
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
+    { "passes", "a number of passes from 1 to 1000000", set_passes },
+    { "duration", "minutes from 1 to 1000000 (repeat passes until then)", set_duration },
+    { "min_mbps", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. SEQ1M-Q8T1:1500", set_min_mbps },
+    { "min_iops", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. RND4K-Q32T1:50000", set_min_iops },
+    { "max_lat_us", "a positive number (all tests) or TEST:N[,TEST:N...] on the p99 latency", set_max_lat_us },
 };
 
 void config_defaults(struct config *c)
@@ -229,6 +256,7 @@ void config_defaults(struct config *c)
     c->baud = 115200;
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
     c->exit = EXIT_RETURN;
+    c->passes = 1;
 }
 
 static const struct key_def *find_key(const char *key)
