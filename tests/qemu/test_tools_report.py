@@ -301,3 +301,21 @@ def test_report_ignores_unknown_types_and_wrong_field_types():
                          ("odd-machine", "end_status", "status error")}
         status, out, err = _run([path])
         assert status == 1 and "disk d0 failed" in out
+
+
+def test_report_names_machines_without_serial_by_product_and_file():
+    # QEMU guests: no SMBIOS serial, the same product name everywhere.
+    def guest(n, mbps):
+        recs = _fleet_records(n, "", mbps=mbps)
+        recs[1]["product"] = "Standard PC (Q35 + ICH9, 2009)"
+        return recs
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [_write_jsonl(tmp, "vm%d.jsonl" % n, guest(n, 500.0 + n)) for n in range(3)]
+        # vm0's serial capture holds the same run as vm0.jsonl: read once.
+        log = os.path.join(tmp, "vm0.log")
+        with open(log, "w") as f:
+            f.write("".join("\x1b[0mBAREMARK %s\r\n" % json.dumps(r) for r in guest(0, 500.0)))
+        status, doc = _report(paths + [log])
+        names = sorted(m["machine"] for m in doc["tables"]["machines"])
+        assert names == ["Standard PC (Q35 + ICH9, 2009) (vm%d)" % n for n in range(3)], names
+        assert status == 0

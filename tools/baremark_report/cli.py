@@ -87,13 +87,15 @@ flags (outliers; each compares a machine with its peers, never a fixed figure):
   end_status     an end record whose status is not "ok"
   no_end         no end record: the machine never finished
   no_records     an input without any record: baremark never ran there
-  With fewer than --min-peers values nothing is compared (no median to trust).
+  Disk and memory values are medians over burn-in passes; with fewer than
+  --min-peers values to compare, those rules flag nothing (no median to trust).
 
 output:
   default        aligned text tables, then the flags as a list
   --format csv   CSV on standard output (one table: plain CSV; several: each
                  after a "# table NAME" line, separated by a blank line)
-  --format json  (or --json) one JSON document: files, machines, tables, flags
+  --format json  (or --json) one JSON document: "limits" (the thresholds),
+                 "tables" (each selected table as a list of rows), "flags"
   --csv DIR      also write DIR/NAME.csv for every selected table (header-only
                  when empty), raw values at full precision
   -q             only the flags

@@ -17,6 +17,7 @@ once. Burn-in records carry `pass`; rows fold the passes into their median
 Every accessor tolerates missing fields and wrong types: a value that is
 not what the schema says is treated as absent, never as an error.
 """
+import json
 import math
 import os
 import statistics
@@ -125,9 +126,9 @@ class Run:
         return "", ""
 
     def dedupe_key(self):
-        """What makes two copies the same run: machine serial, start time, version, args."""
+        """What two copies of one run share: machine, start time, version, args (None without a time)."""
         rr = self.run_record
-        if self.named_by != "serial" or not rr.get("time"):
+        if not rr.get("time"):
             return None
         return (self.machine, text(rr.get("time")), text(rr.get("version")), text(rr.get("args")))
 
@@ -162,34 +163,45 @@ def _name_stream(stream_runs, fallback):
         run.machine, run.named_by = name, how
 
 
+def _same_run(a, b):
+    """True when two runs are copies of one: same key, and one's records all in the other."""
+    if a.dedupe_key() != b.dedupe_key():
+        return False
+    sa = {json.dumps(r, sort_keys=True) for r in a.records}
+    sb = {json.dumps(r, sort_keys=True) for r in b.records}
+    return sa <= sb or sb <= sa
+
+
 def choose_runs(runs, all_runs=False):
     """One run per machine (its last), or every run; duplicates dropped; labels unique."""
     kept = []
-    seen = {}
+    by_key = {}
     for run in runs:
         key = run.dedupe_key()
-        if key is not None and key in seen:
-            other = seen[key]
-            # Keep the fuller copy (a serial capture may have lost lines).
-            if len(run.records) > len(other.records):
-                kept[kept.index(other)] = run
-                seen[key] = run
-                run.duplicates += [other.where] + other.duplicates
-            else:
-                other.duplicates.append(run.where)
+        other = next((o for o in by_key.get(key, []) if _same_run(o, run)), None) if key else None
+        if other is None:
+            kept.append(run)
+            if key:
+                by_key.setdefault(key, []).append(run)
             continue
-        if key is not None:
-            seen[key] = run
-        kept.append(run)
+        # Keep the fuller copy (a serial capture may have lost lines).
+        if len(run.records) > len(other.records):
+            kept[kept.index(other)] = run
+            by_key[key][by_key[key].index(other)] = run
+            run.duplicates += [other.where] + other.duplicates
+        else:
+            other.duplicates.append(run.where)
 
     # Names that are not serial numbers are not unique across files: two
-    # QEMU guests share a product name. Qualify those by their source.
+    # QEMU guests share a product name, two folders a file name. Qualify
+    # those by where they were read.
     sources_of = {}
     for run in kept:
         sources_of.setdefault(run.machine, set()).add((run.source.path, run.tag))
     for run in kept:
-        if run.named_by in ("product",) and len(sources_of[run.machine]) > 1:
-            run.machine = "%s (%s)" % (run.machine, run.source.name + ("[%s]" % run.tag if run.tag else ""))
+        if run.named_by != "serial" and len(sources_of[run.machine]) > 1:
+            where = run.source.name if run.named_by == "product" else run.source.path
+            run.machine = "%s (%s)" % (run.machine, where + ("[%s]" % run.tag if run.tag else ""))
 
     by_machine = {}
     for run in kept:

@@ -226,14 +226,19 @@ def _pci_flags(rows):
         s, w = row.get("speed_gts"), row.get("width")
         fs, fw = best[pci_key(row)]
         now = _link_name(s, w)
+        ms, mw = row.get("max_speed_gts"), row.get("max_width")
         if row.get("downtrained"):
-            ref = "capable of %s" % _link_name(row.get("max_speed_gts"), row.get("max_width"))
+            ref = "capable of %s" % _link_name(ms, mw)
+            # value_num/reference_num: the width when that is what is short, else the speed
+            narrow = w is not None and mw is not None and w < mw
             flag = Flag(row["machine"], "pci_link", "PCIe link %s" % row["bdf"], now + ", downtrained", ref,
-                        "link record says downtrained", s, row.get("max_speed_gts"))
+                        "link record says downtrained", w if narrow else s, mw if narrow else ms)
         elif (s is not None and fs is not None and s < fs) or (w is not None and fw is not None and w < fw):
+            narrow = w is not None and fw is not None and w < fw
             flag = Flag(row["machine"], "pci_link", "PCIe link %s" % row["bdf"], now,
                         "fleet best %s" % _link_name(fs, fw),
-                        "slower or narrower than the same function elsewhere", s, fs)
+                        "slower or narrower than the same function elsewhere", w if narrow else s,
+                        fw if narrow else fs)
         else:
             continue
         found[(row["machine"], row["bdf"])] = (row, flag)
