@@ -18,7 +18,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from baremark_report import cli, extract, fleet, outliers  # noqa: E402
+from baremark_report import cli, extract  # noqa: E402
 
 TOOL = os.path.join(ROOT, "tools", "baremark-report")
 DATA = os.path.join(ROOT, "tests", "tools", "data")

@@ -232,13 +232,11 @@ def choose_runs(runs, all_runs=False):
 
 # ---- rows ---------------------------------------------------------------------------
 
-def _fold(groups, key_fields, value_fields, by_pass, extra=None):
+def _fold(groups, key_fields, value_fields, by_pass):
     """Rows from records grouped by key: the median over passes of each value field."""
     rows = []
     for key, recs in groups.items():
         base = dict(zip(key_fields, key))
-        if extra:
-            base.update(extra(recs))
         if by_pass:
             per_pass = {}
             for rec in recs:
