@@ -154,10 +154,9 @@ def test_report_subprocess_exit_status_and_csv_files():
             files = {os.path.basename(r["file"]): r for r in csv.DictReader(f)}
         assert files["node03.log"]["bad"] == "2" and files["node03.log"]["runs"] == "2"
         # One table to stdout is plain CSV.
-        p = subprocess.run([TOOL, "--tag", TAG, "--format", "csv", "--tables", "dimm_summary"] + _paths(),
-                           capture_output=True, text=True, timeout=60)
-        rows = list(csv.DictReader(io.StringIO(p.stdout)))
-        assert p.returncode == 1 and len(rows) == 5
+        status, out, err = _run(["--tag", TAG, "--format", "csv", "--tables", "dimm_summary"] + _paths())
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert status == 1 and len(rows) == 5
         assert [r["machine"] for r in rows if r["warnings"]] == ["RX2-0003"]
 
 
@@ -165,9 +164,9 @@ def test_report_exit_zero_on_a_healthy_fleet():
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(1, 5):
             _write_jsonl(tmp, "m%d.jsonl" % n, _fleet_records(n, "H%d" % n, mbps=500.0 + n))
-        p = subprocess.run([TOOL, tmp], capture_output=True, text=True, timeout=60)
-        assert p.returncode == 0, p.stdout + p.stderr
-        assert "FLAGS: 0" in p.stdout and "H4" in p.stdout
+        status, out, err = _run([tmp])
+        assert status == 0, out + err
+        assert "FLAGS: 0" in out and "H4" in out
 
 
 def test_report_usage_errors_exit_2():
