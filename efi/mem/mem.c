@@ -348,7 +348,6 @@ int mem_run(const struct config *c, const struct sysinfo *si)
 {
     struct mem_ctx *m = &ctx;
     struct mem_team team;
-    struct mem_caches caches;
     uint64_t llc;
     int rc;
 
@@ -362,15 +361,10 @@ int mem_run(const struct config *c, const struct sysinfo *si)
     }
     m->ns_per_tick = 1e9 / (double)m->tsc_hz;
 
-    /* The inventory's CPUID cache sizes when it has them, our own otherwise. */
-    if (si && (si->l3_bytes || si->l2_bytes)) {
-        llc = si->l3_bytes ? si->l3_bytes : si->l2_bytes;
-        m->llc_source = "system";
-    } else {
-        mem_cpu_caches(&caches);
-        llc = caches.l3_bytes ? caches.l3_bytes : caches.l2_bytes;
-        m->llc_source = "cpuid";
-    }
+    /* The last-level cache the inventory read from CPUID (one instance:
+     * per socket, per CCX, ... as the CPU reports it). */
+    llc = si ? (si->l3_bytes ? si->l3_bytes : si->l2_bytes) : 0;
+    m->llc_source = "cpuid";
     if (!llc) {
         llc = 32 * MEM_MIB; /* a guess on the large side, so 4x still clears it */
         m->llc_source = "assumed";

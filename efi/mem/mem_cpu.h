@@ -1,5 +1,6 @@
-/* What the memory benchmark needs to know about the processor: cache
- * sizes, the widest usable vector registers, and a cheap clock. Portable:
+/* What the memory benchmark needs to know about the processor: the widest
+ * usable vector registers and a cheap clock (cache sizes come from the
+ * inventory's struct sysinfo). Portable:
  * CPUID and RDTSC run the same in the firmware and the host build. */
 #ifndef BAREMARK_MEM_CPU_H
 #define BAREMARK_MEM_CPU_H
@@ -12,14 +13,6 @@ enum mem_isa {
     MEM_ISA_AVX,      /* 256-bit */
     MEM_ISA_AVX512,   /* 512-bit (AVX512F) */
 };
-
-struct mem_caches {
-    uint64_t l1d_bytes, l2_bytes, l3_bytes; /* one instance of each; 0 if unknown */
-};
-
-/* Data/unified cache sizes from CPUID leaf 4 (Intel), 0x8000001D (AMD), or
- * 0x80000006 (older AMD). */
-void mem_cpu_caches(struct mem_caches *c);
 
 /* The widest vectors the CPU has AND the current XCR0 lets us use (so call
  * it after mem_simd_enter on this CPU). */

@@ -17,7 +17,7 @@
 struct mem_ctx {
     const struct config *cfg;
     struct mem_plan plan;
-    const char *llc_source;       /* "system", "cpuid" or "assumed" */
+    const char *llc_source;       /* "cpuid" (from the system record) or "assumed" */
     enum mem_isa isa;
     const struct mem_kernels *k;
     uint64_t tsc_hz;

@@ -131,11 +131,19 @@ void mem_loaded_team_fn(struct mem_team *t, unsigned slot, void *arg)
     if (!mem_team_barrier(t))
         return;
     if (slot == 0) {
-        uint64_t b0, t0, ramp_end = mem_ticks() + j->chase.pass_ticks;
+        uint64_t b0, t0, start = mem_ticks();
 
-        /* Let the load reach its steady state before measuring. */
-        while (mem_ticks() < ramp_end)
+        /* Measure only once every reader is streaming (an AP can start
+         * late, above all under an emulator) and the load has had a pass's
+         * time to settle; give up waiting after warm_ticks. */
+        while (mem_ticks() - start < j->chase.warm_ticks) {
+            unsigned streaming = 0;
+            for (unsigned i = 1; i < t->n; i++)
+                streaming += j->streamed[i].bytes != 0;
+            if (streaming == t->n - 1 && mem_ticks() - start >= j->chase.pass_ticks)
+                break;
             mem_pause();
+        }
         b0 = streamed_total(j, t->n);
         t0 = mem_ticks();
         mem_chase_measure(&j->chase);
