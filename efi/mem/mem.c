@@ -24,11 +24,12 @@ static struct mem_ctx ctx;
 static void emit_info(const struct mem_ctx *m)
 {
     static struct record r;
-    char human[320], lat[24], bw[24], llc[24];
+    char human[360], lat[24], bw[24], bw_all[24], llc[24];
     const char *capped = m->plan.capped_by_option ? "mem_max" : m->plan.capped_by_memory ? "free_memory" : NULL;
 
     mem_size_text(lat, sizeof(lat), m->plan.lat_max_bytes);
     mem_size_text(bw, sizeof(bw), m->plan.bw_bytes);
+    mem_size_text(bw_all, sizeof(bw_all), m->plan.bw_all_bytes);
     mem_size_text(llc, sizeof(llc), m->plan.llc_bytes);
     record_begin(&r, "mem_info");
     json_str(&r.j, "level", m->plan.level == LEVEL_FULL ? "full" : "quick");
@@ -38,6 +39,7 @@ static void emit_info(const struct mem_ctx *m)
     json_str(&r.j, "llc_source", m->llc_source);
     json_u64(&r.j, "latency_max_bytes", m->plan.lat_max_bytes);
     json_u64(&r.j, "bandwidth_bytes", m->plan.bw_bytes);
+    json_u64(&r.j, "bandwidth_all_bytes", m->plan.bw_all_bytes);
     json_u64(&r.j, "cpus", m->cpus);
     json_u64(&r.j, "latency_passes", m->plan.lat_passes);
     json_u64(&r.j, "bandwidth_passes", m->plan.bw_passes);
@@ -45,8 +47,9 @@ static void emit_info(const struct mem_ctx *m)
     if (capped)
         json_str(&r.j, "capped_by", capped);
     snprintf(human, sizeof(human),
-             "memory: %s vectors (%u-bit), LLC %s (%s), latency up to %s, bandwidth %s per thread, %u cpu%s%s%s",
-             mem_isa_name(m->isa), mem_isa_bits(m->isa), llc, m->llc_source, lat, bw, m->cpus, m->cpus == 1 ? "" : "s",
+             "memory: %s vectors (%u-bit), LLC %s (%s), latency up to %s, bandwidth %s (one thread) and %s per "
+             "thread (all %u)%s%s",
+             mem_isa_name(m->isa), mem_isa_bits(m->isa), llc, m->llc_source, lat, bw, bw_all, m->cpus,
              capped ? ", capped by " : "", capped ? capped : "");
     record_emit(&r, human);
 }
@@ -217,13 +220,19 @@ int mem_bandwidth_on(struct mem_ctx *m, struct mem_team *team, enum mem_bw_op op
     return BM_OK;
 }
 
+/* Bytes of cpu i's bandwidth buffer: cpu 0 also runs alone. */
+static uint64_t bw_buf_bytes(const struct mem_ctx *m, unsigned i)
+{
+    return i == 0 ? m->plan.bw_bytes : m->plan.bw_all_bytes;
+}
+
 static int alloc_bw_buffers(struct mem_ctx *m)
 {
     for (unsigned i = 0; i < m->cpus; i++) {
-        m->bw_bufs[i] = plat_alloc_pages(m->plan.bw_bytes, false);
+        m->bw_bufs[i] = plat_alloc_pages(bw_buf_bytes(m, i), false);
         if (!m->bw_bufs[i]) {
             char size[24];
-            mem_size_text(size, sizeof(size), m->plan.bw_bytes);
+            mem_size_text(size, sizeof(size), bw_buf_bytes(m, i));
             record_error(MEM_WHERE, "cannot allocate %s bandwidth buffer for cpu %u of %u; using %u thread%s", size,
                          i, m->cpus, i, i == 1 ? "" : "s");
             m->bw_threads = i;
@@ -249,15 +258,16 @@ static int run_bandwidth(struct mem_ctx *m)
                 return BM_EABORT;
             ui_progress("memory bandwidth: %s, %u thread%s", mem_bw_op_name((enum mem_bw_op)op), counts[c],
                         counts[c] == 1 ? "" : "s");
+            uint64_t bytes = counts[c] == 1 ? m->plan.bw_bytes : m->plan.bw_all_bytes;
             mem_team_init_first(&team, counts[c]);
-            rc = mem_bandwidth_on(m, &team, (enum mem_bw_op)op, m->bw_bufs, m->plan.bw_bytes, m->plan.bw_passes,
+            rc = mem_bandwidth_on(m, &team, (enum mem_bw_op)op, m->bw_bufs, bytes, m->plan.bw_passes,
                                   m->plan.bw_pass_ns, &s);
             if (rc != BM_OK) {
                 record_error(MEM_WHERE, "%s bandwidth on %u cpus: %s (a cpu did not start or finish)",
                              mem_bw_op_name((enum mem_bw_op)op), counts[c], bm_strerror(rc));
                 continue;
             }
-            emit_bandwidth(m, (enum mem_bw_op)op, counts[c], m->plan.bw_bytes, &s, m->plan.bw_passes);
+            emit_bandwidth(m, (enum mem_bw_op)op, counts[c], bytes, &s, m->plan.bw_passes);
         }
     }
     return BM_OK;
@@ -299,8 +309,8 @@ static int run_loaded(struct mem_ctx *m)
         job.chase.ns_per_tick = m->ns_per_tick;
         job.k = m->k;
         job.bufs = m->bw_bufs;
-        job.bytes = m->plan.bw_bytes;
-        job.chunk = MIN(64 * MEM_KIB, m->plan.bw_bytes);
+        job.bytes = m->plan.bw_all_bytes;
+        job.chunk = MIN(64 * MEM_KIB, m->plan.bw_all_bytes);
         job.delay_ticks = mem_ns_to_ticks(m, delays_ns[lvl]);
         mem_team_init_first(&team, readers + 1);
         rc = mem_team_run(&team, mem_loaded_team_fn, &job, mem_ns_to_ticks(m, MEM_TEAM_TIMEOUT_NS));
@@ -336,7 +346,7 @@ static void free_buffers(struct mem_ctx *m)
 {
     for (unsigned i = 0; i < MEM_MAX_CPUS; i++) {
         if (m->bw_bufs[i])
-            plat_free_pages(m->bw_bufs[i], m->plan.bw_bytes);
+            plat_free_pages(m->bw_bufs[i], bw_buf_bytes(m, i));
         m->bw_bufs[i] = NULL;
     }
     if (m->chase_buf)
@@ -348,7 +358,7 @@ int mem_run(const struct config *c, const struct sysinfo *si)
 {
     struct mem_ctx *m = &ctx;
     struct mem_team team;
-    uint64_t llc;
+    uint64_t llc, t[5] = { 0 };
     int rc;
 
     memset(m, 0, sizeof(*m));
@@ -378,6 +388,7 @@ int mem_run(const struct config *c, const struct sysinfo *si)
     m->k = mem_kernels_for(m->isa);
     emit_info(m);
 
+    t[0] = plat_now_ns();
     m->chase_buf = plat_alloc_pages(m->plan.lat_max_bytes, false);
     if (!m->chase_buf) {
         record_error(MEM_WHERE, "cannot allocate %llu bytes for the latency test",
@@ -385,19 +396,28 @@ int mem_run(const struct config *c, const struct sysinfo *si)
         return BM_OK;
     }
     rc = run_latency(m);
+    t[1] = plat_now_ns();
     if (rc == BM_EABORT)
         goto out;
     rc = alloc_bw_buffers(m);
     if (rc == BM_OK) {
         rc = run_bandwidth(m);
+        t[2] = plat_now_ns();
         if (rc == BM_EABORT)
             goto out;
         rc = run_loaded(m);
         if (rc == BM_EABORT)
             goto out;
     }
+    t[3] = plat_now_ns();
     free_buffers(m);
     rc = mem_run_numa(m);
+    t[4] = plat_now_ns();
+    /* Where the time went, so a user can size a run (each phase includes
+     * allocating and zeroing its buffers and building its chains). */
+    ui_text("memory benchmark: %.1f s (latency %.1f, bandwidth %.1f, loaded latency %.1f, numa %.1f)",
+            (double)(t[4] - t[0]) / 1e9, (double)(t[1] - t[0]) / 1e9, (double)(t[2] ? t[2] - t[1] : 0) / 1e9,
+            (double)(t[2] ? t[3] - t[2] : 0) / 1e9, (double)(t[4] - t[3]) / 1e9);
 out:
     free_buffers(m);
     return rc == BM_EABORT ? BM_EABORT : BM_OK;

@@ -14,10 +14,6 @@ const char *mem_pattern_name(enum mem_pattern p)
 
 static inline void **line_at(uint8_t *base, uint64_t i) { return (void **)(base + i * MEM_LINE); }
 
-/* Scratch slot of line i for the full_random shuffle: bytes 8..15, so it
- * never overlaps the pointer (bytes 0..7) written while linking. */
-static inline uint64_t *slot_at(uint8_t *base, uint64_t i) { return (uint64_t *)(base + i * MEM_LINE + 8); }
-
 static void *build_stride(uint8_t *b, uint64_t lines)
 {
     for (uint64_t i = 0; i + 1 < lines; i++)
@@ -56,26 +52,83 @@ static void *build_page_random(uint8_t *b, uint64_t bytes, struct bm_rng *rng)
     return first;
 }
 
-/* A uniformly random permutation of the lines (Fisher-Yates, kept in the
- * lines' own scratch slots so no side array is needed), then each line
- * points to the next one in that order and the last to the first: one
- * cycle through every line, by construction. */
+/* A keyed pseudo-random permutation of [0, n): a 4-round Feistel network
+ * over the smallest even number of bits that holds n, with cycle-walking
+ * (apply it again until the value falls below n), which keeps it a
+ * bijection on [0, n). Its inverse is as cheap, so the chain can be written
+ * in address order: line a points to perm(perm_inverse(a) + 1). That makes
+ * building a 2 GiB chain a sequential write plus arithmetic; a Fisher-Yates
+ * shuffle, or linking in visiting order, costs a cache and TLB miss per line
+ * (seconds at that size). */
+struct line_perm {
+    uint64_t n, mask;
+    unsigned half_bits;
+    uint64_t keys[4];
+};
+
+static void perm_init(struct line_perm *p, uint64_t n, struct bm_rng *rng)
+{
+    unsigned bits = 2;
+
+    while ((1ull << bits) < n)
+        bits++;
+    bits += bits & 1;
+    p->n = n;
+    p->half_bits = bits / 2;
+    p->mask = (1ull << p->half_bits) - 1;
+    for (unsigned i = 0; i < ARRAY_SIZE(p->keys); i++)
+        p->keys[i] = bm_rng_next(rng);
+}
+
+/* Round function: multiply-xorshift mixing of the half and the round key. */
+static inline uint64_t round_fn(const struct line_perm *p, uint64_t half, uint64_t key)
+{
+    uint64_t x = (half ^ key) * 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 31;
+    x *= 0x94d049bb133111ebull;
+    return (x >> 29) & p->mask;
+}
+
+static inline uint64_t perm_at(const struct line_perm *p, uint64_t i)
+{
+    do {
+        uint64_t l = i >> p->half_bits, r = i & p->mask;
+        for (unsigned k = 0; k < ARRAY_SIZE(p->keys); k++) {
+            uint64_t t = l ^ round_fn(p, r, p->keys[k]);
+            l = r;
+            r = t;
+        }
+        i = (l << p->half_bits) | r;
+    } while (i >= p->n);
+    return i;
+}
+
+static inline uint64_t perm_inverse(const struct line_perm *p, uint64_t i)
+{
+    do {
+        uint64_t l = i >> p->half_bits, r = i & p->mask;
+        for (unsigned k = ARRAY_SIZE(p->keys); k-- > 0;) {
+            uint64_t t = r ^ round_fn(p, l, p->keys[k]);
+            r = l;
+            l = t;
+        }
+        i = (l << p->half_bits) | r;
+    } while (i >= p->n);
+    return i;
+}
+
+/* The visiting order is perm(0), perm(1), ..., perm(n-1), back to perm(0):
+ * one cycle through every line, because perm is a bijection. */
 static void *build_full_random(uint8_t *b, uint64_t lines, struct bm_rng *rng)
 {
-    for (uint64_t i = 0; i < lines; i++)
-        *slot_at(b, i) = i;
-    for (uint64_t i = lines - 1; i > 0; i--) {
-        uint64_t j = bm_rng_below(rng, i + 1);
-        uint64_t t = *slot_at(b, i);
-        *slot_at(b, i) = *slot_at(b, j);
-        *slot_at(b, j) = t;
+    struct line_perm perm;
+
+    perm_init(&perm, lines, rng);
+    for (uint64_t a = 0; a < lines; a++) {
+        uint64_t k = perm_inverse(&perm, a) + 1;
+        *line_at(b, a) = line_at(b, perm_at(&perm, k < lines ? k : 0));
     }
-    for (uint64_t i = 0; i < lines; i++) {
-        uint64_t from = *slot_at(b, i);
-        uint64_t to = *slot_at(b, i + 1 < lines ? i + 1 : 0);
-        *line_at(b, from) = line_at(b, to);
-    }
-    return line_at(b, *slot_at(b, 0));
+    return line_at(b, perm_at(&perm, 0));
 }
 
 void *mem_chain_build(void *buf, uint64_t bytes, enum mem_pattern p, uint64_t seed)
@@ -148,14 +201,14 @@ void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, 
     }
     p->lat_max_bytes = MAX(lat, MEM_PAGE);
 
-    /* Bandwidth: each thread streams its own buffer, 4x the LLC so the
-     * caches hold none of it. All of them together stay within a quarter of
-     * free memory, and within 4 GiB for quick (the buffers are zeroed when
-     * allocated, which costs time on machines with many threads). */
+    /* Bandwidth: a thread streams its own buffer, 4x the LLC so the caches
+     * hold none of it. With every thread running, the buffers together stay
+     * within a quarter of free memory, and within 4 GiB for quick: they are
+     * zeroed when allocated, which takes time on machines with many
+     * threads, and their sum is still many times all the LLCs together. */
     bw = ALIGN_UP(MAX(64 * MEM_MIB, 4 * llc_bytes), 2 * MEM_MIB);
-    bw_total_cap = MIN(quarter, level == LEVEL_FULL ? 16 * MEM_GIB : 4 * MEM_GIB);
-    if (bw * p->cpus > bw_total_cap) {
-        bw = round_size(bw_total_cap / p->cpus);
+    if (bw > quarter) {
+        bw = round_size(quarter);
         p->capped_by_memory = true;
     }
     if (mem_max_bytes && bw > mem_max_bytes) {
@@ -163,6 +216,10 @@ void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, 
         p->capped_by_option = true;
     }
     p->bw_bytes = MAX(bw, 2 * MEM_PAGE);
+    bw_total_cap = MIN(quarter, level == LEVEL_FULL ? 16 * MEM_GIB : 4 * MEM_GIB);
+    p->bw_all_bytes = p->bw_bytes;
+    if (p->bw_all_bytes * p->cpus > bw_total_cap)
+        p->bw_all_bytes = MAX(round_size(bw_total_cap / p->cpus), 2 * MEM_PAGE);
 
     if (level == LEVEL_FULL) {
         p->lat_passes = 9;

@@ -16,7 +16,7 @@
 enum mem_pattern {
     MEM_STRIDE = 0,     /* lines in address order: what prefetchers make fast */
     MEM_PAGE_RANDOM,    /* random order inside each 4 KiB page, pages in order */
-    MEM_FULL_RANDOM,    /* one random cycle over every line */
+    MEM_FULL_RANDOM,    /* one pseudo-random cycle over every line */
     MEM_PATTERNS
 };
 
@@ -24,9 +24,8 @@ const char *mem_pattern_name(enum mem_pattern p);
 
 /* Link the 64-byte lines of buf[0, bytes) into one cycle in pattern p: the
  * first 8 bytes of each line point to the next line to visit. bytes must be
- * a multiple of 4 KiB. Every line is visited exactly once per lap. full_random
- * also uses bytes 8..15 of each line as scratch. Returns the line to start
- * from. seed makes the random patterns repeatable. */
+ * a multiple of 4 KiB. Every line is visited exactly once per lap. Returns
+ * the line to start from. seed makes the random patterns repeatable. */
 void *mem_chain_build(void *buf, uint64_t bytes, enum mem_pattern p, uint64_t seed);
 
 /* Working-set sizes for the latency curve: 4 KiB, then 8 KiB and up in
@@ -44,7 +43,8 @@ struct mem_plan {
     unsigned lat_passes;      /* timed passes per latency point */
     uint64_t lat_pass_ns;     /* aim for this long per pass */
     uint64_t lat_warm_ns;     /* at most this long warming a working set */
-    uint64_t bw_bytes;        /* bandwidth buffer per thread */
+    uint64_t bw_bytes;        /* bandwidth buffer of a thread running alone */
+    uint64_t bw_all_bytes;    /* per thread when all threads run (<= bw_bytes) */
     unsigned bw_passes;
     uint64_t bw_pass_ns;
     bool capped_by_option;    /* mem_max= made something smaller */
@@ -55,8 +55,9 @@ struct mem_plan {
  * (0 = none) and the CPU count:
  *  - latency: up to max(4 x LLC, 256 MiB) for quick; full adds up to 1 GiB;
  *    never more than a quarter of free memory;
- *  - bandwidth: each thread max(4 x LLC, 64 MiB), all threads together
- *    at most a quarter of free memory (and 4 GiB for quick);
+ *  - bandwidth: one thread streams max(4 x LLC, 64 MiB); with all threads
+ *    running, each has as much, as long as all of them together stay within
+ *    a quarter of free memory and 4 GiB (quick) or 16 GiB (full);
  *  - mem_max caps both. Sizes are whole 2 MiB (large-page) multiples when
  *    they are that big, whole pages otherwise. */
 void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, uint64_t free_bytes,

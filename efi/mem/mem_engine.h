@@ -27,7 +27,7 @@ struct mem_ctx {
     void *chase_start;            /* the chain now built in chase_buf */
     uint64_t chase_bytes;
     enum mem_pattern chase_pattern;
-    uint8_t *bw_bufs[MEM_MAX_CPUS]; /* plan.bw_bytes each */
+    uint8_t *bw_bufs[MEM_MAX_CPUS]; /* cpu 0: plan.bw_bytes, others plan.bw_all_bytes */
     unsigned bw_threads;          /* how many of them exist */
 };
 

@@ -138,7 +138,8 @@ int mem_run_numa(struct mem_ctx *m)
         /* Leave most of the node free: a quarter for the chase, a quarter
          * shared by the readers. */
         lat_bytes = whole_pages(MIN(m->plan.lat_max_bytes, to->mem_bytes / 4));
-        bw_bytes = whole_pages(MIN(m->plan.bw_bytes, to->mem_bytes / 4 / MAX(max_cpus, 1u)));
+        bw_bytes = MIN(m->plan.bw_bytes, m->plan.bw_all_bytes * m->cpus / MAX(max_cpus, 1u));
+        bw_bytes = whole_pages(MIN(bw_bytes, to->mem_bytes / 4 / MAX(max_cpus, 1u)));
         chase = alloc_on_node(to->domain, lat_bytes);
         ok = chase != NULL;
         for (unsigned c = 0; ok && c < max_cpus; c++)

@@ -225,6 +225,7 @@ static void test_plan_quick_covers_4x_llc_and_256m(void **state)
     mem_plan_make(&p, LEVEL_QUICK, 32 * MEM_MIB, 64 * MEM_GIB, 0, 16);
     assert_int_equal(p.lat_max_bytes, 256 * MEM_MIB);
     assert_int_equal(p.bw_bytes, 128 * MEM_MIB);
+    assert_int_equal(p.bw_all_bytes, 128 * MEM_MIB);
     assert_false(p.capped_by_option || p.capped_by_memory);
     /* A 96 MiB LLC: 4x = 384 MiB is past 256 MiB (8 threads x 384 MiB
      * still fit the 4 GiB quick allows for bandwidth buffers). */
@@ -245,6 +246,7 @@ static void test_plan_mem_max_caps_every_size(void **state)
     mem_plan_make(&p, LEVEL_QUICK, 32 * MEM_MIB, 64 * MEM_GIB, 8 * MEM_MIB + 100, 4);
     assert_int_equal(p.lat_max_bytes, 8 * MEM_MIB);
     assert_int_equal(p.bw_bytes, 8 * MEM_MIB);
+    assert_int_equal(p.bw_all_bytes, 8 * MEM_MIB);
     assert_true(p.capped_by_option);
 }
 
@@ -253,15 +255,20 @@ static void test_plan_stays_within_a_quarter_of_free_memory(void **state)
     struct mem_plan p;
     (void)state;
 
-    /* 512 MiB free: latency at most 128 MiB; 2 threads share 128 MiB. */
+    /* 512 MiB free: latency at most 128 MiB; one thread 128 MiB, and with
+     * both threads running they share 128 MiB. */
     mem_plan_make(&p, LEVEL_QUICK, 32 * MEM_MIB, 512 * MEM_MIB, 0, 2);
     assert_int_equal(p.lat_max_bytes, 128 * MEM_MIB);
-    assert_int_equal(p.bw_bytes, 64 * MEM_MIB);
+    assert_int_equal(p.bw_bytes, 128 * MEM_MIB);
+    assert_int_equal(p.bw_all_bytes, 64 * MEM_MIB);
     assert_true(p.capped_by_memory);
-    /* 256 threads on a big machine: quick keeps all buffers to 4 GiB. */
+    /* 256 threads on a big machine: a thread alone still streams 4x its
+     * LLC; all of them together stay within the 4 GiB quick allows. */
     mem_plan_make(&p, LEVEL_QUICK, 32 * MEM_MIB, 1024 * MEM_GIB, 0, 256);
-    assert_int_equal(p.bw_bytes * 256, 4 * MEM_GIB);
-    assert_int_equal(p.bw_bytes % (2 * MEM_MIB), 0);
+    assert_int_equal(p.bw_bytes, 128 * MEM_MIB);
+    assert_int_equal(p.bw_all_bytes * 256, 4 * MEM_GIB);
+    assert_int_equal(p.bw_all_bytes % (2 * MEM_MIB), 0);
+    assert_false(p.capped_by_memory);
 }
 
 /* ---- Statistics and text ---------------------------------------------------------------- */
