@@ -54,12 +54,20 @@ static void emit_info(const struct mem_ctx *m)
     record_emit(&r, human);
 }
 
+/* headline: the largest working set, whose figure burn-in follows across
+ * passes (every size would overflow the end record's summary). */
 static void emit_latency(uint64_t bytes, enum mem_pattern p, const struct mem_spread *s, unsigned passes,
-                         uint64_t loads)
+                         uint64_t loads, bool headline)
 {
     static struct record r;
+    char test[48], size[24];
 
     record_begin(&r, "mem_latency");
+    if (headline) {
+        mem_size_text(size, sizeof(size), bytes);
+        snprintf(test, sizeof(test), "latency %s %s", mem_pattern_name(p), size);
+        record_metric(&r, MEM_WHERE, test, "ns", s->min);
+    }
     json_u64(&r.j, "bytes", bytes);
     json_str(&r.j, "pattern", mem_pattern_name(p));
     json_num(&r.j, "ns", s->min, 2);
@@ -74,10 +82,12 @@ static void emit_bandwidth(const struct mem_ctx *m, enum mem_bw_op op, unsigned 
                            const struct mem_spread *gbps, unsigned passes)
 {
     static struct record r;
-    char human[200], size[24];
+    char human[200], size[24], test[48];
 
     mem_size_text(size, sizeof(size), bytes);
     record_begin(&r, "mem_bandwidth");
+    snprintf(test, sizeof(test), "%s %u thread%s", mem_bw_op_name(op), threads, threads == 1 ? "" : "s");
+    record_metric(&r, MEM_WHERE, test, "GB/s", gbps->max);
     json_str(&r.j, "op", mem_bw_op_name(op));
     json_u64(&r.j, "threads", threads);
     json_u64(&r.j, "bytes", bytes);
@@ -181,7 +191,7 @@ static int run_latency(struct mem_ctx *m)
                 return rc;
             }
             m->chase_start = cursor;
-            emit_latency(sizes[i], (enum mem_pattern)p, &s, m->plan.lat_passes, loads);
+            emit_latency(sizes[i], (enum mem_pattern)p, &s, m->plan.lat_passes, loads, i + 1 == n);
             row[p] = s.min;
         }
         ui_text("  %10s %10.1f %12.1f %12.1f", size, row[MEM_STRIDE], row[MEM_PAGE_RANDOM], row[MEM_FULL_RANDOM]);

@@ -130,3 +130,31 @@ def test_mem_host_build_prints_the_same_records():
         assert loaded[-1]["load_gbps"] > loaded[1]["load_gbps"], loaded
     # The latency table is on the screen (stderr on the host).
     assert "full_random" in p.stderr and "memory read" in p.stderr
+
+
+def chase_loop(obj):
+    """The instructions of mem_chase's timed loop, from objdump: from the
+    jump target of its backward branch to that branch."""
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True, text=True,
+                          check=True).stdout
+    body = text.split("<mem_chase>:", 1)[1].split("\n\n", 1)[0]
+    insns = []
+    for line in body.splitlines():
+        addr, _, rest = line.strip().partition(":")
+        if rest.strip():
+            insns.append((int(addr, 16), " ".join(rest.split())))
+    back = [(a, i) for a, i in insns if i.startswith("jne ") and int(i.split()[1], 16) < a]
+    assert len(back) == 1, insns
+    start, end = int(back[0][1].split()[1], 16), back[0][0]
+    return [i for a, i in insns if start <= a <= end]
+
+
+def test_mem_chase_loop_holds_only_the_dependent_loads():
+    """What the CPU times is 32 dependent loads and the loop branch, in both
+    builds (the same assembly source, checked in the objects built)."""
+    objs = [os.path.join(qemu.BUILD, "uefi", "efi", "mem", "mem_kernels.S.o"),
+            os.path.join(qemu.BUILD, "host", "obj", "efi", "mem", "mem_kernels.S.o")]
+    for obj in objs:
+        loop = chase_loop(obj)
+        assert loop[:32] == ["mov (%rax),%rax"] * 32, (obj, loop)
+        assert loop[32] == "dec %rsi" and loop[33].startswith("jne ") and len(loop) == 34, (obj, loop)
