@@ -57,70 +57,91 @@ static void *build_page_random(uint8_t *b, uint64_t bytes, struct bm_rng *rng)
 }
 
 /* A keyed pseudo-random permutation of [0, n): a 4-round Feistel network
- * over the smallest even number of bits that holds n, with cycle-walking
- * (apply it again until the value falls below n), which keeps it a
- * bijection on [0, n). Its inverse is as cheap, so the chain can be written
- * in address order: line a points to perm(perm_inverse(a) + 1). That makes
- * building a 2 GiB chain a sequential write plus arithmetic; a Fisher-Yates
- * shuffle, or linking in visiting order, costs a cache and TLB miss per line
- * (seconds at that size). */
+ * over bits = ceil(log2 n) bits, with cycle-walking (apply it again until
+ * the value falls below n), which keeps it a bijection on [0, n). When
+ * bits is odd the two halves differ by a bit and trade places every round
+ * (an unbalanced Feistel network), so the domain is less than 2n and, for
+ * the power-of-two sizes, exactly n: the walk, and its mispredicted
+ * branches, mostly disappear. Its inverse is as cheap, so the chain can be
+ * written in address order: line a points to perm(perm_inverse(a) + 1).
+ * That makes building a 2 GiB chain a sequential write plus arithmetic; a
+ * Fisher-Yates shuffle, or linking in visiting order, costs a cache and TLB
+ * miss per line (seconds at that size). */
 struct line_perm {
-    uint64_t n, mask;
-    unsigned half_bits;
+    uint64_t n;
+    unsigned bits, lo_bits;  /* round 0 splits top (bits - lo_bits) | bottom (lo_bits) */
     uint64_t keys[4];
 };
 
-/* Size the Feistel network for n values and draw its round keys. */
 static void perm_init(struct line_perm *p, uint64_t n, struct bm_rng *rng)
 {
     unsigned bits = 2;
 
     while ((1ull << bits) < n)
         bits++;
-    bits += bits & 1;
     p->n = n;
-    p->half_bits = bits / 2;
-    p->mask = (1ull << p->half_bits) - 1;
+    p->bits = bits;
+    p->lo_bits = bits / 2;
     for (unsigned i = 0; i < ARRAY_SIZE(p->keys); i++)
         p->keys[i] = bm_rng_next(rng);
 }
 
-/* Round function: multiply-xorshift mixing of the half and the round key. */
-static inline uint64_t round_fn(const struct line_perm *p, uint64_t half, uint64_t key)
+/* Round function: the key mixed into one part by a 64-bit multiply, whose
+ * top bits (the best mixed) become the mask for the other part. With four
+ * rounds the visiting order looks uniform where the hardware could notice:
+ * on 4M lines, the share of steps that stay in a 2 MiB page or land within
+ * 64 KiB matches a uniform random order (three rounds kept 3.5 times too
+ * many steps inside a 2 MiB page). */
+static inline uint64_t round_fn(uint64_t part, uint64_t key, unsigned width)
 {
-    uint64_t x = (half ^ key) * 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 31;
-    x *= 0x94d049bb133111ebull;
-    return (x >> 29) & p->mask;
+    return ((part + key) * 0x9e3779b97f4a7c15ull ^ key) >> (64 - width);
+}
+
+/* Width of round k's top part; the bottom has the rest. The widths swap
+ * every round, so an odd bit count still mixes every bit. */
+static inline unsigned top_width(const struct line_perm *p, unsigned k)
+{
+    return k % 2 == 0 ? p->bits - p->lo_bits : p->lo_bits;
+}
+
+/* One pass of the network over [0, 2^bits): round k takes x as top | bottom
+ * and makes it bottom | (top ^ F(bottom)). */
+static inline uint64_t feistel(const struct line_perm *p, uint64_t x)
+{
+    for (unsigned k = 0; k < ARRAY_SIZE(p->keys); k++) {
+        unsigned wt = top_width(p, k), wb = p->bits - wt;
+        uint64_t top = x >> wb, bot = x & ((1ull << wb) - 1);
+        x = (bot << wt) | (top ^ round_fn(bot, p->keys[k], wt));
+    }
+    return x;
+}
+
+/* The network backwards: round k undone is bottom | (low ^ F(bottom)) -> top | bottom. */
+static inline uint64_t feistel_inverse(const struct line_perm *p, uint64_t x)
+{
+    for (unsigned k = ARRAY_SIZE(p->keys); k-- > 0;) {
+        unsigned wt = top_width(p, k), wb = p->bits - wt;
+        uint64_t bot = x >> wt, low = x & ((1ull << wt) - 1);
+        x = ((low ^ round_fn(bot, p->keys[k], wt)) << wb) | bot;
+    }
+    return x;
 }
 
 /* perm(i): the line visited i-th. */
 static inline uint64_t perm_at(const struct line_perm *p, uint64_t i)
 {
-    do {
-        uint64_t l = i >> p->half_bits, r = i & p->mask;
-        for (unsigned k = 0; k < ARRAY_SIZE(p->keys); k++) {
-            uint64_t t = l ^ round_fn(p, r, p->keys[k]);
-            l = r;
-            r = t;
-        }
-        i = (l << p->half_bits) | r;
-    } while (i >= p->n);
+    do
+        i = feistel(p, i);
+    while (i >= p->n);
     return i;
 }
 
 /* perm^-1(line): when that line is visited. */
 static inline uint64_t perm_inverse(const struct line_perm *p, uint64_t i)
 {
-    do {
-        uint64_t l = i >> p->half_bits, r = i & p->mask;
-        for (unsigned k = ARRAY_SIZE(p->keys); k-- > 0;) {
-            uint64_t t = r ^ round_fn(p, l, p->keys[k]);
-            r = l;
-            l = t;
-        }
-        i = (l << p->half_bits) | r;
-    } while (i >= p->n);
+    do
+        i = feistel_inverse(p, i);
+    while (i >= p->n);
     return i;
 }
 

@@ -5,7 +5,11 @@ two-node guest, and the host build printing the same records.
 Timings under TCG measure the emulator; these tests check structure and
 consistency, not speed. mem_max keeps each boot to a few seconds of work."""
 import os
+import socket
 import subprocess
+import tempfile
+import threading
+import time
 
 import qemu
 
@@ -158,3 +162,50 @@ def test_mem_chase_loop_holds_only_the_dependent_loads():
         loop = chase_loop(obj)
         assert loop[:32] == ["mov (%rax),%rax"] * 32, (obj, loop)
         assert loop[32] == "dec %rsi" and loop[33].startswith("jne ") and len(loop) == 34, (obj, loop)
+
+
+def press_esc_when(workdir, sock_path, marker, pressed, timeout=120):
+    """Watch the serial log; once `marker` shows, press Esc through QEMU's
+    monitor (a PS/2 key the firmware's console reads) and note the time."""
+    serial = os.path.join(workdir, "serial.log")
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(serial, "rb") as f:
+                if marker in f.read():
+                    break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.2)
+    else:
+        return
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(sock_path)
+        s.sendall(b"sendkey esc\n")
+        pressed.append(time.time())
+        time.sleep(0.5)
+
+
+def test_mem_esc_stops_the_memory_benchmark_promptly():
+    """Esc during the latency sweep: the run ends at once with the abort
+    note, before the sweep is done and before any bandwidth figure."""
+    workdir = tempfile.mkdtemp(prefix="baremark-memesc-")
+    sock_path = os.path.join(workdir, "monitor.sock")
+    pressed = []
+    # 64 MiB keeps TCG busy in the sweep for far longer than the test waits.
+    watcher = threading.Thread(target=press_esc_when,
+                               args=(workdir, sock_path, b'"pattern":"full_random"', pressed))
+    watcher.start()
+    run = qemu.boot(options="mem=quick disk=off mem_max=64M exit=shutdown", smp=2, timeout=120, workdir=workdir,
+                    extra_args=["-monitor", "unix:%s,server=on,wait=off" % sock_path])
+    returned = time.time()
+    watcher.join()
+    assert pressed, "the sweep never started: " + run.serial[-2000:]
+    end = run.end()
+    assert end["status"] == "error" and "Esc" in end.get("note", ""), end
+    assert run.of_type("mem_bandwidth") == []
+    lat = run.of_type("mem_latency")
+    assert 0 < len(lat) < len(latency_sizes(64 << 20)) * 3, len(lat)
+    # Stopped between two measurements: the end record, and QEMU's exit
+    # (exit=shutdown), follow the key within seconds.
+    assert returned - pressed[0] < 15, returned - pressed[0]

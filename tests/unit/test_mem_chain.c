@@ -87,6 +87,43 @@ static void test_full_random_is_not_in_address_order(void **state)
     free(buf);
 }
 
+static void test_full_random_cycles_for_every_page_count(void **state)
+{
+    (void)state;
+    /* 1 to 70 pages: the permutation's bit count is odd and even, and the
+     * line count a power of two or not (cycle-walking). */
+    for (uint64_t pages = 1; pages <= 70; pages++) {
+        uint64_t bytes = pages * MEM_PAGE;
+        uint8_t *buf = page_buffer(bytes);
+        free(walk_one_lap(buf, bytes, mem_chain_build(buf, bytes, MEM_FULL_RANDOM, pages)));
+        free(buf);
+    }
+}
+
+static void test_full_random_steps_look_uniform(void **state)
+{
+    const uint64_t bytes = 64 * MEM_MIB, lines = bytes / MEM_LINE;
+    uint8_t *buf = page_buffer(bytes);
+    uint8_t *p = mem_chain_build(buf, bytes, MEM_FULL_RANDOM, 11);
+    uint64_t prev = (uint64_t)(p - buf) / MEM_LINE, same_2m = 0, near = 0;
+    (void)state;
+
+    /* What a prefetcher or a TLB could exploit: steps that stay inside a
+     * 2 MiB page (1 in 32 here, uniformly) or land within +-64 KiB (about
+     * 2048 of the lines). */
+    for (uint64_t i = 0; i < lines; i++) {
+        uint64_t cur;
+        p = *(uint8_t **)p;
+        cur = (uint64_t)(p - buf) / MEM_LINE;
+        same_2m += cur / 32768 == prev / 32768;
+        near += (cur > prev ? cur - prev : prev - cur) <= 1024;
+        prev = cur;
+    }
+    assert_in_range(same_2m, lines / 32 * 3 / 4, lines / 32 * 5 / 4);
+    assert_true(near < 2 * 2048);
+    free(buf);
+}
+
 static void test_random_chains_repeat_with_the_seed(void **state)
 {
     const uint64_t bytes = 64 * 4096;
@@ -307,6 +344,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_random_visits_every_line_exactly_once),
         cmocka_unit_test(test_full_random_is_not_in_address_order),
+        cmocka_unit_test(test_full_random_cycles_for_every_page_count),
+        cmocka_unit_test(test_full_random_steps_look_uniform),
         cmocka_unit_test(test_random_chains_repeat_with_the_seed),
         cmocka_unit_test(test_page_random_shuffles_inside_pages_in_page_order),
         cmocka_unit_test(test_stride_steps_one_line_and_wraps),
