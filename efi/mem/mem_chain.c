@@ -290,7 +290,8 @@ void mem_spread_of(double *v, unsigned n, struct mem_spread *s)
     s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* A size in the largest binary unit that keeps it at least 1. */
+/* A size in the largest binary unit that shows it exactly (or as x.5):
+ * "1.5 GiB", but "1568 MiB" rather than a rounded "1.5 GiB". */
 void mem_size_text(char *buf, size_t cap, uint64_t bytes)
 {
     static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
@@ -299,8 +300,10 @@ void mem_size_text(char *buf, size_t cap, uint64_t bytes)
 
     while (u + 1 < ARRAY_SIZE(units) && bytes >= scale * 1024)
         scale *= 1024, u++;
+    while (u > 0 && (bytes * 2) % scale != 0)
+        scale /= 1024, u--;
     if (bytes % scale == 0)
         snprintf(buf, cap, "%llu %s", (unsigned long long)(bytes / scale), units[u]);
     else
-        snprintf(buf, cap, "%.1f %s", (double)bytes / (double)scale, units[u]);
+        snprintf(buf, cap, "%llu.5 %s", (unsigned long long)(bytes / scale), units[u]);
 }

@@ -71,7 +71,7 @@ struct mem_spread {
 /* Sorts v in place. n >= 1. */
 void mem_spread_of(double *v, unsigned n, struct mem_spread *s);
 
-/* "4 KiB", "1.5 MiB", "2 GiB": a size for people. */
+/* "4 KiB", "1.5 MiB", "2 GiB", "1568 MiB": a size for people, never rounded. */
 void mem_size_text(char *buf, size_t cap, uint64_t bytes);
 
 #endif

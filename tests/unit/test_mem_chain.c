@@ -337,6 +337,11 @@ static void test_size_text(void **state)
     assert_string_equal(b, "2 GiB");
     mem_size_text(b, sizeof(b), 100);
     assert_string_equal(b, "100 B");
+    /* Not a half step: shown exactly in a smaller unit, never rounded. */
+    mem_size_text(b, sizeof(b), 1568 * MEM_MIB);
+    assert_string_equal(b, "1568 MiB");
+    mem_size_text(b, sizeof(b), 10000);
+    assert_string_equal(b, "10000 B");
 }
 
 int main(void)
