@@ -125,6 +125,8 @@ def parse_tinymembench(text, size):
     only table when it has just one)."""
     copy = None
     for m in re.finditer(r"^\s*(.*copy.*?)\s*:\s*([\d.]+) MB/s", text, re.M | re.I):
+        if "framebuffer" in m.group(1):
+            continue  # reads from video memory, not RAM
         v = float(m.group(2)) / 1000.0
         copy = v if copy is None else max(copy, v)
     lat = None
@@ -188,6 +190,14 @@ def best(values):
     return (min(vals), max(vals)) if vals else (None, None)
 
 
+def median(values):
+    vals = sorted(v for v in values if v is not None)
+    if not vals:
+        return None
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baremark", default=os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"), "host",
@@ -241,7 +251,6 @@ def main():
     bm_lat = best(r["latency"] for r in bm)[0]
     bm_l1 = best(r["l1"] for r in bm)[0]
     tmb_copy = best(c for c, _ in res["tmb"])[1]
-    tmb_lat = best(l for _, l in res["tmb"])[0]
 
     def fmt(v, unit=""):
         return "%8.2f%s" % (v, unit) if v is not None else "%8s%s" % ("-", " " * len(unit))
@@ -250,19 +259,19 @@ def main():
     if bm and "info" in bm[0]:
         i = bm[0]["info"]
         print("baremark: %s kernels, LLC %d MiB per CPUID" % (i["isa"], i["llc_bytes"] >> 20))
-    print("\nlatency at %s, ns per load" % mb)
+    print("\nlatency at %s, ns per load: best run (median of the runs)" % mb)
     others = []
     if args.lat_mem_rd:
         v = best(res["lat_mem_rd"])[0]
         others.append(v)
-        print("  lat_mem_rd -t              %s" % fmt(v))
+        print("  lat_mem_rd -t              %s            (one run, best of 5 inside)" % fmt(v))
     if args.tinymembench:
-        adj = tmb_lat + bm_l1 if tmb_lat is not None and bm_l1 is not None else None
-        others.append(adj)
-        print("  tinymembench (hugepage)    %s   (%s reported + %s L1)" % (fmt(adj), fmt(tmb_lat).strip(),
-                                                                          fmt(bm_l1).strip()))
+        adj = [l + bm_l1 for _, l in res["tmb"] if l is not None and bm_l1 is not None]
+        others.append(best(adj)[0])
+        print("  tinymembench (hugepage)    %s (%s)   = reported + %s L1" % (fmt(best(adj)[0]), fmt(median(adj)),
+                                                                            fmt(bm_l1).strip()))
     lowest = best(others)[0]
-    print("  baremark full_random       %s" % fmt(bm_lat), end="")
+    print("  baremark full_random       %s (%s)" % (fmt(bm_lat), fmt(median(r["latency"] for r in bm))), end="")
     if lowest and bm_lat:
         print("   %+.1f%% vs the lowest tool" % (100.0 * (bm_lat / lowest - 1)))
     else:

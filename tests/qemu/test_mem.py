@@ -4,6 +4,7 @@ two-node guest, and the host build printing the same records.
 
 Timings under TCG measure the emulator; these tests check structure and
 consistency, not speed. mem_max keeps each boot to a few seconds of work."""
+import json
 import os
 import socket
 import subprocess
@@ -209,3 +210,53 @@ def test_mem_esc_stops_the_memory_benchmark_promptly():
     # Stopped between two measurements: the end record, and QEMU's exit
     # (exit=shutdown), follow the key within seconds.
     assert returned - pressed[0] < 15, returned - pressed[0]
+
+
+def load_compare_tool():
+    import importlib.util
+    path = os.path.join(qemu.ROOT, "tools", "membench_compare.py")
+    spec = importlib.util.spec_from_file_location("membench_compare", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_membench_compare_reads_each_tools_output():
+    """The comparison script's parsers on output in each tool's own format
+    (lmbench and tinymembench printf formats, STREAM's table, our records)."""
+    mc = load_compare_tool()
+    size = 256 << 20
+
+    def close(a, b):
+        return a is not None and abs(a - b) < 1e-9
+
+    lat = '"stride=64\n0.00049 1.133\n128.00000 270.500\n256.00000 278.170\n\n'
+    assert close(mc.parse_lat_mem_rd(lat, size), 278.17)
+    assert mc.parse_lat_mem_rd(lat, 512 << 20) is None
+    assert close(mc.parse_bw_mem("268.44 24120.64\n"), 24.12064)
+    stream = ("Function    Best Rate MB/s  Avg time     Min time     Max time\n"
+              "Copy:           41391.2     0.105     0.103     0.110\n"
+              "Scale:          30000.0     0.105     0.103     0.110\n")
+    assert close(mc.parse_stream(stream), 41.3912)
+    tmb = ("%s%-52s : %8.1f MB/s (%.1f%%)\n" % (" ", "C copy backwards", 9000.0, 0.5)
+           + "%s%-52s : %8.1f MB/s\n" % (" ", "SSE2 nontemporal copy", 19381.0)
+           + "%s%-52s : %8.1f MB/s\n" % (" ", "SSE2 copy (from framebuffer)", 99999.0)
+           + "%s%-52s : %8.1f MB/s\n" % (" ", "SSE2 fill", 30000.0)
+           + "\nblock size : single random read / dual random read, [MADV_NOHUGEPAGE]\n"
+           + "%10d : %6.1f ns          /  %6.1f ns \n" % (size, 301.2, 350.0)
+           + "\nblock size : single random read / dual random read, [MADV_HUGEPAGE]\n"
+           + "%10d : %6.1f ns          /  %6.1f ns \n" % (1024, 0.0, 0.0)
+           + "%10d : %6.1f ns          /  %6.1f ns \n" % (size, 245.4, 290.0))
+    copy, tlat = mc.parse_tinymembench(tmb, size)
+    assert close(copy, 19.381) and close(tlat, 245.4)
+    records = "\n".join("BAREMARK " + json.dumps(r) for r in (
+        {"type": "mem_info", "isa": "avx", "llc_bytes": 1 << 25},
+        {"type": "mem_latency", "bytes": 4096, "pattern": "stride", "ns": 1.1},
+        {"type": "mem_latency", "bytes": size, "pattern": "full_random", "ns": 95.5},
+        {"type": "mem_latency", "bytes": size, "pattern": "page_random", "ns": 50.0},
+        {"type": "mem_bandwidth", "op": "read", "threads": 1, "gbps": 12.5},
+        {"type": "mem_bandwidth", "op": "copy", "threads": 8, "gbps": 80.0},
+        {"type": "mem_bandwidth", "op": "write", "threads": 1, "gbps": 9.0}))
+    bm = mc.parse_baremark("firmware noise\n" + records + "\n", size)
+    assert bm["latency"] == 95.5 and bm["l1"] == 1.1
+    assert bm["bw"] == {("read", 1): 12.5, ("copy", 8): 80.0}
