@@ -251,19 +251,23 @@ def compare_rows(tests, fio, native, firmware):
 
 def sweep_rows(latency_ns, native, fio=None):
     """RND4K-Q<n>T1 results in queue-depth order, next to what a device that
-    answers every request after latency_ns allows: qd / latency."""
+    answers every request after latency_ns allows (qd / latency), and the
+    depth each side really kept: by Little's law the mean number of requests
+    in flight is IOPS x mean latency, whatever the emulator's own latency."""
     rows = []
     names = set(t for t in (native or {}) if re.match(r"^RND4K-Q\d+T1$", t))
     names |= set(t for t in (fio or {}) if re.match(r"^RND4K-Q\d+T1$", t))
     for t in sorted(names, key=lambda n: parse_test_name(n)["qd"]):
         qd = _field(native, t, "qd") or parse_test_name(t)["qd"]
         predicted = qd * 1e9 / latency_ns
-        row = {"test": t, "qd": qd, "predicted_iops": predicted,
-               "native_iops": _field(native, t, "iops"), "fio_iops": _field(fio, t, "iops")}
-        lat = _field(native, t, "lat_us")
-        row["native_p50_us"] = lat.get("p50") if lat else None
-        row["native_of_predicted"] = _ratio(row["native_iops"], predicted)
-        row["fio_of_predicted"] = _ratio(row["fio_iops"], predicted)
+        row = {"test": t, "qd": qd, "predicted_iops": predicted}
+        for side, res in (("native", native), ("fio", fio)):
+            iops = _field(res, t, "iops")
+            lat = _field(res, t, "lat_us") or {}
+            row[side + "_iops"] = iops
+            row[side + "_of_predicted"] = _ratio(iops, predicted)
+            row[side + "_mean_us"] = lat.get("mean")
+            row[side + "_in_flight"] = None if iops is None or lat.get("mean") is None else iops * lat["mean"] / 1e6
         rows.append(row)
     return rows
 
@@ -323,14 +327,17 @@ def table_notes(rows):
 
 
 def format_sweep(rows, latency_ns):
-    head = ["test", "qd", "predicted IOPS", "native IOPS", "of predicted", "native p50 us", "fio IOPS",
-            "of predicted"]
+    head = ["test", "qd", "predicted IOPS", "native IOPS", "of pred.", "mean us", "in flight", "fio IOPS",
+            "of pred.", "mean us", "in flight"]
     lines = [head]
     for r in rows:
-        lines.append([r["test"], str(r["qd"]), _num(r["predicted_iops"]), _num(r["native_iops"]),
-                      _pct(r["native_of_predicted"]), _num(r["native_p50_us"], 1), _num(r["fio_iops"]),
-                      _pct(r["fio_of_predicted"])])
-    return "predicted = qd / %g us per request\n" % (latency_ns / 1e3) + _columns(lines)
+        cells = [r["test"], str(r["qd"]), _num(r["predicted_iops"])]
+        for side in ("native", "fio"):
+            cells += [_num(r[side + "_iops"]), _pct(r[side + "_of_predicted"]), _num(r[side + "_mean_us"]),
+                      _num(r[side + "_in_flight"], 1)]
+        lines.append(cells)
+    return ("predicted = qd / %g us per request; in flight = IOPS x mean latency (Little's law), the queue depth"
+            " really kept\n" % (latency_ns / 1e3)) + _columns(lines)
 
 
 def _pct(v):

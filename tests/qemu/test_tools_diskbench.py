@@ -161,15 +161,20 @@ def test_ratios_and_table():
 def test_latency_sweep_compares_with_queue_depth_over_latency():
     native = {"RND4K-Q%dT1" % q: result("nvme0n1", "RND4K-Q%dT1" % q, iops, q)
               for q, iops in ((1, 4800), (2, 9500), (4, 18000), (32, 40000))}
+    native["RND4K-Q4T1"]["lat_us"]["mean"] = 210.0
     native["SEQ1M-Q8T1"] = result("nvme0n1", "SEQ1M-Q8T1", 100, 8)
-    fio = {"RND4K-Q1T1": {"iops": 4500, "qd": 1}, "RND4K-Q8T1": {"iops": 30000, "qd": 8}}
+    fio = {"RND4K-Q1T1": {"iops": 4500, "qd": 1}, "RND4K-Q8T1": {"iops": 30000, "qd": 8, "lat_us": {"mean": 250}}}
     rows = dc.sweep_rows(200000, native, fio)
     assert [r["qd"] for r in rows] == [1, 2, 4, 8, 32], "sorted by depth, both sides' tests, no SEQ"
     assert [r["predicted_iops"] for r in rows] == [5000, 10000, 20000, 40000, 160000]
     assert rows[0]["native_of_predicted"] == 0.96 and rows[3]["native_iops"] is None
     assert rows[3]["fio_of_predicted"] == 0.75 and rows[4]["native_of_predicted"] == 0.25
+    # Little's law: 18000 IOPS x 210 us = 3.78 requests in flight on average
+    assert abs(rows[2]["native_in_flight"] - 3.78) < 1e-9 and rows[3]["fio_in_flight"] == 7.5
+    assert rows[0]["fio_in_flight"] is None and rows[3]["native_in_flight"] is None
     text = dc.format_sweep(rows, 200000)
     assert text.startswith("predicted = qd / 200 us per request") and "96%" in text and "25%" in text
+    assert " 3.8 " in text and "7.5" in text, text
 
 
 def test_median_of_rounds_keeps_one_whole_run():
