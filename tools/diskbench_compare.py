@@ -99,9 +99,9 @@ def fio_job_param(tests):
     return "bm.jobs=" + ",".join(parts)
 
 
-def kernel_cmdline(tests, runtime, ramp):
-    return " ".join(["console=ttyS0", "loglevel=3", "panic=-1", fio_job_param(tests),
-                     "bm.runtime=%d" % runtime, "bm.ramp=%d" % ramp])
+def kernel_cmdline(tests, runtime, ramp, extra=""):
+    words = ["console=ttyS0", "loglevel=3", "panic=-1"] + extra.split()
+    return " ".join(words + [fio_job_param(tests), "bm.runtime=%d" % runtime, "bm.ramp=%d" % ramp])
 
 
 def machine_args(smp=2, memory_mib=1024, kvm=False):
@@ -384,14 +384,14 @@ def build_baremark_image():
         raise SystemExit("make image failed")
 
 
-def run_linux_fio(guest, tests, runtime, ramp, drive, devices, label, kvm, disk_bytes):
+def run_linux_fio(guest, tests, runtime, ramp, drive, devices, label, kvm, disk_bytes, kernel_args=""):
     kernel, initrd, _ = guest
     serial_path = os.path.join(BENCH, "logs", label + ".serial.log")
     os.makedirs(os.path.dirname(serial_path), exist_ok=True)
     if os.path.exists(serial_path):
         os.unlink(serial_path)
-    cmd = linux_qemu_cmd(kernel, initrd, kernel_cmdline(tests, runtime, ramp), drive, devices, serial_path,
-                         kvm=kvm)
+    cmd = linux_qemu_cmd(kernel, initrd, kernel_cmdline(tests, runtime, ramp, kernel_args), drive, devices,
+                         serial_path, kvm=kvm)
     timeout = 240 + len(tests) * (runtime + ramp) * 3
     log("Linux fio: %s (%d s each, %d s ramp)" % (", ".join(tests), runtime, ramp))
     t0 = time.time()
@@ -453,6 +453,7 @@ def main(argv=None):
     ap.add_argument("--latency-sweep", action="store_true",
                     help="null-co disk with a fixed latency: baremark disk=full RND4K-Q<n>T1 vs qd/latency")
     ap.add_argument("--latency-ns", type=int, default=200000)
+    ap.add_argument("--kernel-args", default="", help="more Linux kernel parameters, e.g. mitigations=off")
     ap.add_argument("--no-build", action="store_true", help="use build/baremark.img as it is")
     ap.add_argument("--json", action="store_true", help="print only a JSON summary on stdout")
     args = ap.parse_args(argv)
@@ -498,7 +499,7 @@ def main(argv=None):
         tag = "" if args.rounds == 1 else "-r%d" % (n + 1)
         if "fio" not in skip:
             res, i = run_linux_fio(guest, tests, seconds, args.ramp, drive, devices, "linux-fio" + tag, kvm,
-                                   args.disk_mib << 20)
+                                   args.disk_mib << 20, args.kernel_args)
             rounds["fio"].append(res)
             info["fio"].append(i)
         for driver in ("native", "firmware"):
@@ -519,6 +520,7 @@ def main(argv=None):
     }
     if guest:
         summary["linux_kernel"] = guest[2]
+        summary["kernel_args"] = args.kernel_args
     if args.latency_sweep:
         summary["latency_ns"] = args.latency_ns
         summary["sweep"] = sweep_rows(args.latency_ns, native, fio)

@@ -44,7 +44,7 @@ def serial_log_with(fio_text):
     """What the guest's console looks like: SeaBIOS noise, CRLF line ends,
     status lines, a fio note before the JSON, the markers."""
     lines = ["SeaBIOS (version 1.16.2-debian-1.16.2-1)", "Booting from ROM...",
-             "BENCH-GUEST kernel 6.1.0-57-amd64", "BENCH-GUEST disk nvme0n1 bytes 1073741824 lba_bytes 512",
+             "BENCH-GUEST kernel 6.1.0-57-amd64 cmdline console=ttyS0", "BENCH-GUEST disk nvme0n1 bytes 1073741824 lba_bytes 512",
              "BENCH-GUEST fio exit 0", dc.MARK_BEGIN, "note: both iodepth >= 1 and synchronous I/O engine"]
     lines += fio_text.splitlines() + [dc.MARK_END, "[   13.9] reboot: Power down"]
     return "\r\n".join(lines) + "\r\n"
@@ -53,7 +53,7 @@ def serial_log_with(fio_text):
 def test_fio_json_found_between_markers_despite_console_noise():
     serial = serial_log_with(json.dumps(FIO_OUTPUT, indent=1))
     assert dc.extract_fio_json(serial) == FIO_OUTPUT
-    assert dc.guest_lines(serial)[:2] == ["kernel 6.1.0-57-amd64", "disk nvme0n1 bytes 1073741824 lba_bytes 512"]
+    assert dc.guest_lines(serial)[:2] == ["kernel 6.1.0-57-amd64 cmdline console=ttyS0", "disk nvme0n1 bytes 1073741824 lba_bytes 512"]
     assert dc.guest_disk(dc.guest_lines(serial)) == {"name": "nvme0n1", "bytes": 1 << 30, "lba_bytes": 512}
 
 
@@ -89,6 +89,7 @@ def test_test_names_map_to_fio_jobs():
         "bm.jobs=RND4K-Q32T1:randread:4k:32,SEQ1M-Q8T1:read:1m:8"
     cmdline = dc.kernel_cmdline(["RND4K-Q1T1"], 10, 2)
     assert "console=ttyS0" in cmdline and "bm.runtime=10" in cmdline and "bm.ramp=2" in cmdline
+    assert " mitigations=off nokaslr " in dc.kernel_cmdline(["RND4K-Q1T1"], 10, 2, "mitigations=off nokaslr")
 
 
 def test_both_guests_get_the_same_device_lines():
