@@ -45,12 +45,15 @@ static struct bm_disk *open_entry(char *entry, unsigned index, char *err, size_t
     return fileblk_open(entry, id, serial, &o, err, errlen);
 }
 
-int fwblk_discover(struct bm_disk_list *l, fwblk_keep_fn keep, void *ctx)
+int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
+                   void *ctx)
 {
     const char *env = getenv("BAREMARK_HOST_DISKS"), *boot = getenv("BAREMARK_HOST_BOOT");
     char list[2048], *p, *entry;
     int added = 0;
 
+    (void)taken;
+    (void)ntaken;
     if (!env || !*env)
         return 0;
     bm_strlcpy(list, env, sizeof(list));

@@ -86,6 +86,7 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
 {
     static struct pci_list pci;
     struct keep_ctx k = { c, s };
+    struct pci_addr taken[DISK_MAX_CTRLS];
     int n;
 
     memset(s, 0, sizeof(*s));
@@ -98,8 +99,10 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     }
     /* The firmware's disks come after: a controller we took has already
      * lost its firmware driver and its Block I/O handles. */
+    for (unsigned i = 0; i < s->nctrls; i++)
+        taken[i] = s->ctrls[i].addr;
     s->firmware_used = true;
-    n = fwblk_discover(&s->list, keep_firmware_disk, &k);
+    n = fwblk_discover(&s->list, taken, s->nctrls, keep_firmware_disk, &k);
     if (n < 0)
         record_error("firmware", "Block I/O discovery failed: %s", bm_strerror(n));
     return BM_OK;

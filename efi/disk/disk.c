@@ -174,24 +174,22 @@ static void emit_lat(struct json *j, const struct histogram *h)
     json_obj_end(j);
 }
 
-/* The fields every disk_result shares, per disk or for "all". */
-static void result_fields(struct record *r, const struct disk_job *j, uint64_t ios, uint64_t bytes, double seconds,
-                          const struct histogram *h)
+/* The fields every disk_result shares, per disk or for "all". qd and
+ * threads are what ran (per disk: after its limits; for "all": as named,
+ * each disk's own record says what it ran). */
+static void result_fields(struct record *r, const struct disk_test *t, uint32_t qd, uint32_t threads, uint64_t ios,
+                          uint64_t bytes, double seconds, const struct histogram *h)
 {
-    json_str(&r->j, "test", j->test.name);
-    json_str(&r->j, "rw", engine_rw_name(&j->test));
-    json_u64(&r->j, "bs", j->test.bs);
-    json_u64(&r->j, "qd", j->qd);
-    json_u64(&r->j, "threads", j->nq);
+    json_str(&r->j, "test", t->name);
+    json_str(&r->j, "rw", engine_rw_name(t));
+    json_u64(&r->j, "bs", t->bs);
+    json_u64(&r->j, "qd", qd);
+    json_u64(&r->j, "threads", threads);
     json_num(&r->j, "seconds", seconds, 3);
     json_u64(&r->j, "ios", ios);
     json_num(&r->j, "mbps", seconds > 0 ? (double)bytes / seconds / 1e6 : 0, 1);
     json_num(&r->j, "iops", seconds > 0 ? (double)ios / seconds : 0, 0);
     emit_lat(&r->j, h);
-    if (j->pieces > 1)
-        json_u64(&r->j, "split", j->pieces);
-    if (j->note[0])
-        json_str(&r->j, "note", j->note);
 }
 
 static void emit_result_record(const struct disk_job *j, unsigned concurrent)
@@ -203,7 +201,11 @@ static void emit_result_record(const struct disk_job *j, unsigned concurrent)
 
     record_begin(&r, "disk_result");
     json_str(&r.j, "disk", j->disk->id);
-    result_fields(&r, j, j->ios, j->bytes, j->seconds, j->hist);
+    result_fields(&r, &j->test, j->qd, j->nq, j->ios, j->bytes, j->seconds, j->hist);
+    if (j->pieces > 1)
+        json_u64(&r.j, "split", j->pieces);
+    if (j->note[0])
+        json_str(&r.j, "note", j->note);
     if (concurrent)
         json_u64(&r.j, "concurrent", concurrent);
     snprintf(human, sizeof(human), "%s %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p50 %.0f us p99 %.0f us%s%s%s",
@@ -246,7 +248,7 @@ static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const
         if (jobs[i].status == BM_OK)
             json_str(&r.j, NULL, jobs[i].disk->id);
     json_arr_end(&r.j);
-    result_fields(&r, first, ios, bytes, seconds, &h);
+    result_fields(&r, &first->test, first->test.qd, first->test.threads, ios, bytes, seconds, &h);
     json_u64(&r.j, "concurrent", ok);
     json_num(&r.j, "core_busy_pct", st->core_busy_pct, 1);
     if (link->known) {
