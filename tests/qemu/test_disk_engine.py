@@ -6,9 +6,13 @@ Each test boots once (about 30 s under TCG, most of it OVMF); disks are
 small and time=1 keeps the workloads short.
 """
 import hashlib
+import json
 import os
+import socket
 import subprocess
 import tempfile
+import threading
+import time
 
 import qemu
 
@@ -190,3 +194,56 @@ def test_disk_with_read_errors_fails_alone():
     # built-in controller, and its data untouched.
     assert g["model"] == "QEMU HARDDISK" and g["pci"] == "0000:00:1f.2" and g["blocks"] == 16 * 2048, g
     assert sha256(good) == before
+
+
+def _press_esc_after(workdir, marker, sock_path, sent, timeout=200):
+    """Once marker shows up in the serial log, press Esc on the emulated
+    PS/2 keyboard through QMP (OVMF reads it as console input)."""
+    t0 = time.time()
+    serial = os.path.join(workdir, "serial.log")
+    while time.time() - t0 < timeout:
+        try:
+            with open(serial, errors="replace") as f:
+                if marker in f.read():
+                    break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.2)
+    else:
+        return
+    time.sleep(0.7)  # well inside the next test's measured window
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sock_path)
+    f = s.makefile("rw")
+    f.readline()
+    for cmd in ({"execute": "qmp_capabilities"},
+                {"execute": "send-key", "arguments": {"keys": [{"type": "qcode", "data": "esc"}]}}):
+        f.write(json.dumps(cmd) + "\n")
+        f.flush()
+        f.readline()
+    sent.append(time.time())
+    s.close()
+
+
+def test_esc_stops_the_disk_run_cleanly():
+    work = tempfile.mkdtemp(prefix="baremark-disk-")
+    disk = qemu.make_disk(os.path.join(work, "d.img"), 32, fill="random")
+    sock = os.path.join(work, "qmp.sock")
+    sent = []
+    presser = threading.Thread(target=_press_esc_after, args=(work, '"type":"disk_result"', sock, sent))
+    presser.start()
+    run = qemu.boot(options="mem=off disk=quick time=3 driver=firmware exit=shutdown disks=ESCDISK",
+                    drives=["if=none,id=d,format=raw,file=" + disk], devices=["nvme,drive=d,serial=ESCDISK"],
+                    extra_args=STICK + ("-qmp", "unix:%s,server=on,wait=off" % sock), workdir=work, timeout=200)
+    presser.join()
+    if run.timed_out or not run.of_type("end"):
+        fail_with_log(run, "no end record")
+    assert sent, "Esc was never sent"
+    end = run.end()
+    # The test under way is abandoned (no record for it), the run ends at
+    # once with the abort noted, and nothing was reported broken.
+    assert end["status"] == "error" and "Esc" in end.get("note", ""), end
+    assert not run.of_type("error"), run.of_type("error")
+    results = run.of_type("disk_result")
+    assert [r["test"] for r in results] == ["SEQ1M-Q8T1"], results
+    assert end["seconds"] < 3 * (3 + 1) + 2, end
