@@ -178,7 +178,7 @@ static void emit_lat(struct json *j, const struct histogram *h)
  * threads are what ran (per disk: after its limits; for "all": as named,
  * each disk's own record says what it ran). */
 static void result_fields(struct record *r, const struct disk_test *t, uint32_t qd, uint32_t threads, uint64_t ios,
-                          uint64_t bytes, double seconds, const struct histogram *h)
+                          double seconds, double mbps, double iops, const struct histogram *h)
 {
     json_str(&r->j, "test", t->name);
     json_str(&r->j, "rw", engine_rw_name(t));
@@ -187,8 +187,8 @@ static void result_fields(struct record *r, const struct disk_test *t, uint32_t 
     json_u64(&r->j, "threads", threads);
     json_num(&r->j, "seconds", seconds, 3);
     json_u64(&r->j, "ios", ios);
-    json_num(&r->j, "mbps", seconds > 0 ? (double)bytes / seconds / 1e6 : 0, 1);
-    json_num(&r->j, "iops", seconds > 0 ? (double)ios / seconds : 0, 0);
+    json_num(&r->j, "mbps", mbps, 1);
+    json_num(&r->j, "iops", iops, 0);
     emit_lat(&r->j, h);
 }
 
@@ -204,16 +204,25 @@ static void attach_metric(struct record *r, const char *subject, const struct di
     record_metric_disk(r, iops, p99_us, d ? d->serial : "", d ? d->model : "");
 }
 
-static void emit_result_record(const struct disk_job *j, unsigned concurrent)
+/* A disk's result. A test in which no I/O completed inside the window
+ * (each one took longer than time=) gets a note instead of a record of
+ * zeros; returns BM_ENODEV then. */
+static int emit_result_record(const struct disk_job *j, unsigned concurrent)
 {
     static struct record r;
     char human[256];
     double mbps = j->seconds > 0 ? (double)j->bytes / j->seconds / 1e6 : 0;
     double iops = j->seconds > 0 ? (double)j->ios / j->seconds : 0;
 
+    if (!j->ios) {
+        record_note(j->disk->id, "%s %s: no I/O completed within the %.1f s measured; raise time= to measure it",
+                    j->test.name, engine_rw_name(&j->test), j->seconds);
+        return BM_ENODEV;
+    }
+
     record_begin(&r, "disk_result");
     json_str(&r.j, "disk", j->disk->id);
-    result_fields(&r, &j->test, j->qd, j->nq, j->ios, j->bytes, j->seconds, j->hist);
+    result_fields(&r, &j->test, j->qd, j->nq, j->ios, j->seconds, mbps, iops, j->hist);
     attach_metric(&r, j->disk->id, &j->test, mbps, iops, (double)hist_percentile(j->hist, 99) / 1e3, j->disk);
     if (j->pieces > 1)
         json_u64(&r.j, "split", j->pieces);
@@ -226,6 +235,7 @@ static void emit_result_record(const struct disk_job *j, unsigned concurrent)
              (double)hist_percentile(j->hist, 50) / 1e3, (double)hist_percentile(j->hist, 99) / 1e3,
              concurrent ? " (with the other disks)" : "", j->note[0] ? " - " : "", j->note);
     record_emit(&r, human);
+    return BM_OK;
 }
 
 static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const struct engine_run_stats *st,
@@ -234,35 +244,38 @@ static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const
     static struct record r;
     static struct histogram h;
     char human[400];
-    uint64_t ios = 0, bytes = 0;
+    uint64_t ios = 0;
     const struct disk_job *first = NULL;
     unsigned ok = 0;
-    double seconds = 0, mbps;
+    double seconds = 0, mbps = 0, iops = 0;
 
+    /* The sum of the disks' rates (their windows are the same unless one
+     * had to be kept open for a first I/O). */
     hist_reset(&h);
     for (unsigned i = 0; i < n; i++) {
-        if (jobs[i].status != BM_OK)
+        const struct disk_job *j = &jobs[i];
+        if (j->status != BM_OK || !j->ios)
             continue;
         if (!first)
-            first = &jobs[i];
+            first = j;
         ok++;
-        ios += jobs[i].ios;
-        bytes += jobs[i].bytes;
-        seconds = jobs[i].seconds;
-        hist_merge(&h, jobs[i].hist);
+        ios += j->ios;
+        seconds = MAX(seconds, j->seconds);
+        mbps += (double)j->bytes / j->seconds / 1e6;
+        iops += (double)j->ios / j->seconds;
+        hist_merge(&h, j->hist);
     }
     if (!first)
         return;
-    mbps = seconds > 0 ? (double)bytes / seconds / 1e6 : 0;
     record_begin(&r, "disk_result");
     json_str(&r.j, "disk", "all");
     json_arr_begin(&r.j, "disks");
     for (unsigned i = 0; i < n; i++)
-        if (jobs[i].status == BM_OK)
+        if (jobs[i].status == BM_OK && jobs[i].ios)
             json_str(&r.j, NULL, jobs[i].disk->id);
     json_arr_end(&r.j);
-    result_fields(&r, &first->test, first->test.qd, first->test.threads, ios, bytes, seconds, &h);
-    attach_metric(&r, "all", &first->test, mbps, (double)ios / seconds, (double)hist_percentile(&h, 99) / 1e3, NULL);
+    result_fields(&r, &first->test, first->test.qd, first->test.threads, ios, seconds, mbps, iops, &h);
+    attach_metric(&r, "all", &first->test, mbps, iops, (double)hist_percentile(&h, 99) / 1e3, NULL);
     json_u64(&r.j, "concurrent", ok);
     json_num(&r.j, "core_busy_pct", st->core_busy_pct, 1);
     if (link->known) {
@@ -275,7 +288,7 @@ static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const
         json_obj_end(&r.j);
     }
     snprintf(human, sizeof(human), "all %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (%u disk%s, one core %.0f%% busy)",
-             first->test.name, engine_rw_name(&first->test), mbps, (double)ios / seconds,
+             first->test.name, engine_rw_name(&first->test), mbps, iops,
              (double)hist_percentile(&h, 99) / 1e3, ok, ok == 1 ? "" : "s", st->core_busy_pct);
     record_emit(&r, human);
     if (link->known)
@@ -373,11 +386,10 @@ static int run_one(struct disk_entry *e, const struct disk_test *t, const struct
     snprintf(label, sizeof(label), "%.23s %.23s %s", e->d->id, t->name, engine_rw_name(t));
     rc = engine_run(&job, 1, tm, label, NULL);
     if (rc == BM_OK) {
-        if (job.status == BM_OK) {
-            emit_result_record(&job, 0);
-            table_add(e, &job);
-        } else {
+        if (job.status != BM_OK) {
             disk_failed(e, &job);
+        } else if (!emit_result_record(&job, 0)) {
+            table_add(e, &job);
         }
     }
     engine_job_free(&job);
@@ -473,8 +485,16 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
     int rc;
 
     for (unsigned i = 0; i < nentries; i++)
-        if (entries[i].selected && !entries[i].d->failed)
+        if (entries[i].selected && !entries[i].d->failed) {
+            /* A disk that runs one blocking command at a time would stall
+             * the polling loop, and every other disk with it. */
+            if (entries[i].d->max_qd < 2) {
+                record_note(entries[i].d->id, "left out of the all-disks tests: its path (%s) runs one blocking "
+                            "command at a time, which would hold the other disks back", entries[i].d->driver);
+                continue;
+            }
             group[n++] = &entries[i];
+        }
     if (n < 2) {
         ui_text("all-disks tests: they need two disks or more (%u left)", n);
         return BM_OK;

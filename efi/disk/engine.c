@@ -226,7 +226,7 @@ static void job_retry_pending(struct disk_job *j, uint64_t now)
 
 /* One completed command. */
 static void job_complete(struct disk_job *j, unsigned q, const struct bm_completion *c, uint64_t now,
-                         uint64_t t_meas, uint64_t t_end)
+                         uint64_t t_meas)
 {
     uint32_t s = c->tag / j->pieces;
     struct io_slot *slot;
@@ -252,11 +252,16 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
         /* Counted when it completes inside the window: I/Os submitted
          * in the warm-up and finishing in the window count, the ones
          * finishing after the window do not (fio's ramp_time rule). */
-        if (now >= t_meas && now < t_end) {
+        if (now >= t_meas && now < j->window_end) {
             lat = now - slot->start_ns;
             hist_add(j->hist, lat);
             j->ios++;
             j->bytes += j->test.bs;
+            /* An open window (see engine_run) closes on its first I/O. */
+            if (j->window_end == UINT64_MAX) {
+                j->window_end = now + 1;
+                j->stopping = true;
+            }
         }
     }
     /* Keep the queue full: the next I/O goes out right away. */
@@ -266,7 +271,7 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
 
 /* Poll every queue of a job once and refill it. Returns how many
  * completions it reaped (0: the disk had nothing for us). */
-static int job_step(struct disk_job *j, uint64_t t_meas, uint64_t t_end, const struct engine_timing *t)
+static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t)
 {
     struct bm_completion cq[ENGINE_POLL_BATCH];
     struct bm_disk *d = j->disk;
@@ -285,7 +290,7 @@ static int job_step(struct disk_job *j, uint64_t t_meas, uint64_t t_end, const s
             continue;
         now = plat_now_ns();
         for (int i = 0; i < n; i++)
-            job_complete(j, q, &cq[i], now, t_meas, t_end);
+            job_complete(j, q, &cq[i], now, t_meas);
         work += n;
     }
     now = plat_now_ns();
@@ -331,6 +336,7 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
         struct disk_job *j = &jobs[i];
         j->pending = 0;
         j->last_event_ns = t0;
+        j->window_end = t_end;
         for (unsigned q = 0; q < j->nq; q++)
             for (uint32_t s = 0; s < j->qd && !j->stopping; s++)
                 if (!slot_pump(j, q, s, t0))
@@ -344,11 +350,19 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
             phase = PHASE_MEASURE;
         if (phase == PHASE_MEASURE && now >= t_end) {
             phase = PHASE_DRAIN;
-            for (unsigned i = 0; i < n; i++)
-                jobs[i].stopping = true;
+            for (unsigned i = 0; i < n; i++) {
+                struct disk_job *j = &jobs[i];
+                /* Not one I/O finished in the window (each takes longer
+                 * than time=): keep the window open until one does, rather
+                 * than report nothing. The stall deadline still applies. */
+                if (!aborted && j->status == BM_OK && !j->ios && j->inflight && !j->stuck)
+                    j->window_end = UINT64_MAX;
+                else
+                    j->stopping = true;
+            }
         }
         for (unsigned i = 0; i < n; i++) {
-            work += job_step(&jobs[i], t_meas, t_end, t);
+            work += job_step(&jobs[i], t_meas, t);
             if (jobs[i].inflight && !jobs[i].stuck)
                 busy_left = true;
         }
@@ -371,13 +385,23 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
             if (!aborted && plat_abort_requested()) {
                 aborted = true;
                 phase = PHASE_DRAIN;
-                for (unsigned i = 0; i < n; i++)
+                for (unsigned i = 0; i < n; i++) {
                     jobs[i].stopping = true;
+                    jobs[i].window_end = MIN(jobs[i].window_end, now);
+                }
             }
         }
     }
-    for (unsigned i = 0; i < n; i++)
-        jobs[i].seconds = (double)t->measure_ns / 1e9;
+    for (unsigned i = 0; i < n; i++) {
+        struct disk_job *j = &jobs[i];
+        uint64_t end = j->window_end == UINT64_MAX ? t_end : j->window_end;
+        j->seconds = (double)(end - t_meas) / 1e9;
+        if (end > t_end) {
+            size_t len = strlen(j->note);
+            snprintf(j->note + len, sizeof(j->note) - len, "%swindow kept open to %.2f s for a first I/O to finish",
+                     len ? "; " : "", j->seconds);
+        }
+    }
     if (stats) {
         stats->loops = loops;
         stats->core_busy_pct = t->measure_ns ? MIN(100.0, 100.0 * (double)busy_ns / (double)t->measure_ns) : 0;

@@ -66,12 +66,13 @@ struct disk_job {
     uint64_t last_event_ns;
     uint64_t stamp_key, stamp_seq;
     bool stopping;        /* no new I/O */
+    uint64_t window_end;  /* end of this job's measured window (UINT64_MAX: open, see engine_run) */
 
     /* Results. */
     struct histogram *hist;  /* latency of each I/O completed in the measured window */
     uint64_t ios, bytes;     /* I/Os and bytes completed in the measured window */
     uint64_t live_bytes;     /* every completion, for the progress line */
-    double seconds;          /* the measured window */
+    double seconds;          /* the measured window (longer than asked when no I/O finished in it) */
     int status;              /* BM_OK, or the first failure */
     char detail[160];        /* the failure, decoded */
     bool stuck;              /* commands may still be in flight: never free buf */

@@ -194,17 +194,47 @@ static void test_queue_depth_is_kept_full(void **state)
     double q1, q16;
     (void)state;
 
-    /* 2 ms per command: QD1 can do at most 500 IOPS, QD16 eight thousand. */
+    /* 2 ms per command: QD1 can do at most 500 IOPS, QD16 eight thousand.
+     * A loaded host adds its own scheduling delay to every completion, so
+     * only a clear multiple is asked for; the depth itself is exact. */
     make_file("qd.img", 4 * MIB, true, path, sizeof(path));
     q1 = iops_at(path, 1, 2000000, &in1);
     q16 = iops_at(path, 16, 2000000, &in16);
     assert_int_equal(in1, 1);
     assert_int_equal(in16, 16);
     assert_true(q1 <= 520);
-    if (q16 < 8 * q1) {
+    if (q16 < 4 * q1) {
         print_error("QD16 %.0f IOPS vs QD1 %.0f IOPS\n", q16, q1);
         fail();
     }
+}
+
+static void test_window_stays_open_until_a_first_io_finishes(void **state)
+{
+    char path[512];
+    struct fileblk_opts slow = { .latency_ns = 300000000ull };
+    struct engine_timing tm = { 1000000ull, 50000000ull, 5000000000ull };
+    struct disk_job job;
+    struct disk_test t;
+    struct bm_disk *d;
+    char why[160];
+    (void)state;
+
+    /* Every command takes 300 ms, the window is 50 ms: rather than report
+     * nothing, the window waits for the first I/O and says so. */
+    make_file("slow.img", MIB, true, path, sizeof(path));
+    d = open_disk(path, "slow0", &slow);
+    test_make(&t, "RND4K-Q1T1", BM_IO_READ, true, 4096, 1, 1);
+    assert_int_equal(engine_job_prepare(&job, d, &t, 1, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&job, 1, &tm, "test", NULL), BM_OK);
+    assert_int_equal(job.status, BM_OK);
+    assert_int_equal(job.ios, 1);
+    assert_true(job.seconds >= 0.29 && job.seconds < 1.0);
+    assert_non_null(strstr(job.note, "window kept open"));
+    assert_true(job.hist->max >= 300000000ull);
+    assert_contract_kept(d);
+    engine_job_free(&job);
+    fileblk_close(d);
 }
 
 static void test_large_transfers_split_at_the_disk_limit(void **state)
@@ -464,7 +494,7 @@ static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
     sinks_reset();
     sinks_add(&sink);
     nrecs = 0;
-    disk_set_test_timing(2000000ull, 15000000ull);
+    disk_set_test_timing(3000000ull, 30000000ull);
     assert_int_equal(disk_run(&c, &boot), BM_OK);
     disk_set_test_timing(0, 0);
     sinks_close();
@@ -484,7 +514,7 @@ static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
         snprintf(t2, sizeof(t2), "\"test\":\"ALL%u-RND4K-Q32T1\"", n);
         assert_int_equal(count_records("disk_result", "\"disk\":\"all\"", t1), 1);
         assert_int_equal(count_records("disk_result", "\"disk\":\"all\"", t2), 1);
-        assert_int_equal(count_records("disk_result", t1, NULL), n + 1);
+        assert_int_equal(count_records("disk_result", t1, NULL), n + 1); /* per disk and the sum */
     }
     assert_int_equal(count_records("error", NULL, NULL), 0);
 }
@@ -549,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_read_run_leaves_disk_unchanged),
         cmocka_unit_test(test_write_run_writes_unique_incompressible_data),
         cmocka_unit_test(test_queue_depth_is_kept_full),
+        cmocka_unit_test(test_window_stays_open_until_a_first_io_finishes),
         cmocka_unit_test(test_large_transfers_split_at_the_disk_limit),
         cmocka_unit_test(test_tests_that_cannot_fit_are_refused_with_a_reason),
         cmocka_unit_test(test_sixteen_threads_on_one_queue_keep_the_total_depth),
