@@ -110,6 +110,7 @@ struct fw_cmd {
     EFI_BLOCK_IO2_TOKEN token;  /* the firmware holds a pointer to it while in flight */
     EFI_EVENT event;            /* created on the tag's first use */
     volatile bool done;         /* set by the event's notify function */
+    bool blocking;              /* ran to its end inside submit */
     enum fw_cmd_state state;
     EFI_STATUS status;          /* for requests that ended at submit */
     uint64_t deadline_ns;
@@ -204,16 +205,19 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     if (c->state != CMD_IDLE)
         return BM_EINVAL;
     c->done = false;
+    c->blocking = false;
     c->status = EFI_SUCCESS;
     c->deadline_ns = plat_now_ns() + FW_CMD_TIMEOUT_NS;
     if (op == BM_IO_WRITE)
         f->written = true;
 
     if (f->bio2 && f->ninflight) {
+        /* Out of events: wait for the ones in flight (once none is, the
+         * request runs blocking below and needs none). */
         if (!c->event && uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
                                            fw_token_signalled, c, &c->event) != EFI_SUCCESS) {
             c->event = NULL;
-            return f->ninflight ? BM_EBUSY : BM_ENOMEM;
+            return BM_EBUSY;
         }
         c->token.Event = c->event;
         c->token.TransactionStatus = EFI_SUCCESS;
@@ -225,8 +229,9 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
             st = uefi_call_wrapper(f->bio2->WriteBlocksEx, 6, f->bio2, f->media_id, lba, &c->token, bytes, buf);
         if (st == EFI_SUCCESS)
             return BM_OK;
-        /* Not queued: the event will not be signalled (UEFI 2.10 section
-         * 13.10.x ReadBlocksEx: errors are returned, not posted). */
+        /* Not queued (UEFI 2.10 section 13.10, ReadBlocksEx()/
+         * WriteBlocksEx(): an error return means the request was not
+         * accepted, and the event is not signalled for it). */
         f->ninflight--;
         c->state = CMD_IDLE;
         if ((st == EFI_OUT_OF_RESOURCES || st == EFI_NOT_READY) && f->ninflight)
@@ -246,6 +251,7 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     else
         st = uefi_call_wrapper(f->bio->WriteBlocks, 5, f->bio, f->media_id, lba, bytes, buf);
     c->status = st;
+    c->blocking = true;
     c->done = true;
     c->state = CMD_SUBMITTED;
     f->inflight[f->ninflight++] = tag;
@@ -284,7 +290,7 @@ static int fw_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
             f->inflight[i] = f->inflight[--f->ninflight];
             continue;
         }
-        st = f->bio2 && c->status == EFI_SUCCESS ? c->token.TransactionStatus : c->status;
+        st = !c->blocking && c->status == EFI_SUCCESS ? c->token.TransactionStatus : c->status;
         c->state = CMD_IDLE;
         out[n].tag = tag;
         out[n].status = efi_to_bm(st);
@@ -292,7 +298,7 @@ static int fw_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
             out[n].detail[0] = '\0';
         else
             snprintf(out[n].detail, sizeof(out[n].detail), "%s (0x%llx) from Block I/O%s", efi_status_name(st),
-                     (unsigned long long)st, f->bio2 ? " 2" : "");
+                     (unsigned long long)st, c->blocking ? "" : " 2");
         n++;
         f->inflight[i] = f->inflight[--f->ninflight];
     }

@@ -8,6 +8,7 @@ small and time=1 keeps the workloads short.
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -55,6 +56,19 @@ def check_result_fields(r):
     assert abs(r["mbps"] - r["ios"] * r["bs"] / r["seconds"] / 1e6) <= 0.1 + r["mbps"] * 1e-3, r
 
 
+def cleaned(fn):
+    """Run a test in its own temporary folder (disk images and the QEMU
+    work folder: stick copy, serial log) and remove it afterwards."""
+    def wrapper():
+        work = tempfile.mkdtemp(prefix="baremark-disk-")
+        try:
+            fn(work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
 def fail_with_log(run, msg):
     raise AssertionError(msg + "\n--- serial log tail ---\n" + run.serial[-4000:])
 
@@ -66,14 +80,14 @@ SWITCH = ["pcie-root-port,id=rp1,chassis=1,slot=1", "x3130-upstream,bus=rp1,id=u
           "xio3130-downstream,bus=up1,id=dn2,chassis=3,slot=0"]
 
 
-def test_default_run_reads_disks_behind_a_switch_and_leaves_data_alone():
-    work = tempfile.mkdtemp(prefix="baremark-disk-")
+@cleaned
+def test_default_run_reads_disks_behind_a_switch_and_leaves_data_alone(work):
     a, b = gpt_disk(os.path.join(work, "a.img"), 64), gpt_disk(os.path.join(work, "b.img"), 48)
     before = sha256(a), sha256(b)
     run = qemu.boot(options="mem=off disk=quick time=1 driver=firmware disks=NVME0001,NVME0002 exit=shutdown",
                     drives=["if=none,id=n1,format=raw,file=" + a, "if=none,id=n2,format=raw,file=" + b],
                     devices=SWITCH + ["nvme,bus=dn1,drive=n1,serial=NVME0001", "nvme,bus=dn2,drive=n2,serial=NVME0002"],
-                    extra_args=STICK, timeout=240)
+                    extra_args=STICK, workdir=work, timeout=240)
     if run.timed_out or not run.of_type("end"):
         fail_with_log(run, "no end record")
     assert run.end()["status"] == "ok", run.end()
@@ -118,8 +132,8 @@ def test_default_run_reads_disks_behind_a_switch_and_leaves_data_alone():
         assert link["ceiling_mbps"] == pci[link["hop"]]["link"]["mbps"], (link, pci[link["hop"]])
 
 
-def test_write_run_writes_named_disk_and_refuses_boot_stick():
-    work = tempfile.mkdtemp(prefix="baremark-disk-")
+@cleaned
+def test_write_run_writes_named_disk_and_refuses_boot_stick(work):
     target, other = gpt_disk(os.path.join(work, "target.img"), 32), gpt_disk(os.path.join(work, "other.img"), 32)
     k4 = qemu.make_disk(os.path.join(work, "k4.img"), 16)
     before_target, before_other = sha256(target), sha256(other)
@@ -132,7 +146,7 @@ def test_write_run_writes_named_disk_and_refuses_boot_stick():
                     devices=["nvme,drive=t,serial=WRITEME", "nvme,drive=o,serial=KEEPME",
                              "nvme,id=n4k,serial=FOURK",
                              "nvme-ns,bus=n4k,drive=k,nsid=1,logical_block_size=4096,physical_block_size=4096"],
-                    extra_args=STICK, timeout=240)
+                    extra_args=STICK, workdir=work, timeout=240)
     if run.timed_out or not run.of_type("end"):
         fail_with_log(run, "no end record")
     stick = disk_by_serial(run, STICK_SERIAL)
@@ -166,8 +180,8 @@ def test_write_run_writes_named_disk_and_refuses_boot_stick():
     assert len(set(changed)) == len(changed)
 
 
-def test_disk_with_read_errors_fails_alone():
-    work = tempfile.mkdtemp(prefix="baremark-disk-")
+@cleaned
+def test_disk_with_read_errors_fails_alone(work):
     bad, good = qemu.make_disk(os.path.join(work, "bad.img"), 16, fill="random"), \
         gpt_disk(os.path.join(work, "good.img"), 16)
     before = sha256(good)
@@ -178,7 +192,7 @@ def test_disk_with_read_errors_fails_alone():
                     drives=["file=blkdebug:%s:%s,if=none,id=b,format=raw" % (rules, bad),
                             "if=none,id=g,format=raw,file=" + good],
                     devices=["nvme,drive=b,serial=BADDISK", "ide-hd,bus=ide.0,drive=g,serial=GOODDISK"],
-                    extra_args=STICK, timeout=240)
+                    extra_args=STICK, workdir=work, timeout=240)
     if run.timed_out or not run.of_type("end"):
         fail_with_log(run, "no end record")
     b, g = disk_by_serial(run, "BADDISK"), disk_by_serial(run, "GOODDISK")
@@ -225,8 +239,8 @@ def _press_esc_after(workdir, marker, sock_path, sent, timeout=200):
     s.close()
 
 
-def test_esc_stops_the_disk_run_cleanly():
-    work = tempfile.mkdtemp(prefix="baremark-disk-")
+@cleaned
+def test_esc_stops_the_disk_run_cleanly(work):
     disk = qemu.make_disk(os.path.join(work, "d.img"), 32, fill="random")
     sock = os.path.join(work, "qmp.sock")
     sent = []
