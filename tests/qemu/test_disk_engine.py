@@ -8,10 +8,8 @@ small and time=1 keeps the workloads short.
 import hashlib
 import json
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 
@@ -57,14 +55,11 @@ def check_result_fields(r):
 
 
 def cleaned(fn):
-    """Run a test in its own temporary folder (disk images and the QEMU
-    work folder: stick copy, serial log) and remove it afterwards."""
+    """Run a test in its own scratch folder (disk images and the QEMU work
+    folder: stick copy, serial log), removed by the test runner when it is
+    done (BAREMARK_KEEP=1 keeps it)."""
     def wrapper():
-        work = tempfile.mkdtemp(prefix="baremark-disk-")
-        try:
-            fn(work)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        fn(qemu.tempdir(prefix="baremark-disk-"))
     wrapper.__name__ = fn.__name__
     return wrapper
 
