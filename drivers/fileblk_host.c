@@ -23,8 +23,10 @@ struct file_disk {
     struct fileblk_stats st;
 };
 
+/* The file disk behind a struct bm_disk. */
 static struct file_disk *fd_of(struct bm_disk *d) { return d->priv; }
 
+/* Do the read or write now, hold the completion back for latency_ns; check the contract. */
 static int file_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                        uint32_t blocks, void *buf)
 {
@@ -81,6 +83,7 @@ static int file_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     return BM_OK;
 }
 
+/* Completions whose latency has passed. */
 static int file_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct file_disk *f = fd_of(d);
@@ -108,6 +111,7 @@ static int file_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
 
 static const struct bm_disk_ops file_ops = { file_submit, file_poll, NULL };
 
+/* Open a file as a disk. */
 struct bm_disk *fileblk_open(const char *path, const char *id, const char *serial, const struct fileblk_opts *o,
                              char *err, size_t errlen)
 {
@@ -163,6 +167,7 @@ struct bm_disk *fileblk_open(const char *path, const char *id, const char *seria
     return &f->disk;
 }
 
+/* Close a file disk and free it. */
 void fileblk_close(struct bm_disk *d)
 {
     struct file_disk *f;
@@ -175,11 +180,14 @@ void fileblk_close(struct bm_disk *d)
     free(f);
 }
 
+/* Is d a file disk? */
 bool fileblk_is(const struct bm_disk *d) { return d && d->ops == &file_ops; }
 
+/* What the file disk saw (contract violations included). */
 void fileblk_get_stats(const struct bm_disk *d, struct fileblk_stats *s)
 {
     *s = ((const struct file_disk *)d->priv)->st;
 }
 
+/* Commands submitted and not reaped. */
 uint32_t fileblk_inflight(const struct bm_disk *d) { return ((const struct file_disk *)d->priv)->inflight; }

@@ -12,6 +12,7 @@ static struct bm_disk *host_disks[HOST_MAX_DISKS];
 static bool host_boot[HOST_MAX_DISKS];
 static unsigned host_count;
 
+/* Index of a file disk in our table, or -1. */
 static int host_index(const struct bm_disk *d)
 {
     for (unsigned i = 0; i < host_count; i++)
@@ -47,6 +48,7 @@ static struct bm_disk *open_entry(char *entry, unsigned index, char *err, size_t
     return fileblk_open(entry, id, serial, &o, err, errlen);
 }
 
+/* The files of BAREMARK_HOST_DISKS as firmware disks. */
 int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
                    void *ctx)
 {
@@ -89,24 +91,28 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
     return added;
 }
 
+/* Is this file the one BAREMARK_HOST_BOOT names? */
 int fwblk_boot_disk(const struct bm_disk *d)
 {
     int i = host_index(d);
     return i < 0 ? -1 : host_boot[i];
 }
 
+/* Files are never write-protected here. */
 bool fwblk_read_only(const struct bm_disk *d)
 {
     (void)d;
     return false;
 }
 
+/* Files have no device path. */
 const char *fwblk_device_path(const struct bm_disk *d)
 {
     (void)d;
     return "";
 }
 
+/* Close every file disk. */
 void fwblk_release_all(void)
 {
     for (unsigned i = 0; i < host_count; i++)

@@ -162,6 +162,7 @@ static const char *efi_status_name(EFI_STATUS st)
     }
 }
 
+/* The BM_E* code closest to an EFI status. */
 static int efi_to_bm(EFI_STATUS st)
 {
     switch (st) {
@@ -186,6 +187,7 @@ static VOID EFIAPI fw_token_signalled(EFI_EVENT ev, VOID *ctx)
     c->done = true;
 }
 
+/* Hand one request to the firmware (blocking when nothing else is in flight). */
 static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba, uint32_t blocks,
                      void *buf)
 {
@@ -258,6 +260,7 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     return BM_OK;
 }
 
+/* Collect requests the firmware finished, and time out the ones it never will. */
 static int fw_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct fw_disk *f = d->priv;
@@ -327,6 +330,7 @@ static void ata_string(char *dst, size_t cap, const uint8_t *id, unsigned first_
     bm_copy_padded(dst, cap, tmp, n);
 }
 
+/* A firmware UCS-2 string as printable ASCII. */
 static void ucs2_copy(char *dst, size_t cap, const CHAR16 *s)
 {
     size_t n = 0;
@@ -558,6 +562,7 @@ static void identify(struct fw_disk *f, EFI_DEVICE_PATH *dp)
     }
 }
 
+/* Free a firmware disk that never had a request in flight. */
 static void fw_free(struct fw_disk *f)
 {
     plat_free(f->cmds);
@@ -600,6 +605,7 @@ static void connect_controllers(const struct pci_addr *taken, unsigned ntaken)
     plat_free(handles);
 }
 
+/* Every whole, present disk behind a Block I/O handle, identified and located. */
 int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
                    void *ctx)
 {
@@ -678,24 +684,28 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
     return added;
 }
 
+/* Our device-path answer to "is this the boot disk?". */
 int fwblk_boot_disk(const struct bm_disk *d)
 {
     struct fw_disk *f = fw_of(d);
     return f ? f->boot : -1;
 }
 
+/* The medium's write protection, as Block I/O reports it. */
 bool fwblk_read_only(const struct bm_disk *d)
 {
     struct fw_disk *f = fw_of(d);
     return f && f->read_only;
 }
 
+/* The disk's device path as text. */
 const char *fwblk_device_path(const struct bm_disk *d)
 {
     struct fw_disk *f = fw_of(d);
     return f ? f->device_path : "";
 }
 
+/* Close events and free firmware disks, leaving alone any the firmware may still touch. */
 void fwblk_release_all(void)
 {
     for (unsigned i = 0; i < fw_count; i++) {

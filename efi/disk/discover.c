@@ -6,6 +6,7 @@
 #include "../../drivers/pci_regs.h"
 #include "../../drivers/registry.h"
 
+/* Same PCI function? */
 static bool same_pci(struct pci_addr a, struct pci_addr b)
 {
     return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
@@ -84,6 +85,7 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         record_note(bdf, "%s driver took the controller but found no disk", drv->name);
 }
 
+/* Native drivers first (they take their controllers), then the firmware's disks. */
 int disk_discover(const struct config *c, const struct plat_boot_location *boot,
                   const struct plat_boot_location *results, struct disk_set *s)
 {
@@ -111,6 +113,7 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     return BM_OK;
 }
 
+/* Give every controller back and forget the firmware disks. */
 void disk_release(struct disk_set *s)
 {
     /* Controllers in reverse order of taking them. */

@@ -69,6 +69,7 @@ static void size_label(char *buf, size_t len, uint32_t bytes)
         snprintf(buf, len, "%u", bytes);
 }
 
+/* Append a read test of this shape, named like CrystalDiskMark ("SEQ1M-Q8T1") or ATTO ("BS64K-Q4"). */
 static void add_test(struct disk_test *out, unsigned *n, bool random, uint32_t bs, uint32_t qd, uint32_t threads,
                      const char *prefix)
 {
@@ -163,6 +164,7 @@ static void emit_disk_record(const struct disk_entry *e)
     record_emit(&r, human);
 }
 
+/* The lat_us object: mean and percentiles of a histogram, in microseconds. */
 static void emit_lat(struct json *j, const struct histogram *h)
 {
     json_obj_begin(j, "lat_us");
@@ -238,6 +240,7 @@ static int emit_result_record(const struct disk_job *j, unsigned concurrent)
     return BM_OK;
 }
 
+/* The disk "all" record of an all-disks test: the sum over the disks that finished. */
 static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const struct engine_run_stats *st,
                                   const struct link_summary *link)
 {
@@ -287,9 +290,10 @@ static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const
         json_num(&r.j, "used_pct", link->ceiling_mbps > 0 ? 100.0 * mbps / link->ceiling_mbps : 0, 1);
         json_obj_end(&r.j);
     }
-    snprintf(human, sizeof(human), "all %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (%u disk%s, one core %.0f%% busy)",
-             first->test.name, engine_rw_name(&first->test), mbps, iops,
-             (double)hist_percentile(&h, 99) / 1e3, ok, ok == 1 ? "" : "s", st->core_busy_pct);
+    snprintf(human, sizeof(human),
+             "all %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (%u disk%s, one core %.0f%% busy)",
+             first->test.name, engine_rw_name(&first->test), mbps, iops, (double)hist_percentile(&h, 99) / 1e3, ok,
+             ok == 1 ? "" : "s", st->core_busy_pct);
     record_emit(&r, human);
     if (link->known)
         ui_text("  %s: %.2f of %.2f GB/s", link->text, mbps / 1e3, link->ceiling_mbps / 1e3);
@@ -322,6 +326,7 @@ static void table_add(struct disk_entry *e, const struct disk_job *j)
     row->p99_us[w] = (double)hist_percentile(j->hist, 99) / 1e3;
 }
 
+/* One read or write cell of the screen table. */
 static void table_cell(char *buf, size_t len, const struct table_row *row, int w)
 {
     if (!row->have[w])
@@ -330,6 +335,7 @@ static void table_cell(char *buf, size_t len, const struct table_row *row, int w
         snprintf(buf, len, "%9.1f %9.0f %8.0f", row->mbps[w], row->iops[w], row->p99_us[w]);
 }
 
+/* The screen table of one disk, once its tests are done. */
 static void print_table(const struct disk_entry *e)
 {
     char r[40], w[40];
@@ -542,6 +548,7 @@ static void decide_writes(const struct config *c, const struct plat_boot_locatio
     }
 }
 
+/* Error records for writes refused by a safety rule, notes for write= serials nobody has. */
 static void report_refusals(const struct config *c)
 {
     for (unsigned i = 0; i < nentries; i++) {
@@ -586,6 +593,13 @@ int disk_run(const struct config *c, const struct plat_boot_location *boot)
     for (unsigned i = 0; i < nentries; i++)
         emit_disk_record(&entries[i]);
     report_refusals(c);
+    for (unsigned k = 0; k < c->disks.count; k++) {
+        bool found = false;
+        for (unsigned i = 0; i < nentries && !found; i++)
+            found = !strcmp(entries[i].d->id, c->disks.items[k]) || !strcmp(entries[i].d->serial, c->disks.items[k]);
+        if (!found)
+            record_note("disk", "disks=%s: no disk has this id or serial", c->disks.items[k]);
+    }
     if (!nentries)
         record_note("disk", "no disks found (driver=%s)",
                     c->driver == DRIVER_AUTO ? "auto" : c->driver == DRIVER_NATIVE ? "native" : "firmware");

@@ -7,6 +7,7 @@
 
 enum phase { PHASE_WARMUP, PHASE_MEASURE, PHASE_DRAIN };
 
+/* The rw field of a disk_result record. */
 const char *engine_rw_name(const struct disk_test *t)
 {
     if (t->random)
@@ -26,6 +27,7 @@ static void fill_random(uint8_t *buf, size_t bytes, uint64_t seed)
         w[i] = bm_rng_next(&rng);
 }
 
+/* Data buffers for the I/O: page-aligned and physically contiguous. */
 static void *alloc_dma(size_t bytes)
 {
     /* Below 4 GiB first: some controllers (AHCI without CAP.S64A) cannot
@@ -34,6 +36,7 @@ static void *alloc_dma(size_t bytes)
     return p ? p : plat_alloc_pages(bytes, false);
 }
 
+/* Fit a test to a disk (block size, capacity, queues, transfer size) and allocate its state. */
 int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_test *t, uint64_t seed, char *why,
                        size_t why_len)
 {
@@ -112,6 +115,7 @@ int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_
     return BM_OK;
 }
 
+/* Free a job, keeping any buffer a device may still write into. */
 void engine_job_free(struct disk_job *j)
 {
     if (j->buf) {
@@ -155,6 +159,7 @@ static void stamp_blocks(struct disk_job *j, uint8_t *buf)
     }
 }
 
+/* The data buffer of slot s of queue q. */
 static uint8_t *slot_buf(struct disk_job *j, unsigned q, uint32_t s)
 {
     return j->buf + ((size_t)q * j->qd + s) * j->test.bs;
@@ -304,6 +309,7 @@ static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_tim
     return work;
 }
 
+/* The progress line: test, elapsed time, MB/s since the last line. */
 static void show_progress(struct disk_job *jobs, unsigned n, const char *label, enum phase phase, uint64_t elapsed,
                           const struct engine_timing *t, uint64_t *last_bytes, uint64_t *last_ns, uint64_t now)
 {
@@ -324,6 +330,7 @@ static void show_progress(struct disk_job *jobs, unsigned n, const char *label, 
         ui_progress("%s  finishing", label);
 }
 
+/* Warm-up, measured window and drain for jobs running at the same time. */
 int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t, const char *label,
                struct engine_run_stats *stats)
 {

@@ -1,6 +1,7 @@
 /* Log-linear latency histogram (see histogram.h for the bucket layout). */
 #include "histogram.h"
 
+/* An empty histogram (min starts high so the first value sets it). */
 void hist_reset(struct histogram *h)
 {
     memset(h, 0, sizeof(*h));
@@ -23,6 +24,7 @@ unsigned hist_bucket_index(uint64_t v)
     return (shift + 1) * HIST_SUB + (unsigned)((v >> shift) - HIST_SUB);
 }
 
+/* The smallest value a bucket holds. */
 uint64_t hist_bucket_low(unsigned idx)
 {
     unsigned group = idx / HIST_SUB;
@@ -32,6 +34,7 @@ uint64_t hist_bucket_low(unsigned idx)
     return (uint64_t)(HIST_SUB + idx % HIST_SUB) << (group - 1);
 }
 
+/* How many values a bucket holds. */
 uint64_t hist_bucket_width(unsigned idx)
 {
     unsigned group = idx / HIST_SUB;
@@ -39,6 +42,7 @@ uint64_t hist_bucket_width(unsigned idx)
     return group == 0 ? 1 : 1ull << (group - 1);
 }
 
+/* Count one value. */
 void hist_add(struct histogram *h, uint64_t v)
 {
     h->buckets[hist_bucket_index(v)]++;
@@ -50,6 +54,7 @@ void hist_add(struct histogram *h, uint64_t v)
         h->max = v;
 }
 
+/* Add another histogram's counts. */
 void hist_merge(struct histogram *dst, const struct histogram *src)
 {
     if (!src->count)
@@ -64,6 +69,7 @@ void hist_merge(struct histogram *dst, const struct histogram *src)
         dst->max = src->max;
 }
 
+/* Nearest-rank percentile, to the middle of its bucket. */
 uint64_t hist_percentile(const struct histogram *h, double pct)
 {
     uint64_t rank, seen = 0, v;
@@ -99,6 +105,7 @@ uint64_t hist_percentile(const struct histogram *h, double pct)
     return h->max;
 }
 
+/* Exact mean of the values added. */
 double hist_mean(const struct histogram *h)
 {
     return h->count ? (double)h->sum / (double)h->count : 0.0;

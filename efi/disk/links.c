@@ -7,6 +7,7 @@ struct hop_use {
     unsigned disks;
 };
 
+/* Same PCI function? */
 static bool same_pci(struct pci_addr a, struct pci_addr b)
 {
     return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
@@ -21,11 +22,13 @@ static struct hop_use *hop_find(struct hop_use *hops, unsigned n, const struct p
     return NULL;
 }
 
+/* "x4 Gen3" for a link. */
 static void link_text(char *buf, size_t len, const struct pcie_link *l)
 {
     snprintf(buf, len, "x%u Gen%u", l->width, l->speed_code);
 }
 
+/* The narrowest link on one disk's way to the root complex, as a line. */
 void links_describe_disk(const struct bm_disk *d, char *buf, size_t len)
 {
     struct pcie_path p;
@@ -44,6 +47,7 @@ void links_describe_disk(const struct bm_disk *d, char *buf, size_t len)
              p.nhops == 1 ? "" : "s", lt, bdf, p.hops[p.narrowest].mbps);
 }
 
+/* The narrowest link two or more of the disks share. */
 void links_summarize(struct bm_disk *const *disks, unsigned n, struct link_summary *out)
 {
     static struct hop_use hops[BM_MAX_DISKS * PCIE_MAX_HOPS];

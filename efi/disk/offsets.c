@@ -2,6 +2,7 @@
 #include "offsets.h"
 #include "../platform.h"
 
+/* Count the whole aligned positions and pick a random start. */
 int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_bytes, uint32_t io_bytes, bool random,
                     uint64_t seed)
 {
@@ -20,6 +21,7 @@ int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_byt
     return BM_OK;
 }
 
+/* The next I/O's first LBA: a random position, or the next one up with wrap. */
 uint64_t offset_gen_next(struct offset_gen *g)
 {
     uint64_t pos;

@@ -1,6 +1,7 @@
 /* Write-safety rules (see safety.h). */
 #include "safety.h"
 
+/* May this disk be written? The rule of safety.h, in the order a reader checks it. */
 enum write_perm disk_write_permission(const struct config *c, const char *serial, const struct disk_facts *f,
                                       char *reason, size_t reason_len)
 {
@@ -23,11 +24,13 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
     return WRITE_ALLOWED;
 }
 
+/* Same PCI function? */
 static bool same_pci(struct pci_addr a, struct pci_addr b)
 {
     return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
 }
 
+/* Does the disk hold the volume this location describes? */
 bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw)
 {
     if (fw != BOOT_UNKNOWN)

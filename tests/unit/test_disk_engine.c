@@ -431,6 +431,7 @@ static void test_disk_run_end_to_end(void **state)
 
     config_defaults(&c);
     assert_int_equal(config_set(&c, "write", "BOOTSER,DATASER,NOSUCH", err, sizeof(err)), BM_OK);
+    assert_int_equal(config_set(&c, "disks", "fw0,DATASER,BADSER,GHOST", err, sizeof(err)), BM_OK);
     memset(&boot, 0, sizeof(boot));
     boot.has_volume = true;
     sinks_reset();
@@ -450,6 +451,7 @@ static void test_disk_run_end_to_end(void **state)
     assert_int_equal(count_records("disk", "\"serial\":\"DATASER\"", "\"writes\":true"), 1);
     assert_int_equal(count_records("error", "\"where\":\"fw0\"", "refused"), 1);
     assert_int_equal(count_records("note", "NOSUCH", NULL), 1);
+    assert_int_equal(count_records("note", "disks=GHOST", NULL), 1); /* by id and by serial: the others match */
     /* The broken disk fails by name; the others finish. */
     assert_int_equal(count_records("error", "\"where\":\"fw2\"", "injected I/O error"), 1);
     assert_int_equal(count_records("disk_result", "\"disk\":\"fw2\"", NULL), 0);
