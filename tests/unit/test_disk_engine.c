@@ -229,7 +229,7 @@ static void test_window_stays_open_until_a_first_io_finishes(void **state)
     assert_int_equal(engine_run(&job, 1, &tm, "test", NULL), BM_OK);
     assert_int_equal(job.status, BM_OK);
     assert_int_equal(job.ios, 1);
-    assert_true(job.seconds >= 0.29 && job.seconds < 1.0);
+    assert_true(job.seconds >= 0.29 && job.seconds < 5.0);
     assert_non_null(strstr(job.note, "window kept open"));
     assert_true(job.hist->max >= 300000000ull);
     assert_contract_kept(d);
