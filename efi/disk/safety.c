@@ -33,14 +33,20 @@ static bool same_pci(struct pci_addr a, struct pci_addr b)
 /* Does the disk hold the volume this location describes? */
 bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw)
 {
-    if (fw != BOOT_UNKNOWN)
-        return fw == BOOT_YES;
+    bool same_ctrl, same_port;
+
+    if (fw == BOOT_YES)
+        return true;
     /* has_volume is not required: a disk the app was loaded from stays
      * protected even when its file system could not be opened. */
-    if (!boot->has_pci || !d->has_pci || !same_pci(d->pci_addr, boot->pci))
-        return false;
-    /* Same controller: only a port on both sides can tell two disks apart. */
-    if (!boot->has_port)
-        return true;
-    return d->port == boot->port && d->lun == boot->lun;
+    same_ctrl = boot->has_pci && d->has_pci && same_pci(d->pci_addr, boot->pci);
+    same_port = same_ctrl && boot->has_port && d->port == boot->port && d->lun == boot->lun;
+    /* The firmware's "no" (device paths differ) stands unless controller
+     * and port say otherwise: two ways of naming one disk must not make
+     * it writable. */
+    if (fw == BOOT_NO)
+        return same_port;
+    /* No firmware answer: a location that names no port makes every disk
+     * on its controller count as the boot disk. */
+    return same_port || (same_ctrl && !boot->has_port);
 }

@@ -31,9 +31,10 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
 enum boot_answer { BOOT_UNKNOWN = 0, BOOT_YES, BOOT_NO };
 
 /* Does disk d hold the boot volume? The firmware path compares device
- * paths and answers exactly (fw); otherwise the disk's controller and
- * port are compared with the boot location, and a boot location that names
- * no port makes every disk on that controller count as the boot disk. */
+ * paths (fw); a "yes" is final, a "no" is overruled when controller and
+ * port match the boot location. Without a firmware answer the controller
+ * and port decide, and a boot location that names no port makes every
+ * disk on that controller count as the boot disk. */
 bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw);
 
 #endif

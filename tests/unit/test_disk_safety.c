@@ -114,7 +114,7 @@ static void test_boot_controller_without_port_protects_all_its_disks(void **stat
     assert_true(disk_holds_boot(&b, &boot, BOOT_UNKNOWN));
 }
 
-static void test_firmware_answer_wins(void **state)
+static void test_firmware_device_path_answer(void **state)
 {
     struct plat_boot_location boot;
     struct bm_disk a = disk_at(3, 0, 1);
@@ -123,7 +123,16 @@ static void test_firmware_answer_wins(void **state)
     memset(&boot, 0, sizeof(boot));
     boot.has_volume = boot.has_pci = true;
     boot.pci = (struct pci_addr){ 0, 3, 0, 0 };
+    /* "not the boot disk" by device path, and the location names no port:
+     * another disk on the boot stick's USB controller may be written */
     assert_false(disk_holds_boot(&a, &boot, BOOT_NO));
+    /* but not when controller and port say it is the boot disk after all */
+    boot.has_port = true;
+    boot.port = 1;
+    assert_true(disk_holds_boot(&a, &boot, BOOT_NO));
+    boot.port = 2;
+    assert_false(disk_holds_boot(&a, &boot, BOOT_NO));
+    /* "yes" is final */
     boot.pci.bus = 9;
     assert_true(disk_holds_boot(&a, &boot, BOOT_YES));
 }
@@ -149,7 +158,7 @@ int main(void)
         cmocka_unit_test(test_write_refused_on_read_only_medium),
         cmocka_unit_test(test_boot_disk_found_by_controller_and_port),
         cmocka_unit_test(test_boot_controller_without_port_protects_all_its_disks),
-        cmocka_unit_test(test_firmware_answer_wins),
+        cmocka_unit_test(test_firmware_device_path_answer),
         cmocka_unit_test(test_netboot_has_no_boot_disk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
