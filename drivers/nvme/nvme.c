@@ -82,6 +82,8 @@ struct nvme_ctrl {
     struct nvme_ns *ns[NVME_MAX_NS_PER_CTRL];
     unsigned nns;
     volatile bool dead;            /* reset after a timeout: every queue is gone */
+    volatile bool stopped;         /* ...and CSTS.RDY went to 0 (or its deadline passed) */
+    uint64_t stop_deadline_ns;
 };
 
 static unsigned nvme_ctrl_count;
@@ -411,14 +413,30 @@ static void nvme_release(void *ctrl)
 
 /* A command did not complete in time: stop the controller so it can no
  * longer write into buffers the engine will reuse (CC.EN = 0 aborts every
- * command, section 7.3.2), and let every queue report what it had in
- * flight. Not waiting for CSTS.RDY here: release() does that. */
+ * command, section 7.3.2). Every queue then reports what it had in flight,
+ * once the controller has stopped (see nvme_controller_stopped). */
 static void nvme_fail_controller(struct nvme_ctrl *c)
 {
     if (c->dead)
         return;
+    c->stop_deadline_ns = plat_now_ns() + (uint64_t)c->ready_timeout_ms * 1000000ull;
     c->dead = true;
     wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
+}
+
+/* Has the reset finished (CSTS.RDY = 0)? Checked once per poll instead of
+ * waiting, so poll never blocks; past CAP.TO we stop waiting, since the
+ * engine must get its commands back, and release() keeps the queue memory. */
+static bool nvme_controller_stopped(struct nvme_ctrl *c)
+{
+    uint32_t csts;
+
+    if (c->stopped)
+        return true;
+    csts = rd32(c, NVME_REG_CSTS);
+    if (!(csts & NVME_CSTS_RDY) || csts == 0xffffffffu || plat_now_ns() > c->stop_deadline_ns)
+        c->stopped = true;
+    return c->stopped;
 }
 
 static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
@@ -549,8 +567,8 @@ static int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_c
         out[n].tag = t;
         if (s->expired) {
             out[n].status = BM_ETIMEDOUT;
-            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s (queue %u)",
-                     (unsigned long long)(NVME_IO_TIMEOUT_NS / 1000000000ull), q->qid);
+            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s (SQ %u CID %u)",
+                     (unsigned long long)(NVME_IO_TIMEOUT_NS / 1000000000ull), q->qid, t);
         } else {
             out[n].status = BM_EIO;
             snprintf(out[n].detail, sizeof(out[n].detail), "aborted: controller reset after a timeout");
@@ -587,7 +605,7 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
             }
         }
     }
-    if (q->dead)
+    if (q->dead && nvme_controller_stopped(c))
         n += nvme_flush_dead(ns, q, out + n, max - n);
     return n;
 }
