@@ -610,10 +610,39 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     return n;
 }
 
+/* The controller's SMART / Health Information log (Get Log Page 02h for
+ * the whole controller, section 5.14.1.2) through the admin queue. The
+ * engine calls it between workloads, from one CPU. */
+static int nvme_health(struct bm_disk *d, struct bm_health *out)
+{
+    struct nvme_ns *ns = d->priv;
+    struct nvme_ctrl *c = ns->ctrl;
+    struct nvme_sqe cmd = { 0 };
+    char err[160];
+    int rc;
+
+    if (!out)
+        return BM_EINVAL;
+    if (c->dead)
+        return BM_EIO;
+    memset(c->idbuf, 0, NVME_LOG_SMART_BYTES);
+    cmd.opcode = NVME_ADMIN_GET_LOG_PAGE;
+    cmd.nsid = NVME_NSID_ALL;
+    cmd.prp1 = plat_virt_to_phys(c->idbuf);
+    cmd.cdw10 = NVME_LOG_CDW10(NVME_LOG_SMART, NVME_LOG_SMART_BYTES);
+    rc = nvme_admin(c, &cmd, NULL, err, sizeof(err));
+    if (rc != BM_OK) {
+        plat_log("%s", err);
+        return rc;
+    }
+    nvme_parse_smart_log(c->idbuf, out);
+    return BM_OK;
+}
+
 static const struct bm_disk_ops nvme_disk_ops = {
     .submit = nvme_submit,
     .poll = nvme_poll,
-    .health = NULL,
+    .health = nvme_health,
 };
 
 /* ---- Probe --------------------------------------------------------------------------- */

@@ -83,6 +83,14 @@ struct nvme_ns_info {
 int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_ns_info *out, char *why,
                            size_t whylen);
 
+/* A SMART / Health Information log page (512 bytes) as a health report:
+ * source "nvme_smart_log", temperature in degrees Celsius from the composite
+ * temperature, critical warning bits, percentage used, media errors, power
+ * on hours, power cycles, unsafe shutdowns, and bytes read/written from the
+ * data unit counters (1 unit = 512,000 bytes). Counters beyond INT64_MAX
+ * saturate. */
+void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out);
+
 /* Largest transfer MDTS allows in bytes (0: no limit). */
 uint64_t nvme_mdts_bytes(uint8_t mdts, unsigned mpsmin);
 

@@ -96,6 +96,40 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
     return BM_OK;
 }
 
+/* A 128-bit little-endian counter, saturated to what int64_t holds. */
+static int64_t counter_at(const uint8_t *p, size_t off)
+{
+    uint64_t lo = le64_at(p, off), hi = le64_at(p, off + 8);
+
+    if (hi || lo > (uint64_t)INT64_MAX)
+        return INT64_MAX;
+    return (int64_t)lo;
+}
+
+static int64_t units_to_bytes(int64_t units)
+{
+    if (units > INT64_MAX / (int64_t)NVME_SMART_DATA_UNIT_BYTES)
+        return INT64_MAX;
+    return units * (int64_t)NVME_SMART_DATA_UNIT_BYTES;
+}
+
+void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out)
+{
+    uint16_t kelvin = le16_at(log, NVME_SMART_COMPOSITE_TEMP);
+
+    bm_health_init(out, "nvme_smart_log");
+    out->critical_warning = log[NVME_SMART_CRITICAL_WARNING];
+    if (kelvin)
+        out->temperature_c = (int)kelvin - 273;
+    out->percentage_used = log[NVME_SMART_PERCENTAGE_USED];
+    out->data_read_bytes = units_to_bytes(counter_at(log, NVME_SMART_DATA_UNITS_READ));
+    out->data_written_bytes = units_to_bytes(counter_at(log, NVME_SMART_DATA_UNITS_WRITTEN));
+    out->power_cycles = counter_at(log, NVME_SMART_POWER_CYCLES);
+    out->power_on_hours = counter_at(log, NVME_SMART_POWER_ON_HOURS);
+    out->unsafe_shutdowns = counter_at(log, NVME_SMART_UNSAFE_SHUTDOWNS);
+    out->media_errors = counter_at(log, NVME_SMART_MEDIA_ERRORS);
+}
+
 uint64_t nvme_mdts_bytes(uint8_t mdts, unsigned mpsmin)
 {
     if (mdts == 0)

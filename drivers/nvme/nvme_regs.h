@@ -122,6 +122,25 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_FEAT_NQ_NSQA(dw0) (((dw0) & 0xffffu) + 1)
 #define NVME_FEAT_NQ_NCQA(dw0) (((dw0) >> 16) + 1)
 
+/* Get Log Page (section 5.14): CDW10 LID 7:0, NUMDL 31:16 (0-based dwords). */
+#define NVME_LOG_CDW10(lid, bytes) ((uint32_t)(lid) | ((uint32_t)((bytes) / 4 - 1) << 16))
+#define NVME_LOG_SMART 0x02            /* SMART / Health Information */
+#define NVME_LOG_SMART_BYTES 512
+#define NVME_NSID_ALL 0xffffffffu      /* the controller as a whole */
+
+/* SMART / Health Information log (section 5.14.1.2). Counters are 128-bit. */
+#define NVME_SMART_CRITICAL_WARNING 0
+#define NVME_SMART_COMPOSITE_TEMP 1    /* kelvin, 2 bytes; 0 = not reported */
+#define NVME_SMART_AVAILABLE_SPARE 3
+#define NVME_SMART_PERCENTAGE_USED 5
+#define NVME_SMART_DATA_UNITS_READ 32  /* thousands of 512-byte units */
+#define NVME_SMART_DATA_UNITS_WRITTEN 48
+#define NVME_SMART_POWER_CYCLES 112
+#define NVME_SMART_POWER_ON_HOURS 128
+#define NVME_SMART_UNSAFE_SHUTDOWNS 144
+#define NVME_SMART_MEDIA_ERRORS 160
+#define NVME_SMART_DATA_UNIT_BYTES 512000ull
+
 /* ---- NVM command set I/O commands (section 6) ------------------------------------ */
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
