@@ -14,7 +14,8 @@
 #include "../pci.h"
 
 /* Commands without a completion after this long are reported as timed out
- * and the controller is reset (section 7.3.1: the host's only recovery). */
+ * and the controller is reset: a controller level reset (section 7.3.2) is
+ * the one recovery that surely stops its DMA; an Abort may go unanswered. */
 #define NVME_IO_TIMEOUT_NS (10ull * 1000000000ull)
 /* Admin commands (Identify, queue creation) get the same. */
 #define NVME_ADMIN_TIMEOUT_NS (10ull * 1000000000ull)
@@ -45,7 +46,6 @@ struct nvme_queue {
     uint64_t *prp_lists;           /* [max_qd] lists of list_bytes each */
     uint64_t next_scan_ns;
     bool dead;                     /* controller reset: report what is left */
-    bool cq_created, sq_created;
 };
 
 struct nvme_ctrl;
@@ -68,7 +68,6 @@ struct nvme_ctrl {
     uint64_t bar_size;
     uint64_t cap;
     uint32_t dstrd, ready_timeout_ms, vs;
-    uint32_t cc;                   /* what we wrote to CC when enabling */
 
     struct nvme_sqe *asq;
     volatile struct nvme_cqe *acq;
@@ -231,6 +230,7 @@ static int nvme_identify(struct nvme_ctrl *c, uint8_t cns, uint32_t nsid, void *
 static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
 {
     int rc = nvme_disable(c, err, errlen);
+    uint32_t cc;
 
     if (rc != BM_OK)
         return rc;
@@ -241,10 +241,10 @@ static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
     wr32(c, NVME_REG_AQA, NVME_AQA_ASQS(NVME_ADMIN_ENTRIES) | NVME_AQA_ACQS(NVME_ADMIN_ENTRIES));
     mmio_write64(c->bar, NVME_REG_ASQ, plat_virt_to_phys(c->asq));
     mmio_write64(c->bar, NVME_REG_ACQ, plat_virt_to_phys((const void *)c->acq));
-    c->cc = NVME_CC_CSS_NVM | NVME_CC_MPS(12) | NVME_CC_AMS_RR | NVME_CC_IOSQES(NVME_SQE_LOG2) |
-            NVME_CC_IOCQES(NVME_CQE_LOG2);
-    wr32(c, NVME_REG_CC, c->cc);
-    wr32(c, NVME_REG_CC, c->cc | NVME_CC_EN);
+    cc = NVME_CC_CSS_NVM | NVME_CC_MPS(12) | NVME_CC_AMS_RR | NVME_CC_IOSQES(NVME_SQE_LOG2) |
+         NVME_CC_IOCQES(NVME_CQE_LOG2);
+    wr32(c, NVME_REG_CC, cc);
+    wr32(c, NVME_REG_CC, cc | NVME_CC_EN);
     return nvme_wait_ready(c, true, err, errlen);
 }
 
@@ -349,18 +349,13 @@ static int nvme_queue_create(struct nvme_ctrl *c, struct nvme_ns *ns, struct nvm
     rc = nvme_admin(c, &cmd, NULL, err, errlen);
     if (rc != BM_OK)
         return rc;
-    q->cq_created = true;
 
     memset(&cmd, 0, sizeof(cmd));
     cmd.opcode = NVME_ADMIN_CREATE_SQ;
     cmd.prp1 = plat_virt_to_phys(q->sq);
     cmd.cdw10 = NVME_CREATE_SQ_CDW10(qid, entries);
     cmd.cdw11 = NVME_CREATE_SQ_PC | NVME_CREATE_SQ_CQID(qid);
-    rc = nvme_admin(c, &cmd, NULL, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    q->sq_created = true;
-    return BM_OK;
+    return nvme_admin(c, &cmd, NULL, err, errlen);
 }
 
 /* ---- Teardown ---------------------------------------------------------------------- */
@@ -515,7 +510,7 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
             q->phase ^= 1;
         }
         /* SQHD tells which SQ entries the controller has consumed
-         * (section 4.6, 7.2.1); they may be reused. */
+         * (section 4.6); they may be reused. */
         if (sqhd < q->entries)
             q->sq_head = sqhd;
         if (cid >= ns->disk.max_qd || !q->slots[cid].busy)
@@ -532,7 +527,9 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
         }
         n++;
     }
-    if (moved)
+    /* One head doorbell per batch; none once the controller is being
+     * reset (its queues no longer exist). */
+    if (moved && !c->dead)
         wr32(c, q->cq_db, q->cq_head);
     return n;
 }
@@ -590,18 +587,17 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     if (max <= 0)
         return 0;
     q = &ns->q[queue];
+    /* What the controller completed counts, even if it was reset since. */
+    n = nvme_reap(ns, q, out, max);
     if (!q->dead && c->dead)
         q->dead = true;
-    if (!q->dead) {
-        n = nvme_reap(ns, q, out, max);
-        if (q->inflight) {
-            uint64_t now = plat_now_ns();
-            if (now >= q->next_scan_ns) {
-                q->next_scan_ns = now + NVME_TIMEOUT_SCAN_NS;
-                if (nvme_find_expired(ns, q, now)) {
-                    nvme_fail_controller(c);
-                    q->dead = true;
-                }
+    if (!q->dead && q->inflight) {
+        uint64_t now = plat_now_ns();
+        if (now >= q->next_scan_ns) {
+            q->next_scan_ns = now + NVME_TIMEOUT_SCAN_NS;
+            if (nvme_find_expired(ns, q, now)) {
+                nvme_fail_controller(c);
+                q->dead = true;
             }
         }
     }

@@ -40,10 +40,10 @@
 #define  NVME_AQA_ACQS(n) ((uint32_t)((n) - 1) << 16)    /* admin CQ size, 0-based, 27:16 */
 #define NVME_REG_ASQ 0x28          /* Admin Submission Queue base (64-bit, page aligned) */
 #define NVME_REG_ACQ 0x30          /* Admin Completion Queue base (64-bit, page aligned) */
-#define NVME_REG_DBS 0x1000        /* first doorbell (section 3.1.24, 3.1.25) */
+#define NVME_REG_DBS 0x1000        /* first doorbell (section 3.1: SQyTDBL, CQyHDBL) */
 
 /* Doorbell offsets: SQ y tail at 1000h + (2y) * stride, CQ y head at
- * 1000h + (2y + 1) * stride, stride = 4 << CAP.DSTRD (section 3.1.24). */
+ * 1000h + (2y + 1) * stride, stride = 4 << CAP.DSTRD (section 3.1). */
 #define NVME_SQ_TAIL_DB(qid, dstrd) (NVME_REG_DBS + (2u * (qid)) * (4u << (dstrd)))
 #define NVME_CQ_HEAD_DB(qid, dstrd) (NVME_REG_DBS + (2u * (qid) + 1u) * (4u << (dstrd)))
 

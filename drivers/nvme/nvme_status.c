@@ -9,9 +9,9 @@ struct status_name {
     const char *name;
 };
 
-/* Section 4.6.1.2 (generic, including the NVM command set's 80h..84h),
- * 4.6.1.3 (command specific), 4.6.1.4 (media and data integrity), 4.6.1.5
- * (path related). */
+/* Section 4.6.1.2 and its subsections: generic command status (with the
+ * NVM command set's 80h..84h), command specific status, media and data
+ * integrity errors, path related status. */
 static const struct status_name status_names[] = {
     { NVME_SCT_GENERIC, 0x00, "Successful Completion" },
     { NVME_SCT_GENERIC, 0x01, "Invalid Command Opcode" },
@@ -104,7 +104,7 @@ const char *nvme_status_name(unsigned sct, unsigned sc)
             return status_names[i].name;
     if (sct == NVME_SCT_VENDOR)
         return "Vendor Specific";
-    /* Section 4.6.1.2..4: C0h..FFh of each type are vendor specific. */
+    /* Section 4.6.1.2: C0h..FFh of each type are vendor specific. */
     if (sc >= 0xc0)
         return "Vendor Specific";
     return "Unknown Status";
