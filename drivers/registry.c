@@ -3,7 +3,10 @@
 
 /* Each driver defines its struct bm_driver in its own folder. */
 
+#include "ahci/ahci.h"
+
 const struct bm_driver *const bm_native_drivers[] = {
+    &ahci_driver,
     NULL,
 };
 
