@@ -124,6 +124,14 @@ static int wait_reg(volatile void *base, uint32_t off, uint32_t mask, uint32_t w
 
 static uint64_t phys_of(const void *p) { return plat_virt_to_phys(p); }
 
+static unsigned popcount32(uint32_t v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
 /* ---- HBA ------------------------------------------------------------------------------------ */
 
 /* Set GHC.AE; some HBAs need the write repeated before it sticks (Linux
@@ -506,6 +514,9 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
             ata_describe_error(detail, sizeof(detail), log.status, log.error, true, log.lba);
         } else if (have_log && (caught & (1u << log.tag))) {
             snprintf(detail, sizeof(detail), "aborted: NCQ error on tag %u", log.tag);
+        } else if (p->ncq && fault == FAULT_DEVICE && (caught & (caught - 1))) {
+            /* No log: any of the queued commands may be the one that failed. */
+            snprintf(detail, sizeof(detail), "%s; tag unknown (%u queued)", why, popcount32(caught));
         } else {
             bm_strlcpy(detail, why, sizeof(detail));
         }
