@@ -48,7 +48,7 @@ void ata_fis_identify(uint8_t fis[SATA_FIS_H2D_BYTES])
 
 void ata_fis_read_log_ext(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t log, uint16_t page, uint16_t pages)
 {
-    /* ACS-3 section 7.24: LBA 7:0 log address, 15:8 page low, 47:32 page high. */
+    /* ACS-3 section 7.24: LBA 7:0 log address, 15:8 page 7:0, 39:32 page 15:8. */
     uint64_t lba = (uint64_t)log | ((uint64_t)(page & 0xff) << 8) | ((uint64_t)(page >> 8) << 32);
     ata_fis_h2d(fis, ATA_CMD_READ_LOG_EXT, 0, lba, pages, 0);
 }
@@ -158,10 +158,10 @@ char *ata_describe_error(char *dst, size_t cap, uint8_t status, uint8_t error, b
         uint8_t bit;
         const char *name;
     } bits[] = {
-        { ATA_ERR_ICRC, "ICRC" }, { ATA_ERR_UNC, "UNC" }, { ATA_ERR_IDNF, "IDNF" },
-        { ATA_ERR_ABRT, "ABRT" }, { ATA_ERR_EOM, "EOM" }, { ATA_ERR_AMNF, "AMNF" },
+        /* The bits ACS-3 still defines; the obsolete ones show in the raw value. */
+        { ATA_ERR_ICRC, "ICRC" }, { ATA_ERR_UNC, "UNC" }, { ATA_ERR_IDNF, "IDNF" }, { ATA_ERR_ABRT, "ABRT" },
     };
-    char names[40] = "";
+    char names[24] = "";
     size_t n = 0;
 
     for (unsigned i = 0; i < ARRAY_SIZE(bits); i++) {

@@ -27,8 +27,6 @@
 #define ATA_STS_DRDY 0x40          /* device ready */
 #define ATA_STS_BSY 0x80           /* busy */
 
-#define ATA_ERR_AMNF 0x01          /* obsolete: address mark not found */
-#define ATA_ERR_EOM 0x02           /* end of media */
 #define ATA_ERR_ABRT 0x04          /* command aborted (unsupported, or for another reason) */
 #define ATA_ERR_IDNF 0x10          /* ID not found: the LBA is out of range or unreadable */
 #define ATA_ERR_UNC 0x40           /* uncorrectable data error */
