@@ -397,11 +397,16 @@ static void complete(struct ahci_port *p, unsigned tag, int status, const char *
 {
     struct bm_completion *c = &p->done[(p->done_head + p->done_count) % AHCI_SLOTS_MAX];
 
+    p->busy &= ~(1u << tag);
+    if (p->done_count == AHCI_SLOTS_MAX) {
+        /* Only if the engine reused a tag before reaping its completion. */
+        plat_log("%s: tag %u: completion lost, %u already waiting to be reaped", p->name, tag, p->done_count);
+        return;
+    }
     c->tag = tag;
     c->status = status;
     bm_strlcpy(c->detail, detail ? detail : "", sizeof(c->detail));
     p->done_count++;
-    p->busy &= ~(1u << tag);
 }
 
 /* Names of the PxIS error bits, for a detail string. */
@@ -673,6 +678,12 @@ static void port_free(struct ahci_port *p)
     }
     port_wr(p, AHCI_PxSERR, ~0u);
     port_wr(p, AHCI_PxIS, ~0u);
+    /* The memory goes back to the firmware's pool: leave no pointer to it
+     * for whoever sets FRE next before programming its own. */
+    port_wr(p, AHCI_PxCLB, 0);
+    port_wr(p, AHCI_PxCLBU, 0);
+    port_wr(p, AHCI_PxFB, 0);
+    port_wr(p, AHCI_PxFBU, 0);
     if (p->mem)
         plat_free_pages(p->mem, AHCI_MEM_BYTES);
     plat_free(p);
