@@ -21,7 +21,7 @@
 #define AHCI_HBA_RESET_MS 1000     /* GHC.HR clears within 1 s (section 10.4.3) */
 #define AHCI_STOP_MS 500           /* PxCMD.CR and FR clear within 500 ms (section 10.1.2) */
 #define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done */
-#define AHCI_PRESENCE_MS 20        /* an empty port shows DET=0 this long after COMRESET */
+#define AHCI_PRESENCE_MS 100       /* DET=0 this long after COMRESET: empty (Linux debounces 100 ms) */
 #define AHCI_LINK_MS 1000          /* a present device reaches DET=3 within this */
 #define AHCI_COMRESET_HOLD_NS 2000000ull /* PxSCTL.DET=1 held at least 1 ms (section 10.4.2) */
 #define AHCI_READY_MS 10000        /* BSY/DRQ clear after probe's reset (spun-up disks: ms) */
