@@ -8,7 +8,7 @@
  * protocol (Identify Controller) or the USB device descriptor.
  *
  * On the host (fwblk_host.c) the disks are files named in the environment:
- * BAREMARK_HOST_DISKS="PATH[=SERIAL][+failread][+lat=NS],..." and
+ * BAREMARK_HOST_DISKS="PATH[=SERIAL][+failread][+lat=NS][+lba=BYTES],..." and
  * BAREMARK_HOST_BOOT=PATH (that file plays the boot disk). */
 #ifndef BAREMARK_FWBLK_H
 #define BAREMARK_FWBLK_H
@@ -19,9 +19,13 @@
  * and PCI location are filled in; a disk not kept is forgotten. */
 typedef bool (*fwblk_keep_fn)(const struct bm_disk *d, void *ctx);
 
-/* Add the firmware's whole disks to l (ids "fw0", "fw1", ...). Returns the
+/* Add the firmware's whole disks to l (ids "fw0", "fw1", ...). Firmware
+ * often connects only the devices it boots from, so storage and USB
+ * controllers are connected first, except the `taken` ones (a native
+ * driver has them: the firmware's driver must stay away). Returns the
  * number added or a negative error. */
-int fwblk_discover(struct bm_disk_list *l, fwblk_keep_fn keep, void *ctx);
+int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
+                   void *ctx);
 
 /* Does this firmware disk hold the volume baremark was loaded from?
  * 1 yes, 0 no, -1 unknown (or not a firmware disk). */

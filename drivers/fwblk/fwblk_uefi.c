@@ -7,13 +7,19 @@
  * done flag; poll() collects flagged commands. Firmware drivers often reap
  * their own completions from a periodic timer (1 ms in EDK II), so
  * latencies here are the firmware's, not the drive's: that is the point of
- * this path as a baseline. Without Block I/O 2, plain Block I/O (section
- * 13.9) runs one blocking request per submit, and the disk has max_qd 1. */
+ * this path as a baseline. A request submitted while none is in flight
+ * runs blocking instead (the firmware then polls the device itself, with
+ * no timer tick in the way), so queue depth 1 shows the best the firmware
+ * does at that depth. Without Block I/O 2, plain Block I/O (section 13.9)
+ * runs one blocking request per submit, and the disk has max_qd 1. */
 #include <efi.h>
 #include <efilib.h>
 
 #include "fwblk.h"
 #include "../pci.h"
+#include "../pci_regs.h"
+
+#define FW_PCI_CLASS_USB 0x0c03 /* serial bus controller, USB (PCI code and ID 1.11) */
 
 extern EFI_HANDLE bm_image_handle;
 extern EFI_SYSTEM_TABLE *bm_st;
@@ -203,7 +209,7 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     if (op == BM_IO_WRITE)
         f->written = true;
 
-    if (f->bio2) {
+    if (f->bio2 && f->ninflight) {
         if (!c->event && uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
                                            fw_token_signalled, c, &c->event) != EFI_SUCCESS) {
             c->event = NULL;
@@ -233,7 +239,8 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
         return BM_OK;
     }
 
-    /* Plain Block I/O: the request runs to its end here. */
+    /* Plain Block I/O, or nothing else in flight: the request runs to its
+     * end here. */
     if (op == BM_IO_READ)
         st = uefi_call_wrapper(f->bio->ReadBlocks, 5, f->bio, f->media_id, lba, bytes, buf);
     else
@@ -529,7 +536,15 @@ static void identify(struct fw_disk *f, EFI_DEVICE_PATH *dp)
     if (!d->serial[0])
         identity_from_usb(d, dp);
     if (dp) {
-        CHAR16 *text = DevicePathToStr(dp);
+        /* The firmware's converter knows every node type (GNU-EFI's does
+         * not know NVMe); GNU-EFI's is the fallback. */
+        EFI_GUID tg = EFI_DEVICE_PATH_TO_TEXT_PROTOCOL_GUID;
+        EFI_DEVICE_PATH_TO_TEXT_PROTOCOL *tp = NULL;
+        CHAR16 *text = NULL;
+        if (uefi_call_wrapper(bm_st->BootServices->LocateProtocol, 3, &tg, NULL, (void **)&tp) == EFI_SUCCESS && tp)
+            text = uefi_call_wrapper(tp->ConvertDevicePathToText, 3, dp, FALSE, FALSE);
+        if (!text)
+            text = DevicePathToStr(dp);
         if (text) {
             ucs2_copy(f->device_path, sizeof(f->device_path), text);
             FreePool(text);
@@ -544,7 +559,43 @@ static void fw_free(struct fw_disk *f)
     plat_free(f);
 }
 
-int fwblk_discover(struct bm_disk_list *l, fwblk_keep_fn keep, void *ctx)
+/* Connect the firmware's drivers to every storage and USB controller not
+ * taken by a native driver: with a boot order set, firmware (OVMF among
+ * others) connects only the devices it boots from, and a disk whose
+ * controller was never connected has no Block I/O. */
+static void connect_controllers(const struct pci_addr *taken, unsigned ntaken)
+{
+    EFI_GUID pcig = EFI_PCI_IO_PROTOCOL_GUID;
+    EFI_HANDLE *handles = NULL;
+    UINTN count = 0;
+
+    if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &pcig, NULL, &count, &handles) !=
+        EFI_SUCCESS)
+        return;
+    for (UINTN i = 0; i < count; i++) {
+        EFI_PCI_IO *io;
+        UINTN seg, bus, dev, fn;
+        struct pci_addr a;
+        uint32_t cls;
+        bool skip = false;
+
+        if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &pcig, (void **)&io) !=
+                EFI_SUCCESS ||
+            uefi_call_wrapper(io->GetLocation, 5, io, &seg, &bus, &dev, &fn) != EFI_SUCCESS)
+            continue;
+        a = (struct pci_addr){ (uint16_t)seg, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
+        for (unsigned k = 0; k < ntaken; k++)
+            skip |= taken[k].seg == a.seg && taken[k].bus == a.bus && taken[k].dev == a.dev && taken[k].fn == a.fn;
+        cls = plat_pci_read32(a, PCI_CLASS_REVISION) >> 8; /* base << 16 | sub << 8 | prog-if */
+        if (skip || ((cls >> 16) != PCI_CLASS_STORAGE && (cls >> 8) != FW_PCI_CLASS_USB))
+            continue;
+        uefi_call_wrapper(bm_st->BootServices->ConnectController, 4, handles[i], NULL, NULL, TRUE);
+    }
+    plat_free(handles);
+}
+
+int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
+                   void *ctx)
 {
     EFI_GUID biog = BLOCK_IO_PROTOCOL, bio2g = EFI_BLOCK_IO2_PROTOCOL_GUID, dpg = DEVICE_PATH_PROTOCOL;
     EFI_HANDLE *handles = NULL;
@@ -552,6 +603,7 @@ int fwblk_discover(struct bm_disk_list *l, fwblk_keep_fn keep, void *ctx)
     UINTN count = 0, boot_len = boot_dp ? path_bytes(boot_dp) : 0;
     int added = 0;
 
+    connect_controllers(taken, ntaken);
     if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &biog, NULL, &count, &handles) !=
         EFI_SUCCESS)
         return 0;

@@ -35,8 +35,8 @@ static bool keep_firmware_disk(const struct bm_disk *d, void *arg)
 }
 
 /* Try the native driver on one storage controller. */
-static void probe_native(const struct config *c, const struct plat_boot_location *boot, struct disk_set *s,
-                         const struct pci_func *f)
+static void probe_native(const struct config *c, const struct plat_boot_location *boot,
+                         const struct plat_boot_location *results, struct disk_set *s, const struct pci_func *f)
 {
     const struct bm_driver *drv = registry_find(f->vendor, f->device, f->class_code);
     char bdf[16], err[160];
@@ -51,11 +51,13 @@ static void probe_native(const struct config *c, const struct plat_boot_location
                         f->device, f->class_code);
         return;
     }
-    if (boot->has_pci && same_pci(boot->pci, f->addr)) {
+    if ((boot->has_pci && same_pci(boot->pci, f->addr)) ||
+        (results->has_volume && results->has_pci && same_pci(results->pci, f->addr))) {
         /* Resetting it would pull the file system (and the results file)
          * out from under the firmware mid-run. */
-        record_note(bdf, "holds the boot volume: left to the firmware; its disks are benchmarked through "
-                         "firmware Block I/O instead of the %s driver", drv->name);
+        record_note(bdf, "holds the %s volume: left to the firmware; its disks are benchmarked through "
+                         "firmware Block I/O instead of the %s driver",
+                    boot->has_pci && same_pci(boot->pci, f->addr) ? "boot" : "results", drv->name);
         if (s->nkept < DISK_MAX_CTRLS)
             s->kept_for_firmware[s->nkept++] = f->addr;
         return;
@@ -82,10 +84,12 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         record_note(bdf, "%s driver took the controller but found no disk", drv->name);
 }
 
-int disk_discover(const struct config *c, const struct plat_boot_location *boot, struct disk_set *s)
+int disk_discover(const struct config *c, const struct plat_boot_location *boot,
+                  const struct plat_boot_location *results, struct disk_set *s)
 {
     static struct pci_list pci;
     struct keep_ctx k = { c, s };
+    struct pci_addr taken[DISK_MAX_CTRLS];
     int n;
 
     memset(s, 0, sizeof(*s));
@@ -94,12 +98,14 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
         for (int i = 0; i < pci.count; i++)
             if ((pci.funcs[i].class_code >> 16) == PCI_CLASS_STORAGE &&
                 pci.funcs[i].header_type == PCI_HEADER_NORMAL)
-                probe_native(c, boot, s, &pci.funcs[i]);
+                probe_native(c, boot, results, s, &pci.funcs[i]);
     }
     /* The firmware's disks come after: a controller we took has already
      * lost its firmware driver and its Block I/O handles. */
+    for (unsigned i = 0; i < s->nctrls; i++)
+        taken[i] = s->ctrls[i].addr;
     s->firmware_used = true;
-    n = fwblk_discover(&s->list, keep_firmware_disk, &k);
+    n = fwblk_discover(&s->list, taken, s->nctrls, keep_firmware_disk, &k);
     if (n < 0)
         record_error("firmware", "Block I/O discovery failed: %s", bm_strerror(n));
     return BM_OK;

@@ -380,7 +380,7 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
         jobs[i].seconds = (double)t->measure_ns / 1e9;
     if (stats) {
         stats->loops = loops;
-        stats->core_busy_pct = t->measure_ns ? 100.0 * (double)busy_ns / (double)t->measure_ns : 0;
+        stats->core_busy_pct = t->measure_ns ? MIN(100.0, 100.0 * (double)busy_ns / (double)t->measure_ns) : 0;
     }
     return aborted ? BM_EABORT : BM_OK;
 }
