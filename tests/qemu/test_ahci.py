@@ -109,9 +109,10 @@ def test_ahci_four_disks_512e_cdrom_error_and_queue_depth():
         results = _results(run, disk_id)
         assert set(results) == QUICK_TESTS, (disk_id, results)
     together = [r for r in run.of_type("disk_result") if r["disk"] == "all"]
-    assert {r["test"] for r in together} == {"SEQ1M-Q8T1", "RND4K-Q32T1"}, together
+    assert {r["test"] for r in together} == {"ALL3-SEQ1M-Q8T1", "ALL3-RND4K-Q32T1"}, together
     for r in together:
         assert sorted(r["disks"]) == ["ahci0p0", "ahci0p1", "ahci0p5"], r
+        assert r["ios"] > 0, r
 
     # NCQ: 32 commands in flight on the 1 ms disk beat one at a time by far.
     slow = _results(run, "ahci0p5")
