@@ -1,11 +1,13 @@
 /* One line per native driver. */
 #include "registry.h"
-#include "nvme/nvme.h"
 
 /* Each driver defines its struct bm_driver in its own folder. */
+#include "ahci/ahci.h"
+#include "nvme/nvme.h"
 
 const struct bm_driver *const bm_native_drivers[] = {
     &nvme_driver,
+    &ahci_driver,
     NULL,
 };
 
