@@ -1,9 +1,11 @@
 /* One line per native driver. */
 #include "registry.h"
+#include "megasas/megasas.h"
 
 /* Each driver defines its struct bm_driver in its own folder. */
 
 const struct bm_driver *const bm_native_drivers[] = {
+    &megasas_driver,
     NULL,
 };
 
