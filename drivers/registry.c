@@ -1,11 +1,13 @@
 /* One line per native driver. */
 #include "registry.h"
 #include "megasas/megasas.h"
+#include "mpt/mpt.h"
 
 /* Each driver defines its struct bm_driver in its own folder. */
 
 const struct bm_driver *const bm_native_drivers[] = {
     &megasas_driver,
+    &mpt_driver,
     NULL,
 };
 
