@@ -1,10 +1,546 @@
-/* Disk benchmark: placeholder until the engine lands. */
+/* Disk benchmark: discovery, the per-disk workloads, the all-disks tests,
+ * their records and the screen. The engine (engine.c) drives the I/O. */
 #include "disk.h"
+#include "discover.h"
+#include "engine.h"
+#include "links.h"
+#include "safety.h"
 #include "../record.h"
+#include "../../drivers/fwblk/fwblk.h"
+
+#define DISK_MAX_TESTS 48
+#define DISK_STALL_NS 60000000000ull
+
+/* The screen's summary of one disk: a row per test, read and write side by
+ * side, like CrystalDiskMark's window. */
+struct table_row {
+    char test[24];
+    bool have[2];            /* [0] read, [1] write */
+    double mbps[2], iops[2], p99_us[2];
+};
+
+struct disk_entry {
+    struct bm_disk *d;
+    bool selected;
+    struct disk_facts facts;
+    enum write_perm perm;
+    char refusal[120];
+    struct table_row rows[DISK_MAX_TESTS];
+    unsigned nrows;
+};
+
+static struct disk_entry entries[BM_MAX_DISKS];
+static unsigned nentries;
+static struct disk_set set;
+static uint64_t test_warmup_ns, test_measure_ns;
+
+void disk_set_test_timing(uint64_t warmup_ns, uint64_t measure_ns)
+{
+    test_warmup_ns = warmup_ns;
+    test_measure_ns = measure_ns;
+}
+
+/* time= seconds measured, after a warm-up of a fifth of that (0.25 to
+ * 2 s): enough for caches and queues to fill, short enough not to double
+ * the run. */
+static void timing_for(const struct config *c, struct engine_timing *t)
+{
+    t->measure_ns = (uint64_t)c->time_s * 1000000000ull;
+    t->warmup_ns = t->measure_ns / 5;
+    t->warmup_ns = MAX(t->warmup_ns, 250000000ull);
+    t->warmup_ns = MIN(t->warmup_ns, 2000000000ull);
+    if (test_measure_ns) {
+        t->measure_ns = test_measure_ns;
+        t->warmup_ns = test_warmup_ns;
+    }
+    t->stall_ns = DISK_STALL_NS;
+}
+
+/* ---- The tests ---------------------------------------------------------------- */
+
+/* "512", "4K", "1M", "8M" */
+static void size_label(char *buf, size_t len, uint32_t bytes)
+{
+    if (bytes >= (1u << 20) && !(bytes % (1u << 20)))
+        snprintf(buf, len, "%uM", bytes >> 20);
+    else if (bytes >= 1024 && !(bytes % 1024))
+        snprintf(buf, len, "%uK", bytes >> 10);
+    else
+        snprintf(buf, len, "%u", bytes);
+}
+
+static void add_test(struct disk_test *out, unsigned *n, bool random, uint32_t bs, uint32_t qd, uint32_t threads,
+                     const char *prefix)
+{
+    struct disk_test *t;
+    char sz[12];
+
+    if (*n >= DISK_MAX_TESTS)
+        return;
+    t = &out[(*n)++];
+    memset(t, 0, sizeof(*t));
+    t->op = BM_IO_READ;
+    t->random = random;
+    t->bs = bs;
+    t->qd = qd;
+    t->threads = threads;
+    size_label(sz, sizeof(sz), bs);
+    if (prefix)
+        snprintf(t->name, sizeof(t->name), "%.3s%.6s-Q%u", prefix, sz, qd % 10000);
+    else
+        snprintf(t->name, sizeof(t->name), "%s%.6s-Q%uT%u", random ? "RND" : "SEQ", sz, qd % 10000, threads % 100);
+}
+
+/* The read tests of a level, in run order. quick: CrystalDiskMark's
+ * default four. full adds the ATTO-style block-size sweep (sequential,
+ * QD4), the queue-depth sweep of 4 KiB random reads (the latency-vs-depth
+ * curve; depths quick already ran are not repeated), and RND4K-Q32T16. */
+unsigned disk_build_tests(enum bm_level level, struct disk_test *out, unsigned max)
+{
+    struct disk_test all[DISK_MAX_TESTS];
+    unsigned n = 0;
+
+    add_test(all, &n, false, 1u << 20, 8, 1, NULL);
+    add_test(all, &n, false, 1u << 20, 1, 1, NULL);
+    add_test(all, &n, true, 4096, 32, 1, NULL);
+    add_test(all, &n, true, 4096, 1, 1, NULL);
+    if (level == LEVEL_FULL) {
+        for (uint32_t bs = 512; bs <= (8u << 20); bs *= 2)
+            add_test(all, &n, false, bs, 4, 1, "BS");
+        for (uint32_t qd = 1; qd <= 256; qd *= 2)
+            if (qd != 1 && qd != 32)
+                add_test(all, &n, true, 4096, qd, 1, NULL);
+        add_test(all, &n, true, 4096, 32, 16, NULL);
+    }
+    n = MIN(n, max);
+    memcpy(out, all, n * sizeof(*out));
+    return n;
+}
+
+/* Which tests are also run as writes: all but the queue-depth sweep. */
+static bool has_write_twin(const struct disk_test *t)
+{
+    return !(t->random && t->bs == 4096 && t->threads == 1 && t->qd != 1 && t->qd != 32);
+}
+
+/* ---- Records --------------------------------------------------------------------- */
+
+static void emit_disk_record(const struct disk_entry *e)
+{
+    static struct record r;
+    const struct bm_disk *d = e->d;
+    char human[320];
+    const char *dp = fwblk_device_path(d);
+    double gb = (double)d->blocks * d->lba_bytes / 1e9;
+
+    record_begin(&r, "disk");
+    json_str(&r.j, "id", d->id);
+    json_str(&r.j, "driver", d->driver);
+    json_str(&r.j, "path", d->path);
+    json_str(&r.j, "model", d->model);
+    json_str(&r.j, "serial", d->serial);
+    json_str(&r.j, "firmware", d->firmware);
+    json_u64(&r.j, "lba_bytes", d->lba_bytes);
+    if (d->phys_bytes && d->phys_bytes != d->lba_bytes)
+        json_u64(&r.j, "phys_bytes", d->phys_bytes);
+    json_u64(&r.j, "blocks", d->blocks);
+    json_u64(&r.j, "bytes", d->blocks * d->lba_bytes);
+    json_str(&r.j, "pci", d->pci);
+    if (d->link_gbps > 0)
+        json_num(&r.j, "link_gbps", d->link_gbps, 1);
+    json_u64(&r.j, "queues", d->nqueues);
+    json_u64(&r.j, "max_qd", d->max_qd);
+    json_u64(&r.j, "max_transfer_bytes", d->max_transfer_bytes);
+    if (dp[0])
+        json_str(&r.j, "device_path", dp);
+    json_bool(&r.j, "boot", e->facts.boot);
+    json_bool(&r.j, "selected", e->selected);
+    json_bool(&r.j, "writes", e->perm == WRITE_ALLOWED && e->selected);
+    snprintf(human, sizeof(human), "disk %s: %s%s%s, %.1f GB, %u-byte blocks, %s path (%s)%s%s%s%s", d->id,
+             d->model[0] ? d->model : "(no model)", d->serial[0] ? " serial " : " (no serial)", d->serial, gb,
+             d->lba_bytes, d->path, d->driver, d->pci[0] ? " at " : "", d->pci, e->facts.boot ? ", boot disk" : "",
+             !e->selected ? ", not selected" : e->perm == WRITE_ALLOWED ? ", WRITE tests allowed" : ", read-only");
+    record_emit(&r, human);
+}
+
+static void emit_lat(struct json *j, const struct histogram *h)
+{
+    json_obj_begin(j, "lat_us");
+    json_num(j, "mean", hist_mean(h) / 1e3, 1);
+    json_num(j, "p50", (double)hist_percentile(h, 50) / 1e3, 1);
+    json_num(j, "p99", (double)hist_percentile(h, 99) / 1e3, 1);
+    json_num(j, "p999", (double)hist_percentile(h, 99.9) / 1e3, 1);
+    json_num(j, "max", (double)h->max / 1e3, 1);
+    json_obj_end(j);
+}
+
+/* The fields every disk_result shares, per disk or for "all". qd and
+ * threads are what ran (per disk: after its limits; for "all": as named,
+ * each disk's own record says what it ran). */
+static void result_fields(struct record *r, const struct disk_test *t, uint32_t qd, uint32_t threads, uint64_t ios,
+                          uint64_t bytes, double seconds, const struct histogram *h)
+{
+    json_str(&r->j, "test", t->name);
+    json_str(&r->j, "rw", engine_rw_name(t));
+    json_u64(&r->j, "bs", t->bs);
+    json_u64(&r->j, "qd", qd);
+    json_u64(&r->j, "threads", threads);
+    json_num(&r->j, "seconds", seconds, 3);
+    json_u64(&r->j, "ios", ios);
+    json_num(&r->j, "mbps", seconds > 0 ? (double)bytes / seconds / 1e6 : 0, 1);
+    json_num(&r->j, "iops", seconds > 0 ? (double)ios / seconds : 0, 0);
+    emit_lat(&r->j, h);
+}
+
+static void emit_result_record(const struct disk_job *j, unsigned concurrent)
+{
+    static struct record r;
+    char human[256];
+    double mbps = j->seconds > 0 ? (double)j->bytes / j->seconds / 1e6 : 0;
+    double iops = j->seconds > 0 ? (double)j->ios / j->seconds : 0;
+
+    record_begin(&r, "disk_result");
+    json_str(&r.j, "disk", j->disk->id);
+    result_fields(&r, &j->test, j->qd, j->nq, j->ios, j->bytes, j->seconds, j->hist);
+    if (j->pieces > 1)
+        json_u64(&r.j, "split", j->pieces);
+    if (j->note[0])
+        json_str(&r.j, "note", j->note);
+    if (concurrent)
+        json_u64(&r.j, "concurrent", concurrent);
+    snprintf(human, sizeof(human), "%s %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p50 %.0f us p99 %.0f us%s%s%s",
+             j->disk->id, j->test.name, engine_rw_name(&j->test), mbps, iops,
+             (double)hist_percentile(j->hist, 50) / 1e3, (double)hist_percentile(j->hist, 99) / 1e3,
+             concurrent ? " (with the other disks)" : "", j->note[0] ? " - " : "", j->note);
+    record_emit(&r, human);
+}
+
+static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const struct engine_run_stats *st,
+                                  const struct link_summary *link)
+{
+    static struct record r;
+    static struct histogram h;
+    char human[400];
+    uint64_t ios = 0, bytes = 0;
+    const struct disk_job *first = NULL;
+    unsigned ok = 0;
+    double seconds = 0, mbps;
+
+    hist_reset(&h);
+    for (unsigned i = 0; i < n; i++) {
+        if (jobs[i].status != BM_OK)
+            continue;
+        if (!first)
+            first = &jobs[i];
+        ok++;
+        ios += jobs[i].ios;
+        bytes += jobs[i].bytes;
+        seconds = jobs[i].seconds;
+        hist_merge(&h, jobs[i].hist);
+    }
+    if (!first)
+        return;
+    mbps = seconds > 0 ? (double)bytes / seconds / 1e6 : 0;
+    record_begin(&r, "disk_result");
+    json_str(&r.j, "disk", "all");
+    json_arr_begin(&r.j, "disks");
+    for (unsigned i = 0; i < n; i++)
+        if (jobs[i].status == BM_OK)
+            json_str(&r.j, NULL, jobs[i].disk->id);
+    json_arr_end(&r.j);
+    result_fields(&r, &first->test, first->test.qd, first->test.threads, ios, bytes, seconds, &h);
+    json_u64(&r.j, "concurrent", ok);
+    json_num(&r.j, "core_busy_pct", st->core_busy_pct, 1);
+    if (link->known) {
+        json_obj_begin(&r.j, "link");
+        json_str(&r.j, "hop", link->hop);
+        json_str(&r.j, "width_speed", link->link);
+        json_u64(&r.j, "disks_behind", link->disks_behind);
+        json_num(&r.j, "ceiling_mbps", link->ceiling_mbps, 0);
+        json_num(&r.j, "used_pct", link->ceiling_mbps > 0 ? 100.0 * mbps / link->ceiling_mbps : 0, 1);
+        json_obj_end(&r.j);
+    }
+    snprintf(human, sizeof(human), "all %u disk%s %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (one core, %.0f%% busy)",
+             ok, ok == 1 ? "" : "s", first->test.name, engine_rw_name(&first->test), mbps, (double)ios / seconds,
+             (double)hist_percentile(&h, 99) / 1e3, st->core_busy_pct);
+    record_emit(&r, human);
+    if (link->known)
+        ui_text("  %s: %.2f of %.2f GB/s", link->text, mbps / 1e3, link->ceiling_mbps / 1e3);
+}
+
+/* ---- The screen table --------------------------------------------------------------- */
+
+static void table_add(struct disk_entry *e, const struct disk_job *j)
+{
+    struct table_row *row = NULL;
+    int w = j->test.op == BM_IO_WRITE;
+
+    for (unsigned i = 0; i < e->nrows; i++)
+        if (!strcmp(e->rows[i].test, j->test.name))
+            row = &e->rows[i];
+    if (!row) {
+        if (e->nrows >= DISK_MAX_TESTS)
+            return;
+        row = &e->rows[e->nrows++];
+        memset(row, 0, sizeof(*row));
+        bm_strlcpy(row->test, j->test.name, sizeof(row->test));
+    }
+    row->have[w] = true;
+    row->mbps[w] = j->seconds > 0 ? (double)j->bytes / j->seconds / 1e6 : 0;
+    row->iops[w] = j->seconds > 0 ? (double)j->ios / j->seconds : 0;
+    row->p99_us[w] = (double)hist_percentile(j->hist, 99) / 1e3;
+}
+
+static void table_cell(char *buf, size_t len, const struct table_row *row, int w)
+{
+    if (!row->have[w])
+        snprintf(buf, len, "%28s", "-");
+    else
+        snprintf(buf, len, "%9.1f %9.0f %8.0f", row->mbps[w], row->iops[w], row->p99_us[w]);
+}
+
+static void print_table(const struct disk_entry *e)
+{
+    char r[40], w[40];
+
+    if (!e->nrows)
+        return;
+    ui_text("%s", "");
+    ui_text("%s  %s  %s", e->d->id, e->d->model, e->d->serial);
+    ui_text("%-13s %28s   %28s", "", "read: MB/s      IOPS  p99 us", "write: MB/s     IOPS  p99 us");
+    for (unsigned i = 0; i < e->nrows; i++) {
+        table_cell(r, sizeof(r), &e->rows[i], 0);
+        table_cell(w, sizeof(w), &e->rows[i], 1);
+        ui_text("%-13s %s   %s", e->rows[i].test, r, w);
+    }
+    ui_text("%s", "");
+}
+
+/* ---- Running ------------------------------------------------------------------------ */
+
+static uint64_t seed_for(const struct bm_disk *d, unsigned salt)
+{
+    uint64_t h = plat_now_ns() ^ ((uint64_t)salt << 32);
+
+    for (const char *p = d->id; *p; p++)
+        h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+    return h;
+}
+
+/* A disk that failed: say so, and skip it from now on. */
+static void disk_failed(struct disk_entry *e, const struct disk_job *j)
+{
+    record_error(e->d->id, "%s %s (%s%s%s%s) failed: %s; the disk is skipped for the rest of the run", j->test.name,
+                 engine_rw_name(&j->test), e->d->model, e->d->serial[0] ? ", serial " : "", e->d->serial,
+                 !strcmp(j->disk->path, BM_PATH_FIRMWARE) ? ", firmware path" : "", j->detail);
+    e->d->failed = true;
+}
+
+/* One test on one disk. Returns BM_EABORT on Esc, else BM_OK. */
+static int run_one(struct disk_entry *e, const struct disk_test *t, const struct engine_timing *tm, unsigned salt)
+{
+    struct disk_job job;
+    char why[160], label[80];
+    int rc;
+
+    rc = engine_job_prepare(&job, e->d, t, seed_for(e->d, salt), why, sizeof(why));
+    if (rc == BM_ENOTSUP) {
+        record_note(e->d->id, "%s %s skipped: %s", t->name, engine_rw_name(t), why);
+        return BM_OK;
+    }
+    if (rc != BM_OK) {
+        record_error(e->d->id, "%s %s not run: %s", t->name, engine_rw_name(t), why);
+        return BM_OK;
+    }
+    snprintf(label, sizeof(label), "%.23s %.23s %s", e->d->id, t->name, engine_rw_name(t));
+    rc = engine_run(&job, 1, tm, label, NULL);
+    if (rc == BM_OK) {
+        if (job.status == BM_OK) {
+            emit_result_record(&job, 0);
+            table_add(e, &job);
+        } else {
+            disk_failed(e, &job);
+        }
+    }
+    engine_job_free(&job);
+    return rc;
+}
+
+/* Every test of the level on one disk: reads, then writes if allowed. */
+static int run_disk(struct disk_entry *e, const struct config *c, const struct engine_timing *tm)
+{
+    struct disk_test tests[DISK_MAX_TESTS];
+    unsigned n = disk_build_tests(c->disk, tests, DISK_MAX_TESTS);
+    unsigned salt = 0;
+    int rc;
+
+    for (unsigned i = 0; i < n && !e->d->failed; i++)
+        if ((rc = run_one(e, &tests[i], tm, salt++)) != BM_OK)
+            return rc;
+    if (e->perm != WRITE_ALLOWED)
+        return BM_OK;
+    for (unsigned i = 0; i < n && !e->d->failed; i++) {
+        struct disk_test w = tests[i];
+        if (!has_write_twin(&w))
+            continue;
+        w.op = BM_IO_WRITE;
+        if ((rc = run_one(e, &w, tm, salt++)) != BM_OK)
+            return rc;
+    }
+    return BM_OK;
+}
+
+/* One all-disks test over the first k of the given disks. */
+static int run_group(struct disk_entry **group, unsigned k, const struct disk_test *t, const struct engine_timing *tm,
+                     unsigned salt)
+{
+    static struct disk_job jobs[BM_MAX_DISKS];
+    struct bm_disk *disks[BM_MAX_DISKS];
+    struct disk_entry *owner[BM_MAX_DISKS];
+    struct engine_run_stats st;
+    struct link_summary link;
+    char why[160], label[96];
+    unsigned n = 0;
+    int rc;
+
+    for (unsigned i = 0; i < k; i++) {
+        struct disk_entry *e = group[i];
+        if (e->d->failed)
+            continue;
+        rc = engine_job_prepare(&jobs[n], e->d, t, seed_for(e->d, salt), why, sizeof(why));
+        if (rc != BM_OK) {
+            record_note(e->d->id, "%s %s with the other disks skipped: %s", t->name, engine_rw_name(t), why);
+            continue;
+        }
+        owner[n] = e;
+        disks[n] = e->d;
+        n++;
+    }
+    if (n == 0)
+        return BM_OK;
+    snprintf(label, sizeof(label), "all %u disks %.23s", n, t->name);
+    rc = engine_run(jobs, n, tm, label, &st);
+    if (rc == BM_OK) {
+        for (unsigned i = 0; i < n; i++) {
+            if (jobs[i].status == BM_OK)
+                emit_result_record(&jobs[i], n);
+            else
+                disk_failed(owner[i], &jobs[i]);
+        }
+        links_summarize(disks, n, &link);
+        emit_aggregate_record(jobs, n, &st, &link);
+    }
+    for (unsigned i = 0; i < n; i++)
+        engine_job_free(&jobs[i]);
+    return rc;
+}
+
+/* The all-disks tests: sequential and 4 KiB random reads on every selected
+ * disk at once; full adds the scaling series over 1, 2, ... N disks. */
+static int run_all_disks(const struct config *c, const struct engine_timing *tm)
+{
+    struct disk_entry *group[BM_MAX_DISKS];
+    struct disk_test tests[2];
+    unsigned n = 0;
+    int rc;
+
+    for (unsigned i = 0; i < nentries; i++)
+        if (entries[i].selected && !entries[i].d->failed)
+            group[n++] = &entries[i];
+    if (n < 2) {
+        ui_text("all-disks tests: they need two disks or more (%u left)", n);
+        return BM_OK;
+    }
+    disk_build_tests(LEVEL_QUICK, tests, 1);           /* SEQ1M-Q8T1 */
+    {
+        struct disk_test all[4];
+        disk_build_tests(LEVEL_QUICK, all, 4);
+        tests[1] = all[2];                              /* RND4K-Q32T1 */
+    }
+    ui_text("all %u disks at once, driven from one core:", n);
+    for (unsigned t = 0; t < 2; t++) {
+        unsigned from = c->disk == LEVEL_FULL ? 1 : n;
+        for (unsigned k = from; k <= n; k++)
+            if ((rc = run_group(group, k, &tests[t], tm, 1000 + t * 100 + k)) != BM_OK)
+                return rc;
+    }
+    return BM_OK;
+}
+
+/* ---- Safety -------------------------------------------------------------------------- */
+
+static void decide_writes(const struct config *c, const struct plat_boot_location *boot)
+{
+    for (unsigned i = 0; i < nentries; i++) {
+        struct disk_entry *e = &entries[i];
+        int fw = fwblk_boot_disk(e->d);
+        enum boot_answer ans = fw < 0 ? BOOT_UNKNOWN : fw ? BOOT_YES : BOOT_NO;
+
+        e->facts.boot = disk_holds_boot(e->d, boot, ans);
+        /* Results go to the boot volume (out= is a folder on it). */
+        e->facts.results = e->facts.boot && !c->out_off && boot->has_volume;
+        e->facts.read_only = fwblk_read_only(e->d);
+        e->perm = disk_write_permission(c, e->d->serial, &e->facts, e->refusal, sizeof(e->refusal));
+    }
+}
+
+static void report_refusals(const struct config *c)
+{
+    for (unsigned i = 0; i < nentries; i++) {
+        struct disk_entry *e = &entries[i];
+        if (e->perm == WRITE_REFUSED)
+            record_error(e->d->id, "write=%s refused: %s (%s); the disk is only read", e->d->serial, e->refusal,
+                         e->d->model);
+    }
+    /* A serial in write= that matches no disk is worth knowing: a typo
+     * would otherwise look like a read-only run by choice. */
+    for (unsigned k = 0; k < c->write.count; k++) {
+        bool found = false;
+        for (unsigned i = 0; i < nentries && !found; i++)
+            found = !strcmp(entries[i].d->serial, c->write.items[k]);
+        if (!found)
+            record_note("disk", "write=%s: no disk has this serial; nothing is written to it", c->write.items[k]);
+    }
+}
+
+/* ---- The run ------------------------------------------------------------------------- */
 
 int disk_run(const struct config *c, const struct plat_boot_location *boot)
 {
-    (void)c;
-    (void)boot;
-    return BM_OK;
+    struct engine_timing tm;
+    unsigned selected = 0;
+    int rc = BM_OK;
+
+    timing_for(c, &tm);
+    disk_discover(c, boot, &set);
+    nentries = 0;
+    for (unsigned i = 0; i < set.list.count && i < BM_MAX_DISKS; i++) {
+        struct disk_entry *e = &entries[nentries++];
+        memset(e, 0, sizeof(*e));
+        e->d = set.list.disks[i];
+        e->selected = config_disk_selected(c, e->d->id, e->d->serial);
+        selected += e->selected;
+    }
+    decide_writes(c, boot);
+    for (unsigned i = 0; i < nentries; i++)
+        emit_disk_record(&entries[i]);
+    report_refusals(c);
+    if (!nentries)
+        record_note("disk", "no disks found (driver=%s)",
+                    c->driver == DRIVER_AUTO ? "auto" : c->driver == DRIVER_NATIVE ? "native" : "firmware");
+    else if (!selected)
+        record_note("disk", "disks= selects none of the %u disks found", nentries);
+
+    for (unsigned i = 0; i < nentries && rc == BM_OK; i++) {
+        struct disk_entry *e = &entries[i];
+        if (!e->selected)
+            continue;
+        rc = run_disk(e, c, &tm);
+        print_table(e);
+    }
+    if (rc == BM_OK)
+        rc = run_all_disks(c, &tm);
+
+    disk_release(&set);
+    return rc == BM_EABORT ? BM_EABORT : BM_OK;
 }
