@@ -1,0 +1,15 @@
+/* The host build has no firmware: no pass-thru disks. */
+#include "scsi_passthru.h"
+
+int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken,
+                           scsi_passthru_keep_fn keep, void *ctx)
+{
+    (void)l;
+    (void)taken;
+    (void)ntaken;
+    (void)keep;
+    (void)ctx;
+    return 0;
+}
+
+void scsi_passthru_release_all(void) {}
