@@ -33,6 +33,36 @@ struct bm_completion {
 
 struct bm_disk;
 
+/* One ATA SMART attribute (ATA/ATAPI-8 vendor-specific table, as every
+ * vendor lays it out: id, flags, value, worst, 6 raw bytes). */
+struct bm_health_attr {
+    uint8_t id;
+    uint8_t value, worst, threshold;
+    uint64_t raw;
+};
+
+/* Drive health as the drive reports it: the NVMe SMART / Health Information
+ * log (NVMe 1.4 section 5.14.1.2) or ATA SMART data. Fields a drive does not
+ * report keep their "unknown" value (-1). */
+struct bm_health {
+    char source[16];          /* "nvme_smart_log", "ata_smart" */
+    int temperature_c;        /* composite / attribute 194; -1 unknown */
+    int critical_warning;     /* NVMe bit field; -1 unknown */
+    int percentage_used;      /* NVMe endurance estimate; -1 unknown */
+    int64_t media_errors;     /* NVMe media and data integrity errors */
+    int64_t power_on_hours;
+    int64_t power_cycles;
+    int64_t unsafe_shutdowns;
+    int64_t data_read_bytes;  /* NVMe data units read x 512000 */
+    int64_t data_written_bytes;
+    int smart_passed;         /* ATA SMART RETURN STATUS: 1 ok, 0 threshold exceeded, -1 unknown */
+    unsigned nattrs;
+    struct bm_health_attr attrs[30];
+};
+
+/* Set every field of a health report to "unknown". */
+void bm_health_init(struct bm_health *h, const char *source);
+
 struct bm_disk_ops {
     /* Queue one command. BM_EBUSY if the queue has no room (retry after
      * poll), BM_EINVAL for a bad argument, BM_EIO if the device is dead. */
@@ -40,8 +70,9 @@ struct bm_disk_ops {
                   uint64_t lba, uint32_t blocks, void *buf);
     /* Reap up to max completions; returns how many were written to out. */
     int (*poll)(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);
-    /* Optional: read health/SMART into a record later (issue 7). */
-    int (*health)(struct bm_disk *d, void *out);
+    /* Optional: read the drive's health log. Called only with no I/O in
+     * flight on the disk; blocks at most a few seconds (bounded waits). */
+    int (*health)(struct bm_disk *d, struct bm_health *out);
 };
 
 /* Which path drives the disk. */

@@ -1,4 +1,4 @@
-/* PCI bus walk. */
+/* PCI bus walk, capability lists and PCI Express link facts. */
 #include "pci.h"
 #include "pci_regs.h"
 
@@ -13,14 +13,45 @@ void pci_enable_device(struct pci_addr a)
     plat_pci_write16(a, PCI_COMMAND, cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 }
 
-static void scan_bus(struct pci_list *l, uint16_t seg, uint8_t bus, int parent, int depth)
+/* ---- Accessor ------------------------------------------------------------------ */
+
+/* Config reads for the platform accessor. */
+static uint32_t platform_read32(void *ctx, struct pci_addr a, uint16_t off)
+{
+    (void)ctx;
+    return plat_pci_read32(a, off);
+}
+
+/* The accessor that reads the real machine. */
+const struct pci_cfg *pci_cfg_platform(void)
+{
+    static const struct pci_cfg platform = { platform_read32, NULL };
+    return &platform;
+}
+
+/* 16-bit config read through an accessor (from the aligned dword). */
+uint16_t pci_cfg_read16(const struct pci_cfg *c, struct pci_addr a, uint16_t off)
+{
+    return (uint16_t)(c->read32(c->ctx, a, off & ~3) >> ((off & 2) * 8));
+}
+
+/* 8-bit config read through an accessor (from the aligned dword). */
+uint8_t pci_cfg_read8(const struct pci_cfg *c, struct pci_addr a, uint16_t off)
+{
+    return (uint8_t)(c->read32(c->ctx, a, off & ~3) >> ((off & 3) * 8));
+}
+
+/* ---- Enumeration ------------------------------------------------------------------ */
+
+/* Record every function on a bus and, depth first, behind its bridges. */
+static void scan_bus(const struct pci_cfg *c, struct pci_list *l, uint16_t seg, uint8_t bus, int parent, int depth)
 {
     if (depth > 32)
         return; /* a bridge loop in broken hardware */
     for (uint8_t dev = 0; dev < 32; dev++) {
         for (uint8_t fn = 0; fn < 8; fn++) {
             struct pci_addr a = { seg, bus, dev, fn };
-            uint32_t id = plat_pci_read32(a, PCI_VENDOR_ID);
+            uint32_t id = c->read32(c->ctx, a, PCI_VENDOR_ID);
             uint8_t ht;
             struct pci_func *f;
 
@@ -29,21 +60,22 @@ static void scan_bus(struct pci_list *l, uint16_t seg, uint8_t bus, int parent, 
                     break;
                 continue;
             }
-            ht = plat_pci_read8(a, PCI_HEADER_TYPE);
+            ht = pci_cfg_read8(c, a, PCI_HEADER_TYPE);
             if (l->count < PCI_MAX_FUNCS) {
                 int self = l->count++;
                 f = &l->funcs[self];
                 f->addr = a;
                 f->vendor = (uint16_t)id;
                 f->device = (uint16_t)(id >> 16);
-                f->class_code = plat_pci_read32(a, PCI_CLASS_REVISION) >> 8;
+                f->class_code = c->read32(c->ctx, a, PCI_CLASS_REVISION) >> 8;
                 f->header_type = ht & PCI_HEADER_TYPE_MASK;
                 f->parent = parent;
+                f->secondary_bus = f->subordinate_bus = 0;
                 if (f->header_type == PCI_HEADER_BRIDGE) {
-                    f->secondary_bus = plat_pci_read8(a, PCI_SECONDARY_BUS);
-                    f->subordinate_bus = plat_pci_read8(a, PCI_SUBORDINATE_BUS);
+                    f->secondary_bus = pci_cfg_read8(c, a, PCI_SECONDARY_BUS);
+                    f->subordinate_bus = pci_cfg_read8(c, a, PCI_SUBORDINATE_BUS);
                     if (f->secondary_bus > bus)
-                        scan_bus(l, seg, f->secondary_bus, self, depth + 1);
+                        scan_bus(c, l, seg, f->secondary_bus, self, depth + 1);
                 }
             }
             if (fn == 0 && !(ht & PCI_HEADER_MULTIFUNCTION))
@@ -52,17 +84,15 @@ static void scan_bus(struct pci_list *l, uint16_t seg, uint8_t bus, int parent, 
     }
 }
 
-int pci_enumerate(struct pci_list *l)
+/* Walk every root bus of every segment. */
+int pci_enumerate_cfg(const struct pci_cfg *c, const uint16_t *segs, const uint8_t *bus_start,
+                      const uint8_t *bus_end, int nsegs, struct pci_list *l)
 {
-    uint16_t segs[8];
-    uint8_t start[8], end[8];
-    int n = plat_pci_segments(segs, start, end, 8);
-
     l->count = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < nsegs; i++) {
         /* Root buses: the segment's first bus, plus any bus no bridge leads
          * to (extra host bridges, as on multi-socket servers). */
-        for (unsigned bus = start[i]; bus <= end[i]; bus++) {
+        for (unsigned bus = bus_start[i]; bus <= bus_end[i]; bus++) {
             bool reached = false;
             for (int k = 0; k < l->count; k++) {
                 struct pci_func *f = &l->funcs[k];
@@ -74,18 +104,314 @@ int pci_enumerate(struct pci_list *l)
             }
             if (reached)
                 continue;
-            if (bus != start[i]) {
+            if (bus != bus_start[i]) {
                 /* Only scan a bus that answers: device 0..31 fn 0 */
                 bool any = false;
                 for (uint8_t dev = 0; dev < 32 && !any; dev++) {
                     struct pci_addr a = { segs[i], (uint8_t)bus, dev, 0 };
-                    any = (plat_pci_read32(a, PCI_VENDOR_ID) & 0xffff) != 0xffff;
+                    any = (c->read32(c->ctx, a, PCI_VENDOR_ID) & 0xffff) != 0xffff;
                 }
                 if (!any)
                     continue;
             }
-            scan_bus(l, segs[i], (uint8_t)bus, -1, 0);
+            scan_bus(c, l, segs[i], (uint8_t)bus, -1, 0);
         }
     }
     return l->count;
+}
+
+/* Walk the machine's own buses. */
+int pci_enumerate(struct pci_list *l)
+{
+    uint16_t segs[8];
+    uint8_t start[8], end[8];
+    int n = plat_pci_segments(segs, start, end, 8);
+
+    return pci_enumerate_cfg(pci_cfg_platform(), segs, start, end, n, l);
+}
+
+/* Same segment, bus, device and function. */
+static bool addr_eq(struct pci_addr a, struct pci_addr b)
+{
+    return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
+}
+
+/* Index of a BDF in an enumerated list. */
+int pci_list_find(const struct pci_list *l, struct pci_addr a)
+{
+    for (int i = 0; i < l->count; i++)
+        if (addr_eq(l->funcs[i].addr, a))
+            return i;
+    return -1;
+}
+
+/* ---- Capabilities ------------------------------------------------------------------ */
+
+/* Find a capability in the standard (first 256 bytes) list. */
+uint8_t pci_find_cap(const struct pci_cfg *c, struct pci_addr a, uint8_t cap_id)
+{
+    uint8_t ht = pci_cfg_read8(c, a, PCI_HEADER_TYPE) & PCI_HEADER_TYPE_MASK;
+    uint8_t off;
+
+    /* PCI Local Bus 3.0 section 6.7: the list exists only when Status
+     * bit 4 says so; type 2 (CardBus) headers keep the pointer elsewhere. */
+    if (!(pci_cfg_read16(c, a, PCI_STATUS) & PCI_STATUS_CAP_LIST) || ht > PCI_HEADER_BRIDGE)
+        return 0;
+    off = pci_cfg_read8(c, a, PCI_CAPABILITY_LIST);
+    /* Each entry is at least 4 bytes in the 192 above the header, so more
+     * than PCI_CAP_MAX_ENTRIES steps can only be a loop. The bottom two
+     * bits of a pointer are reserved and must be masked. */
+    for (int n = 0; n < PCI_CAP_MAX_ENTRIES; n++) {
+        uint8_t id;
+        off &= 0xfc;
+        if (off < PCI_CAP_FIRST_OFFSET)
+            return 0;
+        id = pci_cfg_read8(c, a, off + PCI_CAP_LIST_ID);
+        if (id == 0xff)
+            return 0; /* the function went away (all-ones read) */
+        if (id == cap_id)
+            return off;
+        off = pci_cfg_read8(c, a, off + PCI_CAP_LIST_NEXT);
+    }
+    return 0;
+}
+
+/* ---- PCI Express links -------------------------------------------------------------- */
+
+/* Transfer rate of a link speed code. */
+double pcie_speed_gts(unsigned code)
+{
+    static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64 };
+    return code < ARRAY_SIZE(gts) ? gts[code] : 0;
+}
+
+/* Payload-side rate of one lane after line coding. */
+double pcie_lane_mbps(unsigned code)
+{
+    double gts = pcie_speed_gts(code);
+
+    /* PCIe Base 4.0 section 4.2.1 (8b/10b at 2.5 and 5 GT/s) and 4.2.2
+     * (128b/130b from 8 GT/s); PCIe 6.0 runs 64 GT/s in Flit mode with no
+     * line code (1b/1b). One transfer is one bit per lane; GT/s * 1000 =
+     * Mb/s; 8 bits to the byte. */
+    if (code == PCI_EXP_SPEED_2_5GT || code == PCI_EXP_SPEED_5GT)
+        return gts * 1000.0 * 8.0 / 10.0 / 8.0;
+    if (code >= PCI_EXP_SPEED_8GT && code <= PCI_EXP_SPEED_32GT)
+        return gts * 1000.0 * 128.0 / 130.0 / 8.0;
+    return gts * 1000.0 / 8.0;
+}
+
+/* Highest set bit of the Supported Link Speeds Vector, as a speed code. */
+static uint8_t vector_max_code(uint8_t vector)
+{
+    uint8_t code = 0;
+    for (uint8_t b = 1; b < 8; b++)
+        if (vector & (1u << b))
+            code = b;
+    return code;
+}
+
+/* Decode the PCI Express capability of one function. */
+int pcie_read_info(const struct pci_cfg *c, struct pci_addr a, struct pcie_info *out)
+{
+    uint16_t flags, lnksta;
+    uint32_t lnkcap;
+    uint8_t cap = pci_find_cap(c, a, PCI_CAP_ID_EXP);
+
+    memset(out, 0, sizeof(*out));
+    if (!cap)
+        return BM_ENODEV;
+    flags = pci_cfg_read16(c, a, cap + PCI_EXP_FLAGS);
+    out->is_pcie = true;
+    out->cap = cap;
+    out->version = flags & PCI_EXP_FLAGS_VERS;
+    out->port_type = (uint8_t)((flags & PCI_EXP_FLAGS_TYPE) >> PCI_EXP_FLAGS_TYPE_SHIFT);
+
+    lnkcap = c->read32(c->ctx, a, cap + PCI_EXP_LNKCAP);
+    lnksta = pci_cfg_read16(c, a, cap + PCI_EXP_LNKSTA);
+    out->max_speed_code = lnkcap & PCI_EXP_LNKCAP_SLS;
+    out->max_width = (uint8_t)((lnkcap & PCI_EXP_LNKCAP_MLW) >> PCI_EXP_LNKCAP_MLW_SHIFT);
+    out->speed_code = lnksta & PCI_EXP_LNKSTA_CLS;
+    out->width = (uint8_t)((lnksta & PCI_EXP_LNKSTA_NLW) >> PCI_EXP_LNKSTA_NLW_SHIFT);
+
+    /* 7.5.3.18: a version 2 capability has Link Capabilities 2, whose
+     * vector lists every supported speed; LNKCAP.SLS then points at a bit
+     * of it. A pre-3.0 device leaves the vector zero and SLS is the speed
+     * itself (1 = 2.5, 2 = 5 GT/s). Both give the same code for a device
+     * that follows the spec; trust the vector when they disagree. */
+    if (out->version >= 2) {
+        uint32_t lnkcap2 = c->read32(c->ctx, a, cap + PCI_EXP_LNKCAP2);
+        if (lnkcap2 != 0xffffffffu)
+            out->speeds_vector = (uint8_t)(lnkcap2 & PCI_EXP_LNKCAP2_SLSV);
+        if (out->speeds_vector && vector_max_code(out->speeds_vector) != out->max_speed_code)
+            out->max_speed_code = vector_max_code(out->speeds_vector);
+    }
+    return BM_OK;
+}
+
+/* Port types that sit at the lower (device) end of a link. */
+static bool has_upstream_link(uint8_t type)
+{
+    return type == PCI_EXP_TYPE_ENDPOINT || type == PCI_EXP_TYPE_LEG_END || type == PCI_EXP_TYPE_UPSTREAM ||
+           type == PCI_EXP_TYPE_PCI_BRIDGE;
+}
+
+/* Port types that sit at the upper end of the link below them. */
+static bool has_downstream_link(uint8_t type)
+{
+    return type == PCI_EXP_TYPE_ROOT_PORT || type == PCI_EXP_TYPE_DOWNSTREAM;
+}
+
+/* Fill a link from the two ends' capabilities. port may be NULL when the
+ * port above is unknown or not PCI Express. */
+static void link_fill(struct pcie_link *k, struct pci_addr dev_addr, const struct pcie_info *dev,
+                      struct pci_addr port_addr, const struct pcie_info *port)
+{
+    memset(k, 0, sizeof(*k));
+    k->device_end = dev_addr;
+    k->device_max_speed_code = dev->max_speed_code;
+    k->device_max_width = dev->max_width;
+    k->speed_code = dev->speed_code;
+    k->width = dev->width;
+    k->max_speed_code = dev->max_speed_code;
+    k->max_width = dev->max_width;
+    if (port) {
+        k->port_end = port_addr;
+        k->has_port_end = true;
+        k->port_max_speed_code = port->max_speed_code;
+        k->port_max_width = port->max_width;
+        /* Both ends report the one negotiated state; a virtual function
+         * or a device in reset may leave its own Link Status zero. */
+        if (!k->speed_code || !k->width) {
+            k->speed_code = port->speed_code;
+            k->width = port->width;
+        }
+        if (port->max_speed_code && port->max_speed_code < k->max_speed_code)
+            k->max_speed_code = port->max_speed_code;
+        if (port->max_width && port->max_width < k->max_width)
+            k->max_width = port->max_width;
+    }
+    /* Link training (PCIe 4.0 section 4.2.6) settles on the highest speed
+     * and widest width both ends support; less than that is a downtrained
+     * link: a bad slot, riser or cable, or a port set to a lower speed. */
+    k->downtrained = k->speed_code && k->width &&
+                     (k->speed_code < k->max_speed_code || k->width < k->max_width);
+    k->mbps = pcie_lane_mbps(k->speed_code) * k->width;
+    k->max_mbps = pcie_lane_mbps(k->max_speed_code) * k->max_width;
+}
+
+/* The link between the device end at index i and the port above it. */
+static int link_above(const struct pci_cfg *c, const struct pci_list *l, int i, const struct pcie_info *dev,
+                      struct pcie_link *out)
+{
+    const struct pci_func *f = &l->funcs[i];
+    struct pcie_info port;
+
+    if (f->parent >= 0 && pcie_read_info(c, l->funcs[f->parent].addr, &port) == BM_OK &&
+        has_downstream_link(port.port_type))
+        link_fill(out, f->addr, dev, l->funcs[f->parent].addr, &port);
+    else
+        link_fill(out, f->addr, dev, f->addr, NULL);
+    return BM_OK;
+}
+
+/* The link a function sits on, for its pci record. */
+int pcie_link_of(const struct pci_cfg *c, const struct pci_list *l, int index, struct pcie_link *out,
+                 const char **why)
+{
+    struct pcie_info me;
+    const char *dummy;
+
+    if (!why)
+        why = &dummy;
+    *why = NULL;
+    memset(out, 0, sizeof(*out));
+    if (index < 0 || index >= l->count)
+        return BM_EINVAL;
+    if (pcie_read_info(c, l->funcs[index].addr, &me) != BM_OK) {
+        *why = "conventional PCI function (no PCI Express capability): no link of its own";
+        return BM_ENODEV;
+    }
+    if (me.port_type == PCI_EXP_TYPE_RC_END) {
+        *why = "root-complex integrated endpoint: part of the root complex, no PCI Express link";
+        return BM_ENODEV;
+    }
+    if (me.port_type == PCI_EXP_TYPE_RC_EC) {
+        *why = "root-complex event collector: no PCI Express link";
+        return BM_ENODEV;
+    }
+    if (has_upstream_link(me.port_type))
+        return link_above(c, l, index, &me, out);
+    if (has_downstream_link(me.port_type)) {
+        /* The link below a port: its partner is the device end on the
+         * secondary bus (device 0; any function will do, they share it). */
+        for (int k = 0; k < l->count; k++) {
+            struct pcie_info child;
+            if (l->funcs[k].parent != index)
+                continue;
+            if (pcie_read_info(c, l->funcs[k].addr, &child) == BM_OK && has_upstream_link(child.port_type)) {
+                link_fill(out, l->funcs[k].addr, &child, l->funcs[index].addr, &me);
+                return BM_OK;
+            }
+        }
+        /* Nothing below (an empty slot): only the port's own view, and
+         * no partner to call the link downtrained against. */
+        link_fill(out, l->funcs[index].addr, &me, l->funcs[index].addr, NULL);
+        out->has_port_end = true;
+        out->port_max_speed_code = me.max_speed_code;
+        out->port_max_width = me.max_width;
+        out->device_max_speed_code = out->device_max_width = 0;
+        out->downtrained = false;
+        return BM_OK;
+    }
+    *why = "PCI Express port type without a link to report";
+    return BM_ENODEV;
+}
+
+/* Hops and bridges from a function up to its root bus. */
+int pcie_path_build(const struct pci_cfg *c, const struct pci_list *l, int index, struct pcie_path *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->narrowest = -1;
+    if (index < 0 || index >= l->count)
+        return BM_ENODEV;
+    out->ctrl = l->funcs[index].addr;
+
+    /* Walk up: every function on the way that is the device end of a link
+     * adds that link as a hop; ports add nothing themselves (their link is
+     * the one below them, already counted). The depth bound guards
+     * against a parent chain that loops in a corrupt list. */
+    for (int i = index, depth = 0; i >= 0 && depth < 64; i = l->funcs[i].parent, depth++) {
+        struct pcie_info info;
+        if (i != index && out->nbridges < (int)ARRAY_SIZE(out->bridges))
+            out->bridges[out->nbridges++] = l->funcs[i].addr;
+        if (pcie_read_info(c, l->funcs[i].addr, &info) != BM_OK) {
+            if (i == index)
+                out->no_link_why = "conventional PCI function (no PCI Express capability)";
+            continue;
+        }
+        if (i == index && info.port_type == PCI_EXP_TYPE_RC_END)
+            out->no_link_why = "root-complex integrated endpoint: no PCI Express link";
+        if (has_upstream_link(info.port_type) && out->nhops < PCIE_MAX_HOPS)
+            link_above(c, l, i, &info, &out->hops[out->nhops++]);
+    }
+    for (int h = 0; h < out->nhops; h++)
+        if (out->narrowest < 0 || out->hops[h].mbps < out->hops[out->narrowest].mbps)
+            out->narrowest = h;
+    return BM_OK;
+}
+
+/* pcie_path_build() on the live machine, for the disk engine. */
+int pcie_path_to_root(struct pci_addr ctrl, struct pcie_path *out)
+{
+    struct pci_list *l = plat_alloc(sizeof(*l));
+    int index, rc;
+
+    if (!l)
+        return BM_ENOMEM;
+    pci_enumerate(l);
+    index = pci_list_find(l, ctrl);
+    rc = index < 0 ? BM_ENODEV : pcie_path_build(pci_cfg_platform(), l, index, out);
+    plat_free(l);
+    return rc;
 }

@@ -26,3 +26,19 @@ int disk_list_add(struct bm_disk_list *l, struct bm_disk *d)
     l->disks[l->count++] = d;
     return BM_OK;
 }
+
+void bm_health_init(struct bm_health *h, const char *source)
+{
+    memset(h, 0, sizeof(*h));
+    bm_strlcpy(h->source, source, sizeof(h->source));
+    h->temperature_c = -1;
+    h->critical_warning = -1;
+    h->percentage_used = -1;
+    h->media_errors = -1;
+    h->power_on_hours = -1;
+    h->power_cycles = -1;
+    h->unsafe_shutdowns = -1;
+    h->data_read_bytes = -1;
+    h->data_written_bytes = -1;
+    h->smart_passed = -1;
+}

@@ -1,5 +1,6 @@
 /* The run: options -> inventory -> drivers -> engines -> records -> sinks. */
 #include "app.h"
+#include "burnin.h"
 #include "config.h"
 #include "disk/disk.h"
 #include "inventory/inventory.h"
@@ -27,7 +28,16 @@ static int load_options(struct config *c, char *err, size_t errlen)
             return BM_EINVAL;
     }
     bm_strlcpy(c->args, args, sizeof(c->args));
-    return config_parse_args(c, args, err, errlen);
+    if (config_parse_args(c, args, err, errlen) != BM_OK)
+        return BM_EINVAL;
+    /* Limits are options too: a bad file stops the run before it starts. */
+    n = plat_boot_file_read(LIMITS_FILE_PATH, text, sizeof(text) - 1);
+    if (n >= 0) {
+        text[n] = '\0';
+        if (limits_parse_file(&c->limits, text, err, errlen) != BM_OK)
+            return BM_EINVAL;
+    }
+    return BM_OK;
 }
 
 /* Only the characters a FAT file name takes safely. */
@@ -49,34 +59,88 @@ static void file_safe(char *dst, size_t cap, const char *src)
 static void emit_run_record(const char *iso_time)
 {
     static struct record r;
-    char human[700];
+    char human[1200];
 
     record_begin(&r, "run");
     json_str(&r.j, "version", BAREMARK_VERSION);
     json_u64(&r.j, "schema", RECORD_SCHEMA);
     json_str(&r.j, "args", cfg.args);
+    json_str(&r.j, "config_file", cfg.file_args);
     json_str(&r.j, "time", iso_time);
-    snprintf(human, sizeof(human), "baremark %s  %s  options: %s", BAREMARK_VERSION, iso_time,
-             cfg.args[0] ? cfg.args : "(none)");
+    snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
+             cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
     record_emit(&r, human);
 }
 
-static void emit_end_record(const char *note, double seconds)
+/* How the run went, for the end record. */
+struct run_outcome {
+    const char *note;      /* why it ended early, or NULL */
+    unsigned passes;       /* burn-in passes completed (0: not a burn-in) */
+    bool has_limits;
+    unsigned failed_limits;
+};
+
+static void emit_end_record(const struct run_outcome *o, double seconds)
 {
     static struct record r;
     char human[256];
     unsigned errors = record_error_count();
-    const char *status = (errors || note) ? "error" : "ok";
+    const char *status = (errors || o->note || o->failed_limits) ? "error" : "ok";
 
     record_begin(&r, "end");
     json_str(&r.j, "status", status);
     json_u64(&r.j, "errors", errors);
     json_num(&r.j, "seconds", seconds, 3);
-    if (note)
-        json_str(&r.j, "note", note);
-    snprintf(human, sizeof(human), "baremark finished: %s, %u error%s, %.1f s%s%s", status, errors,
-             errors == 1 ? "" : "s", seconds, note ? " - " : "", note ? note : "");
+    if (o->note)
+        json_str(&r.j, "note", o->note);
+    if (o->has_limits) {
+        json_str(&r.j, "verdict", o->failed_limits ? "fail" : "pass");
+        json_u64(&r.j, "failed_limits", o->failed_limits);
+    }
+    if (o->passes) {
+        json_u64(&r.j, "passes", o->passes);
+        burnin_add_summary(&r.j);
+    }
+    snprintf(human, sizeof(human), "baremark finished: %s, %u error%s, %.1f s%s%s%s", status, errors,
+             errors == 1 ? "" : "s", seconds, o->has_limits ? (o->failed_limits ? ", limits FAILED" : ", limits passed") : "",
+             o->note ? " - " : "", o->note ? o->note : "");
     record_emit(&r, human);
+}
+
+/* The benchmarks, once or as burn-in passes (passes=, duration=). Returns
+ * BM_OK or BM_EABORT; *passes_done counts completed passes. */
+static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsigned *passes_done)
+{
+    bool burn_in = cfg.passes > 1 || cfg.duration_min > 0;
+    uint64_t deadline = t0 + (uint64_t)cfg.duration_min * 60ull * 1000000000ull;
+    int rc = BM_OK;
+
+    *passes_done = 0;
+    for (unsigned pass = 1;; pass++) {
+        if (burn_in) {
+            record_set_pass(pass);
+            ui_text("--- pass %u%s ---", pass, cfg.duration_min ? " (burn-in until the time is up)" : "");
+        }
+        if (cfg.mem != LEVEL_OFF)
+            rc = mem_run(&cfg, &sys);
+        if (rc != BM_EABORT && cfg.disk != LEVEL_OFF)
+            rc = disk_run(&cfg, boot);
+        if (rc == BM_EABORT)
+            break;
+        *passes_done = pass;
+        /* duration= runs until the time is up (a started pass finishes);
+         * passes= caps the count; with both, whichever comes first. */
+        if (cfg.duration_min) {
+            if (plat_now_ns() >= deadline || (cfg.passes > 1 && pass >= cfg.passes))
+                break;
+        } else if (pass >= cfg.passes) {
+            break;
+        }
+    }
+    record_set_pass(0);
+    if (!burn_in)
+        *passes_done = 0;
+    return rc;
 }
 
 int baremark_main(int *exit_mode)
@@ -85,7 +149,7 @@ int baremark_main(int *exit_mode)
     char iso[40], compact[24], path[256], serial[64];
     struct plat_boot_location boot;
     struct sink *serial_sink;
-    const char *note = NULL;
+    struct run_outcome outcome = { 0 };
     uint64_t t0;
     int status = APP_OK, rc, opt_rc;
 
@@ -127,18 +191,21 @@ int baremark_main(int *exit_mode)
     if (opt_rc != BM_OK) {
         record_error("options", "%s", err);
         ui_text("%s", config_help_text());
-        emit_end_record("bad options: nothing was run", (double)(plat_now_ns() - t0) / 1e9);
+        outcome.note = "bad options: nothing was run";
+        emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
         sinks_close();
         return APP_BAD_OPTIONS;
     }
     if (cfg.help) {
         ui_text("%s", config_help_text());
-        emit_end_record(NULL, (double)(plat_now_ns() - t0) / 1e9);
+        emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
         sinks_close();
         return APP_OK;
     }
+    /* Without a writable boot volume (netboot) and no other volume asked
+     * for, serial and screen are the intended outputs: a note, not an error. */
     if (why[0]) {
-        if (plat_boot_volume_writable())
+        if (plat_boot_volume_writable() || strchr(cfg.out, ':'))
             record_error("results_file", "%s", why);
         else
             record_note("results_file", "%s", why);
@@ -146,19 +213,19 @@ int baremark_main(int *exit_mode)
 
     inventory_emit(&sys);
 
-    rc = BM_OK;
-    if (cfg.mem != LEVEL_OFF)
-        rc = mem_run(&cfg, &sys);
-    if (rc != BM_EABORT && cfg.disk != LEVEL_OFF)
-        rc = disk_run(&cfg, &boot);
+    burnin_start(&cfg.limits);
+    record_set_observer(burnin_observe);
+    rc = run_passes(&boot, t0, &outcome.passes);
     if (rc == BM_EABORT) {
-        note = "aborted by Esc: the run was stopped before it finished";
+        outcome.note = "aborted by Esc: the run was stopped before it finished";
         status = APP_ABORTED;
     }
+    outcome.has_limits = cfg.limits.count > 0;
+    outcome.failed_limits = burnin_emit_verdicts();
 
-    emit_end_record(note, (double)(plat_now_ns() - t0) / 1e9);
+    emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
     sinks_close();
-    if (status == APP_OK && record_error_count())
+    if (status == APP_OK && (record_error_count() || outcome.failed_limits))
         status = APP_ERRORS;
     return status;
 }

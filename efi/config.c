@@ -139,10 +139,23 @@ static int set_out(struct config *c, const char *v)
         c->out_off = true;
         return BM_OK;
     }
+    const char *path = v, *colon = strchr(v, ':');
+
     if (!*v || strlen(v) >= sizeof(c->out))
         return BM_EINVAL;
-    for (const char *p = v; *p; p++)
-        if (*p < ' ' || *p == '"' || *p == '*' || *p == '?' || *p == '<' || *p == '>' || *p == '|')
+    /* Optional volume: "LABEL:\folder" or "*:\folder" (first writable). */
+    if (colon) {
+        size_t n = (size_t)(colon - v);
+        if (n == 0 || n > 11 || (n > 1 && memchr(v, '*', n)) || !colon[1])
+            return BM_EINVAL;
+        for (size_t i = 0; i < n; i++)
+            if (v[i] != '*' && v[i] != '_' && v[i] != '-' && v[i] != ' ' && !(v[i] >= '0' && v[i] <= '9') &&
+                !(v[i] >= 'A' && v[i] <= 'Z') && !(v[i] >= 'a' && v[i] <= 'z'))
+                return BM_EINVAL;
+        path = colon + 1;
+    }
+    for (const char *p = path; *p; p++)
+        if (*p < ' ' || *p == '"' || *p == '*' || *p == '?' || *p == '<' || *p == '>' || *p == '|' || *p == ':')
             return BM_EINVAL;
     c->out_off = false;
     bm_strlcpy(c->out, v, sizeof(c->out));
@@ -189,6 +202,28 @@ static int set_mem_max(struct config *c, const char *v)
     return BM_OK;
 }
 
+static int set_passes(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
+        return BM_EINVAL;
+    c->passes = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_duration(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
+        return BM_EINVAL;
+    c->duration_min = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_min_mbps(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_mbps", v); }
+static int set_min_iops(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_iops", v); }
+static int set_max_lat_us(struct config *c, const char *v) { return limits_parse_option(&c->limits, "max_lat_us", v); }
+
 static const struct key_def keys[] = {
     { "help", "help (no value)", set_help },
     { "mem", "off, quick or full", set_mem },
@@ -199,9 +234,14 @@ static const struct key_def keys[] = {
     { "time", "seconds from 1 to 3600", set_time },
     { "serial", "com1, com2, com3, com4, off, or an I/O port like 0x3f8", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
-    { "out", "off, or a folder on the boot volume like \\baremark\\results", set_out },
+    { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
+    { "passes", "a number of passes from 1 to 1000000", set_passes },
+    { "duration", "minutes from 1 to 1000000 (repeat passes until then)", set_duration },
+    { "min_mbps", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. SEQ1M-Q8T1:1500", set_min_mbps },
+    { "min_iops", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. RND4K-Q32T1:50000", set_min_iops },
+    { "max_lat_us", "a positive number (all tests) or TEST:N[,TEST:N...] on the p99 latency", set_max_lat_us },
 };
 
 void config_defaults(struct config *c)
@@ -216,6 +256,7 @@ void config_defaults(struct config *c)
     c->baud = 115200;
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
     c->exit = EXIT_RETURN;
+    c->passes = 1;
 }
 
 static const struct key_def *find_key(const char *key)
@@ -231,8 +272,11 @@ int config_set(struct config *c, const char *key, const char *value, char *err, 
     const struct key_def *k = find_key(key);
 
     if (!k) {
-        snprintf(err, errlen, "unknown option '%s' (known: help mem disk disks write driver time serial baud out exit mem_max)",
-                 key);
+        char known[256];
+        size_t n = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(keys) && n < sizeof(known); i++)
+            n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", i ? " " : "", keys[i].key);
+        snprintf(err, errlen, "unknown option '%s' (known: %s)", key, known);
         return BM_EINVAL;
     }
     if (k->set(c, value) != BM_OK) {
@@ -297,6 +341,10 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         if (!strchr(s, '=') && strcmp(s, "help")) {
             snprintf(err, errlen, "baremark.cfg line %u: malformed line '%s': expected key=value", lineno, s);
             return BM_EINVAL;
+        }
+        {
+            size_t used = strlen(c->file_args);
+            snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s", used ? " " : "", s);
         }
         if (apply_word(c, s, msg, sizeof(msg)) != BM_OK) {
             snprintf(err, errlen, "baremark.cfg line %u: %s", lineno, msg);

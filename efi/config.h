@@ -5,6 +5,7 @@
 #define BAREMARK_CONFIG_H
 
 #include "lib/bmlib.h"
+#include "limits.h"
 
 #define CONFIG_MAX_LIST 32
 #define CONFIG_ID_LEN 48
@@ -36,7 +37,11 @@ struct config {
     char out[128];         /* results folder on the boot volume */
     enum bm_exit exit;
     uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
-    char args[512];        /* the effective options, as given, for the run record */
+    uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
+    uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
+    struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
+    char args[512];        /* the command line, as given, for the run record */
+    char file_args[512];   /* the key=value lines of the configuration file, joined */
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5

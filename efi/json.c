@@ -55,6 +55,16 @@ static void emit_string(struct json *j, const char *s)
     emit_c(j, '"');
 }
 
+/* If the value just written did not fit, drop all of it: output stays
+ * cut at a value boundary. */
+static void rollback_if_overflow(struct json *j, size_t mark)
+{
+    if (j->overflow && mark < j->cap) {
+        j->len = mark;
+        j->buf[mark] = '\0';
+    }
+}
+
 /* Comma and key before a value at the current depth. */
 static void prefix(struct json *j, const char *key)
 {
@@ -92,8 +102,10 @@ void json_arr_end(struct json *j) { close_scope(j, ']'); }
 
 void json_str(struct json *j, const char *key, const char *v)
 {
+    size_t mark = j->len;
     prefix(j, key);
     emit_string(j, v ? v : "");
+    rollback_if_overflow(j, mark);
 }
 
 void json_u64(struct json *j, const char *key, uint64_t v)
@@ -152,8 +164,10 @@ void json_null(struct json *j, const char *key)
 
 void json_raw(struct json *j, const char *key, const char *raw)
 {
+    size_t mark = j->len;
     prefix(j, key);
     emit(j, raw, strlen(raw));
+    rollback_if_overflow(j, mark);
 }
 
 const char *json_text(const struct json *j)

@@ -147,13 +147,21 @@ void plat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The options the app was started with (UEFI load options / argv joined). */
 const char *plat_load_options(void);
 
-/* Files on the volume the app was loaded from. Paths use '\' separators.
- * Read a whole file: returns bytes read, or negative error. */
+/* Files the app was loaded with. Paths use '\' separators.
+ * Read a whole file: returns bytes read, or negative error. The path is
+ * tried on the boot volume, then its base name at the volume's root (how
+ * iPXE serves fetched files), then, after a PXE boot, as a TFTP file in
+ * the boot file's directory on the boot server. */
 long plat_boot_file_read(const char *path, char *buf, size_t cap);
+/* How the app was loaded: "disk", "pxe" (firmware PXE/TFTP), "ipxe"
+ * (an iPXE-provided file system), or "unknown". */
+const char *plat_boot_source(void);
 /* Is there a boot volume we can write to? */
 bool plat_boot_volume_writable(void);
-/* Open (create/truncate) a file for writing, creating its folder; returns a
- * handle or NULL. */
+/* Open (create/truncate) a file for writing, creating its folders; returns
+ * a handle or NULL. "LABEL:\path" picks the FAT volume with that label
+ * ("*:\path" the first writable volume); a bare path is on the boot volume.
+ * The volume used becomes the results volume (plat_results_location). */
 void *plat_file_create(const char *path);
 int plat_file_write(void *f, const void *data, size_t len);
 int plat_file_flush(void *f);
@@ -181,6 +189,9 @@ struct plat_boot_location {
     char description[96];   /* the device path as text, for messages */
 };
 void plat_boot_location(struct plat_boot_location *loc);
+/* The same for the volume results are written to (after plat_file_create);
+ * has_volume false when no results file is open. */
+void plat_results_location(struct plat_boot_location *loc);
 
 /* ---- End of the run ----------------------------------------------------------- */
 

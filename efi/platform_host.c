@@ -418,9 +418,18 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
 
 bool plat_boot_volume_writable(void) { return volume() && access(volume(), W_OK) == 0; }
 
+const char *plat_boot_source(void) { return volume() ? "disk" : "unknown"; }
+
+static bool results_open;
+
 void *plat_file_create(const char *path)
 {
     char p[512];
+    FILE *f;
+    const char *colon = strchr(path, ':');
+
+    if (colon)
+        path = colon + 1; /* one volume on the host: labels name it too */
     if (!plat_boot_volume_writable())
         return NULL;
     host_path(p, sizeof(p), path);
@@ -431,7 +440,9 @@ void *plat_file_create(const char *path)
             *s = '/';
         }
     }
-    return fopen(p, "w");
+    f = fopen(p, "w");
+    results_open = results_open || f;
+    return f;
 }
 
 int plat_file_write(void *f, const void *data, size_t len)
@@ -447,6 +458,12 @@ void plat_boot_location(struct plat_boot_location *loc)
     memset(loc, 0, sizeof(*loc));
     loc->has_volume = volume() != NULL;
     bm_strlcpy(loc->description, "host", sizeof(loc->description));
+}
+
+void plat_results_location(struct plat_boot_location *loc)
+{
+    plat_boot_location(loc);
+    loc->has_volume = results_open;
 }
 
 /* ---- Start and end ----------------------------------------------------------------- */

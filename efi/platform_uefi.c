@@ -758,7 +758,14 @@ void plat_serial_write(const char *data, size_t len)
         uart_write(serial_port, data, len);
 }
 
-/* ---- Files on the boot volume --------------------------------------------------------- */
+/* ---- Files: the boot volume, other FAT volumes, TFTP --------------------------------- */
+
+static EFI_HANDLE results_volume_handle;   /* device handle of the results volume */
+static EFI_FILE_HANDLE results_root;
+static EFI_PXE_BASE_CODE *pxe;
+static EFI_IP_ADDRESS pxe_server;
+static char pxe_dir[128];                  /* the boot file's folder on the TFTP server */
+static const char *boot_source = "unknown";
 
 static void ascii_to_ucs2(CHAR16 *dst, size_t cap, const char *src)
 {
@@ -768,58 +775,180 @@ static void ascii_to_ucs2(CHAR16 *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
+/* The root directory of the file system on a handle, and whether it says
+ * it is read-only. */
+static EFI_FILE_HANDLE open_root(EFI_HANDLE h, bool *read_only, char *label, size_t label_len)
+{
+    EFI_GUID fsg = SIMPLE_FILE_SYSTEM_PROTOCOL, infog = EFI_FILE_SYSTEM_INFO_ID;
+    EFI_FILE_IO_INTERFACE *fs;
+    EFI_FILE_HANDLE root;
+    static uint8_t infobuf[1024];
+    UINTN infosize = sizeof(infobuf);
+
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, h, &fsg, (void **)&fs) != EFI_SUCCESS)
+        return NULL;
+    if (uefi_call_wrapper(fs->OpenVolume, 2, fs, &root) != EFI_SUCCESS)
+        return NULL;
+    *read_only = false;
+    if (label_len)
+        label[0] = '\0';
+    if (uefi_call_wrapper(root->GetInfo, 4, root, &infog, &infosize, infobuf) == EFI_SUCCESS) {
+        EFI_FILE_SYSTEM_INFO *info = (EFI_FILE_SYSTEM_INFO *)infobuf;
+        *read_only = info->ReadOnly;
+        if (label_len)
+            ucs2_to_ascii(label, label_len, info->VolumeLabel, label_len - 1);
+    }
+    return root;
+}
+
+/* After a firmware PXE boot: the TFTP server and the boot file's folder. */
+static void open_pxe(void)
+{
+    EFI_GUID pxeg = EFI_PXE_BASE_CODE_PROTOCOL_GUID;
+    EFI_PXE_BASE_CODE_PACKET *pkt;
+    char *slash;
+
+    pxe = NULL;
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, loaded_image->DeviceHandle, &pxeg, (void **)&pxe) !=
+            EFI_SUCCESS ||
+        !pxe->Mode || !pxe->Mode->Started || pxe->Mode->UsingIpv6) {
+        pxe = NULL;
+        return;
+    }
+    /* A proxy DHCP server (dnsmasq's "proxy" mode) names the boot server
+     * in its offer; otherwise the DHCP ACK does (RFC 2131 siaddr/file). */
+    pkt = pxe->Mode->ProxyOfferReceived && pxe->Mode->ProxyOffer.Dhcpv4.BootpBootFile[0] ? &pxe->Mode->ProxyOffer
+                                                                                         : &pxe->Mode->DhcpAck;
+    memset(&pxe_server, 0, sizeof(pxe_server));
+    memcpy(&pxe_server.v4, pkt->Dhcpv4.BootpSiAddr, 4);
+    bm_copy_padded(pxe_dir, sizeof(pxe_dir), pkt->Dhcpv4.BootpBootFile, sizeof(pkt->Dhcpv4.BootpBootFile));
+    slash = strrchr(pxe_dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        pxe_dir[0] = '\0';
+}
+
 static void open_boot_volume(void)
 {
-    EFI_GUID fsg = SIMPLE_FILE_SYSTEM_PROTOCOL;
-    EFI_FILE_IO_INTERFACE *fs;
-    EFI_GUID infog = EFI_FILE_SYSTEM_INFO_ID;
-    uint8_t infobuf[512];
-    UINTN infosize = sizeof(infobuf);
+    bool ro = true;
+    char label[64];
+    EFI_GUID pxeg = EFI_PXE_BASE_CODE_PROTOCOL_GUID;
+    void *unused;
 
     boot_root = NULL;
     boot_root_writable = false;
     if (!loaded_image->DeviceHandle)
         return;
-    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, loaded_image->DeviceHandle, &fsg, (void **)&fs) !=
+    boot_root = open_root(loaded_image->DeviceHandle, &ro, label, sizeof(label));
+    boot_root_writable = boot_root && !ro;
+    open_pxe();
+    /* iPXE installs a read-only file system serving what it fetched on the
+     * same handle as its PXE base code; the firmware's PXE boot has only
+     * the PXE base code. */
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, loaded_image->DeviceHandle, &pxeg, &unused) ==
         EFI_SUCCESS)
-        return;
-    if (uefi_call_wrapper(fs->OpenVolume, 2, fs, &boot_root) != EFI_SUCCESS) {
-        boot_root = NULL;
-        return;
-    }
-    boot_root_writable = true;
-    if (uefi_call_wrapper(boot_root->GetInfo, 4, boot_root, &infog, &infosize, infobuf) == EFI_SUCCESS &&
-        ((EFI_FILE_SYSTEM_INFO *)infobuf)->ReadOnly)
-        boot_root_writable = false;
+        boot_source = boot_root ? "ipxe" : "pxe";
+    else if (boot_root)
+        boot_source = "disk";
 }
 
-long plat_boot_file_read(const char *path, char *buf, size_t cap)
+const char *plat_boot_source(void) { return boot_source; }
+
+static long read_from_root(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap)
 {
     CHAR16 wpath[256];
     EFI_FILE_HANDLE f;
     UINTN size = cap;
     EFI_STATUS st;
 
-    if (!boot_root)
-        return BM_ENODEV;
     ascii_to_ucs2(wpath, ARRAY_SIZE(wpath), path);
-    if (uefi_call_wrapper(boot_root->Open, 5, boot_root, &f, wpath, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
+    if (uefi_call_wrapper(root->Open, 5, root, &f, wpath, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
         return BM_ENODEV;
     st = uefi_call_wrapper(f->Read, 3, f, &size, buf);
     uefi_call_wrapper(f->Close, 1, f);
     return st == EFI_SUCCESS ? (long)size : BM_EIO;
 }
 
+/* One TFTP read through the firmware's PXE base code (UEFI 2.10 section 24.3). */
+static long read_from_tftp(const char *name, char *buf, size_t cap)
+{
+    char remote[256];
+    UINT64 size = cap;
+    EFI_STATUS st;
+
+    snprintf(remote, sizeof(remote), "%s%s", pxe_dir, name);
+    st = uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE, buf, FALSE, &size, NULL,
+                           &pxe_server, (UINT8 *)remote, NULL, FALSE);
+    if (st == EFI_BUFFER_TOO_SMALL)
+        return BM_ENOSPC;
+    return st == EFI_SUCCESS ? (long)size : BM_ENODEV;
+}
+
+long plat_boot_file_read(const char *path, char *buf, size_t cap)
+{
+    const char *base = strrchr(path, '\\');
+    long n = BM_ENODEV;
+
+    base = base ? base + 1 : path;
+    if (boot_root) {
+        n = read_from_root(boot_root, path, buf, cap);
+        if (n == BM_ENODEV)
+            n = read_from_root(boot_root, base, buf, cap);
+    }
+    if (n == BM_ENODEV && pxe)
+        n = read_from_tftp(base, buf, cap);
+    return n;
+}
+
 bool plat_boot_volume_writable(void) { return boot_root && boot_root_writable; }
+
+/* The writable volume named by label ("*" = the first writable one). */
+static EFI_FILE_HANDLE find_volume(const char *want, EFI_HANDLE *handle_out)
+{
+    EFI_GUID fsg = SIMPLE_FILE_SYSTEM_PROTOCOL;
+    EFI_HANDLE *handles = NULL;
+    EFI_FILE_HANDLE found = NULL;
+    UINTN count = 0;
+
+    if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &fsg, NULL, &count, &handles) !=
+        EFI_SUCCESS)
+        return NULL;
+    for (UINTN i = 0; i < count && !found; i++) {
+        bool ro;
+        char label[64];
+        EFI_FILE_HANDLE root = open_root(handles[i], &ro, label, sizeof(label));
+        if (!root)
+            continue;
+        if (!ro && (!strcmp(want, "*") || !bm_strcasecmp(label, want))) {
+            found = root;
+            *handle_out = handles[i];
+        } else {
+            uefi_call_wrapper(root->Close, 1, root);
+        }
+    }
+    plat_free(handles);
+    return found;
+}
 
 /* Create each folder of path in turn, then the file (truncated). */
 void *plat_file_create(const char *path)
 {
     CHAR16 wpath[256];
-    EFI_FILE_HANDLE f;
+    EFI_FILE_HANDLE f, root;
+    EFI_HANDLE volume = loaded_image->DeviceHandle;
+    const char *colon = strchr(path, ':');
     size_t n;
 
-    if (!plat_boot_volume_writable())
+    if (colon && (!strchr(path, '\\') || colon < strchr(path, '\\'))) {
+        char label[64];
+        snprintf(label, sizeof(label), "%.*s", (int)(colon - path), path);
+        root = find_volume(label, &volume);
+        path = colon + 1;
+    } else {
+        root = plat_boot_volume_writable() ? boot_root : NULL;
+    }
+    if (!root)
         return NULL;
     ascii_to_ucs2(wpath, ARRAY_SIZE(wpath), path);
     n = StrLen(wpath);
@@ -827,19 +956,21 @@ void *plat_file_create(const char *path)
         if (wpath[i] != L'\\')
             continue;
         wpath[i] = 0;
-        if (uefi_call_wrapper(boot_root->Open, 5, boot_root, &f, wpath,
+        if (uefi_call_wrapper(root->Open, 5, root, &f, wpath,
                               EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE,
                               EFI_FILE_DIRECTORY) == EFI_SUCCESS)
             uefi_call_wrapper(f->Close, 1, f);
         wpath[i] = L'\\';
     }
     /* An old file of the same name: delete it so we never append to it. */
-    if (uefi_call_wrapper(boot_root->Open, 5, boot_root, &f, wpath, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0) ==
+    if (uefi_call_wrapper(root->Open, 5, root, &f, wpath, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0) ==
         EFI_SUCCESS)
         uefi_call_wrapper(f->Delete, 1, f);
-    if (uefi_call_wrapper(boot_root->Open, 5, boot_root, &f, wpath,
+    if (uefi_call_wrapper(root->Open, 5, root, &f, wpath,
                           EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0) != EFI_SUCCESS)
         return NULL;
+    results_root = root;
+    results_volume_handle = volume;
     return f;
 }
 
@@ -865,9 +996,11 @@ void plat_file_close(void *h)
         uefi_call_wrapper(f->Close, 1, f);
 }
 
-/* ---- Boot medium identity --------------------------------------------------------------- */
+/* ---- Volume identity, for write safety ------------------------------------------------------ */
 
-void plat_boot_location(struct plat_boot_location *loc)
+/* Where the disk under a volume's device handle sits: its PCI controller and
+ * the port / namespace / target named by the device path. */
+static void volume_location(EFI_HANDLE volume, bool has_volume, struct plat_boot_location *loc)
 {
     EFI_GUID dpg = DEVICE_PATH_PROTOCOL, pcig = EFI_PCI_IO_PROTOCOL_GUID;
     EFI_DEVICE_PATH *dp = NULL, *rest;
@@ -876,14 +1009,13 @@ void plat_boot_location(struct plat_boot_location *loc)
     CHAR16 *text;
 
     memset(loc, 0, sizeof(*loc));
-    loc->has_volume = boot_root != NULL;
-    if (!loaded_image->DeviceHandle ||
-        uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, loaded_image->DeviceHandle, &dpg, (void **)&dp) !=
-            EFI_SUCCESS)
+    loc->has_volume = has_volume;
+    if (!volume ||
+        uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, volume, &dpg, (void **)&dp) != EFI_SUCCESS)
         return;
     text = DevicePathToStr(dp);
     if (text) {
-        ucs2_to_ascii(loc->description, sizeof(loc->description), text, 95);
+        ucs2_to_ascii(loc->description, sizeof(loc->description), text, sizeof(loc->description) - 1);
         FreePool(text);
     }
     /* The PCI function nearest the disk along the path. */
@@ -911,17 +1043,25 @@ void plat_boot_location(struct plat_boot_location *loc)
         case 0x12: /* SATA: HBA port u16, PM port u16, LUN u16 */
             loc->has_port = true;
             loc->port = *(const uint16_t *)(b + 4);
-            loc->lun = 0;
             break;
         case 0x17: /* NVMe namespace: NSID u32 */
             loc->has_port = true;
             loc->port = *(const uint32_t *)(b + 4);
-            loc->lun = 0;
             break;
         }
         if (loc->has_port)
             break;
     }
+}
+
+void plat_boot_location(struct plat_boot_location *loc)
+{
+    volume_location(loaded_image->DeviceHandle, boot_root != NULL, loc);
+}
+
+void plat_results_location(struct plat_boot_location *loc)
+{
+    volume_location(results_root ? results_volume_handle : NULL, results_root != NULL, loc);
 }
 
 /* ---- Start and end --------------------------------------------------------------------- */
@@ -945,6 +1085,9 @@ int plat_init(void)
 
 void plat_exit(enum plat_exit_mode mode)
 {
+    if (results_root && results_root != boot_root)
+        uefi_call_wrapper(results_root->Close, 1, results_root);
+    results_root = NULL;
     if (boot_root) {
         uefi_call_wrapper(boot_root->Close, 1, boot_root);
         boot_root = NULL;

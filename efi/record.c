@@ -8,6 +8,7 @@ static struct sink *sinks[MAX_SINKS];
 static unsigned nsinks;
 static unsigned nerrors;
 static unsigned current_pass;
+static record_observer_fn observer;
 
 void sinks_reset(void)
 {
@@ -30,6 +31,7 @@ void sinks_close(void)
         if (sinks[i]->close)
             sinks[i]->close(sinks[i]);
     nsinks = 0;
+    observer = NULL;
 }
 
 void record_set_pass(unsigned pass)
@@ -37,9 +39,32 @@ void record_set_pass(unsigned pass)
     current_pass = pass;
 }
 
+void record_set_observer(record_observer_fn fn)
+{
+    observer = fn;
+}
+
+void record_metric(struct record *r, const char *subject, const char *test, const char *unit, double value)
+{
+    r->metric.set = true;
+    bm_strlcpy(r->metric.subject, subject, sizeof(r->metric.subject));
+    bm_strlcpy(r->metric.test, test, sizeof(r->metric.test));
+    bm_strlcpy(r->metric.unit, unit, sizeof(r->metric.unit));
+    r->metric.value = value;
+}
+
+void record_metric_disk(struct record *r, double iops, double p99_us, const char *serial, const char *model)
+{
+    r->metric.iops = iops;
+    r->metric.p99_us = p99_us;
+    bm_strlcpy(r->metric.serial, serial ? serial : "", sizeof(r->metric.serial));
+    bm_strlcpy(r->metric.model, model ? model : "", sizeof(r->metric.model));
+}
+
 void record_begin(struct record *r, const char *type)
 {
     bm_strlcpy(r->type, type, sizeof(r->type));
+    memset(&r->metric, 0, sizeof(r->metric));
     json_init(&r->j, r->buf, sizeof(r->buf));
     json_obj_begin(&r->j, NULL);
     json_str(&r->j, "type", type);
@@ -59,11 +84,14 @@ void record_emit(struct record *r, const char *human)
         json_str(&r->j, "where", r->type);
         json_str(&r->j, "message", "record too large, dropped");
         json_obj_end(&r->j);
+        r->metric.set = false;
         nerrors++;
     }
     for (unsigned i = 0; i < nsinks; i++)
         if (sinks[i]->record)
             sinks[i]->record(sinks[i], r->type, json_text(&r->j), human);
+    if (observer && r->metric.set)
+        observer(r->type, &r->metric);
 }
 
 static void emit_message(const char *type, const char *label, const char *where, const char *fmt, va_list ap)

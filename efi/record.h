@@ -12,12 +12,29 @@
 #include "json.h"
 
 #define RECORD_PREFIX "BAREMARK "
-#define RECORD_MAX_BYTES 8192
+#define RECORD_MAX_BYTES 32768
 #define RECORD_SCHEMA 1
+
+/* A figure a record carries, for consumers that compare runs (burn-in
+ * statistics and limits): what was measured (subject: a disk id or "mem"),
+ * which test, the headline value and its unit, and for disk tests the IOPS
+ * and the 99th-percentile latency. */
+struct record_metric {
+    bool set;
+    char subject[48];
+    char test[48];
+    char unit[8];          /* "MB/s", "GB/s", "ns" */
+    double value;
+    double iops;           /* 0 when not a disk test */
+    double p99_us;         /* 0 when not a disk test */
+    char serial[48];       /* disk tests: other names limits may use */
+    char model[48];
+};
 
 struct record {
     char type[24];
     struct json j;
+    struct record_metric metric;
     char buf[RECORD_MAX_BYTES];
 };
 
@@ -56,5 +73,12 @@ void ui_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Fields stamped on every following record (e.g. burn-in "pass"), 0 = none. */
 void record_set_pass(unsigned pass);
+
+/* Attach the headline figure to a record being built (see struct record_metric). */
+void record_metric(struct record *r, const char *subject, const char *test, const char *unit, double value);
+void record_metric_disk(struct record *r, double iops, double p99_us, const char *serial, const char *model);
+/* One observer sees every emitted record's metric (after the sinks). */
+typedef void (*record_observer_fn)(const char *type, const struct record_metric *m);
+void record_set_observer(record_observer_fn fn);
 
 #endif

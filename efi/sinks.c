@@ -110,13 +110,17 @@ struct sink *sink_file(const char *path, char *why, size_t whylen)
     static struct sink s = { "file", file_record, NULL, NULL, file_close, NULL };
     void *f;
 
-    if (!plat_boot_volume_writable()) {
-        snprintf(why, whylen, "no writable boot volume (netboot or read-only medium); results go to screen and serial only");
-        return NULL;
-    }
     f = plat_file_create(path);
     if (!f) {
-        snprintf(why, whylen, "cannot create %s on the boot volume", path);
+        if (strchr(path, ':'))
+            snprintf(why, whylen, "cannot create %s: no writable FAT volume with that label", path);
+        else if (!plat_boot_volume_writable())
+            snprintf(why, whylen,
+                     "no writable boot volume (booted from %s); results go to screen and serial only "
+                     "(out=LABEL:\\folder or out=*:\\folder writes to another FAT volume)",
+                     plat_boot_source());
+        else
+            snprintf(why, whylen, "cannot create %s on the boot volume", path);
         return NULL;
     }
     s.ctx = f;

@@ -8,7 +8,7 @@
  * protocol (Identify Controller) or the USB device descriptor.
  *
  * On the host (fwblk_host.c) the disks are files named in the environment:
- * BAREMARK_HOST_DISKS="PATH[=SERIAL][+failread][+lat=NS],..." and
+ * BAREMARK_HOST_DISKS="PATH[=SERIAL][+failread][+lat=NS][+lba=BYTES],..." and
  * BAREMARK_HOST_BOOT=PATH (that file plays the boot disk). */
 #ifndef BAREMARK_FWBLK_H
 #define BAREMARK_FWBLK_H

@@ -20,7 +20,7 @@ static int host_index(const struct bm_disk *d)
     return -1;
 }
 
-/* One "PATH[=SERIAL][+failread][+lat=NS]" entry. */
+/* One "PATH[=SERIAL][+failread][+lat=NS][+lba=BYTES]" entry. */
 static struct bm_disk *open_entry(char *entry, unsigned index, char *err, size_t errlen)
 {
     struct fileblk_opts o = { 0 };
@@ -35,6 +35,8 @@ static struct bm_disk *open_entry(char *entry, unsigned index, char *err, size_t
             o.fail_reads = true;
         else if (!strncmp(plus + 1, "lat=", 4))
             o.latency_ns = strtoull(plus + 5, NULL, 0);
+        else if (!strncmp(plus + 1, "lba=", 4))
+            o.lba_bytes = (uint32_t)strtoul(plus + 5, NULL, 0);
     }
     eq = strchr(entry, '=');
     if (eq) {

@@ -39,8 +39,8 @@ static bool keep_firmware_disk(const struct bm_disk *d, void *arg)
 }
 
 /* Try the native driver on one storage controller. */
-static void probe_native(const struct config *c, const struct plat_boot_location *boot, struct disk_set *s,
-                         const struct pci_func *f)
+static void probe_native(const struct config *c, const struct plat_boot_location *boot,
+                         const struct plat_boot_location *results, struct disk_set *s, const struct pci_func *f)
 {
     const struct bm_driver *drv = registry_find(f->vendor, f->device, f->class_code);
     char bdf[16], err[160];
@@ -55,11 +55,13 @@ static void probe_native(const struct config *c, const struct plat_boot_location
                         f->device, f->class_code);
         return;
     }
-    if (boot->has_pci && same_pci(boot->pci, f->addr)) {
+    if ((boot->has_pci && same_pci(boot->pci, f->addr)) ||
+        (results->has_volume && results->has_pci && same_pci(results->pci, f->addr))) {
         /* Resetting it would pull the file system (and the results file)
          * out from under the firmware mid-run. */
-        record_note(bdf, "holds the boot volume: left to the firmware; its disks are benchmarked through "
-                         "firmware Block I/O instead of the %s driver", drv->name);
+        record_note(bdf, "holds the %s volume: left to the firmware; its disks are benchmarked through "
+                         "firmware Block I/O instead of the %s driver",
+                    boot->has_pci && same_pci(boot->pci, f->addr) ? "boot" : "results", drv->name);
         if (s->nkept < DISK_MAX_CTRLS)
             s->kept_for_firmware[s->nkept++] = f->addr;
         return;
@@ -86,7 +88,8 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         record_note(bdf, "%s driver took the controller but found no disk", drv->name);
 }
 
-int disk_discover(const struct config *c, const struct plat_boot_location *boot, struct disk_set *s)
+int disk_discover(const struct config *c, const struct plat_boot_location *boot,
+                  const struct plat_boot_location *results, struct disk_set *s)
 {
     static struct pci_list pci;
     struct keep_ctx k = { c, s };
@@ -99,7 +102,7 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
         for (int i = 0; i < pci.count; i++)
             if ((pci.funcs[i].class_code >> 16) == PCI_CLASS_STORAGE &&
                 pci.funcs[i].header_type == PCI_HEADER_NORMAL)
-                probe_native(c, boot, s, &pci.funcs[i]);
+                probe_native(c, boot, results, s, &pci.funcs[i]);
     }
     /* The firmware's disks come after: a controller we took has already
      * lost its firmware driver and its Block I/O handles. */

@@ -27,8 +27,11 @@ struct disk_set {
     bool firmware_used;
 };
 
-/* Find every disk. Notes and errors about controllers are records. */
-int disk_discover(const struct config *c, const struct plat_boot_location *boot, struct disk_set *s);
+/* Find every disk. Notes and errors about controllers are records. The
+ * controllers holding the boot volume and the results volume are left to
+ * the firmware. */
+int disk_discover(const struct config *c, const struct plat_boot_location *boot,
+                  const struct plat_boot_location *results, struct disk_set *s);
 /* Hand every controller back (driver->release) and forget firmware disks.
  * Safe to call after errors and after Esc. */
 void disk_release(struct disk_set *s);

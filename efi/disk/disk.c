@@ -192,6 +192,18 @@ static void result_fields(struct record *r, const struct disk_test *t, uint32_t 
     emit_lat(&r->j, h);
 }
 
+/* The headline figure for burn-in statistics and limits. Writes are named
+ * "<test>-write" there, so a limit on SEQ1M-Q8T1 means the read. */
+static void attach_metric(struct record *r, const char *subject, const struct disk_test *t, double mbps, double iops,
+                          double p99_us, const struct bm_disk *d)
+{
+    char name[40];
+
+    snprintf(name, sizeof(name), "%s%s", t->name, t->op == BM_IO_WRITE ? "-write" : "");
+    record_metric(r, subject, name, "MB/s", mbps);
+    record_metric_disk(r, iops, p99_us, d ? d->serial : "", d ? d->model : "");
+}
+
 static void emit_result_record(const struct disk_job *j, unsigned concurrent)
 {
     static struct record r;
@@ -202,6 +214,7 @@ static void emit_result_record(const struct disk_job *j, unsigned concurrent)
     record_begin(&r, "disk_result");
     json_str(&r.j, "disk", j->disk->id);
     result_fields(&r, &j->test, j->qd, j->nq, j->ios, j->bytes, j->seconds, j->hist);
+    attach_metric(&r, j->disk->id, &j->test, mbps, iops, (double)hist_percentile(j->hist, 99) / 1e3, j->disk);
     if (j->pieces > 1)
         json_u64(&r.j, "split", j->pieces);
     if (j->note[0])
@@ -249,6 +262,7 @@ static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const
             json_str(&r.j, NULL, jobs[i].disk->id);
     json_arr_end(&r.j);
     result_fields(&r, &first->test, first->test.qd, first->test.threads, ios, bytes, seconds, &h);
+    attach_metric(&r, "all", &first->test, mbps, (double)ios / seconds, (double)hist_percentile(&h, 99) / 1e3, NULL);
     json_u64(&r.j, "concurrent", ok);
     json_num(&r.j, "core_busy_pct", st->core_busy_pct, 1);
     if (link->known) {
@@ -260,12 +274,16 @@ static void emit_aggregate_record(const struct disk_job *jobs, unsigned n, const
         json_num(&r.j, "used_pct", link->ceiling_mbps > 0 ? 100.0 * mbps / link->ceiling_mbps : 0, 1);
         json_obj_end(&r.j);
     }
-    snprintf(human, sizeof(human), "all %u disk%s %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (one core, %.0f%% busy)",
-             ok, ok == 1 ? "" : "s", first->test.name, engine_rw_name(&first->test), mbps, (double)ios / seconds,
-             (double)hist_percentile(&h, 99) / 1e3, st->core_busy_pct);
+    snprintf(human, sizeof(human), "all %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (%u disk%s, one core %.0f%% busy)",
+             first->test.name, engine_rw_name(&first->test), mbps, (double)ios / seconds,
+             (double)hist_percentile(&h, 99) / 1e3, ok, ok == 1 ? "" : "s", st->core_busy_pct);
     record_emit(&r, human);
     if (link->known)
         ui_text("  %s: %.2f of %.2f GB/s", link->text, mbps / 1e3, link->ceiling_mbps / 1e3);
+    /* One core polls every disk: when it is nearly always busy, it, not
+     * the disks, may be what stops the aggregate from growing. */
+    if (st->core_busy_pct > 90)
+        ui_text("  the polling core was %.0f%% busy: one core may be the limit here", st->core_busy_pct);
 }
 
 /* ---- The screen table --------------------------------------------------------------- */
@@ -400,9 +418,19 @@ static int run_group(struct disk_entry **group, unsigned k, const struct disk_te
     struct engine_run_stats st;
     struct link_summary link;
     char why[160], label[96];
+    struct disk_test named = *t;
     unsigned n = 0;
     int rc;
 
+    /* "ALL3-SEQ1M-Q8T1": a disk's result with two others running is not
+     * the same test as its result alone (limits, burn-in statistics and
+     * the fleet report key on the name). */
+    {
+        char name[48];
+        snprintf(name, sizeof(name), "ALL%u-%.23s", k, t->name);
+        bm_strlcpy(named.name, name, sizeof(named.name));
+    }
+    t = &named;
     for (unsigned i = 0; i < k; i++) {
         struct disk_entry *e = group[i];
         if (e->d->failed)
@@ -458,6 +486,12 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
         tests[1] = all[2];                              /* RND4K-Q32T1 */
     }
     ui_text("all %u disks at once, driven from one core:", n);
+    for (unsigned i = 0; i < n; i++) {
+        char line[160];
+        links_describe_disk(group[i]->d, line, sizeof(line));
+        if (line[0])
+            ui_text("  %s %s", group[i]->d->id, line);
+    }
     for (unsigned t = 0; t < 2; t++) {
         unsigned from = c->disk == LEVEL_FULL ? 1 : n;
         for (unsigned k = from; k <= n; k++)
@@ -469,7 +503,8 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
 
 /* ---- Safety -------------------------------------------------------------------------- */
 
-static void decide_writes(const struct config *c, const struct plat_boot_location *boot)
+static void decide_writes(const struct config *c, const struct plat_boot_location *boot,
+                          const struct plat_boot_location *results)
 {
     for (unsigned i = 0; i < nentries; i++) {
         struct disk_entry *e = &entries[i];
@@ -477,8 +512,11 @@ static void decide_writes(const struct config *c, const struct plat_boot_locatio
         enum boot_answer ans = fw < 0 ? BOOT_UNKNOWN : fw ? BOOT_YES : BOOT_NO;
 
         e->facts.boot = disk_holds_boot(e->d, boot, ans);
-        /* Results go to the boot volume (out= is a folder on it). */
-        e->facts.results = e->facts.boot && !c->out_off && boot->has_volume;
+        /* The results volume may be another one (out=LABEL:\path). The
+         * firmware's exact answer is about the boot volume only, so this
+         * one is matched by controller and port (a location without a port
+         * protects every disk on its controller). */
+        e->facts.results = results->has_volume && disk_holds_boot(e->d, results, BOOT_UNKNOWN);
         e->facts.read_only = fwblk_read_only(e->d);
         e->perm = disk_write_permission(c, e->d->serial, &e->facts, e->refusal, sizeof(e->refusal));
     }
@@ -511,8 +549,11 @@ int disk_run(const struct config *c, const struct plat_boot_location *boot)
     unsigned selected = 0;
     int rc = BM_OK;
 
+    struct plat_boot_location results;
+
     timing_for(c, &tm);
-    disk_discover(c, boot, &set);
+    plat_results_location(&results);
+    disk_discover(c, boot, &results, &set);
     nentries = 0;
     for (unsigned i = 0; i < set.list.count && i < BM_MAX_DISKS; i++) {
         struct disk_entry *e = &entries[nentries++];
@@ -521,7 +562,7 @@ int disk_run(const struct config *c, const struct plat_boot_location *boot)
         e->selected = config_disk_selected(c, e->d->id, e->d->serial);
         selected += e->selected;
     }
-    decide_writes(c, boot);
+    decide_writes(c, boot, &results);
     for (unsigned i = 0; i < nentries; i++)
         emit_disk_record(&entries[i]);
     report_refusals(c);

@@ -3,9 +3,10 @@
  * aggregate can be read against it ("6 disks behind one x4 Gen2 uplink:
  * 1.7 of 2.0 GB/s").
  *
- * The bridge chain of a controller is the inventory's business
- * (drivers/pci.h); until it offers one, links_summarize() reports that the
- * ceiling is unknown and the aggregate record carries no link fields. */
+ * The chain of links comes from pcie_path_to_root() (drivers/pci.h). Only
+ * PCI Express hops count: disks whose controllers have no link of their
+ * own (root-complex integrated, as q35's AHCI) or share only the root
+ * complex give no ceiling, and the aggregate record then has no link. */
 #ifndef BAREMARK_DISK_LINKS_H
 #define BAREMARK_DISK_LINKS_H
 
@@ -20,7 +21,10 @@ struct link_summary {
     char text[160];          /* for the screen */
 };
 
-/* The narrowest link the given disks' traffic shares. */
+/* The narrowest link two or more of the given disks' traffic shares. */
 void links_summarize(struct bm_disk *const *disks, unsigned n, struct link_summary *out);
+/* One line for the screen: the narrowest hop on this disk's way to the
+ * root ("" when its controller is not on PCI). */
+void links_describe_disk(const struct bm_disk *d, char *buf, size_t len);
 
 #endif

@@ -17,6 +17,16 @@ struct sysinfo {
     char serial[64];
     char baseboard[96];
     uint32_t l1d_bytes, l2_bytes, l3_bytes; /* per CPUID; 0 if unknown */
+    /* Added with the SMBIOS/CPUID inventory: */
+    char cpu_vendor[16];     /* "GenuineIntel", "AuthenticAMD" */
+    uint32_t l1i_bytes;
+    uint32_t cache_line_bytes; /* L1 data cache line; 0 if unknown */
+    char bios_vendor[64], bios_version[64], bios_date[16]; /* SMBIOS type 0 */
+    char uuid[40];           /* SMBIOS type 1; "" if not set */
+    char board_serial[64];
+    unsigned sockets;        /* populated processor sockets (SMBIOS type 4); 0 if not listed */
+    unsigned cores;          /* their cores, summed; 0 if not listed */
+    char smbios_version[8];  /* "3.0"; "" when there is no SMBIOS table */
 };
 
 /* Gather what identifies the machine (no records yet: the results file is

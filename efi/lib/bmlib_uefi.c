@@ -31,6 +31,15 @@ int memcmp(const void *a, const void *b, size_t n)
     return 0;
 }
 
+void *memchr(const void *s, int c, size_t n)
+{
+    const uint8_t *p = s;
+    for (; n; n--, p++)
+        if (*p == (uint8_t)c)
+            return (void *)p;
+    return NULL;
+}
+
 size_t strlen(const char *s)
 {
     const char *p = s;

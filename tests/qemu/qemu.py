@@ -110,7 +110,8 @@ def make_disk(path, size_mib, fill=None):
 
 
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
-         extra_args=(), workdir=None, keep=False, stream=False, machine_extra=""):
+         extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
+         monitor=None, on_serial=None):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -120,12 +121,13 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempfile.mkdtemp(prefix="baremark-qemu-")
-    stick = os.path.join(workdir, "stick.img")
-    shutil.copyfile(IMAGE, stick)
-    if cfg is None and options is not None:
-        cfg = "\n".join(options.split()) + "\n"
-    if cfg is not None:
-        write_fat_file(stick, "::/baremark/baremark.cfg", cfg)
+    stick_path = os.path.join(workdir, "stick.img") if stick else None
+    if stick:
+        shutil.copyfile(IMAGE, stick_path)
+        if cfg is None and options is not None:
+            cfg = "\n".join(options.split()) + "\n"
+        if cfg is not None:
+            write_fat_file(stick_path, "::/baremark/baremark.cfg", cfg)
     vars_copy = os.path.join(workdir, "vars.fd")
     shutil.copyfile(OVMF_VARS, vars_copy)
     serial = os.path.join(workdir, "serial.log")
@@ -134,10 +136,17 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
            "-nographic", "-no-reboot", "-monitor", "none", "-serial", "file:" + serial,
            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
-           "-device", "qemu-xhci,id=xhci",
-           "-drive", "if=none,id=stick,format=raw,file=" + stick,
-           "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on,bootindex=0",
-           "-net", "none"]
+           "-device", "qemu-xhci,id=xhci"]
+    if stick:
+        cmd += ["-drive", "if=none,id=stick,format=raw,file=" + stick_path,
+                "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on,bootindex=%d" % (1 if net else 0)]
+    if net:
+        cmd += list(net)
+    else:
+        cmd += ["-net", "none"]
+    if monitor:
+        i = cmd.index("-monitor")
+        cmd[i + 1] = "unix:%s,server,nowait" % monitor
     if os.environ.get("BAREMARK_KVM") == "1":
         cmd += ["-enable-kvm", "-cpu", "host"]
     else:
@@ -165,6 +174,8 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
         if stream and len(text) > shown:
             print(text[shown:], end="", flush=True)
             shown = len(text)
+        if on_serial:
+            on_serial(text)
         if '"type":"end"' in text and time.time() - t0 > 1:
             # give the app a moment to close files and exit on its own
             try:
@@ -184,7 +195,25 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     qemu_out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
     if proc.returncode not in (0, None, -9) and qemu_out:
         text += "\n[qemu] " + qemu_out
-    return Run(text, parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, stick)
+    return Run(text, parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, stick_path)
+
+
+def monitor_command(sock_path, command):
+    """Send one human-monitor command (e.g. "sendkey esc") to a QEMU started
+    with monitor=PATH."""
+    import socket
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(sock_path)
+    try:
+        s.recv(4096)  # banner
+        s.sendall((command + "\n").encode())
+        time.sleep(0.3)
+        s.recv(4096)
+    except OSError:
+        pass
+    finally:
+        s.close()
 
 
 def _read(path):

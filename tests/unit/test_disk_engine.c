@@ -444,6 +444,88 @@ static void test_disk_run_end_to_end(void **state)
     free(b1);
 }
 
+static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    struct plat_boot_location boot;
+    struct config c;
+    char a[512], b[512], k[512], env[2048], err[256];
+    (void)state;
+
+    make_file("f512.img", 32 * MIB, true, a, sizeof(a));
+    make_file("f512b.img", 32 * MIB, true, b, sizeof(b));
+    make_file("f4k.img", 32 * MIB, true, k, sizeof(k));
+    snprintf(env, sizeof(env), "%s=S1,%s=S2,%s=S3", a, b, k);
+    setenv("BAREMARK_HOST_DISKS", env, 1);
+    config_defaults(&c);
+    assert_int_equal(config_set(&c, "disk", "full", err, sizeof(err)), BM_OK);
+    assert_int_equal(config_set(&c, "write", "S2", err, sizeof(err)), BM_OK);
+    memset(&boot, 0, sizeof(boot));
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+    disk_set_test_timing(2000000ull, 15000000ull);
+    assert_int_equal(disk_run(&c, &boot), BM_OK);
+    disk_set_test_timing(0, 0);
+    sinks_close();
+    unsetenv("BAREMARK_HOST_DISKS");
+
+    /* Per disk: 4 quick + 15 block sizes + 7 more depths + T16 reads. */
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw0\"", "\"test\":\"BS"), 15);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw0\"", "\"test\":\"RND4K-Q256T1\""), 1);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw0\"", "\"test\":\"RND4K-Q32T16\""), 1);
+    /* The write twins on the disk write= names: all but the depth sweep. */
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw1\"", "\"rw\":\"write\""), 2 + 15);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw1\"", "\"rw\":\"randwrite\""), 3);
+    /* The scaling series: 1, 2, 3 disks, for both workloads. */
+    for (unsigned n = 1; n <= 3; n++) {
+        char t1[64], t2[64];
+        snprintf(t1, sizeof(t1), "\"test\":\"ALL%u-SEQ1M-Q8T1\"", n);
+        snprintf(t2, sizeof(t2), "\"test\":\"ALL%u-RND4K-Q32T1\"", n);
+        assert_int_equal(count_records("disk_result", "\"disk\":\"all\"", t1), 1);
+        assert_int_equal(count_records("disk_result", "\"disk\":\"all\"", t2), 1);
+        assert_int_equal(count_records("disk_result", t1, NULL), n + 1);
+    }
+    assert_int_equal(count_records("error", NULL, NULL), 0);
+}
+
+static void test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    struct plat_boot_location boot;
+    struct config c;
+    char a[512], k[512], env[1200], err[256];
+    (void)state;
+
+    /* A 3 MiB disk cannot hold a 4 or 8 MiB I/O; a 4 KiB-sector disk
+     * cannot take 512 B to 2 KiB ones. */
+    make_file("small.img", 3 * MIB, true, a, sizeof(a));
+    make_file("fourk.img", 16 * MIB, true, k, sizeof(k));
+    snprintf(env, sizeof(env), "%s=S9,%s=S4K+lba=4096", a, k);
+    setenv("BAREMARK_HOST_DISKS", env, 1);
+    config_defaults(&c);
+    assert_int_equal(config_set(&c, "disk", "full", err, sizeof(err)), BM_OK);
+    memset(&boot, 0, sizeof(boot));
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+    disk_set_test_timing(1000000ull, 5000000ull);
+    assert_int_equal(disk_run(&c, &boot), BM_OK);
+    disk_set_test_timing(0, 0);
+    sinks_close();
+    unsetenv("BAREMARK_HOST_DISKS");
+    assert_int_equal(count_records("note", "\"where\":\"fw0\"", "BS4M-Q4 read skipped: the disk is smaller"), 1);
+    assert_int_equal(count_records("note", "\"where\":\"fw0\"", "BS8M-Q4"), 1);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw0\"", "\"test\":\"BS2M-Q4\""), 1);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw0\"", "\"test\":\"BS4M-Q4\""), 0);
+    assert_int_equal(count_records("disk", "\"id\":\"fw1\"", "\"lba_bytes\":4096"), 1);
+    assert_int_equal(count_records("note", "\"where\":\"fw1\"", "BS512-Q4 read skipped: 512-byte I/Os"), 1);
+    assert_int_equal(count_records("note", "\"where\":\"fw1\"", "BS2K-Q4"), 1);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw1\"", "\"test\":\"BS4K-Q4\""), 1);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"fw1\"", "\"test\":\"BS1K-Q4\""), 0);
+    assert_int_equal(count_records("error", NULL, NULL), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -473,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_failing_disk_does_not_stop_the_others),
         cmocka_unit_test(test_quick_and_full_test_lists),
         cmocka_unit_test(test_disk_run_end_to_end),
+        cmocka_unit_test(test_disk_run_full_has_sweeps_and_scaling_series),
+        cmocka_unit_test(test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

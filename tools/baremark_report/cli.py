@@ -1,0 +1,335 @@
+"""Command line: read the inputs, build the tables, find the flags, print."""
+import argparse
+import json
+import os
+import re
+import sys
+
+from . import extract, fleet, outliers, tables
+
+DESCRIPTION = """\
+Compare baremark results from many machines: serial captures from a console
+server (one file per machine) and/or baremark .jsonl results files. Prints a
+table per kind of result comparing the machines, then the outliers ("flags").
+"""
+
+EPILOG = """\
+inputs:
+  FILE is a serial capture or a .jsonl results file; a folder means every file
+  in it (not recursive); - reads standard input. A record is a line holding
+  "BAREMARK " and a JSON object; the prefix may sit anywhere on the line (after
+  escape sequences, a progress line, a tag). ANSI escape sequences and control
+  characters are removed first; a record wrapped onto following lines is joined
+  again. An object that does not parse (cut by a reset, two writers on one
+  line) is skipped and counted per file (the "bad" column; --verbose lists the
+  lines). Files ending .jsonl/.json, or holding bare {...} lines and no prefix,
+  are read as one JSON object per line.
+
+machines, runs and passes:
+  A run is the records from one "run" record to the next. Its machine is named
+  by its "system" record: the serial number, else the product name (qualified
+  by the file when two files share it), else the --tag value or the file name.
+  A run cut off before its system record takes the name of its neighbours in
+  the same file. Each machine is compared through its last run (the last in
+  its file; between files, the latest run time); --all-runs compares every
+  run (machine#1, machine#2, ... in run-time order). The same run read twice (serial capture and .jsonl) counts
+  once. Records with "pass": N are burn-in passes; a row shows the median over
+  the passes (--by-pass: one row per pass). Unknown record types and missing
+  fields are ignored.
+
+  A shared log holding several machines needs a tag on each line telling them
+  apart: --tag REGEX is searched in the text before "BAREMARK" (from the start
+  of the line, or from the end of the previous record on the same line) and
+  its first group (or whole match) names the machine's stream. Examples:
+    --tag '^\\[([^]]+)\\]'   for "[rack2-node07] BAREMARK {...}"
+    --tag '(\\S+): *$'       for syslog "Mar 12 03:14:07 consrv node07: BAREMARK {...}"
+  Lines where the tag is not found form one more stream. Without --tag a file
+  is one stream: records of two machines interleaved without tags cannot be
+  told apart (a run then holds whatever its lines hold).
+
+tables (--tables NAME,...; default all):
+  files          per input: format, lines, records, bad records, runs
+  machines       per machine: how it was named, where read, product, cpu,
+                 version, run time, runs seen, records, passes, end status
+  disks          disk records: id, driver, model, serial, firmware, lba, pci
+  disk_results   one row per machine + disk + test: MB/s, IOPS, latency mean,
+                 p50, p99, p99.9, max (us), and MB/s and p99 vs the peer median
+  mem_latency    per machine + size + pattern: ns, vs the median
+  mem_bandwidth  per machine + op + threads: GB/s, vs the median
+  pci            per machine + PCI function: link speed/width, its maximum,
+                 downtrained, the fleet's best link for the same function
+  dimms          per machine + slot (bank, locator): size, type, speeds, part,
+                 and on how many machines the slot is populated
+  dimm_summary   populated/slots, total size, warnings
+  errors         error records
+  flags          the outliers (also printed as a list at the end)
+
+flags (outliers; each compares a machine with its peers, never a fixed figure):
+  disk_mbps      MB/s under --disk-ratio (0.5) x the median of the same test
+                 (test name, rw, bs, qd) on disks of the same model, when at
+                 least --min-peers (3) such disks ran it; otherwise across all
+                 disks that ran it whatever their model (so in a mixed fleet a
+                 lone model is compared with everyone). Aggregate results
+                 (disk "all") are compared only with other aggregates.
+  disk_p99       p99 latency over --lat-ratio (2.0) x that median
+  mem_latency    ns more than --mem-tolerance (20%) above or below the median
+                 of the same size and pattern (machines with the same CPU brand
+                 when there are --min-peers of them, else all)
+  mem_bandwidth  GB/s more than --mem-tolerance off the median of the same op
+                 and thread count (same peers rule)
+  pci_link       a link its record marks downtrained, or slower/narrower than
+                 the best link the fleet shows for the same function (vendor,
+                 device, BDF); a bridge and the device below it reporting the
+                 same link make one flag
+  dimm_empty     a slot (bank + locator) empty where more than half of the
+                 machines reporting that slot have it populated
+  dimm_warning   each warning of a dimm_summary record
+  end_status     an end record whose status is not "ok"
+  no_end         no end record: the machine never finished
+  no_records     an input without any record: baremark never ran there
+  Disk and memory values are medians over burn-in passes; with fewer than
+  --min-peers values to compare, those rules flag nothing (no median to trust).
+
+output:
+  default        aligned text tables, then the flags as a list
+  --format csv   CSV on standard output (one table: plain CSV; several: each
+                 after a "# table NAME" line, separated by a blank line)
+  --format json  (or --json) one JSON document: "limits" (the thresholds),
+                 "tables" (each selected table as a list of rows), "flags"
+  --csv DIR      also write DIR/NAME.csv for every selected table (header-only
+                 when empty), raw values at full precision
+  -q             only the flags
+
+exit status: 0 no flags, 1 flags, 2 usage error (bad option, unreadable file).
+
+examples:
+  baremark-report /var/log/conserver/rack2-*.log
+  baremark-report --csv out/ --tables disk_results,pci results/*.jsonl
+  baremark-report --format csv --tables flags rack.log > flags.csv
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse writing help and usage errors to the streams main() was given."""
+    out = err = None
+
+    def _print_message(self, message, file=None):
+        if message:
+            stream = self.err if file is sys.stderr else self.out
+            (stream or file or sys.stderr).write(message)
+
+
+def build_parser(out=None, err=None):
+    """The option parser; --help documents the tool."""
+    ap = _Parser(prog="baremark-report", description=DESCRIPTION, epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.out, ap.err = out, err
+    ap.add_argument("inputs", nargs="+", metavar="FILE", help="serial capture, .jsonl file, folder, or - (stdin)")
+    ap.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output on stdout (text)")
+    ap.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    ap.add_argument("--csv", metavar="DIR", help="write one CSV file per table into DIR")
+    ap.add_argument("--tables", metavar="LIST", default="all", help="comma-separated tables to show (all)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print only the flags")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="list unreadable records, duplicate and earlier runs on stderr")
+    ap.add_argument("--by-pass", action="store_true", help="one row per burn-in pass instead of the median")
+    ap.add_argument("--all-runs", action="store_true", help="compare every run, not only each machine's last")
+    ap.add_argument("--tag", metavar="REGEX", help="split shared logs into machines by this tag")
+    ap.add_argument("--input-format", choices=("auto", "serial", "jsonl"), default="auto",
+                    help="how to read the inputs (auto: by name and content)")
+    ap.add_argument("--disk-ratio", type=float, default=outliers.DISK_RATIO, metavar="R",
+                    help="flag MB/s under R x median (%(default)s)")
+    ap.add_argument("--lat-ratio", type=float, default=outliers.LAT_RATIO, metavar="R",
+                    help="flag p99 latency over R x median (%(default)s)")
+    ap.add_argument("--mem-tolerance", type=float, default=outliers.MEM_TOLERANCE, metavar="F",
+                    help="flag memory results more than F off the median (%(default)s)")
+    ap.add_argument("--min-peers", type=int, default=outliers.MIN_PEERS, metavar="N",
+                    help="compare only with at least N values (%(default)s)")
+    return ap
+
+
+class UsageError(Exception):
+    """Bad options or unreadable inputs: exit status 2."""
+
+
+def _input_paths(inputs):
+    """The files to read: folders expanded (sorted, not recursive), duplicates dropped."""
+    paths, seen = [], set()
+    for item in inputs:
+        if item == "-":
+            candidates = ["-"]
+        elif os.path.isdir(item):
+            candidates = [os.path.join(item, n) for n in sorted(os.listdir(item))
+                          if not n.startswith(".") and os.path.isfile(os.path.join(item, n))]
+        elif os.path.isfile(item):
+            candidates = [item]
+        else:
+            raise UsageError("%s: no such file or folder" % item)
+        for p in candidates:
+            real = p if p == "-" else os.path.realpath(p)
+            if real not in seen:
+                seen.add(real)
+                paths.append(p)
+    return paths
+
+
+def read_sources(paths, fmt, tag_re):
+    """Extract records from every input."""
+    sources = []
+    for p in paths:
+        try:
+            if p == "-":
+                sources.append(extract.extract_bytes(sys.stdin.buffer.read(), "stdin", fmt, tag_re))
+            else:
+                sources.append(extract.extract_file(p, fmt, tag_re))
+        except OSError as e:
+            raise UsageError("%s: %s" % (p, e.strerror or e))
+    return sources
+
+
+def build_tables(runs, sources, all_runs_seen, limits, by_pass):
+    """Every table's rows (annotated with peer medians) and the flags."""
+    folded = {
+        "disk_results": fleet.disk_result_rows(runs),
+        "mem_latency": fleet.mem_latency_rows(runs),
+        "mem_bandwidth": fleet.mem_bandwidth_rows(runs),
+        "pci": fleet.pci_rows(runs),
+        "dimms": fleet.dimm_rows(runs),
+        "dimm_summary": fleet.dimm_summary_rows(runs),
+    }
+    flags = outliers.find_flags(runs, sources, folded, limits)
+    shown = dict(folded)
+    if by_pass:
+        shown["disk_results"] = fleet.disk_result_rows(runs, True)
+        shown["mem_latency"] = fleet.mem_latency_rows(runs, True)
+        shown["mem_bandwidth"] = fleet.mem_bandwidth_rows(runs, True)
+
+    # "vs median" columns, against the medians the flags used.
+    mbps, p99 = outliers.disk_peers(folded["disk_results"], limits)
+    for r in shown["disk_results"]:
+        r["mbps_vs_median"], r["p99_vs_median"] = mbps.ratio(r), p99.ratio(r)
+    lat = outliers.mem_latency_peers(folded["mem_latency"], limits)
+    for r in shown["mem_latency"]:
+        r["ns_vs_median"] = lat.ratio(r)
+    bw = outliers.mem_bandwidth_peers(folded["mem_bandwidth"], limits)
+    for r in shown["mem_bandwidth"]:
+        r["gbps_vs_median"] = bw.ratio(r)
+    best = outliers.pci_fleet_best(folded["pci"])
+    for r in shown["pci"]:
+        r["fleet_speed_gts"], r["fleet_width"] = best[outliers.pci_key(r)]
+    counts = outliers.dimm_majority(folded["dimms"])
+    for r in shown["dimms"]:
+        full, seen = counts.get((r.get("bank"), r.get("locator")), (0, 0))
+        r["populated_on"] = "%d/%d" % (full, seen) if seen else ""
+
+    runs_per_source = {}
+    for run in all_runs_seen:
+        runs_per_source[run.source.path] = runs_per_source.get(run.source.path, 0) + 1
+    shown["files"] = [{"file": s.path, "format": s.fmt, "lines": s.lines, "records": len(s.found),
+                       "bad": len(s.bad), "runs": runs_per_source.get(s.path, 0)} for s in sources]
+    shown["machines"] = fleet.machine_rows(runs)
+    shown["disks"] = fleet.disk_rows(runs)
+    shown["errors"] = fleet.error_rows(runs)
+    shown["flags"] = [f.as_dict() for f in flags]
+    return shown, flags
+
+
+def _selected(spec):
+    """The table names --tables asks for, in display order."""
+    if spec in ("", "all"):
+        return list(tables.ORDER)
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in tables.ORDER]
+    if unknown:
+        raise UsageError("unknown table %s (tables: %s)" % (", ".join(unknown), ", ".join(tables.ORDER)))
+    return [n for n in tables.ORDER if n in names]
+
+
+def _verbose(sources, all_runs_seen, chosen, err):
+    """Bad lines, duplicate runs and runs not compared, for a person on stderr."""
+    for s in sources:
+        for b in s.bad:
+            err.write("%s:%d: %s: %s\n" % (s.path, b.line, b.reason, b.text))
+    picked = {id(r) for r in chosen}
+    copies = set()
+    for run in all_runs_seen:
+        for d in run.duplicates:
+            copies.add(d)
+            err.write("%s: same run as %s, read once\n" % (d, run.where))
+    for run in all_runs_seen:
+        if id(run) not in picked and run.where not in copies:
+            err.write("%s: earlier run of %s, not compared (--all-runs compares it)\n" % (run.where, run.machine))
+
+
+def main(argv=None, out=None, err=None):
+    """Run the tool; returns the exit status (0 no flags, 1 flags, 2 usage error)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    ap = build_parser(out, err)
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:  # argparse exits 2 on bad options, 0 on --help
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        names = _selected(args.tables)
+        tag_re = None
+        if args.tag:
+            try:
+                tag_re = re.compile(args.tag)
+            except re.error as e:
+                raise UsageError("--tag: bad regular expression: %s" % e)
+        if not (0 < args.disk_ratio and 0 < args.lat_ratio and 0 <= args.mem_tolerance and args.min_peers >= 1):
+            raise UsageError("thresholds must be positive and --min-peers at least 1")
+        fmt = None if args.input_format == "auto" else args.input_format
+        sources = read_sources(_input_paths(args.inputs), fmt, tag_re)
+        if args.csv:
+            try:
+                os.makedirs(args.csv, exist_ok=True)
+            except OSError as e:
+                raise UsageError("--csv %s: %s" % (args.csv, e.strerror or e))
+    except UsageError as e:
+        err.write("baremark-report: %s\n" % e)
+        return 2
+
+    limits = outliers.Limits(args.disk_ratio, args.lat_ratio, args.mem_tolerance, args.min_peers)
+    all_runs_seen = fleet.split_runs(sources)
+    chosen = fleet.choose_runs(all_runs_seen, args.all_runs)
+    shown, flags = build_tables(chosen, sources, all_runs_seen, limits, args.by_pass)
+
+    for s in sources:
+        if s.bad:
+            err.write("baremark-report: %s: %d record(s) could not be read%s\n"
+                      % (s.path, len(s.bad), "" if args.verbose else " (--verbose lists them)"))
+    if args.verbose:
+        _verbose(sources, all_runs_seen, chosen, err)
+
+    if args.csv:
+        try:
+            for name in names:
+                with open(os.path.join(args.csv, name + ".csv"), "w", newline="") as f:
+                    f.write(tables.csv_text(name, shown[name]))
+        except OSError as e:
+            err.write("baremark-report: --csv %s: %s\n" % (args.csv, e.strerror or e))
+            return 2
+
+    if args.format == "json":
+        doc = {"limits": limits.__dict__, "flags": shown["flags"],
+               "tables": {n: tables.json_rows(n, shown[n]) for n in names if n != "flags"}}
+        json.dump(doc, out, indent=1, sort_keys=False)
+        out.write("\n")
+    elif args.format == "csv":
+        wanted = ["flags"] if args.quiet else names
+        parts = [n for n in wanted if shown[n] or len(wanted) == 1]
+        for i, n in enumerate(parts):
+            if len(parts) > 1:
+                out.write("%s# table %s\n" % ("\n" if i else "", n))
+            out.write(tables.csv_text(n, shown[n]))
+    else:
+        if not args.quiet:
+            for n in names:
+                if n != "flags" and shown[n]:
+                    out.write(tables.render_text(n, shown[n]) + "\n")
+        out.write("FLAGS: %d\n" % len(flags))
+        for f in flags:
+            out.write("  %s\n" % f.line())
+    return 1 if flags else 0
