@@ -98,13 +98,16 @@ static unsigned mfi_next_index;
 
 /* ---- Registers and firmware state ------------------------------------------------------- */
 
+/* Read a controller register. */
 static uint32_t mfi_read(struct mfi_ctrl *c, uint32_t off) { return mmio_read32(c->regs, off); }
+/* Write a controller register. */
 static void mfi_write(struct mfi_ctrl *c, uint32_t off, uint32_t v) { mmio_write32(c->regs, off, v); }
 
 /* The firmware status word (state, max SGEs, max commands): scratch pad
  * 0 on every family we drive (OMSG0 only on the older xscale parts). */
 static uint32_t mfi_fw_status(struct mfi_ctrl *c) { return mfi_read(c, MFI_REG_OSP0); }
 
+/* The firmware state's name, for messages. */
 static const char *mfi_state_name(uint32_t state)
 {
     switch (state & MFI_FWSTATE_MASK) {
@@ -123,6 +126,7 @@ static const char *mfi_state_name(uint32_t state)
     }
 }
 
+/* Text for an MFI command status. */
 static const char *mfi_status_name(uint8_t st)
 {
     switch (st) {
@@ -197,6 +201,7 @@ static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
 
 /* ---- Frames and the reply queue ---------------------------------------------------------- */
 
+/* Physical address of host memory we placed below 4 GiB. */
 static uint32_t mfi_pa32(const void *p) { return (uint32_t)plat_virt_to_phys(p); }
 
 /* Post one frame (one 64-byte frame, already filled). */
@@ -422,6 +427,7 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
 
 /* ---- Disk operations --------------------------------------------------------------------------- */
 
+/* Queue one LD READ/WRITE or pass-through READ/WRITE frame. */
 static int mfi_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                       uint32_t blocks, void *buf)
 {
@@ -482,6 +488,7 @@ static void mfi_on_timeout(void *arg, uint32_t slot)
     }
 }
 
+/* Drain the reply queue, expire overdue frames, reap this disk's completions. */
 static int mfi_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct mfi_disk *md = d->priv;
@@ -647,6 +654,7 @@ static void mfi_scan_system_pds(struct mfi_ctrl *c, struct bm_disk_list *disks)
 
 /* ---- Probe and release ----------------------------------------------------------------------------- */
 
+/* Map the register BAR. */
 static volatile void *mfi_map_regs(struct pci_addr a)
 {
     /* The registers are the first memory BAR (Linux megasas_init_fw). */
@@ -692,6 +700,7 @@ static int mfi_alloc_memory(struct mfi_ctrl *c)
     return BM_OK;
 }
 
+/* Free the host memory the firmware used. */
 static void mfi_free_memory(struct mfi_ctrl *c)
 {
     plat_free_pages(c->frames, c->frames_bytes);
@@ -792,6 +801,7 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
     c->operational = false;
 }
 
+/* Free every disk of a controller. */
 static void mfi_free_disks(struct mfi_ctrl *c)
 {
     for (unsigned i = 0; i < c->ndisks; i++) {
@@ -801,6 +811,7 @@ static void mfi_free_disks(struct mfi_ctrl *c)
     c->ndisks = 0;
 }
 
+/* Hand the controller back to the firmware in READY state. */
 static void megasas_release(void *ctrl)
 {
     struct mfi_ctrl *c = ctrl;
@@ -817,6 +828,7 @@ static void megasas_release(void *ctrl)
     plat_free(c);
 }
 
+/* The family of a supported MFI controller, or NULL. */
 static const struct mfi_id *mfi_find_id(uint16_t vendor, uint16_t device)
 {
     if (vendor != MFI_VENDOR_LSI)
@@ -827,12 +839,14 @@ static const struct mfi_id *mfi_find_id(uint16_t vendor, uint16_t device)
     return NULL;
 }
 
+/* Is this PCI function an MFI controller we drive? */
 static bool megasas_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 {
     (void)class_code;
     return mfi_find_id(vendor, device) != NULL;
 }
 
+/* Take the controller, bring up its firmware, find its disks. */
 static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);

@@ -44,7 +44,7 @@
 #define MPI_IOCSTATUS_SCSI_IOC_TERMINATED 0x004b
 #define MPI_IOCSTATUS_SCSI_EXT_TERMINATED 0x004c
 
-/* ---- Scatter/gather element (MPI 1.5 section 3.5) ---------------------------------------------- */
+/* ---- Scatter/gather element ---------------------------------------------- */
 #define MPI_SGE_FLAGS_LAST_ELEMENT 0x80000000u
 #define MPI_SGE_FLAGS_END_OF_BUFFER 0x40000000u
 #define MPI_SGE_FLAGS_SIMPLE_ELEMENT 0x10000000u
@@ -80,7 +80,7 @@ struct mpi_default_reply {
     uint32_t ioc_log_info;      /* 0x10 */
 } __attribute__((packed));
 
-/* ---- IOC FACTS (section 3.3.2) ------------------------------------------------------------------------ */
+/* ---- IOC FACTS ------------------------------------------------------------------------ */
 struct mpi_ioc_facts_request {
     uint8_t reserved[2];
     uint8_t chain_offset;
@@ -129,7 +129,7 @@ struct mpi_ioc_facts_reply {
     uint32_t reply_fifo_host_signaling_addr; /* 0x4c */
 } __attribute__((packed));
 
-/* ---- IOC INIT (section 3.3.1) ---------------------------------------------------------------------------- */
+/* ---- IOC INIT ---------------------------------------------------------------------------- */
 struct mpi_ioc_init_request {
     uint8_t who_init;           /* 0x00 */
     uint8_t reserved;           /* 0x01 */
@@ -150,7 +150,7 @@ struct mpi_ioc_init_request {
     uint16_t header_version;    /* 0x2a */
 } __attribute__((packed));
 
-/* ---- PORT FACTS / PORT ENABLE (sections 3.3.3, 3.3.4) --------------------------------------------------- */
+/* ---- PORT FACTS / PORT ENABLE --------------------------------------------------- */
 struct mpi_port_request {       /* both messages share this layout */
     uint8_t reserved[2];
     uint8_t chain_offset;       /* 0x02 */
@@ -191,7 +191,7 @@ struct mpi_port_facts_reply {
 #define MPI_PORTFACTS_PORTTYPE_SAS 0x30
 #define MPI_PORTFACTS_PROTOCOL_INITIATOR 0x08
 
-/* ---- SCSI IO (section 9.2) ------------------------------------------------------------------------------ */
+/* ---- SCSI IO ------------------------------------------------------------------------------ */
 struct mpi_scsi_io_request {
     uint8_t target_id;          /* 0x00 */
     uint8_t bus;                /* 0x01 */

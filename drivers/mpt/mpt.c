@@ -27,6 +27,7 @@ static unsigned mpt_next_index;
 
 /* ---- Completions ---------------------------------------------------------------------------- */
 
+/* Record a request's outcome and complete its slot. */
 void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r)
 {
     static const struct mpt_result ok = { 0 };
@@ -110,6 +111,7 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
 
 /* ---- Disk operations ---------------------------------------------------------------------------------- */
 
+/* Queue one SCSI READ/WRITE request. */
 static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                       uint32_t blocks, void *buf)
 {
@@ -155,6 +157,7 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
     }
 }
 
+/* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */
 static int mpt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct mpt_disk *md = d->priv;
@@ -265,6 +268,7 @@ static void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
 
 /* ---- Probe and release ------------------------------------------------------------------------------------ */
 
+/* Map the register BAR. */
 static volatile void *mpt_map_regs(struct pci_addr a)
 {
     /* BAR 0 is I/O space; the registers' memory window is the first
@@ -285,6 +289,7 @@ static volatile void *mpt_map_regs(struct pci_addr a)
     return NULL;
 }
 
+/* Free every disk of a controller. */
 static void mpt_free_disks(struct mpt_ctrl *c)
 {
     for (unsigned i = 0; i < c->ndisks; i++) {
@@ -313,6 +318,7 @@ static void mpt_stop(struct mpt_ctrl *c)
     hbaq_destroy(&c->q);
 }
 
+/* Reset the IOC to READY and hand the controller back. */
 static void mpt_release(void *ctrl)
 {
     struct mpt_ctrl *c = ctrl;
@@ -327,6 +333,7 @@ static void mpt_release(void *ctrl)
     plat_free(c);
 }
 
+/* The chip of a supported MPT SAS controller, or NULL. */
 static const struct mpt_id *mpt_find_id(uint16_t vendor, uint16_t device)
 {
     if (vendor != MPT_VENDOR_LSI)
@@ -337,12 +344,14 @@ static const struct mpt_id *mpt_find_id(uint16_t vendor, uint16_t device)
     return NULL;
 }
 
+/* Is this PCI function an MPI 1.5 SAS controller we drive? */
 static bool mpt_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 {
     (void)class_code;
     return mpt_find_id(vendor, device) != NULL;
 }
 
+/* Take the controller, make the IOC operational, find its disks. */
 static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);

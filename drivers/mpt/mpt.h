@@ -115,7 +115,7 @@ int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen);
 /* Message unit reset back to READY (release path). */
 int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen);
 /* Send a request through the doorbell and read its reply 16 bits at a
- * time (MPI 1.5 section 2.3.4). reply_timeout_ns bounds the wait for the
+ * time (MPI 1.5). reply_timeout_ns bounds the wait for the
  * first reply word (PORT ENABLE can take minutes on a large domain).
  * Returns the reply length in bytes (at most reply_cap are stored). */
 int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,

@@ -18,8 +18,10 @@
 #define MPT_WORD_TIMEOUT_NS (5 * S_NS)    /* per reply word after the first */
 #define MPT_READY_TIMEOUT_NS (60 * S_NS)  /* a reset back to READY */
 
+/* The IOC state bits of the doorbell. */
 uint32_t mpt_ioc_state(struct mpt_ctrl *c) { return mpt_read(c, MPT_REG_DOORBELL) & MPT_IOC_STATE_MASK; }
 
+/* The IOC state's name, for messages. */
 const char *mpt_ioc_state_name(uint32_t doorbell)
 {
     switch (doorbell & MPT_IOC_STATE_MASK) {
@@ -31,6 +33,7 @@ const char *mpt_ioc_state_name(uint32_t doorbell)
     }
 }
 
+/* Poll the doorbell until the IOC is in state (bounded). */
 int mpt_wait_state(struct mpt_ctrl *c, uint32_t state, uint64_t timeout_ns, char *err, size_t errlen)
 {
     uint64_t deadline = plat_now_ns() + timeout_ns;
@@ -83,6 +86,7 @@ static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const 
     return BM_OK;
 }
 
+/* One request and its reply through the doorbell (MPI 1.5). */
 int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
                   uint64_t reply_timeout_ns, char *err, size_t errlen)
 {
@@ -147,6 +151,7 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
     return (int)(msg_words * 4);
 }
 
+/* Soft reset: message unit reset through the doorbell, then READY. */
 int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     int rc;
@@ -158,7 +163,7 @@ int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen)
     return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
 }
 
-/* Hard reset through the diagnostic register (MPI 1.5 section 2.2.2):
+/* Hard reset through the diagnostic register (MPI 1.5):
  * unlock it with the write-sequence keys, set RESET_ADAPTER, wait for the
  * IOC to come back to READY. */
 static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
@@ -197,6 +202,7 @@ static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
     return rc;
 }
 
+/* Any IOC state to READY (Linux mptbase MakeIocReady). */
 int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     uint32_t db = mpt_read(c, MPT_REG_DOORBELL);

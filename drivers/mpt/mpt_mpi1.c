@@ -35,8 +35,10 @@ struct mpt1_state {
     struct mpi_ioc_facts_reply facts;
 };
 
+/* The MPI 1 backend's state of a controller. */
 static struct mpt1_state *st(struct mpt_ctrl *c) { return c->be_state; }
 
+/* A handshake reply of a sane length with a success IOC status. */
 static int mpt1_check_reply(struct mpt_ctrl *c, const char *what, int got, uint16_t ioc_status, char *err,
                             size_t errlen)
 {
@@ -52,6 +54,7 @@ static int mpt1_check_reply(struct mpt_ctrl *c, const char *what, int got, uint1
     return BM_OK;
 }
 
+/* IOC FACTS: frame sizes, credits, queue depths, ports. */
 static int mpt1_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpi_ioc_facts_request req;
@@ -106,6 +109,7 @@ static int mpt1_alloc(struct mpt_ctrl *c)
     return BM_OK;
 }
 
+/* IOC INIT: hand over frame sizes and addresses, wait for OPERATIONAL. */
 static int mpt1_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt1_state *s = st(c);
@@ -139,6 +143,7 @@ static int mpt1_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen)
     return mpt_wait_state(c, MPT_IOC_STATE_OPERATIONAL, MPT1_OPERATIONAL_TIMEOUT_NS, err, errlen);
 }
 
+/* PORT FACTS then PORT ENABLE on every port. */
 static int mpt1_ports(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt1_state *s = st(c);
@@ -187,6 +192,7 @@ static int mpt1_ports(struct mpt_ctrl *c, char *err, size_t errlen)
     return BM_OK;
 }
 
+/* Free the MPI 1 queues (after the IOC was reset). */
 static void mpt1_destroy(struct mpt_ctrl *c)
 {
     struct mpt1_state *s = st(c);
@@ -202,6 +208,7 @@ static void mpt1_destroy(struct mpt_ctrl *c)
     c->be_state = NULL;
 }
 
+/* Bring an IOC in READY state to OPERATIONAL with our queues. */
 static int mpt1_init(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt1_state *s;
@@ -246,6 +253,7 @@ err:
     return rc;
 }
 
+/* Build a SCSI IO request in the slot's frame and post it. */
 static void mpt1_post(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_io *io)
 {
     struct mpt1_state *s = st(c);
@@ -259,6 +267,7 @@ static void mpt1_post(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_i
     mpt_write(c, MPT_REG_REQUEST_FIFO, (uint32_t)plat_virt_to_phys(frame) | nb);
 }
 
+/* Read the reply FIFO until it is empty. */
 static void mpt1_drain(struct mpt_ctrl *c)
 {
     struct mpt1_state *s = st(c);

@@ -1,5 +1,4 @@
-/* LSI Fusion-MPT system interface registers (MPI 1.5 specification,
- * chapter 2; the same doorbell, write-sequence, diagnostic and interrupt
+/* LSI Fusion-MPT system interface registers (MPI 1.5 specification; the same doorbell, write-sequence, diagnostic and interrupt
  * registers carry over to MPI 2.x, whose queues differ). 32-bit registers
  * in the first memory BAR (also mirrored in the I/O BAR). */
 #ifndef BAREMARK_MPT_REGS_H

@@ -3,7 +3,7 @@
 #include "mpt.h"
 #include "mpi.h"
 
-/* MPI 1.5 section 9.2.1: one 64-bit simple SGE right after the request;
+/* MPI 1.5 SCSI IO: one 64-bit simple SGE right after the request;
  * a command without data still carries a zero-length end-of-list SGE. */
 unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t context)
 {
@@ -45,6 +45,7 @@ unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t 
     return (unsigned)sizeof(*r);
 }
 
+/* Text for an IOC status. */
 const char *mpt_ioc_status_name(uint16_t status)
 {
     switch (status & MPI_IOCSTATUS_MASK) {

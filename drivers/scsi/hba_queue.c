@@ -6,6 +6,7 @@
  * loop at a million IOPS does not scan a thousand slots each time. */
 #define HBAQ_EXPIRE_PERIOD_NS (5ull * 1000000ull)
 
+/* Allocate nslots free slots; engine commands get timeout_ns each. */
 int hbaq_init(struct hba_queue *q, uint32_t nslots, uint64_t timeout_ns)
 {
     memset(q, 0, sizeof(*q));
@@ -27,6 +28,7 @@ int hbaq_init(struct hba_queue *q, uint32_t nslots, uint64_t timeout_ns)
     return BM_OK;
 }
 
+/* Free the slot table. */
 void hbaq_destroy(struct hba_queue *q)
 {
     plat_free(q->slots);
@@ -34,6 +36,7 @@ void hbaq_destroy(struct hba_queue *q)
     memset(q, 0, sizeof(*q));
 }
 
+/* A disk's completion ring, as deep as its share of the slots. */
 int hbaq_disk_init(struct hbaq_disk *d, uint32_t max_inflight)
 {
     memset(d, 0, sizeof(*d));
@@ -47,12 +50,14 @@ int hbaq_disk_init(struct hbaq_disk *d, uint32_t max_inflight)
     return BM_OK;
 }
 
+/* Free a disk's completion ring. */
 void hbaq_disk_destroy(struct hbaq_disk *d)
 {
     plat_free(d->ring);
     memset(d, 0, sizeof(*d));
 }
 
+/* Pop a free slot, or BM_EBUSY. */
 static int take_slot(struct hba_queue *q)
 {
     if (!q->nfree)
@@ -61,6 +66,7 @@ static int take_slot(struct hba_queue *q)
     return (int)q->free_list[--q->nfree];
 }
 
+/* Return a slot to the free stack. */
 static void free_slot(struct hba_queue *q, uint32_t slot)
 {
     q->slots[slot].state = HBAQ_FREE;
@@ -69,6 +75,7 @@ static void free_slot(struct hba_queue *q, uint32_t slot)
     q->busy--;
 }
 
+/* Take a slot for an engine command on a disk. */
 int hbaq_get(struct hba_queue *q, struct hbaq_disk *owner, uint32_t tag, uint64_t now_ns)
 {
     struct hbaq_slot *s;
@@ -88,6 +95,7 @@ int hbaq_get(struct hba_queue *q, struct hbaq_disk *owner, uint32_t tag, uint64_
     return slot;
 }
 
+/* Take a slot for one of the driver's own commands. */
 int hbaq_get_internal(struct hba_queue *q, uint64_t now_ns, uint64_t timeout_ns)
 {
     int slot = take_slot(q);
@@ -101,6 +109,7 @@ int hbaq_get_internal(struct hba_queue *q, uint64_t now_ns, uint64_t timeout_ns)
     return slot;
 }
 
+/* Give back a slot the hardware never saw. */
 void hbaq_put(struct hba_queue *q, uint32_t slot)
 {
     struct hbaq_slot *s;
@@ -131,6 +140,7 @@ static void push_completion(struct hbaq_disk *d, uint32_t tag, int status, const
         c->detail[0] = '\0';
 }
 
+/* Route the hardware's answer for a slot. */
 bool hbaq_complete(struct hba_queue *q, uint32_t slot, int status, const char *detail)
 {
     struct hbaq_slot *s;
@@ -156,6 +166,7 @@ bool hbaq_complete(struct hba_queue *q, uint32_t slot, int status, const char *d
     }
 }
 
+/* Collect an internal command's result once it is in. */
 bool hbaq_internal_done(struct hba_queue *q, uint32_t slot, int *status)
 {
     struct hbaq_slot *s = &q->slots[slot];
@@ -167,6 +178,7 @@ bool hbaq_internal_done(struct hba_queue *q, uint32_t slot, int *status)
     return true;
 }
 
+/* Leave an overdue internal command to the hardware. */
 void hbaq_abandon(struct hba_queue *q, uint32_t slot)
 {
     struct hbaq_slot *s = &q->slots[slot];
@@ -177,6 +189,7 @@ void hbaq_abandon(struct hba_queue *q, uint32_t slot)
         s->state = HBAQ_ABANDONED;
 }
 
+/* Time out overdue engine commands (see hba_queue.h). */
 int hbaq_expire(struct hba_queue *q, uint64_t now_ns, void (*on_timeout)(void *arg, uint32_t slot), void *arg)
 {
     int n = 0;
@@ -203,6 +216,7 @@ int hbaq_expire(struct hba_queue *q, uint64_t now_ns, void (*on_timeout)(void *a
     return n;
 }
 
+/* Hand a disk's waiting completions to its poll(). */
 int hbaq_reap(struct hbaq_disk *d, struct bm_completion *out, int max)
 {
     int n = 0;

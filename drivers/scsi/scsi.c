@@ -4,6 +4,7 @@
 
 /* ---- CDB builders ------------------------------------------------------------------ */
 
+/* TEST UNIT READY (SPC-4): no parameters. */
 int scsi_build_test_unit_ready(uint8_t *cdb)
 {
     memset(cdb, 0, 16);
@@ -11,7 +12,7 @@ int scsi_build_test_unit_ready(uint8_t *cdb)
     return SCSI_CDB6;
 }
 
-/* SPC-4 section 6.4.1: byte 1 bit 0 EVPD, byte 2 page code, bytes 3..4
+/* SPC-4 INQUIRY: byte 1 bit 0 EVPD, byte 2 page code, bytes 3..4
  * allocation length. */
 int scsi_build_inquiry(uint8_t *cdb, bool evpd, uint8_t page, uint16_t alloc_len)
 {
@@ -25,6 +26,7 @@ int scsi_build_inquiry(uint8_t *cdb, bool evpd, uint8_t page, uint16_t alloc_len
     return SCSI_CDB6;
 }
 
+/* READ CAPACITY(10) (SBC-3): no parameters. */
 int scsi_build_read_capacity10(uint8_t *cdb)
 {
     memset(cdb, 0, 16);
@@ -32,7 +34,7 @@ int scsi_build_read_capacity10(uint8_t *cdb)
     return SCSI_CDB10;
 }
 
-/* SBC-3 section 5.16: SERVICE ACTION IN(16) with service action 10h,
+/* SBC-3: SERVICE ACTION IN(16) with service action 10h,
  * allocation length in bytes 10..13. */
 int scsi_build_read_capacity16(uint8_t *cdb, uint32_t alloc_len)
 {
@@ -43,7 +45,7 @@ int scsi_build_read_capacity16(uint8_t *cdb, uint32_t alloc_len)
     return SCSI_CDB16;
 }
 
-/* SPC-4 section 6.33: select report 0 (all LUNs), allocation length in
+/* SPC-4 REPORT LUNS: select report 0 (all LUNs), allocation length in
  * bytes 6..9 (at least 16). */
 int scsi_build_report_luns(uint8_t *cdb, uint32_t alloc_len)
 {
@@ -53,6 +55,7 @@ int scsi_build_report_luns(uint8_t *cdb, uint32_t alloc_len)
     return SCSI_CDB12;
 }
 
+/* REQUEST SENSE (SPC-4) for alloc_len bytes. */
 int scsi_build_request_sense(uint8_t *cdb, uint8_t alloc_len)
 {
     memset(cdb, 0, 16);
@@ -61,7 +64,7 @@ int scsi_build_request_sense(uint8_t *cdb, uint8_t alloc_len)
     return SCSI_CDB6;
 }
 
-/* SBC-3 section 5.20: START STOP UNIT with START=1 spins up a disk that
+/* SBC-3: START STOP UNIT with START=1 spins up a disk that
  * reports "initializing command required". */
 static int scsi_build_start_unit(uint8_t *cdb)
 {
@@ -71,6 +74,7 @@ static int scsi_build_start_unit(uint8_t *cdb)
     return SCSI_CDB6;
 }
 
+/* READ/WRITE(10) reach 2^32 blocks and 65535 blocks per command (SBC-3). */
 bool scsi_rw_needs_16(uint64_t disk_blocks, uint64_t lba, uint32_t blocks)
 {
     if (disk_blocks > SCSI_RW10_MAX_LBA + 1)
@@ -81,8 +85,8 @@ bool scsi_rw_needs_16(uint64_t disk_blocks, uint64_t lba, uint32_t blocks)
     return blocks && lba + blocks - 1 > SCSI_RW10_MAX_LBA;
 }
 
-/* SBC-3 sections 5.11/5.13 (10-byte: LBA in bytes 2..5, length in 7..8)
- * and 5.12/5.14 (16-byte: LBA in 2..9, length in 10..13). */
+/* SBC-3 READ/WRITE (10-byte: LBA in bytes 2..5, length in 7..8)
+ * and READ/WRITE (16-byte: LBA in 2..9, length in 10..13). */
 int scsi_build_rw(uint8_t *cdb, enum bm_io_op op, uint64_t disk_blocks, uint64_t lba, uint32_t blocks)
 {
     memset(cdb, 0, 16);
@@ -100,6 +104,7 @@ int scsi_build_rw(uint8_t *cdb, enum bm_io_op op, uint64_t disk_blocks, uint64_t
 
 /* ---- Parsers -------------------------------------------------------------------------- */
 
+/* Standard INQUIRY data (SPC-4) into trimmed strings. */
 int scsi_parse_inquiry(const uint8_t *data, size_t len, struct scsi_inquiry *out)
 {
     memset(out, 0, sizeof(*out));
@@ -114,11 +119,13 @@ int scsi_parse_inquiry(const uint8_t *data, size_t len, struct scsi_inquiry *out
     return BM_OK;
 }
 
+/* A connected direct-access (SBC) or simplified direct-access (RBC) LUN. */
 bool scsi_inquiry_is_disk(const struct scsi_inquiry *inq)
 {
     return inq->qualifier == SCSI_QUAL_CONNECTED && (inq->type == SCSI_TYPE_DISK || inq->type == SCSI_TYPE_RBC);
 }
 
+/* Look for a page code in the supported VPD pages list (SPC-4). */
 bool scsi_vpd_lists_page(const uint8_t *data, size_t len, uint8_t page)
 {
     size_t n;
@@ -132,6 +139,7 @@ bool scsi_vpd_lists_page(const uint8_t *data, size_t len, uint8_t page)
     return false;
 }
 
+/* The unit serial number page (SPC-4). */
 int scsi_parse_unit_serial(const uint8_t *data, size_t len, char *serial, size_t cap)
 {
     size_t n;
@@ -143,12 +151,13 @@ int scsi_parse_unit_serial(const uint8_t *data, size_t len, char *serial, size_t
     n = scsi_get_be16(data + 2);
     if (n > len - SCSI_VPD_HDR_LEN)
         n = len - SCSI_VPD_HDR_LEN;
-    /* SPC-4 section 7.8.15: ASCII, may be padded with spaces (and some
+    /* SPC-4: ASCII, may be padded with spaces (and some
      * devices pad with NULs). */
     bm_copy_padded(serial, cap, data + SCSI_VPD_HDR_LEN, n);
     return serial[0] ? BM_OK : BM_EINVAL;
 }
 
+/* READ CAPACITY(10) data: last LBA and block length (SBC-3). */
 int scsi_parse_capacity10(const uint8_t *data, size_t len, struct scsi_capacity *out, bool *need16)
 {
     uint32_t last;
@@ -168,6 +177,7 @@ int scsi_parse_capacity10(const uint8_t *data, size_t len, struct scsi_capacity 
     return out->block_bytes ? BM_OK : BM_EINVAL;
 }
 
+/* READ CAPACITY(16) data: last LBA, block length, LBPPBE (SBC-3). */
 int scsi_parse_capacity16(const uint8_t *data, size_t len, struct scsi_capacity *out)
 {
     unsigned exp;
@@ -182,6 +192,7 @@ int scsi_parse_capacity16(const uint8_t *data, size_t len, struct scsi_capacity 
     return out->block_bytes && out->blocks ? BM_OK : BM_EINVAL;
 }
 
+/* The LUN list of REPORT LUNS (SPC-4). */
 int scsi_parse_report_luns(const uint8_t *data, size_t len, uint32_t *luns, int max)
 {
     size_t list, n = 0;
@@ -193,7 +204,7 @@ int scsi_parse_report_luns(const uint8_t *data, size_t len, uint32_t *luns, int 
          off += 8) {
         const uint8_t *l = data + off;
         unsigned method = l[0] >> 6;
-        /* SAM-5 section 4.7.7: peripheral device addressing (00b) has
+        /* SAM-5 LUN addressing: peripheral device addressing (00b) has
          * the LUN in byte 1 (bus 0 only); flat space (01b) 14 bits. */
         if (method == 0 && (l[0] & 0x3f) == 0)
             luns[n++] = l[1];
@@ -205,6 +216,7 @@ int scsi_parse_report_luns(const uint8_t *data, size_t len, uint32_t *luns, int 
 
 /* ---- Sense data ------------------------------------------------------------------------- */
 
+/* Fixed or descriptor sense data into key, ASC, ASCQ and information. */
 int scsi_sense_parse(const uint8_t *data, size_t len, struct scsi_sense *s)
 {
     uint8_t code;
@@ -214,7 +226,7 @@ int scsi_sense_parse(const uint8_t *data, size_t len, struct scsi_sense *s)
         return BM_EINVAL;
     code = SCSI_SENSE_RESPONSE_CODE(data[0]);
     if (code == SCSI_SENSE_FIXED_CURRENT || code == SCSI_SENSE_FIXED_DEFERRED) {
-        /* SPC-4 section 4.5.3. ASC/ASCQ are only there when the
+        /* SPC-4 fixed format sense data. ASC/ASCQ are only there when the
          * additional length reaches them. */
         if (len < 3)
             return BM_EINVAL;
@@ -237,7 +249,7 @@ int scsi_sense_parse(const uint8_t *data, size_t len, struct scsi_sense *s)
         return BM_OK;
     }
     if (code == SCSI_SENSE_DESC_CURRENT || code == SCSI_SENSE_DESC_DEFERRED) {
-        /* SPC-4 section 4.5.2: key/ASC/ASCQ in the header, then a list
+        /* SPC-4 descriptor format sense data: key/ASC/ASCQ in the header, then a list
          * of descriptors; the information descriptor (type 00h) carries
          * the failing LBA. */
         size_t end, off;
@@ -268,6 +280,7 @@ int scsi_sense_parse(const uint8_t *data, size_t len, struct scsi_sense *s)
     return BM_EINVAL;
 }
 
+/* The name SPC-4 gives a sense key. */
 const char *scsi_sense_key_name(uint8_t key)
 {
     static const char *const names[16] = {
@@ -279,7 +292,7 @@ const char *scsi_sense_key_name(uint8_t key)
     return names[key & 0x0f];
 }
 
-/* SPC-4 table 49 (the additional sense codes a benchmark meets). ASCQ
+/* SPC-4 ASC/ASCQ assignments (the additional sense codes a benchmark meets). ASCQ
  * 0xff in the table matches any qualifier. */
 static const struct {
     uint8_t asc, ascq;
@@ -330,6 +343,7 @@ static const struct {
     { 0x5d, 0xff, "failure prediction threshold exceeded" },
 };
 
+/* Readable text for an ASC/ASCQ pair from the table above. */
 const char *scsi_asc_text(uint8_t asc, uint8_t ascq)
 {
     const char *wild = NULL;
@@ -345,6 +359,7 @@ const char *scsi_asc_text(uint8_t asc, uint8_t ascq)
     return wild;
 }
 
+/* The name SAM-5 gives a status code. */
 const char *scsi_status_name(uint8_t status)
 {
     switch (status) {
@@ -360,6 +375,7 @@ const char *scsi_status_name(uint8_t status)
     }
 }
 
+/* A completion's detail: sense key, ASC/ASCQ and text, or the status. */
 void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char *out, size_t cap)
 {
     struct scsi_sense s;
@@ -386,6 +402,7 @@ void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char 
 #define SCSI_RETRY_DELAY_NS (100ull * 1000000ull)
 #define SCSI_ID_BUF_BYTES 4096
 
+/* A command with our default timeout and no CDB yet. */
 static void scsi_cmd_init(struct scsi_cmd *c, enum scsi_dir dir, void *buf, uint32_t len)
 {
     memset(c, 0, sizeof(*c));
@@ -415,6 +432,7 @@ static void scsi_fetch_sense(const struct scsi_transport *t, struct scsi_cmd *fa
     plat_free_pages(buf, 4096);
 }
 
+/* Run one command and turn its status into BM_OK / BM_EIO / BM_EBUSY. */
 int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_sense *sense, char *detail,
              size_t detail_len)
 {
@@ -446,6 +464,7 @@ int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_s
     return cmd->status == SCSI_STATUS_BUSY || cmd->status == SCSI_STATUS_TASK_SET_FULL ? BM_EBUSY : BM_EIO;
 }
 
+/* TEST UNIT READY until the LUN is ready or timeout_ns passes. */
 int scsi_test_unit_ready(const struct scsi_transport *t, uint64_t timeout_ns, char *detail, size_t detail_len)
 {
     uint64_t deadline = plat_now_ns() + timeout_ns;
@@ -462,7 +481,7 @@ int scsi_test_unit_ready(const struct scsi_transport *t, uint64_t timeout_ns, ch
             return BM_OK;
         if (rc != BM_EIO && rc != BM_EBUSY)
             return rc;
-        /* SPC-4 section 5.14: a unit attention is reported once per
+        /* SPC-4: a unit attention is reported once per
          * event (power on, reset, changed parameters); asking again
          * clears it. */
         if (rc == BM_EIO && !(s.valid && (s.key == SCSI_KEY_UNIT_ATTENTION || s.key == SCSI_KEY_NOT_READY)))
@@ -536,6 +555,7 @@ static int scsi_read_capacity(const struct scsi_transport *t, uint8_t *buf, stru
     return BM_OK;
 }
 
+/* INQUIRY, readiness, capacity and serial of one LUN. */
 int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, char *err, size_t errlen)
 {
     uint8_t *buf;
@@ -596,6 +616,7 @@ out:
     return rc;
 }
 
+/* The target's LUNs, or LUN 0 alone when it cannot say. */
 int scsi_report_luns(const struct scsi_transport *t, uint32_t *luns, int max)
 {
     const uint32_t len = 2048;
@@ -623,6 +644,7 @@ int scsi_report_luns(const struct scsi_transport *t, uint32_t *luns, int max)
     return n;
 }
 
+/* Identification into the disk's public fields. */
 void scsi_fill_disk(struct bm_disk *d, const struct scsi_disk_info *info)
 {
     if (info->inq.vendor[0])

@@ -67,7 +67,7 @@ struct scsi_capacity {
 int scsi_parse_capacity10(const uint8_t *data, size_t len, struct scsi_capacity *out, bool *need16);
 int scsi_parse_capacity16(const uint8_t *data, size_t len, struct scsi_capacity *out);
 /* REPORT LUNS data: up to max single-level LUN numbers (peripheral or flat
- * addressing, SAM-5 section 4.7); returns how many were stored. */
+ * addressing, SAM-5); returns how many were stored. */
 int scsi_parse_report_luns(const uint8_t *data, size_t len, uint32_t *luns, int max);
 
 /* ---- Sense data and status ------------------------------------------------------------ */

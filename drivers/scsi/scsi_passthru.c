@@ -1,6 +1,7 @@
 /* Portable part of the firmware SCSI pass-thru path. */
 #include "scsi_passthru.h"
 
+/* Match a disk against the pass-thru disks by controller, port and LUN. */
 bool scsi_passthru_covers(const struct bm_disk_list *l, const struct bm_disk *d)
 {
     if (!d->has_pci)

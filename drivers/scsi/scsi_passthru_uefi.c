@@ -106,6 +106,7 @@ static unsigned pt_count;
 
 /* ---- Running one packet ------------------------------------------------------------------------ */
 
+/* Text for the packet's HostAdapterStatus. */
 static const char *pt_host_status_name(uint8_t s)
 {
     switch (s) {
@@ -246,6 +247,7 @@ static void pt_finish(struct pt_disk *p, EFI_STATUS efi, enum bm_io_op op)
     p->done = true;
 }
 
+/* Start one read or write; at most one per disk is in flight. */
 static int pt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                      uint32_t blocks, void *buf)
 {
@@ -289,6 +291,7 @@ static int pt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     return BM_OK;
 }
 
+/* Collect the command in flight once the firmware has finished it. */
 static int pt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct pt_disk *p = d->priv;
@@ -391,6 +394,7 @@ static uint32_t pt_max_transfer(struct pt_disk *p)
     return want;
 }
 
+/* Close a disk's event and free its memory. */
 static void pt_free(struct pt_disk *p)
 {
     if (p->event)
@@ -531,6 +535,7 @@ static int pt_scan_instance(struct bm_disk_list *l, PT_PROTOCOL *pt, bool has_pc
     return added;
 }
 
+/* Is this PCI function one a native driver holds? */
 static bool pt_pci_taken(struct pci_addr a, const struct pci_addr *taken, unsigned ntaken)
 {
     for (unsigned k = 0; k < ntaken; k++)
@@ -568,6 +573,7 @@ static void pt_connect_storage(const struct pci_addr *taken, unsigned ntaken)
     plat_free(handles);
 }
 
+/* Every logical pass-thru instance's disks (see scsi_passthru.h). */
 int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken,
                            scsi_passthru_keep_fn keep, void *ctx)
 {
@@ -601,6 +607,7 @@ int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken,
     return added;
 }
 
+/* Free every pass-thru disk not still busy in the firmware. */
 void scsi_passthru_release_all(void)
 {
     for (unsigned i = 0; i < pt_count; i++) {

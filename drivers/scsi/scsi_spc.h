@@ -4,7 +4,7 @@
 #ifndef BAREMARK_SCSI_SPC_H
 #define BAREMARK_SCSI_SPC_H
 
-/* ---- Operation codes (SPC-4 annex D, SBC-3 section 5) ---------------------- */
+/* ---- Operation codes (SPC-4, SBC-3) ---------------------- */
 #define SCSI_OP_TEST_UNIT_READY 0x00
 #define SCSI_OP_REQUEST_SENSE 0x03
 #define SCSI_OP_INQUIRY 0x12
@@ -26,11 +26,11 @@
 #define SCSI_CDB16 16
 
 /* READ(10)/WRITE(10) reach LBA 0xffffffff and 65535 blocks per command;
- * beyond either, READ(16)/WRITE(16) (SBC-3 sections 5.11, 5.13). */
+ * beyond either, READ(16)/WRITE(16) (SBC-3). */
 #define SCSI_RW10_MAX_LBA 0xffffffffull
 #define SCSI_RW10_MAX_BLOCKS 0xffffu
 
-/* ---- INQUIRY (SPC-4 section 6.4) ------------------------------------------------ */
+/* ---- INQUIRY (SPC-4) ------------------------------------------------ */
 #define SCSI_INQ_EVPD 0x01                /* CDB byte 1 */
 #define SCSI_INQ_STD_LEN 36               /* the standard data we read */
 /* Standard data byte 0: peripheral qualifier 7:5, device type 4:0. */
@@ -48,22 +48,22 @@
 #define SCSI_INQ_PRODUCT_LEN 16
 #define SCSI_INQ_REV_OFF 32               /* product revision level, 4 bytes */
 #define SCSI_INQ_REV_LEN 4
-/* VPD pages (SPC-4 section 7.8). Page header: byte 1 page code, bytes
+/* VPD pages (SPC-4). Page header: byte 1 page code, bytes
  * 2..3 page length (big endian), data from byte 4. */
 #define SCSI_VPD_SUPPORTED_PAGES 0x00
 #define SCSI_VPD_UNIT_SERIAL 0x80
 #define SCSI_VPD_HDR_LEN 4
 
-/* ---- READ CAPACITY (SBC-3 sections 5.15, 5.16) ------------------------------- */
+/* ---- READ CAPACITY (SBC-3) ------------------------------- */
 #define SCSI_RC10_LEN 8                   /* last LBA (4), block length (4) */
 #define SCSI_RC16_LEN 32                  /* last LBA (8), block length (4), ... */
 #define SCSI_RC16_LBPPBE(b13) ((b13) & 0x0f) /* logical blocks per physical block exponent */
 #define SCSI_RC10_LBA_OVERFLOW 0xffffffffu /* "use READ CAPACITY(16)" */
 
-/* ---- REPORT LUNS (SPC-4 section 6.33) -------------------------------------------- */
+/* ---- REPORT LUNS (SPC-4) -------------------------------------------- */
 #define SCSI_REPORT_LUNS_HDR 8            /* list length (4), reserved (4) */
 
-/* ---- Status codes (SAM-5 section 5.3) ---------------------------------------------- */
+/* ---- Status codes (SAM-5) ---------------------------------------------- */
 #define SCSI_STATUS_GOOD 0x00
 #define SCSI_STATUS_CHECK_CONDITION 0x02
 #define SCSI_STATUS_CONDITION_MET 0x04
@@ -73,13 +73,13 @@
 #define SCSI_STATUS_ACA_ACTIVE 0x30
 #define SCSI_STATUS_TASK_ABORTED 0x40
 
-/* ---- Sense data (SPC-4 section 4.5) ------------------------------------------------ */
+/* ---- Sense data (SPC-4) -------------------------------------------------------------- */
 #define SCSI_SENSE_RESPONSE_CODE(b0) ((b0) & 0x7f)
 #define  SCSI_SENSE_FIXED_CURRENT 0x70
 #define  SCSI_SENSE_FIXED_DEFERRED 0x71
 #define  SCSI_SENSE_DESC_CURRENT 0x72
 #define  SCSI_SENSE_DESC_DEFERRED 0x73
-/* Fixed format (section 4.5.3): byte 0 bit 7 VALID (information field
+/* Fixed format (SPC-4): byte 0 bit 7 VALID (information field
  * valid), byte 2 bits 3:0 sense key, bytes 3..6 information, byte 7
  * additional length, byte 12 ASC, byte 13 ASCQ. */
 #define SCSI_SENSE_FIXED_VALID 0x80
@@ -88,7 +88,7 @@
 #define SCSI_SENSE_FIXED_ADDLEN_OFF 7
 #define SCSI_SENSE_FIXED_ASC_OFF 12
 #define SCSI_SENSE_FIXED_ASCQ_OFF 13
-/* Descriptor format (section 4.5.2): byte 1 key, byte 2 ASC, byte 3 ASCQ,
+/* Descriptor format (SPC-4): byte 1 key, byte 2 ASC, byte 3 ASCQ,
  * byte 7 additional length, descriptors from byte 8 (type, length, ...). */
 #define SCSI_SENSE_DESC_KEY_OFF 1
 #define SCSI_SENSE_DESC_ASC_OFF 2
@@ -97,7 +97,7 @@
 #define SCSI_SENSE_DESC_FIRST 8
 #define  SCSI_SENSE_DESCRIPTOR_INFORMATION 0x00 /* byte 2 bit 7 VALID, bytes 4..11 information */
 
-/* Sense keys (SPC-4 table 48). */
+/* Sense keys (SPC-4 sense key table). */
 #define SCSI_KEY_NO_SENSE 0x0
 #define SCSI_KEY_RECOVERED_ERROR 0x1
 #define SCSI_KEY_NOT_READY 0x2
@@ -114,7 +114,7 @@
 #define SCSI_KEY_MISCOMPARE 0xe
 #define SCSI_KEY_COMPLETED 0xf
 
-/* Additional sense codes we act on (SPC-4 table 49). */
+/* Additional sense codes we act on (SPC-4 ASC/ASCQ assignments). */
 #define SCSI_ASC_LUN_NOT_READY 0x04       /* ASCQ 01: becoming ready */
 #define  SCSI_ASCQ_BECOMING_READY 0x01
 #define SCSI_ASC_INVALID_OPCODE 0x20

@@ -17,7 +17,7 @@ static void test_read10_for_small_disk(void **state)
     assert_int_equal(len, 10);
     assert_int_equal(cdb[0], 0x28);
     assert_int_equal(cdb[1], 0);
-    /* LBA big-endian in bytes 2..5, transfer length in 7..8 (SBC-3 5.11) */
+    /* LBA big-endian in bytes 2..5, transfer length in 7..8 (SBC-3) */
     assert_int_equal(cdb[2], 0x12);
     assert_int_equal(cdb[3], 0x34);
     assert_int_equal(cdb[4], 0x56);
@@ -71,7 +71,7 @@ static void test_read16_field_layout(void **state)
 
     assert_int_equal(len, 16);
     assert_int_equal(cdb[0], 0x8a);
-    /* LBA in bytes 2..9, transfer length in 10..13 (SBC-3 5.12) */
+    /* LBA in bytes 2..9, transfer length in 10..13 (SBC-3) */
     for (int i = 0; i < 8; i++)
         assert_int_equal(cdb[2 + i], i + 1);
     assert_int_equal(cdb[10], 0x00);
