@@ -5,6 +5,7 @@
 #include "../../drivers/pci.h"
 #include "../../drivers/pci_regs.h"
 #include "../../drivers/registry.h"
+#include "../../drivers/scsi/scsi_passthru.h"
 
 /* Same PCI function? */
 static bool same_pci(struct pci_addr a, struct pci_addr b)
@@ -27,6 +28,9 @@ static bool keep_firmware_disk(const struct bm_disk *d, void *arg)
     for (unsigned i = 0; d->has_pci && i < k->s->nctrls; i++)
         if (same_pci(d->pci_addr, k->s->ctrls[i].addr))
             return false;
+    /* A Block I/O disk the SCSI pass-thru path already drives. */
+    if (scsi_passthru_covers(&k->s->list, d))
+        return false;
     if (k->c->driver != DRIVER_NATIVE)
         return true;
     for (unsigned i = 0; d->has_pci && i < k->s->nkept; i++)
@@ -107,6 +111,13 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     for (unsigned i = 0; i < s->nctrls; i++)
         taken[i] = s->ctrls[i].addr;
     s->firmware_used = true;
+    /* SCSI controllers without a native driver: the firmware's pass-thru
+     * with our SCSI layer, before plain Block I/O. */
+    if (c->driver != DRIVER_FIRMWARE) {
+        n = scsi_passthru_discover(&s->list, taken, s->nctrls, keep_firmware_disk, &k);
+        if (n < 0)
+            record_error("firmware", "SCSI pass-thru discovery failed: %s", bm_strerror(n));
+    }
     n = fwblk_discover(&s->list, taken, s->nctrls, keep_firmware_disk, &k);
     if (n < 0)
         record_error("firmware", "Block I/O discovery failed: %s", bm_strerror(n));
@@ -121,8 +132,10 @@ void disk_release(struct disk_set *s)
         struct disk_ctrl *ctl = &s->ctrls[--s->nctrls];
         ctl->drv->release(ctl->ctrl);
     }
-    if (s->firmware_used)
+    if (s->firmware_used) {
+        scsi_passthru_release_all();
         fwblk_release_all();
+    }
     s->firmware_used = false;
     s->list.count = 0;
 }
