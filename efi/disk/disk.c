@@ -4,7 +4,9 @@
 #include "discover.h"
 #include "engine.h"
 #include "links.h"
+#include "health.h"
 #include "safety.h"
+#include "verify.h"
 #include "../record.h"
 #include "../../drivers/fwblk/fwblk.h"
 
@@ -570,15 +572,13 @@ static void report_refusals(const struct config *c)
 
 /* ---- The run ------------------------------------------------------------------------- */
 
-int disk_run(const struct config *c, const struct plat_boot_location *boot)
+/* Discovery, disk records, refusals and the health logs before the work.
+ * Once per run: burn-in passes reuse what it found. */
+int disk_open(const struct config *c, const struct plat_boot_location *boot)
 {
-    struct engine_timing tm;
     unsigned selected = 0;
-    int rc = BM_OK;
-
     struct plat_boot_location results;
 
-    timing_for(c, &tm);
     plat_results_location(&results);
     disk_discover(c, boot, &results, &set);
     nentries = 0;
@@ -605,7 +605,61 @@ int disk_run(const struct config *c, const struct plat_boot_location *boot)
                     c->driver == DRIVER_AUTO ? "auto" : c->driver == DRIVER_NATIVE ? "native" : "firmware");
     else if (!selected)
         record_note("disk", "disks= selects none of the %u disks found", nentries);
+    for (unsigned i = 0; i < nentries; i++)
+        if (entries[i].selected)
+            disk_emit_health(entries[i].d, "before");
+    return BM_OK;
+}
 
+/* verify=: write, read back and compare a range of every disk that may
+ * be written; a disk that may not gets a note once. */
+static int verify_disks(const struct config *c)
+{
+    static bool told;
+    int rc = BM_OK;
+
+    for (unsigned i = 0; i < nentries && rc != BM_EABORT; i++) {
+        struct disk_entry *e = &entries[i];
+        struct verify_result v;
+        if (!e->selected || e->d->failed)
+            continue;
+        if (e->perm != WRITE_ALLOWED) {
+            if (!told)
+                record_note(e->d->id, "verify= skipped: the disk is not listed in write=%s%s",
+                            e->perm == WRITE_REFUSED ? " or a safety rule protects it: " : "",
+                            e->perm == WRITE_REFUSED ? e->refusal : "");
+            continue;
+        }
+        ui_progress("%s verify: writing and reading back %llu MB", e->d->id,
+                    (unsigned long long)(c->verify_bytes / 1000000));
+        rc = disk_verify(e->d, c->verify_bytes, seed_for(e->d, 0x7e51f), &v);
+        if (rc == BM_EABORT)
+            break;
+        verify_emit_record(e->d, &v);
+        if (v.status != BM_OK || v.bad_blocks) {
+            record_error(e->d->id, "verify failed: %llu bad block%s from LBA %llu%s%s",
+                         (unsigned long long)v.bad_blocks, v.bad_blocks == 1 ? "" : "s",
+                         (unsigned long long)(v.nbad_listed ? v.bad_lba[0] : v.first_lba),
+                         v.status != BM_OK ? "; " : "", v.status != BM_OK ? v.detail : "");
+            if (v.status != BM_OK)
+                e->d->failed = true;
+        }
+        rc = BM_OK;
+    }
+    told = true;
+    return rc;
+}
+
+/* One pass of the workloads over the selected disks, then the all-disks
+ * tests, then verify=. Returns BM_OK or BM_EABORT. */
+int disk_pass(const struct config *c)
+{
+    struct engine_timing tm;
+    int rc = BM_OK;
+
+    timing_for(c, &tm);
+    for (unsigned i = 0; i < nentries; i++)
+        entries[i].nrows = 0;
     for (unsigned i = 0; i < nentries && rc == BM_OK; i++) {
         struct disk_entry *e = &entries[i];
         if (!e->selected)
@@ -615,7 +669,27 @@ int disk_run(const struct config *c, const struct plat_boot_location *boot)
     }
     if (rc == BM_OK)
         rc = run_all_disks(c, &tm);
+    if (rc == BM_OK && c->verify_bytes)
+        rc = verify_disks(c);
+    return rc == BM_EABORT ? BM_EABORT : BM_OK;
+}
 
+/* Health logs after the work, then every controller back to the firmware. */
+void disk_close(void)
+{
+    for (unsigned i = 0; i < nentries; i++)
+        if (entries[i].selected)
+            disk_emit_health(entries[i].d, "after");
     disk_release(&set);
+    nentries = 0;
+}
+
+int disk_run(const struct config *c, const struct plat_boot_location *boot)
+{
+    int rc = disk_open(c, boot);
+
+    if (rc == BM_OK)
+        rc = disk_pass(c);
+    disk_close();
     return rc == BM_EABORT ? BM_EABORT : BM_OK;
 }
