@@ -545,6 +545,9 @@ def main(argv=None):
                     d = i["disk"]
                     print("  %s: %s %s via %s/%s" % (side, d.get("id"), d.get("model"), d.get("driver"),
                                                      d.get("path")))
+                elif not i.get("disk"):
+                    print("  %s: found no disk with serial %s%s" % (side, DISK_SERIAL,
+                                                                    " (timed out)" if i.get("timed_out") else ""))
                 for e in i.get("errors", []):
                     print("  %s error: %s" % (side, e))
         print(text, end="")
