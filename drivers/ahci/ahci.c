@@ -39,7 +39,7 @@
 #define AHCI_MEM_RFIS 0x0400       /* received FIS area, 256 B aligned */
 #define AHCI_MEM_TABLES 0x0800     /* 32 command tables, 128 B aligned */
 #define AHCI_MEM_SCRATCH (AHCI_MEM_TABLES + AHCI_SLOTS_MAX * AHCI_CMD_TABLE_BYTES) /* IDENTIFY, logs */
-#define AHCI_MEM_BYTES (AHCI_MEM_SCRATCH + ATA_SECTOR_BYTES)
+#define AHCI_MEM_BYTES (AHCI_MEM_SCRATCH + 2 * ATA_SECTOR_BYTES) /* SMART data + thresholds */
 
 _Static_assert(AHCI_CMD_TABLE_BYTES % AHCI_CMD_TABLE_ALIGN == 0, "command tables stay 128-byte aligned");
 _Static_assert(AHCI_MEM_RFIS % AHCI_RFIS_ALIGN == 0 && AHCI_MEM_RFIS >= AHCI_SLOTS_MAX * 32, "FIS area layout");
@@ -660,10 +660,40 @@ static int ahci_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     return n;
 }
 
+/* ATA SMART attributes and thresholds through slot 0, with nothing else
+ * in flight (the engine calls it between workloads). A drive that refuses
+ * (SMART disabled: ABRT) gets its port restarted, so I/O goes on. */
+static int ahci_health(struct bm_disk *d, struct bm_health *h)
+{
+    struct ahci_port *p = d->priv;
+    uint8_t fis[SATA_FIS_H2D_BYTES], sts = 0, err = 0;
+    bool reset;
+    int rc;
+
+    if (p->dead || p->busy)
+        return BM_EBUSY;
+    ata_fis_smart(fis, ATA_SMART_READ_THRESHOLDS);
+    rc = port_exec_sync(p, fis, p->scratch + ATA_SECTOR_BYTES, ATA_SECTOR_BYTES, &sts, &err);
+    if (rc == BM_OK) {
+        ata_fis_smart(fis, ATA_SMART_READ_DATA);
+        rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
+    }
+    if (rc != BM_OK) {
+        plat_log("%s: SMART not read (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts, err);
+        if (port_restart(p, rc == BM_ETIMEDOUT, &reset) != BM_OK)
+            p->dead = true;
+        return rc;
+    }
+    plat_rmb();
+    ata_parse_smart(p->scratch, p->scratch + ATA_SECTOR_BYTES, h);
+    port_wr(p, AHCI_PxIS, ~0u);
+    return BM_OK;
+}
+
 static const struct bm_disk_ops ahci_ops = {
     .submit = ahci_submit,
     .poll = ahci_poll,
-    .health = NULL,
+    .health = ahci_health,
 };
 
 /* ---- Port bring-up ------------------------------------------------------------------------------------------ */

@@ -1,6 +1,7 @@
 /* ATA facts that need no hardware: command FISes, IDENTIFY DEVICE, the NCQ
  * error log and error decoding. */
 #include "ata.h"
+#include "../blkdev.h"
 
 /* Little-endian 16-bit word n of an IDENTIFY block or log page. */
 static uint16_t word_at(const uint8_t *d, unsigned n)
@@ -176,4 +177,56 @@ char *ata_describe_error(char *dst, size_t cap, uint8_t status, uint8_t error, b
     else
         snprintf(dst, cap, "%s sts 0x%02x err 0x%02x", names, status, error);
     return dst;
+}
+
+void ata_fis_smart(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t feature)
+{
+    ata_fis_h2d(fis, ATA_CMD_SMART, feature, ATA_SMART_LBA_SIGNATURE, 1, 0);
+}
+
+void ata_parse_smart(const uint8_t data[ATA_SECTOR_BYTES], const uint8_t *thresholds, struct bm_health *h)
+{
+    bm_health_init(h, "ata_smart");
+    for (unsigned i = 0; i < 30; i++) {
+        const uint8_t *a = data + 2 + i * 12;
+        struct bm_health_attr *out;
+        uint64_t raw = 0;
+
+        if (a[0] == 0)
+            continue;
+        for (int b = 5; b >= 0; b--)
+            raw = (raw << 8) | a[5 + b];
+        out = &h->attrs[h->nattrs++];
+        out->id = a[0];
+        out->value = a[3];
+        out->worst = a[4];
+        out->raw = raw;
+        if (thresholds)
+            for (unsigned k = 0; k < 30; k++)
+                if (thresholds[2 + k * 12] == a[0])
+                    out->threshold = thresholds[2 + k * 12 + 1];
+        switch (a[0]) {
+        case 9:   /* power-on hours: the low 32 bits on every drive */
+            h->power_on_hours = (int64_t)(raw & 0xffffffffu);
+            break;
+        case 12:  /* power cycle count */
+            h->power_cycles = (int64_t)(raw & 0xffffffffu);
+            break;
+        case 190: /* airflow temperature: only when 194 is absent */
+            if (h->temperature_c < 0)
+                h->temperature_c = (int)(raw & 0xff);
+            break;
+        case 194: /* temperature, Celsius in the low byte */
+            h->temperature_c = (int)(raw & 0xff);
+            break;
+        }
+    }
+    /* A normalised value at or below a non-zero threshold is the drive's own
+     * "failing" (SMART RETURN STATUS would say so too). */
+    if (thresholds) {
+        h->smart_passed = 1;
+        for (unsigned i = 0; i < h->nattrs; i++)
+            if (h->attrs[i].threshold && h->attrs[i].value <= h->attrs[i].threshold)
+                h->smart_passed = 0;
+    }
 }

@@ -15,6 +15,10 @@
 #define ATA_CMD_READ_FPDMA_QUEUED 0x60
 #define ATA_CMD_WRITE_FPDMA_QUEUED 0x61
 #define ATA_CMD_IDENTIFY_DEVICE 0xec
+#define ATA_CMD_SMART 0xb0
+#define  ATA_SMART_READ_DATA 0xd0       /* FEATURES: read the attribute table */
+#define  ATA_SMART_READ_THRESHOLDS 0xd1 /* FEATURES: the thresholds (obsolete in ACS, kept by drives) */
+#define  ATA_SMART_LBA_SIGNATURE 0xc24f00ull /* LBA mid 4Fh, LBA high C2h (ACS-3 section 7.48) */
 
 #define ATA_LOG_NCQ_ERROR 0x10     /* NCQ command error log (ACS-3 section 9.13) */
 #define ATA_SECTOR_BYTES 512       /* IDENTIFY data and log pages are 512 bytes */
@@ -60,6 +64,15 @@ void ata_fis_h2d(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t command, uint16_t feat
 void ata_fis_fpdma(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, unsigned tag, uint64_t lba, uint32_t blocks);
 /* READ/WRITE DMA EXT: block count in COUNT (ACS-3 sections 7.23, 7.62). */
 void ata_fis_dma_ext(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, uint64_t lba, uint32_t blocks);
+/* SMART READ DATA / READ THRESHOLDS (PIO data-in, one 512-byte block). */
+void ata_fis_smart(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t feature);
+/* Decode the SMART attribute table (and thresholds, may be NULL) into a
+ * health report: every attribute, plus temperature (194, else 190),
+ * power-on hours (9) and power cycles (12). The table layout is the one
+ * every vendor uses: 30 entries of 12 bytes from byte 2 (id, flags,
+ * value, worst, 6 raw bytes, reserved); thresholds: id, threshold. */
+struct bm_health;
+void ata_parse_smart(const uint8_t data[ATA_SECTOR_BYTES], const uint8_t *thresholds, struct bm_health *h);
 /* IDENTIFY DEVICE (PIO data-in, one 512-byte block). */
 void ata_fis_identify(uint8_t fis[SATA_FIS_H2D_BYTES]);
 /* READ LOG EXT of one page: log address in LBA 7:0, page in LBA 15:8. */

@@ -17,13 +17,11 @@
 #include <efilib.h>
 
 #include "fwblk.h"
+#include "../../efi/platform_uefi.h"
 #include "../pci.h"
 #include "../pci_regs.h"
 
-#define FW_PCI_CLASS_USB 0x0c03 /* serial bus controller, USB (PCI code and ID 1.11) */
 
-extern EFI_HANDLE bm_image_handle;
-extern EFI_SYSTEM_TABLE *bm_st;
 
 /* ---- Protocols GNU-EFI does not define ----------------------------------------- */
 
@@ -571,41 +569,6 @@ static void fw_free(struct fw_disk *f)
     plat_free(f);
 }
 
-/* Connect the firmware's drivers to every storage and USB controller not
- * taken by a native driver: with a boot order set, firmware (OVMF among
- * others) connects only the devices it boots from, and a disk whose
- * controller was never connected has no Block I/O. */
-static void connect_controllers(const struct pci_addr *taken, unsigned ntaken)
-{
-    EFI_GUID pcig = EFI_PCI_IO_PROTOCOL_GUID;
-    EFI_HANDLE *handles = NULL;
-    UINTN count = 0;
-
-    if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &pcig, NULL, &count, &handles) !=
-        EFI_SUCCESS)
-        return;
-    for (UINTN i = 0; i < count; i++) {
-        EFI_PCI_IO *io;
-        UINTN seg, bus, dev, fn;
-        struct pci_addr a;
-        uint32_t cls;
-        bool skip = false;
-
-        if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &pcig, (void **)&io) !=
-                EFI_SUCCESS ||
-            uefi_call_wrapper(io->GetLocation, 5, io, &seg, &bus, &dev, &fn) != EFI_SUCCESS)
-            continue;
-        a = (struct pci_addr){ (uint16_t)seg, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
-        for (unsigned k = 0; k < ntaken; k++)
-            skip |= taken[k].seg == a.seg && taken[k].bus == a.bus && taken[k].dev == a.dev && taken[k].fn == a.fn;
-        cls = plat_pci_read32(a, PCI_CLASS_REVISION) >> 8; /* base << 16 | sub << 8 | prog-if */
-        if (skip || ((cls >> 16) != PCI_CLASS_STORAGE && (cls >> 8) != FW_PCI_CLASS_USB))
-            continue;
-        uefi_call_wrapper(bm_st->BootServices->ConnectController, 4, handles[i], NULL, NULL, TRUE);
-    }
-    plat_free(handles);
-}
-
 /* Every whole, present disk behind a Block I/O handle, identified and located. */
 int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
                    void *ctx)
@@ -616,7 +579,7 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
     UINTN count = 0, boot_len = boot_dp ? path_bytes(boot_dp) : 0;
     int added = 0;
 
-    connect_controllers(taken, ntaken);
+    uefi_connect_storage_controllers(taken, ntaken, true);
     if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &biog, NULL, &count, &handles) !=
         EFI_SUCCESS)
         return 0;

@@ -5,11 +5,11 @@
 #include <efilib.h>
 
 #include "scsi.h"
+#include "../../efi/platform_uefi.h"
 #include "scsi_passthru.h"
 #include "../pci.h"
 #include "../pci_regs.h"
 
-extern EFI_SYSTEM_TABLE *bm_st;
 
 /* ---- The protocol (GNU-EFI does not define it) ------------------------------------------ */
 
@@ -544,35 +544,6 @@ static bool pt_pci_taken(struct pci_addr a, const struct pci_addr *taken, unsign
     return false;
 }
 
-/* Connect the firmware's drivers to storage controllers no native driver
- * took: with a boot order set, firmware connects only what it boots from,
- * and an unconnected controller has no pass-thru protocol. */
-static void pt_connect_storage(const struct pci_addr *taken, unsigned ntaken)
-{
-    EFI_GUID pcig = EFI_PCI_IO_PROTOCOL_GUID;
-    EFI_HANDLE *handles = NULL;
-    UINTN count = 0;
-
-    if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &pcig, NULL, &count, &handles) !=
-        EFI_SUCCESS)
-        return;
-    for (UINTN i = 0; i < count; i++) {
-        EFI_PCI_IO *io;
-        UINTN seg, bus, dev, fn;
-        struct pci_addr a;
-
-        if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &pcig, (void **)&io) !=
-                EFI_SUCCESS ||
-            uefi_call_wrapper(io->GetLocation, 5, io, &seg, &bus, &dev, &fn) != EFI_SUCCESS)
-            continue;
-        a = (struct pci_addr){ (uint16_t)seg, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
-        if (pt_pci_taken(a, taken, ntaken) || (plat_pci_read32(a, PCI_CLASS_REVISION) >> 24) != PCI_CLASS_STORAGE)
-            continue;
-        uefi_call_wrapper(bm_st->BootServices->ConnectController, 4, handles[i], NULL, NULL, TRUE);
-    }
-    plat_free(handles);
-}
-
 /* Every logical pass-thru instance's disks (see scsi_passthru.h). */
 int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken,
                            scsi_passthru_keep_fn keep, void *ctx)
@@ -582,7 +553,7 @@ int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken,
     UINTN count = 0;
     int added = 0;
 
-    pt_connect_storage(taken, ntaken);
+    uefi_connect_storage_controllers(taken, ntaken, false);
     if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &ptg, NULL, &count, &handles) !=
         EFI_SUCCESS)
         return 0;

@@ -10,26 +10,33 @@ def test_two_passes_with_verify_health_and_limits():
     work = qemu.tempdir("baremark-burnin-")
     good = qemu.make_disk(os.path.join(work, "good.img"), 64)
     # null-co drops every write and reads back zeros: a disk that loses data
+    sata = qemu.make_disk(os.path.join(work, "sata.img"), 32)
     drives = ["file=%s,if=none,id=G,format=raw" % good,
-              "driver=null-co,size=64M,read-zeroes=on,if=none,id=L"]
-    devices = ["nvme,drive=G,serial=GOODDISK", "nvme,drive=L,serial=LOSSY"]
+              "driver=null-co,size=64M,read-zeroes=on,if=none,id=L",
+              "file=%s,if=none,id=S,format=raw" % sata]
+    devices = ["nvme,drive=G,serial=GOODDISK", "nvme,drive=L,serial=LOSSY",
+               "ide-hd,drive=S,bus=ide.0,serial=SATADISK"]  # q35's built-in AHCI
     options = ("mem=off disk=quick time=1 driver=native passes=2 write=GOODDISK,LOSSY verify=2M "
                "min_mbps=SEQ1M-Q8T1:0.001 max_lat_us=RND4K-Q1T1:0.5 exit=shutdown")
     run = qemu.boot(options=options, drives=drives, devices=devices, timeout=600, workdir=work)
     assert not run.timed_out, run.serial[-3000:]
     disks = {d["serial"]: d["id"] for d in run.of_type("disk")}
-    assert sorted(disks) == ["GOODDISK", "LOSSY"], "disks are found once, not per pass: %r" % run.of_type("disk")
-    good_id, lossy_id = disks["GOODDISK"], disks["LOSSY"]
+    assert sorted(disks) == ["GOODDISK", "LOSSY", "SATADISK"], \
+        "disks are found once, not per pass: %r" % run.of_type("disk")
+    good_id, lossy_id, sata_id = disks["GOODDISK"], disks["LOSSY"], disks["SATADISK"]
 
     # every pass's results are numbered
     passes = {(r["disk"], r.get("pass")) for r in run.of_type("disk_result") if r["test"] == "SEQ1M-Q8T1"
               and r["rw"] == "read"}
-    assert passes == {(good_id, 1), (good_id, 2), (lossy_id, 1), (lossy_id, 2)}, passes
+    assert passes == {(d, p) for d in (good_id, lossy_id, sata_id) for p in (1, 2)}, passes
 
     # the drive's own health log brackets the run
     health = [(h["disk"], h["when"]) for h in run.of_type("health")]
-    assert sorted(health) == sorted([(good_id, "before"), (good_id, "after"), (lossy_id, "before"),
-                                     (lossy_id, "after")]), health
+    assert sorted(health) == sorted([(d, w) for d in (good_id, lossy_id, sata_id) for w in ("before", "after")]), \
+        health
+    ata = next(x for x in run.of_type("health") if x["disk"] == sata_id and x["when"] == "after")
+    assert ata["source"] == "ata_smart" and ata["attributes"], ata
+    assert ata["smart_passed"] is True, ata
     h = next(x for x in run.of_type("health") if x["disk"] == good_id and x["when"] == "after")
     assert h["source"] == "nvme_smart_log" and h["temperature_c"] > 0, h
     before = next(x for x in run.of_type("health") if x["disk"] == good_id and x["when"] == "before")
@@ -37,7 +44,7 @@ def test_two_passes_with_verify_health_and_limits():
 
     # verify: the real disk passes both times, the one that drops writes fails
     v = {(x["disk"], x["pass"]): x for x in run.of_type("verify")}
-    assert set(v) == {(good_id, 1), (good_id, 2), (lossy_id, 1), (lossy_id, 2)}, sorted(v)
+    assert set(v) == {(good_id, 1), (good_id, 2), (lossy_id, 1), (lossy_id, 2)}, sorted(v)  # SATADISK: not in write=
     assert v[(good_id, 1)]["result"] == "pass" and v[(good_id, 2)]["bad_blocks"] == 0
     assert v[(good_id, 1)]["bytes"] == 2 * 1024 * 1024
     bad = v[(lossy_id, 1)]

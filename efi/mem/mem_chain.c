@@ -1,0 +1,268 @@
+/* Pointer chains, working-set sizes, the run plan and pass statistics.
+ * Pure functions: no clock, no CPUs, no firmware. */
+#include "mem_chain.h"
+
+const char *mem_pattern_name(enum mem_pattern p)
+{
+    switch (p) {
+    case MEM_STRIDE: return "stride";
+    case MEM_PAGE_RANDOM: return "page_random";
+    case MEM_FULL_RANDOM: return "full_random";
+    default: return "?";
+    }
+}
+
+static inline void **line_at(uint8_t *base, uint64_t i) { return (void **)(base + i * MEM_LINE); }
+
+static void *build_stride(uint8_t *b, uint64_t lines)
+{
+    for (uint64_t i = 0; i + 1 < lines; i++)
+        *line_at(b, i) = line_at(b, i + 1);
+    *line_at(b, lines - 1) = line_at(b, 0);
+    return line_at(b, 0);
+}
+
+static void *build_page_random(uint8_t *b, uint64_t bytes, struct bm_rng *rng)
+{
+    const unsigned per_page = (unsigned)(MEM_PAGE / MEM_LINE);
+    uint64_t pages = bytes / MEM_PAGE;
+    uint8_t order[MEM_PAGE / MEM_LINE];
+    void **prev = NULL, **first = NULL;
+
+    for (uint64_t pg = 0; pg < pages; pg++) {
+        /* A fresh random order of the page's lines (Fisher-Yates). */
+        for (unsigned k = 0; k < per_page; k++)
+            order[k] = (uint8_t)k;
+        for (unsigned k = per_page - 1; k > 0; k--) {
+            unsigned j = (unsigned)bm_rng_below(rng, k + 1);
+            uint8_t t = order[k];
+            order[k] = order[j];
+            order[j] = t;
+        }
+        for (unsigned k = 0; k < per_page; k++) {
+            void **cur = line_at(b, pg * per_page + order[k]);
+            if (prev)
+                *prev = cur;
+            else
+                first = cur;
+            prev = cur;
+        }
+    }
+    *prev = first;
+    return first;
+}
+
+/* A keyed pseudo-random permutation of [0, n): a 4-round Feistel network
+ * over the smallest even number of bits that holds n, with cycle-walking
+ * (apply it again until the value falls below n), which keeps it a
+ * bijection on [0, n). Its inverse is as cheap, so the chain can be written
+ * in address order: line a points to perm(perm_inverse(a) + 1). That makes
+ * building a 2 GiB chain a sequential write plus arithmetic; a Fisher-Yates
+ * shuffle, or linking in visiting order, costs a cache and TLB miss per line
+ * (seconds at that size). */
+struct line_perm {
+    uint64_t n, mask;
+    unsigned half_bits;
+    uint64_t keys[4];
+};
+
+static void perm_init(struct line_perm *p, uint64_t n, struct bm_rng *rng)
+{
+    unsigned bits = 2;
+
+    while ((1ull << bits) < n)
+        bits++;
+    bits += bits & 1;
+    p->n = n;
+    p->half_bits = bits / 2;
+    p->mask = (1ull << p->half_bits) - 1;
+    for (unsigned i = 0; i < ARRAY_SIZE(p->keys); i++)
+        p->keys[i] = bm_rng_next(rng);
+}
+
+/* Round function: multiply-xorshift mixing of the half and the round key. */
+static inline uint64_t round_fn(const struct line_perm *p, uint64_t half, uint64_t key)
+{
+    uint64_t x = (half ^ key) * 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 31;
+    x *= 0x94d049bb133111ebull;
+    return (x >> 29) & p->mask;
+}
+
+static inline uint64_t perm_at(const struct line_perm *p, uint64_t i)
+{
+    do {
+        uint64_t l = i >> p->half_bits, r = i & p->mask;
+        for (unsigned k = 0; k < ARRAY_SIZE(p->keys); k++) {
+            uint64_t t = l ^ round_fn(p, r, p->keys[k]);
+            l = r;
+            r = t;
+        }
+        i = (l << p->half_bits) | r;
+    } while (i >= p->n);
+    return i;
+}
+
+static inline uint64_t perm_inverse(const struct line_perm *p, uint64_t i)
+{
+    do {
+        uint64_t l = i >> p->half_bits, r = i & p->mask;
+        for (unsigned k = ARRAY_SIZE(p->keys); k-- > 0;) {
+            uint64_t t = r ^ round_fn(p, l, p->keys[k]);
+            r = l;
+            l = t;
+        }
+        i = (l << p->half_bits) | r;
+    } while (i >= p->n);
+    return i;
+}
+
+/* The visiting order is perm(0), perm(1), ..., perm(n-1), back to perm(0):
+ * one cycle through every line, because perm is a bijection. */
+static void *build_full_random(uint8_t *b, uint64_t lines, struct bm_rng *rng)
+{
+    struct line_perm perm;
+
+    perm_init(&perm, lines, rng);
+    for (uint64_t a = 0; a < lines; a++) {
+        uint64_t k = perm_inverse(&perm, a) + 1;
+        *line_at(b, a) = line_at(b, perm_at(&perm, k < lines ? k : 0));
+    }
+    return line_at(b, perm_at(&perm, 0));
+}
+
+void *mem_chain_build(void *buf, uint64_t bytes, enum mem_pattern p, uint64_t seed)
+{
+    struct bm_rng rng;
+    uint64_t lines = bytes / MEM_LINE;
+
+    if (!buf || bytes < MEM_PAGE || bytes % MEM_PAGE)
+        return NULL;
+    bm_rng_seed(&rng, seed);
+    switch (p) {
+    case MEM_STRIDE: return build_stride(buf, lines);
+    case MEM_PAGE_RANDOM: return build_page_random(buf, bytes, &rng);
+    case MEM_FULL_RANDOM: return build_full_random(buf, lines, &rng);
+    default: return NULL;
+    }
+}
+
+size_t mem_latency_sizes(uint64_t max_bytes, uint64_t *out, size_t cap)
+{
+    size_t n = 0;
+    uint64_t last = max_bytes / MEM_PAGE * MEM_PAGE;
+
+    if (last < MEM_PAGE || cap == 0)
+        return 0;
+    out[n++] = MEM_PAGE;
+    /* 1x and 1.5x each power of two from 8 KiB: both whole pages, and the
+     * half steps show where each cache level ends without doubling the
+     * run time. */
+    for (uint64_t pow = 2 * MEM_PAGE; pow <= last && n < cap; pow *= 2) {
+        out[n++] = pow;
+        if (pow + pow / 2 <= last && n < cap)
+            out[n++] = pow + pow / 2;
+    }
+    if (out[n - 1] < last && n < cap)
+        out[n++] = last;
+    return n;
+}
+
+/* Round down to whole 2 MiB (when at least that big) or whole pages. */
+static uint64_t round_size(uint64_t v)
+{
+    if (v >= 2 * MEM_MIB)
+        return v / (2 * MEM_MIB) * (2 * MEM_MIB);
+    return v / MEM_PAGE * MEM_PAGE;
+}
+
+void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, uint64_t free_bytes,
+                   uint64_t mem_max_bytes, unsigned cpus)
+{
+    uint64_t quarter = free_bytes / 4, lat, bw, bw_total_cap;
+
+    memset(p, 0, sizeof(*p));
+    p->level = level;
+    p->cpus = cpus ? cpus : 1;
+    p->llc_bytes = llc_bytes;
+
+    /* Latency: past every cache (4x the LLC) and past TLB reach (256 MiB). */
+    lat = MAX(256 * MEM_MIB, 4 * llc_bytes);
+    if (level == LEVEL_FULL)
+        lat = MAX(lat, MEM_GIB);
+    lat = ALIGN_UP(lat, 2 * MEM_MIB);
+    if (lat > quarter) {
+        lat = round_size(quarter);
+        p->capped_by_memory = true;
+    }
+    if (mem_max_bytes && lat > mem_max_bytes) {
+        lat = mem_max_bytes / MEM_PAGE * MEM_PAGE;
+        p->capped_by_option = true;
+    }
+    p->lat_max_bytes = MAX(lat, MEM_PAGE);
+
+    /* Bandwidth: a thread streams its own buffer, 4x the LLC so the caches
+     * hold none of it. With every thread running, the buffers together stay
+     * within a quarter of free memory, and within 4 GiB for quick: they are
+     * zeroed when allocated, which takes time on machines with many
+     * threads, and their sum is still many times all the LLCs together. */
+    bw = ALIGN_UP(MAX(64 * MEM_MIB, 4 * llc_bytes), 2 * MEM_MIB);
+    if (bw > quarter) {
+        bw = round_size(quarter);
+        p->capped_by_memory = true;
+    }
+    if (mem_max_bytes && bw > mem_max_bytes) {
+        bw = mem_max_bytes / MEM_PAGE * MEM_PAGE;
+        p->capped_by_option = true;
+    }
+    p->bw_bytes = MAX(bw, 2 * MEM_PAGE);
+    bw_total_cap = MIN(quarter, level == LEVEL_FULL ? 16 * MEM_GIB : 4 * MEM_GIB);
+    p->bw_all_bytes = p->bw_bytes;
+    if (p->bw_all_bytes * p->cpus > bw_total_cap)
+        p->bw_all_bytes = MAX(round_size(bw_total_cap / p->cpus), 2 * MEM_PAGE);
+
+    if (level == LEVEL_FULL) {
+        p->lat_passes = 9;
+        p->lat_pass_ns = 5000000;
+        p->lat_warm_ns = 100000000;
+        p->bw_passes = 9;
+        p->bw_pass_ns = 50000000;
+    } else {
+        p->lat_passes = 5;
+        p->lat_pass_ns = 2000000;
+        p->lat_warm_ns = 20000000;
+        p->bw_passes = 5;
+        p->bw_pass_ns = 20000000;
+    }
+}
+
+void mem_spread_of(double *v, unsigned n, struct mem_spread *s)
+{
+    /* Insertion sort: a handful of passes. */
+    for (unsigned i = 1; i < n; i++) {
+        double x = v[i];
+        unsigned j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    s->min = v[0];
+    s->max = v[n - 1];
+    s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void mem_size_text(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    unsigned u = 0;
+    uint64_t scale = 1;
+
+    while (u + 1 < ARRAY_SIZE(units) && bytes >= scale * 1024)
+        scale *= 1024, u++;
+    if (bytes % scale == 0)
+        snprintf(buf, cap, "%llu %s", (unsigned long long)(bytes / scale), units[u]);
+    else
+        snprintf(buf, cap, "%.1f %s", (double)bytes / (double)scale, units[u]);
+}
