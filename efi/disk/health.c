@@ -9,6 +9,29 @@ static void opt_i64(struct json *j, const char *key, int64_t v)
         json_i64(j, key, v);
 }
 
+/* The screen line: only what the drive reported. */
+static void human_line(char *buf, size_t len, const struct bm_disk *d, const char *when, const struct bm_health *h)
+{
+    size_t n = (size_t)snprintf(buf, len, "%s health %s:", d->id, when);
+
+    if (h->critical_warning > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " CRITICAL WARNING 0x%02x,", h->critical_warning);
+    if (h->smart_passed == 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " SMART FAILING,");
+    if (h->temperature_c >= 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %d C,", h->temperature_c);
+    if (h->media_errors >= 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %lld media errors,", (long long)h->media_errors);
+    if (h->percentage_used >= 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %d%% used,", h->percentage_used);
+    if (h->power_on_hours >= 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %lld power-on hours,", (long long)h->power_on_hours);
+    if (h->nattrs && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %u SMART attributes,", h->nattrs);
+    if (n > 0 && n < len && buf[n - 1] == ',')
+        buf[n - 1] = '\0';
+}
+
 void disk_emit_health(struct bm_disk *d, const char *when)
 {
     static struct record r;
@@ -52,8 +75,6 @@ void disk_emit_health(struct bm_disk *d, const char *when)
         }
         json_arr_end(&r.j);
     }
-    snprintf(human, sizeof(human), "%s health %s: %s%d C, media errors %lld, %d%% used, %lld power-on hours", d->id,
-             when, h.critical_warning > 0 ? "CRITICAL WARNING, " : "", h.temperature_c, (long long)h.media_errors,
-             h.percentage_used, (long long)h.power_on_hours);
+    human_line(human, sizeof(human), d, when, &h);
     record_emit(&r, human);
 }
