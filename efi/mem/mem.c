@@ -21,6 +21,7 @@ static struct mem_ctx ctx;
 
 /* ---- Records: one builder per record type ------------------------------------ */
 
+/* mem_info: how this run is sized and which kernels it uses. */
 static void emit_info(const struct mem_ctx *m)
 {
     static struct record r;
@@ -78,6 +79,7 @@ static void emit_latency(uint64_t bytes, enum mem_pattern p, const struct mem_sp
     record_emit(&r, NULL); /* the screen gets one table row per size */
 }
 
+/* mem_bandwidth: one op on one or all threads. */
 static void emit_bandwidth(const struct mem_ctx *m, enum mem_bw_op op, unsigned threads, uint64_t bytes,
                            const struct mem_spread *gbps, unsigned passes)
 {
@@ -102,6 +104,7 @@ static void emit_bandwidth(const struct mem_ctx *m, enum mem_bw_op op, unsigned 
     record_emit(&r, human);
 }
 
+/* mem_loaded_latency: the chase latency at one load level. */
 static void emit_loaded(unsigned load_threads, uint64_t delay_ns, uint64_t bytes, const struct mem_spread *s,
                         double load_gbps)
 {
@@ -126,7 +129,8 @@ static void emit_loaded(unsigned load_threads, uint64_t delay_ns, uint64_t bytes
 
 /* ---- Latency curve --------------------------------------------------------------- */
 
-/* Chase the chain at m->chase_start on cpu 0; fills s. */
+/* Latency of the chain at *cursor (a working set of `bytes`), measured on
+ * one cpu; fills s with the spread of its passes. */
 int mem_chase_on(struct mem_ctx *m, unsigned cpu, void **cursor, uint64_t bytes, unsigned passes,
                  struct mem_spread *s, uint64_t *loads)
 {
@@ -139,6 +143,7 @@ int mem_chase_on(struct mem_ctx *m, unsigned cpu, void **cursor, uint64_t bytes,
     job.lines = bytes / MEM_LINE;
     job.warm_ticks = mem_ns_to_ticks(m, m->plan.lat_warm_ns);
     job.pass_ticks = mem_ns_to_ticks(m, m->plan.lat_pass_ns);
+    job.pass_loads = m->plan.lat_pass_loads;
     job.passes = MIN(passes, (unsigned)MEM_MAX_PASSES);
     job.ns_per_tick = m->ns_per_tick;
     mem_team_init(&team, &cpu, 1);
@@ -161,6 +166,7 @@ void *mem_chain_in(struct mem_ctx *m, uint8_t *buf, uint64_t bytes, enum mem_pat
     return start;
 }
 
+/* The latency curve: every size, every pattern, one table row per size. */
 static int run_latency(struct mem_ctx *m)
 {
     uint64_t sizes[64];
@@ -236,6 +242,7 @@ static uint64_t bw_buf_bytes(const struct mem_ctx *m, unsigned i)
     return i == 0 ? m->plan.bw_bytes : m->plan.bw_all_bytes;
 }
 
+/* One buffer per CPU; fewer threads if memory runs out. */
 static int alloc_bw_buffers(struct mem_ctx *m)
 {
     for (unsigned i = 0; i < m->cpus; i++) {
@@ -253,6 +260,7 @@ static int alloc_bw_buffers(struct mem_ctx *m)
     return BM_OK;
 }
 
+/* read, write and copy on one thread, then on all of them. */
 static int run_bandwidth(struct mem_ctx *m)
 {
     unsigned counts[2] = { 1, m->bw_threads };
@@ -285,6 +293,7 @@ static int run_bandwidth(struct mem_ctx *m)
 
 /* ---- Loaded latency --------------------------------------------------------------- */
 
+/* Latency on cpu 0 while the other CPUs read at a few load levels. */
 static int run_loaded(struct mem_ctx *m)
 {
     /* Delay between 64 KiB chunks per reader: from light load to none. The
@@ -315,6 +324,7 @@ static int run_loaded(struct mem_ctx *m)
         job.chase.lines = bytes / MEM_LINE;
         job.chase.warm_ticks = mem_ns_to_ticks(m, m->plan.lat_warm_ns);
         job.chase.pass_ticks = mem_ns_to_ticks(m, m->plan.lat_pass_ns);
+        job.chase.pass_loads = m->plan.lat_pass_loads;
         job.chase.passes = m->plan.lat_passes;
         job.chase.ns_per_tick = m->ns_per_tick;
         job.k = m->k;
@@ -347,11 +357,13 @@ static void detect_isa_fn(struct mem_team *t, unsigned slot, void *arg)
     *(enum mem_isa *)arg = mem_isa_usable();
 }
 
+/* TSC ticks in ns nanoseconds. */
 uint64_t mem_ns_to_ticks(const struct mem_ctx *m, uint64_t ns)
 {
     return (uint64_t)((double)ns / m->ns_per_tick);
 }
 
+/* Give back the chase and bandwidth buffers. */
 static void free_buffers(struct mem_ctx *m)
 {
     for (unsigned i = 0; i < MEM_MAX_CPUS; i++) {
@@ -364,6 +376,7 @@ static void free_buffers(struct mem_ctx *m)
     m->chase_buf = NULL;
 }
 
+/* The memory benchmark: plan, then latency, bandwidth, loaded latency, NUMA. */
 int mem_run(const struct config *c, const struct sysinfo *si)
 {
     struct mem_ctx *m = &ctx;

@@ -2,6 +2,7 @@
  * Pure functions: no clock, no CPUs, no firmware. */
 #include "mem_chain.h"
 
+/* The pattern's name in records. */
 const char *mem_pattern_name(enum mem_pattern p)
 {
     switch (p) {
@@ -12,8 +13,10 @@ const char *mem_pattern_name(enum mem_pattern p)
     }
 }
 
+/* Line i of a chain buffer, as the pointer slot at its start. */
 static inline void **line_at(uint8_t *base, uint64_t i) { return (void **)(base + i * MEM_LINE); }
 
+/* Each line points to the next one; the last to the first. */
 static void *build_stride(uint8_t *b, uint64_t lines)
 {
     for (uint64_t i = 0; i + 1 < lines; i++)
@@ -22,6 +25,7 @@ static void *build_stride(uint8_t *b, uint64_t lines)
     return line_at(b, 0);
 }
 
+/* Pages in order, the 64 lines of each in a fresh random order. */
 static void *build_page_random(uint8_t *b, uint64_t bytes, struct bm_rng *rng)
 {
     const unsigned per_page = (unsigned)(MEM_PAGE / MEM_LINE);
@@ -66,6 +70,7 @@ struct line_perm {
     uint64_t keys[4];
 };
 
+/* Size the Feistel network for n values and draw its round keys. */
 static void perm_init(struct line_perm *p, uint64_t n, struct bm_rng *rng)
 {
     unsigned bits = 2;
@@ -89,6 +94,7 @@ static inline uint64_t round_fn(const struct line_perm *p, uint64_t half, uint64
     return (x >> 29) & p->mask;
 }
 
+/* perm(i): the line visited i-th. */
 static inline uint64_t perm_at(const struct line_perm *p, uint64_t i)
 {
     do {
@@ -103,6 +109,7 @@ static inline uint64_t perm_at(const struct line_perm *p, uint64_t i)
     return i;
 }
 
+/* perm^-1(line): when that line is visited. */
 static inline uint64_t perm_inverse(const struct line_perm *p, uint64_t i)
 {
     do {
@@ -131,6 +138,7 @@ static void *build_full_random(uint8_t *b, uint64_t lines, struct bm_rng *rng)
     return line_at(b, perm_at(&perm, 0));
 }
 
+/* Link buf's lines into one cycle in pattern p (see mem_chain.h). */
 void *mem_chain_build(void *buf, uint64_t bytes, enum mem_pattern p, uint64_t seed)
 {
     struct bm_rng rng;
@@ -147,6 +155,7 @@ void *mem_chain_build(void *buf, uint64_t bytes, enum mem_pattern p, uint64_t se
     }
 }
 
+/* The latency curve's working sets (see mem_chain.h). */
 size_t mem_latency_sizes(uint64_t max_bytes, uint64_t *out, size_t cap)
 {
     size_t n = 0;
@@ -176,6 +185,7 @@ static uint64_t round_size(uint64_t v)
     return v / MEM_PAGE * MEM_PAGE;
 }
 
+/* Size a run (see mem_chain.h for the rules). */
 void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, uint64_t free_bytes,
                    uint64_t mem_max_bytes, unsigned cpus)
 {
@@ -224,18 +234,24 @@ void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, 
     if (level == LEVEL_FULL) {
         p->lat_passes = 9;
         p->lat_pass_ns = 5000000;
+        p->lat_pass_loads = 65536;
         p->lat_warm_ns = 100000000;
         p->bw_passes = 9;
         p->bw_pass_ns = 50000000;
     } else {
         p->lat_passes = 5;
         p->lat_pass_ns = 2000000;
+        /* A pass of a few thousand DRAM misses is short enough to land in
+         * a lull of other traffic now and then, and the best pass would
+         * then flatter the memory; 32768 misses average over ~10 ms. */
+        p->lat_pass_loads = 32768;
         p->lat_warm_ns = 20000000;
         p->bw_passes = 5;
         p->bw_pass_ns = 20000000;
     }
 }
 
+/* Min, median and max of n passes. */
 void mem_spread_of(double *v, unsigned n, struct mem_spread *s)
 {
     /* Insertion sort: a handful of passes. */
@@ -253,6 +269,7 @@ void mem_spread_of(double *v, unsigned n, struct mem_spread *s)
     s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* A size in the largest binary unit that keeps it at least 1. */
 void mem_size_text(char *buf, size_t cap, uint64_t bytes)
 {
     static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };

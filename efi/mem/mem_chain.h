@@ -42,6 +42,7 @@ struct mem_plan {
     uint64_t lat_max_bytes;   /* largest latency working set */
     unsigned lat_passes;      /* timed passes per latency point */
     uint64_t lat_pass_ns;     /* aim for this long per pass */
+    uint64_t lat_pass_loads;  /* and at least this many loads */
     uint64_t lat_warm_ns;     /* at most this long warming a working set */
     uint64_t bw_bytes;        /* bandwidth buffer of a thread running alone */
     uint64_t bw_all_bytes;    /* per thread when all threads run (<= bw_bytes) */

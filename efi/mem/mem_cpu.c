@@ -22,6 +22,7 @@ enum mem_isa mem_isa_usable(void)
     return MEM_ISA_AVX;
 }
 
+/* The kernel set's name in records. */
 const char *mem_isa_name(enum mem_isa isa)
 {
     switch (isa) {
@@ -31,6 +32,7 @@ const char *mem_isa_name(enum mem_isa isa)
     }
 }
 
+/* Register width of a kernel set. */
 unsigned mem_isa_bits(enum mem_isa isa)
 {
     return isa == MEM_ISA_AVX512 ? 512 : isa == MEM_ISA_AVX ? 256 : 128;

@@ -3,6 +3,9 @@
  * placed by physical address. */
 #include "mem_machine.h"
 
+/* Linux enabled what it supports already. */
 void mem_simd_enter(unsigned cpu) { (void)cpu; }
+/* Nothing to restore. */
 void mem_simd_leave(unsigned cpu) { (void)cpu; }
+/* User memory has no chosen physical address. */
 bool mem_numa_placement(void) { return false; }

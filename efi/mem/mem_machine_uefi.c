@@ -25,6 +25,7 @@ struct saved_state {
 
 static struct saved_state saved[MEM_MAX_CPUS];
 
+/* Control register 4. */
 static inline uint64_t read_cr4(void)
 {
     uint64_t v;
@@ -32,13 +33,16 @@ static inline uint64_t read_cr4(void)
     return v;
 }
 
+/* Set control register 4. */
 static inline void write_cr4(uint64_t v) { __asm__ __volatile__("mov %0, %%cr4" ::"r"(v) : "memory"); }
 
+/* Set XCR0 (needs CR4.OSXSAVE). */
 static inline void xsetbv0(uint64_t v)
 {
     __asm__ __volatile__("xsetbv" ::"a"((uint32_t)v), "d"((uint32_t)(v >> 32)), "c"(0) : "memory");
 }
 
+/* Enable the AVX/AVX-512 state CPUID offers on this CPU, saving CR4/XCR0. */
 void mem_simd_enter(unsigned cpu)
 {
     struct saved_state *s = &saved[cpu < MEM_MAX_CPUS ? cpu : MEM_MAX_CPUS - 1];
@@ -75,6 +79,7 @@ void mem_simd_enter(unsigned cpu)
     }
 }
 
+/* Restore this CPU's CR4 and XCR0. */
 void mem_simd_leave(unsigned cpu)
 {
     struct saved_state *s = &saved[cpu < MEM_MAX_CPUS ? cpu : MEM_MAX_CPUS - 1];
@@ -87,4 +92,5 @@ void mem_simd_leave(unsigned cpu)
     s->changed_xcr0 = s->changed_cr4 = false;
 }
 
+/* Identity map: a physical range is where the memory is. */
 bool mem_numa_placement(void) { return true; }

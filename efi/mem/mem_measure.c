@@ -4,6 +4,7 @@
 #define CHASE_LOADS_PER_ROUND 32 /* the unroll of mem_chase */
 #define WARM_ROUNDS 64           /* 2048 loads between clock reads while warming */
 
+/* The op's name in records. */
 const char *mem_bw_op_name(enum mem_bw_op op)
 {
     switch (op) {
@@ -14,6 +15,7 @@ const char *mem_bw_op_name(enum mem_bw_op op)
     }
 }
 
+/* Warm, size the passes, subtract the loop overhead, time the passes. */
 void mem_chase_measure(struct mem_chase_job *j)
 {
     void *p = j->cursor;
@@ -33,6 +35,7 @@ void mem_chase_measure(struct mem_chase_job *j)
     } while ((covered < j->lines || covered < 2 * warm_loads) && mem_ticks() - start < j->warm_ticks);
 
     rounds = j->pass_ticks / (chunk / WARM_ROUNDS + 1);
+    rounds = MAX(rounds, j->pass_loads / CHASE_LOADS_PER_ROUND);
     rounds = MAX(rounds, 16ull);
     rounds = MIN(rounds, 1ull << 26);
 
@@ -56,6 +59,7 @@ void mem_chase_measure(struct mem_chase_job *j)
     j->cursor = p;
 }
 
+/* A one-CPU team running a chase job. */
 void mem_chase_team_fn(struct mem_team *t, unsigned slot, void *arg)
 {
     (void)t;
@@ -74,6 +78,7 @@ static void bw_once(const struct mem_bw_job *j, uint8_t *buf)
     }
 }
 
+/* Each member streams its buffer; the leader times passes between barriers. */
 void mem_bw_team_fn(struct mem_team *t, unsigned slot, void *arg)
 {
     struct mem_bw_job *j = arg;
@@ -124,6 +129,7 @@ static uint64_t streamed_total(const struct mem_loaded_job *j, unsigned n)
     return sum;
 }
 
+/* Member 0 chases; the others read with a delay after each chunk until told to stop. */
 void mem_loaded_team_fn(struct mem_team *t, unsigned slot, void *arg)
 {
     struct mem_loaded_job *j = arg;

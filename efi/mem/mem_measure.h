@@ -14,6 +14,7 @@ struct mem_chase_job {
     uint64_t lines;        /* lines in the cycle */
     uint64_t warm_ticks;   /* warm up for at most this long (one lap if it fits) */
     uint64_t pass_ticks;   /* aim for passes this long */
+    uint64_t pass_loads;   /* and at least this many loads */
     unsigned passes;
     double ns_per_tick;
     /* out */

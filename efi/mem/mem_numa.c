@@ -20,6 +20,7 @@ static struct srat_info srat;
 static struct numa_node nodes[NUMA_MAX_NODES];
 static uint8_t *node_bufs[MEM_MAX_CPUS];
 
+/* mem_numa: one cell of the matrix. */
 static void emit_numa(const struct numa_node *from, const struct numa_node *to, const struct mem_spread *lat,
                       const struct mem_spread *gbps, uint64_t lat_bytes, uint64_t bw_bytes)
 {
@@ -78,6 +79,7 @@ static unsigned collect_nodes(unsigned cpus)
     return n;
 }
 
+/* Give back one node's test buffers. */
 static void free_node_bufs(uint8_t **chase, uint64_t lat_bytes, unsigned nbufs, uint64_t bw_bytes)
 {
     if (*chase)
@@ -90,8 +92,10 @@ static void free_node_bufs(uint8_t **chase, uint64_t lat_bytes, unsigned nbufs, 
     }
 }
 
+/* Round down to whole pages, at least two. */
 static uint64_t whole_pages(uint64_t v) { return MAX(v / MEM_PAGE * MEM_PAGE, 2 * MEM_PAGE); }
 
+/* The matrix: for each node's memory, latency and read bandwidth from each node's CPUs. */
 int mem_run_numa(struct mem_ctx *m)
 {
     static double lat_ns[NUMA_MAX_NODES][NUMA_MAX_NODES], read_gbps[NUMA_MAX_NODES][NUMA_MAX_NODES];

@@ -1,6 +1,7 @@
 /* SRAT parsing (ACPI 6.5, 5.2.16). */
 #include "mem_srat.h"
 
+/* Little-endian fields at any alignment. */
 static uint32_t rd32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
@@ -22,6 +23,7 @@ static void add_domain(struct srat_info *s, uint32_t d)
     s->ndomains++;
 }
 
+/* Remember an enabled processor and its domain. */
 static void add_cpu(struct srat_info *s, uint32_t apic_id, uint32_t domain)
 {
     if (s->ncpus >= SRAT_MAX_CPUS) {
@@ -34,6 +36,7 @@ static void add_cpu(struct srat_info *s, uint32_t apic_id, uint32_t domain)
     add_domain(s, domain);
 }
 
+/* Parse a SRAT (see mem_srat.h). */
 int srat_parse(const void *table, size_t avail, struct srat_info *out)
 {
     const uint8_t *t = table;
@@ -101,6 +104,7 @@ int srat_parse(const void *table, size_t avail, struct srat_info *out)
     return BM_OK;
 }
 
+/* Domain of an APIC ID, -1 if SRAT does not list it. */
 int64_t srat_domain_of_apic(const struct srat_info *s, uint32_t apic_id)
 {
     for (unsigned i = 0; i < s->ncpus; i++)

@@ -3,6 +3,7 @@
 #include "mem_cpu.h"
 #include "mem_machine.h"
 
+/* A team of the given CPUs. */
 void mem_team_init(struct mem_team *t, const unsigned *cpus, unsigned n)
 {
     memset(t, 0, sizeof(*t));
@@ -11,6 +12,7 @@ void mem_team_init(struct mem_team *t, const unsigned *cpus, unsigned n)
         t->cpu_of[i] = (uint16_t)cpus[i];
 }
 
+/* A team of CPUs 0..n-1. */
 void mem_team_init_first(struct mem_team *t, unsigned n)
 {
     memset(t, 0, sizeof(*t));
@@ -46,6 +48,7 @@ bool mem_team_barrier(struct mem_team *t)
     return true;
 }
 
+/* Runs on every CPU plat_run_on_cpus starts: members work, others return. */
 static void team_entry(unsigned cpu, void *arg)
 {
     struct mem_team *t = arg;
@@ -60,6 +63,7 @@ static void team_entry(unsigned cpu, void *arg)
     }
 }
 
+/* Run fn on the team (see mem_team.h). */
 int mem_team_run(struct mem_team *t, mem_team_fn fn, void *arg, uint64_t timeout_ticks)
 {
     unsigned top = 0;
