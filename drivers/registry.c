@@ -2,8 +2,16 @@
 #include "registry.h"
 
 /* Each driver defines its struct bm_driver in its own folder. */
+#include "ahci/ahci.h"
+#include "megasas/megasas.h"
+#include "mpt/mpt.h"
+#include "nvme/nvme.h"
 
 const struct bm_driver *const bm_native_drivers[] = {
+    &nvme_driver,
+    &ahci_driver,
+    &megasas_driver,
+    &mpt_driver,
     NULL,
 };
 

@@ -116,6 +116,10 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
     int rc = BM_OK;
 
     *passes_done = 0;
+    /* Disks are found once; passes reuse them, and the health logs bracket
+     * the whole run. */
+    if (cfg.disk != LEVEL_OFF)
+        disk_open(&cfg, boot);
     for (unsigned pass = 1;; pass++) {
         if (burn_in) {
             record_set_pass(pass);
@@ -124,7 +128,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         if (cfg.mem != LEVEL_OFF)
             rc = mem_run(&cfg, &sys);
         if (rc != BM_EABORT && cfg.disk != LEVEL_OFF)
-            rc = disk_run(&cfg, boot);
+            rc = disk_pass(&cfg);
         if (rc == BM_EABORT)
             break;
         *passes_done = pass;
@@ -138,6 +142,8 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         }
     }
     record_set_pass(0);
+    if (cfg.disk != LEVEL_OFF)
+        disk_close();
     if (!burn_in)
         *passes_done = 0;
     return rc;

@@ -178,8 +178,8 @@ static int set_exit(struct config *c, const char *v)
     return BM_OK;
 }
 
-/* Size with an optional K/M/G suffix (binary). */
-static int set_mem_max(struct config *c, const char *v)
+/* Size with an optional K/M/G suffix (binary), at least 4 KiB. */
+static int parse_size(const char *v, uint64_t *out)
 {
     char num[32];
     size_t n = strlen(v);
@@ -198,8 +198,19 @@ static int set_mem_max(struct config *c, const char *v)
     x *= mult;
     if (x < 4096)
         return BM_EINVAL;
-    c->mem_max_bytes = x;
+    *out = x;
     return BM_OK;
+}
+
+static int set_mem_max(struct config *c, const char *v) { return parse_size(v, &c->mem_max_bytes); }
+
+static int set_verify(struct config *c, const char *v)
+{
+    if (!strcmp(v, "off")) {
+        c->verify_bytes = 0;
+        return BM_OK;
+    }
+    return parse_size(v, &c->verify_bytes);
 }
 
 static int set_passes(struct config *c, const char *v)
@@ -237,6 +248,8 @@ static const struct key_def keys[] = {
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
+    { "verify", "off, or a size like 256M: write, read back and compare that much of each disk listed in write=",
+      set_verify },
     { "passes", "a number of passes from 1 to 1000000", set_passes },
     { "duration", "minutes from 1 to 1000000 (repeat passes until then)", set_duration },
     { "min_mbps", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. SEQ1M-Q8T1:1500", set_min_mbps },

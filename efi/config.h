@@ -37,6 +37,7 @@ struct config {
     char out[128];         /* results folder on the boot volume */
     enum bm_exit exit;
     uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
+    uint64_t verify_bytes; /* verify=: bytes to write, read back and compare per writable disk (0 = off) */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
     uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */

@@ -4,10 +4,8 @@
 
 #include "app.h"
 #include "config.h"
-#include "platform.h"
+#include "platform_uefi.h"
 
-extern EFI_HANDLE bm_image_handle;
-extern EFI_SYSTEM_TABLE *bm_st;
 
 /* GNU-EFI's crt0 calls efi_main with the System V ABI, after relocation. */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)

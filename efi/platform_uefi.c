@@ -1,8 +1,6 @@
 /* The platform seam on UEFI firmware (GNU-EFI). */
-#include <efi.h>
-#include <efilib.h>
-
-#include "platform.h"
+#include "platform_uefi.h"
+#include "../drivers/pci_regs.h"
 #include "../drivers/uart16550.h"
 
 EFI_HANDLE bm_image_handle;   /* set by efi_main */
@@ -623,6 +621,39 @@ int plat_pci_claim(struct pci_addr a)
     if (st != EFI_SUCCESS && st != EFI_NOT_FOUND)
         return BM_EBUSY;
     return BM_OK;
+}
+
+#define PCI_CLASS_USB_CONTROLLER 0x0c03 /* serial bus controller, USB (PCI code and ID 1.11) */
+
+void uefi_connect_storage_controllers(const struct pci_addr *taken, unsigned ntaken, bool with_usb)
+{
+    EFI_GUID pcig = EFI_PCI_IO_PROTOCOL_GUID;
+    EFI_HANDLE *handles = NULL;
+    UINTN count = 0;
+
+    if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &pcig, NULL, &count, &handles) !=
+        EFI_SUCCESS)
+        return;
+    for (UINTN i = 0; i < count; i++) {
+        EFI_PCI_IO *io;
+        UINTN seg, bus, dev, fn;
+        struct pci_addr a;
+        uint32_t cls;
+        bool skip = false;
+
+        if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &pcig, (void **)&io) !=
+                EFI_SUCCESS ||
+            uefi_call_wrapper(io->GetLocation, 5, io, &seg, &bus, &dev, &fn) != EFI_SUCCESS)
+            continue;
+        a = (struct pci_addr){ (uint16_t)seg, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
+        for (unsigned k = 0; k < ntaken; k++)
+            skip |= taken[k].seg == a.seg && taken[k].bus == a.bus && taken[k].dev == a.dev && taken[k].fn == a.fn;
+        cls = plat_pci_read32(a, PCI_CLASS_REVISION) >> 8; /* base << 16 | sub << 8 | prog-if */
+        if (skip || ((cls >> 16) != PCI_CLASS_STORAGE && !(with_usb && (cls >> 8) == PCI_CLASS_USB_CONTROLLER)))
+            continue;
+        uefi_call_wrapper(bm_st->BootServices->ConnectController, 4, handles[i], NULL, NULL, TRUE);
+    }
+    plat_free(handles);
 }
 
 void plat_pci_release(struct pci_addr a)

@@ -96,6 +96,9 @@ def main():
                 passed += ok
                 failed += not ok
 
+    if do_qemu:
+        import qemu
+        qemu.cleanup()
     print("total time %.0f s" % (time.time() - t0))
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1

@@ -19,6 +19,23 @@ OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 ESP_OFFSET = 1024 * 1024  # boot/mkimage.sh puts the ESP at sector 2048
 RECORD_RE = re.compile(r"BAREMARK (\{.*\})\s*$")
+_TEMP_DIRS = []  # removed by cleanup() unless BAREMARK_KEEP=1
+
+
+def tempdir(prefix="baremark-qemu-"):
+    """A scratch folder for one test's images and logs; cleanup() removes it."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _TEMP_DIRS.append(d)
+    return d
+
+
+def cleanup():
+    """Remove every scratch folder made through tempdir() (the test runner
+    calls this when it is done; BAREMARK_KEEP=1 keeps them for a post-mortem)."""
+    if os.environ.get("BAREMARK_KEEP") == "1":
+        return
+    while _TEMP_DIRS:
+        shutil.rmtree(_TEMP_DIRS.pop(), ignore_errors=True)
 
 
 def parse_records(text):
@@ -120,7 +137,7 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     devices: extra -device strings; drives: extra -drive strings.
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
-    workdir = workdir or tempfile.mkdtemp(prefix="baremark-qemu-")
+    workdir = workdir or tempdir()
     stick_path = os.path.join(workdir, "stick.img") if stick else None
     if stick:
         shutil.copyfile(IMAGE, stick_path)

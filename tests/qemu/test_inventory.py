@@ -13,7 +13,6 @@ downtrained."""
 import os
 import shutil
 import struct
-import tempfile
 
 import qemu
 
@@ -192,7 +191,7 @@ def test_inventory_server_dimm_population_and_port_caps():
     populated, badly): every slot is a dimm record, and the dimm_summary
     counts channels and warns about each population mistake. The root port
     set to x4 8 GT/s reports that capability."""
-    workdir = tempfile.mkdtemp(prefix="baremark-inv-")
+    workdir = qemu.tempdir("baremark-inv-")
     extra = []
     for path in write_smbios_files(workdir, SERVER_DIMMS):
         extra += ["-smbios", "file=" + path]

@@ -2,13 +2,12 @@
 a TFTP server, and the options served with it take effect."""
 import os
 import shutil
-import tempfile
 
 import qemu
 
 
 def _tftp_dir(files):
-    d = tempfile.mkdtemp(prefix="baremark-tftp-")
+    d = qemu.tempdir("baremark-tftp-")
     shutil.copyfile(os.path.join(qemu.BUILD, "baremark.efi"), os.path.join(d, "baremark.efi"))
     for name, text in files.items():
         with open(os.path.join(d, name), "w") as f:

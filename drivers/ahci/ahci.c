@@ -1,0 +1,1003 @@
+/* Native AHCI driver (Serial ATA AHCI 1.3.1; commands from ACS-3).
+ *
+ * probe: take the HBA from the firmware, GHC.HR reset, then for every port
+ * in PI: program the command list and received-FIS area, spin up (staggered
+ * where CAP.SSS says so), wait for the link and the device's signature, and
+ * IDENTIFY each ATA disk. I/O: READ/WRITE FPDMA QUEUED with tag = slot =
+ * the engine's tag when both the HBA (CAP.SNCQ) and the disk do NCQ, else
+ * READ/WRITE DMA EXT one at a time. poll() reaps finished slots, turns
+ * errors into completions (section 6.2.2 recovery) and times out commands
+ * that never finish. release(): stop every port and hand the HBA back.
+ */
+#include "ahci.h"
+#include "ahci_cmd.h"
+#include "ahci_regs.h"
+#include "ata.h"
+#include "../pci.h"
+
+/* ---- Limits and timeouts ----------------------------------------------------------- */
+
+#define MS(x) ((uint64_t)(x) * 1000000ull)
+#define AHCI_HBA_RESET_MS 1000     /* GHC.HR clears within 1 s (section 10.4.3) */
+#define AHCI_STOP_MS 500           /* PxCMD.CR and FR clear within 500 ms (section 10.1.2) */
+#define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done */
+#define AHCI_PRESENCE_MS 100       /* DET=0 this long after COMRESET: empty (Linux debounces 100 ms) */
+#define AHCI_LINK_MS 1000          /* a present device reaches DET=3 within this */
+#define AHCI_COMRESET_HOLD_NS 2000000ull /* PxSCTL.DET=1 held at least 1 ms (section 10.4.2) */
+#define AHCI_READY_MS 10000        /* BSY/DRQ clear after probe's reset (spun-up disks: ms) */
+#define AHCI_RECOVER_READY_MS 5000 /* the same after a COMRESET in error recovery */
+#define AHCI_SYNC_CMD_MS 5000      /* IDENTIFY DEVICE, READ LOG EXT */
+#define AHCI_POLL_NS 10000ull      /* pause between register reads in setup waits */
+#define AHCI_ERROR_CHECK_NS 100000ull /* PxIS is read at least this often while commands run */
+#define AHCI_MAX_CTRLS 16
+
+/* ---- Per-port memory: one allocation, laid out as the spec aligns it ---------------- */
+
+#define AHCI_PRDT_ENTRIES 8        /* a contiguous 4 MiB buffer needs 1 or 2 */
+#define AHCI_CMD_TABLE_BYTES (AHCI_CT_PRDT + AHCI_PRDT_ENTRIES * (int)sizeof(struct ahci_prd))
+#define AHCI_MEM_CLB 0x0000        /* 32 command headers, 1 KiB aligned */
+#define AHCI_MEM_RFIS 0x0400       /* received FIS area, 256 B aligned */
+#define AHCI_MEM_TABLES 0x0800     /* 32 command tables, 128 B aligned */
+#define AHCI_MEM_SCRATCH (AHCI_MEM_TABLES + AHCI_SLOTS_MAX * AHCI_CMD_TABLE_BYTES) /* IDENTIFY, logs */
+#define AHCI_MEM_BYTES (AHCI_MEM_SCRATCH + 2 * ATA_SECTOR_BYTES) /* SMART data + thresholds */
+
+_Static_assert(AHCI_CMD_TABLE_BYTES % AHCI_CMD_TABLE_ALIGN == 0, "command tables stay 128-byte aligned");
+_Static_assert(AHCI_MEM_RFIS % AHCI_RFIS_ALIGN == 0 && AHCI_MEM_RFIS >= AHCI_SLOTS_MAX * 32, "FIS area layout");
+_Static_assert(AHCI_MEM_TABLES >= AHCI_MEM_RFIS + AHCI_RFIS_BYTES, "tables after the FIS area");
+
+struct ahci_ctrl;
+
+/* What the driver remembers of a command the hardware owns. */
+struct ahci_slot {
+    uint64_t deadline_ns;
+    uint64_t lba;
+    uint32_t blocks;
+    bool write;
+};
+
+struct ahci_port {
+    struct ahci_ctrl *ctrl;
+    unsigned num;
+    volatile void *regs;
+    char name[40];                 /* "AHCI 0000:00:1f.2 port 3", for log lines */
+
+    uint8_t *mem;                  /* AHCI_MEM_BYTES of DMA memory */
+    struct ahci_cmd_header *hdr;
+    uint8_t *rfis;
+    uint8_t *tables;
+    uint8_t *scratch;
+
+    uint64_t link_up_ns;
+    bool started;                  /* PxCMD.ST set by us */
+    bool dead;                     /* recovery failed: every submit fails */
+    bool ncq;
+    struct ata_identity id;
+
+    uint32_t busy;                 /* slots the hardware owns */
+    uint64_t next_check_ns;        /* earliest deadline among busy slots (or later) */
+    uint64_t next_error_check_ns;  /* next look at PxIS while nothing finishes */
+    struct ahci_slot slot[AHCI_SLOTS_MAX];
+    /* Finished commands not yet handed to the engine: at most one per slot. */
+    struct bm_completion done[AHCI_SLOTS_MAX];
+    unsigned done_head, done_count;
+
+    struct bm_disk disk;
+};
+
+struct ahci_ctrl {
+    struct pci_addr addr;
+    char bdf[16];
+    unsigned index;                /* the N in "ahciNpM" */
+    volatile void *abar;
+    uint64_t abar_bytes;
+    uint32_t cap, pi;
+    uint64_t reset_done_ns;
+    struct ahci_port *port[AHCI_MAX_PORTS];
+};
+
+static struct ahci_ctrl *ctrl_in_use[AHCI_MAX_CTRLS];
+
+/* ---- Register access ------------------------------------------------------------------- */
+
+static uint32_t hba_rd(struct ahci_ctrl *c, uint32_t off) { return mmio_read32(c->abar, off); }
+static void hba_wr(struct ahci_ctrl *c, uint32_t off, uint32_t v) { mmio_write32(c->abar, off, v); }
+static uint32_t port_rd(struct ahci_port *p, uint32_t off) { return mmio_read32(p->regs, off); }
+static void port_wr(struct ahci_port *p, uint32_t off, uint32_t v) { mmio_write32(p->regs, off, v); }
+
+/* Wait until (register & mask) == want; BM_ETIMEDOUT with a log line naming
+ * the register otherwise. */
+static int wait_reg(volatile void *base, uint32_t off, uint32_t mask, uint32_t want, uint64_t ms,
+                    const char *who, const char *what)
+{
+    uint64_t deadline = plat_now_ns() + MS(ms);
+
+    for (;;) {
+        if ((mmio_read32(base, off) & mask) == want)
+            return BM_OK;
+        if (plat_now_ns() > deadline) {
+            plat_log("%s: timed out after %llu ms waiting for %s", who, (unsigned long long)ms, what);
+            return BM_ETIMEDOUT;
+        }
+        plat_delay_ns(AHCI_POLL_NS);
+    }
+}
+
+static uint64_t phys_of(const void *p) { return plat_virt_to_phys(p); }
+
+static unsigned popcount32(uint32_t v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* ---- HBA ------------------------------------------------------------------------------------ */
+
+/* Set GHC.AE; some HBAs need the write repeated before it sticks (Linux
+ * libahci retries five times). */
+static int hba_enable_ahci(struct ahci_ctrl *c)
+{
+    for (int i = 0; i < 5; i++) {
+        uint32_t ghc = hba_rd(c, AHCI_GHC);
+        if (ghc & AHCI_GHC_AE)
+            return BM_OK;
+        hba_wr(c, AHCI_GHC, ghc | AHCI_GHC_AE);
+        plat_delay_ns(MS(1));
+    }
+    return (hba_rd(c, AHCI_GHC) & AHCI_GHC_AE) ? BM_OK : BM_EIO;
+}
+
+/* Section 10.4.3: enable AHCI mode, GHC.HR, wait for it to clear, enable
+ * AHCI mode again. CAP and PI are written once by the firmware; a reset
+ * can lose them on some chipsets, so they are written back as found. */
+static int hba_reset(struct ahci_ctrl *c, char *err, size_t errlen)
+{
+    uint32_t cap = hba_rd(c, AHCI_CAP), pi = hba_rd(c, AHCI_PI);
+    char who[32];
+    int rc;
+
+    snprintf(who, sizeof(who), "AHCI %s", c->bdf);
+    if (hba_enable_ahci(c) != BM_OK) {
+        snprintf(err, errlen, "GHC.AE does not stay set: the HBA will not enter AHCI mode");
+        return BM_EIO;
+    }
+    hba_wr(c, AHCI_GHC, hba_rd(c, AHCI_GHC) | AHCI_GHC_HR);
+    rc = wait_reg(c->abar, AHCI_GHC, AHCI_GHC_HR, 0, AHCI_HBA_RESET_MS, who, "GHC.HR to clear");
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "HBA reset: GHC.HR still set after %u ms", AHCI_HBA_RESET_MS);
+        return rc;
+    }
+    c->reset_done_ns = plat_now_ns();
+    if (hba_enable_ahci(c) != BM_OK) {
+        snprintf(err, errlen, "GHC.AE does not stay set after the HBA reset");
+        return BM_EIO;
+    }
+    if (hba_rd(c, AHCI_CAP) != cap)
+        hba_wr(c, AHCI_CAP, cap);
+    if (hba_rd(c, AHCI_PI) != pi)
+        hba_wr(c, AHCI_PI, pi);
+    c->cap = hba_rd(c, AHCI_CAP);
+    c->pi = hba_rd(c, AHCI_PI);
+    if (!c->pi) {
+        /* PI is mandatory, but some HBAs leave it 0: assume CAP.NP+1 ports
+         * from 0, as Linux does. */
+        c->pi = (uint32_t)((2ull << (c->cap & AHCI_CAP_NP_MASK)) - 1);
+        plat_log("%s: PI is 0; assuming ports 0-%u from CAP.NP", who, c->cap & AHCI_CAP_NP_MASK);
+    }
+    return BM_OK;
+}
+
+/* ---- Port state changes ------------------------------------------------------------------------ */
+
+/* Section 10.1.2 / 10.3.2: clear PxCMD.ST and wait for CR to clear. The
+ * HBA then owns no command (PxCI and PxSACT clear). */
+static int port_stop(struct ahci_port *p)
+{
+    uint32_t cmd = port_rd(p, AHCI_PxCMD);
+
+    p->started = false;
+    if (!(cmd & (AHCI_PxCMD_ST | AHCI_PxCMD_CR)))
+        return BM_OK;
+    port_wr(p, AHCI_PxCMD, cmd & ~AHCI_PxCMD_ST);
+    return wait_reg(p->regs, AHCI_PxCMD, AHCI_PxCMD_CR, 0, AHCI_STOP_MS, p->name, "PxCMD.CR to clear");
+}
+
+/* Stop the command list and FIS reception: after this the HBA writes
+ * nothing to the port's memory. */
+static int port_quiesce(struct ahci_port *p)
+{
+    uint32_t cmd;
+    int rc = port_stop(p);
+
+    if (rc != BM_OK)
+        return rc;
+    cmd = port_rd(p, AHCI_PxCMD);
+    if (!(cmd & (AHCI_PxCMD_FRE | AHCI_PxCMD_FR)))
+        return BM_OK;
+    port_wr(p, AHCI_PxCMD, cmd & ~AHCI_PxCMD_FRE);
+    return wait_reg(p->regs, AHCI_PxCMD, AHCI_PxCMD_FR, 0, AHCI_STOP_MS, p->name, "PxCMD.FR to clear");
+}
+
+/* Set PxCMD.ST (section 10.3.1: FRE set, CR clear, BSY/DRQ clear). */
+static void port_start(struct ahci_port *p)
+{
+    port_wr(p, AHCI_PxCMD, port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_ST);
+    p->started = true;
+}
+
+/* Wait for the link after a COMRESET or spin-up that began at start_ns:
+ * BM_OK at DET=3, BM_ENODEV if nothing is attached (DET stays 0),
+ * BM_ETIMEDOUT if a device shows up but never establishes the link. */
+static int port_wait_link(struct ahci_port *p, uint64_t start_ns)
+{
+    uint32_t det;
+
+    for (;;) {
+        uint64_t elapsed = plat_now_ns() - start_ns;
+
+        det = port_rd(p, AHCI_PxSSTS) & AHCI_PxSSTS_DET_MASK;
+        if (det == AHCI_PxSSTS_DET_UP)
+            return BM_OK;
+        if ((det == AHCI_PxSSTS_DET_NONE && elapsed >= MS(AHCI_PRESENCE_MS)) || det == 4 /* phy offline */)
+            return BM_ENODEV;
+        if (elapsed >= MS(AHCI_LINK_MS)) {
+            plat_log("%s: timed out after %u ms waiting for PxSSTS.DET=3 (DET=%u: device seen, no link)",
+                     p->name, AHCI_LINK_MS, det);
+            return BM_ETIMEDOUT;
+        }
+        plat_delay_ns(AHCI_POLL_NS);
+    }
+}
+
+/* Wait for the device to finish its reset: PxTFD BSY and DRQ clear (they
+ * read 7Fh until the first D2H register FIS arrives). */
+static int port_wait_ready(struct ahci_port *p, uint64_t deadline_ns)
+{
+    for (;;) {
+        uint32_t tfd = port_rd(p, AHCI_PxTFD);
+        if (!(tfd & (ATA_STS_BSY | ATA_STS_DRQ)))
+            return BM_OK;
+        if (plat_now_ns() > deadline_ns) {
+            plat_log("%s: timed out waiting for PxTFD.STS BSY/DRQ to clear (PxTFD 0x%04x)", p->name,
+                     tfd & 0xffff);
+            return BM_ETIMEDOUT;
+        }
+        plat_delay_ns(AHCI_POLL_NS);
+    }
+}
+
+/* Section 10.4.2: COMRESET through PxSCTL.DET (only with PxCMD.ST clear),
+ * then wait for the link and the device. Link power states stay off
+ * (IPM=3) so latency does not depend on partial/slumber exits. */
+static int port_comreset(struct ahci_port *p, uint64_t ready_ms)
+{
+    uint32_t sctl = port_rd(p, AHCI_PxSCTL) & ~(AHCI_PxSCTL_DET_MASK | AHCI_PxSCTL_IPM_MASK);
+    uint64_t t0;
+    int rc;
+
+    port_wr(p, AHCI_PxSCTL, sctl | AHCI_PxSCTL_IPM_NONE | AHCI_PxSCTL_DET_COMRESET);
+    (void)port_rd(p, AHCI_PxSCTL);
+    plat_delay_ns(AHCI_COMRESET_HOLD_NS);
+    port_wr(p, AHCI_PxSCTL, sctl | AHCI_PxSCTL_IPM_NONE);
+    t0 = plat_now_ns();
+    rc = port_wait_link(p, t0);
+    if (rc != BM_OK) {
+        if (rc == BM_ENODEV)
+            plat_log("%s: no device after COMRESET", p->name);
+        return rc;
+    }
+    port_wr(p, AHCI_PxSERR, ~0u);
+    return port_wait_ready(p, plat_now_ns() + MS(ready_ms));
+}
+
+/* Section 6.2.2.1 steps 2-6: stop the command list, clear PxSERR and PxIS,
+ * free a stuck BSY/DRQ (CLO where CAP.SCLO, else COMRESET) and start
+ * again. reset forces a COMRESET; *did_reset says whether one happened. */
+static int port_restart(struct ahci_port *p, bool reset, bool *did_reset)
+{
+    uint32_t tfd;
+    int rc;
+
+    *did_reset = false;
+    rc = port_stop(p);
+    if (rc != BM_OK)
+        return rc;
+    port_wr(p, AHCI_PxSERR, ~0u);
+    port_wr(p, AHCI_PxIS, ~0u);
+    /* Clearing ST must clear PxCI and PxSACT (sections 3.3.13, 3.3.14).
+     * An HBA that keeps them (QEMU 7.2 does) still has commands running:
+     * only a COMRESET stops those. */
+    if (port_rd(p, AHCI_PxCI) | port_rd(p, AHCI_PxSACT))
+        reset = true;
+    tfd = port_rd(p, AHCI_PxTFD);
+    if (!reset && (tfd & (ATA_STS_BSY | ATA_STS_DRQ))) {
+        if (p->ctrl->cap & AHCI_CAP_SCLO) {
+            port_wr(p, AHCI_PxCMD, port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_CLO);
+            wait_reg(p->regs, AHCI_PxCMD, AHCI_PxCMD_CLO, 0, AHCI_CLO_MS, p->name, "PxCMD.CLO to clear");
+        }
+        if (port_rd(p, AHCI_PxTFD) & (ATA_STS_BSY | ATA_STS_DRQ))
+            reset = true;
+    }
+    if (reset) {
+        rc = port_comreset(p, AHCI_RECOVER_READY_MS);
+        if (rc != BM_OK)
+            return rc;
+        *did_reset = true;
+    }
+    port_wr(p, AHCI_PxSERR, ~0u);
+    port_wr(p, AHCI_PxIS, ~0u);
+    port_start(p);
+    return BM_OK;
+}
+
+/* ---- Commands -------------------------------------------------------------------------------------- */
+
+static uint8_t *slot_table(struct ahci_port *p, unsigned slot) { return p->tables + slot * AHCI_CMD_TABLE_BYTES; }
+
+/* Put a command FIS and its buffer into a slot's table and header. */
+static int slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf,
+                        uint32_t bytes, bool write)
+{
+    uint8_t *t = slot_table(p, slot);
+    int n = 0;
+
+    memcpy(t + AHCI_CT_CFIS, fis, SATA_FIS_H2D_BYTES);
+    if (bytes) {
+        n = ahci_prd_fill((struct ahci_prd *)(t + AHCI_CT_PRDT), AHCI_PRDT_ENTRIES, phys_of(buf), bytes);
+        if (n < 0)
+            return n;
+    }
+    ahci_cmd_header_fill(&p->hdr[slot], phys_of(t), SATA_FIS_H2D_DWORDS, write, (unsigned)n);
+    return BM_OK;
+}
+
+/* Run one non-queued command in slot 0 and wait for it (probe and error
+ * recovery only: no other command is in flight). On a device error returns
+ * BM_EIO with the status and error registers; the caller restarts the
+ * port before using it again. */
+static int port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf, uint32_t bytes,
+                          uint8_t *sts, uint8_t *err)
+{
+    uint64_t deadline = plat_now_ns() + MS(AHCI_SYNC_CMD_MS);
+    uint32_t is, tfd;
+    int rc = slot_prepare(p, 0, fis, buf, bytes, false);
+
+    if (rc != BM_OK)
+        return rc;
+    port_wr(p, AHCI_PxIS, ~0u);
+    plat_wmb();
+    port_wr(p, AHCI_PxCI, 1u);
+    for (;;) {
+        is = port_rd(p, AHCI_PxIS);
+        if (is & AHCI_PxIS_FATAL)
+            break;
+        if (!(port_rd(p, AHCI_PxCI) & 1u))
+            break;
+        if (plat_now_ns() > deadline) {
+            plat_log("%s: command %02xh: timed out after %u ms waiting for PxCI bit 0 to clear", p->name,
+                     fis[FIS_COMMAND], AHCI_SYNC_CMD_MS);
+            return BM_ETIMEDOUT;
+        }
+        plat_delay_ns(AHCI_POLL_NS);
+    }
+    plat_rmb();
+    tfd = port_rd(p, AHCI_PxTFD);
+    *sts = (uint8_t)tfd;
+    *err = (uint8_t)(tfd >> AHCI_PxTFD_ERR_SHIFT);
+    if ((is & AHCI_PxIS_FATAL) || (tfd & (ATA_STS_ERR | ATA_STS_DF)))
+        return BM_EIO;
+    return BM_OK;
+}
+
+/* ---- Completions --------------------------------------------------------------------------------------- */
+
+/* Queue a completion for the engine and give the slot back. */
+static void complete(struct ahci_port *p, unsigned tag, int status, const char *detail)
+{
+    struct bm_completion *c = &p->done[(p->done_head + p->done_count) % AHCI_SLOTS_MAX];
+
+    p->busy &= ~(1u << tag);
+    if (p->done_count == AHCI_SLOTS_MAX) {
+        /* Only if the engine reused a tag before reaping its completion. */
+        plat_log("%s: tag %u: completion lost, %u already waiting to be reaped", p->name, tag, p->done_count);
+        return;
+    }
+    c->tag = tag;
+    c->status = status;
+    bm_strlcpy(c->detail, detail ? detail : "", sizeof(c->detail));
+    p->done_count++;
+}
+
+/* Names of the PxIS error bits, for a detail string. */
+static void describe_hba_error(char *dst, size_t cap, uint32_t is, uint32_t serr)
+{
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } bits[] = {
+        { AHCI_PxIS_HBFS, "HBFS" }, { AHCI_PxIS_HBDS, "HBDS" }, { AHCI_PxIS_IFS, "IFS" },
+        { AHCI_PxIS_OFS, "OFS" },   { AHCI_PxIS_TFES, "TFES" },
+    };
+    size_t n = 0;
+
+    dst[0] = '\0';
+    for (unsigned i = 0; i < ARRAY_SIZE(bits); i++)
+        if (is & bits[i].bit)
+            n += (size_t)snprintf(dst + n, cap - n, "%s%s", n ? "," : "", bits[i].name);
+    snprintf(dst + n, cap - n, "%sPxSERR 0x%08x", n ? " " : "", serr);
+}
+
+/* Read log 10h: which tag failed, and (ACS-3 section 9.13) the read itself
+ * takes the device out of its NCQ error state. */
+static int port_read_ncq_log(struct ahci_port *p, struct ata_ncq_error *e)
+{
+    uint8_t fis[SATA_FIS_H2D_BYTES], sts, err;
+    int rc;
+
+    ata_fis_read_log_ext(fis, ATA_LOG_NCQ_ERROR, 0, 1);
+    memset(p->scratch, 0, ATA_SECTOR_BYTES);
+    rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
+    if (rc != BM_OK) {
+        plat_log("%s: READ LOG EXT 10h failed (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts, err);
+        return rc;
+    }
+    return ata_parse_ncq_error_log(p->scratch, e);
+}
+
+enum ahci_fault {
+    FAULT_DEVICE,                  /* the device reported an error (STS.ERR/DF, TFES) */
+    FAULT_HBA,                     /* the HBA stopped on a bus or interface error */
+    FAULT_TIMEOUT,                 /* a command did not finish in AHCI_CMD_TIMEOUT_NS */
+};
+
+/* Error recovery, AHCI 1.3.1 section 6.2.2: commands that finished before
+ * the error complete normally; the port is stopped, cleared and restarted
+ * (COMRESET where needed); for NCQ, log 10h names the failing tag. Every
+ * command the error caught completes with BM_EIO (the timed-out one with
+ * BM_ETIMEDOUT) and a decoded detail. Nothing is retried: the engine
+ * decides. If the port cannot be restarted it is declared dead. */
+static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, int timed_out_tag)
+{
+    uint32_t tfd = port_rd(p, AHCI_PxTFD), serr = port_rd(p, AHCI_PxSERR);
+    uint32_t sact = port_rd(p, AHCI_PxSACT), ci = port_rd(p, AHCI_PxCI);
+    uint32_t finished = p->ncq ? p->busy & ~(sact | ci) : 0, caught;
+    uint8_t sts = (uint8_t)tfd, err = (uint8_t)(tfd >> AHCI_PxTFD_ERR_SHIFT);
+    struct ata_ncq_error log;
+    bool have_log = false, did_reset = false;
+    char why[64], detail[64];
+    int rc;
+
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+        if (finished & (1u << t))
+            complete(p, t, BM_OK, NULL);
+    caught = p->busy;
+
+    if (fault == FAULT_DEVICE)
+        ata_describe_error(why, sizeof(why), sts, err, false, 0);
+    else if (fault == FAULT_HBA)
+        describe_hba_error(why, sizeof(why), is, serr);
+    else
+        snprintf(why, sizeof(why), "tag %d: no answer in %llu s", timed_out_tag,
+                 (unsigned long long)(AHCI_CMD_TIMEOUT_NS / 1000000000ull));
+    plat_log("%s: %s; recovering (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x PxSACT 0x%08x PxCI 0x%08x)", p->name,
+             why, is, tfd & 0xffff, serr, sact, ci);
+
+    /* Make the caught slots harmless first: an HBA that re-issues stale
+     * PxCI bits after a restart then finds no command FIS (type 0). */
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+        if (caught & (1u << t))
+            slot_table(p, t)[AHCI_CT_CFIS + FIS_TYPE] = 0;
+    plat_wmb();
+
+    rc = port_restart(p, fault == FAULT_TIMEOUT, &did_reset);
+    if (rc == BM_OK && p->ncq && fault == FAULT_DEVICE && !did_reset) {
+        /* The device aborted every queued command and accepts no new one
+         * until log 10h is read (ACS-3 section 9.13). Without the log (no
+         * GPL, or the read failed) only a COMRESET clears that state. */
+        if (p->id.gpl && port_read_ncq_log(p, &log) == BM_OK && !log.nq)
+            have_log = true;
+        else
+            rc = port_restart(p, true, &did_reset);
+    }
+    if (rc != BM_OK) {
+        p->dead = true;
+        port_stop(p);
+        plat_log("%s: recovery failed (%s): port disabled", p->name, bm_strerror(rc));
+    }
+
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++) {
+        if (!(caught & (1u << t)))
+            continue;
+        if (fault == FAULT_TIMEOUT) {
+            if ((int)t == timed_out_tag) {
+                complete(p, t, BM_ETIMEDOUT, why);
+                continue;
+            }
+            snprintf(detail, sizeof(detail), "aborted: tag %d timed out", timed_out_tag);
+        } else if (have_log && log.tag == t) {
+            ata_describe_error(detail, sizeof(detail), log.status, log.error, true, log.lba);
+        } else if (have_log && (caught & (1u << log.tag))) {
+            snprintf(detail, sizeof(detail), "aborted: NCQ error on tag %u", log.tag);
+        } else if (p->ncq && fault == FAULT_DEVICE && (caught & (caught - 1))) {
+            /* No log: any of the queued commands may be the one that failed. */
+            snprintf(detail, sizeof(detail), "%s; tag unknown (%u queued)", why, popcount32(caught));
+        } else {
+            bm_strlcpy(detail, why, sizeof(detail));
+        }
+        complete(p, t, BM_EIO, detail);
+    }
+    p->next_check_ns = 0;
+}
+
+/* ---- The tagged queue (drivers/blkdev.h) ------------------------------------------------------------------ */
+
+static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
+                       uint32_t blocks, void *buf)
+{
+    struct ahci_port *p = d->priv;
+    uint64_t bytes = (uint64_t)blocks * d->lba_bytes, phys = phys_of(buf);
+    bool write = op == BM_IO_WRITE;
+    uint8_t fis[SATA_FIS_H2D_BYTES];
+    uint32_t bit = 1u << tag;
+    struct ahci_slot *s;
+    int rc;
+
+    if (p->dead)
+        return BM_EIO;
+    if (queue != 0 || tag >= d->max_qd || blocks == 0 || bytes > d->max_transfer_bytes || lba >= d->blocks ||
+        blocks > d->blocks - lba || (op != BM_IO_READ && op != BM_IO_WRITE))
+        return BM_EINVAL;
+    if (p->busy & bit)
+        return BM_EINVAL; /* the engine's tags are unique among commands in flight */
+    if (!(p->ctrl->cap & AHCI_CAP_S64A) && phys + bytes > (1ull << 32))
+        return BM_EINVAL; /* this HBA reaches only the low 4 GiB */
+
+    if (p->ncq)
+        ata_fis_fpdma(fis, write, tag, lba, blocks);
+    else
+        ata_fis_dma_ext(fis, write, lba, blocks);
+    rc = slot_prepare(p, tag, fis, buf, (uint32_t)bytes, write);
+    if (rc != BM_OK)
+        return rc;
+
+    s = &p->slot[tag];
+    s->lba = lba;
+    s->blocks = blocks;
+    s->write = write;
+    s->deadline_ns = plat_now_ns() + AHCI_CMD_TIMEOUT_NS;
+    if (!p->busy || s->deadline_ns < p->next_check_ns)
+        p->next_check_ns = s->deadline_ns;
+    p->busy |= bit;
+
+    /* The command table and header must be in memory before the doorbell;
+     * PxSACT before PxCI for a queued command (section 5.3.2). Both
+     * registers only set the bits written as 1. */
+    plat_wmb();
+    if (p->ncq)
+        port_wr(p, AHCI_PxSACT, bit);
+    port_wr(p, AHCI_PxCI, bit);
+    return BM_OK;
+}
+
+/* Look for errors in PxIS (and PxTFD when a FIS arrived) and recover from
+ * them. Returns true when it recovered: the caught commands are then
+ * completed already. */
+static bool port_check_errors(struct ahci_port *p)
+{
+    uint32_t is = port_rd(p, AHCI_PxIS);
+    bool device_error;
+
+    if (!is)
+        return false;
+    port_wr(p, AHCI_PxIS, is);
+    if (is & (AHCI_PxIS_FATAL & ~AHCI_PxIS_TFES)) {
+        port_recover(p, FAULT_HBA, is, -1);
+        return true;
+    }
+    /* Some HBAs (QEMU 7.2) report a failed queued command only through the
+     * status of the SDB FIS, without TFES: look at PxTFD when a FIS came. */
+    device_error = (is & AHCI_PxIS_TFES) ||
+                   ((is & AHCI_PxIS_FIS_RX) && (port_rd(p, AHCI_PxTFD) & (ATA_STS_ERR | ATA_STS_DF)));
+    if (device_error)
+        port_recover(p, FAULT_DEVICE, is, -1);
+    return device_error;
+}
+
+/* Look at the hardware once: finished slots, errors, timeouts. An idle
+ * poll costs one register read (PxSACT or PxCI): under emulation every
+ * MMIO read competes with the device model itself. */
+static void port_reap(struct ahci_port *p)
+{
+    uint32_t active = port_rd(p, p->ncq ? AHCI_PxSACT : AHCI_PxCI);
+    uint32_t finished = p->busy & ~active;
+    uint64_t now = plat_now_ns();
+
+    /* Errors are checked before a finished command is believed (an HBA
+     * may clear PxCI of a non-queued command that failed), and every
+     * AHCI_ERROR_CHECK_NS while nothing finishes (a queued error finishes
+     * nothing: the device aborts all its commands). */
+    if (finished || now >= p->next_error_check_ns) {
+        p->next_error_check_ns = now + AHCI_ERROR_CHECK_NS;
+        if (port_check_errors(p))
+            return;
+    }
+    if (finished) {
+        plat_rmb(); /* data before the engine looks at it */
+        for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+            if (finished & (1u << t))
+                complete(p, t, BM_OK, NULL);
+    }
+
+    if (!p->busy || now < p->next_check_ns)
+        return;
+    p->next_check_ns = UINT64_MAX;
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++) {
+        if (!(p->busy & (1u << t)))
+            continue;
+        if (now >= p->slot[t].deadline_ns) {
+            port_recover(p, FAULT_TIMEOUT, port_rd(p, AHCI_PxIS), (int)t);
+            return;
+        }
+        p->next_check_ns = MIN(p->next_check_ns, p->slot[t].deadline_ns);
+    }
+}
+
+static int ahci_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    struct ahci_port *p = d->priv;
+    int n = 0;
+
+    if (queue != 0)
+        return 0;
+    if (p->busy && !p->dead)
+        port_reap(p);
+    while (n < max && p->done_count) {
+        out[n++] = p->done[p->done_head];
+        p->done_head = (p->done_head + 1) % AHCI_SLOTS_MAX;
+        p->done_count--;
+    }
+    return n;
+}
+
+/* ATA SMART attributes and thresholds through slot 0, with nothing else
+ * in flight (the engine calls it between workloads). A drive that refuses
+ * (SMART disabled: ABRT) gets its port restarted, so I/O goes on. */
+static int ahci_health(struct bm_disk *d, struct bm_health *h)
+{
+    struct ahci_port *p = d->priv;
+    uint8_t fis[SATA_FIS_H2D_BYTES], sts = 0, err = 0;
+    bool reset;
+    int rc;
+
+    if (p->dead || p->busy)
+        return BM_EBUSY;
+    ata_fis_smart(fis, ATA_SMART_READ_THRESHOLDS);
+    rc = port_exec_sync(p, fis, p->scratch + ATA_SECTOR_BYTES, ATA_SECTOR_BYTES, &sts, &err);
+    if (rc == BM_OK) {
+        ata_fis_smart(fis, ATA_SMART_READ_DATA);
+        rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
+    }
+    if (rc != BM_OK) {
+        plat_log("%s: SMART not read (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts, err);
+        if (port_restart(p, rc == BM_ETIMEDOUT, &reset) != BM_OK)
+            p->dead = true;
+        return rc;
+    }
+    plat_rmb();
+    ata_parse_smart(p->scratch, p->scratch + ATA_SECTOR_BYTES, h);
+    port_wr(p, AHCI_PxIS, ~0u);
+    return BM_OK;
+}
+
+static const struct bm_disk_ops ahci_ops = {
+    .submit = ahci_submit,
+    .poll = ahci_poll,
+    .health = ahci_health,
+};
+
+/* ---- Port bring-up ------------------------------------------------------------------------------------------ */
+
+/* Give the port's memory back, unless the HBA may still write to it. */
+static void port_free(struct ahci_port *p)
+{
+    if (port_quiesce(p) != BM_OK) {
+        plat_log("%s: port does not stop; its %u bytes of DMA memory stay allocated", p->name, AHCI_MEM_BYTES);
+        plat_free(p);
+        return;
+    }
+    port_wr(p, AHCI_PxSERR, ~0u);
+    port_wr(p, AHCI_PxIS, ~0u);
+    /* The memory goes back to the firmware's pool: leave no pointer to it
+     * for whoever sets FRE next before programming its own. */
+    port_wr(p, AHCI_PxCLB, 0);
+    port_wr(p, AHCI_PxCLBU, 0);
+    port_wr(p, AHCI_PxFB, 0);
+    port_wr(p, AHCI_PxFBU, 0);
+    if (p->mem)
+        plat_free_pages(p->mem, AHCI_MEM_BYTES);
+    plat_free(p);
+}
+
+/* Section 10.1.2: stop the port, give it a command list and FIS area, turn
+ * on FIS reception and spin it up; then wait for the link. Returns the
+ * port when a device answered, NULL (quietly) for an empty port, NULL with
+ * a log line for a port that fails. */
+static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
+{
+    bool below_4g = !(c->cap & AHCI_CAP_S64A);
+    struct ahci_port *p = plat_alloc(sizeof(*p));
+    uint64_t start_ns;
+    uint32_t cmd, sctl;
+    int rc;
+
+    if (!p) {
+        plat_log("AHCI %s port %u: out of memory", c->bdf, num);
+        return NULL;
+    }
+    p->ctrl = c;
+    p->num = num;
+    p->regs = (volatile uint8_t *)c->abar + AHCI_PORT_BASE + num * AHCI_PORT_STRIDE;
+    snprintf(p->name, sizeof(p->name), "AHCI %s port %u", c->bdf, num);
+
+    if (port_quiesce(p) != BM_OK) {
+        plat_log("%s: skipped: the port does not stop", p->name);
+        plat_free(p);
+        return NULL;
+    }
+    p->mem = plat_alloc_pages(AHCI_MEM_BYTES, below_4g);
+    if (!p->mem) {
+        plat_log("%s: skipped: no DMA memory%s", p->name, below_4g ? " below 4 GiB" : "");
+        plat_free(p);
+        return NULL;
+    }
+    p->hdr = (struct ahci_cmd_header *)(p->mem + AHCI_MEM_CLB);
+    p->rfis = p->mem + AHCI_MEM_RFIS;
+    p->tables = p->mem + AHCI_MEM_TABLES;
+    p->scratch = p->mem + AHCI_MEM_SCRATCH;
+
+    port_wr(p, AHCI_PxCLB, (uint32_t)phys_of(p->hdr));
+    port_wr(p, AHCI_PxCLBU, (uint32_t)(phys_of(p->hdr) >> 32));
+    port_wr(p, AHCI_PxFB, (uint32_t)phys_of(p->rfis));
+    port_wr(p, AHCI_PxFBU, (uint32_t)(phys_of(p->rfis) >> 32));
+    port_wr(p, AHCI_PxIE, 0);
+    port_wr(p, AHCI_PxSERR, ~0u);
+    port_wr(p, AHCI_PxIS, ~0u);
+    /* Keep the link out of partial/slumber (IPM=3) without a reset (DET=0). */
+    sctl = port_rd(p, AHCI_PxSCTL);
+    if ((sctl & AHCI_PxSCTL_DET_MASK) == 0)
+        port_wr(p, AHCI_PxSCTL, (sctl & ~AHCI_PxSCTL_IPM_MASK) | AHCI_PxSCTL_IPM_NONE);
+
+    cmd = port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_FRE;
+    port_wr(p, AHCI_PxCMD, cmd);
+    /* With CAP.SSS the HBA sends no COMRESET until software sets SUD, one
+     * port at a time so disks do not all draw spin-up current at once
+     * (section 10.10.1). Without SSS, SUD reads 1 and the link started
+     * at the HBA reset. */
+    cmd = (cmd & ~AHCI_PxCMD_ICC_MASK) | AHCI_PxCMD_SUD | AHCI_PxCMD_POD | AHCI_PxCMD_ICC_ACTIVE;
+    port_wr(p, AHCI_PxCMD, cmd);
+    start_ns = (c->cap & AHCI_CAP_SSS) ? plat_now_ns() : c->reset_done_ns;
+
+    rc = port_wait_link(p, start_ns);
+    if (rc != BM_OK) {
+        if (rc != BM_ENODEV)
+            plat_log("%s: skipped: no link", p->name);
+        port_free(p);
+        return NULL;
+    }
+    p->link_up_ns = plat_now_ns();
+    port_wr(p, AHCI_PxSERR, ~0u); /* the link-up set DIAG bits */
+    return p;
+}
+
+/* Fill the engine's view of the disk. */
+static void port_fill_disk(struct ahci_port *p)
+{
+    struct bm_disk *d = &p->disk;
+    struct ahci_ctrl *c = p->ctrl;
+    uint32_t spd = (port_rd(p, AHCI_PxSSTS) >> AHCI_PxSSTS_SPD_SHIFT) & AHCI_PxSSTS_SPD_MASK;
+    uint32_t slots = ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1;
+
+    snprintf(d->id, sizeof(d->id), "ahci%up%u", c->index, p->num);
+    bm_strlcpy(d->driver, "ahci", sizeof(d->driver));
+    d->path = BM_PATH_NATIVE;
+    bm_strlcpy(d->model, p->id.model, sizeof(d->model));
+    bm_strlcpy(d->serial, p->id.serial, sizeof(d->serial));
+    bm_strlcpy(d->firmware, p->id.firmware, sizeof(d->firmware));
+    d->lba_bytes = p->id.logical_bytes;
+    d->phys_bytes = p->id.physical_bytes;
+    d->blocks = p->id.blocks;
+    bm_strlcpy(d->pci, c->bdf, sizeof(d->pci));
+    d->pci_addr = c->addr;
+    d->has_pci = true;
+    d->port = p->num;
+    d->lun = 0;
+    /* SStatus.SPD (SATA 3.x section 14.2.1): generation 1, 2, 3. */
+    d->link_gbps = spd == 1 ? 1.5 : spd == 2 ? 3.0 : spd == 3 ? 6.0 : 0.0;
+    d->nqueues = 1;
+    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq;
+    d->max_qd = p->ncq ? MIN(p->id.ncq_depth, slots) : 1;
+    d->max_transfer_bytes = AHCI_MAX_TRANSFER_BYTES - AHCI_MAX_TRANSFER_BYTES % d->lba_bytes;
+    d->ops = &ahci_ops;
+    d->priv = p;
+}
+
+/* After the link is up: wait for the device, read its signature, start
+ * the port and IDENTIFY an ATA disk. BM_OK when the port has a disk to
+ * benchmark; otherwise the caller frees the port. */
+static int port_attach(struct ahci_port *p)
+{
+    uint8_t fis[SATA_FIS_H2D_BYTES], sts = 0, err = 0;
+    uint32_t sig;
+    int rc;
+
+    rc = port_wait_ready(p, p->link_up_ns + MS(AHCI_READY_MS));
+    if (rc != BM_OK) {
+        plat_log("%s: skipped: the device never became ready", p->name);
+        return rc;
+    }
+    sig = port_rd(p, AHCI_PxSIG);
+    if (sig == AHCI_SIG_ATAPI) {
+        plat_log("%s: ATAPI device (signature %08x) skipped: only ATA disks are benchmarked", p->name, sig);
+        return BM_ENOTSUP;
+    }
+    if (sig == AHCI_SIG_PM) {
+        plat_log("%s: port multiplier (signature %08x) skipped: not supported", p->name, sig);
+        return BM_ENOTSUP;
+    }
+    if (sig != AHCI_SIG_ATA) {
+        plat_log("%s: device with signature %08x skipped: not an ATA disk", p->name, sig);
+        return BM_ENOTSUP;
+    }
+
+    port_wr(p, AHCI_PxSERR, ~0u);
+    port_wr(p, AHCI_PxIS, ~0u);
+    port_start(p);
+    ata_fis_identify(fis);
+    rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
+    if (rc != BM_OK) {
+        plat_log("%s: skipped: IDENTIFY DEVICE failed (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts,
+                 err);
+        return rc;
+    }
+    plat_rmb();
+    rc = ata_parse_identify(p->scratch, &p->id);
+    if (rc != BM_OK) {
+        plat_log("%s: skipped: IDENTIFY DEVICE data is not usable", p->name);
+        return rc;
+    }
+    port_wr(p, AHCI_PxIS, ~0u);
+    port_fill_disk(p);
+    plat_log("%s: %s (serial %s, fw %s): %llu x %u B (physical %u B), %.1f Gb/s, %s %u", p->name, p->id.model,
+             p->id.serial, p->id.firmware, (unsigned long long)p->id.blocks, p->id.logical_bytes,
+             p->id.physical_bytes, p->disk.link_gbps, p->ncq ? "NCQ depth" : "no NCQ, depth", p->disk.max_qd);
+    return BM_OK;
+}
+
+/* ---- The driver ------------------------------------------------------------------------------------------------- */
+
+static bool ahci_match(uint16_t vendor, uint16_t device, uint32_t class_code)
+{
+    (void)vendor;
+    (void)device;
+    return class_code == AHCI_PCI_CLASS;
+}
+
+/* Lowest free controller number, so ids stay "ahci0p..", "ahci1p.." in
+ * probe order. */
+static int ctrl_index_take(struct ahci_ctrl *c)
+{
+    for (unsigned i = 0; i < AHCI_MAX_CTRLS; i++) {
+        if (!ctrl_in_use[i]) {
+            ctrl_in_use[i] = c;
+            c->index = i;
+            return BM_OK;
+        }
+    }
+    return BM_ENOSPC;
+}
+
+static void ahci_release(void *ctrl)
+{
+    struct ahci_ctrl *c = ctrl;
+
+    if (!c)
+        return;
+    for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
+        if (c->port[i])
+            port_free(c->port[i]);
+        c->port[i] = NULL;
+    }
+    if (c->index < AHCI_MAX_CTRLS && ctrl_in_use[c->index] == c)
+        ctrl_in_use[c->index] = NULL;
+    plat_pci_release(c->addr);
+    plat_free(c);
+}
+
+static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+{
+    struct ahci_ctrl *c;
+    unsigned found = 0;
+    int rc;
+
+    *ctrl_out = NULL;
+    c = plat_alloc(sizeof(*c));
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return BM_ENOMEM;
+    }
+    c->addr = a;
+    c->index = AHCI_MAX_CTRLS;
+    pci_addr_str(a, c->bdf, sizeof(c->bdf));
+
+    rc = plat_pci_claim(a);
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+        goto err_free;
+    }
+    pci_enable_device(a);
+    c->abar = plat_pci_map_bar(a, AHCI_ABAR, &c->abar_bytes);
+    if (!c->abar || c->abar_bytes < AHCI_PORT_BASE + AHCI_PORT_STRIDE) {
+        snprintf(err, errlen, "BAR5 (ABAR) is not an MMIO window");
+        rc = BM_ENODEV;
+        goto err_release;
+    }
+    rc = ctrl_index_take(c);
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "more than %u AHCI controllers", AHCI_MAX_CTRLS);
+        goto err_release;
+    }
+    rc = hba_reset(c, err, errlen);
+    if (rc != BM_OK)
+        goto err_index;
+    plat_log("AHCI %s: version %x.%x, %u ports (PI 0x%08x), %u slots,%s%s%s%s", c->bdf,
+             hba_rd(c, AHCI_VS) >> 16, hba_rd(c, AHCI_VS) & 0xffff, (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
+             ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1, (c->cap & AHCI_CAP_SNCQ) ? " NCQ" : "",
+             (c->cap & AHCI_CAP_S64A) ? " 64-bit DMA" : " 32-bit DMA",
+             (c->cap & AHCI_CAP_SSS) ? " staggered spin-up" : "", (c->cap & AHCI_CAP_SCLO) ? " CLO" : "");
+
+    /* Links first (one port at a time: staggered spin-up), then the
+     * devices, whose ready waits overlap because each counts from its own
+     * link-up. */
+    for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
+        if (!(c->pi & (1u << i)))
+            continue;
+        if (AHCI_PORT_BASE + (i + 1) * AHCI_PORT_STRIDE > c->abar_bytes) {
+            plat_log("AHCI %s port %u: outside BAR5, skipped", c->bdf, i);
+            continue;
+        }
+        c->port[i] = port_setup(c, i);
+    }
+    for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
+        struct ahci_port *p = c->port[i];
+        if (!p)
+            continue;
+        if (port_attach(p) == BM_OK && disk_list_add(disks, &p->disk) == BM_OK) {
+            found++;
+            continue;
+        }
+        if (p->disk.ops)
+            plat_log("%s: skipped: the disk list is full", p->name);
+        port_free(p);
+        c->port[i] = NULL;
+    }
+    if (!found)
+        plat_log("AHCI %s: no ATA disks", c->bdf);
+    *ctrl_out = c;
+    return BM_OK;
+
+err_index:
+    ctrl_in_use[c->index] = NULL;
+err_release:
+    plat_pci_release(a);
+err_free:
+    plat_free(c);
+    return rc;
+}
+
+const struct bm_driver ahci_driver = {
+    .name = "ahci",
+    .match = ahci_match,
+    .probe = ahci_probe,
+    .release = ahci_release,
+};

@@ -1,0 +1,19 @@
+/* Native AHCI driver: takes an AHCI 1.x SATA controller from the firmware,
+ * resets it, brings up every implemented port and exposes each ATA disk as
+ * a struct bm_disk with one tagged queue (NCQ: up to 32 commands in flight;
+ * otherwise one). Polled; no interrupts. */
+#ifndef BAREMARK_AHCI_H
+#define BAREMARK_AHCI_H
+
+#include "../blkdev.h"
+
+extern const struct bm_driver ahci_driver;
+
+/* A command that has not finished after this long is reported as
+ * BM_ETIMEDOUT and the port is reset. */
+#define AHCI_CMD_TIMEOUT_NS (10ull * 1000 * 1000 * 1000)
+/* Largest single command (max_transfer_bytes): 4 MiB, one or two PRD
+ * entries for a physically contiguous buffer. */
+#define AHCI_MAX_TRANSFER_BYTES (4u << 20)
+
+#endif

@@ -1,0 +1,436 @@
+/* LSI Fusion-MPT SAS driver: probe, target discovery and the disk
+ * operations. The queues are the backend's (mpt_mpi1.c); see mpt.h. */
+#include "mpt.h"
+#include "mpt_regs.h"
+#include "mpi.h"
+#include "../pci.h"
+#include "../pci_regs.h"
+
+#define MPT_VENDOR_LSI 0x1000
+#define MPT_DISK_QD_MAX 256
+#define MPT_MAX_TRANSFER_BYTES (1u << 20)       /* SGE lengths reach 16 MiB - 1 */
+#define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
+#define MS_NS 1000000ull
+
+static const struct mpt_id {
+    uint16_t device;
+    const char *chip;
+} mpt_ids[] = {
+    { 0x0050, "SAS1064" },
+    { 0x0054, "SAS1068" },
+    { 0x0056, "SAS1064E" },
+    { 0x0058, "SAS1068E" },
+    { 0x0062, "SAS1078" },
+};
+
+static unsigned mpt_next_index;
+
+/* ---- Completions ---------------------------------------------------------------------------- */
+
+/* Record a request's outcome and complete its slot. */
+void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r)
+{
+    static const struct mpt_result ok = { 0 };
+    char detail[64] = "";
+    int status;
+
+    if (slot >= c->nslots) {
+        plat_log("%s reply for unknown request %u", c->name, slot);
+        return;
+    }
+    if (!r)
+        r = &ok;
+    c->results[slot] = *r;
+    status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
+                               sizeof(detail));
+    if (!hbaq_complete(&c->q, slot, status, detail))
+        plat_log("%s reply for idle request %u", c->name, slot);
+}
+
+/* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
+
+struct mpt_target {
+    struct mpt_ctrl *c;
+    uint8_t target;
+    uint32_t lun;
+};
+
+/* Run one CDB on a target and wait for it: the SCSI layer's transport. */
+static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
+{
+    struct mpt_target *t = ctx;
+    struct mpt_ctrl *c = t->c;
+    struct mpt_scsi_io io;
+    const struct mpt_result *r;
+    uint64_t deadline = plat_now_ns() + cmd->timeout_ns;
+    int slot, st, rc;
+
+    slot = hbaq_get_internal(&c->q, plat_now_ns(), cmd->timeout_ns);
+    if (slot < 0)
+        return slot;
+    memset(&io, 0, sizeof(io));
+    io.target = t->target;
+    io.lun = t->lun;
+    memcpy(io.cdb, cmd->cdb, cmd->cdb_len);
+    io.cdb_len = cmd->cdb_len;
+    io.dir = cmd->dir;
+    io.data_pa = cmd->len ? plat_virt_to_phys(cmd->buf) : 0;
+    io.data_len = cmd->len;
+    io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
+    c->slot_bytes[slot] = cmd->len;
+    memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
+    c->be->post(c, (uint32_t)slot, &io);
+    while (!hbaq_internal_done(&c->q, (uint32_t)slot, &st)) {
+        c->be->drain(c);
+        if (plat_now_ns() > deadline) {
+            hbaq_abandon(&c->q, (uint32_t)slot);
+            snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
+                     (unsigned long long)(cmd->timeout_ns / MS_NS), mpt_read(c, MPT_REG_DOORBELL));
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    r = &c->results[slot];
+    rc = mpt_result_status(r, NULL, 0, detail, detail_len);
+    if (rc == BM_ENODEV)
+        return BM_ENODEV;
+    if (r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED) ||
+        (r->ioc_status != MPI_IOCSTATUS_SUCCESS && r->ioc_status != MPI_IOCSTATUS_SCSI_RECOVERED_ERROR &&
+         r->ioc_status != MPI_IOCSTATUS_SCSI_DATA_UNDERRUN))
+        return BM_EIO;
+    /* The target answered: hand its status and sense to the SCSI layer. */
+    cmd->status = r->scsi_status;
+    if (r->address_reply && cmd->len >= r->transfer_count && r->scsi_status == SCSI_STATUS_GOOD)
+        cmd->resid = cmd->len - r->transfer_count;
+    if (r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID) {
+        cmd->sense_len = MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, (uint32_t)SCSI_SENSE_MAX);
+        memcpy(cmd->sense, c->sense + (size_t)slot * MPT_SENSE_BYTES, cmd->sense_len);
+    }
+    return BM_OK;
+}
+
+/* ---- Disk operations ---------------------------------------------------------------------------------- */
+
+/* Queue one SCSI READ/WRITE request. */
+static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
+                      uint32_t blocks, void *buf)
+{
+    struct mpt_disk *md = d->priv;
+    struct mpt_ctrl *c = md->c;
+    struct mpt_scsi_io io;
+    int slot;
+
+    if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
+        (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
+        return BM_EINVAL;
+    if (c->failed)
+        return BM_EIO;
+    memset(&io, 0, sizeof(io));
+    io.target = md->target;
+    io.lun = md->lun;
+    io.cdb_len = (uint8_t)scsi_build_rw(io.cdb, op, d->blocks, lba, blocks);
+    io.dir = op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN;
+    io.data_pa = plat_virt_to_phys(buf);
+    io.data_len = blocks * d->lba_bytes;
+    hbaq_lock(&c->q);
+    slot = hbaq_get(&c->q, &md->q, tag, plat_now_ns());
+    if (slot < 0) {
+        hbaq_unlock(&c->q);
+        return slot;
+    }
+    io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
+    c->slot_bytes[slot] = io.data_len;
+    c->be->post(c, (uint32_t)slot, &io);
+    hbaq_unlock(&c->q);
+    return BM_OK;
+}
+
+/* A command timed out: note whether the IOC itself faulted. */
+static void mpt_on_timeout(void *arg, uint32_t slot)
+{
+    struct mpt_ctrl *c = arg;
+    uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+    if (!c->failed && (db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
+        c->failed = true;
+        plat_log("%s IOC FAULT 0x%04x with request %u outstanding", c->name, db & MPT_DOORBELL_DATA_MASK, slot);
+    }
+}
+
+/* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */
+static int mpt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    struct mpt_disk *md = d->priv;
+    struct mpt_ctrl *c = md->c;
+    int n;
+
+    if (queue != 0 || max <= 0)
+        return 0;
+    hbaq_lock(&c->q);
+    c->be->drain(c);
+    hbaq_expire(&c->q, plat_now_ns(), mpt_on_timeout, c);
+    n = hbaq_reap(&md->q, out, max);
+    hbaq_unlock(&c->q);
+    return n;
+}
+
+static const struct bm_disk_ops mpt_disk_ops = {
+    .submit = mpt_submit,
+    .poll = mpt_poll,
+};
+
+/* ---- Discovery ----------------------------------------------------------------------------------------- */
+
+/* Identify one LUN; BM_ENODEV when nothing is there. */
+static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, uint8_t target, uint32_t lun)
+{
+    struct mpt_target t = { c, target, lun };
+    char tname[48], err[96];
+    struct scsi_transport tr = { mpt_scsi_exec, &t, tname };
+    struct scsi_disk_info info;
+    struct mpt_disk *md;
+    int rc;
+
+    snprintf(tname, sizeof(tname), "%s t%u l%u", c->name, target, lun);
+    rc = scsi_identify(&tr, &info, err, sizeof(err));
+    if (rc == BM_ENODEV)
+        return rc;
+    if (rc != BM_OK) {
+        plat_log("%s: skipped: %s", tname, err);
+        return rc;
+    }
+    if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
+        plat_log("%s: skipped: %u-byte blocks", tname, info.cap.block_bytes);
+        return BM_ENOTSUP;
+    }
+    if (c->ndisks >= ARRAY_SIZE(c->disks))
+        return BM_ENOSPC;
+    md = plat_alloc(sizeof(*md));
+    if (!md)
+        return BM_ENOMEM;
+    if (hbaq_disk_init(&md->q, MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1)) != BM_OK) {
+        plat_free(md);
+        return BM_ENOMEM;
+    }
+    md->c = c;
+    md->target = target;
+    md->lun = lun;
+    if (lun)
+        snprintf(md->d.id, sizeof(md->d.id), "mpt%ut%ul%u", c->index, target, lun);
+    else
+        snprintf(md->d.id, sizeof(md->d.id), "mpt%ut%u", c->index, target);
+    bm_strlcpy(md->d.driver, "mpt", sizeof(md->d.driver));
+    md->d.path = BM_PATH_NATIVE;
+    scsi_fill_disk(&md->d, &info);
+    pci_addr_str(c->pci, md->d.pci, sizeof(md->d.pci));
+    md->d.pci_addr = c->pci;
+    md->d.has_pci = true;
+    md->d.port = target;
+    md->d.lun = lun;
+    md->d.nqueues = 1;
+    md->d.max_qd = md->q.max_inflight;
+    md->d.max_transfer_bytes = c->max_transfer_bytes;
+    md->d.ops = &mpt_disk_ops;
+    md->d.priv = md;
+    if (disk_list_add(disks, &md->d) != BM_OK) {
+        plat_log("%s: disk list full, skipped", tname);
+        hbaq_disk_destroy(&md->q);
+        plat_free(md);
+        return BM_ENOSPC;
+    }
+    c->disks[c->ndisks++] = md;
+    plat_log("%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", tname, md->d.id, md->d.model, md->d.serial,
+             (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    return BM_OK;
+}
+
+/* Every target id on bus 0: LUN 0 first (INQUIRY), then the other LUNs
+ * REPORT LUNS names. */
+static void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
+{
+    for (uint32_t t = 0; t < c->max_targets; t++) {
+        struct mpt_target tgt = { c, (uint8_t)t, 0 };
+        struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->name };
+        uint32_t luns[16];
+        int n, rc;
+
+        if (t == c->port_id)
+            continue; /* the IOC itself */
+        rc = mpt_add_lun(c, disks, (uint8_t)t, 0);
+        if (rc == BM_ENODEV)
+            continue;
+        n = scsi_report_luns(&tr, luns, (int)ARRAY_SIZE(luns));
+        for (int i = 0; i < n; i++)
+            if (luns[i] != 0)
+                mpt_add_lun(c, disks, (uint8_t)t, luns[i]);
+    }
+}
+
+/* ---- Probe and release ------------------------------------------------------------------------------------ */
+
+/* Map the register BAR. */
+static volatile void *mpt_map_regs(struct pci_addr a)
+{
+    /* BAR 0 is I/O space; the registers' memory window is the first
+     * memory BAR (BAR 1 on SAS1064/1068). */
+    for (int bar = 0; bar < 6; bar++) {
+        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
+        uint64_t size = 0;
+        volatile void *p;
+
+        if (v & 1)
+            continue;
+        p = plat_pci_map_bar(a, bar, &size);
+        if (p && size >= 0x100)
+            return p;
+        if (((v >> 1) & 3) == 2)
+            bar++;
+    }
+    return NULL;
+}
+
+/* Free every disk of a controller. */
+static void mpt_free_disks(struct mpt_ctrl *c)
+{
+    for (unsigned i = 0; i < c->ndisks; i++) {
+        hbaq_disk_destroy(&c->disks[i]->q);
+        plat_free(c->disks[i]);
+    }
+    c->ndisks = 0;
+}
+
+/* Put the IOC back to READY (as the firmware's own driver expects to
+ * find it) and free the queues. */
+static void mpt_stop(struct mpt_ctrl *c)
+{
+    char err[128];
+
+    if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK)
+        plat_log("%s message unit reset on release: %s", c->name, err);
+    c->operational = false;
+    mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
+    if (c->be_state)
+        c->be->destroy(c);
+    plat_free(c->results);
+    plat_free(c->slot_bytes);
+    c->results = NULL;
+    c->slot_bytes = NULL;
+    hbaq_destroy(&c->q);
+}
+
+/* Reset the IOC to READY and hand the controller back. */
+static void mpt_release(void *ctrl)
+{
+    struct mpt_ctrl *c = ctrl;
+
+    if (!c)
+        return;
+    mpt_stop(c);
+    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
+    mpt_free_disks(c);
+    plat_pci_release(c->pci);
+    plat_log("%s released", c->name);
+    plat_free(c);
+}
+
+/* The chip of a supported MPT SAS controller, or NULL. */
+static const struct mpt_id *mpt_find_id(uint16_t vendor, uint16_t device)
+{
+    if (vendor != MPT_VENDOR_LSI)
+        return NULL;
+    for (size_t i = 0; i < ARRAY_SIZE(mpt_ids); i++)
+        if (mpt_ids[i].device == device)
+            return &mpt_ids[i];
+    return NULL;
+}
+
+/* Is this PCI function an MPI 1.5 SAS controller we drive? */
+static bool mpt_match(uint16_t vendor, uint16_t device, uint32_t class_code)
+{
+    (void)class_code;
+    return mpt_find_id(vendor, device) != NULL;
+}
+
+/* Take the controller, make the IOC operational, find its disks. */
+static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+{
+    uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
+    const struct mpt_id *id = mpt_find_id(vendor, device);
+    struct mpt_ctrl *c;
+    char bdf[16], why[128];
+    int rc;
+
+    *ctrl_out = NULL;
+    if (!id) {
+        snprintf(err, errlen, "not a supported MPT SAS controller (%04x:%04x)", vendor, device);
+        return BM_ENODEV;
+    }
+    c = plat_alloc(sizeof(*c));
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return BM_ENOMEM;
+    }
+    c->pci = a;
+    c->be = &mpt_mpi1_backend;
+    pci_addr_str(a, bdf, sizeof(bdf));
+    snprintf(c->name, sizeof(c->name), "MPT %s", bdf);
+    rc = plat_pci_claim(a);
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+        goto err_free;
+    }
+    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
+    pci_enable_device(a);
+    /* Polled: no interrupt may reach the firmware's interrupt controller. */
+    plat_pci_write16(a, PCI_COMMAND, plat_pci_read16(a, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
+    c->regs = mpt_map_regs(a);
+    if (!c->regs) {
+        snprintf(err, errlen, "no memory BAR");
+        rc = BM_ENODEV;
+        goto err_release;
+    }
+    mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
+    rc = mpt_make_ready(c, why, sizeof(why));
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "%s", why);
+        goto err_release;
+    }
+    rc = c->be->init(c, why, sizeof(why));
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "%s", why);
+        goto err_stop;
+    }
+    c->results = plat_alloc(sizeof(*c->results) * c->nslots);
+    c->slot_bytes = plat_alloc(sizeof(*c->slot_bytes) * c->nslots);
+    rc = c->results && c->slot_bytes ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "out of memory for %u request slots", c->nslots);
+        goto err_stop;
+    }
+    c->max_transfer_bytes = MPT_MAX_TRANSFER_BYTES;
+    plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", c->name, id->chip,
+             c->be->name, c->nslots, c->max_targets);
+    c->index = mpt_next_index;
+    mpt_scan(c, disks);
+    mpt_next_index++;
+    if (!c->ndisks)
+        plat_log("%s no disks found", c->name);
+    *ctrl_out = c;
+    return BM_OK;
+
+err_stop:
+    mpt_stop(c);
+err_release:
+    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
+    plat_pci_release(a);
+err_free:
+    plat_free(c);
+    return rc;
+}
+
+const struct bm_driver mpt_driver = {
+    .name = "mpt",
+    .match = mpt_match,
+    .probe = mpt_probe,
+    .release = mpt_release,
+};

@@ -1,0 +1,141 @@
+/* LSI Fusion-MPT SAS driver, in three layers:
+ *
+ *   mpt_doorbell.c  the system interface every MPT generation shares: IOC
+ *                   state, message unit and diagnostic resets, and the
+ *                   doorbell handshake (with the acknowledge waits real
+ *                   chips need);
+ *   mpt_scsi.c      SCSI IO messages: building the MPI 1 request and
+ *                   turning any reply (IOC status, SCSI status, sense) into
+ *                   a result;
+ *   mpt_mpi1.c      the MPI 1.5 backend: IOC FACTS / IOC INIT / PORT FACTS /
+ *                   PORT ENABLE through the handshake, request frames posted
+ *                   through the request FIFO, context and address replies
+ *                   from the reply FIFO.
+ *
+ * mpt.c is the driver: probe, target discovery, and the disk operations,
+ * reaching the queues only through struct mpt_backend. An MPI 2 backend
+ * (SAS2008/2308/3008 in IT mode, request descriptors and a reply
+ * descriptor post queue in host memory) would sit beside mpt_mpi1.c with
+ * its own SCSI IO builder and reuse the doorbell layer and the result
+ * decoding unchanged.
+ */
+#ifndef BAREMARK_MPT_H
+#define BAREMARK_MPT_H
+
+#include "../blkdev.h"
+#include "../scsi/hba_queue.h"
+#include "../scsi/scsi.h"
+
+extern const struct bm_driver mpt_driver;
+
+#define MPT_SENSE_BYTES 96
+
+/* A SCSI command for the backend to send. */
+struct mpt_scsi_io {
+    uint8_t target, bus;
+    uint32_t lun;
+    uint8_t cdb[16];
+    uint8_t cdb_len;
+    enum scsi_dir dir;
+    uint64_t data_pa;
+    uint32_t data_len;
+    uint64_t sense_pa;
+};
+
+/* What a reply said about one command (a context reply means success). */
+struct mpt_result {
+    uint16_t ioc_status;        /* MPI_IOCSTATUS_* without the log-info flag */
+    uint32_t ioc_log_info;
+    uint8_t scsi_status;
+    uint8_t scsi_state;
+    uint32_t transfer_count;
+    uint32_t sense_count;
+    bool address_reply;
+};
+
+struct mpt_ctrl;
+
+/* The queueing of one MPI generation. */
+struct mpt_backend {
+    const char *name;
+    /* Facts, queue memory, IOC INIT, port facts and enable. Leaves
+     * c->nslots, c->max_targets and c->port_id set. */
+    int (*init)(struct mpt_ctrl *c, char *err, size_t errlen);
+    /* Build and post the request for slot. */
+    void (*post)(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_io *io);
+    /* Hand every reply waiting to mpt_slot_done(). */
+    void (*drain)(struct mpt_ctrl *c);
+    /* Free queue memory (after the IOC has been reset). */
+    void (*destroy)(struct mpt_ctrl *c);
+};
+
+struct mpt_disk {
+    struct bm_disk d;
+    struct mpt_ctrl *c;
+    struct hbaq_disk q;
+    uint8_t target;
+    uint32_t lun;
+};
+
+struct mpt_ctrl {
+    struct pci_addr pci;
+    char name[32];              /* "MPT 0000:03:00.0" */
+    unsigned index;
+    volatile void *regs;
+    uint16_t pci_cmd_saved;
+    const struct mpt_backend *be;
+    void *be_state;
+    bool operational, failed;
+
+    uint32_t nslots;            /* requests we may have outstanding */
+    uint32_t max_targets;       /* target ids to scan on bus 0 */
+    uint32_t port_id;           /* the IOC's own id (not scanned) */
+    uint32_t max_transfer_bytes;
+    struct hba_queue q;
+    uint8_t *sense;             /* MPT_SENSE_BYTES per slot, below 4 GiB */
+    size_t sense_bytes;
+    struct mpt_result *results; /* last result per slot (internal commands) */
+    uint32_t *slot_bytes;       /* bytes each outstanding request asked for */
+
+    struct mpt_disk *disks[BM_MAX_DISKS];
+    unsigned ndisks;
+};
+
+static inline uint32_t mpt_read(struct mpt_ctrl *c, uint32_t off) { return mmio_read32(c->regs, off); }
+static inline void mpt_write(struct mpt_ctrl *c, uint32_t off, uint32_t v) { mmio_write32(c->regs, off, v); }
+
+/* ---- mpt_doorbell.c ------------------------------------------------------------------------ */
+uint32_t mpt_ioc_state(struct mpt_ctrl *c);
+const char *mpt_ioc_state_name(uint32_t doorbell);
+/* Wait until the IOC reaches state (BM_ETIMEDOUT naming the doorbell). */
+int mpt_wait_state(struct mpt_ctrl *c, uint32_t state, uint64_t timeout_ns, char *err, size_t errlen);
+/* Get the IOC to READY: message unit reset when operational, diagnostic
+ * (hard) reset when faulted or when the soft reset does not take. */
+int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen);
+/* Message unit reset back to READY (release path). */
+int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen);
+/* Send a request through the doorbell and read its reply 16 bits at a
+ * time (MPI 1.5). reply_timeout_ns bounds the wait for the
+ * first reply word (PORT ENABLE can take minutes on a large domain).
+ * Returns the reply length in bytes (at most reply_cap are stored). */
+int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
+                  uint64_t reply_timeout_ns, char *err, size_t errlen);
+
+/* ---- mpt_scsi.c ----------------------------------------------------------------------------- */
+/* Fill an MPI 1 SCSI IO request for io with this context; returns the
+ * bytes of the frame used (header plus SGL). */
+unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t context);
+/* A reply's IOC status, SCSI status and sense as a disk completion
+ * status (BM_OK, BM_EIO, BM_ENODEV) with a readable detail. */
+int mpt_result_status(const struct mpt_result *r, const uint8_t *sense, uint32_t expected_bytes, char *detail,
+                      size_t len);
+const char *mpt_ioc_status_name(uint16_t status);
+
+/* ---- mpt.c (called by the backends) ---------------------------------------------------------- */
+/* The hardware finished slot; r == NULL for a context (success) reply. */
+void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r);
+
+/* ---- mpt_mpi1.c ------------------------------------------------------------------------------- */
+extern const struct mpt_backend mpt_mpi1_backend;
+
+#endif

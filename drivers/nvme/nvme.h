@@ -1,0 +1,105 @@
+/* Native NVMe driver: takes an NVM Express controller from the firmware,
+ * gives each active namespace its own I/O queue pairs and exposes them as
+ * struct bm_disk (drivers/blkdev.h).
+ *
+ * The pure helpers below (PRP lists, status decoding, Identify parsing,
+ * transfer limits) touch no hardware, so host unit tests exercise them. */
+#ifndef BAREMARK_NVME_H
+#define BAREMARK_NVME_H
+
+#include "../blkdev.h"
+
+extern const struct bm_driver nvme_driver;
+
+/* ---- Limits -------------------------------------------------------------------- */
+
+/* I/O queue pairs per namespace (the engine's widest test uses 16). */
+#define NVME_MAX_QUEUES_PER_NS 16
+/* Commands in flight per queue; the SQ gets one entry more, because a full
+ * queue (tail + 1 == head) holds one entry less than its size. */
+#define NVME_MAX_QD 1024
+/* Largest single command we offer, whatever MDTS allows. */
+#define NVME_MAX_TRANSFER_BYTES (2u << 20)
+/* Memory for the per-command PRP lists of one namespace (every queue, every
+ * tag). With 16 queues of 1024 tags a full 4 KiB page per tag would take
+ * 64 MiB; lists shrink (and with them the largest transfer) to fit this. */
+#define NVME_PRP_BUDGET_BYTES (16u << 20)
+/* Smallest PRP list per tag: 32 entries, 128 KiB transfers. */
+#define NVME_PRP_LIST_MIN_BYTES 256u
+/* The memory page size we program (CC.MPS = 0). */
+#define NVME_PAGE_BYTES 4096u
+
+/* ---- PRP entries (NVMe 1.4 section 4.3) ---------------------------------------- */
+
+/* A command's data pointer. */
+struct nvme_prp {
+    uint64_t prp1, prp2;
+    uint32_t list_entries;  /* entries written to the PRP list (0: no list) */
+};
+
+/* Describe a physically contiguous buffer with PRP1/PRP2 and, for more than
+ * two memory pages, a PRP list at list (physical address list_phys, room for
+ * list_cap entries; it must not cross a page boundary, so no list chaining is
+ * needed). buf_phys must be dword aligned (section 4.3: PRP offsets have bits
+ * 1:0 clear). Returns BM_OK, BM_EINVAL for a bad argument, or BM_ENOSPC if
+ * the list is too small for len. */
+int nvme_prp_build(uint64_t buf_phys, uint32_t len, uint32_t page_bytes, uint64_t *list, uint64_t list_phys,
+                   uint32_t list_cap, struct nvme_prp *out);
+
+/* ---- Status codes (NVMe 1.4 section 4.6.1) ------------------------------------- */
+
+/* The specification's name for a status code type / status code, or
+ * "Unknown Status" (never NULL). */
+const char *nvme_status_name(unsigned sct, unsigned sc);
+/* "SCT 2h SC 81h: Unrecovered Read Error" from a CQE status field (the
+ * phase bit is ignored); fits struct bm_completion.detail. */
+void nvme_status_detail(uint16_t status, char *buf, size_t len);
+
+/* ---- Identify data --------------------------------------------------------------- */
+
+struct nvme_ctrl_info {
+    char model[41], serial[21], firmware[9];
+    uint16_t vid;
+    uint8_t mdts;          /* 2^mdts units of CAP.MPSMIN; 0 = no limit */
+    uint8_t sqes, cqes;    /* required 3:0, maximum 7:4 (log2 bytes) */
+    uint32_t nn;           /* number of namespaces */
+    uint16_t awupf;        /* atomic write unit power fail, 0-based blocks */
+};
+
+/* Fields of an Identify Controller data structure (4096 bytes). */
+void nvme_parse_identify_ctrl(const uint8_t *id, struct nvme_ctrl_info *out);
+
+struct nvme_ns_info {
+    uint64_t blocks;       /* NSZE */
+    uint32_t lba_bytes;    /* 512 or 4096 */
+    uint32_t phys_bytes;   /* preferred write granularity, limited by atomicity */
+    uint8_t lbaf_index;
+};
+
+/* The format in use of an Identify Namespace data structure. Returns BM_OK;
+ * BM_ENODEV for an empty namespace; BM_ENOTSUP for formats the driver does
+ * not drive (metadata, protection information, blocks other than 512 or
+ * 4096 bytes), with the reason in why. */
+int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_ns_info *out, char *why,
+                           size_t whylen);
+
+/* A SMART / Health Information log page (512 bytes) as a health report:
+ * source "nvme_smart_log", temperature in degrees Celsius from the composite
+ * temperature, critical warning bits, percentage used, media errors, power
+ * on hours, power cycles, unsafe shutdowns, and bytes read/written from the
+ * data unit counters (1 unit = 512,000 bytes). Counters beyond INT64_MAX
+ * saturate. */
+void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out);
+
+/* Largest transfer MDTS allows in bytes (0: no limit). */
+uint64_t nvme_mdts_bytes(uint8_t mdts, unsigned mpsmin);
+
+/* Size of each tag's PRP list and the largest command that fits it, for
+ * nqueues queues of qd tags within NVME_PRP_BUDGET_BYTES. */
+struct nvme_io_limits {
+    uint32_t list_bytes;         /* power of two, 256..4096: never crosses a page */
+    uint32_t max_transfer_bytes; /* multiple of 4096 */
+};
+void nvme_io_limits(uint8_t mdts, unsigned mpsmin, unsigned nqueues, unsigned qd, struct nvme_io_limits *out);
+
+#endif

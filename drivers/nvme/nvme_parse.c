@@ -1,0 +1,162 @@
+/* Identify data and transfer limits (NVMe 1.4 section 5.15.2). Pure: the
+ * probe feeds it what the controller returned, unit tests feed it made-up
+ * structures. */
+#include "nvme.h"
+#include "nvme_regs.h"
+
+static uint16_t le16_at(const uint8_t *p, size_t off)
+{
+    return (uint16_t)(p[off] | (p[off + 1] << 8));
+}
+
+static uint32_t le32_at(const uint8_t *p, size_t off)
+{
+    return (uint32_t)le16_at(p, off) | ((uint32_t)le16_at(p, off + 2) << 16);
+}
+
+static uint64_t le64_at(const uint8_t *p, size_t off)
+{
+    return (uint64_t)le32_at(p, off) | ((uint64_t)le32_at(p, off + 4) << 32);
+}
+
+static bool is_pow2(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+void nvme_parse_identify_ctrl(const uint8_t *id, struct nvme_ctrl_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->vid = le16_at(id, NVME_IDC_VID);
+    bm_copy_padded(out->serial, sizeof(out->serial), id + NVME_IDC_SN, NVME_IDC_SN_LEN);
+    bm_copy_padded(out->model, sizeof(out->model), id + NVME_IDC_MN, NVME_IDC_MN_LEN);
+    bm_copy_padded(out->firmware, sizeof(out->firmware), id + NVME_IDC_FR, NVME_IDC_FR_LEN);
+    out->mdts = id[NVME_IDC_MDTS];
+    out->sqes = id[NVME_IDC_SQES];
+    out->cqes = id[NVME_IDC_CQES];
+    out->nn = le32_at(id, NVME_IDC_NN);
+    out->awupf = le16_at(id, NVME_IDC_AWUPF);
+}
+
+int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_ns_info *out, char *why,
+                           size_t whylen)
+{
+    uint8_t flbas = id[NVME_IDNS_FLBAS], nlbaf = id[NVME_IDNS_NLBAF], nsfeat = id[NVME_IDNS_NSFEAT];
+    unsigned idx = NVME_FLBAS_INDEX(flbas), pit = NVME_DPS_PIT(id[NVME_IDNS_DPS]);
+    uint32_t lbaf, ms, lbads, atomic_blocks;
+    uint64_t phys;
+
+    memset(out, 0, sizeof(*out));
+    if (why && whylen)
+        why[0] = '\0';
+    out->blocks = le64_at(id, NVME_IDNS_NSZE);
+    if (out->blocks == 0) {
+        snprintf(why, whylen, "size 0 (inactive)");
+        return BM_ENODEV;
+    }
+    if (idx > nlbaf) {
+        snprintf(why, whylen, "FLBAS names LBA format %u of %u", idx, nlbaf + 1u);
+        return BM_ENOTSUP;
+    }
+    lbaf = le32_at(id, NVME_IDNS_LBAF + 4 * idx);
+    ms = NVME_LBAF_MS(lbaf);
+    lbads = NVME_LBAF_LBADS(lbaf);
+    out->lbaf_index = (uint8_t)idx;
+
+    /* Protection information and metadata change what a command transfers
+     * (section 8.2, 8.3): we only drive plain data blocks. */
+    if (pit) {
+        snprintf(why, whylen, "formatted with protection information type %u", pit);
+        return BM_ENOTSUP;
+    }
+    if (ms) {
+        snprintf(why, whylen, "formatted with %u bytes of metadata per block (%s)", ms,
+                 (flbas & NVME_FLBAS_EXTENDED) ? "extended LBA" : "separate buffer");
+        return BM_ENOTSUP;
+    }
+    if (lbads != 9 && lbads != 12) {
+        if (lbads < 32)
+            snprintf(why, whylen, "%lu-byte blocks (512 and 4096 are supported)", 1ul << lbads);
+        else
+            snprintf(why, whylen, "LBADS %u is invalid", lbads);
+        return BM_ENOTSUP;
+    }
+    out->lba_bytes = 1u << lbads;
+
+    /* Physical block: the preferred write granularity (NPWG, valid with
+     * NSFEAT.OPTPERF), but no more than what is written atomically on power
+     * fail (namespace NAWUPF with NSFEAT.NSABP, else controller AWUPF),
+     * which is how Linux reports it too. */
+    phys = out->lba_bytes;
+    if (nsfeat & NVME_NSFEAT_OPTPERF)
+        phys = (uint64_t)out->lba_bytes * (le16_at(id, NVME_IDNS_NPWG) + 1u);
+    atomic_blocks = (nsfeat & NVME_NSFEAT_NSABP) ? le16_at(id, NVME_IDNS_NAWUPF) + 1u : ctrl_awupf + 1u;
+    phys = MIN(phys, (uint64_t)out->lba_bytes * atomic_blocks);
+    out->phys_bytes = (is_pow2(phys) && phys <= (1u << 20)) ? (uint32_t)phys : out->lba_bytes;
+    return BM_OK;
+}
+
+/* A 128-bit little-endian counter, saturated to what int64_t holds. */
+static int64_t counter_at(const uint8_t *p, size_t off)
+{
+    uint64_t lo = le64_at(p, off), hi = le64_at(p, off + 8);
+
+    if (hi || lo > (uint64_t)INT64_MAX)
+        return INT64_MAX;
+    return (int64_t)lo;
+}
+
+static int64_t units_to_bytes(int64_t units)
+{
+    if (units > INT64_MAX / (int64_t)NVME_SMART_DATA_UNIT_BYTES)
+        return INT64_MAX;
+    return units * (int64_t)NVME_SMART_DATA_UNIT_BYTES;
+}
+
+void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out)
+{
+    uint16_t kelvin = le16_at(log, NVME_SMART_COMPOSITE_TEMP);
+
+    bm_health_init(out, "nvme_smart_log");
+    out->critical_warning = log[NVME_SMART_CRITICAL_WARNING];
+    if (kelvin)
+        out->temperature_c = (int)kelvin - 273;
+    out->percentage_used = log[NVME_SMART_PERCENTAGE_USED];
+    out->data_read_bytes = units_to_bytes(counter_at(log, NVME_SMART_DATA_UNITS_READ));
+    out->data_written_bytes = units_to_bytes(counter_at(log, NVME_SMART_DATA_UNITS_WRITTEN));
+    out->power_cycles = counter_at(log, NVME_SMART_POWER_CYCLES);
+    out->power_on_hours = counter_at(log, NVME_SMART_POWER_ON_HOURS);
+    out->unsafe_shutdowns = counter_at(log, NVME_SMART_UNSAFE_SHUTDOWNS);
+    out->media_errors = counter_at(log, NVME_SMART_MEDIA_ERRORS);
+}
+
+uint64_t nvme_mdts_bytes(uint8_t mdts, unsigned mpsmin)
+{
+    if (mdts == 0)
+        return 0;
+    if (mdts + 12u + mpsmin >= 63)
+        return UINT64_MAX >> 1;
+    return 1ull << (mdts + 12u + mpsmin);
+}
+
+void nvme_io_limits(uint8_t mdts, unsigned mpsmin, unsigned nqueues, unsigned qd, struct nvme_io_limits *out)
+{
+    uint64_t target = NVME_MAX_TRANSFER_BYTES, limit = nvme_mdts_bytes(mdts, mpsmin);
+    uint64_t entries, list_bytes = NVME_PRP_LIST_MIN_BYTES;
+    uint64_t tags = (uint64_t)MAX(nqueues, 1u) * MAX(qd, 1u);
+
+    if (limit && limit < target)
+        target = limit;
+    target &= ~(uint64_t)(NVME_PAGE_BYTES - 1);
+    if (target < NVME_PAGE_BYTES)
+        target = NVME_PAGE_BYTES;
+    /* A buffer of N pages at any dword offset touches N + 1 pages: PRP1
+     * takes the first, the list the other N. */
+    entries = target / NVME_PAGE_BYTES;
+    while (list_bytes < entries * 8 && list_bytes < NVME_PAGE_BYTES)
+        list_bytes *= 2;
+    while (list_bytes > NVME_PRP_LIST_MIN_BYTES && tags * list_bytes > NVME_PRP_BUDGET_BYTES)
+        list_bytes /= 2;
+    out->list_bytes = (uint32_t)list_bytes;
+    out->max_transfer_bytes = (uint32_t)MIN(target, list_bytes / 8 * NVME_PAGE_BYTES);
+}

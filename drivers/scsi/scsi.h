@@ -1,0 +1,186 @@
+/* The SCSI layer shared by every path that speaks SCSI to a disk: the
+ * MegaRAID and MPT drivers and the firmware's Extended SCSI Pass Thru.
+ *
+ * Three parts:
+ *   - CDB builders and data parsers (pure functions, unit tested on the host);
+ *   - sense decoding into a key/ASC/ASCQ and readable text;
+ *   - identification over a transport: a small "execute one CDB and wait"
+ *     callback each path provides, used at probe time (INQUIRY, VPD 80h
+ *     serial, TEST UNIT READY, READ CAPACITY).
+ * The I/O fast path does not go through the transport: drivers build READ
+ * and WRITE CDBs with scsi_build_rw() straight into their own frames.
+ */
+#ifndef BAREMARK_SCSI_H
+#define BAREMARK_SCSI_H
+
+#include "../../efi/platform.h"
+#include "../blkdev.h"
+#include "scsi_spc.h"
+
+/* ---- CDB builders ---------------------------------------------------------------- */
+
+/* Each writes a zero-filled CDB into cdb (16 bytes available) and returns
+ * its length. */
+int scsi_build_test_unit_ready(uint8_t *cdb);
+int scsi_build_inquiry(uint8_t *cdb, bool evpd, uint8_t page, uint16_t alloc_len);
+int scsi_build_read_capacity10(uint8_t *cdb);
+int scsi_build_read_capacity16(uint8_t *cdb, uint32_t alloc_len);
+int scsi_build_report_luns(uint8_t *cdb, uint32_t alloc_len);
+int scsi_build_request_sense(uint8_t *cdb, uint8_t alloc_len);
+
+/* Does this transfer need READ/WRITE(16)? Yes when the disk has more
+ * blocks than a 32-bit LBA reaches, when the transfer ends past LBA
+ * 0xffffffff, or when it moves more than 65535 blocks. */
+bool scsi_rw_needs_16(uint64_t disk_blocks, uint64_t lba, uint32_t blocks);
+/* READ/WRITE(10) or (16), whichever scsi_rw_needs_16 says; returns the CDB
+ * length (10 or 16). */
+int scsi_build_rw(uint8_t *cdb, enum bm_io_op op, uint64_t disk_blocks, uint64_t lba, uint32_t blocks);
+
+/* ---- Parsers ------------------------------------------------------------------------ */
+
+struct scsi_inquiry {
+    uint8_t qualifier;      /* peripheral qualifier */
+    uint8_t type;           /* peripheral device type */
+    bool removable;
+    char vendor[SCSI_INQ_VENDOR_LEN + 1];
+    char product[SCSI_INQ_PRODUCT_LEN + 1];
+    char revision[SCSI_INQ_REV_LEN + 1];
+};
+/* Standard INQUIRY data; BM_EINVAL when shorter than the 36 bytes SPC
+ * requires. */
+int scsi_parse_inquiry(const uint8_t *data, size_t len, struct scsi_inquiry *out);
+/* Is there a disk we can read at this LUN (qualifier 0, SBC or RBC type)? */
+bool scsi_inquiry_is_disk(const struct scsi_inquiry *inq);
+/* Does a VPD 00h (supported pages) list name this page? */
+bool scsi_vpd_lists_page(const uint8_t *data, size_t len, uint8_t page);
+/* VPD 80h unit serial number into a trimmed C string; BM_EINVAL if the
+ * page is malformed or the serial is blank. */
+int scsi_parse_unit_serial(const uint8_t *data, size_t len, char *serial, size_t cap);
+
+struct scsi_capacity {
+    uint64_t blocks;        /* last LBA + 1 */
+    uint32_t block_bytes;   /* logical block length */
+    uint32_t phys_bytes;    /* physical block length (block_bytes << LBPPBE) */
+};
+/* READ CAPACITY(10) data. Sets *need16 when the disk is too large for it
+ * (returned last LBA 0xffffffff). */
+int scsi_parse_capacity10(const uint8_t *data, size_t len, struct scsi_capacity *out, bool *need16);
+int scsi_parse_capacity16(const uint8_t *data, size_t len, struct scsi_capacity *out);
+/* REPORT LUNS data: up to max single-level LUN numbers (peripheral or flat
+ * addressing, SAM-5); returns how many were stored. */
+int scsi_parse_report_luns(const uint8_t *data, size_t len, uint32_t *luns, int max);
+
+/* ---- Sense data and status ------------------------------------------------------------ */
+
+struct scsi_sense {
+    bool valid;             /* a fixed or descriptor format we understood */
+    bool deferred;          /* about an earlier command (0x71 / 0x73) */
+    bool descriptor;        /* descriptor format (0x72 / 0x73) */
+    uint8_t key, asc, ascq;
+    bool info_valid;
+    uint64_t info;          /* information field (usually the failing LBA) */
+};
+/* Decode fixed (70h/71h) or descriptor (72h/73h) sense data. Returns
+ * BM_EINVAL (and s->valid false) for anything else. */
+int scsi_sense_parse(const uint8_t *data, size_t len, struct scsi_sense *s);
+/* "MEDIUM ERROR", "UNIT ATTENTION", ... ("KEY 0xN" for reserved keys). */
+const char *scsi_sense_key_name(uint8_t key);
+/* Text for the common ASC/ASCQ pairs, NULL when we have none. */
+const char *scsi_asc_text(uint8_t asc, uint8_t ascq);
+/* "GOOD", "CHECK CONDITION", "BUSY", ... */
+const char *scsi_status_name(uint8_t status);
+/* One short line for a completion's detail (fits struct bm_completion's
+ * 64 bytes): "MEDIUM ERROR 11/00 unrecovered read error", or the status
+ * name when there is no usable sense. */
+void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char *out, size_t cap);
+
+/* ---- Commands over a transport ------------------------------------------------------------ */
+
+enum scsi_dir { SCSI_DIR_NONE, SCSI_DIR_IN, SCSI_DIR_OUT };
+
+#define SCSI_SENSE_MAX 96
+
+/* One command for a transport to run to completion. */
+struct scsi_cmd {
+    uint8_t cdb[16];
+    uint8_t cdb_len;
+    enum scsi_dir dir;
+    void *buf;              /* DMA-able (from plat_alloc_pages, below 4 GiB) */
+    uint32_t len;
+    uint64_t timeout_ns;
+    /* Filled by the transport: */
+    uint8_t status;         /* SCSI status */
+    uint8_t sense[SCSI_SENSE_MAX];
+    uint32_t sense_len;
+    uint32_t resid;         /* bytes not transferred, when the transport knows */
+};
+
+/* Run cmd and wait for it (bounded by cmd->timeout_ns). Return BM_OK once
+ * the target answered with a status (even CHECK CONDITION: the caller
+ * looks at cmd->status), or a negative error when the command never
+ * reached a status (BM_ENODEV: no such target; BM_ETIMEDOUT; BM_EIO with
+ * a reason in detail). */
+typedef int (*scsi_exec_fn)(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len);
+
+struct scsi_transport {
+    scsi_exec_fn exec;
+    void *ctx;
+    const char *name;       /* log prefix: "MEGASAS 0000:03:00.0 ld1" */
+};
+
+/* What identification found out about one LUN. */
+struct scsi_disk_info {
+    struct scsi_inquiry inq;
+    char serial[48];        /* VPD 80h, "" if the LUN has none */
+    struct scsi_capacity cap;
+    bool use16;             /* READ CAPACITY(10) could not describe the disk */
+};
+
+/* Run one command; BM_OK only for GOOD status. A CHECK CONDITION becomes
+ * BM_EIO with the sense decoded into *sense (when not NULL); detail gets a
+ * readable reason on any failure. */
+int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_sense *sense, char *detail,
+             size_t detail_len);
+/* TEST UNIT READY, retried through UNIT ATTENTION (power on, reset,
+ * parameters changed) and NOT READY / becoming ready, within timeout_ns. */
+int scsi_test_unit_ready(const struct scsi_transport *t, uint64_t timeout_ns, char *detail, size_t detail_len);
+/* Identify a LUN: standard INQUIRY, then (for a disk) TEST UNIT READY,
+ * READ CAPACITY(16) falling back to (10), and the VPD 80h serial.
+ * BM_ENODEV when nothing (or no disk) answers at this LUN; err says why
+ * any other failure happened. */
+int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, char *err, size_t errlen);
+/* REPORT LUNS; on ILLEGAL REQUEST (older targets) reports LUN 0 alone. */
+int scsi_report_luns(const struct scsi_transport *t, uint32_t *luns, int max);
+/* Copy identification into a disk: model "VENDOR PRODUCT", serial,
+ * firmware revision, block sizes and capacity. */
+void scsi_fill_disk(struct bm_disk *d, const struct scsi_disk_info *info);
+
+/* Big-endian helpers (CDBs and SCSI data are big-endian). */
+static inline void scsi_put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+static inline void scsi_put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+static inline void scsi_put_be64(uint8_t *p, uint64_t v)
+{
+    scsi_put_be32(p, (uint32_t)(v >> 32));
+    scsi_put_be32(p + 4, (uint32_t)v);
+}
+static inline uint16_t scsi_get_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t scsi_get_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint64_t scsi_get_be64(const uint8_t *p)
+{
+    return ((uint64_t)scsi_get_be32(p) << 32) | scsi_get_be32(p + 4);
+}
+
+#endif

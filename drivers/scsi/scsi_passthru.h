@@ -1,0 +1,41 @@
+/* The firmware fallback for SCSI controllers baremark has no driver for:
+ * each target/LUN behind the firmware's EFI_EXT_SCSI_PASS_THRU_PROTOCOL
+ * (UEFI 2.10 section 15.7) becomes a disk (driver "scsi_passthru", path
+ * "firmware", ids "scsi0", "scsi1", ...), identified and driven with the
+ * same SCSI layer as the native HBA drivers.
+ *
+ * One command in flight per disk (max_qd 1): non-blocking through an event
+ * when the firmware's pass-thru supports it, else the firmware call itself
+ * blocks inside submit().
+ *
+ * Call it after the native drivers have probed (a controller they took has
+ * lost its firmware driver, and with it its pass-thru protocol) and before
+ * the Block I/O path, whose disks behind a pass-thru disk are then skipped
+ * with scsi_passthru_covers(). On the host build there is no firmware and
+ * discovery finds nothing.
+ */
+#ifndef BAREMARK_SCSI_PASSTHRU_H
+#define BAREMARK_SCSI_PASSTHRU_H
+
+#include "../blkdev.h"
+
+/* Keep this disk? Called once per disk found, with its identity and PCI
+ * location filled in (same shape as the Block I/O path's filter). */
+typedef bool (*scsi_passthru_keep_fn)(const struct bm_disk *d, void *ctx);
+
+/* Add every SCSI disk reachable through a logical Extended SCSI Pass Thru
+ * instance to l, skipping the PCI functions in taken (controllers native
+ * drivers hold). Storage controllers not taken are connected to their
+ * firmware drivers first. Returns the number added or a negative error. */
+int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken,
+                           scsi_passthru_keep_fn keep, void *ctx);
+
+/* Is the disk d (a firmware Block I/O disk, say) the same target/LUN as a
+ * pass-thru disk already in l? Compares controller, port and LUN. */
+bool scsi_passthru_covers(const struct bm_disk_list *l, const struct bm_disk *d);
+
+/* Forget every pass-thru disk: free memory and events, except where a
+ * request may still be in flight (then it is left allocated). */
+void scsi_passthru_release_all(void);
+
+#endif

@@ -1,0 +1,126 @@
+/* SCSI constants from the T10 standards: SPC-4 (primary commands, sense
+ * data), SBC-3 (block commands) and SAM-5 (status codes). Only what
+ * baremark sends or decodes. */
+#ifndef BAREMARK_SCSI_SPC_H
+#define BAREMARK_SCSI_SPC_H
+
+/* ---- Operation codes (SPC-4, SBC-3) ---------------------- */
+#define SCSI_OP_TEST_UNIT_READY 0x00
+#define SCSI_OP_REQUEST_SENSE 0x03
+#define SCSI_OP_INQUIRY 0x12
+#define SCSI_OP_START_STOP_UNIT 0x1b
+#define  SCSI_START_STOP_START 0x01       /* CDB byte 4 bit 0 */
+#define SCSI_OP_READ_CAPACITY_10 0x25
+#define SCSI_OP_READ_10 0x28
+#define SCSI_OP_WRITE_10 0x2a
+#define SCSI_OP_READ_16 0x88
+#define SCSI_OP_WRITE_16 0x8a
+#define SCSI_OP_SERVICE_ACTION_IN_16 0x9e
+#define  SCSI_SAI_READ_CAPACITY_16 0x10 /* service action, CDB byte 1 bits 4:0 */
+#define SCSI_OP_REPORT_LUNS 0xa0
+
+/* CDB lengths. */
+#define SCSI_CDB6 6
+#define SCSI_CDB10 10
+#define SCSI_CDB12 12
+#define SCSI_CDB16 16
+
+/* READ(10)/WRITE(10) reach LBA 0xffffffff and 65535 blocks per command;
+ * beyond either, READ(16)/WRITE(16) (SBC-3). */
+#define SCSI_RW10_MAX_LBA 0xffffffffull
+#define SCSI_RW10_MAX_BLOCKS 0xffffu
+
+/* ---- INQUIRY (SPC-4) ------------------------------------------------ */
+#define SCSI_INQ_EVPD 0x01                /* CDB byte 1 */
+#define SCSI_INQ_STD_LEN 36               /* the standard data we read */
+/* Standard data byte 0: peripheral qualifier 7:5, device type 4:0. */
+#define SCSI_INQ_QUAL(b0) ((b0) >> 5)
+#define SCSI_INQ_TYPE(b0) ((b0) & 0x1f)
+#define  SCSI_QUAL_CONNECTED 0            /* a device is connected to this LUN */
+#define  SCSI_QUAL_NOT_CONNECTED 1
+#define  SCSI_QUAL_NOT_SUPPORTED 3
+#define  SCSI_TYPE_DISK 0x00              /* direct access block device (SBC) */
+#define  SCSI_TYPE_RBC 0x0e               /* simplified direct access (RBC) */
+#define  SCSI_TYPE_NONE 0x1f
+#define SCSI_INQ_VENDOR_OFF 8             /* T10 vendor identification, 8 bytes */
+#define SCSI_INQ_VENDOR_LEN 8
+#define SCSI_INQ_PRODUCT_OFF 16           /* product identification, 16 bytes */
+#define SCSI_INQ_PRODUCT_LEN 16
+#define SCSI_INQ_REV_OFF 32               /* product revision level, 4 bytes */
+#define SCSI_INQ_REV_LEN 4
+/* VPD pages (SPC-4). Page header: byte 1 page code, bytes
+ * 2..3 page length (big endian), data from byte 4. */
+#define SCSI_VPD_SUPPORTED_PAGES 0x00
+#define SCSI_VPD_UNIT_SERIAL 0x80
+#define SCSI_VPD_HDR_LEN 4
+
+/* ---- READ CAPACITY (SBC-3) ------------------------------- */
+#define SCSI_RC10_LEN 8                   /* last LBA (4), block length (4) */
+#define SCSI_RC16_LEN 32                  /* last LBA (8), block length (4), ... */
+#define SCSI_RC16_LBPPBE(b13) ((b13) & 0x0f) /* logical blocks per physical block exponent */
+#define SCSI_RC10_LBA_OVERFLOW 0xffffffffu /* "use READ CAPACITY(16)" */
+
+/* ---- REPORT LUNS (SPC-4) -------------------------------------------- */
+#define SCSI_REPORT_LUNS_HDR 8            /* list length (4), reserved (4) */
+
+/* ---- Status codes (SAM-5) ---------------------------------------------- */
+#define SCSI_STATUS_GOOD 0x00
+#define SCSI_STATUS_CHECK_CONDITION 0x02
+#define SCSI_STATUS_CONDITION_MET 0x04
+#define SCSI_STATUS_BUSY 0x08
+#define SCSI_STATUS_RESERVATION_CONFLICT 0x18
+#define SCSI_STATUS_TASK_SET_FULL 0x28
+#define SCSI_STATUS_ACA_ACTIVE 0x30
+#define SCSI_STATUS_TASK_ABORTED 0x40
+
+/* ---- Sense data (SPC-4) -------------------------------------------------------------- */
+#define SCSI_SENSE_RESPONSE_CODE(b0) ((b0) & 0x7f)
+#define  SCSI_SENSE_FIXED_CURRENT 0x70
+#define  SCSI_SENSE_FIXED_DEFERRED 0x71
+#define  SCSI_SENSE_DESC_CURRENT 0x72
+#define  SCSI_SENSE_DESC_DEFERRED 0x73
+/* Fixed format (SPC-4): byte 0 bit 7 VALID (information field
+ * valid), byte 2 bits 3:0 sense key, bytes 3..6 information, byte 7
+ * additional length, byte 12 ASC, byte 13 ASCQ. */
+#define SCSI_SENSE_FIXED_VALID 0x80
+#define SCSI_SENSE_FIXED_KEY_OFF 2
+#define SCSI_SENSE_FIXED_INFO_OFF 3
+#define SCSI_SENSE_FIXED_ADDLEN_OFF 7
+#define SCSI_SENSE_FIXED_ASC_OFF 12
+#define SCSI_SENSE_FIXED_ASCQ_OFF 13
+/* Descriptor format (SPC-4): byte 1 key, byte 2 ASC, byte 3 ASCQ,
+ * byte 7 additional length, descriptors from byte 8 (type, length, ...). */
+#define SCSI_SENSE_DESC_KEY_OFF 1
+#define SCSI_SENSE_DESC_ASC_OFF 2
+#define SCSI_SENSE_DESC_ASCQ_OFF 3
+#define SCSI_SENSE_DESC_ADDLEN_OFF 7
+#define SCSI_SENSE_DESC_FIRST 8
+#define  SCSI_SENSE_DESCRIPTOR_INFORMATION 0x00 /* byte 2 bit 7 VALID, bytes 4..11 information */
+
+/* Sense keys (SPC-4 sense key table). */
+#define SCSI_KEY_NO_SENSE 0x0
+#define SCSI_KEY_RECOVERED_ERROR 0x1
+#define SCSI_KEY_NOT_READY 0x2
+#define SCSI_KEY_MEDIUM_ERROR 0x3
+#define SCSI_KEY_HARDWARE_ERROR 0x4
+#define SCSI_KEY_ILLEGAL_REQUEST 0x5
+#define SCSI_KEY_UNIT_ATTENTION 0x6
+#define SCSI_KEY_DATA_PROTECT 0x7
+#define SCSI_KEY_BLANK_CHECK 0x8
+#define SCSI_KEY_VENDOR_SPECIFIC 0x9
+#define SCSI_KEY_COPY_ABORTED 0xa
+#define SCSI_KEY_ABORTED_COMMAND 0xb
+#define SCSI_KEY_VOLUME_OVERFLOW 0xd
+#define SCSI_KEY_MISCOMPARE 0xe
+#define SCSI_KEY_COMPLETED 0xf
+
+/* Additional sense codes we act on (SPC-4 ASC/ASCQ assignments). */
+#define SCSI_ASC_LUN_NOT_READY 0x04       /* ASCQ 01: becoming ready */
+#define  SCSI_ASCQ_BECOMING_READY 0x01
+#define SCSI_ASC_INVALID_OPCODE 0x20
+#define SCSI_ASC_INVALID_FIELD_IN_CDB 0x24
+#define SCSI_ASC_POWER_ON_RESET 0x29
+#define SCSI_ASC_PARAMETERS_CHANGED 0x2a
+#define SCSI_ASC_MEDIUM_NOT_PRESENT 0x3a
+
+#endif

@@ -1,0 +1,417 @@
+/* The disk benchmark engine (see engine.h). */
+#include "engine.h"
+#include "../record.h"
+
+#define ENGINE_POLL_BATCH 64
+#define ENGINE_UI_INTERVAL_NS 500000000ull
+
+enum phase { PHASE_WARMUP, PHASE_MEASURE, PHASE_DRAIN };
+
+/* The rw field of a disk_result record. */
+const char *engine_rw_name(const struct disk_test *t)
+{
+    if (t->random)
+        return t->op == BM_IO_WRITE ? "randwrite" : "randread";
+    return t->op == BM_IO_WRITE ? "write" : "read";
+}
+
+/* Fill a buffer with PRNG output: incompressible, never zeros, so a drive
+ * that compresses or deduplicates cannot shortcut the write workloads. */
+static void fill_random(uint8_t *buf, size_t bytes, uint64_t seed)
+{
+    struct bm_rng rng;
+    uint64_t *w = (uint64_t *)buf;
+
+    bm_rng_seed(&rng, seed);
+    for (size_t i = 0; i < bytes / 8; i++)
+        w[i] = bm_rng_next(&rng);
+}
+
+/* Data buffers for the I/O: page-aligned and physically contiguous. */
+static void *alloc_dma(size_t bytes)
+{
+    /* Below 4 GiB first: some controllers (AHCI without CAP.S64A) cannot
+     * reach higher; above is better than nothing for the others. */
+    void *p = plat_alloc_pages(bytes, true);
+    return p ? p : plat_alloc_pages(bytes, false);
+}
+
+/* Fit a test to a disk (block size, capacity, queues, transfer size) and allocate its state. */
+int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_test *t, uint64_t seed, char *why,
+                       size_t why_len)
+{
+    uint32_t piece_bytes, total_qd, qd_limit;
+    size_t nslots;
+    int rc;
+
+    memset(j, 0, sizeof(*j));
+    j->disk = d;
+    j->test = *t;
+    if (why_len)
+        why[0] = '\0';
+    if (t->bs % d->lba_bytes) {
+        snprintf(why, why_len, "%u-byte I/Os do not fit the disk's %u-byte blocks", t->bs, d->lba_bytes);
+        return BM_ENOTSUP;
+    }
+    rc = offset_gen_init(&j->gen, d->blocks, d->lba_bytes, t->bs, t->random, seed);
+    if (rc == BM_ENOSPC) {
+        snprintf(why, why_len, "the disk is smaller than one %u-byte I/O", t->bs);
+        return BM_ENOTSUP;
+    }
+    if (rc != BM_OK) {
+        snprintf(why, why_len, "bad I/O size %u", t->bs);
+        return BM_ENOTSUP;
+    }
+    j->io_blocks = j->gen.io_blocks;
+
+    /* Transfers larger than the disk takes in one command are split into
+     * several commands in flight at once, and count as one I/O whose
+     * latency runs from the first command's submission to the last one's
+     * completion (what an OS block layer does with a large request). */
+    piece_bytes = d->max_transfer_bytes ? d->max_transfer_bytes - d->max_transfer_bytes % d->lba_bytes : t->bs;
+    if (piece_bytes == 0 || piece_bytes > t->bs)
+        piece_bytes = t->bs;
+    j->piece_blocks = piece_bytes / d->lba_bytes;
+    j->pieces = (uint32_t)((j->io_blocks + j->piece_blocks - 1) / j->piece_blocks);
+    if (!d->max_qd || j->pieces > d->max_qd) {
+        snprintf(why, why_len, "one %u-byte I/O needs %u commands, more than the %u the disk keeps in flight", t->bs,
+                 j->pieces, d->max_qd);
+        return BM_ENOTSUP;
+    }
+
+    /* Queues: as many as named when the disk has them, else the same total
+     * depth on the queues there are. */
+    j->nq = MIN(t->threads ? t->threads : 1, d->nqueues ? d->nqueues : 1);
+    total_qd = t->qd * (t->threads ? t->threads : 1);
+    j->qd = (total_qd + j->nq - 1) / j->nq;
+    if (j->nq != (t->threads ? t->threads : 1))
+        snprintf(j->note, sizeof(j->note), "%u queue%s of %u (the disk has %u)", j->nq, j->nq == 1 ? "" : "s", j->qd,
+                 d->nqueues);
+    qd_limit = d->max_qd / j->pieces;
+    if (j->qd > qd_limit) {
+        size_t len = strlen(j->note);
+        snprintf(j->note + len, sizeof(j->note) - len, "%squeue depth %u: the disk keeps %u command%s in flight%s",
+                 len ? "; " : "", qd_limit, d->max_qd, d->max_qd == 1 ? "" : "s",
+                 j->pieces > 1 ? " and each I/O takes several" : "");
+        j->qd = qd_limit;
+    }
+
+    nslots = (size_t)j->nq * j->qd;
+    j->buf_bytes = nslots * t->bs;
+    j->slots = plat_alloc(nslots * sizeof(*j->slots));
+    j->hist = plat_alloc(sizeof(*j->hist));
+    j->buf = alloc_dma(j->buf_bytes);
+    if (!j->slots || !j->hist || !j->buf) {
+        snprintf(why, why_len, "out of memory for %u MiB of buffers", (unsigned)(j->buf_bytes >> 20));
+        engine_job_free(j);
+        return BM_ENOMEM;
+    }
+    hist_reset(j->hist);
+    bm_rng_seed(&j->gen.rng, seed ^ 0x5eed); /* reseeded: the start position came from the first seed */
+    j->stamp_key = seed * 0x9e3779b97f4a7c15ull;
+    if (t->op == BM_IO_WRITE)
+        fill_random(j->buf, j->buf_bytes, seed ^ 0xda7a);
+    j->status = BM_OK;
+    return BM_OK;
+}
+
+/* Free a job, keeping any buffer a device may still write into. */
+void engine_job_free(struct disk_job *j)
+{
+    if (j->buf) {
+        if (j->stuck || j->inflight)
+            plat_log("DISK %s: %u command%s never completed; keeping their %u KiB of buffers", j->disk->id,
+                     j->inflight, j->inflight == 1 ? "" : "s", (unsigned)(j->buf_bytes >> 10));
+        else
+            plat_free_pages(j->buf, j->buf_bytes);
+    }
+    plat_free(j->slots);
+    plat_free(j->hist);
+    j->buf = NULL;
+    j->slots = NULL;
+    j->hist = NULL;
+}
+
+/* Record the first failure of a job and stop its new I/O. */
+static void job_fail(struct disk_job *j, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void job_fail(struct disk_job *j, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    j->stopping = true;
+    j->pending = 0;
+    if (j->status != BM_OK)
+        return;
+    j->status = status;
+    va_start(ap, fmt);
+    vsnprintf(j->detail, sizeof(j->detail), fmt, ap);
+    va_end(ap);
+}
+
+/* A unique stamp at the start of every block of the I/O about to be
+ * written: the buffer stays incompressible and no two blocks written in
+ * a run carry the same data, so deduplicating drives cannot skip them. */
+static void stamp_blocks(struct disk_job *j, uint8_t *buf)
+{
+    for (uint64_t b = 0; b < j->io_blocks; b++) {
+        uint64_t v = j->stamp_key ^ (++j->stamp_seq * 0xbf58476d1ce4e5b9ull);
+        memcpy(buf + b * j->disk->lba_bytes, &v, sizeof(v));
+    }
+}
+
+/* The data buffer of slot s of queue q. */
+static uint8_t *slot_buf(struct disk_job *j, unsigned q, uint32_t s)
+{
+    return j->buf + ((size_t)q * j->qd + s) * j->test.bs;
+}
+
+/* Start (or continue, after BM_EBUSY) the I/O of one slot. Returns true
+ * when every command of the I/O is submitted. */
+static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
+{
+    struct io_slot *slot = &j->slots[q * j->qd + s];
+    struct bm_disk *d = j->disk;
+
+    if (!slot->busy) {
+        if (j->stopping)
+            return true;
+        slot->lba = offset_gen_next(&j->gen);
+        slot->next_piece = 0;
+        slot->pieces_left = 0;
+        slot->busy = true;
+        if (j->test.op == BM_IO_WRITE)
+            stamp_blocks(j, slot_buf(j, q, s));
+    }
+    while (slot->next_piece < j->pieces) {
+        uint32_t p = slot->next_piece;
+        uint64_t first = (uint64_t)p * j->piece_blocks;
+        uint32_t blocks = (uint32_t)MIN((uint64_t)j->piece_blocks, j->io_blocks - first);
+        int rc;
+
+        if (j->stopping && p == 0) {
+            slot->busy = false;
+            return true;
+        }
+        rc = d->ops->submit(d, q, s * j->pieces + p, j->test.op, slot->lba + first, blocks,
+                            slot_buf(j, q, s) + first * d->lba_bytes);
+        if (rc == BM_EBUSY)
+            return false;
+        if (rc < 0) {
+            job_fail(j, rc, "%s submitting %u blocks at LBA %llu: %s", engine_rw_name(&j->test), blocks,
+                     (unsigned long long)(slot->lba + first), bm_strerror(rc));
+            if (slot->pieces_left == 0)
+                slot->busy = false;
+            return true;
+        }
+        if (p == 0)
+            slot->start_ns = now;
+        if (j->inflight == 0)
+            j->last_event_ns = now;
+        slot->next_piece++;
+        slot->pieces_left++;
+        j->inflight++;
+    }
+    return true;
+}
+
+/* Submit every slot still waiting for queue room. */
+static void job_retry_pending(struct disk_job *j, uint64_t now)
+{
+    uint32_t still = 0;
+
+    for (unsigned q = 0; q < j->nq; q++)
+        for (uint32_t s = 0; s < j->qd; s++) {
+            struct io_slot *slot = &j->slots[q * j->qd + s];
+            bool waiting = !slot->busy || slot->next_piece < j->pieces;
+            if (waiting && !j->stopping && !slot_pump(j, q, s, now))
+                still++;
+        }
+    j->pending = j->stopping ? 0 : still;
+}
+
+/* One completed command. */
+static void job_complete(struct disk_job *j, unsigned q, const struct bm_completion *c, uint64_t now,
+                         uint64_t t_meas)
+{
+    uint32_t s = c->tag / j->pieces;
+    struct io_slot *slot;
+    uint64_t lat;
+
+    if (c->tag >= j->qd * j->pieces || !j->slots[q * j->qd + s].busy ||
+        j->slots[q * j->qd + s].pieces_left == 0) {
+        job_fail(j, BM_EIO, "the driver completed tag %u on queue %u, which was not in flight", c->tag, q);
+        return;
+    }
+    slot = &j->slots[q * j->qd + s];
+    slot->pieces_left--;
+    j->inflight--;
+    j->last_event_ns = now;
+    if (c->status != BM_OK)
+        job_fail(j, c->status, "%s of %u KiB at LBA %llu: %s%s%s", engine_rw_name(&j->test), j->test.bs >> 10,
+                 (unsigned long long)slot->lba, bm_strerror(c->status), c->detail[0] ? ": " : "", c->detail);
+    if (slot->pieces_left || slot->next_piece < j->pieces)
+        return;
+    slot->busy = false;
+    if (j->status == BM_OK) {
+        j->live_bytes += j->test.bs;
+        /* Counted when it completes inside the window: I/Os submitted
+         * in the warm-up and finishing in the window count, the ones
+         * finishing after the window do not (fio's ramp_time rule). */
+        if (now >= t_meas && now < j->window_end) {
+            lat = now - slot->start_ns;
+            hist_add(j->hist, lat);
+            j->ios++;
+            j->bytes += j->test.bs;
+            /* An open window (see engine_run) closes on its first I/O. */
+            if (j->window_end == UINT64_MAX) {
+                j->window_end = now + 1;
+                j->stopping = true;
+            }
+        }
+    }
+    /* Keep the queue full: the next I/O goes out right away. */
+    if (!j->stopping && !slot_pump(j, q, s, now))
+        j->pending++;
+}
+
+/* Poll every queue of a job once and refill it. Returns how many
+ * completions it reaped (0: the disk had nothing for us). */
+static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t)
+{
+    struct bm_completion cq[ENGINE_POLL_BATCH];
+    struct bm_disk *d = j->disk;
+    uint64_t now;
+    int work = 0;
+
+    if (j->stuck)
+        return 0;
+    for (unsigned q = 0; q < j->nq; q++) {
+        int n = d->ops->poll(d, q, cq, ENGINE_POLL_BATCH);
+        if (n < 0) {
+            job_fail(j, n, "polling queue %u: %s", q, bm_strerror(n));
+            continue;
+        }
+        if (n == 0)
+            continue;
+        now = plat_now_ns();
+        for (int i = 0; i < n; i++)
+            job_complete(j, q, &cq[i], now, t_meas);
+        work += n;
+    }
+    now = plat_now_ns();
+    if (j->pending)
+        job_retry_pending(j, now);
+    if (j->inflight && now - j->last_event_ns > t->stall_ns) {
+        job_fail(j, BM_ETIMEDOUT, "%u command%s in flight and no completion for %llu s", j->inflight,
+                 j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / 1000000000ull));
+        j->stuck = true;
+    }
+    return work;
+}
+
+/* The progress line: test, elapsed time, MB/s since the last line. */
+static void show_progress(struct disk_job *jobs, unsigned n, const char *label, enum phase phase, uint64_t elapsed,
+                          const struct engine_timing *t, uint64_t *last_bytes, uint64_t *last_ns, uint64_t now)
+{
+    uint64_t total = 0;
+    double mbps;
+
+    for (unsigned i = 0; i < n; i++)
+        total += jobs[i].live_bytes;
+    mbps = now > *last_ns ? (double)(total - *last_bytes) * 1e3 / (double)(now - *last_ns) : 0;
+    *last_bytes = total;
+    *last_ns = now;
+    if (phase == PHASE_WARMUP)
+        ui_progress("%s  warm-up  %.1f MB/s", label, mbps);
+    else if (phase == PHASE_MEASURE)
+        ui_progress("%s  %.1f/%.1f s  %.1f MB/s", label, (double)(elapsed - t->warmup_ns) / 1e9,
+                    (double)t->measure_ns / 1e9, mbps);
+    else
+        ui_progress("%s  finishing", label);
+}
+
+/* Warm-up, measured window and drain for jobs running at the same time. */
+int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t, const char *label,
+               struct engine_run_stats *stats)
+{
+    uint64_t t0 = plat_now_ns(), t_meas = t0 + t->warmup_ns, t_end = t_meas + t->measure_ns;
+    uint64_t next_ui = t0, last_bytes = 0, last_ns = t0, busy_ns = 0, loops = 0, now = t0;
+    enum phase phase = PHASE_WARMUP;
+    bool aborted = false;
+
+    for (unsigned i = 0; i < n; i++) {
+        struct disk_job *j = &jobs[i];
+        j->pending = 0;
+        j->last_event_ns = t0;
+        j->window_end = t_end;
+        for (unsigned q = 0; q < j->nq; q++)
+            for (uint32_t s = 0; s < j->qd && !j->stopping; s++)
+                if (!slot_pump(j, q, s, t0))
+                    j->pending++;
+    }
+    for (;;) {
+        bool busy_left = false;
+        int work = 0;
+
+        if (phase == PHASE_WARMUP && now >= t_meas)
+            phase = PHASE_MEASURE;
+        if (phase == PHASE_MEASURE && now >= t_end) {
+            phase = PHASE_DRAIN;
+            for (unsigned i = 0; i < n; i++) {
+                struct disk_job *j = &jobs[i];
+                /* Not one I/O finished in the window (each takes longer
+                 * than time=): keep the window open until one does, rather
+                 * than report nothing. The stall deadline still applies. */
+                if (!aborted && j->status == BM_OK && !j->ios && j->inflight && !j->stuck)
+                    j->window_end = UINT64_MAX;
+                else
+                    j->stopping = true;
+            }
+        }
+        for (unsigned i = 0; i < n; i++) {
+            work += job_step(&jobs[i], t_meas, t);
+            if (jobs[i].inflight && !jobs[i].stuck)
+                busy_left = true;
+        }
+        if (phase == PHASE_DRAIN && !busy_left)
+            break;
+        {
+            uint64_t after = plat_now_ns();
+            if (phase == PHASE_MEASURE) {
+                loops++;
+                if (work)
+                    busy_ns += after - now;
+            }
+            now = after;
+        }
+        if (now >= next_ui) {
+            next_ui = now + ENGINE_UI_INTERVAL_NS;
+            show_progress(jobs, n, label, phase, now - t0, t, &last_bytes, &last_ns, now);
+            /* Esc: stop new I/O and let what is in flight finish, so no
+             * buffer is freed under a device still writing into it. */
+            if (!aborted && plat_abort_requested()) {
+                aborted = true;
+                phase = PHASE_DRAIN;
+                for (unsigned i = 0; i < n; i++) {
+                    jobs[i].stopping = true;
+                    jobs[i].window_end = MIN(jobs[i].window_end, now);
+                }
+            }
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct disk_job *j = &jobs[i];
+        uint64_t end = j->window_end == UINT64_MAX ? t_end : j->window_end;
+        j->seconds = (double)(end - t_meas) / 1e9;
+        if (end > t_end) {
+            size_t len = strlen(j->note);
+            snprintf(j->note + len, sizeof(j->note) - len, "%swindow kept open to %.2f s for a first I/O to finish",
+                     len ? "; " : "", j->seconds);
+        }
+    }
+    if (stats) {
+        stats->loops = loops;
+        stats->core_busy_pct = t->measure_ns ? MIN(100.0, 100.0 * (double)busy_ns / (double)t->measure_ns) : 0;
+    }
+    return aborted ? BM_EABORT : BM_OK;
+}

@@ -1,0 +1,105 @@
+/* The disk benchmark engine: drives any struct bm_disk through its tagged
+ * submit/poll interface and measures what comes back. No register knowledge.
+ *
+ * A test runs as one job per disk; engine_run() drives one or several jobs
+ * at the same time from the calling core, polling every disk in turn (the
+ * "all disks at once" tests are simply several jobs). Each job owns its
+ * buffers, offsets, counters and histogram and shares nothing with other
+ * jobs but the clock, so the jobs could be split over cores with
+ * plat_run_on_cpus() (each core looping over its own jobs with the same
+ * deadlines) once one core becomes the limit; the run reports how busy the
+ * polling core was (core_busy_pct) so that point can be seen. Disks on the
+ * firmware path must stay on the boot processor: UEFI boot services are not
+ * multiprocessor-safe. */
+#ifndef BAREMARK_DISK_ENGINE_H
+#define BAREMARK_DISK_ENGINE_H
+
+#include "../../drivers/blkdev.h"
+#include "histogram.h"
+#include "offsets.h"
+
+/* A workload, as named: "RND4K-Q32T16" is 4 KiB random, 16 queues of 32. */
+struct disk_test {
+    char name[24];
+    enum bm_io_op op;
+    bool random;
+    uint32_t bs;          /* bytes per I/O */
+    uint32_t qd;          /* I/Os in flight per queue */
+    uint32_t threads;     /* queues driven at once */
+};
+
+struct engine_timing {
+    uint64_t warmup_ns;   /* run, but not counted */
+    uint64_t measure_ns;  /* counted */
+    uint64_t stall_ns;    /* commands in flight and no completion for this long: the disk is dead */
+};
+
+/* One logical I/O slot: an I/O of bs bytes, split into `pieces` commands
+ * when the disk takes less per command. */
+struct io_slot {
+    uint64_t lba;
+    uint64_t start_ns;    /* first command submitted */
+    uint32_t next_piece;  /* the next command to submit */
+    uint32_t pieces_left; /* submitted and not completed */
+    bool busy;            /* an I/O is under way in this slot */
+};
+
+struct disk_job {
+    struct bm_disk *disk;
+    struct disk_test test;
+
+    /* What runs, after the disk's limits (see note). */
+    unsigned nq;          /* queues used */
+    uint32_t qd;          /* I/Os in flight per queue */
+    uint32_t pieces;      /* commands per I/O */
+    uint32_t piece_blocks;
+    uint64_t io_blocks;
+    char note[120];       /* how what ran differs from the test's name, "" if not */
+
+    /* Running state. */
+    struct offset_gen gen;
+    uint8_t *buf;         /* nq * qd * bs bytes of DMA memory */
+    size_t buf_bytes;
+    struct io_slot *slots;
+    uint32_t pending;     /* slots waiting for queue room (BM_EBUSY) */
+    uint32_t inflight;    /* commands the device holds */
+    uint64_t last_event_ns;
+    uint64_t stamp_key, stamp_seq;
+    bool stopping;        /* no new I/O */
+    uint64_t window_end;  /* end of this job's measured window (UINT64_MAX: open, see engine_run) */
+
+    /* Results. */
+    struct histogram *hist;  /* latency of each I/O completed in the measured window */
+    uint64_t ios, bytes;     /* I/Os and bytes completed in the measured window */
+    uint64_t live_bytes;     /* every completion, for the progress line */
+    double seconds;          /* the measured window (longer than asked when no I/O finished in it) */
+    int status;              /* BM_OK, or the first failure */
+    char detail[160];        /* the failure, decoded */
+    bool stuck;              /* commands may still be in flight: never free buf */
+};
+
+struct engine_run_stats {
+    double core_busy_pct; /* share of the measured window the polling core did work */
+    uint64_t loops;       /* polling rounds in the measured window */
+};
+
+/* Set up a job for disk d. BM_OK; BM_ENOTSUP when the test cannot run on
+ * this disk (why says so: block size, capacity, queue limits); BM_ENOMEM.
+ * Write tests get a buffer of incompressible data. */
+int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_test *t, uint64_t seed, char *why,
+                       size_t why_len);
+/* Free a job's memory. The data buffer is kept (leaked, with a log line)
+ * when commands may still be in flight: a device may DMA into it. */
+void engine_job_free(struct disk_job *j);
+
+/* Run the jobs at the same time: warm-up, measured window, drain. Returns
+ * BM_OK (each job's status says how it went) or BM_EABORT when Esc was
+ * pressed (in-flight commands are drained first; results are void).
+ * label names the run on the progress line. */
+int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t, const char *label,
+               struct engine_run_stats *stats);
+
+/* The record's rw field: "read", "write", "randread", "randwrite". */
+const char *engine_rw_name(const struct disk_test *t);
+
+#endif

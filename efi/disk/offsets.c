@@ -1,0 +1,36 @@
+/* Offset generation for the disk workloads (see offsets.h). */
+#include "offsets.h"
+#include "../platform.h"
+
+/* Count the whole aligned positions and pick a random start. */
+int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_bytes, uint32_t io_bytes, bool random,
+                    uint64_t seed)
+{
+    memset(g, 0, sizeof(*g));
+    if (!lba_bytes || !io_bytes || io_bytes % lba_bytes)
+        return BM_EINVAL;
+    g->io_blocks = io_bytes / lba_bytes;
+    g->positions = disk_blocks / g->io_blocks;
+    if (!g->positions)
+        return BM_ENOSPC;
+    g->random = random;
+    bm_rng_seed(&g->rng, seed);
+    /* Sequential runs start somewhere random, so repeated runs do not all
+     * measure the first gigabytes (often the fastest zone of a hard disk). */
+    g->next = bm_rng_below(&g->rng, g->positions);
+    return BM_OK;
+}
+
+/* The next I/O's first LBA: a random position, or the next one up with wrap. */
+uint64_t offset_gen_next(struct offset_gen *g)
+{
+    uint64_t pos;
+
+    if (g->random) {
+        pos = bm_rng_below(&g->rng, g->positions);
+    } else {
+        pos = g->next;
+        g->next = pos + 1 < g->positions ? pos + 1 : 0;
+    }
+    return pos * g->io_blocks;
+}

@@ -1,0 +1,52 @@
+/* Write-safety rules (see safety.h). */
+#include "safety.h"
+
+/* May this disk be written? The rule of safety.h, in the order a reader checks it. */
+enum write_perm disk_write_permission(const struct config *c, const char *serial, const struct disk_facts *f,
+                                      char *reason, size_t reason_len)
+{
+    if (reason_len)
+        reason[0] = '\0';
+    if (!config_write_allowed(c, serial))
+        return WRITE_NOT_LISTED;
+    if (f->boot) {
+        snprintf(reason, reason_len, "it holds the volume baremark was loaded from");
+        return WRITE_REFUSED;
+    }
+    if (f->results) {
+        snprintf(reason, reason_len, "it holds the volume the results are written to");
+        return WRITE_REFUSED;
+    }
+    if (f->read_only) {
+        snprintf(reason, reason_len, "the firmware reports its medium as read-only");
+        return WRITE_REFUSED;
+    }
+    return WRITE_ALLOWED;
+}
+
+/* Same PCI function? */
+static bool same_pci(struct pci_addr a, struct pci_addr b)
+{
+    return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
+}
+
+/* Does the disk hold the volume this location describes? */
+bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw)
+{
+    bool same_ctrl, same_port;
+
+    if (fw == BOOT_YES)
+        return true;
+    /* has_volume is not required: a disk the app was loaded from stays
+     * protected even when its file system could not be opened. */
+    same_ctrl = boot->has_pci && d->has_pci && same_pci(d->pci_addr, boot->pci);
+    same_port = same_ctrl && boot->has_port && d->port == boot->port && d->lun == boot->lun;
+    /* The firmware's "no" (device paths differ) stands unless controller
+     * and port say otherwise: two ways of naming one disk must not make
+     * it writable. */
+    if (fw == BOOT_NO)
+        return same_port;
+    /* No firmware answer: a location that names no port makes every disk
+     * on its controller count as the boot disk. */
+    return same_port || (same_ctrl && !boot->has_port);
+}

@@ -1,0 +1,40 @@
+/* Who may be written: the rules that keep user data safe. Pure, tested.
+ *
+ * A disk is written only when its serial is listed in write= (an empty
+ * serial never matches), and never when it holds the volume baremark was
+ * loaded from or the volume its results go to, nor when the firmware says
+ * its medium is read-only. */
+#ifndef BAREMARK_DISK_SAFETY_H
+#define BAREMARK_DISK_SAFETY_H
+
+#include "../config.h"
+#include "../../drivers/blkdev.h"
+
+/* What the engine knows about a disk beyond struct bm_disk. */
+struct disk_facts {
+    bool boot;        /* holds the volume the app was loaded from */
+    bool results;     /* holds the volume the results file is written to */
+    bool read_only;   /* the medium is write-protected */
+};
+
+enum write_perm {
+    WRITE_NOT_LISTED = 0,  /* read-only run, nothing to say */
+    WRITE_ALLOWED,         /* listed and no rule against it */
+    WRITE_REFUSED,         /* listed, but a rule forbids it: reason says which */
+};
+
+/* May this disk be written? reason gets a sentence for WRITE_REFUSED. */
+enum write_perm disk_write_permission(const struct config *c, const char *serial, const struct disk_facts *f,
+                                      char *reason, size_t reason_len);
+
+/* Firmware's own answer to "is this the boot disk?", when it has one. */
+enum boot_answer { BOOT_UNKNOWN = 0, BOOT_YES, BOOT_NO };
+
+/* Does disk d hold the boot volume? The firmware path compares device
+ * paths (fw); a "yes" is final, a "no" is overruled when controller and
+ * port match the boot location. Without a firmware answer the controller
+ * and port decide, and a boot location that names no port makes every
+ * disk on that controller count as the boot disk. */
+bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw);
+
+#endif

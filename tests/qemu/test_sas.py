@@ -1,0 +1,201 @@
+"""SAS HBA drivers under QEMU + OVMF: MegaRAID (megasas-gen2, megasas), LSI
+MPT (mptsas1068) and the firmware SCSI pass-thru fallback (virtio-scsi,
+which has no native driver).
+
+Two boots, shared by the tests below (each about 45 s under TCG):
+  - MegaRAID: megasas-gen2 with three disks (one with 4096-byte blocks, two
+    with a fixed 200 us latency) and megasas with one, driver=native;
+  - MPT + pass-thru: mptsas1068 with four disks (two fixed-latency, one
+    plain, one failing every read) and a virtio-scsi disk, driver=auto.
+"""
+import os
+import tempfile
+import threading
+
+import qemu
+
+LATENCY_NS = 200000
+STICK = ("-global", "usb-storage.serial=BOOTSTICK")
+QUICK_TESTS = ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"]
+
+_runs = {}
+_lock = threading.Lock()
+
+
+def null_drive(drive_id, size="1G", latency=True):
+    """A null-co disk: reads return zeros after a fixed latency."""
+    return "driver=null-co,size=%s,%sread-zeroes=on,if=none,id=%s" % (
+        size, "latency-ns=%d," % LATENCY_NS if latency else "", drive_id)
+
+
+def boot_once(name, **kwargs):
+    """Boot a configuration once per test session; every test reads the
+    same Run."""
+    with _lock:
+        if name not in _runs:
+            _runs[name] = qemu.boot(**kwargs)
+        return _runs[name]
+
+
+def megasas_run():
+    work = tempfile.mkdtemp(prefix="baremark-sas-")
+    g0, g2 = qemu.make_disk(os.path.join(work, "g0.img"), 32), qemu.make_disk(os.path.join(work, "m0.img"), 32)
+    return boot_once(
+        "megasas",
+        options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGA0,MEGA1,MEGA2,MEGA3",
+        drives=["if=none,id=g0,format=raw,file=" + g0, null_drive("g1"), null_drive("g2"),
+                "if=none,id=m0,format=raw,file=" + g2],
+        devices=["megasas-gen2,id=gen2",
+                 "scsi-hd,bus=gen2.0,scsi-id=0,drive=g0,serial=MEGA0",
+                 "scsi-hd,bus=gen2.0,scsi-id=1,drive=g1,serial=MEGA1,logical_block_size=4096,"
+                 "physical_block_size=4096",
+                 "scsi-hd,bus=gen2.0,scsi-id=2,drive=g2,serial=MEGA2",
+                 "megasas,id=gen1",
+                 "scsi-hd,bus=gen1.0,scsi-id=0,drive=m0,serial=MEGA3"],
+        extra_args=STICK, timeout=300)
+
+
+def mpt_run():
+    work = tempfile.mkdtemp(prefix="baremark-sas-")
+    plain, bad, vs = (qemu.make_disk(os.path.join(work, n), 32) for n in ("plain.img", "bad.img", "vs.img"))
+    rules = os.path.join(work, "rules.cfg")
+    with open(rules, "w") as f:
+        f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nonce = "off"\n')
+    return boot_once(
+        "mpt",
+        options="mem=off disk=quick time=1 driver=auto exit=shutdown disks=MPT0,MPT1,MPT2,MPTBAD,VSCSI0",
+        drives=[null_drive("t0"), null_drive("t1"), "if=none,id=t2,format=raw,file=" + plain,
+                "file=blkdebug:%s:%s,if=none,id=t3,format=raw" % (rules, bad),
+                "if=none,id=v0,format=raw,file=" + vs],
+        devices=["mptsas1068,id=mpt",
+                 "scsi-hd,bus=mpt.0,scsi-id=0,drive=t0,serial=MPT0",
+                 "scsi-hd,bus=mpt.0,scsi-id=1,drive=t1,serial=MPT1,logical_block_size=4096,"
+                 "physical_block_size=4096",
+                 "scsi-hd,bus=mpt.0,scsi-id=2,drive=t2,serial=MPT2",
+                 "scsi-hd,bus=mpt.0,scsi-id=5,drive=t3,serial=MPTBAD",
+                 "virtio-scsi-pci,id=vs",
+                 "scsi-hd,bus=vs.0,scsi-id=3,drive=v0,serial=VSCSI0"],
+        extra_args=STICK, timeout=300)
+
+
+def fail_with_log(run, msg):
+    raise AssertionError(msg + "\n--- serial log tail ---\n" + run.serial[-5000:])
+
+
+def ended(run):
+    if run.timed_out or not run.of_type("end"):
+        fail_with_log(run, "no end record")
+    return run
+
+
+def disk_by_serial(run, serial):
+    ds = [d for d in run.of_type("disk") if d["serial"] == serial]
+    if len(ds) != 1:
+        fail_with_log(run, "expected one disk with serial %s: %s" % (serial, run.of_type("disk")))
+    return ds[0]
+
+
+def results(run, disk_id):
+    return {r["test"]: r for r in run.of_type("disk_result") if r["disk"] == disk_id and "concurrent" not in r}
+
+
+def check_quick_results(run, d):
+    rs = results(run, d["id"])
+    assert sorted(rs) == sorted(QUICK_TESTS), (d["id"], sorted(rs))
+    for r in rs.values():
+        assert r["ios"] > 0 and r["iops"] > 0, r
+        assert 0 < r["lat_us"]["p50"] <= r["lat_us"]["max"], r
+    return rs
+
+
+def check_deep_queue(run, serial):
+    """A fixed-latency disk: the device time per command is the same at any
+    depth, so 32 commands in flight must give many times the IOPS of 1."""
+    rs = results(run, disk_by_serial(run, serial)["id"])
+    q1, q32 = rs["RND4K-Q1T1"]["iops"], rs["RND4K-Q32T1"]["iops"]
+    assert q32 >= 4 * q1, "%s: QD32 %d IOPS vs QD1 %d IOPS" % (serial, q32, q1)
+    # QD1 is bounded by the latency itself: at most one command per 200 us.
+    assert q1 <= 1e9 / LATENCY_NS * 1.05, (serial, q1)
+
+
+def test_megasas_finds_logical_drives_on_both_generations():
+    run = ended(megasas_run())
+    gen2 = [disk_by_serial(run, s) for s in ("MEGA0", "MEGA1", "MEGA2")]
+    gen1 = disk_by_serial(run, "MEGA3")
+    for d in gen2 + [gen1]:
+        assert d["driver"] == "megasas" and d["path"] == "native", d
+        assert d["model"] == "QEMU QEMU HARDDISK", d
+        assert d["max_qd"] >= 32, d
+    # one controller each: ids megasas<ctrl>d<target>
+    assert {d["id"] for d in gen2} == {"megasas0d0", "megasas0d1", "megasas0d2"} or \
+        {d["id"] for d in gen2} == {"megasas1d0", "megasas1d1", "megasas1d2"}, gen2
+    assert gen1["id"] in ("megasas0d0", "megasas1d0") and gen1["pci"] != gen2[0]["pci"], gen1
+    assert gen2[0]["lba_bytes"] == 512 and gen2[0]["blocks"] == 32 * 2048, gen2[0]
+    assert gen2[1]["lba_bytes"] == 4096 and gen2[1]["blocks"] == (1 << 30) // 4096, gen2[1]
+
+
+def test_megasas_every_disk_gets_the_quick_tests():
+    run = ended(megasas_run())
+    for s in ("MEGA0", "MEGA1", "MEGA2", "MEGA3"):
+        check_quick_results(run, disk_by_serial(run, s))
+    assert not run.of_type("error"), run.of_type("error")
+    assert run.end()["status"] == "ok", run.end()
+
+
+def test_megasas_qd32_many_times_qd1_on_fixed_latency_disks():
+    run = ended(megasas_run())
+    check_deep_queue(run, "MEGA1")  # 4096-byte blocks
+    check_deep_queue(run, "MEGA2")
+
+
+def test_megasas_aggregate_over_all_disks():
+    run = ended(megasas_run())
+    ids = {disk_by_serial(run, s)["id"] for s in ("MEGA0", "MEGA1", "MEGA2", "MEGA3")}
+    agg = [r for r in run.of_type("disk_result") if r["disk"] == "all"]
+    assert agg, "no aggregate result"
+    for r in agg:
+        assert set(r["disks"]) == ids, r
+        assert r["ios"] > 0, r
+
+
+def test_mpt_finds_every_target():
+    run = ended(mpt_run())
+    ds = {s: disk_by_serial(run, s) for s in ("MPT0", "MPT1", "MPT2", "MPTBAD")}
+    for s, d in ds.items():
+        assert d["driver"] == "mpt" and d["path"] == "native", d
+        assert d["max_qd"] >= 32, d
+    assert [ds[s]["id"] for s in ("MPT0", "MPT1", "MPT2", "MPTBAD")] == ["mpt0t0", "mpt0t1", "mpt0t2", "mpt0t5"]
+    assert ds["MPT1"]["lba_bytes"] == 4096 and ds["MPT0"]["lba_bytes"] == 512
+    for s in ("MPT0", "MPT1", "MPT2"):
+        check_quick_results(run, ds[s])
+
+
+def test_mpt_qd32_many_times_qd1_on_fixed_latency_disks():
+    run = ended(mpt_run())
+    check_deep_queue(run, "MPT0")
+    check_deep_queue(run, "MPT1")
+
+
+def test_mpt_disk_with_read_errors_is_reported_while_the_others_finish():
+    run = ended(mpt_run())
+    bad = disk_by_serial(run, "MPTBAD")
+    errors = [e for e in run.of_type("error") if e["where"] == bad["id"]]
+    assert len(errors) == 1, run.of_type("error")
+    msg = errors[0]["message"]
+    # The SCSI status came back through an address reply and its sense
+    # data was decoded (QEMU turns EIO into ABORTED COMMAND, I/O process
+    # terminated).
+    assert "SEQ1M-Q8T1" in msg and "ABORTED COMMAND" in msg, msg
+    assert not results(run, bad["id"])
+    for s in ("MPT0", "MPT1", "MPT2", "VSCSI0"):
+        assert sorted(results(run, disk_by_serial(run, s)["id"])) == sorted(QUICK_TESTS), s
+    assert run.end()["status"] == "error" and run.end()["errors"] == 1, run.end()
+
+
+def test_scsi_passthru_drives_a_controller_without_native_driver():
+    run = ended(mpt_run())
+    d = disk_by_serial(run, "VSCSI0")  # exactly one: Block I/O does not add it again
+    assert d["driver"] == "scsi_passthru" and d["path"] == "firmware", d
+    assert d["id"].startswith("scsi") and d["max_qd"] == 1, d
+    assert d["lba_bytes"] == 512 and d["blocks"] == 32 * 2048, d
+    check_quick_results(run, d)

@@ -1,0 +1,143 @@
+/* Command slots shared by the disks of one HBA: routing, limits, timeouts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "drivers/scsi/hba_queue.h"
+
+#define MS 1000000ull
+
+static void test_completions_route_to_their_disk(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a, b;
+    struct bm_completion out[8];
+    int sa, sb;
+
+    assert_int_equal(hbaq_init(&q, 8, 1000 * MS), BM_OK);
+    assert_int_equal(hbaq_disk_init(&a, 4), BM_OK);
+    assert_int_equal(hbaq_disk_init(&b, 4), BM_OK);
+    sa = hbaq_get(&q, &a, 7, 0);
+    sb = hbaq_get(&q, &b, 7, 0); /* same tag on another disk */
+    assert_true(sa >= 0 && sb >= 0 && sa != sb);
+    assert_true(hbaq_complete(&q, (uint32_t)sb, BM_EIO, "MEDIUM ERROR 11/00"));
+    assert_int_equal(hbaq_reap(&a, out, 8), 0);
+    assert_int_equal(hbaq_reap(&b, out, 8), 1);
+    assert_int_equal(out[0].tag, 7);
+    assert_int_equal(out[0].status, BM_EIO);
+    assert_string_equal(out[0].detail, "MEDIUM ERROR 11/00");
+    assert_true(hbaq_complete(&q, (uint32_t)sa, BM_OK, "ignored"));
+    assert_int_equal(hbaq_reap(&a, out, 8), 1);
+    assert_int_equal(out[0].status, BM_OK);
+    assert_string_equal(out[0].detail, "");
+    /* a second reply for the same slot is spurious */
+    assert_false(hbaq_complete(&q, (uint32_t)sa, BM_OK, NULL));
+    hbaq_disk_destroy(&a);
+    hbaq_disk_destroy(&b);
+    hbaq_destroy(&q);
+}
+
+static void test_pool_and_disk_limits_return_busy(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a, b;
+
+    hbaq_init(&q, 3, 1000 * MS);
+    hbaq_disk_init(&a, 2);
+    hbaq_disk_init(&b, 2);
+    assert_true(hbaq_get(&q, &a, 0, 0) >= 0);
+    assert_true(hbaq_get(&q, &a, 1, 0) >= 0);
+    assert_int_equal(hbaq_get(&q, &a, 2, 0), BM_EBUSY); /* disk's share */
+    assert_true(hbaq_get(&q, &b, 0, 0) >= 0);
+    assert_int_equal(hbaq_get(&q, &b, 1, 0), BM_EBUSY); /* pool empty */
+    hbaq_disk_destroy(&a);
+    hbaq_disk_destroy(&b);
+    hbaq_destroy(&q);
+}
+
+static void test_overdue_command_times_out_and_slot_held(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a;
+    struct bm_completion out[4];
+    int s0, s1;
+
+    hbaq_init(&q, 2, 10 * MS);
+    hbaq_disk_init(&a, 2);
+    s0 = hbaq_get(&q, &a, 3, 0);
+    s1 = hbaq_get(&q, &a, 4, 8 * MS);
+    assert_int_equal(hbaq_expire(&q, 5 * MS, NULL, NULL), 0);
+    assert_int_equal(hbaq_expire(&q, 11 * MS, NULL, NULL), 1);
+    assert_int_equal(hbaq_reap(&a, out, 4), 1);
+    assert_int_equal(out[0].tag, 3);
+    assert_int_equal(out[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(out[0].detail, "10 ms"));
+    /* the disk may reuse tag 3, but slot s0 is still the hardware's */
+    assert_int_equal(a.inflight, 1);
+    assert_int_equal(q.nfree, 0);
+    assert_int_equal(hbaq_get(&q, &a, 3, 12 * MS), BM_EBUSY);
+    /* the late reply frees the slot and produces no second completion */
+    assert_true(hbaq_complete(&q, (uint32_t)s0, BM_OK, NULL));
+    assert_int_equal(hbaq_reap(&a, out, 4), 0);
+    assert_int_equal(q.nfree, 1);
+    assert_true(hbaq_complete(&q, (uint32_t)s1, BM_OK, NULL));
+    assert_int_equal(hbaq_reap(&a, out, 4), 1);
+    assert_int_equal(out[0].tag, 4);
+    hbaq_disk_destroy(&a);
+    hbaq_destroy(&q);
+}
+
+static void test_internal_command_result(void **state)
+{
+    struct hba_queue q;
+    int s, st = 99;
+
+    hbaq_init(&q, 2, 10 * MS);
+    s = hbaq_get_internal(&q, 0, 50 * MS);
+    assert_true(s >= 0);
+    assert_false(hbaq_internal_done(&q, (uint32_t)s, &st));
+    /* internal commands are not expired as engine commands */
+    assert_int_equal(hbaq_expire(&q, 100 * MS, NULL, NULL), 0);
+    hbaq_complete(&q, (uint32_t)s, BM_EIO, NULL);
+    assert_true(hbaq_internal_done(&q, (uint32_t)s, &st));
+    assert_int_equal(st, BM_EIO);
+    assert_int_equal(q.nfree, 2);
+    /* an abandoned internal command holds its slot until answered */
+    s = hbaq_get_internal(&q, 0, 50 * MS);
+    hbaq_abandon(&q, (uint32_t)s);
+    assert_int_equal(q.nfree, 1);
+    hbaq_complete(&q, (uint32_t)s, BM_OK, NULL);
+    assert_int_equal(q.nfree, 2);
+    hbaq_destroy(&q);
+}
+
+static void on_timeout(void *arg, uint32_t slot) { *(int *)arg += (int)slot + 1; }
+
+static void test_timeout_callback_told_each_slot(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a;
+    int sum = 0, s0, s1;
+
+    hbaq_init(&q, 4, 1 * MS);
+    hbaq_disk_init(&a, 4);
+    s0 = hbaq_get(&q, &a, 0, 0);
+    s1 = hbaq_get(&q, &a, 1, 0);
+    assert_int_equal(hbaq_expire(&q, 2 * MS, on_timeout, &sum), 2);
+    assert_int_equal(sum, s0 + 1 + s1 + 1);
+    hbaq_disk_destroy(&a);
+    hbaq_destroy(&q);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_completions_route_to_their_disk),
+        cmocka_unit_test(test_pool_and_disk_limits_return_busy),
+        cmocka_unit_test(test_overdue_command_times_out_and_slot_held),
+        cmocka_unit_test(test_internal_command_result),
+        cmocka_unit_test(test_timeout_callback_told_each_slot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""Put baremark's disk figures next to Linux fio's, on the same emulated
+device in the same QEMU configuration.
+
+Under TCG the timings measure the emulator, not a drive, so only ratios
+taken in one configuration mean anything: this script boots, one after the
+other, (a) a small Linux guest running fio (libaio, direct=1) on the device,
+(b) baremark with driver=native and (c) baremark with driver=firmware, all
+with the same machine (q35, -smp 2, 1 GiB RAM), the same raw disk image and
+the same -drive/-device lines, and prints the figures side by side. It prints
+figures; it asserts nothing.
+
+    tools/diskbench_compare.py [--device nvme|ahci|megasas|megasas-gen2|mptsas] [--time 10]
+    tools/diskbench_compare.py --latency-sweep [--latency-ns 200000]
+
+Runs as root (it installs linux-image-amd64, fio and busybox-static with
+apt-get when they are missing, like `make run` installs its packages).
+See README.md, "Comparing with Linux fio".
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BUILD = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"))
+BENCH = os.path.join(BUILD, "bench")
+sys.path.insert(0, os.path.join(HERE, "linux-guest"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+
+DISK_SERIAL = "BENCH0001"
+DRIVE_ID = "bench"
+# Linux skips an mptsas disk whose SAS address is 0 (see /work/shared/QEMU.md);
+# both guests get the same line, so baremark sees the same WWN.
+SAS_WWN = "0x5000c50015ea71ac"
+
+COMPARE_TESTS = ("RND4K-Q32T1", "RND4K-Q1T1", "SEQ1M-Q8T1")
+SWEEP_FIO_TESTS = tuple("RND4K-Q%dT1" % q for q in (1, 2, 4, 8, 16, 32))
+MARK_BEGIN = "BENCH-FIO-JSON-BEGIN"
+MARK_END = "BENCH-FIO-JSON-END"
+
+
+def log(msg):
+    print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+# ---- configuration (pure) --------------------------------------------------------------
+
+def device_args(kind, drive_id=DRIVE_ID, serial=DISK_SERIAL):
+    """The -device strings that put drive_id on a controller of this kind;
+    both guests get exactly these."""
+    if kind == "nvme":
+        return ["nvme,drive=%s,serial=%s" % (drive_id, serial)]
+    if kind == "ahci":
+        # Port 0 of the q35 chipset's own ICH9 AHCI (00:1f.2), like a PCH SATA port.
+        return ["ide-hd,bus=ide.0,drive=%s,serial=%s" % (drive_id, serial)]
+    if kind in ("megasas", "megasas-gen2"):
+        return ["%s,id=hba" % kind, "scsi-hd,bus=hba.0,drive=%s,serial=%s" % (drive_id, serial)]
+    if kind == "mptsas":
+        return ["mptsas1068,id=hba", "scsi-hd,bus=hba.0,drive=%s,serial=%s,wwn=%s" % (drive_id, serial, SAS_WWN)]
+    raise ValueError("unknown device type %r" % kind)
+
+
+DEVICE_TYPES = ("nvme", "ahci", "megasas", "megasas-gen2", "mptsas")
+
+
+def drive_arg(image=None, latency_ns=None, size_mib=1024, drive_id=DRIVE_ID):
+    """The -drive string: a raw image file, or a null-co disk that answers
+    every request after latency_ns (reads return zeros)."""
+    if latency_ns is not None:
+        return "driver=null-co,size=%dM,latency-ns=%d,read-zeroes=on,if=none,id=%s" % (size_mib, latency_ns,
+                                                                                         drive_id)
+    return "if=none,id=%s,format=raw,file=%s" % (drive_id, image)
+
+
+def parse_test_name(name):
+    """'RND4K-Q32T1' -> {'rw': 'randread', 'bs': 4096, 'bs_text': '4k', 'qd': 32}; the CrystalDiskMark
+    names baremark uses. Only T1 (one queue) tests have a fio twin here."""
+    m = re.match(r"^(SEQ|RND)(\d+)([KM])-Q(\d+)T1$", name)
+    if not m:
+        raise ValueError("not a SEQ<n>{K,M}-Q<n>T1 or RND<n>{K,M}-Q<n>T1 test name: %r" % name)
+    kind, num, unit, qd = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
+    return {"rw": "randread" if kind == "RND" else "read", "bs": num * (1024 if unit == "K" else 1 << 20),
+            "bs_text": "%d%s" % (num, unit.lower()), "qd": qd}
+
+
+def fio_job_param(tests):
+    """The bm.jobs= kernel parameter the guest's /init turns into fio sections."""
+    parts = []
+    for t in tests:
+        p = parse_test_name(t)
+        parts.append("%s:%s:%s:%d" % (t, p["rw"], p["bs_text"], p["qd"]))
+    return "bm.jobs=" + ",".join(parts)
+
+
+def kernel_cmdline(tests, runtime, ramp, extra=""):
+    words = ["console=ttyS0", "loglevel=3", "panic=-1"] + extra.split()
+    return " ".join(words + [fio_job_param(tests), "bm.runtime=%d" % runtime, "bm.ramp=%d" % ramp])
+
+
+def machine_args(smp=2, memory_mib=1024, kvm=False):
+    """What tests/qemu/qemu.py boot() gives baremark, minus OVMF and the stick."""
+    args = ["-machine", "q35", "-m", str(memory_mib), "-smp", str(smp), "-nographic", "-no-reboot",
+            "-monitor", "none", "-net", "none", "-device", "qemu-xhci,id=xhci"]
+    args += ["-enable-kvm", "-cpu", "host"] if kvm else ["-cpu", "max"]
+    return args
+
+
+def linux_qemu_cmd(kernel, initrd, cmdline, drive, devices, serial_path, smp=2, memory_mib=1024, kvm=False):
+    cmd = ["qemu-system-x86_64"] + machine_args(smp, memory_mib, kvm)
+    cmd += ["-serial", "file:" + serial_path, "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
+            "-drive", drive]
+    for d in devices:
+        cmd += ["-device", d]
+    return cmd
+
+
+def baremark_options(driver, disk_mode, seconds, serial=DISK_SERIAL):
+    return "mem=off disk=%s time=%d driver=%s disks=%s exit=shutdown" % (disk_mode, seconds, driver, serial)
+
+
+# ---- parsing (pure) ---------------------------------------------------------------------------
+
+def guest_lines(serial_text):
+    """The guest /init's own status lines ("BENCH-GUEST ...")."""
+    return [l.split("BENCH-GUEST ", 1)[1].strip() for l in serial_text.replace("\r", "").splitlines()
+            if "BENCH-GUEST " in l]
+
+
+def guest_disk(lines):
+    """{'name', 'bytes', 'lba_bytes'} from the guest's "disk NAME bytes N
+    lba_bytes N" line, or None."""
+    for l in lines:
+        m = re.match(r"^disk (\S+) bytes (\d+) lba_bytes (\d+)$", l)
+        if m:
+            return {"name": m.group(1), "bytes": int(m.group(2)), "lba_bytes": int(m.group(3))}
+    return None
+
+
+def extract_fio_json(serial_text):
+    """fio's JSON from between the markers the guest prints; None when the
+    guest never got there. fio may print notes before the object, so the
+    object is taken from the first '{' to the last '}'."""
+    text = serial_text.replace("\r", "")
+    start = text.find(MARK_BEGIN + "\n")
+    if start < 0:
+        return None
+    end = text.find(MARK_END, start)
+    if end < 0:
+        return None
+    body = text[start + len(MARK_BEGIN) + 1:end]
+    first, last = body.find("{"), body.rfind("}")
+    if first < 0 or last < first:
+        return None
+    return json.loads(body[first:last + 1])
+
+
+def _percentile(pct_table, key):
+    v = pct_table.get(key)
+    return None if v is None else v / 1e3
+
+
+def fio_results(fio):
+    """fio JSON -> {job name: {iops, mbps, bs, qd, lat_us{mean,p50,p99,p999,max}}}, read side only.
+    MB/s are 10^6 bytes/s like baremark's; latency is fio's total (submit to
+    completion) mean and max, and completion-latency percentiles."""
+    out = {}
+    for job in fio.get("jobs", []):
+        r = job["read"]
+        opts = job.get("job options", {})
+        clat = r.get("clat_ns", {})
+        pct = clat.get("percentile", {})
+        lat = r.get("lat_ns", {})
+        entry = {
+            "iops": r["iops"],
+            "mbps": r["bw_bytes"] / 1e6,
+            "ios": r.get("total_ios"),
+            "seconds": r.get("runtime", 0) / 1e3,
+            "lat_us": {"mean": lat.get("mean", 0) / 1e3, "p50": _percentile(pct, "50.000000"),
+                       "p99": _percentile(pct, "99.000000"), "p999": _percentile(pct, "99.900000"),
+                       "max": lat.get("max", 0) / 1e3},
+        }
+        if job.get("error"):
+            entry["error"] = job["error"]
+        try:
+            p = parse_test_name(job["jobname"])
+            entry["bs"], entry["qd"] = p["bs"], p["qd"]
+        except ValueError:
+            entry["qd"] = int(opts.get("iodepth", 0) or 0)
+        out[job["jobname"]] = entry
+    return out
+
+
+def baremark_disk(records, serial=DISK_SERIAL):
+    """The disk record of the benchmark disk (by serial), or None."""
+    for r in records:
+        if r.get("type") == "disk" and r.get("serial") == serial:
+            return r
+    return None
+
+
+def baremark_results(records, serial=DISK_SERIAL):
+    """(disk record, {test: disk_result}) for the benchmark disk: the tests it
+    ran alone (records of the all-disks tests carry 'concurrent')."""
+    disk = baremark_disk(records, serial)
+    if disk is None:
+        return None, {}
+    out = {}
+    for r in records:
+        if r.get("type") == "disk_result" and r.get("disk") == disk.get("id") and "concurrent" not in r:
+            out[r["test"]] = r
+    return disk, out
+
+
+def baremark_errors(records):
+    return ["%s: %s" % (r.get("where"), r.get("message")) for r in records if r.get("type") == "error"]
+
+
+def _ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def _field(results, test, key):
+    r = results.get(test) if results else None
+    return None if r is None else r.get(key)
+
+
+def compare_rows(tests, fio, native, firmware):
+    """One row per test: the figures of each side and the ratios that matter
+    (issue 4: native/firmware >= 10 and native/fio >= 1 at RND4K-Q32T1)."""
+    rows = []
+    for t in tests:
+        row = {"test": t}
+        for side, res in (("fio", fio), ("native", native), ("firmware", firmware)):
+            row[side] = None if not res or t not in res else {
+                "iops": _field(res, t, "iops"), "mbps": _field(res, t, "mbps"), "qd": _field(res, t, "qd"),
+                "lat_us": _field(res, t, "lat_us")}
+        row["native_over_fio"] = _ratio(_field(native, t, "iops"), _field(fio, t, "iops"))
+        row["native_over_firmware"] = _ratio(_field(native, t, "iops"), _field(firmware, t, "iops"))
+        rows.append(row)
+    return rows
+
+
+def sweep_rows(latency_ns, native, fio=None):
+    """RND4K-Q<n>T1 results in queue-depth order, next to what a device that
+    answers every request after latency_ns allows (qd / latency), and the
+    depth each side really kept: by Little's law the mean number of requests
+    in flight is IOPS x mean latency, whatever the emulator's own latency."""
+    rows = []
+    names = set(t for t in (native or {}) if re.match(r"^RND4K-Q\d+T1$", t))
+    names |= set(t for t in (fio or {}) if re.match(r"^RND4K-Q\d+T1$", t))
+    for t in sorted(names, key=lambda n: parse_test_name(n)["qd"]):
+        qd = _field(native, t, "qd") or parse_test_name(t)["qd"]
+        predicted = qd * 1e9 / latency_ns
+        row = {"test": t, "qd": qd, "predicted_iops": predicted}
+        for side, res in (("native", native), ("fio", fio)):
+            iops = _field(res, t, "iops")
+            lat = _field(res, t, "lat_us") or {}
+            row[side + "_iops"] = iops
+            row[side + "_of_predicted"] = _ratio(iops, predicted)
+            row[side + "_mean_us"] = lat.get("mean")
+            row[side + "_in_flight"] = None if iops is None or lat.get("mean") is None else iops * lat["mean"] / 1e6
+        rows.append(row)
+    return rows
+
+
+def median_results(runs):
+    """Per test, the run with the median IOPS out of several rounds (the whole
+    result of that run, so figures stay consistent with each other)."""
+    runs = [r for r in runs if r]
+    if not runs:
+        return {}
+    out = {}
+    for t in set().union(*runs):
+        have = sorted((r[t] for r in runs if t in r), key=lambda x: x.get("iops") or 0)
+        out[t] = dict(have[(len(have) - 1) // 2])
+        if len(have) > 1:
+            out[t]["iops_rounds"] = [x.get("iops") for x in have]
+    return out
+
+
+# ---- formatting (pure) ---------------------------------------------------------------------------
+
+def _num(v, digits=0):
+    if v is None:
+        return "-"
+    return ("{:,.%df}" % digits).format(v)
+
+
+def _x(v):
+    return "-" if v is None else "%.2fx" % v
+
+
+def format_table(rows):
+    head = ["test", "fio IOPS", "fio MB/s", "native IOPS", "native MB/s", "firmware IOPS", "firmware MB/s",
+            "native/fio", "native/fw"]
+    lines = [head]
+    for r in rows:
+        cells = [r["test"]]
+        for side in ("fio", "native", "firmware"):
+            s = r[side] or {}
+            cells += [_num(s.get("iops")), _num(s.get("mbps"), 1)]
+        cells += [_x(r["native_over_fio"]), _x(r["native_over_firmware"])]
+        lines.append(cells)
+    return _columns(lines) + "".join("note: %s\n" % n for n in table_notes(rows))
+
+
+def table_notes(rows):
+    """Where a side ran a test at another queue depth than its name says
+    (a driver or firmware path that caps the depth)."""
+    notes = []
+    for r in rows:
+        want = parse_test_name(r["test"])["qd"]
+        for side in ("fio", "native", "firmware"):
+            qd = (r[side] or {}).get("qd")
+            if qd is not None and qd != want:
+                notes.append("%s ran %s at queue depth %d" % (side, r["test"], qd))
+    return notes
+
+
+def format_sweep(rows, latency_ns):
+    head = ["test", "qd", "predicted IOPS", "native IOPS", "of pred.", "mean us", "in flight", "fio IOPS",
+            "of pred.", "mean us", "in flight"]
+    lines = [head]
+    for r in rows:
+        cells = [r["test"], str(r["qd"]), _num(r["predicted_iops"])]
+        for side in ("native", "fio"):
+            cells += [_num(r[side + "_iops"]), _pct(r[side + "_of_predicted"]), _num(r[side + "_mean_us"]),
+                      _num(r[side + "_in_flight"], 1)]
+        lines.append(cells)
+    return ("predicted = qd / %g us per request; in flight = IOPS x mean latency (Little's law), the queue depth"
+            " really kept\n" % (latency_ns / 1e3)) + _columns(lines)
+
+
+def _pct(v):
+    return "-" if v is None else "%.0f%%" % (100 * v)
+
+
+def _columns(lines):
+    widths = [max(len(l[i]) for l in lines) for i in range(len(lines[0]))]
+    out = []
+    for n, l in enumerate(lines):
+        out.append("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(l)))
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out) + "\n"
+
+
+# ---- running (QEMU) ------------------------------------------------------------------------------
+
+def ensure_disk_image(size_mib):
+    """build/bench/disk-<size>M.img full of random data, made once: an
+    allocated file (not sparse), so both guests read real blocks through the
+    host page cache."""
+    path = os.path.join(BENCH, "disk-%dM.img" % size_mib)
+    if os.path.isfile(path) and os.path.getsize(path) == size_mib << 20:
+        return path
+    log("writing %d MiB of random data to %s" % (size_mib, path))
+    os.makedirs(BENCH, exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        for _ in range(size_mib):
+            f.write(os.urandom(1 << 20))
+    os.replace(tmp, path)
+    return path
+
+
+def build_baremark_image():
+    env = dict(os.environ)
+    if "BAREMARK_BUILD" in env:
+        env["BUILD"] = env["BAREMARK_BUILD"]
+    log("make image")
+    p = subprocess.run(["make", "--no-print-directory", "image"], cwd=ROOT, env=env, stdout=sys.stderr,
+                       stderr=sys.stderr)
+    if p.returncode != 0:
+        raise SystemExit("make image failed")
+
+
+def run_linux_fio(guest, tests, runtime, ramp, drive, devices, label, kvm, disk_bytes, kernel_args=""):
+    kernel, initrd, _ = guest
+    serial_path = os.path.join(BENCH, "logs", label + ".serial.log")
+    os.makedirs(os.path.dirname(serial_path), exist_ok=True)
+    if os.path.exists(serial_path):
+        os.unlink(serial_path)
+    cmd = linux_qemu_cmd(kernel, initrd, kernel_cmdline(tests, runtime, ramp, kernel_args), drive, devices,
+                         serial_path, kvm=kvm)
+    timeout = 240 + len(tests) * (runtime + ramp) * 3
+    log("Linux fio: %s (%d s each, %d s ramp)" % (", ".join(tests), runtime, ramp))
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        qemu_out = p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        qemu_out = "timed out after %d s" % timeout
+    with open(serial_path, errors="replace") as f:
+        serial = f.read()
+    fio = extract_fio_json(serial)
+    lines = guest_lines(serial)
+    info = {"guest": lines, "seconds": round(time.time() - t0, 1), "serial_log": serial_path,
+            "disk": guest_disk(lines)}
+    if info["disk"] and info["disk"]["bytes"] != disk_bytes:
+        log("Linux fio: the guest's disk has %d bytes, not %d: is it the benchmark disk?"
+            % (info["disk"]["bytes"], disk_bytes))
+    if fio is None:
+        log("Linux fio: no fio JSON on the serial console; guest said: %s; qemu: %s; log %s"
+            % ("; ".join(info["guest"]) or "nothing", qemu_out.strip()[-500:], serial_path))
+        return None, info
+    info["fio_version"] = fio.get("fio version")
+    return fio_results(fio), info
+
+
+def run_baremark(driver, disk_mode, seconds, drive, devices, label, ntests):
+    import qemu
+    workdir = os.path.join(BENCH, "run-" + label)
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    options = baremark_options(driver, disk_mode, seconds)
+    log("baremark %s" % options)
+    run = qemu.boot(options=options, drives=[drive], devices=devices, smp=2, memory_mib=1024,
+                    timeout=240 + ntests * (seconds + 5) * 3, workdir=workdir)
+    disk, results = baremark_results(run.records)
+    info = {"seconds": round(run.seconds, 1), "serial_log": os.path.join(workdir, "serial.log"),
+            "errors": baremark_errors(run.records), "timed_out": run.timed_out}
+    if disk:
+        info["disk"] = {k: disk.get(k) for k in ("id", "driver", "path", "model", "pci", "queues", "max_qd")}
+    else:
+        log("baremark %s: no disk with serial %s (errors: %s); log %s"
+            % (driver, DISK_SERIAL, "; ".join(info["errors"]) or "none", info["serial_log"]))
+    if run.timed_out:
+        log("baremark %s: timed out; log %s" % (driver, info["serial_log"]))
+    return results, info
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", choices=DEVICE_TYPES, default="nvme")
+    ap.add_argument("--time", type=int, help="measured seconds per test (default 10; 3 with --latency-sweep)")
+    ap.add_argument("--ramp", type=int, default=2, help="fio ramp_time, excluded like baremark's warm-up")
+    ap.add_argument("--tests", default=None,
+                    help="comma-separated test names (default %s)" % ",".join(COMPARE_TESTS))
+    ap.add_argument("--disk-mib", type=int, default=1024)
+    ap.add_argument("--skip", default="", help="comma-separated sides to leave out: fio, native, firmware")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat every side this many times, interleaved, and report the median")
+    ap.add_argument("--latency-sweep", action="store_true",
+                    help="null-co disk with a fixed latency: baremark disk=full RND4K-Q<n>T1 vs qd/latency")
+    ap.add_argument("--latency-ns", type=int, default=200000)
+    ap.add_argument("--kernel-args", default="", help="more Linux kernel parameters, e.g. mitigations=off")
+    ap.add_argument("--no-build", action="store_true", help="use build/baremark.img as it is")
+    ap.add_argument("--json", action="store_true", help="print only a JSON summary on stdout")
+    args = ap.parse_args(argv)
+
+    kvm = os.environ.get("BAREMARK_KVM") == "1"
+    skip = set(s for s in args.skip.split(",") if s)
+    bad = skip - {"fio", "native", "firmware"}
+    if bad:
+        ap.error("--skip takes fio, native, firmware; not " + ",".join(sorted(bad)))
+    if args.latency_sweep:
+        # OVMF's NVMe/AHCI drivers keep about one request in flight: no curve to show
+        skip.add("firmware")
+        seconds = args.time or 3
+        tests = args.tests.split(",") if args.tests else list(SWEEP_FIO_TESTS)
+        drive = drive_arg(latency_ns=args.latency_ns, size_mib=args.disk_mib)
+        disk_mode = "full"
+    else:
+        seconds = args.time or 10
+        tests = args.tests.split(",") if args.tests else list(COMPARE_TESTS)
+        drive = None
+        disk_mode = "quick"
+    for t in tests:
+        parse_test_name(t)
+    devices = device_args(args.device)
+
+    guest = None
+    if "fio" not in skip:
+        import build_guest
+        guest = build_guest.build(os.path.join(BENCH, "linux"), log=log)
+    if {"native", "firmware"} - skip and not args.no_build:
+        build_baremark_image()
+    if drive is None:
+        drive = drive_arg(image=ensure_disk_image(args.disk_mib))
+
+    load_before = os.getloadavg()
+    if load_before[0] > (os.cpu_count() or 1):
+        log("note: load average %.1f on %d CPUs; other work on this machine skews the figures"
+            % (load_before[0], os.cpu_count() or 1))
+    rounds = {"fio": [], "native": [], "firmware": []}
+    info = {"fio": [], "native": [], "firmware": []}
+    ntests_bm = 30 if disk_mode == "full" else 4
+    for n in range(args.rounds):
+        tag = "" if args.rounds == 1 else "-r%d" % (n + 1)
+        if "fio" not in skip:
+            res, i = run_linux_fio(guest, tests, seconds, args.ramp, drive, devices, "linux-fio" + tag, kvm,
+                                   args.disk_mib << 20, args.kernel_args)
+            rounds["fio"].append(res)
+            info["fio"].append(i)
+        for driver in ("native", "firmware"):
+            if driver not in skip:
+                res, i = run_baremark(driver, disk_mode, seconds, drive, devices, driver + tag, ntests_bm)
+                rounds[driver].append(res)
+                info[driver].append(i)
+    fio, native, firmware = (median_results(rounds[s]) for s in ("fio", "native", "firmware"))
+
+    summary = {
+        "device": args.device,
+        "qemu": {"machine": "q35", "smp": 2, "memory_mib": 1024, "accel": "kvm" if kvm else "tcg",
+                 "drive": drive, "devices": devices},
+        "seconds_per_test": seconds,
+        "rounds": args.rounds,
+        "load_average": [round(x, 2) for x in load_before],
+        "runs": info,
+    }
+    if guest:
+        summary["linux_kernel"] = guest[2]
+        summary["kernel_args"] = args.kernel_args
+    if args.latency_sweep:
+        summary["latency_ns"] = args.latency_ns
+        summary["sweep"] = sweep_rows(args.latency_ns, native, fio)
+        text = format_sweep(summary["sweep"], args.latency_ns)
+    else:
+        summary["results"] = compare_rows(tests, fio, native, firmware)
+        text = format_table(summary["results"])
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        what = "null-co, %d us per request" % (args.latency_ns // 1000) if args.latency_sweep else \
+            "%d MiB raw image" % args.disk_mib
+        print("device %s (%s), q35 -smp 2, %s, %d s per test, %d round%s" % (
+            args.device, what, "KVM" if kvm else "TCG", seconds, args.rounds, "" if args.rounds == 1 else "s"))
+        for i in info["fio"][:1]:
+            d = i.get("disk") or {}
+            print("  fio: /dev/%s, %s bytes, Linux %s, %s" % (d.get("name"), d.get("bytes"),
+                                                              summary.get("linux_kernel"), i.get("fio_version")))
+        for side in ("native", "firmware"):
+            for n, i in enumerate(info[side]):
+                if i.get("disk") and n == 0:
+                    d = i["disk"]
+                    print("  %s: %s %s via %s/%s" % (side, d.get("id"), d.get("model"), d.get("driver"),
+                                                     d.get("path")))
+                elif not i.get("disk"):
+                    print("  %s: found no disk with serial %s%s" % (side, DISK_SERIAL,
+                                                                    " (timed out)" if i.get("timed_out") else ""))
+                for e in i.get("errors", []):
+                    print("  %s error: %s" % (side, e))
+        print(text, end="")
+    # Figures are printed, not judged; a run where no side produced any is a failure of the tool.
+    return 0 if fio or native or firmware else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
