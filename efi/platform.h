@@ -102,13 +102,30 @@ void plat_pci_release(struct pci_addr a);
 /* Map a BAR's MMIO window; returns a pointer (identity on UEFI), or NULL. */
 volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size);
 
+#ifdef BAREMARK_HOST
+/* Host build only: BARs of simulated PCI functions (efi/platform_sim.h)
+ * are plain memory whose accesses go to a device model instead. */
+extern int plat_sim_devices;
+bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v);
+bool plat_sim_mmio_write32(volatile void *addr, uint32_t v);
+#endif
+
 /* MMIO accessors. */
 static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
 {
+#ifdef BAREMARK_HOST
+    uint32_t v;
+    if (plat_sim_devices && plat_sim_mmio_read32((volatile uint8_t *)base + off, &v))
+        return v;
+#endif
     return *(volatile uint32_t *)((volatile uint8_t *)base + off);
 }
 static inline void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
 {
+#ifdef BAREMARK_HOST
+    if (plat_sim_devices && plat_sim_mmio_write32((volatile uint8_t *)base + off, v))
+        return;
+#endif
     *(volatile uint32_t *)((volatile uint8_t *)base + off) = v;
 }
 static inline uint64_t mmio_read64(volatile void *base, uint32_t off)

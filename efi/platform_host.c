@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "platform_sim.h"
 
 static uint64_t t_base;
 static uint64_t tsc_hz;
@@ -48,9 +49,10 @@ void plat_free(void *p) { free(p); }
 void *plat_alloc_pages(size_t bytes, bool below_4g)
 {
     void *p;
-    (void)below_4g;
     bytes = ALIGN_UP(bytes, (size_t)4096);
-    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* Below 4 GiB when asked: drivers put 32-bit addresses of these
+     * pages in front of (simulated) devices. */
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (below_4g ? MAP_32BIT : 0), -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     /* Large pages where the kernel allows: the firmware maps memory with
@@ -273,10 +275,110 @@ static int pci_config_fd(struct pci_addr a, int flags)
     return open(path, flags);
 }
 
+/* ---- Simulated PCI functions (driver tests; see platform_sim.h) ---- */
+
+#define SIM_MAX 8
+static struct plat_sim_dev *sim_devs[SIM_MAX];
+int plat_sim_devices;
+
+static bool pci_addr_eq(struct pci_addr a, struct pci_addr b)
+{
+    return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
+}
+
+/* The simulated function at a, if a test attached one. */
+static struct plat_sim_dev *sim_at(struct pci_addr a)
+{
+    for (int i = 0; i < SIM_MAX; i++)
+        if (sim_devs[i] && pci_addr_eq(sim_devs[i]->addr, a))
+            return sim_devs[i];
+    return NULL;
+}
+
+void plat_sim_attach(struct plat_sim_dev *d)
+{
+    for (int i = 0; i < SIM_MAX; i++)
+        if (!sim_devs[i]) {
+            sim_devs[i] = d;
+            plat_sim_devices++;
+            return;
+        }
+    abort();
+}
+
+void plat_sim_detach(struct plat_sim_dev *d)
+{
+    for (int i = 0; i < SIM_MAX; i++)
+        if (sim_devs[i] == d) {
+            sim_devs[i] = NULL;
+            plat_sim_devices--;
+        }
+    for (int b = 0; b < PLAT_SIM_BARS; b++) {
+        free(d->bar_window[b]);
+        d->bar_window[b] = NULL;
+    }
+}
+
+/* Which simulated BAR window holds addr (4 bytes), if any. */
+static struct plat_sim_dev *sim_window(volatile void *addr, int *bar, uint32_t *off)
+{
+    uintptr_t p = (uintptr_t)addr;
+    for (int i = 0; i < SIM_MAX; i++) {
+        struct plat_sim_dev *d = sim_devs[i];
+        if (!d)
+            continue;
+        for (int b = 0; b < PLAT_SIM_BARS; b++) {
+            uintptr_t base = (uintptr_t)d->bar_window[b];
+            if (base && p >= base && p + 4 <= base + d->bar_size[b]) {
+                *bar = b;
+                *off = (uint32_t)(p - base);
+                return d;
+            }
+        }
+    }
+    return NULL;
+}
+
+bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v)
+{
+    int bar;
+    uint32_t off;
+    struct plat_sim_dev *d = sim_window(addr, &bar, &off);
+    if (!d)
+        return false;
+    *v = d->mmio_read32 ? d->mmio_read32(d->ctx, bar, off) : 0xffffffffu;
+    return true;
+}
+
+bool plat_sim_mmio_write32(volatile void *addr, uint32_t v)
+{
+    int bar;
+    uint32_t off;
+    struct plat_sim_dev *d = sim_window(addr, &bar, &off);
+    if (!d)
+        return false;
+    if (d->mmio_write32)
+        d->mmio_write32(d->ctx, bar, off, v);
+    return true;
+}
+
+/* ---- PCI --------------------------------------------------------------------- */
+
 static bool pci_read(struct pci_addr a, uint16_t off, void *v, size_t n)
 {
-    int fd = pci_config_fd(a, O_RDONLY);
+    struct plat_sim_dev *sim = sim_at(a);
+    int fd;
     ssize_t r;
+
+    if (sim) {
+        if (off + n > sizeof(sim->config))
+            return false;
+        memcpy(v, sim->config + off, n);
+        return true;
+    }
+    if (plat_sim_devices)
+        return false;   /* a driver test sees only its simulated functions */
+    fd = pci_config_fd(a, O_RDONLY);
     if (fd < 0)
         return false;
     r = pread(fd, v, n, off);
@@ -302,9 +404,20 @@ uint8_t plat_pci_read8(struct pci_addr a, uint16_t off)
     return pci_read(a, off, &v, 1) ? v : 0xff;
 }
 
-/* The host build never changes a device. */
-void plat_pci_write32(struct pci_addr a, uint16_t off, uint32_t v) { (void)a, (void)off, (void)v; }
-void plat_pci_write16(struct pci_addr a, uint16_t off, uint16_t v) { (void)a, (void)off, (void)v; }
+/* Config writes reach simulated functions only: the host build never
+ * changes a real device. */
+static void pci_write(struct pci_addr a, uint16_t off, const void *v, unsigned n)
+{
+    struct plat_sim_dev *sim = sim_at(a);
+    if (!sim || off + n > sizeof(sim->config))
+        return;
+    memcpy(sim->config + off, v, n);
+    if (sim->config_written)
+        sim->config_written(sim->ctx, off, n);
+}
+
+void plat_pci_write32(struct pci_addr a, uint16_t off, uint32_t v) { pci_write(a, off, &v, 4); }
+void plat_pci_write16(struct pci_addr a, uint16_t off, uint16_t v) { pci_write(a, off, &v, 2); }
 
 int plat_pci_segments(uint16_t *segs, uint8_t *bus_start, uint8_t *bus_end, int max)
 {
@@ -316,21 +429,35 @@ int plat_pci_segments(uint16_t *segs, uint8_t *bus_start, uint8_t *bus_end, int 
     return 1;
 }
 
+/* No DMA for a user process: only simulated functions can be claimed. */
 int plat_pci_claim(struct pci_addr a)
 {
-    (void)a;
-    return BM_ENOTSUP;
+    struct plat_sim_dev *sim = sim_at(a);
+    if (!sim)
+        return BM_ENOTSUP;
+    sim->claims++;
+    return BM_OK;
 }
 
-void plat_pci_release(struct pci_addr a) { (void)a; }
+void plat_pci_release(struct pci_addr a)
+{
+    struct plat_sim_dev *sim = sim_at(a);
+    if (sim)
+        sim->releases++;
+}
 
 volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size)
 {
-    (void)a;
-    (void)bar;
+    struct plat_sim_dev *sim = sim_at(a);
     if (size)
         *size = 0;
-    return NULL;
+    if (!sim || bar < 0 || bar >= PLAT_SIM_BARS || !sim->bar_size[bar])
+        return NULL;
+    if (!sim->bar_window[bar])
+        sim->bar_window[bar] = calloc(1, sim->bar_size[bar]);
+    if (size)
+        *size = sim->bar_size[bar];
+    return sim->bar_window[bar];
 }
 
 /* Port I/O is not for a user process. */

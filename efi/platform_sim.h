@@ -1,0 +1,42 @@
+/* Simulated PCI functions for the host build's driver tests.
+ *
+ * A test attaches a device model at a PCI address. From then on the host
+ * platform answers config space reads and writes from the model's config
+ * array, lets plat_pci_claim() succeed, and maps each BAR the model sizes
+ * to a window of host memory whose 32-bit accesses (mmio_read32 and
+ * mmio_write32) are handed to the model's callbacks. Host memory is the
+ * "physical" memory the driver programs (plat_virt_to_phys is the
+ * identity on the host), so a model reads the driver's queues and frames
+ * and writes its replies straight into them, synchronously inside the
+ * register write that rang its doorbell.
+ *
+ * Host build only; the firmware build has no such thing.
+ */
+#ifndef BAREMARK_PLATFORM_SIM_H
+#define BAREMARK_PLATFORM_SIM_H
+
+#include "platform.h"
+
+#define PLAT_SIM_BARS 6
+
+struct plat_sim_dev {
+    struct pci_addr addr;
+    uint8_t config[4096];                   /* config space as the driver sees it */
+    uint64_t bar_size[PLAT_SIM_BARS];       /* 0: no MMIO window for that BAR */
+    void *ctx;                              /* the model's state */
+    uint32_t (*mmio_read32)(void *ctx, int bar, uint32_t off);
+    void (*mmio_write32)(void *ctx, int bar, uint32_t off, uint32_t v);
+    /* Optional: told of every config write after it is stored. */
+    void (*config_written)(void *ctx, uint16_t off, unsigned bytes);
+
+    /* Kept by the platform. */
+    uint8_t *bar_window[PLAT_SIM_BARS];
+    int claims, releases;
+};
+
+/* Make d visible at d->addr (config reads, claim, BAR mapping). */
+void plat_sim_attach(struct plat_sim_dev *d);
+/* Remove it again and free its BAR windows. */
+void plat_sim_detach(struct plat_sim_dev *d);
+
+#endif

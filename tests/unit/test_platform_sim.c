@@ -1,0 +1,104 @@
+/* The host build's simulated PCI functions, which the driver tests stand
+ * on: config space, claim and BAR accesses must reach the model, and
+ * nothing else may. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "platform_sim.h"
+
+struct model {
+    uint32_t reg[16];
+    unsigned reads, writes, config_writes;
+    int last_bar;
+};
+
+static uint32_t model_read(void *ctx, int bar, uint32_t off)
+{
+    struct model *m = ctx;
+    m->reads++;
+    m->last_bar = bar;
+    return m->reg[(off / 4) % 16] + 1;     /* +1: proves the model answered */
+}
+
+static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    struct model *m = ctx;
+    m->writes++;
+    m->last_bar = bar;
+    m->reg[(off / 4) % 16] = v;
+}
+
+static void model_config(void *ctx, uint16_t off, unsigned bytes)
+{
+    struct model *m = ctx;
+    (void)off, (void)bytes;
+    m->config_writes++;
+}
+
+static void test_config_claim_and_mmio_reach_the_model(void **state)
+{
+    static struct plat_sim_dev dev;
+    struct model m = { .reads = 0 };
+    struct pci_addr a = { 0, 5, 0, 0 }, other = { 0, 6, 0, 0 };
+    volatile void *bar1;
+    uint64_t size = 0;
+
+    (void)state;
+    memset(&dev, 0, sizeof(dev));
+    dev.addr = a;
+    dev.ctx = &m;
+    dev.mmio_read32 = model_read;
+    dev.mmio_write32 = model_write;
+    dev.config_written = model_config;
+    dev.bar_size[1] = 0x4000;
+    dev.config[0] = 0x00, dev.config[1] = 0x10, dev.config[2] = 0x5d, dev.config[3] = 0x00;
+    plat_sim_attach(&dev);
+
+    assert_int_equal(plat_pci_read32(a, 0), 0x005d1000u);
+    assert_int_equal(plat_pci_read16(a, 2), 0x005d);
+    assert_int_equal(plat_pci_read32(other, 0), 0xffffffffu);   /* nothing real is visible */
+    plat_pci_write16(a, 4, 0x0406);
+    assert_int_equal(plat_pci_read16(a, 4), 0x0406);
+    assert_int_equal(m.config_writes, 1);
+
+    assert_int_equal(plat_pci_claim(a), BM_OK);
+    assert_int_equal(plat_pci_claim(other), BM_ENOTSUP);
+    assert_null(plat_pci_map_bar(a, 0, &size));
+    bar1 = plat_pci_map_bar(a, 1, &size);
+    assert_non_null(bar1);
+    assert_int_equal(size, 0x4000);
+
+    mmio_write32(bar1, 0x8, 41);
+    assert_int_equal(m.writes, 1);
+    assert_int_equal(m.last_bar, 1);
+    assert_int_equal(mmio_read32(bar1, 0x8), 42);
+    assert_int_equal(mmio_read64(bar1, 0x8), 42 | (1ull << 32));
+    assert_int_equal(m.reads, 3);
+    plat_pci_release(a);
+    assert_int_equal(dev.claims, 1);
+    assert_int_equal(dev.releases, 1);
+
+    plat_sim_detach(&dev);
+    assert_int_equal(plat_sim_devices, 0);
+}
+
+static void test_below_4g_pages_have_32_bit_addresses(void **state)
+{
+    void *p = plat_alloc_pages(3 * 4096, true);
+    (void)state;
+    assert_non_null(p);
+    assert_true(plat_virt_to_phys(p) + 3 * 4096 <= 0x100000000ull);
+    plat_free_pages(p, 3 * 4096);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_claim_and_mmio_reach_the_model),
+        cmocka_unit_test(test_below_4g_pages_have_32_bit_addresses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
