@@ -32,7 +32,10 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-uint64_t plat_now_ns(void) { return mono_ns() - t_base; }
+static uint64_t sim_skew_ns;    /* time simulated devices made pass (platform_sim.h) */
+
+uint64_t plat_now_ns(void) { return mono_ns() - t_base + __atomic_load_n(&sim_skew_ns, __ATOMIC_RELAXED); }
+void plat_sim_advance_ns(uint64_t ns) { __atomic_fetch_add(&sim_skew_ns, ns, __ATOMIC_RELAXED); }
 uint64_t plat_tsc_hz(void) { return tsc_hz; }
 const char *plat_clock_source(void) { return "clock_gettime"; }
 

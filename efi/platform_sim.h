@@ -38,5 +38,9 @@ struct plat_sim_dev {
 void plat_sim_attach(struct plat_sim_dev *d);
 /* Remove it again and free its BAR windows. */
 void plat_sim_detach(struct plat_sim_dev *d);
+/* Move plat_now_ns() forward: a model of a device that never answers
+ * calls this from its register reads, so a driver's multi-second
+ * deadlines pass in microseconds of test time. */
+void plat_sim_advance_ns(uint64_t ns);
 
 #endif

@@ -94,11 +94,21 @@ static void test_below_4g_pages_have_32_bit_addresses(void **state)
     plat_free_pages(p, 3 * 4096);
 }
 
+static void test_advancing_the_clock_moves_now(void **state)
+{
+    uint64_t t0 = plat_now_ns();
+    (void)state;
+    plat_sim_advance_ns(30ull * 1000000000ull);
+    assert_true(plat_now_ns() - t0 >= 30ull * 1000000000ull);
+    assert_true(plat_now_ns() - t0 < 31ull * 1000000000ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_claim_and_mmio_reach_the_model),
         cmocka_unit_test(test_below_4g_pages_have_32_bit_addresses),
+        cmocka_unit_test(test_advancing_the_clock_moves_now),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
