@@ -187,7 +187,9 @@ static void fu_drain_replies(struct fu_ctrl *c)
 {
     bool any = false;
 
-    for (;;) {
+    /* At most one lap per call: a firmware that keeps rewriting entries
+     * must not keep the caller here forever. */
+    for (uint32_t n = 0; n < c->reply_depth; n++) {
         uint64_t d = c->reply[c->reply_next];
         uint32_t smid;
         char detail[64] = "";

@@ -162,6 +162,7 @@ struct model {
     uint64_t medium_error_lba, offline_lba;
     bool medium_error, offline;
 
+    uint32_t hang_dcmd;         /* this DCMD opcode is never answered (until released) */
     unsigned dcmd_ctrl_info, dcmd_ld_list, dcmd_pd_list, dcmd_pd_info, dcmd_flush;
     unsigned reads, writes, ld_requests, pd_requests;
     bool reset_to_ready;
@@ -502,6 +503,12 @@ static void doorbell(uint64_t desc)
             chain->len < 64)
             violation("pass-through: type %u chain offset %u SGL offset %u chain flags 0x%02x length %u", type,
                       r->chain_offset, r->sgl_offset0, chain->flags, chain->len);
+        if (m.hang_dcmd && *(uint32_t *)((uint8_t *)host(chain->addr) + 0x18) == m.hang_dcmd) {
+            /* Hung firmware: the driver's 60 s deadline passes now. */
+            m.held[m.nheld++] = smid;
+            plat_sim_advance_ns(61ull * 1000000000ull);
+            break;
+        }
         ((uint8_t *)host(chain->addr))[2] = do_dcmd(host(chain->addr));
         complete(smid);
         break;
@@ -928,6 +935,88 @@ static void test_errors_are_decoded(void **state)
     check_release(ctrl);
 }
 
+/* The driver uses every SMID but one of the firmware's command limit
+ * (one kept back so the reply queue never fills), and says BM_EBUSY, not
+ * an error, when the pool is exhausted. */
+static void test_pool_is_firmware_limit_minus_one(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[64];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    unsigned submitted = 0, completed = 0;
+    int rc = BM_OK;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    m.defer = true;
+    for (unsigned i = 0; i < 2 * M_FW_CMDS && rc == BM_OK; i++) {
+        struct bm_disk *d = list.disks[i % 2];
+        rc = d->ops->submit(d, 0, i / 2, BM_IO_READ, i, 1, buf);
+        if (rc == BM_OK)
+            submitted++;
+    }
+    assert_int_equal(rc, BM_EBUSY);
+    assert_int_equal(submitted, M_FW_CMDS - 1);
+    assert_int_equal(m.max_outstanding, M_FW_CMDS - 1);
+    model_flush();
+    m.defer = false;
+    for (int spin = 0; spin < 1000 && completed < submitted; spin++)
+        for (int k = 0; k < 2; k++) {
+            int n = list.disks[k]->ops->poll(list.disks[k], 0, done, 64);
+            for (int i = 0; i < n; i++)
+                assert_int_equal(done[i].status, BM_OK);
+            completed += (unsigned)n;
+        }
+    assert_int_equal(completed, submitted);
+    plat_free_pages(buf, 4096);
+    check_release(ctrl);
+}
+
+/* A DCMD the firmware never answers: discovery of system PDs gives up at
+ * its deadline, the rest of the probe goes on, and the hung command's
+ * SMID stays out of use (the model flags reuse) until its late answer. */
+static void test_hung_dcmd_keeps_its_smid(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[64];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+    char err[160] = "";
+    void *ctrl = NULL;
+    unsigned submitted = 0, completed = 0;
+    int rc = BM_OK;
+
+    (void)state;
+    memset(&list, 0, sizeof(list));
+    m.hang_dcmd = 0x02010100; /* PD list query */
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(m.nheld, 1);
+    assert_int_equal(list.count, 2); /* the LDs; no system PDs */
+    assert_int_equal(m.dcmd_pd_info, 0);
+    /* Fill every SMID the driver will give out: one fewer than before. */
+    m.defer = true;
+    for (unsigned i = 0; i < 2 * M_FW_CMDS && rc == BM_OK; i++) {
+        struct bm_disk *d = list.disks[i % 2];
+        rc = d->ops->submit(d, 0, i / 2, BM_IO_READ, i, 1, buf);
+        if (rc == BM_OK)
+            submitted++;
+    }
+    assert_int_equal(rc, BM_EBUSY);
+    assert_int_equal(submitted, M_FW_CMDS - 2);
+    assert_model_clean();
+    model_flush();
+    model_release_held();   /* the late answer is taken quietly */
+    m.defer = false;
+    for (int spin = 0; spin < 1000 && completed < submitted; spin++)
+        for (int k = 0; k < 2; k++)
+            completed += (unsigned)list.disks[k]->ops->poll(list.disks[k], 0, done, 64);
+    assert_int_equal(completed, submitted);
+    plat_free_pages(buf, 4096);
+    check_release(ctrl);
+}
+
 /* The MFI transport's ids still go to the MFI path, Ventura does not match. */
 static void test_match_table(void **state)
 {
@@ -954,6 +1043,8 @@ int main(void)
         cmocka_unit_test(test_stuck_firmware_fails_probe_with_state),
         cmocka_unit_test(test_hung_command_times_out_and_holds_its_smid),
         cmocka_unit_test(test_errors_are_decoded),
+        cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
+        cmocka_unit_test(test_hung_dcmd_keeps_its_smid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
