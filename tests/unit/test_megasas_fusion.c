@@ -842,6 +842,26 @@ static void test_stuck_firmware_fails_probe_with_state(void **state)
     plat_sim_detach(&dev);
 }
 
+/* A controller left OPERATIONAL (by its option ROM or an earlier run)
+ * is taken back to READY through the doorbell before IOC INIT. */
+static void test_operational_firmware_is_reset_first(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+
+    (void)state;
+    m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_true(m.reset_to_ready);
+    assert_true(m.inited);
+    assert_int_equal(list.count, 3);
+    m.reset_to_ready = false;
+    check_release(ctrl);
+}
+
 /* A read the firmware never answers: BM_ETIMEDOUT at the deadline, its
  * SMID stays out of use until the firmware finally answers, and that late
  * answer produces no second completion. */
@@ -1041,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_fury_is_driven_like_invader),
         cmocka_unit_test(test_writes_reach_the_model),
         cmocka_unit_test(test_stuck_firmware_fails_probe_with_state),
+        cmocka_unit_test(test_operational_firmware_is_reset_first),
         cmocka_unit_test(test_hung_command_times_out_and_holds_its_smid),
         cmocka_unit_test(test_errors_are_decoded),
         cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
