@@ -44,7 +44,6 @@
 #define FU_STATE_WAIT_NS (180ull * 1000000000ull)
 #define FU_SENSE_STRIDE 128           /* 96-byte sense buffers, 64-byte aligned as Linux's pool */
 #define FU_SCRATCH_BYTES 8192
-#define FU_MFI_FRAME_BYTES 64         /* MEGAMFI_FRAME_SIZE: chain length of a pass-through */
 #define FU_CDB_TIMEOUT_S 30
 #define FU_MS_NS 1000000ull
 
@@ -269,7 +268,10 @@ static void fu_build_mfi_passthru(struct fu_ctrl *c, uint32_t slot)
     r->sgl_offset0 = FUSION_SGL_OFFSET / 4;
     r->chain_offset = FUSION_SGL_OFFSET / 16;
     chain->addr = plat_virt_to_phys(&c->mfi[slot]);
-    chain->len = FU_MFI_FRAME_BYTES;
+    /* Linux and FreeBSD give the chain frame size here, not the MFI
+     * frame's 64 bytes; the frame pool is padded so the firmware may read
+     * that far past the last frame. */
+    chain->len = c->max_chain_bytes;
     chain->flags = IEEE_SGE_FLAGS_CHAIN_ELEMENT | IEEE_SGE_FLAGS_IOCPLBNTA_ADDR;
 }
 
@@ -612,7 +614,7 @@ static int fu_alloc_memory(struct fu_ctrl *c)
 {
     c->req_bytes = ALIGN_UP((size_t)(c->nslots + 1) * FUSION_FRAME_BYTES, (size_t)4096);
     c->sense_bytes = ALIGN_UP((size_t)c->nslots * FU_SENSE_STRIDE, (size_t)4096);
-    c->mfi_bytes = ALIGN_UP((size_t)c->nslots * MFI_FRAME_BYTES, (size_t)4096);
+    c->mfi_bytes = ALIGN_UP((size_t)c->nslots * MFI_FRAME_BYTES + c->max_chain_bytes, (size_t)4096);
     c->reply_bytes = ALIGN_UP((size_t)c->reply_depth * sizeof(uint64_t), (size_t)4096);
     c->req = plat_alloc_pages(c->req_bytes, true);
     c->sense = plat_alloc_pages(c->sense_bytes, true);

@@ -499,8 +499,10 @@ static void doorbell(uint64_t desc)
     switch (r->function) {
     case 0xf0: {
         struct fusion_sge *chain = &r->sgl[0];
+        /* The chain length is the chain frame size: 1 KiB on Thunderbolt,
+         * what scratch pad 1 says (4 KiB here) on Invader. */
         if (type != 0 || r->chain_offset != 0x80 / 16 || r->sgl_offset0 != 0x80 / 4 || chain->flags != 0x83 ||
-            chain->len < 64)
+            chain->len != (m.gen == M_INVADER ? 4096u : 1024u))
             violation("pass-through: type %u chain offset %u SGL offset %u chain flags 0x%02x length %u", type,
                       r->chain_offset, r->sgl_offset0, chain->flags, chain->len);
         if (m.hang_dcmd && *(uint32_t *)((uint8_t *)host(chain->addr) + 0x18) == m.hang_dcmd) {
