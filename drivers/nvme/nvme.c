@@ -688,6 +688,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     uint32_t entries, max_qd;
     struct nvme_io_limits lim;
     char why[96];
+    uint32_t skipped_id = 0;    /* the last namespace skipped; why says why */
     int rc;
 
     *ctrl_out = NULL;
@@ -776,6 +777,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
             continue; /* 1..NN includes inactive namespaces on 1.0 controllers */
         if (rc != BM_OK) {
             plat_log("%s: namespace %u skipped: %s", c->name, ids[i], why);
+            skipped_id = ids[i];
             continue;
         }
         ids[nusable++] = ids[i];
@@ -786,7 +788,12 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         nusable = room;
     }
     if (nusable == 0) {
-        snprintf(err, errlen, "%s: no usable namespace (%u active)", c->name, nids);
+        /* The last skip reason says why, e.g. a format with metadata. */
+        if (skipped_id)
+            snprintf(err, errlen, "%s: no usable namespace (%u active; namespace %u: %s)", c->name, nids,
+                     skipped_id, why);
+        else
+            snprintf(err, errlen, "%s: no usable namespace (%u active)", c->name, nids);
         rc = BM_ENODEV;
         goto err;
     }
