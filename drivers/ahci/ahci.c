@@ -453,7 +453,8 @@ enum ahci_fault {
 
 /* Error recovery, AHCI 1.3.1 section 6.2.2: commands that finished before
  * the error complete normally; the port is stopped, cleared and restarted
- * (COMRESET where needed); for NCQ, log 10h names the failing tag. Every
+ * (COMRESET after a timeout or an HBA error, else where BSY/DRQ stay set);
+ * for NCQ, log 10h names the failing tag. Every
  * command the error caught completes with BM_EIO (the timed-out one with
  * BM_ETIMEDOUT) and a decoded detail. Nothing is retried: the engine
  * decides. If the port cannot be restarted it is declared dead. */
@@ -490,7 +491,13 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
             slot_table(p, t)[AHCI_CT_CFIS + FIS_TYPE] = 0;
     plat_wmb();
 
-    rc = port_restart(p, fault == FAULT_TIMEOUT, &did_reset);
+    /* Only a device error tells the drive anything (it then aborts its
+     * queue itself). After a timeout, or an HBA or interface error, the
+     * drive may still hold queued commands whose tags and buffers we are
+     * about to hand back, and finish them later into whatever the slot
+     * then points at: only a COMRESET empties its queue (Linux libahci
+     * resets on IFS/HBFS/HBDS too). */
+    rc = port_restart(p, fault != FAULT_DEVICE, &did_reset);
     if (rc == BM_OK && p->ncq && fault == FAULT_DEVICE && !did_reset) {
         /* The device aborted every queued command and accepts no new one
          * until log 10h is read (ACS-3 section 9.13). Without the log (no
