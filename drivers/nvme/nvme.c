@@ -80,6 +80,7 @@ struct nvme_ctrl {
 
     struct nvme_ns *ns[NVME_MAX_NS_PER_CTRL];
     unsigned nns;
+    bool enable_timed_out;         /* CSTS.RDY did not follow CC.EN = 1 within CAP.TO */
     volatile bool dead;            /* reset after a timeout: every queue is gone */
     volatile bool stopped;         /* ...and CSTS.RDY went to 0 (or its deadline passed) */
     uint64_t stop_deadline_ns;
@@ -136,7 +137,10 @@ static int nvme_disable(struct nvme_ctrl *c, char *err, size_t errlen)
     char ignored[96];
 
     if (cc & NVME_CC_EN) {
-        if (!(rd32(c, NVME_REG_CSTS) & NVME_CSTS_RDY))
+        /* Unless it already had its CAP.TO and did not make it: waiting
+         * again would only double what a broken controller costs, and
+         * clearing EN is the one way left to stop it. */
+        if (!(rd32(c, NVME_REG_CSTS) & NVME_CSTS_RDY) && !c->enable_timed_out)
             (void)nvme_wait_ready(c, true, ignored, sizeof(ignored));
         wr32(c, NVME_REG_CC, cc & ~NVME_CC_EN);
     }
@@ -245,7 +249,9 @@ static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
          NVME_CC_IOCQES(NVME_CQE_LOG2);
     wr32(c, NVME_REG_CC, cc);
     wr32(c, NVME_REG_CC, cc | NVME_CC_EN);
-    return nvme_wait_ready(c, true, err, errlen);
+    rc = nvme_wait_ready(c, true, err, errlen);
+    c->enable_timed_out = rc == BM_ETIMEDOUT;
+    return rc;
 }
 
 /* Active namespace IDs: the CNS 02h list (NVMe 1.1+), else 1..NN. */
