@@ -924,7 +924,9 @@ static void ahci_release(void *ctrl)
 static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
     struct ahci_ctrl *c;
+    char version[16];
     unsigned found = 0;
+    uint32_t vs;
     int rc;
 
     *ctrl_out = NULL;
@@ -957,8 +959,12 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     rc = hba_reset(c, err, errlen);
     if (rc != BM_OK)
         goto err_index;
-    plat_log("AHCI %s: version %x.%x, %u ports (PI 0x%08x), %u slots,%s%s%s%s", c->bdf,
-             hba_rd(c, AHCI_VS) >> 16, hba_rd(c, AHCI_VS) & 0xffff, (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
+    vs = hba_rd(c, AHCI_VS);
+    /* Section 3.1.5: BCD, major in 31:16, minor 15:8 and 7:0 (1.3.1 is
+     * 00010301h, 1.3 is 00010300h). */
+    snprintf(version, sizeof(version), (vs & 0xff) ? "%x.%x.%x" : "%x.%x", vs >> 16, (vs >> 8) & 0xff, vs & 0xff);
+    plat_log("AHCI %s: version %s, %u ports (PI 0x%08x), %u slots,%s%s%s%s", c->bdf, version,
+             (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
              ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1, (c->cap & AHCI_CAP_SNCQ) ? " NCQ" : "",
              (c->cap & AHCI_CAP_S64A) ? " 64-bit DMA" : " 32-bit DMA",
              (c->cap & AHCI_CAP_SSS) ? " staggered spin-up" : "", (c->cap & AHCI_CAP_SCLO) ? " CLO" : "");
