@@ -75,6 +75,10 @@ enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE
 #define ATA_READ_LOG_EXT 0x2f
 #define ATA_READ_FPDMA 0x60
 #define ATA_IDENTIFY 0xec
+#define ATA_SMART 0xb0
+#define SMART_READ_DATA 0xd0
+#define SMART_READ_THRESHOLDS 0xd1
+#define IS_PRCS (1u << 22)
 
 #define MODEL_PORT 2              /* not port 0: the port offset math is exercised */
 #define MODEL_BLOCKS (1ull << 26) /* 32 GiB of 512-byte sectors, generated on read */
@@ -94,6 +98,9 @@ struct ahci_model {
     uint64_t bad_lba;             /* reads covering it fail UNC */
     uint64_t hang_lba;            /* reads covering it never finish */
     bool ncq_error;               /* NCQ error state until log 10h is read (ACS-3 9.13) */
+    bool smart_disabled;          /* SMART commands abort */
+    bool never_ready;             /* after a reset the drive stays BSY */
+    bool gone;                    /* unplugged: no link, no FIS, ever */
     uint8_t log10[512];
     uint32_t hung;                /* slots (non-queued) or tags (queued) the drive sits on */
     uint64_t held_lba[32];        /* what each queued tag it sits on reads */
@@ -268,6 +275,10 @@ static void run_slot(struct ahci_model *m, unsigned slot)
                    (uint64_t)f[9] << 32 | (uint64_t)f[10] << 40;
     uint32_t bit = 1u << slot, prdbc = 0, blocks;
 
+    if (m->gone) {
+        m->hung |= bit;             /* nobody receives the FIS: the slot stays issued */
+        return;
+    }
     if (f[0] != FIS_H2D || !(f[1] & 0x80)) {
         m->bad_fis++;               /* no command FIS: nothing a drive would run */
         m->ci &= ~bit;
@@ -286,6 +297,23 @@ static void run_slot(struct ahci_model *m, unsigned slot)
     switch (f[2]) {
     case ATA_IDENTIFY:
         identify_data(m, data);
+        prdbc = prdt_copy_in(table, prdtl, data, 512);
+        send_pio_setup(m, STS_DRDY, 512);
+        m->ci &= ~bit;
+        break;
+    case ATA_SMART:
+        /* ACS-3 7.48: LBA 23:8 must hold C24Fh; attribute data and
+         * thresholds are 512-byte PIO data-in. */
+        if (m->smart_disabled || f[5] != 0x4f || f[6] != 0xc2 ||
+            (f[3] != SMART_READ_DATA && f[3] != SMART_READ_THRESHOLDS)) {
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+        memset(data, 0, 512);
+        data[2] = 194;                      /* temperature: value 62, raw 38 C */
+        data[2 + 3] = 62, data[2 + 4] = 55, data[2 + 5] = 38;
+        if (f[3] == SMART_READ_THRESHOLDS)
+            data[3] = 0;
         prdbc = prdt_copy_in(table, prdtl, data, 512);
         send_pio_setup(m, STS_DRDY, 512);
         m->ci &= ~bit;
@@ -382,6 +410,17 @@ static void drive_reset(struct ahci_model *m)
 {
     m->hung = 0;
     m->ncq_error = false;
+    if (m->gone) {
+        m->ssts = 0;                /* DET 0: nothing on the cable */
+        m->tfd = 0x7f;
+        return;
+    }
+    if (m->never_ready) {
+        m->ssts = SSTS_UP_GEN3;     /* the link trains, the drive never reports */
+        m->tfd = STS_BSY;
+        m->sig = 0xffffffff;
+        return;
+    }
     m->ssts = SSTS_UP_GEN3;
     m->serr |= SERR_DIAG_N | SERR_DIAG_X;
     m->sig = 0x00000101;
@@ -421,9 +460,15 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
         if ((m->cmd & CMD_CR) && !(m->cmd & CMD_ST))
             plat_sim_advance_ns(10000000ull);   /* a list that never stops */
         return m->cmd;
-    case P_TFD: return m->tfd;
+    case P_TFD:
+        if (m->tfd & STS_BSY)
+            plat_sim_advance_ns(50000000ull);   /* a drive that stays busy */
+        return m->tfd;
     case P_SIG: return m->sig;
-    case P_SSTS: return m->ssts;
+    case P_SSTS:
+        if ((m->ssts & 0xf) != 3)
+            plat_sim_advance_ns(10000000ull);   /* a link that does not come */
+        return m->ssts;
     case P_SCTL: return m->sctl;
     case P_SERR: return m->serr;
     case P_SACT:
@@ -692,7 +737,9 @@ static void test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data(voi
     struct bm_disk *d;
 
     (void)state;
+    log_capture_begin();
     d = probe_one(m, &ctrl);
+    assert_non_null(strstr(log_capture_end(), "version 1.3.1,"));
     assert_int_equal(m->hba_resets, 1);
     assert_string_equal(d->id, "ahci0p2");
     assert_string_equal(d->model, "Baremark Model SATA Drive");
@@ -991,6 +1038,86 @@ static void test_hba_without_ncq_and_a_hung_dma_ext_times_out_then_works(void **
     finish(m, ctrl);
 }
 
+static void test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming_pxtfd(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    const char *log;
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m->never_ready = true;
+    log_capture_begin();
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    log = log_capture_end();
+    /* The controller is fine; its one port has nothing usable. */
+    assert_int_equal(rc, BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(log, "port 2"));
+    assert_non_null(strstr(log, "PxTFD"));
+    assert_non_null(strstr(log, "no ATA disks"));
+    assert_true(plat_now_ns() - t0 < 15000000000ull);
+    finish(m, ctrl);
+}
+
+static void test_drive_that_disappears_times_out_and_its_port_is_disabled(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[4];
+    uint32_t seen = 0;
+    const char *log;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    /* Unplugged: PhyRdy drops (3.3.5 PRCS, 3.3.12 DIAG.N), nothing answers. */
+    m->gone = true;
+    m->ssts = 0;
+    m->serr |= SERR_DIAG_N;
+    m->is |= IS_PRCS;
+    log_capture_begin();
+    submit_reads(d, 4);
+    assert_int_equal(collect(d, c, 4), 4);
+    log = log_capture_end();
+    for (unsigned i = 0; i < 4; i++) {
+        seen |= 1u << c[i].tag;
+        if (c[i].status == BM_ETIMEDOUT)
+            continue;
+        /* Caught by the same recovery: failed, and says why. */
+        assert_int_equal(c[i].status, BM_EIO);
+        assert_non_null(strstr(c[i].detail, "timed out"));
+    }
+    assert_int_equal(seen, 0xf);
+    assert_true(m->comresets >= 1);
+    assert_non_null(strstr(log, "no device"));
+    assert_non_null(strstr(log, "port disabled"));
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 1, buf_of(0)), BM_EIO);
+    finish(m, ctrl);
+}
+
+static void test_smart_is_read_and_a_drive_that_refuses_it_keeps_working(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_health h;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->ops->health(d, &h), BM_OK);
+    assert_int_equal(h.temperature_c, 38);
+
+    m->smart_disabled = true;
+    assert_int_equal(d->ops->health(d, &h), BM_EIO);
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1003,6 +1130,10 @@ int main(void)
         cmocka_unit_test_teardown(test_hba_reset_that_never_ends_fails_the_probe_with_a_clear_message, log_restore),
         cmocka_unit_test_teardown(test_drive_without_ncq_reads_with_dma_ext_at_qd1, log_restore),
         cmocka_unit_test_teardown(test_hba_without_ncq_and_a_hung_dma_ext_times_out_then_works, log_restore),
+        cmocka_unit_test_teardown(test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming_pxtfd,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_drive_that_disappears_times_out_and_its_port_is_disabled, log_restore),
+        cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
