@@ -445,6 +445,22 @@ static int port_read_ncq_log(struct ahci_port *p, struct ata_ncq_error *e)
     return ata_parse_ncq_error_log(p->scratch, e);
 }
 
+/* The LBA a failed non-queued command reports: ACS-3's error outputs put
+ * the address of the first failing sector in the LBA field when ERROR has
+ * UNC or IDNF, and the D2H Register FIS that ended the command carries it
+ * (submit clears the FIS type first, so a stale FIS is not believed). */
+static bool d2h_error_lba(struct ahci_port *p, uint8_t err, uint64_t *lba)
+{
+    const volatile uint8_t *f = p->rfis + AHCI_RFIS_RFIS;
+
+    if (!(err & (ATA_ERR_UNC | ATA_ERR_IDNF)) || f[FIS_TYPE] != SATA_FIS_TYPE_D2H)
+        return false;
+    plat_rmb();
+    *lba = (uint64_t)f[FIS_LBA0] | ((uint64_t)f[FIS_LBA1] << 8) | ((uint64_t)f[FIS_LBA2] << 16) |
+           ((uint64_t)f[FIS_LBA3] << 24) | ((uint64_t)f[FIS_LBA4] << 32) | ((uint64_t)f[FIS_LBA5] << 40);
+    return true;
+}
+
 enum ahci_fault {
     FAULT_DEVICE,                  /* the device reported an error (STS.ERR/DF, TFES) */
     FAULT_HBA,                     /* the HBA stopped on a bus or interface error */
@@ -474,8 +490,11 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
             complete(p, t, BM_OK, NULL);
     caught = p->busy;
 
-    if (fault == FAULT_DEVICE)
-        ata_describe_error(why, sizeof(why), sts, err, false, 0);
+    if (fault == FAULT_DEVICE) {
+        uint64_t lba = 0;
+        bool has_lba = !p->ncq && d2h_error_lba(p, err, &lba);
+        ata_describe_error(why, sizeof(why), sts, err, has_lba, lba);
+    }
     else if (fault == FAULT_HBA)
         describe_hba_error(why, sizeof(why), is, serr);
     else
@@ -580,6 +599,8 @@ static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     /* The command table and header must be in memory before the doorbell;
      * PxSACT before PxCI for a queued command (section 5.3.2). Both
      * registers only set the bits written as 1. */
+    if (!p->ncq)
+        p->rfis[AHCI_RFIS_RFIS + FIS_TYPE] = 0; /* see d2h_error_lba */
     plat_wmb();
     if (p->ncq)
         port_wr(p, AHCI_PxSACT, bit);
