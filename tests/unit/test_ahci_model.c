@@ -141,8 +141,9 @@ static uint32_t prdt_copy_in(const uint8_t *table, unsigned prdtl, const uint8_t
 
 static uint8_t *rfis(struct ahci_model *m) { return (m->cmd & CMD_FRE) ? phys_ptr(m->fb, m->fbu) : NULL; }
 
-/* A Register D2H FIS: updates PxTFD (and PxSIG on the first after reset). */
-static void send_d2h(struct ahci_model *m, uint8_t sts, uint8_t err)
+/* A Register D2H FIS carrying an LBA: updates PxTFD (and PxSIG on the
+ * first after reset). */
+static void send_d2h_lba(struct ahci_model *m, uint8_t sts, uint8_t err, uint64_t lba)
 {
     uint8_t *r = rfis(m);
     m->tfd = sts | (uint32_t)err << 8;
@@ -151,6 +152,10 @@ static void send_d2h(struct ahci_model *m, uint8_t sts, uint8_t err)
         r[RFIS_RFIS] = FIS_D2H;
         r[RFIS_RFIS + 2] = sts;
         r[RFIS_RFIS + 3] = err;
+        r[RFIS_RFIS + 4] = (uint8_t)lba, r[RFIS_RFIS + 5] = (uint8_t)(lba >> 8);
+        r[RFIS_RFIS + 6] = (uint8_t)(lba >> 16), r[RFIS_RFIS + 7] = 0x40;
+        r[RFIS_RFIS + 8] = (uint8_t)(lba >> 24), r[RFIS_RFIS + 9] = (uint8_t)(lba >> 32);
+        r[RFIS_RFIS + 10] = (uint8_t)(lba >> 40);
     }
     m->is |= IS_DHRS;
     if (sts & STS_ERR) {
@@ -158,6 +163,8 @@ static void send_d2h(struct ahci_model *m, uint8_t sts, uint8_t err)
         m->halted = true;        /* 6.2.2: the HBA stops processing the list */
     }
 }
+
+static void send_d2h(struct ahci_model *m, uint8_t sts, uint8_t err) { send_d2h_lba(m, sts, err, 0); }
 
 /* A Set Device Bits FIS: completes the queued tags in done (SActive), or
  * reports an NCQ error through ERR in the status. */
@@ -340,7 +347,8 @@ static void run_slot(struct ahci_model *m, unsigned slot)
             return;
         }
         if (covers(lba, blocks, m->bad_lba)) {
-            send_d2h(m, STS_DRDY | STS_ERR, ERR_UNC);
+            /* ACS-3 error outputs: LBA of the first unrecoverable sector. */
+            send_d2h_lba(m, STS_DRDY | STS_ERR, ERR_UNC, m->bad_lba);
             return;
         }
         assert_true(blocks * 512u <= sizeof(data));
@@ -985,6 +993,7 @@ static void test_drive_without_ncq_reads_with_dma_ext_at_qd1(void **state)
 {
     struct ahci_model *m = model_new(true, false, true);
     struct bm_completion c[1];
+    char want[64];
     void *ctrl;
     struct bm_disk *d;
 
@@ -1007,6 +1016,8 @@ static void test_drive_without_ncq_reads_with_dma_ext_at_qd1(void **state)
     assert_int_equal(collect(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_EIO);
     assert_non_null(strstr(c[0].detail, "UNC"));
+    snprintf(want, sizeof(want), "lba %llu", (unsigned long long)m->bad_lba);
+    assert_non_null(strstr(c[0].detail, want));
     m->bad_lba = NO_LBA;
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, lba_of(3), READ_BLOCKS, buf_of(0)), BM_OK);
     assert_int_equal(collect(d, c, 1), 1);
