@@ -85,6 +85,7 @@ struct nvme_model {
     uint64_t bad_lba;              /* reads covering it: Unrecovered Read Error */
     uint64_t hang_lba;             /* reads covering it: no completion */
     bool hold_sq2;                 /* keep SQ 2's reads until released */
+    bool gone;                     /* surprise removal: reads all ones, nothing happens */
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
@@ -384,6 +385,8 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     struct nvme_model *m = ctx;
 
     assert_int_equal(bar, 0);
+    if (m->gone)
+        return 0xffffffffu;                      /* PCIe: a read nobody answers */
     switch (off) {
     case R_CAP: return (uint32_t)m->cap;
     case R_CAP + 4: return (uint32_t)(m->cap >> 32);
@@ -407,6 +410,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     struct nvme_model *m = ctx;
 
     assert_int_equal(bar, 0);
+    if (m->gone)
+        return;
     switch (off) {
     case R_CC: {
         uint32_t old = m->cc;
@@ -769,6 +774,31 @@ static void test_admin_command_without_completion_fails_probe_in_bounded_time(vo
     plat_sim_detach(&m->dev);
 }
 
+static void test_controller_that_vanishes_returns_every_command_as_timed_out(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[8];
+    struct bm_disk *d;
+    uint64_t t0;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->gone = true;
+    t0 = plat_now_ns();
+    submit_reads(d, 0, 0, 8);
+    assert_int_equal(collect(d, 0, c, 8, 30000000000ull), 8);
+    for (unsigned i = 0; i < 8; i++) {
+        assert_int_equal(c[i].status, BM_ETIMEDOUT);
+        assert_non_null(strstr(c[i].detail, "no completion"));
+    }
+    assert_true(plat_now_ns() - t0 < 12000000000ull);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -779,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_fatal_status_while_enabling_fails_probe_naming_cfs),
         cmocka_unit_test(test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs),
         cmocka_unit_test(test_admin_command_without_completion_fails_probe_in_bounded_time),
+        cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
