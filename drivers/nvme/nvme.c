@@ -82,8 +82,7 @@ struct nvme_ctrl {
     unsigned nns;
     bool enable_timed_out;         /* CSTS.RDY did not follow CC.EN = 1 within CAP.TO */
     volatile bool dead;            /* reset after a timeout: every queue is gone */
-    volatile bool stopped;         /* ...and CSTS.RDY went to 0 (or its deadline passed) */
-    uint64_t stop_deadline_ns;
+    volatile bool stopped;         /* ...and CSTS.RDY went to 0 */
 };
 
 static unsigned nvme_ctrl_count;
@@ -420,14 +419,17 @@ static void nvme_fail_controller(struct nvme_ctrl *c)
 {
     if (c->dead)
         return;
-    c->stop_deadline_ns = plat_now_ns() + (uint64_t)c->ready_timeout_ms * 1000000ull;
     c->dead = true;
     wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
 }
 
 /* Has the reset finished (CSTS.RDY = 0)? Checked once per poll instead of
- * waiting, so poll never blocks; past CAP.TO we stop waiting, since the
- * engine must get its commands back, and release() keeps the queue memory. */
+ * waiting, so poll never blocks. A controller that does not stop may still
+ * write into the buffers of the commands it holds, so they are not handed
+ * back, however long it takes: the engine's own stall detection then gives
+ * up on the disk and keeps those buffers, and release() keeps the queue
+ * memory. (A function that reads all ones has left the bus: it writes
+ * nothing any more.) */
 static bool nvme_controller_stopped(struct nvme_ctrl *c)
 {
     uint32_t csts;
@@ -435,7 +437,7 @@ static bool nvme_controller_stopped(struct nvme_ctrl *c)
     if (c->stopped)
         return true;
     csts = rd32(c, NVME_REG_CSTS);
-    if (!(csts & NVME_CSTS_RDY) || csts == 0xffffffffu || plat_now_ns() > c->stop_deadline_ns)
+    if (!(csts & NVME_CSTS_RDY) || csts == 0xffffffffu)
         c->stopped = true;
     return c->stopped;
 }
