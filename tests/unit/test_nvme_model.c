@@ -86,6 +86,7 @@ struct nvme_model {
     uint64_t hang_lba;             /* reads covering it: no completion */
     bool hold_sq2;                 /* keep SQ 2's reads until released */
     bool gone;                     /* surprise removal: reads all ones, nothing happens */
+    bool ignores_reset;            /* CC.EN = 0 does not stop it: RDY stays, queues live */
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
@@ -429,7 +430,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->cq[0] = (struct mq){ .live = true, .base = phys(m->acq), .size = ((m->aqa >> 16) & 0xfff) + 1,
                                     .phase = 1 };
             m->csts |= CSTS_RDY;
-        } else if ((old & CC_EN) && !(v & CC_EN)) {
+        } else if ((old & CC_EN) && !(v & CC_EN) && !m->ignores_reset) {
             controller_reset(m);
         }
         return;
@@ -799,6 +800,42 @@ static void test_controller_that_vanishes_returns_every_command_as_timed_out(voi
     plat_sim_detach(&m->dev);
 }
 
+static void test_controller_that_ignores_the_reset_keeps_its_buffers(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[8];
+    const unsigned hung = 3;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, hung);
+    m->ignores_reset = true;
+    submit_reads(d, 0, 0, 8);
+    assert_int_equal(collect(d, 0, c, 7, 1000000000ull), 7);
+    /* Timed out, reset written (CC.EN = 0), but CSTS.RDY stays 1: the
+     * controller may still write into the buffer, so the command must not
+     * come back, however long the engine polls (its own stall detection
+     * then keeps the buffers). */
+    assert_int_equal(collect(d, 0, c, 1, 60000000000ull), 0);
+    assert_false(m->cc & CC_EN);
+    assert_true(m->csts & CSTS_RDY);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+
+    /* If it does finish the read after all, the command comes back then. */
+    model_release_held(m);
+    assert_int_equal(collect(d, 0, c, 1, 1000000000ull), 1);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(hung), lba_of(0, hung), READ_BLOCKS));
+
+    /* Release cannot stop it either: bounded, and the memory stays. */
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -810,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs),
         cmocka_unit_test(test_admin_command_without_completion_fails_probe_in_bounded_time),
         cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
+        cmocka_unit_test(test_controller_that_ignores_the_reset_keeps_its_buffers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
