@@ -69,7 +69,7 @@ struct ahci_port {
 
     uint64_t link_up_ns;
     bool started;                  /* PxCMD.ST set by us */
-    bool dead;                     /* recovery failed: every submit fails */
+    bool dead;                     /* recovery failed: every submit fails, nothing is reaped */
     bool ncq;
     struct ata_identity id;
 
@@ -528,8 +528,16 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
     }
     if (rc != BM_OK) {
         p->dead = true;
-        port_stop(p);
         plat_log("%s: recovery failed (%s): port disabled", p->name, bm_strerror(rc));
+        if (port_stop(p) != BM_OK) {
+            /* PxCMD.CR still set: the HBA may still move data for these
+             * commands, so their buffers must not go back to the engine.
+             * They stay in flight; the engine's stall detection gives up
+             * on the disk and keeps the buffers. */
+            plat_log("%s: the port does not stop; %u command%s kept in flight: the HBA may still write their buffers",
+                     p->name, popcount32(caught), caught & (caught - 1) ? "s" : "");
+            return;
+        }
     }
 
     for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++) {
