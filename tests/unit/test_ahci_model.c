@@ -940,6 +940,7 @@ static void test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_th
     void *ctrl;
     struct bm_disk *d;
     const char *log;
+    int got;
 
     (void)state;
     d = probe_one(m, &ctrl);
@@ -948,18 +949,23 @@ static void test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_th
     t0 = plat_now_ns();
     log_capture_begin();
     submit_reads(d, 2);
-    assert_int_equal(collect(d, c, 2), 2);
+    got = collect(d, c, 2);
     log = log_capture_end();
     assert_non_null(strstr(log, "PxCMD.CR"));
     assert_non_null(strstr(log, "AHCI 0000:00:1f.2 port 2"));
+    assert_non_null(strstr(log, "port disabled"));
     /* Bounded: the command deadline plus a few stop attempts. */
     assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull);
 
-    for (unsigned i = 0; i < 2; i++)
-        assert_int_equal(c[i].status, c[i].tag == 0 ? BM_ETIMEDOUT : BM_OK);
+    /* Tag 1 finished before; tag 0 is still the HBA's (CR set: its list
+     * may still run), so its buffer is not handed back. */
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 1);
+    assert_int_equal(c[0].status, BM_OK);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(d->ops->poll(d, 0, c, QD), 0);
     /* The port is out of service, and says so at once. */
-    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 1, buf_of(0)), BM_EIO);
-    assert_int_equal(d->ops->poll(d, 0, c, QD), 0);
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 0, 1, buf_of(2)), BM_EIO);
 
     log_capture_begin();
     finish(m, ctrl);
