@@ -83,6 +83,7 @@ struct nvme_ctrl {
     bool enable_timed_out;         /* CSTS.RDY did not follow CC.EN = 1 within CAP.TO */
     volatile bool dead;            /* reset after a timeout: every queue is gone */
     volatile bool stopped;         /* ...and CSTS.RDY went to 0 */
+    bool fatal_seen;               /* CSTS.CFS was set when it was reset */
 };
 
 static unsigned nvme_ctrl_count;
@@ -417,8 +418,14 @@ static void nvme_release(void *ctrl)
  * once the controller has stopped (see nvme_controller_stopped). */
 static void nvme_fail_controller(struct nvme_ctrl *c)
 {
+    uint32_t csts;
+
     if (c->dead)
         return;
+    /* Why it went quiet, if it says: a fatal status is reported in CSTS
+     * instead of a completion (section 3.1.6); the reset clears it. */
+    csts = rd32(c, NVME_REG_CSTS);
+    c->fatal_seen = csts != 0xffffffffu && (csts & NVME_CSTS_CFS);
     c->dead = true;
     wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
 }
@@ -572,8 +579,9 @@ static int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_c
         out[n].tag = t;
         if (s->expired) {
             out[n].status = BM_ETIMEDOUT;
-            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s (SQ %u CID %u)",
-                     (unsigned long long)(NVME_IO_TIMEOUT_NS / 1000000000ull), q->qid, t);
+            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s%s (SQ %u CID %u)",
+                     (unsigned long long)(NVME_IO_TIMEOUT_NS / 1000000000ull),
+                     ns->ctrl->fatal_seen ? ", CSTS.CFS set" : "", q->qid, (uint16_t)t);
         } else {
             out[n].status = BM_EIO;
             snprintf(out[n].detail, sizeof(out[n].detail), "aborted: controller reset after a timeout");
