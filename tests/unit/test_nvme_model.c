@@ -87,6 +87,7 @@ struct nvme_model {
     bool hold_sq2;                 /* keep SQ 2's reads until released */
     bool gone;                     /* surprise removal: reads all ones, nothing happens */
     bool ignores_reset;            /* CC.EN = 0 does not stop it: RDY stays, queues live */
+    bool fatal_on_read;            /* a read makes it fail: CSTS.CFS, no completions */
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
@@ -315,6 +316,11 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
         complete(m, sqid, cid, ST_OK, 0);
         return;
     case OP_READ:
+        if (m->fatal_on_read) {
+            m->csts |= CSTS_CFS;
+            hold(m, sqid, sqe);
+            return;
+        }
         if (slba + nlb > MODEL_BLOCKS) {
             complete(m, sqid, cid, ST_LBA_RANGE, 0);
             return;
@@ -836,6 +842,26 @@ static void test_controller_that_ignores_the_reset_keeps_its_buffers(void **stat
     plat_sim_detach(&m->dev);
 }
 
+static void test_fatal_status_during_io_is_named_in_the_timed_out_commands(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->fatal_on_read = true;
+    submit_reads(d, 0, 0, 4);
+    assert_int_equal(collect(d, 0, c, 4, 30000000000ull), 4);
+    assert_int_equal(m->resets, 1);
+    for (unsigned i = 0; i < 4; i++) {
+        assert_int_equal(c[i].status, BM_ETIMEDOUT);
+        assert_non_null(strstr(c[i].detail, "CSTS.CFS"));
+    }
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -848,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_admin_command_without_completion_fails_probe_in_bounded_time),
         cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
         cmocka_unit_test(test_controller_that_ignores_the_reset_keeps_its_buffers),
+        cmocka_unit_test(test_fatal_status_during_io_is_named_in_the_timed_out_commands),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
