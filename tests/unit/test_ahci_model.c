@@ -361,6 +361,10 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         break;
     case ATA_READ_FPDMA: {
         unsigned tag = f[12] >> 3;
+        /* 5.3.2 / 4.2.2: the HBA finds the PRD table by the tag the drive
+         * names, so the tag is the slot; PxSACT is set before PxCI. */
+        assert_int_equal(tag, slot);
+        assert_true(m->sact & bit);
         blocks = (uint32_t)(f[3] | f[11] << 8);
         blocks = blocks ? blocks : 65536;
         m->ci &= ~bit;              /* accepted: D2H with BSY clear */
