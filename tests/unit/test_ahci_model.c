@@ -89,6 +89,7 @@ struct ahci_model {
     /* HBA */
     uint32_t cap, ghc, pi;
     bool hr_sticks;               /* GHC.HR never clears */
+    bool ae_drops;                /* GHC.AE does not stay set */
     /* Port MODEL_PORT */
     uint32_t clb, clbu, fb, fbu, is, ie, cmd, tfd, sig, ssts, sctl, serr, sact, ci;
     bool halted;                  /* stopped on an error until ST goes 1 -> 0 */
@@ -101,6 +102,7 @@ struct ahci_model {
     bool smart_disabled;          /* SMART commands abort */
     bool never_ready;             /* after a reset the drive stays BSY */
     bool gone;                    /* unplugged: no link, no FIS, ever */
+    bool identify_aborts;         /* IDENTIFY DEVICE ends in ABRT */
     uint8_t log10[512];
     uint32_t hung;                /* slots (non-queued) or tags (queued) the drive sits on */
     uint64_t held_lba[32];        /* what each queued tag it sits on reads */
@@ -303,6 +305,10 @@ static void run_slot(struct ahci_model *m, unsigned slot)
 
     switch (f[2]) {
     case ATA_IDENTIFY:
+        if (m->identify_aborts) {
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
         identify_data(m, data);
         prdbc = prdt_copy_in(table, prdtl, data, 512);
         send_pio_setup(m, STS_DRDY, 512);
@@ -577,6 +583,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         }
         m->ghc = (m->ghc & GHC_HR) | (v & (GHC_AE | 2u));
+        if (m->ae_drops)
+            m->ghc &= ~GHC_AE;
         return;
     case 0x08: return;
     case 0x0c: return;
@@ -1139,6 +1147,46 @@ static void test_smart_is_read_and_a_drive_that_refuses_it_keeps_working(void **
     finish(m, ctrl);
 }
 
+static void test_drive_that_aborts_identify_is_skipped_naming_the_command(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    const char *log;
+    int rc;
+
+    (void)state;
+    m->identify_aborts = true;
+    log_capture_begin();
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    log = log_capture_end();
+    assert_int_equal(rc, BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(log, "port 2: skipped: IDENTIFY DEVICE failed"));
+    assert_non_null(strstr(log, "err 0x04"));
+    finish(m, ctrl);
+}
+
+static void test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    int rc;
+
+    (void)state;
+    m->ae_drops = true;
+    m->ghc = 0;
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_true(rc < 0);
+    assert_non_null(strstr(err, "GHC.AE"));
+    assert_null(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1155,6 +1203,8 @@ int main(void)
                                   log_restore),
         cmocka_unit_test_teardown(test_drive_that_disappears_times_out_and_its_port_is_disabled, log_restore),
         cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
+        cmocka_unit_test_teardown(test_drive_that_aborts_identify_is_skipped_naming_the_command, log_restore),
+        cmocka_unit_test_teardown(test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae, log_restore),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -88,6 +88,8 @@ struct nvme_model {
     bool gone;                     /* surprise removal: reads all ones, nothing happens */
     bool ignores_reset;            /* CC.EN = 0 does not stop it: RDY stays, queues live */
     bool fatal_on_read;            /* a read makes it fail: CSTS.CFS, no completions */
+    bool refuse_create_sq;         /* Create I/O SQ fails: Invalid Queue Identifier */
+    unsigned grant;                /* I/O queue pairs Set Features grants (0: MODEL_QUEUES) */
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
@@ -235,7 +237,8 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
             return ST_INVALID_FIELD;
         if ((cdw11 & 0xffff) == 0xffff || (cdw11 >> 16) == 0xffff)
             return ST_INVALID_FIELD;
-        *dw0 = (MODEL_QUEUES - 1) | (uint32_t)(MODEL_QUEUES - 1) << 16;   /* granted, 0-based */
+        *dw0 = (m->grant ? m->grant : MODEL_QUEUES) - 1;
+        *dw0 |= *dw0 << 16;                         /* NSQA, NCQA: 0-based */
         return ST_OK;
     case OP_CREATE_CQ:
         if (qid == 0 || qid >= MAXQ || m->cq[qid].live)
@@ -248,6 +251,8 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
         return ST_OK;
     case OP_CREATE_SQ: {
         uint16_t cqid = (uint16_t)(cdw11 >> 16);
+        if (m->refuse_create_sq)
+            return ST_INVALID_QID;
         if (qid == 0 || qid >= MAXQ || m->sq[qid].live)
             return ST_INVALID_QID;
         if (qsize < 2 || qsize > MODEL_MQES + 1)
@@ -862,6 +867,44 @@ static void test_fatal_status_during_io_is_named_in_the_timed_out_commands(void 
     finish(m, ctrl);
 }
 
+static void test_queue_creation_refused_fails_probe_with_the_decoded_status(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    int rc;
+
+    (void)state;
+    m->refuse_create_sq = true;
+    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_EIO);
+    assert_non_null(strstr(err, "Create I/O SQ failed"));
+    assert_non_null(strstr(err, "SCT 1h SC 01h"));
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(m->dev.releases, 1);
+    assert_false(m->cc & CC_EN);             /* reset: the created CQ is gone before its memory */
+    plat_sim_detach(&m->dev);
+}
+
+static void test_one_granted_queue_pair_gives_one_queue(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->grant = 1;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->nqueues, 1);
+    assert_false(m->sq[2].live);
+    assert_int_equal(d->ops->submit(d, 1, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EINVAL);
+    submit_reads(d, 0, 0, QD);
+    expect_reads_ok(d, 0, QD);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -875,6 +918,8 @@ int main(void)
         cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
         cmocka_unit_test(test_controller_that_ignores_the_reset_keeps_its_buffers),
         cmocka_unit_test(test_fatal_status_during_io_is_named_in_the_timed_out_commands),
+        cmocka_unit_test(test_queue_creation_refused_fails_probe_with_the_decoded_status),
+        cmocka_unit_test(test_one_granted_queue_pair_gives_one_queue),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
