@@ -603,12 +603,13 @@ static void test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data(v
         assert_true(m->sq[q + 1].live && m->cq[q + 1].live);
 
     for (unsigned q = 0; q < MODEL_QUEUES; q++) {
-        for (int round = 0; round < 5; round++) {   /* 320 commands: the queue wraps */
+        /* Queue 0 gets 320 commands: its 256-entry queues wrap. */
+        for (int round = 0; round < (q == 0 ? 5 : 1); round++) {
             submit_reads(d, q, 0, QD);
             expect_reads_ok(d, q, QD);
         }
     }
-    assert_int_equal(m->reads_done, MODEL_QUEUES * 5 * QD);
+    assert_int_equal(m->reads_done, (5 + MODEL_QUEUES - 1) * QD);
     finish(m, ctrl);
 }
 
