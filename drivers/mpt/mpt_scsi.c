@@ -2,6 +2,18 @@
  * completion status. */
 #include "mpt.h"
 #include "mpi.h"
+#include "mpi2.h"
+
+/* SAM single-level LUN: peripheral addressing below 256, flat above. */
+static void mpt_encode_lun(uint8_t lun_out[8], uint32_t lun)
+{
+    if (lun < 256) {
+        lun_out[1] = (uint8_t)lun;
+    } else {
+        lun_out[0] = (uint8_t)(0x40 | ((lun >> 8) & 0x3f));
+        lun_out[1] = (uint8_t)lun;
+    }
+}
 
 /* MPI 1.5 SCSI IO: one 64-bit simple SGE right after the request;
  * a command without data still carries a zero-length end-of-list SGE. */
@@ -18,13 +30,7 @@ unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t 
     r->cdb_length = io->cdb_len;
     r->sense_buffer_length = MPT_SENSE_BYTES;
     r->msg_context = context;
-    /* SAM single-level LUN: peripheral addressing below 256, flat above. */
-    if (io->lun < 256) {
-        r->lun[1] = (uint8_t)io->lun;
-    } else {
-        r->lun[0] = (uint8_t)(0x40 | ((io->lun >> 8) & 0x3f));
-        r->lun[1] = (uint8_t)io->lun;
-    }
+    mpt_encode_lun(r->lun, io->lun);
     switch (io->dir) {
     case SCSI_DIR_IN:
         r->control = MPI_SCSIIO_CONTROL_READ | MPI_SCSIIO_CONTROL_SIMPLEQ;
@@ -45,6 +51,64 @@ unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t 
     return (unsigned)sizeof(*r);
 }
 
+/* MPI 2 SCSI IO (mpi2_init.h): the device by handle, sense in system
+ * memory (MsgFlags SYSTEM_SENSE_ADDR, high half from IOC INIT), the SGL at
+ * 0x60 (SGLOffset0 in dwords). Buffers are physically contiguous, so one
+ * SGE carries the whole transfer. A command without data still carries a
+ * zero-length end-of-list SGE whose address is all ones (as Linux
+ * mpt3sas _base_build_zero_len_sge{,_ieee} builds it). */
+unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, bool ieee_sgl)
+{
+    struct mpi2_scsi_io_request *r = frame;
+    bool data = io->data_len && io->dir != SCSI_DIR_NONE;
+
+    memset(r, 0, sizeof(*r));
+    r->dev_handle = io->dev_handle;
+    r->function = MPI2_FUNCTION_SCSI_IO_REQUEST;
+    r->msg_flags = MPI2_SCSIIO_MSGFLAGS_SYSTEM_SENSE_ADDR;
+    r->sense_buffer_low_address = (uint32_t)io->sense_pa;
+    r->sense_buffer_length = MPT_SENSE_BYTES;
+    r->sgl_offset0 = MPI2_SCSIIO_SGL_OFFSET / 4;
+    r->data_length = data ? io->data_len : 0;
+    r->io_flags = io->cdb_len & MPI2_SCSIIO_IOFLAGS_CDBLENGTH_MASK;
+    mpt_encode_lun(r->lun, io->lun);
+    switch (data ? io->dir : SCSI_DIR_NONE) {
+    case SCSI_DIR_IN:
+        r->control = MPI2_SCSIIO_CONTROL_READ | MPI2_SCSIIO_CONTROL_SIMPLEQ;
+        break;
+    case SCSI_DIR_OUT:
+        r->control = MPI2_SCSIIO_CONTROL_WRITE | MPI2_SCSIIO_CONTROL_SIMPLEQ;
+        break;
+    default:
+        r->control = MPI2_SCSIIO_CONTROL_NODATATRANSFER | MPI2_SCSIIO_CONTROL_SIMPLEQ;
+        break;
+    }
+    memcpy(r->cdb, io->cdb, io->cdb_len);
+    if (ieee_sgl) {
+        /* MPI 2.5: IEEE simple element in system memory, last of the list. */
+        r->sgl.ieee.address = data ? io->data_pa : ~0ull;
+        r->sgl.ieee.length = data ? io->data_len : 0;
+        r->sgl.ieee.flags = MPI2_IEEE_SGE_FLAGS_SIMPLE_ELEMENT | MPI2_IEEE_SGE_FLAGS_SYSTEM_ADDR |
+                            MPI25_IEEE_SGE_FLAGS_END_OF_LIST;
+        return MPI2_SCSIIO_SGL_OFFSET + (unsigned)sizeof(r->sgl.ieee);
+    }
+    {
+        uint32_t flags = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_LAST_ELEMENT | MPI_SGE_FLAGS_END_OF_BUFFER |
+                         MPI_SGE_FLAGS_END_OF_LIST;
+        if (data) {
+            flags |= MPI_SGE_FLAGS_64_BIT_ADDRESSING;
+            if (io->dir == SCSI_DIR_OUT)
+                flags |= MPI_SGE_FLAGS_HOST_TO_IOC;
+            r->sgl.mpi.flags_length = flags | (io->data_len & MPI_SGE_LENGTH_MASK);
+            r->sgl.mpi.address = io->data_pa;
+        } else {
+            r->sgl.mpi.flags_length = flags | MPI_SGE_FLAGS_64_BIT_ADDRESSING;
+            r->sgl.mpi.address = ~0ull;
+        }
+    }
+    return MPI2_SCSIIO_SGL_OFFSET + (unsigned)sizeof(r->sgl.mpi);
+}
+
 /* Text for an IOC status. */
 const char *mpt_ioc_status_name(uint16_t status)
 {
@@ -57,6 +121,10 @@ const char *mpt_ioc_status_name(uint16_t status)
     case MPI_IOCSTATUS_INSUFFICIENT_RESOURCES: return "insufficient resources";
     case MPI_IOCSTATUS_INVALID_FIELD: return "invalid field";
     case MPI_IOCSTATUS_INVALID_STATE: return "invalid state";
+    case MPI2_IOCSTATUS_CONFIG_INVALID_ACTION: return "config: invalid action";
+    case MPI2_IOCSTATUS_CONFIG_INVALID_TYPE: return "config: invalid page type";
+    case MPI2_IOCSTATUS_CONFIG_INVALID_PAGE: return "config: invalid page";
+    case MPI2_IOCSTATUS_CONFIG_INVALID_DATA: return "config: invalid data";
     case MPI_IOCSTATUS_SCSI_RECOVERED_ERROR: return "recovered error";
     case MPI_IOCSTATUS_SCSI_INVALID_BUS: return "invalid bus";
     case MPI_IOCSTATUS_SCSI_INVALID_TARGETID: return "invalid target id";
