@@ -154,6 +154,7 @@ struct mpi2_ioc_facts_reply {
 } __attribute__((packed));
 
 #define MPI2_IOCFACTS_PROTOCOL_SCSI_INITIATOR 0x0002
+#define MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID 0x00001000u /* IR firmware */
 
 /* ---- IOC INIT (mpi2_ioc.h) --------------------------------------------------------------------------------- */
 struct mpi2_ioc_init_request {

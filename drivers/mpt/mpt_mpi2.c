@@ -306,6 +306,9 @@ static int mpt2_init_common(struct mpt_ctrl *c, bool ieee_sgl, char *err, size_t
              s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.request_credit,
              s->facts.ioc_request_frame_size * 4, s->facts.reply_frame_size * 4,
              s->facts.max_reply_descriptor_post_queue_depth, s->facts.number_of_ports);
+    if (s->facts.ioc_capabilities & MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID)
+        plat_log("%s IR (integrated RAID) firmware: volumes are not driven, their member disks may show up as "
+                 "disks", c->name);
     rc = mpt2_size_queues(c, err, errlen);
     if (rc != BM_OK)
         return rc;
