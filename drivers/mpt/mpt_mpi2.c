@@ -35,6 +35,8 @@
 #define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux mpt3sas: 300 s for SAS discovery */
 #define MPT2_MAX_DEVICES 128
 #define MPT2_CONFIG_PAGE_BYTES 4096
+/* Both dwords of an unused reply descriptor (MPI2_RPY_DESCRIPT_UNUSED_WORD0/1_MARK). */
+#define MPT2_DESCRIPTOR_UNUSED (((uint64_t)MPI2_RPY_DESCRIPT_UNUSED_WORD << 32) | MPI2_RPY_DESCRIPT_UNUSED_WORD)
 
 struct mpt2_device {
     uint16_t handle, slot, enclosure;
@@ -56,7 +58,7 @@ struct mpt2_state {
     uint32_t *free_q;           /* reply free queue: reply frame addresses */
     size_t free_q_bytes;
     uint32_t free_depth, free_host_index;
-    volatile uint32_t *post_q;  /* reply descriptor post queue: 2 dwords per descriptor */
+    volatile uint64_t *post_q;  /* reply descriptor post queue */
     size_t post_q_bytes;
     uint32_t post_depth, post_host_index;
     uint8_t *msg_reply;         /* MPT2_MSG_REPLY_BYTES per slot */
@@ -204,8 +206,8 @@ static int mpt2_alloc(struct mpt_ctrl *c)
     s->reply_pa = (uint32_t)plat_virt_to_phys(s->reply);
     for (uint32_t i = 0; i < s->free_depth; i++)
         s->free_q[i] = s->reply_pa + i * s->reply_frame_bytes;
-    for (uint32_t i = 0; i < s->post_depth * 2; i++)
-        s->post_q[i] = MPI2_RPY_DESCRIPT_UNUSED_WORD;
+    for (uint32_t i = 0; i < s->post_depth; i++)
+        s->post_q[i] = MPT2_DESCRIPTOR_UNUSED;
     return BM_OK;
 }
 
@@ -409,17 +411,16 @@ static void mpt2_drain(struct mpt_ctrl *c)
     unsigned n = 0;
 
     while (n < s->post_depth) {
-        volatile uint32_t *desc = s->post_q + (size_t)s->post_host_index * 2;
-        uint32_t lo = desc[0], hi = desc[1];
+        /* One 64-bit read, as the IOC writes a descriptor whole. */
+        uint64_t w = s->post_q[s->post_host_index];
+        uint32_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
         uint32_t type = lo & MPI2_RPY_DESCRIPT_FLAGS_TYPE_MASK, smid = lo >> 16;
 
-        if (type == MPI2_RPY_DESCRIPT_FLAGS_UNUSED || (lo == MPI2_RPY_DESCRIPT_UNUSED_WORD &&
-                                                       hi == MPI2_RPY_DESCRIPT_UNUSED_WORD))
+        if (type == MPI2_RPY_DESCRIPT_FLAGS_UNUSED || w == MPT2_DESCRIPTOR_UNUSED)
             break;
         plat_rmb();
         /* Mark it unused before acting: the IOC may wrap around to it. */
-        desc[0] = MPI2_RPY_DESCRIPT_UNUSED_WORD;
-        desc[1] = MPI2_RPY_DESCRIPT_UNUSED_WORD;
+        s->post_q[s->post_host_index] = MPT2_DESCRIPTOR_UNUSED;
         s->post_host_index = s->post_host_index + 1 == s->post_depth ? 0 : s->post_host_index + 1;
         n++;
         switch (type) {
