@@ -339,8 +339,14 @@ static void mpt_stop(struct mpt_ctrl *c)
 {
     char err[128];
 
-    if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK)
+    /* A faulted IOC takes no message unit reset: it needs the
+     * diagnostic reset mpt_make_ready() does. */
+    if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
+        if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
+            plat_log("%s reset of the faulted IOC on release: %s", c->name, err);
+    } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
         plat_log("%s message unit reset on release: %s", c->name, err);
+    }
     c->operational = false;
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
     if (c->be_state)

@@ -452,7 +452,7 @@ static int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes,
                         uint64_t timeout_ns, const char *what, char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
-    uint64_t deadline = plat_now_ns() + timeout_ns;
+    uint64_t deadline = plat_now_ns() + timeout_ns, next_check = 0;
     uint8_t *copy;
     int slot, status;
 
@@ -473,6 +473,17 @@ static int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes,
         mpt2_drain(c);
         if (hbaq_internal_done(&c->q, (uint32_t)slot, &status))
             break;
+        /* PORT ENABLE may take minutes: stop at once if the IOC faults. */
+        if (plat_now_ns() >= next_check) {
+            uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+            if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+                hbaq_abandon(&c->q, (uint32_t)slot);
+                snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db,
+                         mpt_ioc_state_name(db));
+                return BM_EIO;
+            }
+            next_check = plat_now_ns() + MS_NS;
+        }
         if (plat_now_ns() > deadline) {
             hbaq_abandon(&c->q, (uint32_t)slot);
             snprintf(err, errlen, "%s: no reply within %llu ms (ReplyPostHostIndex %u, doorbell 0x%08x)", what,

@@ -140,6 +140,9 @@ struct model {
     struct pending hung;
     bool have_hung;
     unsigned writes_seen;
+    bool port_enable_hangs;     /* PORT ENABLE never answered */
+    bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
+    bool event_before_port_enable; /* an unsolicited event reply (SMID 0) first */
     /* The devices behind the IOC. */
     struct sim_sas_dev dev[8];
     unsigned ndev;
@@ -691,6 +694,23 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
     }
     case F_PORT_ENABLE: {
         uint8_t r[0x14] = { 0 };
+        if (m->port_enable_hangs)
+            return;
+        if (m->port_enable_faults) {
+            m->state = ST_FAULT;
+            m->fault_code = 0x5854;
+            return;
+        }
+        if (m->event_before_port_enable) {
+            /* EVENT NOTIFICATION reply for a SAS discovery event
+             * (mpi2_ioc.h: Event 0x0016 at 0x14), not tied to a request. */
+            uint8_t ev[0x24] = { 0 };
+            put16(ev + 0x00, 2);    /* EventDataLength, dwords */
+            ev[0x02] = sizeof(ev) / 4;
+            ev[0x03] = F_EVENT_NOTIFICATION;
+            put16(ev + 0x14, 0x0016);
+            reply_frame(m, 0, ev, sizeof(ev));
+        }
         m->port_enabled = true;
         reply_status(m, smid, F_PORT_ENABLE, IOS_SUCCESS, r, sizeof(r));
         break;
@@ -716,7 +736,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     (void)bar;
     switch (off) {
     case R_DOORBELL:
-        if (m->stuck)
+        if (m->stuck || (m->port_enable_hangs && m->initialised))
             plat_sim_advance_ns(S_NS); /* a dead IOC: let the driver's deadlines pass */
         v = m->state | (m->state == ST_FAULT ? m->fault_code : 0);
         if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
@@ -1210,6 +1230,73 @@ static void test_operational_ioc_is_reset_first(void **state)
     detach();
 }
 
+/* An unsolicited reply (SMID 0) is handed back and changes nothing. */
+static void test_unsolicited_event_reply(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->event_before_port_enable = true;
+    attach(m);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(list.count, 3);
+    /* Its frame came back: the free queue is as full as the host left it
+     * after the probe's own replies. */
+    assert_int_equal((model->free_host + model->free_depth - model->free_ioc) % model->free_depth,
+                     model->free_depth - 1u);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* PORT ENABLE that never comes back: the probe gives up at its deadline
+ * with the register it watched in the message, and resets the IOC. */
+static void test_port_enable_timeout(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(true, ST_READY);
+
+    (void)state;
+    m->port_enable_hangs = true;
+    attach(m);
+    assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    if (!strstr(err, "PORT ENABLE") || !strstr(err, "ReplyPostHostIndex"))
+        fail_msg("unexpected probe error: %s", err);
+    print_message("probe error: %s\n", err);
+    assert_null(ctrl);
+    assert_true(model->murs >= 1);
+    assert_int_equal(model->state, ST_READY);
+    assert_int_equal(simdev.claims, simdev.releases);
+    detach();
+}
+
+/* An IOC that faults while discovering: the probe stops waiting at once
+ * and says so, then resets the IOC. */
+static void test_fault_during_port_enable(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+    uint64_t t0 = plat_now_ns();
+
+    (void)state;
+    m->port_enable_faults = true;
+    attach(m);
+    assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    if (!strstr(err, "PORT ENABLE") || !strstr(err, "FAULT") || !strstr(err, "0x40005854"))
+        fail_msg("unexpected probe error: %s", err);
+    assert_true(plat_now_ns() - t0 < 5 * S_NS);
+    assert_int_equal(model->diag_resets, 1);  /* a faulted IOC needs the hard reset */
+    assert_int_equal(model->state, ST_READY);
+    detach();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1223,6 +1310,9 @@ int main(void)
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
+        cmocka_unit_test(test_unsolicited_event_reply),
+        cmocka_unit_test(test_port_enable_timeout),
+        cmocka_unit_test(test_fault_during_port_enable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
