@@ -68,6 +68,13 @@ struct mpi2_sge_simple64 {
     uint64_t address;           /* 0x04 */
 } __attribute__((packed));
 
+struct mpi2_sge_chain64 {
+    uint16_t length;            /* 0x00: bytes of the next segment */
+    uint8_t next_chain_offset;  /* 0x02: dwords into it of its chain element, 0 if none */
+    uint8_t flags;              /* 0x03: CHAIN_ELEMENT | 64_BIT_ADDRESSING */
+    uint64_t address;           /* 0x04 */
+} __attribute__((packed));
+
 /* IEEE SGE (MPI2_IEEE_SGE_SIMPLE64, the only SCSI IO SGE of MPI 2.5). */
 #define MPI2_IEEE_SGE_FLAGS_SIMPLE_ELEMENT 0x00
 #define MPI2_IEEE_SGE_FLAGS_CHAIN_ELEMENT 0x80
@@ -78,9 +85,18 @@ struct mpi2_ieee_sge64 {
     uint64_t address;           /* 0x00 */
     uint32_t length;            /* 0x08 */
     uint16_t reserved1;         /* 0x0c */
-    uint8_t reserved2;          /* 0x0e */
+    uint8_t reserved2;          /* 0x0e: NextChainOffset in a chain element (MPI25_IEEE_SGE_CHAIN64) */
     uint8_t flags;              /* 0x0f */
 } __attribute__((packed));
+
+/* MPI 2.5 SCSI IO: ChainOffset (request byte 0x02) and a chain element's
+ * NextChainOffset count 16-byte IEEE elements; MPI 2.0 counts dwords
+ * (Linux mpt3sas _base_build_sg_scmd_ieee / _base_build_sg_scmd). An MPI
+ * 2.0 chain segment is at most a request frame; MPI 2.5 IOC FACTS gives
+ * IOCMaxChainSegmentSize in 16-byte units, 0 meaning 128 bytes (mpt3sas
+ * DEFAULT_NUM_FWCHAIN_ELEMTS * MAX_CHAIN_ELEMT_SZ). */
+#define MPI25_CHAIN_SEGMENT_UNIT 16
+#define MPI25_DEFAULT_CHAIN_SEGMENT_BYTES 128
 
 /* ---- Default reply header (every MPI 2 reply) ----------------------------------------------------------- */
 struct mpi2_default_reply {

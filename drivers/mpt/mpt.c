@@ -9,7 +9,6 @@
 
 #define MPT_VENDOR_LSI 0x1000
 #define MPT_DISK_QD_MAX 256
-#define MPT_MAX_TRANSFER_BYTES (1u << 20)       /* SGE lengths reach 16 MiB - 1 */
 #define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define MS_NS 1000000ull
 

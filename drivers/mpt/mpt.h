@@ -32,6 +32,7 @@
 extern const struct bm_driver mpt_driver;
 
 #define MPT_SENSE_BYTES 96
+#define MPT_MAX_TRANSFER_BYTES (1u << 20)   /* largest command per disk */
 
 /* A SCSI command for the backend to send. */
 struct mpt_scsi_io {
@@ -149,10 +150,22 @@ int mpt_result_status(const struct mpt_result *r, const uint8_t *sense, uint32_t
                       size_t len);
 const char *mpt_ioc_status_name(uint16_t status);
 
+/* Where an MPI 2 SCSI IO's scatter/gather list may go. */
+struct mpt2_sgl_space {
+    bool ieee;                  /* MPI 2.5 IEEE SGEs, else MPI simple SGEs */
+    uint32_t frame_bytes;       /* request frame size */
+    uint32_t max_sge_bytes;     /* data per SGE */
+    uint8_t *chain;             /* this request's chain segments, or NULL */
+    uint64_t chain_pa;
+    uint32_t chain_seg_bytes;   /* one chain segment (IOC limit) */
+    uint32_t chain_segs;        /* segments available at chain */
+};
+
 /* Fill an MPI 2 SCSI IO request (DevHandle addressing, sense buffer at
- * sense_pa's low 32 bits) with one SGE: an MPI simple SGE (MPI 2.0) or an
- * IEEE SGE (MPI 2.5). Returns the bytes of the frame used. */
-unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, bool ieee_sgl);
+ * sense_pa's low 32 bits) with its SGL: SGEs of at most max_sge_bytes,
+ * continued through chain segments when the frame is full. Returns the
+ * bytes of the frame used, 0 if the SGL does not fit. */
+unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, const struct mpt2_sgl_space *sp);
 
 /* ---- mpt.c (called by the backends) ---------------------------------------------------------- */
 /* The hardware finished slot; r == NULL for a context (success) reply. */

@@ -35,6 +35,11 @@
 #define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux mpt3sas: 300 s for SAS discovery */
 #define MPT2_MAX_DEVICES 128
 #define MPT2_CONFIG_PAGE_BYTES 4096
+/* Data per SGE: 64 KiB, the largest segment Linux hands these chips
+ * (BLK_MAX_SEGMENT_SIZE; mpt3sas sets no other), so big transfers take
+ * the chained SGL shape the firmware sees every day rather than one
+ * 1 MiB element. Used only when the IOC's chain depth allows it. */
+#define MPT2_MAX_SGE_BYTES (64u * 1024u)
 /* Both dwords of an unused reply descriptor (MPI2_RPY_DESCRIPT_UNUSED_WORD0/1_MARK). */
 #define MPT2_DESCRIPTOR_UNUSED (((uint64_t)MPI2_RPY_DESCRIPT_UNUSED_WORD << 32) | MPI2_RPY_DESCRIPT_UNUSED_WORD)
 
@@ -62,6 +67,9 @@ struct mpt2_state {
     size_t post_q_bytes;
     uint32_t post_depth, post_host_index;
     uint8_t *msg_reply;         /* MPT2_MSG_REPLY_BYTES per slot */
+    uint8_t *chain;             /* chain_segs segments of chain_seg_bytes per slot */
+    size_t chain_bytes;
+    struct mpt2_sgl_space sgl;  /* geometry; chain and chain_pa set per request */
     uint8_t *page;              /* config page buffer */
 };
 
@@ -180,6 +188,56 @@ static int mpt2_size_queues(struct mpt_ctrl *c, char *err, size_t errlen)
     return BM_OK;
 }
 
+/* Chain segments a transfer of MPT_MAX_TRANSFER_BYTES needs with SGEs
+ * of max_sge bytes (0: fits in the frame). */
+static uint32_t mpt2_chain_segments(const struct mpt2_sgl_space *g, uint32_t max_sge)
+{
+    uint32_t esz = g->ieee ? 16 : 12;
+    uint32_t n = (MPT_MAX_TRANSFER_BYTES + max_sge - 1) / max_sge;
+    uint32_t main_cap = (g->frame_bytes - MPI2_SCSIIO_SGL_OFFSET) / esz, seg_cap = g->chain_seg_bytes / esz;
+    uint32_t left, segs = 0;
+
+    if (n <= main_cap)
+        return 0;
+    if (main_cap < 2 || seg_cap < 2)
+        return ~0u;
+    left = n - (main_cap - 1);
+    while (left > seg_cap) {
+        left -= seg_cap - 1;
+        segs++;
+    }
+    return segs + 1;
+}
+
+/* SGL geometry: 64 KiB SGEs through chain segments when the IOC's chain
+ * limits allow, else one SGE per transfer (buffers are contiguous). */
+static void mpt2_sgl_geometry(struct mpt_ctrl *c)
+{
+    struct mpt2_state *s = st(c);
+    struct mpt2_sgl_space *g = &s->sgl;
+    uint32_t segs;
+
+    memset(g, 0, sizeof(*g));
+    g->ieee = s->ieee_sgl;
+    g->frame_bytes = s->frame_bytes;
+    if (s->ieee_sgl)
+        g->chain_seg_bytes = s->facts.ioc_max_chain_segment_size
+                                 ? (uint32_t)s->facts.ioc_max_chain_segment_size * MPI25_CHAIN_SEGMENT_UNIT
+                                 : MPI25_DEFAULT_CHAIN_SEGMENT_BYTES;
+    else
+        g->chain_seg_bytes = s->frame_bytes;
+    segs = mpt2_chain_segments(g, MPT2_MAX_SGE_BYTES);
+    if (segs == ~0u || (s->facts.max_chain_depth && segs > s->facts.max_chain_depth)) {
+        plat_log("%s chain limits (segment %u bytes, depth %u): one SGE per transfer", c->name,
+                 g->chain_seg_bytes, s->facts.max_chain_depth);
+        g->max_sge_bytes = MPT_MAX_TRANSFER_BYTES;
+        segs = 0;
+    } else {
+        g->max_sge_bytes = MPT2_MAX_SGE_BYTES;
+    }
+    g->chain_segs = segs;
+}
+
 /* Request frames, reply frames, both queues and sense buffers, below
  * 4 GiB; the free queue filled with every reply frame, the post queue all
  * ones (unused). */
@@ -199,7 +257,11 @@ static int mpt2_alloc(struct mpt_ctrl *c)
     c->sense = plat_alloc_pages(c->sense_bytes, true);
     s->page = plat_alloc_pages(MPT2_CONFIG_PAGE_BYTES, true);
     s->msg_reply = plat_alloc((size_t)c->nslots * MPT2_MSG_REPLY_BYTES);
-    if (!s->req || !s->reply || !s->free_q || !s->post_q || !c->sense || !s->page || !s->msg_reply)
+    mpt2_sgl_geometry(c);
+    s->chain_bytes = ALIGN_UP((size_t)c->nslots * s->sgl.chain_segs * s->sgl.chain_seg_bytes, (size_t)4096);
+    s->chain = s->chain_bytes ? plat_alloc_pages(s->chain_bytes, true) : NULL;
+    if (!s->req || !s->reply || !s->free_q || !s->post_q || !c->sense || !s->page || !s->msg_reply ||
+        (s->chain_bytes && !s->chain))
         return BM_ENOMEM;
     memset(s->req, 0, s->req_bytes);
     memset(s->reply, 0, s->reply_bytes);
@@ -271,6 +333,7 @@ static void mpt2_destroy(struct mpt_ctrl *c)
     plat_free_pages(s->free_q, s->free_q_bytes);
     plat_free_pages((void *)s->post_q, s->post_q_bytes);
     plat_free_pages(s->page, MPT2_CONFIG_PAGE_BYTES);
+    plat_free_pages(s->chain, s->chain_bytes);
     plat_free_pages(c->sense, c->sense_bytes);
     plat_free(s->msg_reply);
     c->sense = NULL;
@@ -342,12 +405,25 @@ static void mpt2_post_descriptor(struct mpt_ctrl *c, uint8_t flags, uint32_t slo
     mpt_write(c, MPT2_REG_REQUEST_DESCRIPTOR_POST_HIGH, (uint32_t)dev_handle << 16);
 }
 
-/* Build a SCSI IO request in the slot's frame and post it. */
+/* Build a SCSI IO request in the slot's frame (and its chain segments)
+ * and post it. */
 static void mpt2_post(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_io *io)
 {
     struct mpt2_state *s = st(c);
+    struct mpt2_sgl_space sp = s->sgl;
+    size_t per_slot = (size_t)sp.chain_segs * sp.chain_seg_bytes;
 
-    mpt2_build_scsi_io(mpt2_frame(s, slot), io, s->ieee_sgl);
+    if (per_slot) {
+        sp.chain = s->chain + (size_t)slot * per_slot;
+        sp.chain_pa = plat_virt_to_phys(sp.chain);
+    }
+    if (!mpt2_build_scsi_io(mpt2_frame(s, slot), io, &sp)) {
+        /* Sized so that it cannot happen; fail the command, not the IOC. */
+        struct mpt_result r = { .ioc_status = MPI_IOCSTATUS_INVALID_SGL };
+        plat_log("%s request %u: SGL for %u bytes does not fit", c->name, slot, io->data_len);
+        mpt_slot_done(c, slot, &r);
+        return;
+    }
     mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_SCSI_IO, slot, io->dev_handle);
 }
 

@@ -24,6 +24,7 @@ _Static_assert(sizeof(struct mpi2_default_reply) == 0x14, "MPI 2 default reply i
 _Static_assert(sizeof(struct mpi2_reply_descriptor) == 8, "reply descriptors are 64 bits");
 _Static_assert(sizeof(struct mpi2_sge_simple64) == 12, "MPI 64-bit simple SGE");
 _Static_assert(sizeof(struct mpi2_ieee_sge64) == 16, "IEEE 64-bit simple SGE");
+_Static_assert(sizeof(struct mpi2_sge_chain64) == 12, "MPI 64-bit chain SGE");
 _Static_assert(sizeof(struct mpi2_sas_device_page0) == 0x38, "SAS Device Page 0 is 14 dwords");
 
 static void test_header_and_default_reply(void **state)
@@ -266,12 +267,14 @@ static void test_built_mpi2_requests(void **state)
     struct mpi2_scsi_io_request *r = (void *)frame;
     struct mpt_scsi_io io = { .dev_handle = 0x0123, .lun = 3, .dir = SCSI_DIR_IN, .data_pa = 0x123456789000ull,
                               .data_len = 65536, .sense_pa = 0x7f000 };
+    struct mpt2_sgl_space sp = { .ieee = false, .frame_bytes = 128, .max_sge_bytes = 65536 };
 
     (void)state;
     io.cdb_len = (uint8_t)scsi_build_rw(io.cdb, BM_IO_READ, 1ull << 33, 1ull << 32, 128);
-    assert_int_equal(mpt2_build_scsi_io(frame, &io, false), 0x6c);
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 0x6c);
     assert_int_equal(r->dev_handle, 0x0123);
     assert_int_equal(r->function, 0x00);
+    assert_int_equal(r->chain_offset, 0);
     assert_int_equal(r->sgl_offset0, 0x60 / 4);
     assert_int_equal(r->io_flags, 16);
     assert_int_equal(frame[0x40], 0x88);             /* READ(16) */
@@ -285,7 +288,8 @@ static void test_built_mpi2_requests(void **state)
     assert_int_equal(r->sgl.mpi.address, 0x123456789000ull);
 
     io.dir = SCSI_DIR_OUT;
-    assert_int_equal(mpt2_build_scsi_io(frame, &io, true), 0x70);
+    sp.ieee = true;
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 0x70);
     assert_int_equal(r->control & 0x03000000u, 0x01000000u);
     assert_int_equal(r->sgl.ieee.address, 0x123456789000ull);
     assert_int_equal(r->sgl.ieee.length, 65536);
@@ -293,11 +297,69 @@ static void test_built_mpi2_requests(void **state)
 
     io.dir = SCSI_DIR_NONE;
     io.data_len = 0;
-    assert_int_equal(mpt2_build_scsi_io(frame, &io, false), 0x6c);
+    sp.ieee = false;
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 0x6c);
     assert_int_equal(r->control, 0);
     assert_int_equal(r->data_length, 0);
     assert_int_equal(r->sgl.mpi.flags_length & 0xffffff, 0);
     assert_int_equal(r->sgl.mpi.address, ~0ull);
+}
+
+/* A 256 KiB read in 64 KiB SGEs: one data element and a chain element in
+ * the frame (ChainOffset in dwords for MPI 2.0, 16-byte units for 2.5),
+ * the rest in the chain segment. */
+static void test_built_mpi2_chains(void **state)
+{
+    static uint8_t chain[2 * 128];
+    uint8_t frame[128];
+    struct mpi2_scsi_io_request *r = (void *)frame;
+    struct mpt_scsi_io io = { .dev_handle = 9, .dir = SCSI_DIR_IN, .data_pa = 0x100000, .data_len = 4 * 65536,
+                              .cdb_len = 10 };
+    struct mpt2_sgl_space sp = { .ieee = false, .frame_bytes = 128, .max_sge_bytes = 65536, .chain = chain,
+                                 .chain_pa = 0x5000, .chain_seg_bytes = 128, .chain_segs = 2 };
+    const struct mpi2_sge_chain64 *ch = (const void *)(frame + 0x6c);
+    const struct mpi2_sge_simple64 *e = (const void *)chain;
+    const struct mpi2_ieee_sge64 *ie = (const void *)chain, *ich = (const void *)(frame + 0x70);
+
+    (void)state;
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 128);
+    assert_int_equal(r->chain_offset, 0x6c / 4);
+    assert_int_equal(r->sgl.mpi.flags_length, 0x80000000u | 0x10000000u | 0x02000000u | 65536);
+    assert_int_equal(ch->flags, 0x32);
+    assert_int_equal(ch->length, 3 * 12);
+    assert_int_equal(ch->next_chain_offset, 0);
+    assert_int_equal(ch->address, 0x5000);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(e[i].address, 0x100000 + (uint64_t)(i + 1) * 65536);
+        assert_int_equal(e[i].flags_length & 0xffffff, 65536);
+    }
+    assert_int_equal(e[2].flags_length >> 24, 0x80 | 0x40 | 0x10 | 0x02 | 0x01);
+    assert_int_equal(e[1].flags_length >> 24, 0x10 | 0x02);
+
+    sp.ieee = true;
+    memset(chain, 0, sizeof(chain));
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 128);
+    assert_int_equal(r->chain_offset, 0x70 / 16);
+    assert_int_equal(ich->flags, 0x80);
+    assert_int_equal(ich->length, 3 * 16);
+    assert_int_equal(ich->address, 0x5000);
+    assert_int_equal(ie[2].flags, 0x40);
+    assert_int_equal(ie[0].flags, 0x00);
+    assert_int_equal(ie[0].address, 0x110000);
+
+    /* More than a segment holds: segments chain on (7 + chain, then 2 more). */
+    io.data_len = 10 * 65536;
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 128);
+    assert_int_equal(ich->length, 8 * 16);
+    assert_int_equal(ich->reserved2, 7);             /* NextChainOffset (elements) of the segment it names */
+    assert_int_equal(ie[7].flags, 0x80);
+    assert_int_equal(ie[7].reserved2, 0);            /* the last segment has no chain */
+    assert_int_equal(ie[7].address, 0x5000 + 128);
+    assert_int_equal(ie[7].length, 2 * 16);
+    assert_int_equal(ie[8 + 1].flags, 0x40);
+    /* A transfer needing more segments than given is refused. */
+    io.data_len = 20 * 65536;
+    assert_int_equal(mpt2_build_scsi_io(frame, &io, &sp), 0);
 }
 
 static void test_register_values(void **state)
@@ -333,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_mpi2_ioc_facts_and_init_offsets),
         cmocka_unit_test(test_mpi2_config_and_scsi_io_offsets),
         cmocka_unit_test(test_built_mpi2_requests),
+        cmocka_unit_test(test_built_mpi2_chains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,6 +71,8 @@
 #define DEVINFO_SSP_TARGET 0x800u
 
 #define S_NS 1000000000ull
+#define MODEL_MAX_CHAIN_DEPTH 8
+#define MODEL_MAX_SEGS 64
 
 /* ---- Little-endian helpers on host memory ("physical" = virtual on the host) ---------------------------------- */
 static uint8_t *pa_ptr(uint64_t pa) { return (uint8_t *)(uintptr_t)pa; }
@@ -129,6 +131,7 @@ struct model {
     unsigned n_outstanding, max_outstanding;
     uint16_t last_smid;
     unsigned scsi_ios, descriptors_after_mur;
+    unsigned max_sges;          /* most SGEs one request carried */
     bool defer;                 /* hold SCSI IO replies until model_flush() */
     bool address_all;           /* answer GOOD through address replies too */
     struct pending held[2048];
@@ -184,12 +187,13 @@ static void do_ioc_facts(struct model *m)
     r[0x02] = 16;                                      /* MsgLength */
     r[0x03] = F_IOC_FACTS;
     put16(r + 0x04, m->mpi25 ? 0x2300 : 0x1000);       /* HeaderVersion */
-    r[0x14] = 128;                                     /* MaxChainDepth */
+    r[0x14] = MODEL_MAX_CHAIN_DEPTH;                   /* MaxChainDepth */
     r[0x16] = 1;                                       /* NumberOfPorts */
     put16(r + 0x18, m->credit);                        /* RequestCredit */
     put16(r + 0x1a, m->device_id);                     /* ProductID */
     put32(r + 0x20, m->mpi25 ? 0x10000000 : 0x14000000); /* FWVersion 16.0.0.0 / 20.0.0.0 */
     put16(r + 0x24, m->frame_dwords);                  /* IOCRequestFrameSize */
+    put16(r + 0x26, m->mpi25 ? 8 : 0);                 /* IOCMaxChainSegmentSize: 8 x 16 bytes (2.5 only) */
     put16(r + 0x2a, 1024);                             /* MaxTargets */
     put16(r + 0x30, 0x0003);                           /* ProtocolFlags: initiator + target */
     put16(r + 0x34, m->max_post_depth);
@@ -438,7 +442,98 @@ static const struct sim_sas_dev *dev_by_handle(struct model *m, uint16_t h)
     return NULL;
 }
 
-/* Answer a SCSI IO: data into the SGE's buffer, then a success descriptor
+struct seg { uint64_t pa; uint32_t len; };
+
+/* Walk a SCSI IO's SGL (mpi2.h / mpi2_init.h): simple elements in the
+ * frame from 0x60, a chain element where ChainOffset says (dwords for MPI
+ * SGEs, 16-byte units for IEEE SGEs), chain segments no longer than the
+ * IOC allows, each naming where its own chain element is. Fills segs;
+ * returns their count. */
+static unsigned parse_sgl(struct model *m, const uint8_t *f, struct seg *segs, uint32_t *total)
+{
+    const uint8_t *seg = f;
+    uint32_t esz = m->mpi25 ? 16 : 12, seg_bytes = m->frame_size_dwords * 4u, pos = 0x60;
+    uint32_t chain_at = f[0x02] * (m->mpi25 ? 16u : 4u), seg_limit = m->mpi25 ? 8 * 16 : seg_bytes;
+    uint32_t control = get32(f + 0x3c), prev_flags = 0;
+    unsigned n = 0, depth = 0;
+    bool write = (control & 0x03000000u) == 0x01000000u;
+
+    *total = 0;
+    for (;;) {
+        const uint8_t *e = seg + pos;
+        bool chain;
+        uint8_t flags;
+
+        if (pos + esz > seg_bytes || n == MODEL_MAX_SEGS) {
+            violation(m, "SGL runs past its segment (offset %u of %u)", pos, seg_bytes);
+            return n;
+        }
+        flags = m->mpi25 ? e[15] : e[3];
+        chain = m->mpi25 ? (flags & 0x80) : (flags & 0x30) == 0x30;
+        if (chain) {
+            uint32_t len = m->mpi25 ? get32(e + 8) : get16(e);
+            uint8_t next = m->mpi25 ? e[14] : e[2];
+            if (pos != chain_at)
+                violation(m, "chain element at 0x%x, expected at 0x%x", pos, chain_at);
+            if (!m->mpi25 && (!(flags & 0x02) || !(prev_flags & 0x80)))
+                violation(m, "MPI chain flags 0x%02x after element flags 0x%02x", flags, prev_flags);
+            if (m->mpi25 && (flags & 0x03))
+                violation(m, "IEEE chain flags 0x%02x", flags);
+            if (!len || len > seg_limit || len % esz)
+                violation(m, "chain segment of %u bytes (limit %u)", len, seg_limit);
+            if (++depth > MODEL_MAX_CHAIN_DEPTH)
+                violation(m, "chain depth %u", depth);
+            seg = pa_ptr(m->mpi25 ? get64(e) : get64(e + 4));
+            seg_bytes = len;
+            pos = 0;
+            chain_at = next * (m->mpi25 ? 16u : 4u);
+            continue;
+        }
+        if (m->mpi25) {
+            if (flags & 0x03)
+                violation(m, "IEEE SGE flags 0x%02x: not a system address", flags);
+            segs[n].pa = get64(e);
+            segs[n].len = get32(e + 8);
+        } else {
+            uint32_t fl = get32(e);
+            if ((flags & 0x30) != 0x10)
+                violation(m, "MPI SGE flags 0x%02x: not a simple element", flags);
+            if ((fl & 0xffffff) && !(flags & 0x02))
+                violation(m, "MPI SGE flags 0x%02x: not 64-bit", flags);
+            if ((fl & 0xffffff) && !!(flags & 0x04) != write)
+                violation(m, "SGE direction 0x%02x with control 0x%08x", flags, control);
+            segs[n].pa = get64(e + 4);
+            segs[n].len = fl & 0xffffff;
+        }
+        *total += segs[n].len;
+        n++;
+        if (m->mpi25 ? (flags & 0x40) : (flags & 0x01)) {
+            if (!m->mpi25 && (flags & 0xc0) != 0xc0)
+                violation(m, "MPI end of list without last element/end of buffer (0x%02x)", flags);
+            if (pos + esz == chain_at && chain_at)
+                violation(m, "end of list where ChainOffset names a chain");
+            return n;
+        }
+        prev_flags = flags;
+        pos += esz;
+    }
+}
+
+/* Copy len bytes of a staging buffer to or from the SGL's segments. */
+static void sgl_copy(const struct seg *segs, unsigned n, uint8_t *staging, uint32_t len, bool to_host)
+{
+    uint32_t off = 0;
+    for (unsigned i = 0; i < n && off < len; i++) {
+        uint32_t k = MIN(segs[i].len, len - off);
+        if (to_host)
+            memcpy(pa_ptr(segs[i].pa), staging + off, k);
+        else
+            memcpy(staging + off, pa_ptr(segs[i].pa), k);
+        off += k;
+    }
+}
+
+/* Answer a SCSI IO: data into the SGL's buffers, then a success descriptor
  * or an address reply with status and sense. */
 static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
 {
@@ -449,36 +544,28 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
     uint8_t reply[0x30] = { 0 }, sense[18] = { 0 };
     uint8_t scsi_status = 0;
     uint32_t moved = data_len;
-    uint64_t addr;
-    uint32_t sge_len;
     uint8_t *buf;
     bool have_sense = false;
+    struct seg segs[MODEL_MAX_SEGS];
+    unsigned nsegs;
+    uint32_t sge_total;
 
-    /* The SGL: one element at SGLOffset0 (24 dwords = 0x60). */
-    if (m->mpi25) {
-        uint8_t flags = f[0x6f];
-        addr = get64(f + 0x60);
-        sge_len = get32(f + 0x68);
-        if ((flags & 0x80) || (flags & 0x03) || !(flags & 0x40))
-            violation(m, "IEEE SGE flags 0x%02x (want simple, system address, end of list)", flags);
-    } else {
-        uint32_t fl = get32(f + 0x60);
-        uint8_t flags = (uint8_t)(fl >> 24);
-        addr = get64(f + 0x64);
-        sge_len = fl & 0xffffff;
-        if ((flags & 0x30) != 0x10 || !(flags & 0x80) || !(flags & 0x40) || !(flags & 0x01) ||
-            (sge_len && !(flags & 0x02)))
-            violation(m, "MPI SGE flags 0x%02x (want simple, last, end of buffer/list, 64-bit)", flags);
-        if (sge_len && !!(flags & 0x04) != ((control & 0x03000000u) == 0x01000000u))
-            violation(m, "SGE direction 0x%02x with control 0x%08x", flags, control);
-    }
-    if (sge_len != data_len)
-        violation(m, "SGE length %u, DataLength %u", sge_len, data_len);
-    buf = data_len ? pa_ptr(addr) : NULL;
+    /* The SGL at SGLOffset0 (24 dwords = 0x60), chains followed. */
+    if (f[0x14] != 0x60 / 4)
+        violation(m, "SGLOffset0 %u", f[0x14]);
+    nsegs = parse_sgl(m, f, segs, &sge_total);
+    if (sge_total != data_len)
+        violation(m, "SGL of %u bytes, DataLength %u", sge_total, data_len);
+    if (nsegs > m->max_sges)
+        m->max_sges = nsegs;
+    buf = data_len ? calloc(1, data_len) : NULL;
+    if (buf && (control & 0x03000000u) == 0x01000000u)
+        sgl_copy(segs, nsegs, buf, data_len, false);
 
     if (!d || !m->port_enabled) {
         put16(reply + 0x0e, IOS_DEVICE_NOT_THERE);
         reply[0x0d] = 0x04;     /* no SCSI status */
+        free(buf);
         goto address_reply;
     }
     switch (cdb[0]) {
@@ -561,6 +648,7 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
             m->hung.smid = smid;
             m->hung.frame = (uint8_t *)f;
             m->have_hung = true;
+            free(buf);
             return;
         }
         if (m->error_armed && handle == m->error_handle && lba == m->error_lba) {
@@ -589,6 +677,9 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
         moved = 0;
         break;
     }
+    if (buf && moved && (control & 0x03000000u) == 0x02000000u)
+        sgl_copy(segs, nsegs, buf, moved, true);
+    free(buf);
     if (scsi_status == 0 && moved == data_len && !m->address_all) {
         reply_success(m, smid);
         return;
@@ -616,8 +707,6 @@ static void do_scsi_io(struct model *m, uint16_t smid, uint16_t desc_handle, uin
     m->scsi_ios++;
     if (get16(f + 0x00) != desc_handle)
         violation(m, "descriptor DevHandle 0x%04x, frame 0x%04x", desc_handle, get16(f + 0x00));
-    if (f[0x14] != 0x60 / 4)
-        violation(m, "SGLOffset0 %u", f[0x14]);
     if (f[0x12] < 18)
         violation(m, "SenseBufferLength %u", f[0x12]);
     if (f[0x07] != 0x00)
@@ -1297,6 +1386,55 @@ static void test_fault_during_port_enable(void **state)
     detach();
 }
 
+/* 1 MiB reads and writes at queue depth 32: SGLs through chain segments
+ * (64 KiB per SGE), data checked; both SGL formats. */
+static void check_large_transfers(bool mpi25)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_disk *d;
+    enum { QD = 32, BYTES = 1 << 20 };
+    uint8_t *bufs[QD];
+    struct bm_completion out[QD];
+
+    attach(model_new(mpi25, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(d);
+    assert_true(d->max_transfer_bytes >= BYTES);
+    for (int t = 0; t < QD; t++)
+        bufs[t] = plat_alloc_pages(BYTES, false);
+    model->defer = true;
+    for (int round = 0; round < 3; round++) {
+        enum bm_io_op op = round == 1 ? BM_IO_WRITE : BM_IO_READ;
+        for (int t = 0; t < QD; t++) {
+            memset(bufs[t], 0xee, BYTES);
+            assert_int_equal(d->ops->submit(d, 0, (uint32_t)t, op, (uint64_t)t * 4096 + round, BYTES / 512, bufs[t]),
+                             BM_OK);
+        }
+        assert_int_equal(model->nheld, QD);
+        model_flush(model);
+        assert_int_equal(poll_n(d, out, QD), QD);
+        for (int i = 0; i < QD; i++)
+            assert_int_equal(out[i].status, BM_OK);
+        if (op == BM_IO_READ)
+            for (int t = 0; t < QD; t++)
+                for (int b = 0; b < BYTES / 512; b++)
+                    assert_true(block_ok(bufs[t] + (size_t)b * 512, 0x000a, (uint64_t)t * 4096 + round + b, 512));
+    }
+    assert_int_equal(model->writes_seen, QD);
+    assert_true(model->max_sges >= 16);       /* chained, not one element */
+    assert_no_violations();
+    for (int t = 0; t < QD; t++)
+        plat_free_pages(bufs[t], BYTES);
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+static void test_large_transfers_sas2008(void **state) { (void)state; check_large_transfers(false); }
+static void test_large_transfers_sas3008(void **state) { (void)state; check_large_transfers(true); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1304,6 +1442,8 @@ int main(void)
         cmocka_unit_test(test_probe_sas3008),
         cmocka_unit_test(test_deep_queue_sas2008),
         cmocka_unit_test(test_deep_queue_sas3008),
+        cmocka_unit_test(test_large_transfers_sas2008),
+        cmocka_unit_test(test_large_transfers_sas3008),
         cmocka_unit_test(test_write_direction),
         cmocka_unit_test(test_check_condition_sense),
         cmocka_unit_test(test_timeout_holds_smid),
