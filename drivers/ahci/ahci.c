@@ -69,7 +69,7 @@ struct ahci_port {
 
     uint64_t link_up_ns;
     bool started;                  /* PxCMD.ST set by us */
-    bool dead;                     /* recovery failed: every submit fails */
+    bool dead;                     /* recovery failed: every submit fails, nothing is reaped */
     bool ncq;
     struct ata_identity id;
 
@@ -445,6 +445,22 @@ static int port_read_ncq_log(struct ahci_port *p, struct ata_ncq_error *e)
     return ata_parse_ncq_error_log(p->scratch, e);
 }
 
+/* The LBA a failed non-queued command reports: ACS-3's error outputs put
+ * the address of the first failing sector in the LBA field when ERROR has
+ * UNC or IDNF, and the D2H Register FIS that ended the command carries it
+ * (submit clears the FIS type first, so a stale FIS is not believed). */
+static bool d2h_error_lba(struct ahci_port *p, uint8_t err, uint64_t *lba)
+{
+    const volatile uint8_t *f = p->rfis + AHCI_RFIS_RFIS;
+
+    if (!(err & (ATA_ERR_UNC | ATA_ERR_IDNF)) || f[FIS_TYPE] != SATA_FIS_TYPE_D2H)
+        return false;
+    plat_rmb();
+    *lba = (uint64_t)f[FIS_LBA0] | ((uint64_t)f[FIS_LBA1] << 8) | ((uint64_t)f[FIS_LBA2] << 16) |
+           ((uint64_t)f[FIS_LBA3] << 24) | ((uint64_t)f[FIS_LBA4] << 32) | ((uint64_t)f[FIS_LBA5] << 40);
+    return true;
+}
+
 enum ahci_fault {
     FAULT_DEVICE,                  /* the device reported an error (STS.ERR/DF, TFES) */
     FAULT_HBA,                     /* the HBA stopped on a bus or interface error */
@@ -453,7 +469,8 @@ enum ahci_fault {
 
 /* Error recovery, AHCI 1.3.1 section 6.2.2: commands that finished before
  * the error complete normally; the port is stopped, cleared and restarted
- * (COMRESET where needed); for NCQ, log 10h names the failing tag. Every
+ * (COMRESET after a timeout or an HBA error, else where BSY/DRQ stay set);
+ * for NCQ, log 10h names the failing tag. Every
  * command the error caught completes with BM_EIO (the timed-out one with
  * BM_ETIMEDOUT) and a decoded detail. Nothing is retried: the engine
  * decides. If the port cannot be restarted it is declared dead. */
@@ -473,8 +490,11 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
             complete(p, t, BM_OK, NULL);
     caught = p->busy;
 
-    if (fault == FAULT_DEVICE)
-        ata_describe_error(why, sizeof(why), sts, err, false, 0);
+    if (fault == FAULT_DEVICE) {
+        uint64_t lba = 0;
+        bool has_lba = !p->ncq && d2h_error_lba(p, err, &lba);
+        ata_describe_error(why, sizeof(why), sts, err, has_lba, lba);
+    }
     else if (fault == FAULT_HBA)
         describe_hba_error(why, sizeof(why), is, serr);
     else
@@ -490,7 +510,13 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
             slot_table(p, t)[AHCI_CT_CFIS + FIS_TYPE] = 0;
     plat_wmb();
 
-    rc = port_restart(p, fault == FAULT_TIMEOUT, &did_reset);
+    /* Only a device error tells the drive anything (it then aborts its
+     * queue itself). After a timeout, or an HBA or interface error, the
+     * drive may still hold queued commands whose tags and buffers we are
+     * about to hand back, and finish them later into whatever the slot
+     * then points at: only a COMRESET empties its queue (Linux libahci
+     * resets on IFS/HBFS/HBDS too). */
+    rc = port_restart(p, fault != FAULT_DEVICE, &did_reset);
     if (rc == BM_OK && p->ncq && fault == FAULT_DEVICE && !did_reset) {
         /* The device aborted every queued command and accepts no new one
          * until log 10h is read (ACS-3 section 9.13). Without the log (no
@@ -502,8 +528,16 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
     }
     if (rc != BM_OK) {
         p->dead = true;
-        port_stop(p);
         plat_log("%s: recovery failed (%s): port disabled", p->name, bm_strerror(rc));
+        if (port_stop(p) != BM_OK) {
+            /* PxCMD.CR still set: the HBA may still move data for these
+             * commands, so their buffers must not go back to the engine.
+             * They stay in flight; the engine's stall detection gives up
+             * on the disk and keeps the buffers. */
+            plat_log("%s: the port does not stop; %u command%s kept in flight: the HBA may still write their buffers",
+                     p->name, popcount32(caught), caught & (caught - 1) ? "s" : "");
+            return;
+        }
     }
 
     for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++) {
@@ -573,6 +607,8 @@ static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     /* The command table and header must be in memory before the doorbell;
      * PxSACT before PxCI for a queued command (section 5.3.2). Both
      * registers only set the bits written as 1. */
+    if (!p->ncq)
+        p->rfis[AHCI_RFIS_RFIS + FIS_TYPE] = 0; /* see d2h_error_lba */
     plat_wmb();
     if (p->ncq)
         port_wr(p, AHCI_PxSACT, bit);
@@ -917,7 +953,9 @@ static void ahci_release(void *ctrl)
 static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
     struct ahci_ctrl *c;
+    char version[16];
     unsigned found = 0;
+    uint32_t vs;
     int rc;
 
     *ctrl_out = NULL;
@@ -950,8 +988,12 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     rc = hba_reset(c, err, errlen);
     if (rc != BM_OK)
         goto err_index;
-    plat_log("AHCI %s: version %x.%x, %u ports (PI 0x%08x), %u slots,%s%s%s%s", c->bdf,
-             hba_rd(c, AHCI_VS) >> 16, hba_rd(c, AHCI_VS) & 0xffff, (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
+    vs = hba_rd(c, AHCI_VS);
+    /* Section 3.1.5: BCD, major in 31:16, minor 15:8 and 7:0 (1.3.1 is
+     * 00010301h, 1.3 is 00010300h). */
+    snprintf(version, sizeof(version), (vs & 0xff) ? "%x.%x.%x" : "%x.%x", vs >> 16, (vs >> 8) & 0xff, vs & 0xff);
+    plat_log("AHCI %s: version %s, %u ports (PI 0x%08x), %u slots,%s%s%s%s", c->bdf, version,
+             (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
              ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1, (c->cap & AHCI_CAP_SNCQ) ? " NCQ" : "",
              (c->cap & AHCI_CAP_S64A) ? " 64-bit DMA" : " 32-bit DMA",
              (c->cap & AHCI_CAP_SSS) ? " staggered spin-up" : "", (c->cap & AHCI_CAP_SCLO) ? " CLO" : "");

@@ -39,6 +39,7 @@
 /* ---- Register Host-to-Device FIS (SATA 3.x section 10.5.5) ---------------------------- */
 
 #define SATA_FIS_TYPE_H2D 0x27
+#define SATA_FIS_TYPE_D2H 0x34    /* Register Device-to-Host FIS (section 10.5.6): same LBA bytes */
 #define SATA_FIS_H2D_BYTES 20
 #define SATA_FIS_H2D_DWORDS 5
 #define SATA_FIS_H2D_C 0x80        /* byte 1: this FIS carries a command */

@@ -80,9 +80,10 @@ struct nvme_ctrl {
 
     struct nvme_ns *ns[NVME_MAX_NS_PER_CTRL];
     unsigned nns;
+    bool enable_timed_out;         /* CSTS.RDY did not follow CC.EN = 1 within CAP.TO */
     volatile bool dead;            /* reset after a timeout: every queue is gone */
-    volatile bool stopped;         /* ...and CSTS.RDY went to 0 (or its deadline passed) */
-    uint64_t stop_deadline_ns;
+    volatile bool stopped;         /* ...and CSTS.RDY went to 0 */
+    bool fatal_seen;               /* CSTS.CFS was set when it was reset */
 };
 
 static unsigned nvme_ctrl_count;
@@ -136,7 +137,10 @@ static int nvme_disable(struct nvme_ctrl *c, char *err, size_t errlen)
     char ignored[96];
 
     if (cc & NVME_CC_EN) {
-        if (!(rd32(c, NVME_REG_CSTS) & NVME_CSTS_RDY))
+        /* Unless it already had its CAP.TO and did not make it: waiting
+         * again would only double what a broken controller costs, and
+         * clearing EN is the one way left to stop it. */
+        if (!(rd32(c, NVME_REG_CSTS) & NVME_CSTS_RDY) && !c->enable_timed_out)
             (void)nvme_wait_ready(c, true, ignored, sizeof(ignored));
         wr32(c, NVME_REG_CC, cc & ~NVME_CC_EN);
     }
@@ -245,7 +249,9 @@ static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
          NVME_CC_IOCQES(NVME_CQE_LOG2);
     wr32(c, NVME_REG_CC, cc);
     wr32(c, NVME_REG_CC, cc | NVME_CC_EN);
-    return nvme_wait_ready(c, true, err, errlen);
+    rc = nvme_wait_ready(c, true, err, errlen);
+    c->enable_timed_out = rc == BM_ETIMEDOUT;
+    return rc;
 }
 
 /* Active namespace IDs: the CNS 02h list (NVMe 1.1+), else 1..NN. */
@@ -412,16 +418,25 @@ static void nvme_release(void *ctrl)
  * once the controller has stopped (see nvme_controller_stopped). */
 static void nvme_fail_controller(struct nvme_ctrl *c)
 {
+    uint32_t csts;
+
     if (c->dead)
         return;
-    c->stop_deadline_ns = plat_now_ns() + (uint64_t)c->ready_timeout_ms * 1000000ull;
+    /* Why it went quiet, if it says: a fatal status is reported in CSTS
+     * instead of a completion (section 3.1.6); the reset clears it. */
+    csts = rd32(c, NVME_REG_CSTS);
+    c->fatal_seen = csts != 0xffffffffu && (csts & NVME_CSTS_CFS);
     c->dead = true;
     wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
 }
 
 /* Has the reset finished (CSTS.RDY = 0)? Checked once per poll instead of
- * waiting, so poll never blocks; past CAP.TO we stop waiting, since the
- * engine must get its commands back, and release() keeps the queue memory. */
+ * waiting, so poll never blocks. A controller that does not stop may still
+ * write into the buffers of the commands it holds, so they are not handed
+ * back, however long it takes: the engine's own stall detection then gives
+ * up on the disk and keeps those buffers, and release() keeps the queue
+ * memory. (A function that reads all ones has left the bus: it writes
+ * nothing any more.) */
 static bool nvme_controller_stopped(struct nvme_ctrl *c)
 {
     uint32_t csts;
@@ -429,7 +444,7 @@ static bool nvme_controller_stopped(struct nvme_ctrl *c)
     if (c->stopped)
         return true;
     csts = rd32(c, NVME_REG_CSTS);
-    if (!(csts & NVME_CSTS_RDY) || csts == 0xffffffffu || plat_now_ns() > c->stop_deadline_ns)
+    if (!(csts & NVME_CSTS_RDY) || csts == 0xffffffffu)
         c->stopped = true;
     return c->stopped;
 }
@@ -564,8 +579,9 @@ static int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_c
         out[n].tag = t;
         if (s->expired) {
             out[n].status = BM_ETIMEDOUT;
-            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s (SQ %u CID %u)",
-                     (unsigned long long)(NVME_IO_TIMEOUT_NS / 1000000000ull), q->qid, t);
+            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s%s (SQ %u CID %u)",
+                     (unsigned long long)(NVME_IO_TIMEOUT_NS / 1000000000ull),
+                     ns->ctrl->fatal_seen ? ", CSTS.CFS set" : "", q->qid, (uint16_t)t);
         } else {
             out[n].status = BM_EIO;
             snprintf(out[n].detail, sizeof(out[n].detail), "aborted: controller reset after a timeout");
@@ -688,6 +704,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     uint32_t entries, max_qd;
     struct nvme_io_limits lim;
     char why[96];
+    uint32_t skipped_id = 0;    /* the last namespace skipped; why says why */
     int rc;
 
     *ctrl_out = NULL;
@@ -776,6 +793,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
             continue; /* 1..NN includes inactive namespaces on 1.0 controllers */
         if (rc != BM_OK) {
             plat_log("%s: namespace %u skipped: %s", c->name, ids[i], why);
+            skipped_id = ids[i];
             continue;
         }
         ids[nusable++] = ids[i];
@@ -786,7 +804,12 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         nusable = room;
     }
     if (nusable == 0) {
-        snprintf(err, errlen, "%s: no usable namespace (%u active)", c->name, nids);
+        /* The last skip reason says why, e.g. a format with metadata. */
+        if (skipped_id)
+            snprintf(err, errlen, "%s: no usable namespace (%u active; namespace %u: %s)", c->name, nids,
+                     skipped_id, why);
+        else
+            snprintf(err, errlen, "%s: no usable namespace (%u active)", c->name, nids);
         rc = BM_ENODEV;
         goto err;
     }

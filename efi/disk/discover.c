@@ -89,6 +89,52 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         record_note(bdf, "%s driver took the controller but found no disk", drv->name);
 }
 
+/* A storage controller's kind, for messages. */
+static const char *storage_kind(uint32_t class_code)
+{
+    switch ((class_code >> 8) & 0xff) {
+    case 0x00: return "SCSI controller";
+    case 0x01: return "IDE controller";
+    case 0x04: return "RAID controller";
+    case 0x05: return "ATA controller";
+    case 0x06: return "SATA controller";
+    case 0x07: return "SAS controller";
+    case 0x08: return "NVM controller";
+    default: return "storage controller";
+    }
+}
+
+/* Say so for every storage controller that ended up with no disk and
+ * has not been talked about yet: a user whose disks are missing from
+ * the results must see which controller nobody could drive. */
+static void note_controllers_without_disks(const struct config *c, const struct disk_set *s,
+                                           const struct pci_list *pci)
+{
+    if (c->driver == DRIVER_NATIVE)
+        return;     /* each such controller already has its note or error */
+    for (int i = 0; i < pci->count; i++) {
+        const struct pci_func *f = &pci->funcs[i];
+        bool found = false;
+        char bdf[16];
+
+        if ((f->class_code >> 16) != PCI_CLASS_STORAGE || f->header_type != PCI_HEADER_NORMAL)
+            continue;
+        for (unsigned j = 0; j < s->nctrls && !found; j++)
+            found = same_pci(s->ctrls[j].addr, f->addr);    /* the driver's own note covers it */
+        for (unsigned j = 0; j < s->list.count && !found; j++)
+            found = s->list.disks[j]->has_pci && same_pci(s->list.disks[j]->pci_addr, f->addr);
+        if (found)
+            continue;
+        pci_addr_str(f->addr, bdf, sizeof(bdf));
+        record_note(bdf, "%s %04x:%04x (class %06x): no disk found behind it; %s", storage_kind(f->class_code),
+                    f->vendor, f->device, f->class_code,
+                    c->driver == DRIVER_FIRMWARE ? "the firmware exposes none (driver=firmware)"
+                    : registry_find(f->vendor, f->device, f->class_code)
+                        ? "the firmware exposes none either"
+                        : "baremark has no driver for it and the firmware exposes none");
+    }
+}
+
 /* Native drivers first (they take their controllers), then the firmware's disks. */
 int disk_discover(const struct config *c, const struct plat_boot_location *boot,
                   const struct plat_boot_location *results, struct disk_set *s)
@@ -99,8 +145,8 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     int n;
 
     memset(s, 0, sizeof(*s));
+    pci_enumerate(&pci);
     if (c->driver != DRIVER_FIRMWARE) {
-        pci_enumerate(&pci);
         for (int i = 0; i < pci.count; i++)
             if ((pci.funcs[i].class_code >> 16) == PCI_CLASS_STORAGE &&
                 pci.funcs[i].header_type == PCI_HEADER_NORMAL)
@@ -121,6 +167,7 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     n = fwblk_discover(&s->list, taken, s->nctrls, keep_firmware_disk, &k);
     if (n < 0)
         record_error("firmware", "Block I/O discovery failed: %s", bm_strerror(n));
+    note_controllers_without_disks(c, s, &pci);
     return BM_OK;
 }
 

@@ -144,3 +144,45 @@ def test_read_error_is_reported_with_its_nvme_status():
         assert run.end()["status"] == "error"
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_split_transfers_and_controllers_nobody_can_drive():
+    """A controller limited to 8 KiB per command (MDTS 1) still runs the
+    1 MiB tests, each split into commands but counted as one I/O; a
+    namespace formatted with metadata, and a SCSI controller neither we nor
+    OVMF drive, are each named in a note instead of silently missing."""
+    workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
+    try:
+        s = qemu.make_disk(os.path.join(workdir, "s.img"), 32)
+        m = qemu.make_disk(os.path.join(workdir, "m.img"), 16)
+        l = qemu.make_disk(os.path.join(workdir, "l.img"), 16)
+        run = _boot(workdir,
+                    drives=["file=%s,if=none,id=S,format=raw" % s,
+                            "file=%s,if=none,id=M,format=raw" % m,
+                            "file=%s,if=none,id=L,format=raw" % l],
+                    devices=["nvme,id=ns,serial=NVSPLIT,mdts=1,max_ioqpairs=1", "nvme-ns,bus=ns,drive=S",
+                             "nvme,id=nm,serial=NVMETA", "nvme-ns,bus=nm,drive=M,ms=8,mset=1",
+                             "lsi53c895a,id=lsi", "scsi-hd,bus=lsi.0,drive=L,serial=LSI0"],
+                    options="mem=off disk=quick time=1 disks=NVSPLIT")
+        assert run.end()["status"] == "ok", run.end()
+        (d,) = _disks_by_serial(run)["NVSPLIT"]
+        assert d["path"] == "native" and d["max_transfer_bytes"] == 8192 and d["queues"] == 1, d
+        _assert_quick_reads(run, d["id"])
+        seq = _results(run, d["id"])["SEQ1M-Q8T1"]
+        assert seq["bs"] == 1 << 20, seq
+        # one I/O per 1 MiB, not per 8 KiB command: MB/s == IOPS x 1 MiB
+        assert abs(seq["mbps"] - seq["iops"] * seq["bs"] / 1e6) <= 0.02 * seq["mbps"] + 0.1, seq
+
+        notes = {}
+        for n in run.of_type("note"):
+            notes.setdefault(n["where"], []).append(n["message"])
+        pci = {p["device"]: p["bdf"] for p in run.of_type("pci")}
+        lsi = " | ".join(notes.get(pci["0x0012"], []))
+        assert "1000:0012" in lsi and "no disk found" in lsi and "no driver" in lsi, notes
+        meta_bdf = [p["bdf"] for p in run.of_type("pci") if p["device"] == "0x0010" and p["bdf"] != d["pci"]]
+        assert len(meta_bdf) == 1, run.of_type("pci")
+        meta = " | ".join(notes.get(meta_bdf[0], []))
+        assert "metadata" in meta and "no disk found" in meta, notes
+        assert "NVMETA" not in _disks_by_serial(run), "a metadata namespace must not be benchmarked"
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

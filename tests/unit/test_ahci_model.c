@@ -1,0 +1,1210 @@
+/* The AHCI driver against a model of an AHCI 1.3.1 HBA with one SATA
+ * drive behind it: the paths QEMU cannot take (a queued command that
+ * fails, a drive that never answers, a port or an HBA that will not stop
+ * or reset) driven through the driver's real probe and the public
+ * submit/poll interface (drivers/blkdev.h).
+ *
+ * The model follows the specifications, not the driver: register
+ * semantics from AHCI 1.3.1 section 3, the memory structures from section
+ * 4, the FISes from SATA 3.x section 10.5, the commands and the NCQ error
+ * log from ACS-3. It answers synchronously inside the register write that
+ * issues a command (PxCI), and moves the clock on (plat_sim_advance_ns)
+ * from register reads while something it models is stuck, so multi-second
+ * driver deadlines pass at once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "platform_sim.h"
+#include "drivers/ahci/ahci.h"
+
+/* ---- AHCI 1.3.1 facts the model needs (its own names, from the spec) ---- */
+
+#define CAP_NCS_SHIFT 8           /* 3.1.1: number of command slots, 0-based */
+#define CAP_ISS_GEN3 (3u << 20)   /* interface speed support: 6 Gb/s */
+#define CAP_SCLO (1u << 24)
+#define CAP_SNCQ (1u << 30)
+#define CAP_S64A (1u << 31)
+#define GHC_HR (1u << 0)          /* 3.1.2 */
+#define GHC_AE (1u << 31)
+
+#define PORT_BASE 0x100           /* 3.3: port n at 100h + n * 80h */
+#define PORT_STRIDE 0x80
+enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE = 0x14, P_CMD = 0x18,
+       P_TFD = 0x20, P_SIG = 0x24, P_SSTS = 0x28, P_SCTL = 0x2c, P_SERR = 0x30, P_SACT = 0x34, P_CI = 0x38 };
+#define IS_DHRS (1u << 0)         /* 3.3.5 */
+#define IS_PSS (1u << 1)
+#define IS_SDBS (1u << 3)
+#define IS_IFS (1u << 27)
+#define IS_TFES (1u << 30)
+#define CMD_ST (1u << 0)          /* 3.3.7 */
+#define CMD_SUD (1u << 1)
+#define CMD_POD (1u << 2)
+#define CMD_CLO (1u << 3)
+#define CMD_FRE (1u << 4)
+#define CMD_FR (1u << 14)
+#define CMD_CR (1u << 15)
+#define SSTS_UP_GEN3 0x133u       /* 3.3.10: IPM active, SPD Gen3, DET 3 */
+#define SERR_DIAG_N (1u << 16)    /* 3.3.12: PhyRdy change */
+#define SERR_DIAG_C (1u << 21)    /* CRC error */
+#define SERR_ERR_P (1u << 10)     /* protocol error */
+#define SERR_DIAG_X (1u << 26)    /* exchanged (COMINIT seen) */
+
+/* Received FIS area offsets (4.2.1) and FIS types (SATA 3.x 10.5). */
+#define RFIS_PSFIS 0x20
+#define RFIS_RFIS 0x40
+#define RFIS_SDBFIS 0x58
+#define FIS_H2D 0x27
+#define FIS_D2H 0x34
+#define FIS_SDB 0xa1
+#define FIS_PIO_SETUP 0x5f
+
+/* ATA status / error bits and commands (ACS-3 6.2, 6.3, table B.2). */
+#define STS_ERR 0x01
+#define STS_DRQ 0x08
+#define STS_DRDY 0x40
+#define STS_BSY 0x80
+#define ERR_ABRT 0x04
+#define ERR_UNC 0x40
+#define ATA_READ_DMA_EXT 0x25
+#define ATA_READ_LOG_EXT 0x2f
+#define ATA_READ_FPDMA 0x60
+#define ATA_IDENTIFY 0xec
+#define ATA_SMART 0xb0
+#define SMART_READ_DATA 0xd0
+#define SMART_READ_THRESHOLDS 0xd1
+#define IS_PRCS (1u << 22)
+
+#define MODEL_PORT 2              /* not port 0: the port offset math is exercised */
+#define MODEL_BLOCKS (1ull << 26) /* 32 GiB of 512-byte sectors, generated on read */
+#define NO_LBA UINT64_MAX
+
+struct ahci_model {
+    struct plat_sim_dev dev;
+    /* HBA */
+    uint32_t cap, ghc, pi;
+    bool hr_sticks;               /* GHC.HR never clears */
+    bool ae_drops;                /* GHC.AE does not stay set */
+    /* Port MODEL_PORT */
+    uint32_t clb, clbu, fb, fbu, is, ie, cmd, tfd, sig, ssts, sctl, serr, sact, ci;
+    bool halted;                  /* stopped on an error until ST goes 1 -> 0 */
+    bool cr_sticks;               /* PxCMD.CR never clears once set */
+    /* Drive */
+    bool ncq, gpl;
+    uint64_t bad_lba;             /* reads covering it fail UNC */
+    uint64_t hang_lba;            /* reads covering it never finish */
+    bool ncq_error;               /* NCQ error state until log 10h is read (ACS-3 9.13) */
+    bool smart_disabled;          /* SMART commands abort */
+    bool never_ready;             /* after a reset the drive stays BSY */
+    bool gone;                    /* unplugged: no link, no FIS, ever */
+    bool identify_aborts;         /* IDENTIFY DEVICE ends in ABRT */
+    uint8_t log10[512];
+    uint32_t hung;                /* slots (non-queued) or tags (queued) the drive sits on */
+    uint64_t held_lba[32];        /* what each queued tag it sits on reads */
+    uint32_t held_blocks[32];
+    /* What happened, for the assertions */
+    unsigned comresets, log10_reads, reads_done, bad_fis, hba_resets;
+};
+
+/* ---- Memory the HBA reads and writes: host memory is "physical" ---- */
+
+static void *phys_ptr(uint32_t lo, uint32_t hi) { return (void *)(uintptr_t)(((uint64_t)hi << 32) | lo); }
+
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* The bytes a read of block lba returns at byte offset off. */
+static uint8_t pattern(uint64_t lba, unsigned off)
+{
+    uint32_t w = (uint32_t)(lba * 2654435761u) + off / 4;
+    return (uint8_t)(w >> (8 * (off % 4)));
+}
+
+/* Scatter src over the command's PRD table (4.2.3.3: DBC is count - 1).
+ * Returns the bytes moved (PRDBC). */
+static uint32_t prdt_copy_in(const uint8_t *table, unsigned prdtl, const uint8_t *src, uint32_t bytes)
+{
+    uint32_t done = 0;
+    for (unsigned i = 0; i < prdtl && done < bytes; i++) {
+        const uint8_t *e = table + 0x80 + 16 * i;
+        uint32_t n = (le32(e + 12) & 0x3fffff) + 1;
+        n = n < bytes - done ? n : bytes - done;
+        memcpy(phys_ptr(le32(e), le32(e + 4)), src + done, n);
+        done += n;
+    }
+    return done;
+}
+
+/* ---- FISes the drive sends (SATA 3.x 10.5.5, 10.5.7, 10.5.11) ---- */
+
+static uint8_t *rfis(struct ahci_model *m) { return (m->cmd & CMD_FRE) ? phys_ptr(m->fb, m->fbu) : NULL; }
+
+/* A Register D2H FIS carrying an LBA: updates PxTFD (and PxSIG on the
+ * first after reset). */
+static void send_d2h_lba(struct ahci_model *m, uint8_t sts, uint8_t err, uint64_t lba)
+{
+    uint8_t *r = rfis(m);
+    m->tfd = sts | (uint32_t)err << 8;
+    if (r) {
+        memset(r + RFIS_RFIS, 0, 20);
+        r[RFIS_RFIS] = FIS_D2H;
+        r[RFIS_RFIS + 2] = sts;
+        r[RFIS_RFIS + 3] = err;
+        r[RFIS_RFIS + 4] = (uint8_t)lba, r[RFIS_RFIS + 5] = (uint8_t)(lba >> 8);
+        r[RFIS_RFIS + 6] = (uint8_t)(lba >> 16), r[RFIS_RFIS + 7] = 0x40;
+        r[RFIS_RFIS + 8] = (uint8_t)(lba >> 24), r[RFIS_RFIS + 9] = (uint8_t)(lba >> 32);
+        r[RFIS_RFIS + 10] = (uint8_t)(lba >> 40);
+    }
+    m->is |= IS_DHRS;
+    if (sts & STS_ERR) {
+        m->is |= IS_TFES;        /* 3.3.5: the device set STS.ERR */
+        m->halted = true;        /* 6.2.2: the HBA stops processing the list */
+    }
+}
+
+static void send_d2h(struct ahci_model *m, uint8_t sts, uint8_t err) { send_d2h_lba(m, sts, err, 0); }
+
+/* A Set Device Bits FIS: completes the queued tags in done (SActive), or
+ * reports an NCQ error through ERR in the status. */
+static void send_sdb(struct ahci_model *m, uint32_t done, uint8_t sts, uint8_t err)
+{
+    uint8_t *r = rfis(m);
+    if (r) {
+        memset(r + RFIS_SDBFIS, 0, 8);
+        r[RFIS_SDBFIS] = FIS_SDB;
+        r[RFIS_SDBFIS + 1] = 0x40;   /* I */
+        r[RFIS_SDBFIS + 2] = sts & 0x77;
+        r[RFIS_SDBFIS + 3] = err;
+        memcpy(r + RFIS_SDBFIS + 4, &done, 4);
+    }
+    /* 3.3.13: an SDB FIS clears the PxSACT bits set in its SActive field. */
+    m->sact &= ~done;
+    m->tfd = (m->tfd & ~0xff77u) | (sts & 0x77) | (uint32_t)err << 8;
+    m->is |= IS_SDBS;
+    if (sts & STS_ERR) {
+        m->is |= IS_TFES;
+        m->halted = true;
+    }
+}
+
+/* PIO data-in ends with a PIO Setup FIS whose E_Status becomes PxTFD.STS. */
+static void send_pio_setup(struct ahci_model *m, uint8_t e_status, uint16_t count)
+{
+    uint8_t *r = rfis(m);
+    if (r) {
+        memset(r + RFIS_PSFIS, 0, 20);
+        r[RFIS_PSFIS] = FIS_PIO_SETUP;
+        r[RFIS_PSFIS + 1] = 0x20 | 0x40;  /* D: device to host, I */
+        r[RFIS_PSFIS + 2] = STS_DRDY | STS_DRQ;
+        r[RFIS_PSFIS + 15] = e_status;
+        r[RFIS_PSFIS + 16] = (uint8_t)count;
+        r[RFIS_PSFIS + 17] = (uint8_t)(count >> 8);
+    }
+    m->tfd = e_status;
+    m->is |= IS_PSS;
+}
+
+/* ---- The drive ---- */
+
+/* ATA strings: two characters per word, the first in bits 15:8. */
+static void ata_string(uint8_t *id, unsigned word, unsigned nwords, const char *s)
+{
+    size_t len = strlen(s);
+    for (unsigned i = 0; i < nwords * 2; i++)
+        id[2 * word + (i ^ 1)] = i < len ? (uint8_t)s[i] : ' ';
+}
+
+static void put_word(uint8_t *id, unsigned word, uint16_t v)
+{
+    id[2 * word] = (uint8_t)v;
+    id[2 * word + 1] = (uint8_t)(v >> 8);
+}
+
+/* IDENTIFY DEVICE data (ACS-3 7.12.7). */
+static void identify_data(const struct ahci_model *m, uint8_t id[512])
+{
+    uint8_t sum = 0;
+
+    memset(id, 0, 512);
+    put_word(id, 0, 0x0040);                  /* ATA device (bit 15 clear) */
+    ata_string(id, 10, 10, "MODEL-SERIAL-0042");
+    ata_string(id, 23, 4, "FW1.0");
+    ata_string(id, 27, 20, "Baremark Model SATA Drive");
+    put_word(id, 60, 0xffff);                 /* 28-bit capacity saturates */
+    put_word(id, 61, 0x0fff);
+    put_word(id, 75, 31);                     /* queue depth 32, 0-based */
+    put_word(id, 76, (uint16_t)((1u << 3) | (m->ncq ? 1u << 8 : 0)));
+    put_word(id, 83, 0x4000 | (1u << 10));    /* 48-bit addressing */
+    put_word(id, 84, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
+    put_word(id, 87, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
+    for (unsigned i = 0; i < 4; i++)
+        put_word(id, 100 + i, (uint16_t)(MODEL_BLOCKS >> (16 * i)));
+    put_word(id, 106, 0x4000);                /* 512-byte logical and physical */
+    id[510] = 0xa5;                           /* integrity word: signature, then checksum */
+    for (unsigned i = 0; i < 511; i++)
+        sum = (uint8_t)(sum + id[i]);
+    id[511] = (uint8_t)-sum;
+}
+
+/* The NCQ command error log (ACS-3 9.13): tag, status, error, LBA, checksum. */
+static void record_ncq_error(struct ahci_model *m, unsigned tag, uint8_t sts, uint8_t err, uint64_t lba)
+{
+    uint8_t *p = m->log10, sum = 0;
+
+    memset(p, 0, 512);
+    p[0] = (uint8_t)(tag & 0x1f);
+    p[2] = sts;
+    p[3] = err;
+    p[4] = (uint8_t)lba, p[5] = (uint8_t)(lba >> 8), p[6] = (uint8_t)(lba >> 16);
+    p[7] = 0x40;
+    p[8] = (uint8_t)(lba >> 24), p[9] = (uint8_t)(lba >> 32), p[10] = (uint8_t)(lba >> 40);
+    for (unsigned i = 0; i < 511; i++)
+        sum = (uint8_t)(sum + p[i]);
+    p[511] = (uint8_t)-sum;
+    m->ncq_error = true;
+}
+
+static bool covers(uint64_t lba, uint32_t blocks, uint64_t x) { return x != NO_LBA && x >= lba && x < lba + blocks; }
+
+/* Run the command in one slot. Non-queued commands keep their PxCI bit
+ * until they end; a queued one gives it up at once (the D2H FIS with BSY
+ * clear that accepts it) and ends with an SDB FIS. */
+static void run_slot(struct ahci_model *m, unsigned slot)
+{
+    static uint8_t data[1u << 20];
+    uint8_t *hdr = (uint8_t *)phys_ptr(m->clb, m->clbu) + 32 * slot;
+    uint8_t *table = phys_ptr(le32(hdr + 8), le32(hdr + 12));
+    unsigned prdtl = le32(hdr) >> 16;
+    const uint8_t *f = table;
+    uint64_t lba = (uint64_t)f[4] | (uint64_t)f[5] << 8 | (uint64_t)f[6] << 16 | (uint64_t)f[8] << 24 |
+                   (uint64_t)f[9] << 32 | (uint64_t)f[10] << 40;
+    uint32_t bit = 1u << slot, prdbc = 0, blocks;
+
+    if (m->gone) {
+        m->hung |= bit;             /* nobody receives the FIS: the slot stays issued */
+        return;
+    }
+    if (f[0] != FIS_H2D || !(f[1] & 0x80)) {
+        m->bad_fis++;               /* no command FIS: nothing a drive would run */
+        m->ci &= ~bit;
+        return;
+    }
+    if (m->ncq_error && !(f[2] == ATA_READ_LOG_EXT && f[4] == 0x10)) {
+        /* In the NCQ error state the drive aborts every command but a
+         * read of log 10h (ACS-3 9.13). */
+        if (f[2] == ATA_READ_FPDMA)
+            m->ci &= ~bit;
+        else
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+        return;
+    }
+
+    switch (f[2]) {
+    case ATA_IDENTIFY:
+        if (m->identify_aborts) {
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+        identify_data(m, data);
+        prdbc = prdt_copy_in(table, prdtl, data, 512);
+        send_pio_setup(m, STS_DRDY, 512);
+        m->ci &= ~bit;
+        break;
+    case ATA_SMART:
+        /* ACS-3 7.48: LBA 23:8 must hold C24Fh; attribute data and
+         * thresholds are 512-byte PIO data-in. */
+        if (m->smart_disabled || f[5] != 0x4f || f[6] != 0xc2 ||
+            (f[3] != SMART_READ_DATA && f[3] != SMART_READ_THRESHOLDS)) {
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+        memset(data, 0, 512);
+        data[2] = 194;                      /* temperature: value 62, raw 38 C */
+        data[2 + 3] = 62, data[2 + 4] = 55, data[2 + 5] = 38;
+        if (f[3] == SMART_READ_THRESHOLDS)
+            data[3] = 0;
+        prdbc = prdt_copy_in(table, prdtl, data, 512);
+        send_pio_setup(m, STS_DRDY, 512);
+        m->ci &= ~bit;
+        break;
+    case ATA_READ_LOG_EXT:
+        if (!m->gpl || f[4] != 0x10 || f[5] != 0) {
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+        if (!m->ncq_error)
+            memset(m->log10, 0, 512);
+        m->ncq_error = false;       /* reading the log ends the error state */
+        m->log10_reads++;
+        prdbc = prdt_copy_in(table, prdtl, m->log10, 512);
+        send_pio_setup(m, STS_DRDY, 512);
+        m->ci &= ~bit;
+        break;
+    case ATA_READ_DMA_EXT:
+        blocks = (uint32_t)(f[12] | f[13] << 8);
+        blocks = blocks ? blocks : 65536;
+        if (covers(lba, blocks, m->hang_lba)) {
+            m->hung |= bit;
+            m->tfd = STS_BSY | STS_DRDY;
+            return;
+        }
+        if (covers(lba, blocks, m->bad_lba)) {
+            /* ACS-3 error outputs: LBA of the first unrecoverable sector. */
+            send_d2h_lba(m, STS_DRDY | STS_ERR, ERR_UNC, m->bad_lba);
+            return;
+        }
+        assert_true(blocks * 512u <= sizeof(data));
+        for (uint32_t i = 0; i < blocks * 512u; i++)
+            data[i] = pattern(lba + i / 512, i % 512);
+        prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
+        m->reads_done++;
+        send_d2h(m, STS_DRDY, 0);
+        m->ci &= ~bit;
+        break;
+    case ATA_READ_FPDMA: {
+        unsigned tag = f[12] >> 3;
+        /* 5.3.2 / 4.2.2: the HBA finds the PRD table by the tag the drive
+         * names, so the tag is the slot; PxSACT is set before PxCI. */
+        assert_int_equal(tag, slot);
+        assert_true(m->sact & bit);
+        blocks = (uint32_t)(f[3] | f[11] << 8);
+        blocks = blocks ? blocks : 65536;
+        m->ci &= ~bit;              /* accepted: D2H with BSY clear */
+        m->is |= IS_DHRS;
+        if (covers(lba, blocks, m->hang_lba)) {
+            m->hung |= 1u << tag;
+            m->held_lba[tag] = lba;
+            m->held_blocks[tag] = blocks;
+            return;
+        }
+        if (covers(lba, blocks, m->bad_lba)) {
+            /* The failing command and every other outstanding one are
+             * aborted; ERR in an SDB FIS announces it. */
+            record_ncq_error(m, tag, STS_DRDY | STS_ERR, ERR_UNC, m->bad_lba);
+            send_sdb(m, 0, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+        assert_true(blocks * 512u <= sizeof(data));
+        for (uint32_t i = 0; i < blocks * 512u; i++)
+            data[i] = pattern(lba + i / 512, i % 512);
+        prdt_copy_in(table, prdtl, data, blocks * 512u);
+        m->reads_done++;
+        send_sdb(m, 1u << tag, STS_DRDY, 0);
+        return;                     /* PRDBC is not updated for queued commands (4.2.2) */
+    }
+    default:
+        send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+        return;
+    }
+    memcpy(hdr + 4, &prdbc, 4);
+}
+
+/* A drive that was never reset finishes the queued reads it still holds:
+ * the HBA picks the PRD table by the tag (the DMA Setup FIS names it),
+ * i.e. whatever command table slot `tag` has now. */
+static void model_finish_held(struct ahci_model *m)
+{
+    static uint8_t data[1u << 20];
+
+    for (unsigned tag = 0; tag < 32; tag++) {
+        uint8_t *hdr = (uint8_t *)phys_ptr(m->clb, m->clbu) + 32 * tag;
+        if (!(m->hung & (1u << tag)))
+            continue;
+        for (uint32_t i = 0; i < m->held_blocks[tag] * 512u; i++)
+            data[i] = pattern(m->held_lba[tag] + i / 512, i % 512);
+        prdt_copy_in(phys_ptr(le32(hdr + 8), le32(hdr + 12)), le32(hdr) >> 16, data, m->held_blocks[tag] * 512u);
+        m->hung &= ~(1u << tag);
+        send_sdb(m, 1u << tag, STS_DRDY, 0);
+    }
+}
+
+/* COMRESET (released) or HBA reset: the drive starts over and sends its
+ * signature in a D2H FIS (SATA 3.x 11.x; AHCI 3.3.9 PxSIG). */
+static void drive_reset(struct ahci_model *m)
+{
+    m->hung = 0;
+    m->ncq_error = false;
+    if (m->gone) {
+        m->ssts = 0;                /* DET 0: nothing on the cable */
+        m->tfd = 0x7f;
+        return;
+    }
+    if (m->never_ready) {
+        m->ssts = SSTS_UP_GEN3;     /* the link trains, the drive never reports */
+        m->tfd = STS_BSY;
+        m->sig = 0xffffffff;
+        return;
+    }
+    m->ssts = SSTS_UP_GEN3;
+    m->serr |= SERR_DIAG_N | SERR_DIAG_X;
+    m->sig = 0x00000101;
+    send_d2h(m, STS_DRDY, 0);
+    m->is &= ~IS_DHRS;
+}
+
+/* ---- Registers ---- */
+
+static uint32_t model_read(void *ctx, int bar, uint32_t off)
+{
+    struct ahci_model *m = ctx;
+    uint32_t po = off - (PORT_BASE + MODEL_PORT * PORT_STRIDE);
+
+    assert_int_equal(bar, 5);
+    switch (off) {
+    case 0x00: return m->cap;
+    case 0x04:
+        if (m->ghc & GHC_HR)
+            plat_sim_advance_ns(20000000ull);   /* a reset that never ends */
+        return m->ghc;
+    case 0x08: return (m->is || m->serr) ? 1u << MODEL_PORT : 0;
+    case 0x0c: return m->pi;
+    case 0x10: return 0x00010301;               /* AHCI 1.3.1 */
+    case 0x24: return 0;
+    }
+    if (off < PORT_BASE + MODEL_PORT * PORT_STRIDE || po >= PORT_STRIDE)
+        return 0;                               /* ports not in PI: never asked about */
+    switch (po) {
+    case P_CLB: return m->clb;
+    case P_CLBU: return m->clbu;
+    case P_FB: return m->fb;
+    case P_FBU: return m->fbu;
+    case P_IS: return m->is;
+    case P_IE: return m->ie;
+    case P_CMD:
+        if ((m->cmd & CMD_CR) && !(m->cmd & CMD_ST))
+            plat_sim_advance_ns(10000000ull);   /* a list that never stops */
+        return m->cmd;
+    case P_TFD:
+        if (m->tfd & STS_BSY)
+            plat_sim_advance_ns(50000000ull);   /* a drive that stays busy */
+        return m->tfd;
+    case P_SIG: return m->sig;
+    case P_SSTS:
+        if ((m->ssts & 0xf) != 3)
+            plat_sim_advance_ns(10000000ull);   /* a link that does not come */
+        return m->ssts;
+    case P_SCTL: return m->sctl;
+    case P_SERR: return m->serr;
+    case P_SACT:
+    case P_CI:
+        if (m->hung)
+            plat_sim_advance_ns(50000000ull);   /* the drive sits on a command */
+        return po == P_SACT ? m->sact : m->ci;
+    }
+    return 0;
+}
+
+/* GHC.HR (10.4.3): every port back to its reset state, links retrained. */
+static void hba_reset_now(struct ahci_model *m)
+{
+    m->hba_resets++;
+    m->ghc = 0;                                 /* AE too: CAP.SAM is 0 */
+    m->cmd = CMD_SUD | CMD_POD;                 /* SUD reads 1 without CAP.SSS */
+    m->is = m->ie = m->serr = m->sact = m->ci = 0;
+    m->sctl = 0;
+    m->halted = false;
+    drive_reset(m);
+}
+
+static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
+{
+    switch (po) {
+    case P_CLB: m->clb = v & ~0x3ffu; break;
+    case P_CLBU: m->clbu = v; break;
+    case P_FB: m->fb = v & ~0xffu; break;
+    case P_FBU: m->fbu = v; break;
+    case P_IS: m->is &= ~v; break;               /* RWC */
+    case P_IE: m->ie = v; break;
+    case P_SERR: m->serr &= ~v; break;           /* RWC */
+    case P_CMD: {
+        uint32_t old = m->cmd;
+        m->cmd = (old & (CMD_CR | CMD_FR)) | (v & ~(CMD_CR | CMD_FR | CMD_CLO));
+        m->cmd = (m->cmd & CMD_FRE) ? m->cmd | CMD_FR : m->cmd & ~CMD_FR;
+        if ((v & CMD_CLO) && (m->cap & CAP_SCLO))
+            m->tfd &= ~(uint32_t)(STS_BSY | STS_DRQ);    /* 3.3.7: CLO clears BSY and DRQ */
+        if ((old & CMD_ST) && !(v & CMD_ST)) {
+            /* 3.3.13, 3.3.14: ST 1 -> 0 clears PxCI and PxSACT; CR follows. */
+            m->ci = m->sact = 0;
+            m->halted = false;
+            if (!m->cr_sticks)
+                m->cmd &= ~CMD_CR;
+        }
+        if (!(old & CMD_ST) && (v & CMD_ST))
+            m->cmd |= CMD_CR;
+        break;
+    }
+    case P_SCTL:
+        if ((v & 0xf) == 1 && (m->sctl & 0xf) != 1) {
+            m->comresets++;                      /* COMRESET held: no link */
+            m->ssts = 0x1;
+            m->tfd = 0x7f;
+            m->hung = 0;
+            m->ncq_error = false;
+        } else if ((v & 0xf) == 0 && (m->sctl & 0xf) == 1) {
+            drive_reset(m);                      /* released: link and signature */
+        }
+        m->sctl = v;
+        break;
+    case P_SACT:
+        if (m->cmd & CMD_ST)
+            m->sact |= v;
+        break;
+    case P_CI: {
+        uint32_t issue = v & ~m->ci;
+        if (!(m->cmd & CMD_ST))
+            break;
+        m->ci |= v;
+        for (unsigned s = 0; s < 32 && !m->halted; s++)
+            if (issue & (1u << s))
+                run_slot(m, s);
+        break;
+    }
+    }
+}
+
+static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    struct ahci_model *m = ctx;
+    uint32_t po = off - (PORT_BASE + MODEL_PORT * PORT_STRIDE);
+
+    assert_int_equal(bar, 5);
+    switch (off) {
+    case 0x00: return;                           /* CAP: HwInit, written back by firmware-minded drivers */
+    case 0x04:
+        if (v & GHC_HR) {
+            if (m->hr_sticks)
+                m->ghc |= GHC_HR;
+            else
+                hba_reset_now(m);
+            return;
+        }
+        m->ghc = (m->ghc & GHC_HR) | (v & (GHC_AE | 2u));
+        if (m->ae_drops)
+            m->ghc &= ~GHC_AE;
+        return;
+    case 0x08: return;
+    case 0x0c: return;
+    }
+    if (off >= PORT_BASE + MODEL_PORT * PORT_STRIDE && po < PORT_STRIDE)
+        port_write(m, po, v);
+}
+
+/* ---- Test scaffolding ---- */
+
+static const struct pci_addr model_addr = { 0, 0, 0x1f, 2 };
+
+/* A model in the state the firmware leaves it: AHCI mode, link up, port idle. */
+static struct ahci_model *model_new(bool hba_ncq, bool drive_ncq, bool gpl)
+{
+    static struct ahci_model m;
+
+    memset(&m, 0, sizeof(m));
+    m.dev.addr = model_addr;
+    m.dev.ctx = &m;
+    m.dev.mmio_read32 = model_read;
+    m.dev.mmio_write32 = model_write;
+    m.dev.bar_size[5] = 0x800;
+    m.dev.config[0] = 0x86, m.dev.config[1] = 0x80;        /* 8086:2922, ICH9 AHCI */
+    m.dev.config[2] = 0x22, m.dev.config[3] = 0x29;
+    m.dev.config[9] = 0x01, m.dev.config[10] = 0x06, m.dev.config[11] = 0x01;
+    m.cap = (31u << CAP_NCS_SHIFT) | CAP_ISS_GEN3 | CAP_SCLO | CAP_S64A | (hba_ncq ? CAP_SNCQ : 0) | 3u;
+    m.pi = 1u << MODEL_PORT;
+    m.ghc = GHC_AE;
+    m.ncq = drive_ncq;
+    m.gpl = gpl;
+    m.bad_lba = m.hang_lba = NO_LBA;
+    m.cmd = CMD_SUD | CMD_POD;
+    drive_reset(&m);
+    m.serr = 0;
+    plat_sim_attach(&m.dev);
+    return &m;
+}
+
+static struct bm_disk *probe_one(struct ahci_model *m, void **ctrl)
+{
+    static struct bm_disk_list list;
+    char err[160] = "";
+    int rc;
+
+    memset(&list, 0, sizeof(list));
+    rc = ahci_driver.probe(model_addr, &list, ctrl, err, sizeof(err));
+    if (rc != BM_OK)
+        fail_msg("probe: %s (%s)", bm_strerror(rc), err);
+    assert_int_equal(list.count, 1);
+    assert_int_equal(m->dev.claims, 1);
+    return list.disks[0];
+}
+
+static void finish(struct ahci_model *m, void *ctrl)
+{
+    ahci_driver.release(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
+/* Poll until want completions arrived (or a generous number of polls). */
+static int collect(struct bm_disk *d, struct bm_completion *out, int want)
+{
+    int got = 0;
+    for (long polls = 0; got < want && polls < 2000000; polls++)
+        got += d->ops->poll(d, 0, out + got, want - got);
+    return got;
+}
+
+static bool data_ok(const uint8_t *buf, uint64_t lba, uint32_t blocks)
+{
+    for (uint32_t i = 0; i < blocks * 512u; i++)
+        if (buf[i] != pattern(lba + i / 512, i % 512))
+            return false;
+    return true;
+}
+
+/* plat_log goes to stderr: catch it to check what the driver says. */
+static char log_text[16384];
+static int log_saved_fd = -1;
+static FILE *log_file;
+
+static void log_capture_begin(void)
+{
+    fflush(stderr);
+    log_file = tmpfile();
+    assert_non_null(log_file);
+    log_saved_fd = dup(2);
+    dup2(fileno(log_file), 2);
+}
+
+static const char *log_capture_end(void)
+{
+    size_t n;
+
+    fflush(stderr);
+    dup2(log_saved_fd, 2);
+    close(log_saved_fd);
+    rewind(log_file);
+    n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
+    log_text[n] = '\0';
+    fclose(log_file);
+    log_saved_fd = -1;
+    fputs(log_text, stderr);                 /* still visible in the test's output */
+    return log_text;
+}
+
+/* After a failed assertion inside a capture: give stderr back. */
+static int log_restore(void **state)
+{
+    (void)state;
+    if (log_saved_fd >= 0)
+        log_capture_end();
+    return 0;
+}
+
+#define QD 32
+#define READ_BLOCKS 16
+static uint8_t *buffers;
+
+static uint8_t *buf_of(unsigned tag) { return buffers + (size_t)tag * READ_BLOCKS * 512; }
+static uint64_t lba_of(unsigned tag) { return 1000003ull * tag + 77; }
+
+static int setup(void **state)
+{
+    (void)state;
+    buffers = plat_alloc_pages(QD * READ_BLOCKS * 512, false);
+    return buffers ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    plat_free_pages(buffers, QD * READ_BLOCKS * 512);
+    return 0;
+}
+
+/* Submit reads on tags 0..n-1 at lba_of(tag). */
+static void submit_reads(struct bm_disk *d, unsigned n)
+{
+    for (unsigned t = 0; t < n; t++) {
+        memset(buf_of(t), 0xee, READ_BLOCKS * 512);
+        assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, lba_of(t), READ_BLOCKS, buf_of(t)), BM_OK);
+    }
+}
+
+/* Every one of n tags completes once, OK, with the model's data. */
+static void expect_reads_ok(struct bm_disk *d, unsigned n)
+{
+    struct bm_completion c[QD];
+    uint32_t seen = 0;
+
+    assert_int_equal(collect(d, c, (int)n), (int)n);
+    for (unsigned i = 0; i < n; i++) {
+        assert_true(c[i].tag < n);
+        assert_false(seen & (1u << c[i].tag));
+        seen |= 1u << c[i].tag;
+        assert_int_equal(c[i].status, BM_OK);
+        assert_true(data_ok(buf_of(c[i].tag), lba_of(c[i].tag), READ_BLOCKS));
+    }
+}
+
+/* ---- Tests ---- */
+
+static void test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    log_capture_begin();
+    d = probe_one(m, &ctrl);
+    assert_non_null(strstr(log_capture_end(), "version 1.3.1,"));
+    assert_int_equal(m->hba_resets, 1);
+    assert_string_equal(d->id, "ahci0p2");
+    assert_string_equal(d->model, "Baremark Model SATA Drive");
+    assert_string_equal(d->serial, "MODEL-SERIAL-0042");
+    assert_int_equal(d->blocks, MODEL_BLOCKS);
+    assert_int_equal(d->lba_bytes, 512);
+    assert_int_equal(d->port, MODEL_PORT);
+    assert_true(d->link_gbps == 6.0);
+    assert_int_equal(d->max_qd, 32);
+
+    for (int round = 0; round < 3; round++) {
+        submit_reads(d, QD);
+        expect_reads_ok(d, QD);
+    }
+    assert_int_equal(m->reads_done, 3 * QD);
+    assert_int_equal(m->comresets, 0);
+    assert_int_equal(m->bad_fis, 0);
+    finish(m, ctrl);
+}
+
+static void test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[QD];
+    const unsigned bad = 11;
+    char want[64];
+    void *ctrl;
+    struct bm_disk *d;
+    uint32_t seen = 0;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->bad_lba = lba_of(bad) + 5;
+    log_capture_begin();
+    submit_reads(d, QD);
+    assert_int_equal(collect(d, c, QD), QD);
+    log_capture_end();
+
+    for (unsigned i = 0; i < QD; i++) {
+        unsigned t = c[i].tag;
+        assert_false(seen & (1u << t));
+        seen |= 1u << t;
+        if (t < bad) {
+            /* Finished before the error: their data is good. */
+            assert_int_equal(c[i].status, BM_OK);
+            assert_true(data_ok(buf_of(t), lba_of(t), READ_BLOCKS));
+        } else if (t == bad) {
+            /* Log 10h names the tag; its registers and LBA are the detail. */
+            assert_int_equal(c[i].status, BM_EIO);
+            snprintf(want, sizeof(want), "lba %llu", (unsigned long long)m->bad_lba);
+            assert_non_null(strstr(c[i].detail, want));
+            assert_non_null(strstr(c[i].detail, "UNC"));
+        } else {
+            /* The drive aborted the rest (ACS-3 9.13); nothing is retried. */
+            assert_int_equal(c[i].status, BM_EIO);
+            snprintf(want, sizeof(want), "tag %u", bad);
+            assert_non_null(strstr(c[i].detail, want));
+            assert_null(strstr(c[i].detail, "lba"));
+        }
+    }
+    assert_int_equal(seen, 0xffffffffu);
+    assert_int_equal(m->log10_reads, 1);
+    assert_false(m->ncq_error);
+
+    /* The port is running again and the drive answers. */
+    m->bad_lba = NO_LBA;
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+static void test_ncq_error_without_the_log_resets_the_port_and_fails_the_caught_tags(void **state)
+{
+    struct ahci_model *m = model_new(true, true, false);   /* no GPL: no READ LOG EXT */
+    struct bm_completion c[QD];
+    const unsigned bad = 4;
+    void *ctrl;
+    struct bm_disk *d;
+    unsigned failed = 0;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->bad_lba = lba_of(bad);
+    submit_reads(d, 8);
+    assert_int_equal(collect(d, c, 8), 8);
+    for (unsigned i = 0; i < 8; i++) {
+        if (c[i].tag < bad) {
+            assert_int_equal(c[i].status, BM_OK);
+            continue;
+        }
+        /* Which tag failed is unknown: every caught one says so. */
+        assert_int_equal(c[i].status, BM_EIO);
+        assert_non_null(strstr(c[i].detail, "tag unknown"));
+        failed++;
+    }
+    assert_int_equal(failed, 8 - bad);
+    assert_int_equal(m->log10_reads, 0);
+    assert_true(m->comresets >= 1);      /* the only way out of the NCQ error state */
+
+    m->bad_lba = NO_LBA;
+    submit_reads(d, 8);
+    expect_reads_ok(d, 8);
+    finish(m, ctrl);
+}
+
+static void test_interface_error_names_the_hba_bits_and_the_port_recovers(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[4];
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(2);            /* the drive holds tag 2... */
+    submit_reads(d, 4);
+    assert_int_equal(collect(d, c, 3), 3);
+    /* ...when a CRC error on the link stops the port (3.3.5 IFS, 3.3.12). */
+    m->serr |= SERR_DIAG_C | SERR_ERR_P;
+    m->is |= IS_IFS;
+    m->halted = true;
+    m->hang_lba = NO_LBA;
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].tag, 2);
+    assert_int_equal(c[0].status, BM_EIO);
+    assert_non_null(strstr(c[0].detail, "IFS"));
+    assert_non_null(strstr(c[0].detail, "PxSERR 0x"));
+
+    /* Tag 2 and its buffer are the engine's again: it reads elsewhere. */
+    memset(buf_of(2), 0xee, READ_BLOCKS * 512);
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, lba_of(9), READ_BLOCKS, buf_of(2)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(2), lba_of(9), READ_BLOCKS));
+    /* The drive was never told of the error: unless recovery reset it, it
+     * still holds the old tag 2 and may finish it now, into tag 2's
+     * current buffer. The buffer must keep what the engine was given. */
+    model_finish_held(m);
+    assert_true(data_ok(buf_of(2), lba_of(9), READ_BLOCKS));
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+static void test_drive_that_never_answers_times_out_and_comreset_recovers_the_port(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[QD];
+    const unsigned hung = 20;
+    uint64_t t0;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(hung);
+    t0 = plat_now_ns();
+    log_capture_begin();
+    submit_reads(d, QD);
+    assert_int_equal(collect(d, c, QD), QD);
+    log_capture_end();
+
+    for (unsigned i = 0; i < QD; i++) {
+        if (c[i].tag != hung) {
+            assert_int_equal(c[i].status, BM_OK);
+            continue;
+        }
+        assert_int_equal(c[i].status, BM_ETIMEDOUT);
+        assert_non_null(strstr(c[i].detail, "no answer"));
+    }
+    /* Not before its deadline, and not long after it. */
+    assert_true(plat_now_ns() - t0 >= AHCI_CMD_TIMEOUT_NS);
+    assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull);
+    assert_int_equal(m->comresets, 1);
+    assert_int_equal(m->hung, 0);
+
+    m->hang_lba = NO_LBA;
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+static void test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_the_register(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[QD];
+    uint64_t t0;
+    void *ctrl;
+    struct bm_disk *d;
+    const char *log;
+    int got;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0);
+    m->cr_sticks = true;
+    t0 = plat_now_ns();
+    log_capture_begin();
+    submit_reads(d, 2);
+    got = collect(d, c, 2);
+    log = log_capture_end();
+    assert_non_null(strstr(log, "PxCMD.CR"));
+    assert_non_null(strstr(log, "AHCI 0000:00:1f.2 port 2"));
+    assert_non_null(strstr(log, "port disabled"));
+    /* Bounded: the command deadline plus a few stop attempts. */
+    assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull);
+
+    /* Tag 1 finished before; tag 0 is still the HBA's (CR set: its list
+     * may still run), so its buffer is not handed back. */
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 1);
+    assert_int_equal(c[0].status, BM_OK);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(d->ops->poll(d, 0, c, QD), 0);
+    /* The port is out of service, and says so at once. */
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 0, 1, buf_of(2)), BM_EIO);
+
+    log_capture_begin();
+    finish(m, ctrl);
+    log = log_capture_end();
+    assert_non_null(strstr(log, "does not stop"));
+}
+
+static void test_hba_reset_that_never_ends_fails_the_probe_with_a_clear_message(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m->hr_sticks = true;
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_ETIMEDOUT);
+    assert_non_null(strstr(err, "GHC.HR"));
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(m->dev.claims, 1);
+    assert_int_equal(m->dev.releases, 1);
+    assert_true(plat_now_ns() - t0 < 5000000000ull);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_drive_without_ncq_reads_with_dma_ext_at_qd1(void **state)
+{
+    struct ahci_model *m = model_new(true, false, true);
+    struct bm_completion c[1];
+    char want[64];
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->max_qd, 1);
+    for (unsigned i = 0; i < 8; i++) {
+        memset(buf_of(0), 0xee, READ_BLOCKS * 512);
+        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, lba_of(i), READ_BLOCKS, buf_of(0)), BM_OK);
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 0, 1, buf_of(1)), BM_EINVAL); /* depth 1 */
+        assert_int_equal(collect(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_OK);
+        assert_true(data_ok(buf_of(0), lba_of(i), READ_BLOCKS));
+    }
+    assert_int_equal(m->reads_done, 8);
+
+    /* A failed DMA READ EXT: the task file names the error; then on. */
+    m->bad_lba = lba_of(3) + 1;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, lba_of(3), READ_BLOCKS, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_EIO);
+    assert_non_null(strstr(c[0].detail, "UNC"));
+    snprintf(want, sizeof(want), "lba %llu", (unsigned long long)m->bad_lba);
+    assert_non_null(strstr(c[0].detail, want));
+    m->bad_lba = NO_LBA;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, lba_of(3), READ_BLOCKS, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), lba_of(3), READ_BLOCKS));
+    finish(m, ctrl);
+}
+
+static void test_hba_without_ncq_and_a_hung_dma_ext_times_out_then_works(void **state)
+{
+    struct ahci_model *m = model_new(false, true, true);   /* drive could, HBA cannot */
+    struct bm_completion c[1];
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->max_qd, 1);
+    m->hang_lba = lba_of(5);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, lba_of(5), READ_BLOCKS, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(m->comresets >= 1);
+    m->hang_lba = NO_LBA;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, lba_of(6), READ_BLOCKS, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), lba_of(6), READ_BLOCKS));
+    finish(m, ctrl);
+}
+
+static void test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming_pxtfd(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    const char *log;
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m->never_ready = true;
+    log_capture_begin();
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    log = log_capture_end();
+    /* The controller is fine; its one port has nothing usable. */
+    assert_int_equal(rc, BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(log, "port 2"));
+    assert_non_null(strstr(log, "PxTFD"));
+    assert_non_null(strstr(log, "no ATA disks"));
+    assert_true(plat_now_ns() - t0 < 15000000000ull);
+    finish(m, ctrl);
+}
+
+static void test_drive_that_disappears_times_out_and_its_port_is_disabled(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[4];
+    uint32_t seen = 0;
+    const char *log;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    /* Unplugged: PhyRdy drops (3.3.5 PRCS, 3.3.12 DIAG.N), nothing answers. */
+    m->gone = true;
+    m->ssts = 0;
+    m->serr |= SERR_DIAG_N;
+    m->is |= IS_PRCS;
+    log_capture_begin();
+    submit_reads(d, 4);
+    assert_int_equal(collect(d, c, 4), 4);
+    log = log_capture_end();
+    for (unsigned i = 0; i < 4; i++) {
+        seen |= 1u << c[i].tag;
+        if (c[i].status == BM_ETIMEDOUT)
+            continue;
+        /* Caught by the same recovery: failed, and says why. */
+        assert_int_equal(c[i].status, BM_EIO);
+        assert_non_null(strstr(c[i].detail, "timed out"));
+    }
+    assert_int_equal(seen, 0xf);
+    assert_true(m->comresets >= 1);
+    assert_non_null(strstr(log, "no device"));
+    assert_non_null(strstr(log, "port disabled"));
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 1, buf_of(0)), BM_EIO);
+    finish(m, ctrl);
+}
+
+static void test_smart_is_read_and_a_drive_that_refuses_it_keeps_working(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_health h;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->ops->health(d, &h), BM_OK);
+    assert_int_equal(h.temperature_c, 38);
+
+    m->smart_disabled = true;
+    assert_int_equal(d->ops->health(d, &h), BM_EIO);
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+static void test_drive_that_aborts_identify_is_skipped_naming_the_command(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    const char *log;
+    int rc;
+
+    (void)state;
+    m->identify_aborts = true;
+    log_capture_begin();
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    log = log_capture_end();
+    assert_int_equal(rc, BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(log, "port 2: skipped: IDENTIFY DEVICE failed"));
+    assert_non_null(strstr(log, "err 0x04"));
+    finish(m, ctrl);
+}
+
+static void test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    int rc;
+
+    (void)state;
+    m->ae_drops = true;
+    m->ghc = 0;
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_true(rc < 0);
+    assert_non_null(strstr(err, "GHC.AE"));
+    assert_null(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data, log_restore),
+        cmocka_unit_test_teardown(test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working, log_restore),
+        cmocka_unit_test_teardown(test_ncq_error_without_the_log_resets_the_port_and_fails_the_caught_tags, log_restore),
+        cmocka_unit_test_teardown(test_interface_error_names_the_hba_bits_and_the_port_recovers, log_restore),
+        cmocka_unit_test_teardown(test_drive_that_never_answers_times_out_and_comreset_recovers_the_port, log_restore),
+        cmocka_unit_test_teardown(test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_the_register, log_restore),
+        cmocka_unit_test_teardown(test_hba_reset_that_never_ends_fails_the_probe_with_a_clear_message, log_restore),
+        cmocka_unit_test_teardown(test_drive_without_ncq_reads_with_dma_ext_at_qd1, log_restore),
+        cmocka_unit_test_teardown(test_hba_without_ncq_and_a_hung_dma_ext_times_out_then_works, log_restore),
+        cmocka_unit_test_teardown(test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming_pxtfd,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_drive_that_disappears_times_out_and_its_port_is_disabled, log_restore),
+        cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
+        cmocka_unit_test_teardown(test_drive_that_aborts_identify_is_skipped_naming_the_command, log_restore),
+        cmocka_unit_test_teardown(test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae, log_restore),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,926 @@
+/* The NVMe driver against a model of an NVMe 1.4 controller: the paths
+ * QEMU cannot take (a read that never completes, a controller that never
+ * becomes ready or reports a fatal status, a media error) driven through
+ * the driver's real probe and the public submit/poll interface
+ * (drivers/blkdev.h).
+ *
+ * The model follows the NVM Express Base Specification 1.4, not the
+ * driver: controller registers (section 3.1), queues, entries and PRPs
+ * (section 4), admin commands Identify, Set Features (Number of Queues),
+ * Create I/O CQ/SQ (section 5), Read (NVM command set 6.9), controller
+ * reset on CC.EN 1 -> 0 (7.3.2). It executes commands synchronously inside
+ * the doorbell write, and moves the clock on (plat_sim_advance_ns) from
+ * CSTS reads while it is stuck, so deadlines pass at once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "platform_sim.h"
+#include "drivers/nvme/nvme.h"
+
+/* ---- NVMe 1.4 facts the model needs (its own names, from the spec) ---- */
+
+enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_ASQ = 0x28, R_ACQ = 0x30,
+       R_DBS = 0x1000 };
+#define CC_EN 1u
+#define CSTS_RDY 1u
+#define CSTS_CFS 2u
+#define PAGE 4096u
+
+#define OP_CREATE_SQ 0x01
+#define OP_CREATE_CQ 0x05
+#define OP_DELETE_SQ 0x00
+#define OP_DELETE_CQ 0x04
+#define OP_IDENTIFY 0x06
+#define OP_SET_FEATURES 0x09
+#define OP_READ 0x02
+#define OP_FLUSH 0x00
+
+/* Status field values (4.6.1): SCT << 8 | SC. */
+#define ST_OK 0x000
+#define ST_INVALID_OPCODE 0x001
+#define ST_INVALID_FIELD 0x002
+#define ST_LBA_RANGE 0x080
+#define ST_INVALID_NS 0x00b
+#define ST_CQ_INVALID 0x100
+#define ST_INVALID_QID 0x101
+#define ST_INVALID_QSIZE 0x102
+#define ST_UNRECOVERED_READ 0x281
+
+#define MODEL_MQES 255             /* 256 entries per queue */
+#define MODEL_QUEUES 4             /* I/O queue pairs it grants */
+#define MODEL_BLOCKS (1ull << 26)  /* 512-byte blocks, generated on read */
+#define MODEL_TO 4                 /* CAP.TO: 2 s */
+#define NO_LBA UINT64_MAX
+#define MAXQ (MODEL_QUEUES + 1)
+
+struct mq {
+    bool live;
+    uint8_t *base;
+    uint32_t size, head, tail;
+    uint16_t cqid;                 /* SQ: its CQ */
+    uint8_t phase;                 /* CQ: phase tag of the next entry */
+};
+
+struct held {                      /* a read the model sits on */
+    bool used;
+    uint16_t sqid, cid;
+    uint8_t sqe[64];
+};
+
+struct nvme_model {
+    struct plat_sim_dev dev;
+    uint64_t cap;
+    uint32_t cc, csts, aqa;
+    uint64_t asq, acq;
+    struct mq sq[MAXQ], cq[MAXQ];
+    /* Faults */
+    bool never_ready;              /* CSTS.RDY never follows CC.EN */
+    bool cfs_on_enable;            /* CSTS.CFS instead of RDY */
+    bool cfs_on_identify;          /* CSTS.CFS instead of an Identify completion */
+    bool identify_hangs;           /* Identify never completes */
+    bool admin_hung;
+    uint64_t bad_lba;              /* reads covering it: Unrecovered Read Error */
+    uint64_t hang_lba;             /* reads covering it: no completion */
+    bool hold_sq2;                 /* keep SQ 2's reads until released */
+    bool gone;                     /* surprise removal: reads all ones, nothing happens */
+    bool ignores_reset;            /* CC.EN = 0 does not stop it: RDY stays, queues live */
+    bool fatal_on_read;            /* a read makes it fail: CSTS.CFS, no completions */
+    bool refuse_create_sq;         /* Create I/O SQ fails: Invalid Queue Identifier */
+    unsigned grant;                /* I/O queue pairs Set Features grants (0: MODEL_QUEUES) */
+    struct held held[16];
+    /* What happened */
+    unsigned enables, resets, reads_done, cq_overflows;
+};
+
+static uint64_t le64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t le32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint16_t le16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static void *phys(uint64_t a) { return (void *)(uintptr_t)a; }
+
+/* The byte a read of block lba returns at offset off. */
+static uint8_t pattern(uint64_t lba, unsigned off)
+{
+    uint32_t w = (uint32_t)(lba * 2246822519u) + off / 4;
+    return (uint8_t)(w >> (8 * (off % 4)));
+}
+
+/* Move len bytes from src into the memory PRP1/PRP2 describe (4.3): PRP1
+ * may start inside a page; beyond the first page PRP2 is the second page
+ * or, for more than two pages, a PRP list whose last entry on each list
+ * page points at the next list page. */
+static void prp_copy_in(uint64_t prp1, uint64_t prp2, const uint8_t *src, uint32_t len)
+{
+    uint32_t first = PAGE - (uint32_t)(prp1 % PAGE), done;
+    const uint8_t *list = NULL;
+    unsigned idx = 0;
+
+    assert_int_equal(prp1 & 3, 0);
+    done = len < first ? len : first;
+    memcpy(phys(prp1), src, done);
+    if (done == len)
+        return;
+    if (len - done <= PAGE) {
+        assert_int_equal(prp2 % PAGE, 0);
+        memcpy(phys(prp2), src + done, len - done);
+        return;
+    }
+    list = phys(prp2);
+    idx = (unsigned)(prp2 % PAGE) / 8;
+    list -= prp2 % PAGE;
+    while (done < len) {
+        uint64_t e = le64(list + 8 * idx);
+        uint32_t n = len - done < PAGE ? len - done : PAGE;
+        if (idx == PAGE / 8 - 1 && len - done > PAGE) {
+            list = phys(e);        /* chained list page */
+            idx = 0;
+            continue;
+        }
+        assert_int_equal(e % PAGE, 0);
+        memcpy(phys(e), src + done, n);
+        done += n;
+        idx++;
+    }
+}
+
+/* Post a completion queue entry (4.6) for a command of SQ sqid. */
+static void complete(struct nvme_model *m, uint16_t sqid, uint16_t cid, uint16_t status, uint32_t dw0)
+{
+    struct mq *sq = &m->sq[sqid], *cq = &m->cq[sq->cqid];
+    uint8_t *e;
+    uint32_t dw2 = sq->head | (uint32_t)sqid << 16, dw3;
+
+    if (!cq->live)
+        return;
+    if ((cq->tail + 1) % cq->size == cq->head) {
+        m->cq_overflows++;         /* a full CQ: the host did not free entries */
+        return;
+    }
+    e = cq->base + 16 * cq->tail;
+    dw3 = cid | (uint32_t)(cq->phase | status << 1) << 16;
+    memcpy(e, &dw0, 4);
+    memset(e + 4, 0, 4);
+    memcpy(e + 8, &dw2, 4);
+    memcpy(e + 12, &dw3, 4);      /* phase last: the host polls it */
+    if (++cq->tail == cq->size) {
+        cq->tail = 0;
+        cq->phase ^= 1;
+    }
+}
+
+/* Identify data (5.15.2): controller, namespace 1, active namespace list. */
+static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
+{
+    static uint8_t d[4096];
+    uint32_t cns = le32(sqe + 40) & 0xff, nsid = le32(sqe + 4);
+
+    (void)m;
+    memset(d, 0, sizeof(d));
+    switch (cns) {
+    case 0x01:
+        d[0] = 0x4d, d[1] = 0x1b;
+        memset(d + 4, ' ', 20);
+        memcpy(d + 4, "NVME-MODEL-7", 12);
+        memset(d + 24, ' ', 40);
+        memcpy(d + 24, "Baremark Model NVMe", 19);
+        memset(d + 64, ' ', 8);
+        memcpy(d + 64, "1.0", 3);
+        d[77] = 5;                 /* MDTS: 2^5 pages = 128 KiB */
+        d[80] = 0x00, d[81] = 0x04, d[82] = 0x01;   /* VER 1.4 */
+        d[512] = 0x66;             /* SQES: 64 bytes */
+        d[513] = 0x44;             /* CQES: 16 bytes */
+        d[516] = 1;                /* NN */
+        break;
+    case 0x00:
+        if (nsid != 1)
+            return ST_INVALID_NS;
+        for (int i = 0; i < 8; i++)
+            d[i] = d[8 + i] = d[16 + i] = (uint8_t)(MODEL_BLOCKS >> (8 * i));
+        d[25] = 0;                 /* NLBAF: one format */
+        d[26] = 0;                 /* FLBAS: format 0 */
+        d[128 + 2] = 9;            /* LBAF0: LBADS 9 (512 B), no metadata */
+        break;
+    case 0x02:
+        if (nsid < 1)
+            d[0] = 1;
+        break;
+    default:
+        return ST_INVALID_FIELD;
+    }
+    prp_copy_in(le64(sqe + 24), le64(sqe + 32), d, sizeof(d));
+    return ST_OK;
+}
+
+/* One admin command (section 5). Returns its status; *dw0 its result. */
+static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, bool *no_completion)
+{
+    uint32_t cdw10 = le32(sqe + 40), cdw11 = le32(sqe + 44);
+    uint16_t qid = (uint16_t)cdw10, qsize = (uint16_t)((cdw10 >> 16) + 1);
+
+    switch (sqe[0]) {
+    case OP_IDENTIFY:
+        if (m->cfs_on_identify) {
+            m->csts |= CSTS_CFS;   /* the controller dies instead of answering */
+            *no_completion = true;
+            return ST_OK;
+        }
+        if (m->identify_hangs) {
+            m->admin_hung = true;
+            *no_completion = true;
+            return ST_OK;
+        }
+        return identify(m, sqe);
+    case OP_SET_FEATURES:
+        if ((cdw10 & 0xff) != 0x07)
+            return ST_INVALID_FIELD;
+        if ((cdw11 & 0xffff) == 0xffff || (cdw11 >> 16) == 0xffff)
+            return ST_INVALID_FIELD;
+        *dw0 = (m->grant ? m->grant : MODEL_QUEUES) - 1;
+        *dw0 |= *dw0 << 16;                         /* NSQA, NCQA: 0-based */
+        return ST_OK;
+    case OP_CREATE_CQ:
+        if (qid == 0 || qid >= MAXQ || m->cq[qid].live)
+            return ST_INVALID_QID;
+        if (qsize < 2 || qsize > MODEL_MQES + 1)
+            return ST_INVALID_QSIZE;
+        if (!(cdw11 & 1))
+            return ST_INVALID_FIELD;   /* CAP.CQR: contiguous queues required */
+        m->cq[qid] = (struct mq){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize, .phase = 1 };
+        return ST_OK;
+    case OP_CREATE_SQ: {
+        uint16_t cqid = (uint16_t)(cdw11 >> 16);
+        if (m->refuse_create_sq)
+            return ST_INVALID_QID;
+        if (qid == 0 || qid >= MAXQ || m->sq[qid].live)
+            return ST_INVALID_QID;
+        if (qsize < 2 || qsize > MODEL_MQES + 1)
+            return ST_INVALID_QSIZE;
+        if (cqid == 0 || cqid >= MAXQ || !m->cq[cqid].live)
+            return ST_CQ_INVALID;
+        m->sq[qid] = (struct mq){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize, .cqid = cqid };
+        return ST_OK;
+    }
+    case OP_DELETE_SQ:
+        if (qid == 0 || qid >= MAXQ || !m->sq[qid].live)
+            return ST_INVALID_QID;
+        m->sq[qid].live = false;
+        return ST_OK;
+    case OP_DELETE_CQ:
+        if (qid == 0 || qid >= MAXQ || !m->cq[qid].live)
+            return ST_INVALID_QID;
+        m->cq[qid].live = false;
+        return ST_OK;
+    }
+    return ST_INVALID_OPCODE;
+}
+
+static bool covers(uint64_t lba, uint32_t n, uint64_t x) { return x != NO_LBA && x >= lba && x < lba + n; }
+
+/* A read's data, and its completion. */
+static void finish_read(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
+{
+    static uint8_t data[1u << 20];
+    uint64_t slba = le64(sqe + 40);
+    uint32_t nlb = (le32(sqe + 48) & 0xffff) + 1;
+
+    assert_true(nlb * 512u <= sizeof(data));
+    for (uint32_t i = 0; i < nlb * 512u; i++)
+        data[i] = pattern(slba + i / 512, i % 512);
+    prp_copy_in(le64(sqe + 24), le64(sqe + 32), data, nlb * 512u);
+    m->reads_done++;
+    complete(m, sqid, le16(sqe + 2), ST_OK, 0);
+}
+
+static void hold(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
+{
+    for (unsigned i = 0; i < 16; i++) {
+        if (!m->held[i].used) {
+            m->held[i] = (struct held){ .used = true, .sqid = sqid, .cid = le16(sqe + 2) };
+            memcpy(m->held[i].sqe, sqe, 64);
+            return;
+        }
+    }
+    fail_msg("model: too many held commands");
+}
+
+/* One I/O command (NVM command set). */
+static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
+{
+    uint64_t slba = le64(sqe + 40);
+    uint32_t nlb = (le32(sqe + 48) & 0xffff) + 1;
+    uint16_t cid = le16(sqe + 2);
+
+    if (le32(sqe + 4) != 1) {
+        complete(m, sqid, cid, ST_INVALID_NS, 0);
+        return;
+    }
+    switch (sqe[0]) {
+    case OP_FLUSH:
+        complete(m, sqid, cid, ST_OK, 0);
+        return;
+    case OP_READ:
+        if (m->fatal_on_read) {
+            m->csts |= CSTS_CFS;
+            hold(m, sqid, sqe);
+            return;
+        }
+        if (slba + nlb > MODEL_BLOCKS) {
+            complete(m, sqid, cid, ST_LBA_RANGE, 0);
+            return;
+        }
+        if (covers(slba, nlb, m->hang_lba) || (sqid == 2 && m->hold_sq2)) {
+            hold(m, sqid, sqe);
+            return;
+        }
+        if (covers(slba, nlb, m->bad_lba)) {
+            complete(m, sqid, cid, ST_UNRECOVERED_READ, 0);
+            return;
+        }
+        finish_read(m, sqid, sqe);
+        return;
+    }
+    complete(m, sqid, cid, ST_INVALID_OPCODE, 0);
+}
+
+/* The SQ tail doorbell: fetch and run every new entry. */
+static void sq_doorbell(struct nvme_model *m, uint16_t qid, uint32_t tail)
+{
+    struct mq *sq = &m->sq[qid];
+
+    if (!(m->csts & CSTS_RDY) || !sq->live || tail >= sq->size)
+        return;
+    sq->tail = tail;
+    while (sq->head != sq->tail) {
+        const uint8_t *sqe = sq->base + 64 * sq->head;
+        sq->head = (sq->head + 1) % sq->size;
+        if (qid == 0) {
+            uint32_t dw0 = 0;
+            bool none = false;
+            uint16_t st = admin(m, sqe, &dw0, &none);
+            if (!none)
+                complete(m, 0, le16(sqe + 2), st, dw0);
+        } else {
+            io(m, qid, sqe);
+        }
+    }
+}
+
+/* Controller reset (7.3.2): every queue is gone, nothing more completes. */
+static void controller_reset(struct nvme_model *m)
+{
+    m->resets++;
+    memset(m->sq, 0, sizeof(m->sq));
+    memset(m->cq, 0, sizeof(m->cq));
+    memset(m->held, 0, sizeof(m->held));
+    m->csts &= ~(CSTS_RDY | CSTS_CFS);
+    m->admin_hung = false;
+}
+
+/* Finish what the model held: a late controller completes it, unless it
+ * was reset since. */
+static void model_release_held(struct nvme_model *m)
+{
+    for (unsigned i = 0; i < 16; i++) {
+        struct held h = m->held[i];
+        if (!h.used)
+            continue;
+        m->held[i].used = false;
+        if (m->sq[h.sqid].live)
+            finish_read(m, h.sqid, h.sqe);
+    }
+}
+
+static uint32_t model_read(void *ctx, int bar, uint32_t off)
+{
+    struct nvme_model *m = ctx;
+
+    assert_int_equal(bar, 0);
+    if (m->gone)
+        return 0xffffffffu;                      /* PCIe: a read nobody answers */
+    switch (off) {
+    case R_CAP: return (uint32_t)m->cap;
+    case R_CAP + 4: return (uint32_t)(m->cap >> 32);
+    case R_VS: return 0x00010400;
+    case R_CC: return m->cc;
+    case R_CSTS:
+        if (((m->cc & CC_EN) && !(m->csts & CSTS_RDY)) || (m->csts & CSTS_CFS) || m->admin_hung)
+            plat_sim_advance_ns(50000000ull);      /* a controller that is stuck */
+        return m->csts;
+    case R_AQA: return m->aqa;
+    case R_ASQ: return (uint32_t)m->asq;
+    case R_ASQ + 4: return (uint32_t)(m->asq >> 32);
+    case R_ACQ: return (uint32_t)m->acq;
+    case R_ACQ + 4: return (uint32_t)(m->acq >> 32);
+    }
+    return 0;
+}
+
+static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    struct nvme_model *m = ctx;
+
+    assert_int_equal(bar, 0);
+    if (m->gone)
+        return;
+    switch (off) {
+    case R_CC: {
+        uint32_t old = m->cc;
+        m->cc = v;
+        if (!(old & CC_EN) && (v & CC_EN)) {
+            m->enables++;
+            if (m->never_ready)
+                return;
+            if (m->cfs_on_enable) {
+                m->csts |= CSTS_CFS;
+                return;
+            }
+            /* 7.6.1: the admin queue comes from AQA/ASQ/ACQ. */
+            m->sq[0] = (struct mq){ .live = true, .base = phys(m->asq), .size = (m->aqa & 0xfff) + 1 };
+            m->cq[0] = (struct mq){ .live = true, .base = phys(m->acq), .size = ((m->aqa >> 16) & 0xfff) + 1,
+                                    .phase = 1 };
+            m->csts |= CSTS_RDY;
+        } else if ((old & CC_EN) && !(v & CC_EN) && !m->ignores_reset) {
+            controller_reset(m);
+        }
+        return;
+    }
+    case R_AQA: m->aqa = v; return;
+    case R_ASQ: m->asq = (m->asq & ~0xffffffffull) | v; return;
+    case R_ASQ + 4: m->asq = (m->asq & 0xffffffffull) | (uint64_t)v << 32; return;
+    case R_ACQ: m->acq = (m->acq & ~0xffffffffull) | v; return;
+    case R_ACQ + 4: m->acq = (m->acq & 0xffffffffull) | (uint64_t)v << 32; return;
+    }
+    if (off >= R_DBS && off < R_DBS + 8 * MAXQ) {
+        uint16_t qid = (uint16_t)((off - R_DBS) / 8);
+        if ((off - R_DBS) % 8 == 0)
+            sq_doorbell(m, qid, v);
+        else if (m->cq[qid].live && v < m->cq[qid].size)
+            m->cq[qid].head = v;
+    }
+}
+
+/* ---- Test scaffolding ---- */
+
+static const struct pci_addr model_addr = { 0, 3, 0, 0 };
+
+static struct nvme_model *model_new(void)
+{
+    static struct nvme_model m;
+
+    memset(&m, 0, sizeof(m));
+    m.dev.addr = model_addr;
+    m.dev.ctx = &m;
+    m.dev.mmio_read32 = model_read;
+    m.dev.mmio_write32 = model_write;
+    m.dev.bar_size[0] = 0x4000;
+    m.dev.config[0] = 0x4d, m.dev.config[1] = 0x1b;        /* 1b4d:0001 */
+    m.dev.config[2] = 0x01;
+    m.dev.config[9] = 0x02, m.dev.config[10] = 0x08, m.dev.config[11] = 0x01;
+    /* CAP: MQES, CQR, TO, DSTRD 0, CSS NVM, MPSMIN 0 (4 KiB), MPSMAX 4. */
+    m.cap = MODEL_MQES | 1ull << 16 | (uint64_t)MODEL_TO << 24 | 1ull << 37 | 4ull << 52;
+    m.bad_lba = m.hang_lba = NO_LBA;
+    plat_sim_attach(&m.dev);
+    return &m;
+}
+
+static struct bm_disk *probe_one(struct nvme_model *m, void **ctrl)
+{
+    static struct bm_disk_list list;
+    char err[160] = "";
+    int rc;
+
+    memset(&list, 0, sizeof(list));
+    rc = nvme_driver.probe(model_addr, &list, ctrl, err, sizeof(err));
+    if (rc != BM_OK)
+        fail_msg("probe: %s (%s)", bm_strerror(rc), err);
+    assert_int_equal(list.count, 1);
+    assert_int_equal(m->dev.claims, 1);
+    return list.disks[0];
+}
+
+static void finish(struct nvme_model *m, void *ctrl)
+{
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    assert_false(m->cc & CC_EN);            /* handed back reset */
+    assert_int_equal(m->cq_overflows, 0);
+    plat_sim_detach(&m->dev);
+}
+
+#define QD 64
+#define READ_BLOCKS 128            /* 64 KiB: a PRP list */
+#define BUF_STRIDE (READ_BLOCKS * 512 + PAGE)
+#define BUF_OFFSET 512             /* PRP1 starts inside a page */
+static uint8_t *buffers;
+
+static uint8_t *buf_of(unsigned tag) { return buffers + (size_t)tag * BUF_STRIDE + BUF_OFFSET; }
+static uint64_t lba_of(unsigned queue, unsigned tag) { return 1000003ull * tag + 7919ull * queue + 11; }
+
+static int setup(void **state)
+{
+    (void)state;
+    buffers = plat_alloc_pages((size_t)QD * BUF_STRIDE, false);
+    return buffers ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    plat_free_pages(buffers, (size_t)QD * BUF_STRIDE);
+    return 0;
+}
+
+static bool data_ok(const uint8_t *buf, uint64_t lba, uint32_t blocks)
+{
+    for (uint32_t i = 0; i < blocks * 512u; i++)
+        if (buf[i] != pattern(lba + i / 512, i % 512))
+            return false;
+    return true;
+}
+
+static void submit_reads(struct bm_disk *d, unsigned queue, unsigned first, unsigned n)
+{
+    for (unsigned t = first; t < first + n; t++) {
+        memset(buf_of(t), 0xee, READ_BLOCKS * 512);
+        assert_int_equal(d->ops->submit(d, queue, t, BM_IO_READ, lba_of(queue, t), READ_BLOCKS, buf_of(t)),
+                         BM_OK);
+    }
+}
+
+/* Poll until want completions arrived; while nothing comes, let 100 ms
+ * of (simulated) time pass, as a real wait would. */
+static int collect(struct bm_disk *d, unsigned queue, struct bm_completion *out, int want, uint64_t max_ns)
+{
+    uint64_t t0 = plat_now_ns();
+    int got = 0;
+
+    while (got < want && plat_now_ns() - t0 < max_ns) {
+        int n = d->ops->poll(d, queue, out + got, want - got);
+        assert_true(n >= 0);
+        got += n;
+        if (n == 0)
+            plat_sim_advance_ns(100000000ull);
+    }
+    return got;
+}
+
+static void expect_reads_ok(struct bm_disk *d, unsigned queue, unsigned n)
+{
+    struct bm_completion c[QD];
+    uint64_t seen = 0;
+
+    assert_int_equal(collect(d, queue, c, (int)n, 1000000000ull), (int)n);
+    for (unsigned i = 0; i < n; i++) {
+        assert_true(c[i].tag < n);
+        assert_false(seen & (1ull << c[i].tag));
+        seen |= 1ull << c[i].tag;
+        assert_int_equal(c[i].status, BM_OK);
+        assert_true(data_ok(buf_of(c[i].tag), lba_of(queue, c[i].tag), READ_BLOCKS));
+    }
+}
+
+/* ---- Tests ---- */
+
+static void test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(m->enables, 1);
+    assert_string_equal(d->model, "Baremark Model NVMe");
+    assert_string_equal(d->serial, "NVME-MODEL-7");
+    assert_int_equal(d->blocks, MODEL_BLOCKS);
+    assert_int_equal(d->lba_bytes, 512);
+    assert_int_equal(d->nqueues, MODEL_QUEUES);
+    assert_int_equal(d->max_qd, MODEL_MQES);       /* one entry of the queue stays free */
+    assert_true(d->max_transfer_bytes >= READ_BLOCKS * 512);
+    for (unsigned q = 0; q < MODEL_QUEUES; q++)
+        assert_true(m->sq[q + 1].live && m->cq[q + 1].live);
+
+    for (unsigned q = 0; q < MODEL_QUEUES; q++) {
+        /* Queue 0 gets 320 commands: its 256-entry queues wrap. */
+        for (int round = 0; round < (q == 0 ? 5 : 1); round++) {
+            submit_reads(d, q, 0, QD);
+            expect_reads_ok(d, q, QD);
+        }
+    }
+    assert_int_equal(m->reads_done, (5 + MODEL_QUEUES - 1) * QD);
+    finish(m, ctrl);
+}
+
+static void test_media_error_fails_that_read_with_the_decoded_status(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[QD];
+    const unsigned bad = 17;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->bad_lba = lba_of(0, bad) + 100;
+    submit_reads(d, 0, 0, 32);
+    assert_int_equal(collect(d, 0, c, 32, 1000000000ull), 32);
+    for (unsigned i = 0; i < 32; i++) {
+        if (c[i].tag != bad) {
+            assert_int_equal(c[i].status, BM_OK);
+            assert_true(data_ok(buf_of(c[i].tag), lba_of(0, c[i].tag), READ_BLOCKS));
+            continue;
+        }
+        assert_int_equal(c[i].status, BM_EIO);
+        assert_non_null(strstr(c[i].detail, "Unrecovered Read Error"));
+        assert_non_null(strstr(c[i].detail, "SCT 2h SC 81h"));
+    }
+    /* One bad block costs one command, not the disk. */
+    m->bad_lba = NO_LBA;
+    submit_reads(d, 0, 0, QD);
+    expect_reads_ok(d, 0, QD);
+    finish(m, ctrl);
+}
+
+static void test_read_without_completion_times_out_after_the_controller_is_reset(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[QD];
+    const unsigned hung = 9, held_tag = 40;
+    struct bm_disk *d;
+    uint64_t t0;
+    char want[64];
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, hung);
+    t0 = plat_now_ns();
+    submit_reads(d, 0, 0, 32);
+    /* Queue 2 (SQ 2) has a read in flight too, younger than the hung one. */
+    assert_int_equal(collect(d, 0, c, 31, 5000000000ull), 31);
+    plat_sim_advance_ns(3000000000ull);
+    m->hold_sq2 = true;
+    submit_reads(d, 1, held_tag, 1);
+    for (unsigned i = 0; i < 31; i++)
+        assert_int_equal(c[i].status, BM_OK);
+
+    assert_int_equal(collect(d, 0, c, 1, 30000000000ull), 1);
+    /* Not reported before the controller stopped: it can no longer write
+     * into the buffer the engine gets back. */
+    assert_int_equal(m->resets, 1);
+    assert_false(m->cc & CC_EN);
+    assert_false(m->csts & CSTS_RDY);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    snprintf(want, sizeof(want), "SQ 1 CID %u", hung);
+    assert_non_null(strstr(c[0].detail, want));
+    assert_non_null(strstr(c[0].detail, "no completion"));
+    assert_true(plat_now_ns() - t0 >= 10000000000ull);
+    assert_true(plat_now_ns() - t0 < 12000000000ull);
+
+    /* The other queue's command was aborted by the reset. */
+    assert_int_equal(collect(d, 1, c, 1, 1000000000ull), 1);
+    assert_int_equal(c[0].tag, held_tag);
+    assert_int_equal(c[0].status, BM_EIO);
+    assert_non_null(strstr(c[0].detail, "aborted"));
+    assert_non_null(strstr(c[0].detail, "reset"));
+
+    /* A late completion finds no queue: nothing is written. */
+    memset(buf_of(hung), 0xee, READ_BLOCKS * 512);
+    model_release_held(m);
+    assert_int_equal(buf_of(hung)[0], 0xee);
+    /* The disk is out of service, and says so at once. */
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+    assert_int_equal(d->ops->poll(d, 0, c, QD), 0);
+    finish(m, ctrl);
+}
+
+static void test_controller_never_ready_fails_probe_within_cap_to_naming_csts(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    uint64_t t0 = plat_now_ns(), to_ns = MODEL_TO * 500000000ull;
+    int rc;
+
+    (void)state;
+    m->never_ready = true;
+    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_ETIMEDOUT);
+    assert_non_null(strstr(err, "CSTS.RDY"));
+    assert_non_null(strstr(err, "2000 ms"));
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(m->dev.releases, 1);
+    assert_true(plat_now_ns() - t0 >= to_ns);
+    assert_true(plat_now_ns() - t0 < to_ns + 500000000ull);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_fatal_status_while_enabling_fails_probe_naming_cfs(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m->cfs_on_enable = true;
+    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_EIO);
+    assert_non_null(strstr(err, "CSTS.CFS"));
+    assert_non_null(strstr(err, "NVME 0000:03:00.0"));
+    assert_null(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    assert_true(plat_now_ns() - t0 < MODEL_TO * 500000000ull);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m->cfs_on_identify = true;
+    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_EIO);
+    assert_non_null(strstr(err, "CSTS.CFS"));
+    assert_non_null(strstr(err, "Identify"));
+    assert_null(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    assert_false(m->cc & CC_EN);             /* reset on the way out */
+    assert_true(plat_now_ns() - t0 < 10000000000ull);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_admin_command_without_completion_fails_probe_in_bounded_time(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m->identify_hangs = true;
+    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_ETIMEDOUT);
+    assert_non_null(strstr(err, "Identify"));
+    assert_non_null(strstr(err, "no completion"));
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(m->dev.releases, 1);
+    assert_int_equal(m->resets, 1);          /* reset before its memory went back */
+    assert_false(m->cc & CC_EN);
+    assert_true(plat_now_ns() - t0 < 12000000000ull);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_controller_that_vanishes_returns_every_command_as_timed_out(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[8];
+    struct bm_disk *d;
+    uint64_t t0;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->gone = true;
+    t0 = plat_now_ns();
+    submit_reads(d, 0, 0, 8);
+    assert_int_equal(collect(d, 0, c, 8, 30000000000ull), 8);
+    for (unsigned i = 0; i < 8; i++) {
+        assert_int_equal(c[i].status, BM_ETIMEDOUT);
+        assert_non_null(strstr(c[i].detail, "no completion"));
+    }
+    assert_true(plat_now_ns() - t0 < 12000000000ull);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_controller_that_ignores_the_reset_keeps_its_buffers(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[8];
+    const unsigned hung = 3;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, hung);
+    m->ignores_reset = true;
+    submit_reads(d, 0, 0, 8);
+    assert_int_equal(collect(d, 0, c, 7, 1000000000ull), 7);
+    /* Timed out, reset written (CC.EN = 0), but CSTS.RDY stays 1: the
+     * controller may still write into the buffer, so the command must not
+     * come back, however long the engine polls (its own stall detection
+     * then keeps the buffers). */
+    assert_int_equal(collect(d, 0, c, 1, 60000000000ull), 0);
+    assert_false(m->cc & CC_EN);
+    assert_true(m->csts & CSTS_RDY);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+
+    /* If it does finish the read after all, the command comes back then. */
+    model_release_held(m);
+    assert_int_equal(collect(d, 0, c, 1, 1000000000ull), 1);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(hung), lba_of(0, hung), READ_BLOCKS));
+
+    /* Release cannot stop it either: bounded, and the memory stays. */
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_fatal_status_during_io_is_named_in_the_timed_out_commands(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->fatal_on_read = true;
+    submit_reads(d, 0, 0, 4);
+    assert_int_equal(collect(d, 0, c, 4, 30000000000ull), 4);
+    assert_int_equal(m->resets, 1);
+    for (unsigned i = 0; i < 4; i++) {
+        assert_int_equal(c[i].status, BM_ETIMEDOUT);
+        assert_non_null(strstr(c[i].detail, "CSTS.CFS"));
+    }
+    finish(m, ctrl);
+}
+
+static void test_queue_creation_refused_fails_probe_with_the_decoded_status(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+    int rc;
+
+    (void)state;
+    m->refuse_create_sq = true;
+    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_EIO);
+    assert_non_null(strstr(err, "Create I/O SQ failed"));
+    assert_non_null(strstr(err, "SCT 1h SC 01h"));
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(m->dev.releases, 1);
+    assert_false(m->cc & CC_EN);             /* reset: the created CQ is gone before its memory */
+    plat_sim_detach(&m->dev);
+}
+
+static void test_one_granted_queue_pair_gives_one_queue(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->grant = 1;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->nqueues, 1);
+    assert_false(m->sq[2].live);
+    assert_int_equal(d->ops->submit(d, 1, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EINVAL);
+    submit_reads(d, 0, 0, QD);
+    expect_reads_ok(d, 0, QD);
+    finish(m, ctrl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data),
+        cmocka_unit_test(test_media_error_fails_that_read_with_the_decoded_status),
+        cmocka_unit_test(test_read_without_completion_times_out_after_the_controller_is_reset),
+        cmocka_unit_test(test_controller_never_ready_fails_probe_within_cap_to_naming_csts),
+        cmocka_unit_test(test_fatal_status_while_enabling_fails_probe_naming_cfs),
+        cmocka_unit_test(test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs),
+        cmocka_unit_test(test_admin_command_without_completion_fails_probe_in_bounded_time),
+        cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
+        cmocka_unit_test(test_controller_that_ignores_the_reset_keeps_its_buffers),
+        cmocka_unit_test(test_fatal_status_during_io_is_named_in_the_timed_out_commands),
+        cmocka_unit_test(test_queue_creation_refused_fails_probe_with_the_decoded_status),
+        cmocka_unit_test(test_one_granted_queue_pair_gives_one_queue),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
