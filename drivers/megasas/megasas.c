@@ -636,9 +636,21 @@ void mfi_scan_lds(const struct mfi_scan_ops *ops)
     }
 }
 
+/* Does this PD state say the drive belongs to the RAID layer (a member,
+ * a spare, or being rebuilt or copied to)? */
+static bool mfi_pd_state_in_array(uint16_t state)
+{
+    return state == MFI_PD_STATE_ONLINE || state == MFI_PD_STATE_HOT_SPARE || state == MFI_PD_STATE_REBUILD ||
+           state == MFI_PD_STATE_COPYBACK;
+}
+
 /* Physical drives the firmware exposes to the host as they are (JBOD /
- * system drives). Drives in an array are never touched directly: that
- * would bypass the RAID layer. */
+ * system drives). The "exposed to host" PD list query is what says so,
+ * as Linux's megaraid_sas takes it; PD info is read as a second check,
+ * and a drive whose state puts it in an array is never touched directly:
+ * that would bypass the RAID layer. (QEMU's model answers PD info with
+ * state OFFLINE for every drive: it never copies the INQUIRY data its
+ * state is derived from.) */
 void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
 {
     struct mfi_pd_list *pl = (struct mfi_pd_list *)ops->scratch;
@@ -665,10 +677,14 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
             plat_log("%s pd%u info: %s", ops->name, ids[i], err);
             continue;
         }
-        if (info->fw_state != MFI_PD_STATE_SYSTEM) {
-            plat_log("%s pd%u in state 0x%02x, not a system drive: skipped", ops->name, ids[i], info->fw_state);
+        if (mfi_pd_state_in_array(info->fw_state)) {
+            plat_log("%s pd%u in state 0x%02x (in an array), though listed as exposed to the host: skipped",
+                     ops->name, ids[i], info->fw_state);
             continue;
         }
+        if (info->fw_state != MFI_PD_STATE_SYSTEM)
+            plat_log("%s pd%u is listed as exposed to the host but reports state 0x%02x, not SYSTEM", ops->name,
+                     ids[i], info->fw_state);
         if (ids[i] > ops->max_pd_target) {
             plat_log("%s pd%u: device id does not fit a frame, skipped", ops->name, ids[i]);
             continue;
