@@ -541,26 +541,19 @@ static const struct bm_disk_ops mfi_disk_ops = {
 static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target)
 {
     struct mfi_scsi_target t = { c, logical, target };
-    char tname[48], err[96];
+    char tname[48];
     struct scsi_transport tr = { mfi_scsi_exec, &t, tname };
     struct scsi_disk_info info;
+    struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
     struct mfi_disk *md;
-    int rc;
 
     snprintf(tname, sizeof(tname), "%s %s%u", c->name, logical ? "ld" : "pd", target);
     if (c->ndisks >= ARRAY_SIZE(c->disks)) {
         plat_log("%s: too many disks, skipped", tname);
         return;
     }
-    rc = scsi_identify(&tr, &info, err, sizeof(err));
-    if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", tname, err);
+    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
         return;
-    }
-    if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", tname, info.cap.block_bytes);
-        return;
-    }
     md = plat_alloc(sizeof(*md));
     if (!md)
         return;
@@ -572,19 +565,8 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
     md->logical = logical;
     md->target = target;
     snprintf(md->d.id, sizeof(md->d.id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    bm_strlcpy(md->d.driver, "megasas", sizeof(md->d.driver));
-    md->d.path = BM_PATH_NATIVE;
-    scsi_fill_disk(&md->d, &info);
-    pci_addr_str(c->pci, md->d.pci, sizeof(md->d.pci));
-    md->d.pci_addr = c->pci;
-    md->d.has_pci = true;
-    md->d.port = target;
-    md->d.lun = 0;
-    md->d.nqueues = 1;
-    md->d.max_qd = md->q.max_inflight;
-    md->d.max_transfer_bytes = c->max_transfer_bytes;
-    md->d.ops = &mfi_disk_ops;
-    md->d.priv = md;
+    at.max_qd = md->q.max_inflight;
+    scsi_fill_hba_disk(&md->d, &info, &at, &mfi_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
         plat_log("%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&md->q);
@@ -725,25 +707,6 @@ static void mfi_scan(struct mfi_ctrl *c, struct bm_disk_list *disks)
 
 /* ---- Probe and release ----------------------------------------------------------------------------- */
 
-/* Map the register BAR. */
-static volatile void *mfi_map_regs(struct pci_addr a)
-{
-    /* The registers are the first memory BAR (Linux megasas_init_fw). */
-    for (int bar = 0; bar < 6; bar++) {
-        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
-        uint64_t size = 0;
-        volatile void *p;
-
-        if (v & 1)
-            continue;
-        p = plat_pci_map_bar(a, bar, &size);
-        if (p && size >= 0x100)
-            return p;
-        if (((v >> 1) & 3) == 2)
-            bar++; /* skip the upper half of a 64-bit BAR */
-    }
-    return NULL;
-}
 
 /* Host memory the firmware uses: frames, sense buffers, reply queue. All
  * below 4 GiB: 1078/gen2 frame addresses are 32-bit and so are the sense
@@ -955,7 +918,7 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     }
     c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
     pci_enable_device(a);
-    c->regs = mfi_map_regs(a);
+    c->regs = pci_map_first_mem_bar(a, 0x100); /* the first memory BAR (Linux megasas_init_fw) */
     if (!c->regs) {
         snprintf(err, errlen, "no memory BAR");
         rc = BM_ENODEV;

@@ -516,26 +516,19 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target)
     struct fu_scan_ctx *sc = ctx;
     struct fu_ctrl *c = sc->c;
     struct fu_scsi_target t = { c, logical, target };
-    char tname[48], err[96];
+    char tname[48];
     struct scsi_transport tr = { fu_scsi_exec, &t, tname };
     struct scsi_disk_info info;
+    struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
     struct fu_disk *fd;
-    int rc;
 
     snprintf(tname, sizeof(tname), "%s %s%u", c->name, logical ? "ld" : "pd", target);
     if (c->ndisks >= ARRAY_SIZE(c->disks)) {
         plat_log("%s: too many disks, skipped", tname);
         return;
     }
-    rc = scsi_identify(&tr, &info, err, sizeof(err));
-    if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", tname, err);
+    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
         return;
-    }
-    if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", tname, info.cap.block_bytes);
-        return;
-    }
     fd = plat_alloc(sizeof(*fd));
     if (!fd)
         return;
@@ -547,19 +540,8 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target)
     fd->logical = logical;
     fd->target = target;
     snprintf(fd->d.id, sizeof(fd->d.id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    bm_strlcpy(fd->d.driver, "megasas", sizeof(fd->d.driver));
-    fd->d.path = BM_PATH_NATIVE;
-    scsi_fill_disk(&fd->d, &info);
-    pci_addr_str(c->pci, fd->d.pci, sizeof(fd->d.pci));
-    fd->d.pci_addr = c->pci;
-    fd->d.has_pci = true;
-    fd->d.port = target;
-    fd->d.lun = 0;
-    fd->d.nqueues = 1;
-    fd->d.max_qd = fd->q.max_inflight;
-    fd->d.max_transfer_bytes = c->max_transfer_bytes;
-    fd->d.ops = &fu_disk_ops;
-    fd->d.priv = fd;
+    at.max_qd = fd->q.max_inflight;
+    scsi_fill_hba_disk(&fd->d, &info, &at, &fu_disk_ops, fd);
     if (disk_list_add(sc->disks, &fd->d) != BM_OK) {
         plat_log("%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&fd->q);
@@ -573,25 +555,6 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target)
 
 /* ---- Bring-up and release ------------------------------------------------------------------------------------- */
 
-/* Map the register BAR: the first memory BAR (Linux megasas_init_fw
- * takes BAR 1 on fusion parts, which is the first memory BAR there). */
-static volatile void *fu_map_regs(struct pci_addr a)
-{
-    for (int bar = 0; bar < 6; bar++) {
-        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
-        uint64_t size = 0;
-        volatile void *p;
-
-        if (v & 1)
-            continue;
-        p = plat_pci_map_bar(a, bar, &size);
-        if (p && size >= 0x400)
-            return p;
-        if (((v >> 1) & 3) == 2)
-            bar++; /* skip the upper half of a 64-bit BAR */
-    }
-    return NULL;
-}
 
 /* Free the host memory the firmware used. */
 static void fu_free_memory(struct fu_ctrl *c)
@@ -841,7 +804,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     }
     c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
     pci_enable_device(a);
-    c->regs = fu_map_regs(a);
+    c->regs = pci_map_first_mem_bar(a, 0x400); /* Linux megasas_init_fw: BAR 1, the first memory BAR */
     if (!c->regs) {
         snprintf(err, errlen, "no memory BAR");
         rc = BM_ENODEV;

@@ -203,24 +203,17 @@ static const struct bm_disk_ops mpt_disk_ops = {
 static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a, uint32_t lun)
 {
     struct mpt_target t = { c, a->target, a->dev_handle, lun };
-    char tname[48], err[96];
+    char tname[48];
     struct scsi_transport tr = { mpt_scsi_exec, &t, tname };
     struct scsi_disk_info info;
+    struct scsi_hba_place at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes };
     struct mpt_disk *md;
     int rc;
 
     snprintf(tname, sizeof(tname), "%s %s l%u", c->name, a->label, lun);
-    rc = scsi_identify(&tr, &info, err, sizeof(err));
-    if (rc == BM_ENODEV)
+    rc = scsi_identify_for_hba(&tr, &info);
+    if (rc != BM_OK)
         return rc;
-    if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", tname, err);
-        return rc;
-    }
-    if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", tname, info.cap.block_bytes);
-        return BM_ENOTSUP;
-    }
     if (c->ndisks >= ARRAY_SIZE(c->disks))
         return BM_ENOSPC;
     md = plat_alloc(sizeof(*md));
@@ -242,19 +235,8 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
             snprintf(id, sizeof(id), "mpt%u%s", c->index, a->label);
         bm_strlcpy(md->d.id, id, sizeof(md->d.id));
     }
-    bm_strlcpy(md->d.driver, "mpt", sizeof(md->d.driver));
-    md->d.path = BM_PATH_NATIVE;
-    scsi_fill_disk(&md->d, &info);
-    pci_addr_str(c->pci, md->d.pci, sizeof(md->d.pci));
-    md->d.pci_addr = c->pci;
-    md->d.has_pci = true;
-    md->d.port = a->port;
-    md->d.lun = lun;
-    md->d.nqueues = 1;
-    md->d.max_qd = md->q.max_inflight;
-    md->d.max_transfer_bytes = c->max_transfer_bytes;
-    md->d.ops = &mpt_disk_ops;
-    md->d.priv = md;
+    at.max_qd = md->q.max_inflight;
+    scsi_fill_hba_disk(&md->d, &info, &at, &mpt_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
         plat_log("%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&md->q);
@@ -301,26 +283,6 @@ static void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
 
 /* ---- Probe and release ------------------------------------------------------------------------------------ */
 
-/* Map the register BAR. */
-static volatile void *mpt_map_regs(struct pci_addr a)
-{
-    /* BAR 0 is I/O space; the registers' memory window is the first
-     * memory BAR (BAR 1 on SAS1064/1068). */
-    for (int bar = 0; bar < 6; bar++) {
-        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
-        uint64_t size = 0;
-        volatile void *p;
-
-        if (v & 1)
-            continue;
-        p = plat_pci_map_bar(a, bar, &size);
-        if (p && size >= 0x100)
-            return p;
-        if (((v >> 1) & 3) == 2)
-            bar++;
-    }
-    return NULL;
-}
 
 /* Free every disk of a controller. */
 static void mpt_free_disks(struct mpt_ctrl *c)
@@ -423,7 +385,7 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     pci_enable_device(a);
     /* Polled: no interrupt may reach the firmware's interrupt controller. */
     plat_pci_write16(a, PCI_COMMAND, plat_pci_read16(a, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
-    c->regs = mpt_map_regs(a);
+    c->regs = pci_map_first_mem_bar(a, 0x100); /* BAR 0 is I/O space; BAR 1 on SAS1064/1068 */
     if (!c->regs) {
         snprintf(err, errlen, "no memory BAR");
         rc = BM_ENODEV;
