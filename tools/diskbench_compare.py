@@ -12,6 +12,13 @@ figures; it asserts nothing.
 
     tools/diskbench_compare.py [--device nvme|ahci|megasas|megasas-gen2|mptsas] [--time 10]
     tools/diskbench_compare.py --latency-sweep [--latency-ns 200000]
+    tools/diskbench_compare.py --fixed-latency [--latency-ns 1000000]
+
+--fixed-latency runs the fio/native/firmware comparison on a null-co disk
+that answers every request after --latency-ns, as a real drive takes time
+per request: the plain image answers almost at once, so there the figures
+measure how fast the emulator takes commands rather than how many a path
+keeps in flight.
 
 Runs as root (it installs linux-image-amd64, fio and busybox-static with
 apt-get when they are missing, like `make run` installs its packages).
@@ -452,7 +459,10 @@ def main(argv=None):
                     help="repeat every side this many times, interleaved, and report the median")
     ap.add_argument("--latency-sweep", action="store_true",
                     help="null-co disk with a fixed latency: baremark disk=full RND4K-Q<n>T1 vs qd/latency")
-    ap.add_argument("--latency-ns", type=int, default=200000)
+    ap.add_argument("--fixed-latency", action="store_true",
+                    help="compare on a null-co disk with a fixed per-request latency (--latency-ns, default 1 ms)")
+    ap.add_argument("--latency-ns", type=int, default=None,
+                    help="null-co latency (default 200000 for --latency-sweep, 1000000 for --fixed-latency)")
     ap.add_argument("--kernel-args", default="", help="more Linux kernel parameters, e.g. mitigations=off")
     ap.add_argument("--no-build", action="store_true", help="use build/baremark.img as it is")
     ap.add_argument("--json", action="store_true", help="print only a JSON summary on stdout")
@@ -463,6 +473,10 @@ def main(argv=None):
     bad = skip - {"fio", "native", "firmware"}
     if bad:
         ap.error("--skip takes fio, native, firmware; not " + ",".join(sorted(bad)))
+    if args.latency_ns is None:
+        args.latency_ns = 1000000 if args.fixed_latency else 200000
+    if args.latency_sweep and args.fixed_latency:
+        ap.error("--latency-sweep and --fixed-latency are two different runs")
     if args.latency_sweep:
         # OVMF's NVMe/AHCI drivers keep about one request in flight: no curve to show
         skip.add("firmware")
@@ -473,7 +487,7 @@ def main(argv=None):
     else:
         seconds = args.time or 10
         tests = args.tests.split(",") if args.tests else list(COMPARE_TESTS)
-        drive = None
+        drive = drive_arg(latency_ns=args.latency_ns, size_mib=args.disk_mib) if args.fixed_latency else None
         disk_mode = "quick"
     for t in tests:
         parse_test_name(t)
@@ -521,6 +535,8 @@ def main(argv=None):
     if guest:
         summary["linux_kernel"] = guest[2]
         summary["kernel_args"] = args.kernel_args
+    if args.fixed_latency:
+        summary["latency_ns"] = args.latency_ns
     if args.latency_sweep:
         summary["latency_ns"] = args.latency_ns
         summary["sweep"] = sweep_rows(args.latency_ns, native, fio)
@@ -531,7 +547,8 @@ def main(argv=None):
     if args.json:
         print(json.dumps(summary, indent=1))
     else:
-        what = "null-co, %d us per request" % (args.latency_ns // 1000) if args.latency_sweep else \
+        what = "null-co, %d us per request" % (args.latency_ns // 1000) if args.latency_sweep or args.fixed_latency \
+            else \
             "%d MiB raw image" % args.disk_mib
         print("device %s (%s), q35 -smp 2, %s, %d s per test, %d round%s" % (
             args.device, what, "KVM" if kvm else "TCG", seconds, args.rounds, "" if args.rounds == 1 else "s"))
