@@ -531,6 +531,13 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
 
 /* ---- Safety -------------------------------------------------------------------------- */
 
+/* Is the disk an NVMe namespace (natively, or as the firmware's device
+ * path names it)? Namespaces share their controller's serial. */
+static bool is_nvme_namespace(const struct bm_disk *d)
+{
+    return !strcmp(d->driver, "nvme") || strstr(fwblk_device_path(d), "/NVMe(") != NULL;
+}
+
 static void decide_writes(const struct config *c, const struct plat_boot_location *boot,
                           const struct plat_boot_location *results)
 {
@@ -538,6 +545,14 @@ static void decide_writes(const struct config *c, const struct plat_boot_locatio
         struct disk_entry *e = &entries[i];
         int fw = fwblk_boot_disk(e->d);
         enum boot_answer ans = fw < 0 ? BOOT_UNKNOWN : fw ? BOOT_YES : BOOT_NO;
+
+        /* Another disk with this serial: write= names a serial, and could
+         * mean either (the first one found is named in the refusal). */
+        e->facts.serial_twin = NULL;
+        for (unsigned k = 0; k < nentries && !e->facts.serial_twin; k++)
+            if (k != i && disk_serials_clash(e->d, is_nvme_namespace(e->d), entries[k].d,
+                                             is_nvme_namespace(entries[k].d)))
+                e->facts.serial_twin = entries[k].d->id;
 
         e->facts.boot = disk_holds_boot(e->d, boot, ans);
         /* The results volume may be another one (out=LABEL:\path). The

@@ -17,6 +17,11 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
         snprintf(reason, reason_len, "it holds the volume the results are written to");
         return WRITE_REFUSED;
     }
+    if (f->serial_twin) {
+        snprintf(reason, reason_len, "it reports the same serial as %s, so write= cannot say which of "
+                 "the two it means", f->serial_twin);
+        return WRITE_REFUSED;
+    }
     if (f->read_only) {
         snprintf(reason, reason_len, "the firmware reports its medium as read-only");
         return WRITE_REFUSED;
@@ -28,6 +33,18 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
 static bool same_pci(struct pci_addr a, struct pci_addr b)
 {
     return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
+}
+
+/* Same serial, and not two namespaces of one NVMe controller? */
+bool disk_serials_clash(const struct bm_disk *a, bool a_ns, const struct bm_disk *b, bool b_ns)
+{
+    if (!a->serial[0] || strcmp(a->serial, b->serial))
+        return false;
+    /* NVMe 1.4 section 6.1: namespaces of a controller are its disks and
+     * carry its serial; different namespace ids, different disks. */
+    if (a_ns && b_ns && a->has_pci && b->has_pci && same_pci(a->pci_addr, b->pci_addr) && a->port != b->port)
+        return false;
+    return true;
 }
 
 /* Does the disk hold the volume this location describes? */

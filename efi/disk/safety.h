@@ -2,8 +2,9 @@
  *
  * A disk is written only when its serial is listed in write= (an empty
  * serial never matches), and never when it holds the volume baremark was
- * loaded from or the volume its results go to, nor when the firmware says
- * its medium is read-only. */
+ * loaded from or the volume its results go to, nor when another disk
+ * reports the same serial (write= could mean either), nor when the
+ * firmware says its medium is read-only. */
 #ifndef BAREMARK_DISK_SAFETY_H
 #define BAREMARK_DISK_SAFETY_H
 
@@ -15,6 +16,7 @@ struct disk_facts {
     bool boot;        /* holds the volume the app was loaded from */
     bool results;     /* holds the volume the results file is written to */
     bool read_only;   /* the medium is write-protected */
+    const char *serial_twin; /* id of another disk with the same serial, NULL if none (see disk_serials_clash) */
 };
 
 enum write_perm {
@@ -26,6 +28,14 @@ enum write_perm {
 /* May this disk be written? reason gets a sentence for WRITE_REFUSED. */
 enum write_perm disk_write_permission(const struct config *c, const char *serial, const struct disk_facts *f,
                                       char *reason, size_t reason_len);
+
+/* Do disks a and b report the same serial without being namespaces of
+ * one NVMe controller? Then write= cannot tell them apart: two USB
+ * enclosures whose bridge gives every unit one serial, cloned drives, one
+ * disk reached through two paths. Namespaces (a_ns, b_ns: the caller
+ * knows the disk is an NVMe namespace) share their controller's serial
+ * by design, and are told apart by controller and namespace id. */
+bool disk_serials_clash(const struct bm_disk *a, bool a_ns, const struct bm_disk *b, bool b_ns);
 
 /* Firmware's own answer to "is this the boot disk?", when it has one. */
 enum boot_answer { BOOT_UNKNOWN = 0, BOOT_YES, BOOT_NO };
