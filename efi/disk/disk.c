@@ -26,7 +26,7 @@ struct disk_entry {
     bool selected;
     struct disk_facts facts;
     enum write_perm perm;
-    char refusal[120];
+    char refusal[200];
     struct table_row rows[DISK_MAX_TESTS];
     unsigned nrows;
 };
@@ -560,6 +560,7 @@ static void decide_writes(const struct config *c, const struct plat_boot_locatio
          * one is matched by controller and port (a location without a port
          * protects every disk on its controller). */
         e->facts.results = results->has_volume && disk_holds_boot(e->d, results, BOOT_UNKNOWN);
+        e->facts.results_by_controller = e->facts.results && !results->has_port;
         e->facts.read_only = fwblk_read_only(e->d);
         e->perm = disk_write_permission(c, e->d->serial, &e->facts, e->refusal, sizeof(e->refusal));
     }

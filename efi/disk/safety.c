@@ -13,6 +13,11 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
         snprintf(reason, reason_len, "it holds the volume baremark was loaded from");
         return WRITE_REFUSED;
     }
+    if (f->results && f->results_by_controller) {
+        snprintf(reason, reason_len, "it is on the controller of the volume the results are written to, and "
+                 "nothing says which of its disks that is (out=off lifts this)");
+        return WRITE_REFUSED;
+    }
     if (f->results) {
         snprintf(reason, reason_len, "it holds the volume the results are written to");
         return WRITE_REFUSED;

@@ -15,6 +15,8 @@
 struct disk_facts {
     bool boot;        /* holds the volume the app was loaded from */
     bool results;     /* holds the volume the results file is written to */
+    bool results_by_controller; /* results only because the results volume's location names its
+                                 * controller and no port (USB): any disk there may hold it */
     bool read_only;   /* the medium is write-protected */
     const char *serial_twin; /* id of another disk with the same serial, NULL if none (see disk_serials_clash) */
 };

@@ -175,3 +175,46 @@ def test_results_disk_and_read_only_stick_are_never_written(work):
         after = f.read()
     changed = sum(1 for i in range(0, len(after), 4096) if after[i:i + 4096] != before[i:i + 4096])
     assert 0 < changed < 16, changed  # FAT, directory and the file's clusters, not a benchmark's worth
+
+
+@cleaned
+def test_second_stick_on_boot_stick_controller(work):
+    # Booted from a USB stick: the location names the xHCI controller and
+    # no port, so the firmware's device path tells the sticks apart. With
+    # out=off the second stick write= names is written and the boot stick
+    # is not; with the results on the boot stick, the second stick is
+    # refused, with an error that says why and how to lift it.
+    options = "mem=off disk=quick time=1 exit=shutdown out=off disks=USB2 write=USB2,BOOTUSB"
+    boot = boot_image(work, options)
+    second = qemu.make_disk(os.path.join(work, "second.img"), 8, fill="random")
+    before_boot, before_second = sha256(boot), sha256(second)
+    sticks = ["usb-storage,bus=xhci.0,drive=b,serial=BOOTUSB,removable=on,bootindex=0",
+              "usb-storage,bus=xhci.0,drive=s,serial=USB2,bootindex=1"]
+    drives = ["if=none,id=b,format=raw,file=" + boot, "if=none,id=s,format=raw,file=" + second]
+    run = qemu.boot(stick=False, timeout=180, workdir=work, drives=drives, devices=sticks)
+    if run.timed_out or not run.of_type("end"):
+        fail_with_log(run, "no end record")
+    b, s = disk_by_serial(run, "BOOTUSB"), disk_by_serial(run, "USB2")
+    assert b["pci"] == s["pci"] and b["boot"] is True and s["boot"] is False, (b, s)
+    assert b["writes"] is False and s["writes"] is True, (b, s)
+    errors = run.of_type("error")
+    assert len(errors) == 1 and errors[0]["where"] == b["id"] and "loaded from" in errors[0]["message"], errors
+    assert writes_of(run, s["id"]) == ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"], \
+        run.of_type("disk_result")
+    assert sha256(boot) == before_boot, "the boot stick was written"
+    assert sha256(second) != before_second, "the second stick was not written"
+
+    qemu.write_fat_file(boot, "::/baremark/baremark.cfg",
+                        "\n".join("mem=off disk=quick time=1 exit=shutdown disks=USB2 write=USB2".split()) + "\n")
+    before_second = sha256(second)
+    run = qemu.boot(stick=False, timeout=180, workdir=work, drives=drives, devices=sticks)
+    if run.timed_out or not run.of_type("end"):
+        fail_with_log(run, "no end record")
+    s = disk_by_serial(run, "USB2")
+    assert s["writes"] is False, s
+    errors = run.of_type("error")
+    assert len(errors) == 1 and errors[0]["where"] == s["id"], errors
+    assert "controller of the volume the results are written to" in errors[0]["message"] \
+        and "out=off" in errors[0]["message"], errors
+    assert run.end()["status"] == "error", run.end()
+    assert not writes_of(run, s["id"]) and sha256(second) == before_second
