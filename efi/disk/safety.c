@@ -68,6 +68,11 @@ bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *b
      * it writable. */
     if (fw == BOOT_NO)
         return same_port;
+    /* No firmware answer and no PCI location (a firmware disk without a
+     * device path, a pass-thru instance off PCI): nothing places it
+     * elsewhere, so it may be the disk we booted from. */
+    if (boot->has_pci && !d->has_pci)
+        return true;
     /* No firmware answer: a location that names no port makes every disk
      * on its controller count as the boot disk. */
     return same_port || (same_ctrl && !boot->has_port);

@@ -46,7 +46,8 @@ enum boot_answer { BOOT_UNKNOWN = 0, BOOT_YES, BOOT_NO };
  * paths (fw); a "yes" is final, a "no" is overruled when controller and
  * port match the boot location. Without a firmware answer the controller
  * and port decide, and a boot location that names no port makes every
- * disk on that controller count as the boot disk. */
+ * disk on that controller count as the boot disk; so does a disk with no
+ * PCI location when the boot location has one (nothing rules it out). */
 bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw);
 
 #endif

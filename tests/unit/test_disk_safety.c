@@ -174,6 +174,26 @@ static void test_firmware_device_path_answer(void **state)
     assert_true(disk_holds_boot(&a, &boot, BOOT_YES));
 }
 
+static void test_disk_that_cannot_be_placed_counts_as_boot_disk(void **state)
+{
+    struct plat_boot_location boot;
+    struct bm_disk lost;
+    (void)state;
+
+    /* No PCI location and no device-path answer (a firmware disk without a
+     * device path): nothing says it is not the disk we booted from. */
+    memset(&lost, 0, sizeof(lost));
+    memset(&boot, 0, sizeof(boot));
+    boot.has_volume = boot.has_pci = boot.has_port = true;
+    boot.pci = (struct pci_addr){ 0, 3, 0, 0 };
+    assert_true(disk_holds_boot(&lost, &boot, BOOT_UNKNOWN));
+    /* the firmware's device paths did compare: its answer stands */
+    assert_false(disk_holds_boot(&lost, &boot, BOOT_NO));
+    /* booted from no disk (netboot): nothing to protect */
+    memset(&boot, 0, sizeof(boot));
+    assert_false(disk_holds_boot(&lost, &boot, BOOT_UNKNOWN));
+}
+
 static void test_netboot_has_no_boot_disk(void **state)
 {
     struct plat_boot_location boot;
@@ -198,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_boot_disk_found_by_controller_and_port),
         cmocka_unit_test(test_boot_controller_without_port_protects_all_its_disks),
         cmocka_unit_test(test_firmware_device_path_answer),
+        cmocka_unit_test(test_disk_that_cannot_be_placed_counts_as_boot_disk),
         cmocka_unit_test(test_netboot_has_no_boot_disk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
