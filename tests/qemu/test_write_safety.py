@@ -127,6 +127,35 @@ def test_boot_nvme_namespace_is_never_written_its_sibling_is(work):
 
 
 @cleaned
+def test_boot_disk_behind_scsi_pass_thru_is_never_written(work):
+    # Booted from target 0 of a virtio-scsi HBA (no native driver): the
+    # firmware's pass-thru path drives its disks, the Block I/O view of
+    # the same disks is dropped, and with it the device-path answer, so
+    # controller, target and LUN alone must find the boot disk.
+    options = "mem=off disk=quick time=1 exit=shutdown out=off disks=SCSIW write=BOOTSCSI,SCSIW"
+    boot = boot_image(work, options)
+    data = qemu.make_disk(os.path.join(work, "data.img"), 16, fill="random")
+    before_boot, before_data = sha256(boot), sha256(data)
+    run = qemu.boot(stick=False, timeout=180, workdir=work,
+                    drives=["if=none,id=b,format=raw,file=" + boot, "if=none,id=d,format=raw,file=" + data],
+                    devices=["virtio-scsi-pci,id=vs",
+                             "scsi-hd,bus=vs.0,scsi-id=0,lun=0,drive=b,serial=BOOTSCSI,bootindex=0",
+                             "scsi-hd,bus=vs.0,scsi-id=1,lun=0,drive=d,serial=SCSIW"])
+    if run.timed_out or not run.of_type("end"):
+        fail_with_log(run, "no end record")
+    b, d = disk_by_serial(run, "BOOTSCSI"), disk_by_serial(run, "SCSIW")
+    assert b["driver"] == d["driver"] == "scsi_passthru" and b["pci"] == d["pci"], (b, d)
+    assert b["boot"] is True and b["writes"] is False, b
+    assert d["boot"] is False and d["writes"] is True, d
+    errors = run.of_type("error")
+    assert len(errors) == 1 and errors[0]["where"] == b["id"] and "loaded from" in errors[0]["message"], errors
+    assert writes_of(run, d["id"]) == ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"], \
+        run.of_type("disk_result")
+    assert sha256(boot) == before_boot, "the boot disk was written"
+    assert sha256(data) != before_data, "the disk write= names was not written"
+
+
+@cleaned
 def test_results_disk_and_read_only_stick_are_never_written(work):
     # out=RESULTS:\res puts the results file on a FAT disk of an NVMe
     # controller a native driver would otherwise take. write= names that
