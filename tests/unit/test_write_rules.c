@@ -15,6 +15,7 @@
 #include "efi/disk/disk.h"
 #include "efi/disk/engine.h"
 #include "efi/disk/safety.h"
+#include "efi/disk/verify.h"
 #include "efi/record.h"
 
 #define MIB (1u << 20)
@@ -453,6 +454,49 @@ static void test_disk_that_fails_is_not_written_afterwards(void **state)
     free(a0);
 }
 
+static void test_verify_writes_only_its_range(void **state)
+{
+    const size_t bytes = 3 * MIB + 7 * 512;
+    struct fileblk_opts o = { 0 };
+    char path[512], err[160];
+    uint8_t *copy, *now = malloc(bytes), expect[512];
+    (void)state;
+
+    /* verify= writes a range of the disk somewhere different each pass:
+     * every byte outside it stays as it was, and inside it each block
+     * carries its own pattern, for any seed and a disk that is not a
+     * whole number of chunks. */
+    assert_non_null(now);
+    make_file("verify.img", bytes, path, sizeof(path), &copy);
+    o.max_qd = 8;
+    o.max_transfer_bytes = 64 * 1024;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        struct verify_result v;
+        struct bm_disk *d = fileblk_open(path, "v", "V", &o, err, sizeof(err));
+        FILE *f;
+
+        assert_non_null(d);
+        assert_int_equal(disk_verify(d, MIB, seed, &v), BM_OK);
+        assert_int_equal(v.blocks, MIB / 512);
+        assert_true(v.first_lba + v.blocks <= d->blocks);
+        fileblk_close(d);
+        f = fopen(path, "rb");
+        assert_non_null(f);
+        assert_int_equal(fread(now, 1, bytes, f), bytes);
+        fclose(f);
+        assert_memory_equal(now, copy, v.first_lba * 512);
+        assert_memory_equal(now + (v.first_lba + v.blocks) * 512, copy + (v.first_lba + v.blocks) * 512,
+                            bytes - (v.first_lba + v.blocks) * 512);
+        for (uint64_t b = 0; b < v.blocks; b++) {
+            verify_fill_block(expect, 512, seed, v.first_lba + b);
+            assert_memory_equal(now + (v.first_lba + b) * 512, expect, 512);
+        }
+        memcpy(copy, now, bytes); /* the next pass starts from here */
+    }
+    free(now);
+    free(copy);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -484,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_disk_without_serial_is_only_read),
         cmocka_unit_test(test_writes_stay_in_range_and_stop_after_a_failure),
         cmocka_unit_test(test_disk_that_fails_is_not_written_afterwards),
+        cmocka_unit_test(test_verify_writes_only_its_range),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
