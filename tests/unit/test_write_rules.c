@@ -72,6 +72,9 @@ static void test_write_matches_whole_serial_exactly(void **state)
     assert_int_equal(set(&c, "write", "all"), BM_OK);
     assert_false(config_write_allowed(&c, "S1234"));
     assert_true(config_write_allowed(&c, "all"));
+    assert_int_equal(set(&c, "write", "*,S?,S.*"), BM_OK);
+    assert_false(config_write_allowed(&c, "S1234"));
+    assert_false(config_write_allowed(&c, "S1"));
 }
 
 static void test_last_write_wins_and_command_line_overrides_file(void **state)
