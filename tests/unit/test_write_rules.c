@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "drivers/fileblk.h"
+#include "efi/disk/discover.h"
 #include "efi/disk/disk.h"
+#include "efi/platform_sim.h"
 #include "efi/disk/engine.h"
 #include "efi/disk/safety.h"
 #include "efi/disk/verify.h"
@@ -500,6 +502,69 @@ static void test_verify_writes_only_its_range(void **state)
     free(copy);
 }
 
+/* ---- discovery: the controller under the boot or results volume stays with the firmware -- */
+
+/* An NVMe controller (class 01:08:02) as config space only: a native
+ * probe of it claims it and then fails for want of registers. */
+static void nvme_config_only(struct plat_sim_dev *dev, struct pci_addr a)
+{
+    memset(dev, 0, sizeof(*dev));
+    dev->addr = a;
+    dev->config[0] = 0x36, dev->config[1] = 0x1b, dev->config[2] = 0x10; /* 1b36:0010 */
+    dev->config[9] = 0x02, dev->config[10] = 0x08, dev->config[11] = 0x01;
+    plat_sim_attach(dev);
+}
+
+static void test_boot_and_results_controllers_are_left_to_the_firmware(void **state)
+{
+    static struct plat_sim_dev boot_dev, res_dev, other_dev;
+    static struct disk_set set;
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    const struct pci_addr boot_at = { 0, 3, 0, 0 }, res_at = { 0, 4, 0, 0 }, other_at = { 0, 5, 0, 0 };
+    struct plat_boot_location boot, results;
+    struct config c;
+    (void)state;
+
+    nvme_config_only(&boot_dev, boot_at);
+    nvme_config_only(&res_dev, res_at);
+    nvme_config_only(&other_dev, other_at);
+    config_defaults(&c);
+    /* The boot location counts without a volume (the app was loaded from
+     * there even if its file system did not open); the results location
+     * only with one. */
+    memset(&boot, 0, sizeof(boot));
+    boot.has_pci = true;
+    boot.pci = boot_at;
+    memset(&results, 0, sizeof(results));
+    results.has_volume = results.has_pci = true;
+    results.pci = res_at;
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        c.driver = mode ? DRIVER_NATIVE : DRIVER_AUTO;
+        boot_dev.claims = res_dev.claims = other_dev.claims = 0;
+        disk_discover(&c, &boot, &results, &set);
+        disk_release(&set);
+        assert_int_equal(boot_dev.claims, 0);
+        assert_int_equal(res_dev.claims, 0);
+        assert_int_equal(other_dev.claims, 1);
+    }
+    assert_int_equal(count_records("note", "\"where\":\"0000:03:00.0\"", "holds the boot volume: left to the firmware"), 2);
+    assert_int_equal(count_records("note", "\"where\":\"0000:04:00.0\"", "holds the results volume"), 2);
+    /* no results file: nothing to keep there */
+    results.has_volume = false;
+    res_dev.claims = 0;
+    c.driver = DRIVER_AUTO;
+    disk_discover(&c, &boot, &results, &set);
+    disk_release(&set);
+    assert_int_equal(res_dev.claims, 1);
+    sinks_close();
+    plat_sim_detach(&boot_dev);
+    plat_sim_detach(&res_dev);
+    plat_sim_detach(&other_dev);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -532,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_writes_stay_in_range_and_stop_after_a_failure),
         cmocka_unit_test(test_disk_that_fails_is_not_written_afterwards),
         cmocka_unit_test(test_verify_writes_only_its_range),
+        cmocka_unit_test(test_boot_and_results_controllers_are_left_to_the_firmware),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
