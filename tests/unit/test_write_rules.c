@@ -79,6 +79,31 @@ static void test_write_matches_whole_serial_exactly(void **state)
     assert_false(config_write_allowed(&c, "S1"));
 }
 
+static void test_padded_drive_serials_match_their_trimmed_name(void **state)
+{
+    struct config c;
+    char serial[48];
+    (void)state;
+
+    /* Drives pad serials (ATA and NVMe with spaces, some with NULs); the
+     * disk's serial is the padding stripped, which is what write= names. */
+    config_defaults(&c);
+    assert_int_equal(set(&c, "write", "S1234"), BM_OK);
+    bm_copy_padded(serial, sizeof(serial), "      S1234         ", 20);
+    assert_true(config_write_allowed(&c, serial));
+    bm_copy_padded(serial, sizeof(serial), "S1234\0\0\0", 8);
+    assert_true(config_write_allowed(&c, serial));
+    /* a serial of padding only is no serial */
+    bm_copy_padded(serial, sizeof(serial), "                    ", 20);
+    assert_string_equal(serial, "");
+    assert_false(config_write_allowed(&c, serial));
+    /* inner spaces stay: such a serial cannot be written in write=, so the
+     * disk is never written, rather than matched loosely */
+    bm_copy_padded(serial, sizeof(serial), "  S1 234  ", 10);
+    assert_string_equal(serial, "S1 234");
+    assert_int_equal(set(&c, "write", "S1 234"), BM_EINVAL);
+}
+
 static void test_last_write_wins_and_command_line_overrides_file(void **state)
 {
     struct config c;
@@ -587,6 +612,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_list_rejects_blanks_and_empty_items),
         cmocka_unit_test(test_write_matches_whole_serial_exactly),
+        cmocka_unit_test(test_padded_drive_serials_match_their_trimmed_name),
         cmocka_unit_test(test_last_write_wins_and_command_line_overrides_file),
         cmocka_unit_test(test_shared_serial_clashes_unless_namespaces_of_one_controller),
         cmocka_unit_test(test_write_refused_when_serial_is_shared),
