@@ -72,6 +72,9 @@ def test_boot_sata_disk_is_never_written_its_neighbour_is(work):
     if run.timed_out or not run.of_type("end"):
         fail_with_log(run, "no end record")
     b, d = disk_by_serial(run, "BOOTSATA"), disk_by_serial(run, "SATAW")
+    # Whole disks only: the boot disk's partitions (GPT, ESP) are not disks.
+    assert not [x for x in run.of_type("disk") if "/HD(" in x.get("device_path", "")], run.of_type("disk")
+    assert "/HD(" not in b["device_path"] and b["device_path"].startswith("PciRoot"), b
     assert any(n["where"] == "0000:00:1f.2" and "boot volume" in n["message"] for n in run.of_type("note")), \
         run.of_type("note")
     assert b["path"] == d["path"] == "firmware", (b, d)
