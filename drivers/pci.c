@@ -415,3 +415,21 @@ int pcie_path_to_root(struct pci_addr ctrl, struct pcie_path *out)
     plat_free(l);
     return rc;
 }
+
+volatile void *pci_map_first_mem_bar(struct pci_addr a, uint64_t min_bytes)
+{
+    for (int bar = 0; bar < 6; bar++) {
+        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
+        uint64_t size = 0;
+        volatile void *p;
+
+        if (v & PCI_BAR_IO)
+            continue;
+        p = plat_pci_map_bar(a, bar, &size);
+        if (p && size >= min_bytes)
+            return p;
+        if ((v & PCI_BAR_MEM_TYPE_MASK) == PCI_BAR_MEM_TYPE_64)
+            bar++;
+    }
+    return NULL;
+}

@@ -32,6 +32,10 @@ void pci_addr_str(struct pci_addr a, char *buf, size_t len);
  * driver let go of a controller). */
 void pci_enable_device(struct pci_addr a);
 
+/* Map the function's first memory BAR of at least min_bytes (I/O BARs are
+ * passed over, as is the upper half of a 64-bit BAR); NULL if none. */
+volatile void *pci_map_first_mem_bar(struct pci_addr a, uint64_t min_bytes);
+
 /* ---- Configuration space through an accessor ------------------------------
  *
  * The capability walker and the link decoder read config space through

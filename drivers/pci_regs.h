@@ -19,6 +19,9 @@
 #define  PCI_HEADER_NORMAL 0
 #define  PCI_HEADER_BRIDGE 1
 #define PCI_BAR0 0x10
+#define  PCI_BAR_IO 0x1                 /* bit 0: I/O space */
+#define  PCI_BAR_MEM_TYPE_MASK 0x6      /* bits 2:1: memory BAR type */
+#define  PCI_BAR_MEM_TYPE_64 0x4        /* 64-bit: the next BAR holds the upper half */
 #define PCI_PRIMARY_BUS 0x18       /* type 1: primary, secondary, subordinate */
 #define PCI_SECONDARY_BUS 0x19
 #define PCI_SUBORDINATE_BUS 0x1a

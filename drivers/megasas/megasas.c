@@ -14,6 +14,7 @@
  * in PCI config space and MSI is never turned on.
  */
 #include "megasas.h"
+#include "megasas_internal.h"
 #include "megasas_regs.h"
 #include "mfi.h"
 #include "../pci.h"
@@ -65,6 +66,7 @@ struct mfi_disk {
 };
 
 struct mfi_ctrl {
+    struct megasas_ctrl_head head; /* fusion = false */
     struct pci_addr pci;
     char name[32];            /* "MEGASAS 0000:03:00.0" */
     unsigned index;
@@ -94,7 +96,7 @@ struct mfi_ctrl {
     unsigned ndisks;
 };
 
-static unsigned mfi_next_index;
+unsigned megasas_next_index;
 
 /* ---- Registers and firmware state ------------------------------------------------------- */
 
@@ -108,7 +110,7 @@ static void mfi_write(struct mfi_ctrl *c, uint32_t off, uint32_t v) { mmio_write
 static uint32_t mfi_fw_status(struct mfi_ctrl *c) { return mfi_read(c, MFI_REG_OSP0); }
 
 /* The firmware state's name, for messages. */
-static const char *mfi_state_name(uint32_t state)
+const char *mfi_state_name(uint32_t state)
 {
     switch (state & MFI_FWSTATE_MASK) {
     case MFI_FWSTATE_UNDEFINED: return "UNDEFINED";
@@ -127,7 +129,7 @@ static const char *mfi_state_name(uint32_t state)
 }
 
 /* Text for an MFI command status. */
-static const char *mfi_status_name(uint8_t st)
+const char *mfi_status_name(uint8_t st)
 {
     switch (st) {
     case MFI_STAT_OK: return "ok";
@@ -156,11 +158,13 @@ static uint32_t mfi_doorbell_reg(struct mfi_ctrl *c)
  * of Linux megasas_transition_to_ready): answer a handshake wait or a
  * pending boot message, bring an operational firmware back to ready, and
  * otherwise wait for the firmware's own initialisation to move on. Each
- * state gets MFI_STATE_WAIT_NS to change. */
-static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
+ * state gets MFI_STATE_WAIT_NS to change. Shared with the Fusion
+ * transport, which has the same states in scratch pad 0. */
+int mfi_fw_to_ready(volatile void *regs, const char *name, uint32_t doorbell_reg, bool fusion, char *err,
+                    size_t errlen)
 {
     for (int step = 0; step < 32; step++) {
-        uint32_t status = mfi_fw_status(c), state = status & MFI_FWSTATE_MASK;
+        uint32_t status = mmio_read32(regs, MFI_REG_OSP0), state = status & MFI_FWSTATE_MASK;
         uint64_t deadline;
 
         switch (state) {
@@ -170,33 +174,53 @@ static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
             snprintf(err, errlen, "firmware in FAULT state (OSP0 0x%08x)", status);
             return BM_EIO;
         case MFI_FWSTATE_WAIT_HANDSHAKE:
-            mfi_write(c, mfi_doorbell_reg(c), MFI_INIT_CLEAR_HANDSHAKE | MFI_INIT_HOTPLUG);
+            mmio_write32(regs, doorbell_reg, MFI_INIT_CLEAR_HANDSHAKE | MFI_INIT_HOTPLUG);
             break;
         case MFI_FWSTATE_BOOT_MSG_PENDING:
-            mfi_write(c, mfi_doorbell_reg(c), MFI_INIT_HOTPLUG);
+            mmio_write32(regs, doorbell_reg, MFI_INIT_HOTPLUG);
             break;
         case MFI_FWSTATE_OPERATIONAL:
             /* Someone (option ROM, firmware driver, an earlier run) left
              * it running: stop interrupts, abort and go back to READY. */
-            mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-            mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
+            mmio_write32(regs, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
+            mmio_write32(regs, doorbell_reg, MFI_RESET_FLAGS);
+            if (fusion) {
+                /* Fusion firmware clears doorbell bit 0 once it took the
+                 * request (Linux megasas_transition_to_ready). */
+                deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
+                while (mmio_read32(regs, MFI_REG_DOORBELL) & 1) {
+                    if (plat_now_ns() > deadline) {
+                        snprintf(err, errlen, "reset request not taken: DOORBELL bit 0 still set (0x%08x)",
+                                 mmio_read32(regs, MFI_REG_DOORBELL));
+                        return BM_ETIMEDOUT;
+                    }
+                    plat_delay_ns(MS_NS);
+                }
+            }
             break;
         default:
             break; /* the firmware is still initialising itself */
         }
         deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
-        while ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == state) {
+        while ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == state) {
             if (plat_now_ns() > deadline) {
                 snprintf(err, errlen, "firmware stuck in state %s for %llu s (OSP0 0x%08x)", mfi_state_name(state),
-                         (unsigned long long)(MFI_STATE_WAIT_NS / 1000000000ull), mfi_fw_status(c));
+                         (unsigned long long)(MFI_STATE_WAIT_NS / 1000000000ull), mmio_read32(regs, MFI_REG_OSP0));
                 return BM_ETIMEDOUT;
             }
             plat_delay_ns(MS_NS);
         }
-        plat_log("%s firmware state %s -> %s", c->name, mfi_state_name(state), mfi_state_name(mfi_fw_status(c)));
+        plat_log("%s firmware state %s -> %s", name, mfi_state_name(state),
+                 mfi_state_name(mmio_read32(regs, MFI_REG_OSP0)));
     }
-    snprintf(err, errlen, "firmware did not reach READY (OSP0 0x%08x)", mfi_fw_status(c));
+    snprintf(err, errlen, "firmware did not reach READY (OSP0 0x%08x)", mmio_read32(regs, MFI_REG_OSP0));
     return BM_ETIMEDOUT;
+}
+
+/* This transport's doorbell and registers through the shared state machine. */
+static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
+{
+    return mfi_fw_to_ready(c->regs, c->name, mfi_doorbell_reg(c), false, err, errlen);
 }
 
 /* ---- Frames and the reply queue ---------------------------------------------------------- */
@@ -517,26 +541,19 @@ static const struct bm_disk_ops mfi_disk_ops = {
 static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target)
 {
     struct mfi_scsi_target t = { c, logical, target };
-    char tname[48], err[96];
+    char tname[48];
     struct scsi_transport tr = { mfi_scsi_exec, &t, tname };
     struct scsi_disk_info info;
+    struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
     struct mfi_disk *md;
-    int rc;
 
     snprintf(tname, sizeof(tname), "%s %s%u", c->name, logical ? "ld" : "pd", target);
     if (c->ndisks >= ARRAY_SIZE(c->disks)) {
         plat_log("%s: too many disks, skipped", tname);
         return;
     }
-    rc = scsi_identify(&tr, &info, err, sizeof(err));
-    if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", tname, err);
+    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
         return;
-    }
-    if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", tname, info.cap.block_bytes);
-        return;
-    }
     md = plat_alloc(sizeof(*md));
     if (!md)
         return;
@@ -548,19 +565,8 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
     md->logical = logical;
     md->target = target;
     snprintf(md->d.id, sizeof(md->d.id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    bm_strlcpy(md->d.driver, "megasas", sizeof(md->d.driver));
-    md->d.path = BM_PATH_NATIVE;
-    scsi_fill_disk(&md->d, &info);
-    pci_addr_str(c->pci, md->d.pci, sizeof(md->d.pci));
-    md->d.pci_addr = c->pci;
-    md->d.has_pci = true;
-    md->d.port = target;
-    md->d.lun = 0;
-    md->d.nqueues = 1;
-    md->d.max_qd = md->q.max_inflight;
-    md->d.max_transfer_bytes = c->max_transfer_bytes;
-    md->d.ops = &mfi_disk_ops;
-    md->d.priv = md;
+    at.max_qd = md->q.max_inflight;
+    scsi_fill_hba_disk(&md->d, &info, &at, &mfi_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
         plat_log("%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&md->q);
@@ -573,15 +579,15 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
 }
 
 /* Logical drives that are not offline. */
-static void mfi_scan_lds(struct mfi_ctrl *c, struct bm_disk_list *disks)
+void mfi_scan_lds(const struct mfi_scan_ops *ops)
 {
-    struct mfi_ld_list *ll = (struct mfi_ld_list *)c->scratch;
+    struct mfi_ld_list *ll = (struct mfi_ld_list *)ops->scratch;
     uint8_t targets[MFI_MAX_LD], states[MFI_MAX_LD];
     char err[96];
     uint32_t n;
 
-    if (mfi_dcmd_read(c, MFI_DCMD_LD_GET_LIST, NULL, 0, sizeof(*ll), err, sizeof(err)) != BM_OK) {
-        plat_log("%s LD list: %s", c->name, err);
+    if (ops->dcmd_read(ops->ctx, MFI_DCMD_LD_GET_LIST, NULL, 0, sizeof(*ll), err, sizeof(err)) != BM_OK) {
+        plat_log("%s LD list: %s", ops->name, err);
         return;
     }
     /* Copy out: identification reuses the scratch buffer. */
@@ -599,33 +605,46 @@ static void mfi_scan_lds(struct mfi_ctrl *c, struct bm_disk_list *disks)
             targets[j - 1] = t;
             states[j - 1] = s;
         }
-    plat_log("%s %u logical drive(s)", c->name, n);
+    plat_log("%s %u logical drive(s)", ops->name, n);
     for (uint32_t i = 0; i < n; i++) {
         if (states[i] == MFI_LD_STATE_OFFLINE) {
-            plat_log("%s ld%u offline, skipped", c->name, targets[i]);
+            plat_log("%s ld%u offline, skipped", ops->name, targets[i]);
             continue;
         }
         if (states[i] != MFI_LD_STATE_OPTIMAL)
-            plat_log("%s ld%u is %s degraded", c->name, targets[i],
+            plat_log("%s ld%u is %s degraded", ops->name, targets[i],
                      states[i] == MFI_LD_STATE_PARTIALLY_DEGRADED ? "partially" : "");
-        mfi_add_disk(c, disks, true, targets[i]);
+        ops->add_disk(ops->ctx, true, targets[i]);
     }
 }
 
-/* Physical drives the firmware exposes to the host as they are (JBOD /
- * system drives). Drives in an array are never touched directly: that
- * would bypass the RAID layer. */
-static void mfi_scan_system_pds(struct mfi_ctrl *c, struct bm_disk_list *disks)
+/* Does this PD state say the drive belongs to the RAID layer (a member,
+ * a spare, or being rebuilt or copied to)? */
+static bool mfi_pd_state_in_array(uint16_t state)
 {
-    struct mfi_pd_list *pl = (struct mfi_pd_list *)c->scratch;
-    const struct mfi_pd_info *info = (const struct mfi_pd_info *)c->scratch;
+    return state == MFI_PD_STATE_ONLINE || state == MFI_PD_STATE_HOT_SPARE || state == MFI_PD_STATE_REBUILD ||
+           state == MFI_PD_STATE_COPYBACK;
+}
+
+/* Physical drives the firmware exposes to the host as they are (JBOD /
+ * system drives). The "exposed to host" PD list query is what says so,
+ * as Linux's megaraid_sas takes it; PD info is read as a second check,
+ * and a drive whose state puts it in an array is never touched directly:
+ * that would bypass the RAID layer. (QEMU's model answers PD info with
+ * state OFFLINE for every drive: it never copies the INQUIRY data its
+ * state is derived from.) */
+void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
+{
+    struct mfi_pd_list *pl = (struct mfi_pd_list *)ops->scratch;
+    const struct mfi_pd_info *info = (const struct mfi_pd_info *)ops->scratch;
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_PD_QUERY_EXPOSED_TO_HOST };
     uint16_t ids[MFI_MAX_PD];
     char err[96];
     uint32_t n, m = 0;
 
-    if (mfi_dcmd_read(c, MFI_DCMD_PD_LIST_QUERY, mbox, sizeof(mbox), sizeof(*pl), err, sizeof(err)) != BM_OK) {
-        plat_log("%s PD list: %s", c->name, err);
+    if (ops->dcmd_read(ops->ctx, MFI_DCMD_PD_LIST_QUERY, mbox, sizeof(mbox), sizeof(*pl), err, sizeof(err)) !=
+        BM_OK) {
+        plat_log("%s PD list: %s", ops->name, err);
         return;
     }
     n = MIN(pl->count, (uint32_t)MFI_MAX_PD);
@@ -635,44 +654,59 @@ static void mfi_scan_system_pds(struct mfi_ctrl *c, struct bm_disk_list *disks)
     for (uint32_t i = 0; i < m; i++) {
         uint8_t pmbox[MFI_MBOX_BYTES] = { (uint8_t)ids[i], (uint8_t)(ids[i] >> 8) };
 
-        if (mfi_dcmd_read(c, MFI_DCMD_PD_GET_INFO, pmbox, sizeof(pmbox), sizeof(*info), err, sizeof(err)) != BM_OK) {
-            plat_log("%s pd%u info: %s", c->name, ids[i], err);
+        if (ops->dcmd_read(ops->ctx, MFI_DCMD_PD_GET_INFO, pmbox, sizeof(pmbox), sizeof(*info), err, sizeof(err)) !=
+            BM_OK) {
+            plat_log("%s pd%u info: %s", ops->name, ids[i], err);
             continue;
         }
-        if (info->fw_state != MFI_PD_STATE_SYSTEM) {
-            plat_log("%s pd%u in state 0x%02x, not a system drive: skipped", c->name, ids[i], info->fw_state);
+        if (mfi_pd_state_in_array(info->fw_state)) {
+            plat_log("%s pd%u in state 0x%02x (in an array), though listed as exposed to the host: skipped",
+                     ops->name, ids[i], info->fw_state);
             continue;
         }
-        if (ids[i] > 0xff) {
-            /* Pass-through frames carry an 8-bit target id. */
-            plat_log("%s pd%u: device id does not fit a frame, skipped", c->name, ids[i]);
+        if (info->fw_state != MFI_PD_STATE_SYSTEM)
+            plat_log("%s pd%u is listed as exposed to the host but reports state 0x%02x, not SYSTEM", ops->name,
+                     ids[i], info->fw_state);
+        if (ids[i] > ops->max_pd_target) {
+            plat_log("%s pd%u: device id does not fit a frame, skipped", ops->name, ids[i]);
             continue;
         }
-        mfi_add_disk(c, disks, false, ids[i]);
+        ops->add_disk(ops->ctx, false, ids[i]);
     }
+}
+
+struct mfi_scan_ctx {
+    struct mfi_ctrl *c;
+    struct bm_disk_list *disks;
+};
+
+/* mfi_scan_ops.dcmd_read for this transport. */
+static int mfi_scan_dcmd(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
+                         size_t errlen)
+{
+    return mfi_dcmd_read(((struct mfi_scan_ctx *)ctx)->c, opcode, mbox, mbox_len, len, err, errlen);
+}
+
+/* mfi_scan_ops.add_disk for this transport. */
+static void mfi_scan_add(void *ctx, bool logical, uint16_t target)
+{
+    struct mfi_scan_ctx *sc = ctx;
+    mfi_add_disk(sc->c, sc->disks, logical, target);
+}
+
+/* Find the controller's logical and system drives. */
+static void mfi_scan(struct mfi_ctrl *c, struct bm_disk_list *disks)
+{
+    struct mfi_scan_ctx sc = { c, disks };
+    /* Pass-through frames carry an 8-bit target id. */
+    struct mfi_scan_ops ops = { &sc, c->name, c->scratch, 0xff, mfi_scan_dcmd, mfi_scan_add };
+
+    mfi_scan_lds(&ops);
+    mfi_scan_system_pds(&ops);
 }
 
 /* ---- Probe and release ----------------------------------------------------------------------------- */
 
-/* Map the register BAR. */
-static volatile void *mfi_map_regs(struct pci_addr a)
-{
-    /* The registers are the first memory BAR (Linux megasas_init_fw). */
-    for (int bar = 0; bar < 6; bar++) {
-        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
-        uint64_t size = 0;
-        volatile void *p;
-
-        if (v & 1)
-            continue;
-        p = plat_pci_map_bar(a, bar, &size);
-        if (p && size >= 0x100)
-            return p;
-        if (((v >> 1) & 3) == 2)
-            bar++; /* skip the upper half of a 64-bit BAR */
-    }
-    return NULL;
-}
 
 /* Host memory the firmware uses: frames, sense buffers, reply queue. All
  * below 4 GiB: 1078/gen2 frame addresses are 32-bit and so are the sense
@@ -818,6 +852,10 @@ static void megasas_release(void *ctrl)
 
     if (!c)
         return;
+    if (c->head.fusion) {
+        megasas_fusion_release(ctrl);
+        return;
+    }
     mfi_stop_firmware(c);
     plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
     mfi_free_disks(c);
@@ -843,7 +881,7 @@ static const struct mfi_id *mfi_find_id(uint16_t vendor, uint16_t device)
 static bool megasas_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 {
     (void)class_code;
-    return mfi_find_id(vendor, device) != NULL;
+    return mfi_find_id(vendor, device) != NULL || (vendor == MFI_VENDOR_LSI && megasas_fusion_supported(device));
 }
 
 /* Take the controller, bring up its firmware, find its disks. */
@@ -857,6 +895,8 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     int rc;
 
     *ctrl_out = NULL;
+    if (vendor == MFI_VENDOR_LSI && megasas_fusion_supported(device))
+        return megasas_fusion_probe(a, disks, ctrl_out, err, errlen);
     c = plat_alloc(sizeof(*c));
     if (!c) {
         snprintf(err, errlen, "out of memory");
@@ -878,7 +918,7 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     }
     c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
     pci_enable_device(a);
-    c->regs = mfi_map_regs(a);
+    c->regs = pci_map_first_mem_bar(a, 0x100); /* the first memory BAR (Linux megasas_init_fw) */
     if (!c->regs) {
         snprintf(err, errlen, "no memory BAR");
         rc = BM_ENODEV;
@@ -934,10 +974,9 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         /* Not fatal: the limits above are enough to run. */
         plat_log("%s controller info: %s", c->name, why);
     }
-    c->index = mfi_next_index;
-    mfi_scan_lds(c, disks);
-    mfi_scan_system_pds(c, disks);
-    mfi_next_index++;
+    c->index = megasas_next_index;
+    mfi_scan(c, disks);
+    megasas_next_index++;
     if (!c->ndisks)
         plat_log("%s no logical or system drives", c->name);
     *ctrl_out = c;

@@ -24,6 +24,22 @@
 #define MFI_REG_IQPL 0xc0       /* inbound queue port, low 32 bits (skinny) */
 #define MFI_REG_IQPH 0xc4       /* inbound queue port, high 32 bits (skinny) */
 
+/* Fusion parts (SAS2208/3108/3008) in the same BAR (Linux megaraid_sas.h
+ * struct megasas_register_set; megaraid_sas_fusion.h). The doorbell at 0
+ * takes state-change requests; scratch pad 0 (OSP0) has the state and
+ * command limit, scratch pad 1 the chain frame size; request descriptors
+ * go to IQPL then IQPH (the same 0xc0/0xc4 ports). */
+#define FUSION_REG_REPLY_POST_HOST_INDEX 0x6c /* MPI2_REPLY_POST_HOST_INDEX_OFFSET */
+#define FUSION_REG_SUP_REPLY_POST_HOST_INDEX 0x30c /* MPI2_SUP_..., only with combined MSI-X */
+/* Scratch pad 1 (0xb4, OSP1): max chain frame size, Invader and later
+ * (Linux MEGASAS_MAX_CHAIN_SIZE_MASK/_SHIFT/_UNITS_MASK). */
+#define FUSION_CHAIN_SIZE_MASK 0x3e0u
+#define FUSION_CHAIN_SIZE_SHIFT 5
+#define FUSION_CHAIN_SIZE_UNITS_1M 0x400000u  /* units of 512 bytes, else 128 */
+#define FUSION_CHAIN_FRAME_MIN 1024u          /* MEGASAS_CHAIN_FRAME_SZ_MIN */
+/* Outbound interrupt mask bits Linux unmasks (MFI_FUSION_ENABLE_INTERRUPT_MASK). */
+#define FUSION_ENABLE_INTR_MASK 0x00000009u
+
 /* ---- Firmware state in OSP0 (or OMSG0) ------------------------------------------------- */
 #define MFI_FWSTATE_MASK 0xf0000000u
 #define  MFI_FWSTATE_UNDEFINED 0x00000000u

@@ -58,7 +58,11 @@
 
 /* Physical drive firmware states (PD info fw_state). */
 #define MFI_PD_STATE_UNCONFIGURED_GOOD 0x00
+#define MFI_PD_STATE_HOT_SPARE 0x02
+#define MFI_PD_STATE_OFFLINE 0x10
+#define MFI_PD_STATE_REBUILD 0x14
 #define MFI_PD_STATE_ONLINE 0x18        /* member of a logical drive */
+#define MFI_PD_STATE_COPYBACK 0x20
 #define MFI_PD_STATE_SYSTEM 0x40        /* JBOD: exposed to the host as is */
 
 /* Logical drive states (LD list). */

@@ -1,5 +1,6 @@
 /* LSI Fusion-MPT SAS driver: probe, target discovery and the disk
- * operations. The queues are the backend's (mpt_mpi1.c); see mpt.h. */
+ * operations. The queues are the backend's (mpt_mpi1.c, mpt_mpi2.c); see
+ * mpt.h. */
 #include "mpt.h"
 #include "mpt_regs.h"
 #include "mpi.h"
@@ -8,19 +9,33 @@
 
 #define MPT_VENDOR_LSI 0x1000
 #define MPT_DISK_QD_MAX 256
-#define MPT_MAX_TRANSFER_BYTES (1u << 20)       /* SGE lengths reach 16 MiB - 1 */
 #define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define MS_NS 1000000ull
 
+/* MPI 1.5 ids as Linux mptsas lists them; MPI 2 ids from Linux
+ * mpt3sas_scsih.c's PCI table (MPI2_MFGPAGE_DEVID_* in mpi2_cnfg.h),
+ * limited to the IT-mode HBA chips whose protocol mpt_mpi2.c speaks:
+ * not the SAS2108/2208/3108 RAID-on-chip parts (MegaRAID firmware),
+ * nor WarpDrive, nor the MPI 2.6 tri-mode SAS35xx family. */
 static const struct mpt_id {
     uint16_t device;
     const char *chip;
+    const struct mpt_backend *be;
 } mpt_ids[] = {
-    { 0x0050, "SAS1064" },
-    { 0x0054, "SAS1068" },
-    { 0x0056, "SAS1064E" },
-    { 0x0058, "SAS1068E" },
-    { 0x0062, "SAS1078" },
+    { 0x0050, "SAS1064", &mpt_mpi1_backend },
+    { 0x0054, "SAS1068", &mpt_mpi1_backend },
+    { 0x0056, "SAS1064E", &mpt_mpi1_backend },
+    { 0x0058, "SAS1068E", &mpt_mpi1_backend },
+    { 0x0062, "SAS1078", &mpt_mpi1_backend },
+    { 0x0070, "SAS2004", &mpt_mpi2_backend },
+    { 0x0072, "SAS2008", &mpt_mpi2_backend },
+    { 0x0064, "SAS2116", &mpt_mpi2_backend },
+    { 0x0065, "SAS2116", &mpt_mpi2_backend },
+    { 0x0086, "SAS2308", &mpt_mpi2_backend },
+    { 0x0087, "SAS2308", &mpt_mpi2_backend },
+    { 0x006e, "SAS2308", &mpt_mpi2_backend },
+    { 0x0096, "SAS3004", &mpt_mpi25_backend },
+    { 0x0097, "SAS3008", &mpt_mpi25_backend },
 };
 
 static unsigned mpt_next_index;
@@ -52,6 +67,7 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
 struct mpt_target {
     struct mpt_ctrl *c;
     uint8_t target;
+    uint16_t dev_handle;
     uint32_t lun;
 };
 
@@ -70,6 +86,7 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
         return slot;
     memset(&io, 0, sizeof(io));
     io.target = t->target;
+    io.dev_handle = t->dev_handle;
     io.lun = t->lun;
     memcpy(io.cdb, cmd->cdb, cmd->cdb_len);
     io.cdb_len = cmd->cdb_len;
@@ -127,6 +144,7 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
         return BM_EIO;
     memset(&io, 0, sizeof(io));
     io.target = md->target;
+    io.dev_handle = md->dev_handle;
     io.lun = md->lun;
     io.cdb_len = (uint8_t)scsi_build_rw(io.cdb, op, d->blocks, lba, blocks);
     io.dir = op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN;
@@ -182,27 +200,20 @@ static const struct bm_disk_ops mpt_disk_ops = {
 /* ---- Discovery ----------------------------------------------------------------------------------------- */
 
 /* Identify one LUN; BM_ENODEV when nothing is there. */
-static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, uint8_t target, uint32_t lun)
+static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a, uint32_t lun)
 {
-    struct mpt_target t = { c, target, lun };
-    char tname[48], err[96];
+    struct mpt_target t = { c, a->target, a->dev_handle, lun };
+    char tname[48];
     struct scsi_transport tr = { mpt_scsi_exec, &t, tname };
     struct scsi_disk_info info;
+    struct scsi_hba_place at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes };
     struct mpt_disk *md;
     int rc;
 
-    snprintf(tname, sizeof(tname), "%s t%u l%u", c->name, target, lun);
-    rc = scsi_identify(&tr, &info, err, sizeof(err));
-    if (rc == BM_ENODEV)
+    snprintf(tname, sizeof(tname), "%s %s l%u", c->name, a->label, lun);
+    rc = scsi_identify_for_hba(&tr, &info);
+    if (rc != BM_OK)
         return rc;
-    if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", tname, err);
-        return rc;
-    }
-    if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", tname, info.cap.block_bytes);
-        return BM_ENOTSUP;
-    }
     if (c->ndisks >= ARRAY_SIZE(c->disks))
         return BM_ENOSPC;
     md = plat_alloc(sizeof(*md));
@@ -213,25 +224,19 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, uint8_t t
         return BM_ENOMEM;
     }
     md->c = c;
-    md->target = target;
+    md->target = a->target;
+    md->dev_handle = a->dev_handle;
     md->lun = lun;
-    if (lun)
-        snprintf(md->d.id, sizeof(md->d.id), "mpt%ut%ul%u", c->index, target, lun);
-    else
-        snprintf(md->d.id, sizeof(md->d.id), "mpt%ut%u", c->index, target);
-    bm_strlcpy(md->d.driver, "mpt", sizeof(md->d.driver));
-    md->d.path = BM_PATH_NATIVE;
-    scsi_fill_disk(&md->d, &info);
-    pci_addr_str(c->pci, md->d.pci, sizeof(md->d.pci));
-    md->d.pci_addr = c->pci;
-    md->d.has_pci = true;
-    md->d.port = target;
-    md->d.lun = lun;
-    md->d.nqueues = 1;
-    md->d.max_qd = md->q.max_inflight;
-    md->d.max_transfer_bytes = c->max_transfer_bytes;
-    md->d.ops = &mpt_disk_ops;
-    md->d.priv = md;
+    {
+        char id[48];
+        if (lun)
+            snprintf(id, sizeof(id), "mpt%u%sl%u", c->index, a->label, lun);
+        else
+            snprintf(id, sizeof(id), "mpt%u%s", c->index, a->label);
+        bm_strlcpy(md->d.id, id, sizeof(md->d.id));
+    }
+    at.max_qd = md->q.max_inflight;
+    scsi_fill_hba_disk(&md->d, &info, &at, &mpt_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
         plat_log("%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&md->q);
@@ -244,50 +249,40 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, uint8_t t
     return BM_OK;
 }
 
-/* Every target id on bus 0: LUN 0 first (INQUIRY), then the other LUNs
- * REPORT LUNS names. */
+/* One device: LUN 0 first (INQUIRY), then the other LUNs REPORT LUNS
+ * names. */
+int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a)
+{
+    struct mpt_target tgt = { c, a->target, a->dev_handle, 0 };
+    struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->name };
+    uint32_t luns[16];
+    int n, rc;
+
+    rc = mpt_add_lun(c, disks, a, 0);
+    if (rc == BM_ENODEV)
+        return rc;
+    n = scsi_report_luns(&tr, luns, (int)ARRAY_SIZE(luns));
+    for (int i = 0; i < n; i++)
+        if (luns[i] != 0)
+            mpt_add_lun(c, disks, a, luns[i]);
+    return rc;
+}
+
+/* MPI 1: every target id on bus 0. */
 static void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
 {
     for (uint32_t t = 0; t < c->max_targets; t++) {
-        struct mpt_target tgt = { c, (uint8_t)t, 0 };
-        struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->name };
-        uint32_t luns[16];
-        int n, rc;
+        struct mpt_addr a = { .target = (uint8_t)t, .port = t };
 
         if (t == c->port_id)
             continue; /* the IOC itself */
-        rc = mpt_add_lun(c, disks, (uint8_t)t, 0);
-        if (rc == BM_ENODEV)
-            continue;
-        n = scsi_report_luns(&tr, luns, (int)ARRAY_SIZE(luns));
-        for (int i = 0; i < n; i++)
-            if (luns[i] != 0)
-                mpt_add_lun(c, disks, (uint8_t)t, luns[i]);
+        snprintf(a.label, sizeof(a.label), "t%u", t);
+        mpt_add_disks(c, disks, &a);
     }
 }
 
 /* ---- Probe and release ------------------------------------------------------------------------------------ */
 
-/* Map the register BAR. */
-static volatile void *mpt_map_regs(struct pci_addr a)
-{
-    /* BAR 0 is I/O space; the registers' memory window is the first
-     * memory BAR (BAR 1 on SAS1064/1068). */
-    for (int bar = 0; bar < 6; bar++) {
-        uint32_t v = plat_pci_read32(a, (uint16_t)(PCI_BAR0 + bar * 4));
-        uint64_t size = 0;
-        volatile void *p;
-
-        if (v & 1)
-            continue;
-        p = plat_pci_map_bar(a, bar, &size);
-        if (p && size >= 0x100)
-            return p;
-        if (((v >> 1) & 3) == 2)
-            bar++;
-    }
-    return NULL;
-}
 
 /* Free every disk of a controller. */
 static void mpt_free_disks(struct mpt_ctrl *c)
@@ -305,8 +300,14 @@ static void mpt_stop(struct mpt_ctrl *c)
 {
     char err[128];
 
-    if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK)
+    /* A faulted IOC takes no message unit reset: it needs the
+     * diagnostic reset mpt_make_ready() does. */
+    if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
+        if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
+            plat_log("%s reset of the faulted IOC on release: %s", c->name, err);
+    } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
         plat_log("%s message unit reset on release: %s", c->name, err);
+    }
     c->operational = false;
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
     if (c->be_state)
@@ -371,7 +372,8 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
         return BM_ENOMEM;
     }
     c->pci = a;
-    c->be = &mpt_mpi1_backend;
+    c->be = id->be;
+    c->chip = id->chip;
     pci_addr_str(a, bdf, sizeof(bdf));
     snprintf(c->name, sizeof(c->name), "MPT %s", bdf);
     rc = plat_pci_claim(a);
@@ -383,7 +385,7 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     pci_enable_device(a);
     /* Polled: no interrupt may reach the firmware's interrupt controller. */
     plat_pci_write16(a, PCI_COMMAND, plat_pci_read16(a, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
-    c->regs = mpt_map_regs(a);
+    c->regs = pci_map_first_mem_bar(a, 0x100); /* BAR 0 is I/O space; BAR 1 on SAS1064/1068 */
     if (!c->regs) {
         snprintf(err, errlen, "no memory BAR");
         rc = BM_ENODEV;
@@ -408,10 +410,21 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
         goto err_stop;
     }
     c->max_transfer_bytes = MPT_MAX_TRANSFER_BYTES;
-    plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", c->name, id->chip,
-             c->be->name, c->nslots, c->max_targets);
     c->index = mpt_next_index;
-    mpt_scan(c, disks);
+    if (c->be->discover) {
+        plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight", c->name, id->chip, c->be->name,
+                 c->nslots);
+        rc = c->be->discover(c, disks, why, sizeof(why));
+        if (rc != BM_OK) {
+            snprintf(err, errlen, "%s", why);
+            mpt_free_disks(c);
+            goto err_stop;
+        }
+    } else {
+        plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", c->name, id->chip,
+                 c->be->name, c->nslots, c->max_targets);
+        mpt_scan(c, disks);
+    }
     mpt_next_index++;
     if (!c->ndisks)
         plat_log("%s no disks found", c->name);

@@ -10,14 +10,17 @@
  *   mpt_mpi1.c      the MPI 1.5 backend: IOC FACTS / IOC INIT / PORT FACTS /
  *                   PORT ENABLE through the handshake, request frames posted
  *                   through the request FIFO, context and address replies
- *                   from the reply FIFO.
+ *                   from the reply FIFO;
+ *   mpt_mpi2.c      the MPI 2.0 / 2.5 backend (SAS2008/2308/3008 IT mode):
+ *                   request frames addressed by SMID, request descriptors,
+ *                   reply free queue and reply descriptor post queue in host
+ *                   memory; devices found by handle through SAS Device
+ *                   Page 0.
  *
  * mpt.c is the driver: probe, target discovery, and the disk operations,
- * reaching the queues only through struct mpt_backend. An MPI 2 backend
- * (SAS2008/2308/3008 in IT mode, request descriptors and a reply
- * descriptor post queue in host memory) would sit beside mpt_mpi1.c with
- * its own SCSI IO builder and reuse the doorbell layer and the result
- * decoding unchanged.
+ * reaching the queues only through struct mpt_backend. MPI 1 addresses a
+ * device by bus/target id, MPI 2 by a 16-bit device handle; struct
+ * mpt_scsi_io carries both and each backend uses its own.
  */
 #ifndef BAREMARK_MPT_H
 #define BAREMARK_MPT_H
@@ -29,10 +32,12 @@
 extern const struct bm_driver mpt_driver;
 
 #define MPT_SENSE_BYTES 96
+#define MPT_MAX_TRANSFER_BYTES (1u << 20)   /* largest command per disk */
 
 /* A SCSI command for the backend to send. */
 struct mpt_scsi_io {
-    uint8_t target, bus;
+    uint8_t target, bus;        /* MPI 1 */
+    uint16_t dev_handle;        /* MPI 2 */
     uint32_t lun;
     uint8_t cdb[16];
     uint8_t cdb_len;
@@ -67,6 +72,18 @@ struct mpt_backend {
     void (*drain)(struct mpt_ctrl *c);
     /* Free queue memory (after the IOC has been reset). */
     void (*destroy)(struct mpt_ctrl *c);
+    /* Optional: find the devices and add their disks with mpt_add_disks()
+     * (runs once the slot table exists). NULL: scan bus 0 target ids
+     * 0..max_targets-1. A negative return fails the probe. */
+    int (*discover)(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen);
+};
+
+/* Where a device sits, for mpt_add_disks(). */
+struct mpt_addr {
+    uint8_t target;             /* MPI 1 target id */
+    uint16_t dev_handle;        /* MPI 2 device handle */
+    uint32_t port;              /* bm_disk.port: target id or enclosure slot */
+    char label[12];             /* disk id suffix: "t3" (mpt0t3), "s5" (mpt0s5) */
 };
 
 struct mpt_disk {
@@ -74,6 +91,7 @@ struct mpt_disk {
     struct mpt_ctrl *c;
     struct hbaq_disk q;
     uint8_t target;
+    uint16_t dev_handle;
     uint32_t lun;
 };
 
@@ -84,6 +102,7 @@ struct mpt_ctrl {
     volatile void *regs;
     uint16_t pci_cmd_saved;
     const struct mpt_backend *be;
+    const char *chip;           /* "SAS2008" */
     void *be_state;
     bool operational, failed;
 
@@ -131,11 +150,35 @@ int mpt_result_status(const struct mpt_result *r, const uint8_t *sense, uint32_t
                       size_t len);
 const char *mpt_ioc_status_name(uint16_t status);
 
+/* Where an MPI 2 SCSI IO's scatter/gather list may go. */
+struct mpt2_sgl_space {
+    bool ieee;                  /* MPI 2.5 IEEE SGEs, else MPI simple SGEs */
+    uint32_t frame_bytes;       /* request frame size */
+    uint32_t max_sge_bytes;     /* data per SGE */
+    uint8_t *chain;             /* this request's chain segments, or NULL */
+    uint64_t chain_pa;
+    uint32_t chain_seg_bytes;   /* one chain segment (IOC limit) */
+    uint32_t chain_segs;        /* segments available at chain */
+};
+
+/* Fill an MPI 2 SCSI IO request (DevHandle addressing, sense buffer at
+ * sense_pa's low 32 bits) with its SGL: SGEs of at most max_sge_bytes,
+ * continued through chain segments when the frame is full. Returns the
+ * bytes of the frame used, 0 if the SGL does not fit. */
+unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, const struct mpt2_sgl_space *sp);
+
 /* ---- mpt.c (called by the backends) ---------------------------------------------------------- */
 /* The hardware finished slot; r == NULL for a context (success) reply. */
 void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r);
+/* Identify the device at a (LUN 0, then the LUNs REPORT LUNS names) and
+ * add a disk for each; BM_ENODEV when nothing answers. */
+int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a);
 
 /* ---- mpt_mpi1.c ------------------------------------------------------------------------------- */
 extern const struct mpt_backend mpt_mpi1_backend;
+
+/* ---- mpt_mpi2.c ------------------------------------------------------------------------------- */
+extern const struct mpt_backend mpt_mpi2_backend;   /* MPI 2.0: MPI simple SGEs */
+extern const struct mpt_backend mpt_mpi25_backend;  /* MPI 2.5: IEEE SGEs */
 
 #endif

@@ -12,6 +12,12 @@
 #define MPT_REG_HOST_INT_MASK 0x34   /* HIM */
 #define MPT_REG_REQUEST_FIFO 0x40    /* MPI 1: post a request frame address */
 #define MPT_REG_REPLY_FIFO 0x44      /* MPI 1: read = reply post FIFO, write = reply free FIFO */
+/* MPI 2 queue registers (mpi2.h MPI2_SYSTEM_INTERFACE_REGS). */
+#define MPT2_REG_REPLY_FREE_HOST_INDEX 0x48   /* last reply free queue entry the host filled */
+#define MPT2_REG_REPLY_POST_HOST_INDEX 0x6c   /* next reply descriptor the host will read */
+#define MPT2_REG_REQUEST_DESCRIPTOR_POST_LOW 0xc0
+#define MPT2_REG_REQUEST_DESCRIPTOR_POST_HIGH 0xc4 /* the IOC takes the descriptor on this write */
+#define MPT2_REPLY_POST_HOST_INDEX_MASK 0x00ffffffu
 
 /* ---- Doorbell (read): IOC state and who initialised it ------------------------------------- */
 #define MPT_IOC_STATE_MASK 0xf0000000u
@@ -31,7 +37,9 @@
 #define MPT_FUNC_IO_UNIT_RESET 0x41
 #define MPT_FUNC_HANDSHAKE 0x42
 
-/* ---- Write sequence keys (written low nibble first to last) ---------------------------------- */
+/* ---- Write sequence keys (written low nibble first to last) ----------------------------------
+ * MPI 1 (mptbase writes 0xff, then keys 4 b 2 7 d) and MPI 2 (mpi2.h
+ * MPI2_WRSEQ_1ST..6TH_KEY_VALUE: f 4 b 2 7 d) take the same nibbles. */
 #define MPT_WRSEQ_FLUSH 0x0f               /* restarts the sequence */
 #define MPT_WRSEQ_KEY1 0x04
 #define MPT_WRSEQ_KEY2 0x0b

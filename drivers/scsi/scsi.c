@@ -1,6 +1,7 @@
 /* SCSI layer: CDB builders, data parsers, sense decoding and LUN
  * identification over a transport callback. */
 #include "scsi.h"
+#include "../pci.h"
 
 /* ---- CDB builders ------------------------------------------------------------------ */
 
@@ -656,4 +657,40 @@ void scsi_fill_disk(struct bm_disk *d, const struct scsi_disk_info *info)
     d->lba_bytes = info->cap.block_bytes;
     d->phys_bytes = info->cap.phys_bytes ? info->cap.phys_bytes : info->cap.block_bytes;
     d->blocks = info->cap.blocks;
+}
+
+int scsi_identify_for_hba(const struct scsi_transport *t, struct scsi_disk_info *info)
+{
+    char err[96];
+    int rc = scsi_identify(t, info, err, sizeof(err));
+
+    if (rc == BM_ENODEV)
+        return rc;
+    if (rc != BM_OK) {
+        plat_log("%s: skipped: %s", t->name, err);
+        return rc;
+    }
+    if (info->cap.block_bytes != 512 && info->cap.block_bytes != 4096) {
+        plat_log("%s: skipped: %u-byte blocks", t->name, info->cap.block_bytes);
+        return BM_ENOTSUP;
+    }
+    return BM_OK;
+}
+
+void scsi_fill_hba_disk(struct bm_disk *d, const struct scsi_disk_info *info, const struct scsi_hba_place *at,
+                        const struct bm_disk_ops *ops, void *priv)
+{
+    bm_strlcpy(d->driver, at->driver, sizeof(d->driver));
+    d->path = BM_PATH_NATIVE;
+    scsi_fill_disk(d, info);
+    pci_addr_str(at->pci, d->pci, sizeof(d->pci));
+    d->pci_addr = at->pci;
+    d->has_pci = true;
+    d->port = at->port;
+    d->lun = at->lun;
+    d->nqueues = 1;
+    d->max_qd = at->max_qd;
+    d->max_transfer_bytes = at->max_transfer_bytes;
+    d->ops = ops;
+    d->priv = priv;
 }

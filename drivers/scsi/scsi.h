@@ -154,6 +154,21 @@ int scsi_report_luns(const struct scsi_transport *t, uint32_t *luns, int max);
 /* Copy identification into a disk: model "VENDOR PRODUCT", serial,
  * firmware revision, block sizes and capacity. */
 void scsi_fill_disk(struct bm_disk *d, const struct scsi_disk_info *info);
+/* Identify a LUN for a native HBA driver: scsi_identify, then a block size
+ * the engine drives (512 or 4096). Failures are logged under the
+ * transport's name; BM_ENODEV (nothing there) is not. */
+int scsi_identify_for_hba(const struct scsi_transport *t, struct scsi_disk_info *info);
+
+/* Where a native HBA driver's disk sits and how deep it can be driven. */
+struct scsi_hba_place {
+    const char *driver;             /* "megasas", "mpt" */
+    struct pci_addr pci;
+    uint32_t port, lun;
+    uint32_t max_qd, max_transfer_bytes;
+};
+/* Fill a native HBA disk (one queue) from its identification and place. */
+void scsi_fill_hba_disk(struct bm_disk *d, const struct scsi_disk_info *info, const struct scsi_hba_place *at,
+                        const struct bm_disk_ops *ops, void *priv);
 
 /* Big-endian helpers (CDBs and SCSI data are big-endian). */
 static inline void scsi_put_be16(uint8_t *p, uint16_t v)

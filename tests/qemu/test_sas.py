@@ -199,3 +199,32 @@ def test_scsi_passthru_drives_a_controller_without_native_driver():
     assert d["id"].startswith("scsi") and d["max_qd"] == 1, d
     assert d["lba_bytes"] == 512 and d["blocks"] == 32 * 2048, d
     check_quick_results(run, d)
+
+
+def test_megasas_jbod_system_drive_is_written_and_verified_through_passthrough_frames():
+    """megasas-gen2 in JBOD mode (use_jbod=on) lists no logical drive and
+    exposes its disk as a system physical drive: it must become a disk,
+    driven by SCSI pass-through frames, and a write run with verify= must
+    land the data on that disk and read it back intact."""
+    import hashlib
+    work = qemu.tempdir("baremark-sas-")
+    img = qemu.make_disk(os.path.join(work, "jbod.img"), 32)
+    before = hashlib.sha256(open(img, "rb").read()).hexdigest()
+    run = qemu.boot(options="mem=off disk=quick time=1 driver=native exit=shutdown disks=JBOD0 write=JBOD0 "
+                            "verify=1M",
+                    drives=["if=none,id=j0,format=raw,file=" + img],
+                    devices=["megasas-gen2,id=jb,use_jbod=on", "scsi-hd,bus=jb.0,scsi-id=0,drive=j0,serial=JBOD0"],
+                    extra_args=STICK, timeout=300)
+    ended(run)
+    assert run.of_type("error") == [], run.of_type("error")
+    d = disk_by_serial(run, "JBOD0")
+    assert d["driver"] == "megasas" and d["path"] == "native" and d["writes"], d
+    assert d["bytes"] == 32 << 20 and d["lba_bytes"] == 512, d
+    rs = results(run, d["id"])
+    for t in QUICK_TESTS:
+        assert rs[t]["ios"] > 0, rs[t]
+    writes = [r for r in run.of_type("disk_result") if r["disk"] == d["id"] and r["rw"] in ("write", "randwrite")]
+    assert len(writes) == len(QUICK_TESTS), writes
+    (v,) = [r for r in run.of_type("verify") if r["disk"] == d["id"]]
+    assert v["result"] == "pass" and v["bad_blocks"] == 0, v
+    assert hashlib.sha256(open(img, "rb").read()).hexdigest() != before, "the writes never reached the disk"

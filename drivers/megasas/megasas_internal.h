@@ -1,0 +1,53 @@
+/* What the two MegaRAID transports share: the MFI one in megasas.c (frames
+ * posted through the inbound queue port, contexts in a reply queue) and
+ * the MPI2-style "Fusion" one in megasas_fusion.c (SAS2208/3108/3008:
+ * request frames by SMID, request descriptors, reply descriptor queue).
+ * Both keep MFI frames for management, so the firmware state machine,
+ * DCMD status names and drive discovery (LD list, system PD list) live
+ * in megasas.c and are used by both. */
+#ifndef BAREMARK_MEGASAS_INTERNAL_H
+#define BAREMARK_MEGASAS_INTERNAL_H
+
+#include "megasas.h"
+
+/* First member of both controller structures, so release() can tell
+ * which transport owns a controller. */
+struct megasas_ctrl_head {
+    bool fusion;
+};
+
+/* Disk ids ("megasas0d1") number controllers of both transports. */
+extern unsigned megasas_next_index;
+
+/* Firmware state and MFI command status as text, for messages. */
+const char *mfi_state_name(uint32_t state);
+const char *mfi_status_name(uint8_t st);
+
+/* Drive the firmware to READY (Linux megasas_transition_to_ready).
+ * doorbell_reg is where state-change requests go; fusion parts also
+ * want the doorbell's bit 0 to clear after a reset request. */
+int mfi_fw_to_ready(volatile void *regs, const char *name, uint32_t doorbell_reg, bool fusion, char *err,
+                    size_t errlen);
+
+/* Discovery through DCMDs, with the transport's own DCMD and disk
+ * creation. dcmd_read reads len bytes into scratch. */
+struct mfi_scan_ops {
+    void *ctx;
+    const char *name;           /* log prefix */
+    uint8_t *scratch;
+    uint32_t max_pd_target;     /* largest PD device id a frame can address */
+    int (*dcmd_read)(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
+                     size_t errlen);
+    void (*add_disk)(void *ctx, bool logical, uint16_t target);
+};
+/* Logical drives that are not offline, in target order. */
+void mfi_scan_lds(const struct mfi_scan_ops *ops);
+/* Physical drives the firmware exposes to the host (JBOD / system). */
+void mfi_scan_system_pds(const struct mfi_scan_ops *ops);
+
+/* The Fusion transport (megasas_fusion.c). */
+bool megasas_fusion_supported(uint16_t device);
+int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen);
+void megasas_fusion_release(void *ctrl);
+
+#endif

@@ -1,0 +1,1073 @@
+/* The MegaRAID Fusion transport (SAS2208 / SAS3108 / SAS3008) against a
+ * simulated controller.
+ *
+ * The model below is written from the interface as Linux
+ * megaraid_sas_fusion.[ch] / megaraid_sas.h and FreeBSD mrsas describe it,
+ * not from baremark's driver: firmware state in scratch pad 0, request
+ * descriptors taken when their high half is written to 0xc4, request
+ * frames at base + SMID * 256, an MFI INIT frame carrying the MPI2 IOC
+ * INIT, DCMDs as MFI frames behind a chain SGE of a pass-through request,
+ * LD/system-PD I/O as LD IO requests with a RAID context, and reply
+ * descriptors posted into the host's queue. It checks what the driver
+ * sends and records the first thing that breaks the rules; every test
+ * asserts the model saw no violation.
+ *
+ * The driver is reached only through its public face: megasas_driver's
+ * match/probe/release and the bm_disk submit/poll ops. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "platform_sim.h"
+#include "drivers/megasas/megasas.h"
+#include "drivers/megasas/megasas_regs.h"
+#include "drivers/megasas/mfi.h"
+#include "drivers/megasas/fusion.h"
+#include "drivers/registry.h"
+#include "drivers/scsi/scsi_spc.h"
+
+/* ---- Layouts against the offsets Linux megaraid_sas_fusion.h prints ------------------ */
+
+static void test_request_frame_layout(void **state)
+{
+    (void)state;
+    assert_int_equal(offsetof(struct fusion_io_request, dev_handle), 0x00);
+    assert_int_equal(offsetof(struct fusion_io_request, chain_offset), 0x02);
+    assert_int_equal(offsetof(struct fusion_io_request, function), 0x03);
+    assert_int_equal(offsetof(struct fusion_io_request, msg_flags), 0x07);
+    assert_int_equal(offsetof(struct fusion_io_request, sense_buffer_low), 0x0c);
+    assert_int_equal(offsetof(struct fusion_io_request, sgl_flags), 0x10);
+    assert_int_equal(offsetof(struct fusion_io_request, sense_buffer_length), 0x12);
+    assert_int_equal(offsetof(struct fusion_io_request, sgl_offset0), 0x14);
+    assert_int_equal(offsetof(struct fusion_io_request, skip_count), 0x18);
+    assert_int_equal(offsetof(struct fusion_io_request, data_length), 0x1c);
+    assert_int_equal(offsetof(struct fusion_io_request, io_flags), 0x24);
+    assert_int_equal(offsetof(struct fusion_io_request, eedp_flags), 0x26);
+    assert_int_equal(offsetof(struct fusion_io_request, lun), 0x34);
+    assert_int_equal(offsetof(struct fusion_io_request, control), 0x3c);
+    assert_int_equal(offsetof(struct fusion_io_request, cdb), 0x40);
+    assert_int_equal(offsetof(struct fusion_io_request, raid_context), 0x60);
+    assert_int_equal(offsetof(struct fusion_io_request, sgl), 0x80);
+    assert_int_equal(sizeof(struct fusion_io_request), 256);
+    assert_int_equal(sizeof(struct fusion_sge), 16);
+    assert_int_equal(offsetof(struct fusion_sge, len), 0x08);
+    assert_int_equal(offsetof(struct fusion_sge, next_chain_offset), 0x0e);
+    assert_int_equal(offsetof(struct fusion_sge, flags), 0x0f);
+}
+
+static void test_raid_context_layout(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(struct fusion_raid_context), 32);
+    assert_int_equal(offsetof(struct fusion_raid_context, timeout_value), 0x02);
+    assert_int_equal(offsetof(struct fusion_raid_context, reg_lock_flags), 0x04);
+    assert_int_equal(offsetof(struct fusion_raid_context, virtual_disk_tgt_id), 0x06);
+    assert_int_equal(offsetof(struct fusion_raid_context, reg_lock_row_lba), 0x08);
+    assert_int_equal(offsetof(struct fusion_raid_context, reg_lock_length), 0x10);
+    assert_int_equal(offsetof(struct fusion_raid_context, ex_status), 0x16);
+    assert_int_equal(offsetof(struct fusion_raid_context, status), 0x17);
+    assert_int_equal(offsetof(struct fusion_raid_context, raid_flags), 0x18);
+    assert_int_equal(offsetof(struct fusion_raid_context, num_sge), 0x19);
+    assert_int_equal(offsetof(struct fusion_raid_context, config_seq_num), 0x1a);
+    assert_int_equal(offsetof(struct fusion_raid_context, num_sge_ext), 0x1e);
+}
+
+static void test_ioc_init_and_descriptor_layout(void **state)
+{
+    (void)state;
+    assert_int_equal(offsetof(struct fusion_ioc_init, who_init), 0x00);
+    assert_int_equal(offsetof(struct fusion_ioc_init, function), 0x03);
+    assert_int_equal(offsetof(struct fusion_ioc_init, msg_version), 0x0c);
+    assert_int_equal(offsetof(struct fusion_ioc_init, header_version), 0x0e);
+    assert_int_equal(offsetof(struct fusion_ioc_init, host_page_size), 0x16);
+    assert_int_equal(offsetof(struct fusion_ioc_init, host_msix_vectors), 0x17);
+    assert_int_equal(offsetof(struct fusion_ioc_init, system_request_frame_size), 0x1a);
+    assert_int_equal(offsetof(struct fusion_ioc_init, reply_descriptor_post_queue_depth), 0x1c);
+    assert_int_equal(offsetof(struct fusion_ioc_init, reply_free_queue_depth), 0x1e);
+    assert_int_equal(offsetof(struct fusion_ioc_init, sense_buffer_address_high), 0x20);
+    assert_int_equal(offsetof(struct fusion_ioc_init, system_request_frame_base_address), 0x28);
+    assert_int_equal(offsetof(struct fusion_ioc_init, reply_descriptor_post_queue_address), 0x30);
+    assert_int_equal(offsetof(struct fusion_ioc_init, reply_free_queue_address), 0x38);
+    assert_int_equal(offsetof(struct fusion_ioc_init, time_stamp), 0x40);
+    assert_int_equal(sizeof(struct fusion_ioc_init), 0x48);
+    assert_int_equal(sizeof(struct fusion_request_desc), 8);
+    assert_int_equal(offsetof(struct fusion_request_desc, smid), 0x02);
+    assert_int_equal(offsetof(struct fusion_request_desc, lmid), 0x04);
+    assert_int_equal(offsetof(struct fusion_request_desc, dev_handle), 0x06);
+    assert_int_equal(sizeof(struct fusion_reply_desc), 8);
+    assert_int_equal(offsetof(struct fusion_reply_desc, smid), 0x02);
+    /* Register offsets (megasas_register_set, MPI2 reply post host index). */
+    assert_int_equal(MFI_REG_DOORBELL, 0x00);
+    assert_int_equal(MFI_REG_OSP0, 0xb0);
+    assert_int_equal(MFI_REG_OSP1, 0xb4);
+    assert_int_equal(MFI_REG_IQPL, 0xc0);
+    assert_int_equal(MFI_REG_IQPH, 0xc4);
+    assert_int_equal(FUSION_REG_REPLY_POST_HOST_INDEX, 0x6c);
+}
+
+/* ---- The device model ------------------------------------------------------------------ */
+
+/* Spec values the model uses, spelled out here rather than taken from
+ * the driver's headers where they describe behaviour. */
+#define M_STATE_FW_INIT 0x40000000u
+#define M_STATE_READY 0xb0000000u
+#define M_STATE_OPERATIONAL 0xc0000000u
+#define M_STATE_MASK 0xf0000000u
+#define M_FW_CMDS 128               /* scratch pad 0 bits 15:0 */
+#define M_FW_SGE 64                 /* scratch pad 0 bits 23:16 */
+#define M_MAX_SMID 1024
+
+enum m_gen { M_THUNDERBOLT, M_INVADER };
+
+struct m_disk {
+    bool logical;
+    uint16_t id;
+    uint32_t block;
+    uint64_t blocks;
+};
+
+/* Two LDs and one JBOD drive with 4096-byte blocks. */
+static const struct m_disk m_disks[] = {
+    { true, 0, 512, 1u << 20 },
+    { true, 3, 512, 3u << 20 },
+    { false, 9, 4096, 1u << 18 },
+};
+
+struct model {
+    enum m_gen gen;
+    uint32_t osp0;
+    bool stuck;                 /* firmware never leaves its state; each read costs a second */
+    uint32_t lo;                /* IQPL latch */
+    bool lo_written;
+    bool inited;
+    uint64_t req_base, reply_base;
+    uint32_t depth, post_idx;
+    uint32_t host_index, host_index_writes;
+    unsigned violations;
+    char first_violation[256];
+
+    bool outstanding[M_MAX_SMID];
+    unsigned noutstanding, max_outstanding;
+    bool defer;                 /* keep completions until model_flush() */
+    uint16_t pending[M_MAX_SMID];
+    unsigned npending;
+
+    uint64_t hold_lba;          /* reads at this LBA are never answered (until released) */
+    bool hold;
+    uint16_t held[16];
+    unsigned nheld;
+    uint64_t medium_error_lba, offline_lba;
+    bool medium_error, offline;
+
+    uint32_t hang_dcmd;         /* this DCMD opcode is never answered (until released) */
+    unsigned dcmd_ctrl_info, dcmd_ld_list, dcmd_pd_list, dcmd_pd_info, dcmd_flush;
+    unsigned reads, writes, ld_requests, pd_requests;
+    bool reset_to_ready;
+};
+
+static struct model m;
+static struct plat_sim_dev dev;
+
+/* Record a broken rule (the first one keeps its text). */
+static void violation(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!m.violations++) {
+        va_start(ap, fmt);
+        vsnprintf(m.first_violation, sizeof(m.first_violation), fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Deterministic content of a block: every 8-byte word names its disk,
+ * LBA and position. */
+static uint64_t pattern(uint16_t id, uint64_t lba, uint32_t word)
+{
+    return ((uint64_t)id << 56) ^ (lba * 0x9e3779b97f4a7c15ull) ^ word;
+}
+
+/* Host memory at a "physical" address (identity on the host build). */
+static void *host(uint64_t pa) { return (void *)(uintptr_t)pa; }
+
+static const struct m_disk *find_disk(bool logical, uint16_t id)
+{
+    for (size_t i = 0; i < sizeof(m_disks) / sizeof(m_disks[0]); i++)
+        if (m_disks[i].logical == logical && m_disks[i].id == id)
+            return &m_disks[i];
+    return NULL;
+}
+
+/* Put a reply descriptor for smid into the host's queue. */
+static void post_reply(uint16_t smid)
+{
+    volatile uint64_t *q = host(m.reply_base);
+
+    if (q[m.post_idx] != ~0ull)
+        violation("reply queue entry %u not given back (0x%016llx) before reuse", m.post_idx,
+                  (unsigned long long)q[m.post_idx]);
+    /* SCSI IO success type (0), MSI-x 0, SMID at bits 31:16. */
+    q[m.post_idx] = (uint64_t)smid << 16;
+    m.post_idx = (m.post_idx + 1) % m.depth;
+    m.outstanding[smid] = false;
+    m.noutstanding--;
+}
+
+/* A finished request: answer now or later. */
+static void complete(uint16_t smid)
+{
+    if (m.defer)
+        m.pending[m.npending++] = smid;
+    else
+        post_reply(smid);
+}
+
+/* Answer every deferred request, last first. */
+static void model_flush(void)
+{
+    while (m.npending)
+        post_reply(m.pending[--m.npending]);
+}
+
+/* Answer the requests held back as "hung". */
+static void model_release_held(void)
+{
+    while (m.nheld)
+        post_reply(m.held[--m.nheld]);
+}
+
+/* IOC INIT: an MFA descriptor pointing at an MFI INIT frame. */
+static void do_ioc_init(uint64_t desc)
+{
+    uint8_t *frame = host(desc & ~0xffull);
+    const struct fusion_ioc_init *ioc;
+    uint64_t ioc_pa;
+    const volatile uint64_t *q;
+
+    if ((desc & 0xff) != (0x1 << 1)) {
+        violation("first descriptor 0x%016llx is not an MFA descriptor", (unsigned long long)desc);
+        return;
+    }
+    if (frame[0] != 0x00 /* MFI_CMD_INIT */ || frame[2] != 0xff)
+        violation("INIT frame cmd 0x%02x cmd_status 0x%02x", frame[0], frame[2]);
+    if (!(*(uint16_t *)(frame + 0x10) & 0x0001))
+        violation("INIT frame without DONT_POST_IN_REPLY_QUEUE");
+    if (*(uint32_t *)(frame + 0x14) != 0x48)
+        violation("INIT frame data length %u, not sizeof(MPI2_IOC_INIT_REQUEST)", *(uint32_t *)(frame + 0x14));
+    ioc_pa = *(uint32_t *)(frame + 0x18) | ((uint64_t) * (uint32_t *)(frame + 0x1c) << 32);
+    ioc = host(ioc_pa);
+    if (ioc->function != 0x02 || ioc->who_init != 0x04 || ioc->msg_version != 0x0200 ||
+        ioc->header_version != 0x1000)
+        violation("IOC INIT function 0x%02x who 0x%02x version 0x%04x/0x%04x", ioc->function, ioc->who_init,
+                  ioc->msg_version, ioc->header_version);
+    if (ioc->system_request_frame_size != 256 / 4)
+        violation("IOC INIT frame size %u dwords", ioc->system_request_frame_size);
+    m.depth = ioc->reply_descriptor_post_queue_depth;
+    if (m.depth < M_FW_CMDS || m.depth % 16)
+        violation("reply queue depth %u (must be a multiple of 16 covering %u commands)", m.depth, M_FW_CMDS);
+    m.reply_base = ioc->reply_descriptor_post_queue_address;
+    m.req_base = ioc->system_request_frame_base_address;
+    if (!m.reply_base || m.reply_base % 16 || !m.req_base || m.req_base % 16)
+        violation("IOC INIT queue addresses 0x%llx / 0x%llx", (unsigned long long)m.reply_base,
+                  (unsigned long long)m.req_base);
+    q = host(m.reply_base);
+    for (uint32_t i = 0; i < m.depth; i++)
+        if (q[i] != ~0ull) {
+            violation("reply descriptor %u not initialised to all-ones", i);
+            break;
+        }
+    frame[2] = 0x00; /* MFI_STAT_OK */
+    m.inited = true;
+    m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
+}
+
+/* A DCMD in an MFI frame. */
+static uint8_t do_dcmd(uint8_t *f)
+{
+    uint32_t opcode = *(uint32_t *)(f + 0x18), len = *(uint32_t *)(f + 0x14);
+    uint8_t *mbox = f + 0x1c;
+    uint8_t *buf = len ? host(*(uint64_t *)(f + 0x28)) : NULL;
+
+    if (f[0] != 0x05)
+        violation("pass-through MFI frame cmd 0x%02x, not DCMD", f[0]);
+    if (len && (!(*(uint16_t *)(f + 0x10) & 0x0002) || *(uint32_t *)(f + 0x30) != len))
+        violation("DCMD 0x%08x SGE: flags 0x%04x length %u for %u bytes", opcode, *(uint16_t *)(f + 0x10),
+                  *(uint32_t *)(f + 0x30), len);
+    if (buf)
+        memset(buf, 0, len);
+    switch (opcode) {
+    case 0x01010000: /* controller info */
+        m.dcmd_ctrl_info++;
+        memcpy(buf + 0x540, "PERC H730P Mini (model)", 23);
+        *(uint32_t *)(buf + 0x5bc) = 512; /* 256 KiB per command */
+        return 0;
+    case 0x03010000: /* LD list: count at 0, 16-byte entries from 8 */
+        m.dcmd_ld_list++;
+        *(uint32_t *)buf = 2;
+        buf[8 + 0] = 3, buf[8 + 4] = 3;           /* target 3 optimal */
+        buf[8 + 16 + 0] = 0, buf[8 + 16 + 4] = 3; /* target 0 optimal */
+        return 0;
+    case 0x02010100: /* PD list query: size, count, 24-byte addresses from 8 */
+        m.dcmd_pd_list++;
+        if (mbox[0] != 5)
+            violation("PD list query type %u, not 'exposed to host'", mbox[0]);
+        *(uint32_t *)(buf + 4) = 3;
+        *(uint16_t *)(buf + 8) = 9, buf[8 + 6] = 0x00;           /* system disk */
+        *(uint16_t *)(buf + 32) = 10, buf[32 + 6] = 0x00;        /* array member */
+        *(uint16_t *)(buf + 56) = 20, buf[56 + 6] = 0x0d;        /* enclosure */
+        return 0;
+    case 0x02020000: { /* PD info: fw_state at 0xb8 */
+        uint16_t id = (uint16_t)(mbox[0] | mbox[1] << 8);
+        m.dcmd_pd_info++;
+        *(uint16_t *)buf = id;
+        *(uint16_t *)(buf + 0xb8) = id == 9 ? 0x40 : 0x18;
+        return 0;
+    }
+    case 0x01101000: /* cache flush */
+        m.dcmd_flush++;
+        return 0;
+    default:
+        violation("unexpected DCMD 0x%08x", opcode);
+        return 0x02; /* invalid DCMD */
+    }
+}
+
+/* Fill standard INQUIRY / VPD data for a disk. */
+static void inquiry(const struct m_disk *d, const uint8_t *cdb, uint8_t *buf, uint32_t len)
+{
+    uint8_t data[96] = { 0 };
+
+    if (cdb[1] & 1) {
+        data[1] = cdb[2];
+        if (cdb[2] == 0x00) {
+            data[3] = 2, data[4] = 0x00, data[5] = 0x80;
+        } else if (cdb[2] == 0x80) {
+            int n = snprintf((char *)data + 4, 40, "SN-%s%u", d->logical ? "LD" : "PD", d->id);
+            data[3] = (uint8_t)n;
+        }
+    } else {
+        data[0] = 0x00; /* disk */
+        data[2] = 6, data[3] = 2, data[4] = 91;
+        /* vendor (8), product (16), revision (4) */
+        memcpy(data + 8, d->logical ? "DELL    PERC H730P Mini 4.30" : "SEAGATE ST4000NM0023    GS0F", 28);
+    }
+    memcpy(buf, data, MIN(len, sizeof(data)));
+}
+
+/* An LD IO request (function 0xf1) to an LD or system PD. */
+static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, uint16_t desc_handle)
+{
+    struct fusion_raid_context *rc = &r->raid_context;
+    bool logical = r->dev_handle != 0xffff;
+    const struct m_disk *d = find_disk(logical, rc->virtual_disk_tgt_id);
+    uint8_t op = r->cdb[0], cdb_len = op >= 0x80 ? 16 : op >= 0x20 ? 10 : 6;
+    bool rw = op == 0x28 || op == 0x88 || op == 0x2a || op == 0x8a;
+    uint8_t *buf = r->data_length ? host(r->sgl[0].addr) : NULL;
+    uint8_t *sense = host(r->sense_buffer_low);
+    uint64_t lba = 0;
+    uint32_t blocks = 0;
+
+    rc->status = 0, rc->ex_status = 0;
+    if (!d) {
+        violation("I/O to unknown %s %u", logical ? "LD" : "PD", rc->virtual_disk_tgt_id);
+        rc->status = 0x0c; /* device not found */
+        complete(smid);
+        return;
+    }
+    if (desc_handle != r->dev_handle)
+        violation("descriptor DevHandle 0x%04x, frame 0x%04x", desc_handle, r->dev_handle);
+    if (r->sgl_offset0 != 0x80 / 4 || r->sgl_flags != 0x02 || r->sense_buffer_length != 96 || !r->sense_buffer_low)
+        violation("SCSI request SGLOffset0 %u SGLFlags 0x%x sense %u@0x%x", r->sgl_offset0, r->sgl_flags,
+                  r->sense_buffer_length, r->sense_buffer_low);
+    if ((r->io_flags & 0x1f) != cdb_len)
+        violation("IoFlags 0x%04x for a %u-byte CDB 0x%02x", r->io_flags, cdb_len, op);
+    if (r->data_length) {
+        if (rc->num_sge != 1 || r->sgl[0].len != r->data_length || !r->sgl[0].addr)
+            violation("SGL: %u SGEs, first %u bytes for %u", rc->num_sge, r->sgl[0].len, r->data_length);
+        if (m.gen == M_INVADER && !(r->sgl[0].flags & 0x40))
+            violation("Invader: last SGE without END_OF_LIST (flags 0x%02x)", r->sgl[0].flags);
+    } else if (rc->num_sge) {
+        violation("%u SGEs for no data", rc->num_sge);
+    }
+    if (logical) {
+        m.ld_requests++;
+        if (r->dev_handle != d->id)
+            violation("LD DevHandle 0x%04x for target %u", r->dev_handle, d->id);
+        if (rw && m.gen == M_THUNDERBOLT && type != 0x7)
+            violation("Thunderbolt LD read/write with descriptor type %u, not LD_IO", type);
+        if (rw && m.gen == M_INVADER && (type != 0x2 || rc->type_nseg != 0x12))
+            violation("Invader LD read/write: descriptor type %u, RAID context type/nseg 0x%02x", type, rc->type_nseg);
+        if (!rw && type != 0)
+            violation("LD non-read/write CDB with descriptor type %u", type);
+    } else {
+        m.pd_requests++;
+        if (type != 0 || ((rc->raid_flags >> 4) & 3) != 1)
+            violation("system PD request: descriptor type %u, RAID flags 0x%02x", type, rc->raid_flags);
+    }
+    switch (op) {
+    case 0x12:
+        inquiry(d, r->cdb, buf, r->data_length);
+        break;
+    case 0x00:
+        break;
+    case 0x9e: /* READ CAPACITY(16) */
+        memset(buf, 0, r->data_length);
+        for (int i = 0; i < 8; i++)
+            buf[i] = (uint8_t)((d->blocks - 1) >> (56 - 8 * i));
+        buf[8] = (uint8_t)(d->block >> 24), buf[9] = (uint8_t)(d->block >> 16);
+        buf[10] = (uint8_t)(d->block >> 8), buf[11] = (uint8_t)d->block;
+        break;
+    case 0x28: case 0x2a:
+        lba = (uint64_t)r->cdb[2] << 24 | r->cdb[3] << 16 | r->cdb[4] << 8 | r->cdb[5];
+        blocks = (uint32_t)(r->cdb[7] << 8 | r->cdb[8]);
+        break;
+    case 0x88: case 0x8a:
+        for (int i = 0; i < 8; i++)
+            lba = lba << 8 | r->cdb[2 + i];
+        blocks = (uint32_t)r->cdb[10] << 24 | r->cdb[11] << 16 | r->cdb[12] << 8 | r->cdb[13];
+        break;
+    default:
+        rc->status = 0x2d, rc->ex_status = 0x02; /* CHECK CONDITION, ILLEGAL REQUEST 20/00 */
+        memset(sense, 0, 96);
+        sense[0] = 0x70, sense[2] = 0x05, sense[7] = 10, sense[12] = 0x20;
+        complete(smid);
+        return;
+    }
+    if (rw) {
+        bool read = op == 0x28 || op == 0x88;
+        if (r->data_length != blocks * d->block || lba + blocks > d->blocks)
+            violation("%s of %u blocks at %llu with DataLength %u", read ? "READ" : "WRITE", blocks,
+                      (unsigned long long)lba, r->data_length);
+        if (r->control != (read ? 0x02000000u : 0x01000000u))
+            violation("Control 0x%08x for a %s", r->control, read ? "read" : "write");
+        if (m.hold && read && lba == m.hold_lba) {
+            m.held[m.nheld++] = smid; /* hung: never answered unless released */
+            return;
+        }
+        if (m.medium_error && lba <= m.medium_error_lba && m.medium_error_lba < lba + blocks) {
+            rc->status = 0x2d, rc->ex_status = 0x02; /* SCSI done with error, CHECK CONDITION */
+            memset(sense, 0, 96);
+            sense[0] = 0x70, sense[2] = 0x03, sense[7] = 10, sense[12] = 0x11; /* MEDIUM ERROR 11/00 */
+            complete(smid);
+            return;
+        }
+        if (m.offline && lba == m.offline_lba) {
+            rc->status = 0x33; /* LD offline */
+            complete(smid);
+            return;
+        }
+        if (read) {
+            m.reads++;
+            for (uint32_t b = 0; b < blocks; b++)
+                for (uint32_t w = 0; w < d->block / 8; w++)
+                    ((uint64_t *)buf)[(size_t)b * d->block / 8 + w] = pattern(d->id, lba + b, w);
+        } else {
+            m.writes++;
+        }
+    }
+    complete(smid);
+}
+
+/* A request descriptor arrived (high half written). */
+static void doorbell(uint64_t desc)
+{
+    uint8_t type = (uint8_t)((desc >> 1) & 0x7);
+    uint16_t smid = (uint16_t)(desc >> 16), handle = (uint16_t)(desc >> 48);
+    struct fusion_io_request *r;
+
+    if (!m.inited) {
+        do_ioc_init(desc);
+        return;
+    }
+    /* The driver must keep one command back (reply queue sizing) and
+     * never use SMID 0. */
+    if (smid < 1 || smid >= M_FW_CMDS) {
+        violation("SMID %u outside 1..%u", smid, M_FW_CMDS - 1);
+        return;
+    }
+    if (m.outstanding[smid]) {
+        violation("SMID %u posted again while the firmware still owns it", smid);
+        return;
+    }
+    m.outstanding[smid] = true;
+    if (++m.noutstanding > m.max_outstanding)
+        m.max_outstanding = m.noutstanding;
+    r = host(m.req_base + (uint64_t)smid * 256);
+    switch (r->function) {
+    case 0xf0: {
+        struct fusion_sge *chain = &r->sgl[0];
+        /* The chain length is the chain frame size: 1 KiB on Thunderbolt,
+         * what scratch pad 1 says (4 KiB here) on Invader. */
+        if (type != 0 || r->chain_offset != 0x80 / 16 || r->sgl_offset0 != 0x80 / 4 || chain->flags != 0x83 ||
+            chain->len != (m.gen == M_INVADER ? 4096u : 1024u))
+            violation("pass-through: type %u chain offset %u SGL offset %u chain flags 0x%02x length %u", type,
+                      r->chain_offset, r->sgl_offset0, chain->flags, chain->len);
+        if (m.hang_dcmd && *(uint32_t *)((uint8_t *)host(chain->addr) + 0x18) == m.hang_dcmd) {
+            /* Hung firmware: the driver's 60 s deadline passes now. */
+            m.held[m.nheld++] = smid;
+            plat_sim_advance_ns(61ull * 1000000000ull);
+            break;
+        }
+        ((uint8_t *)host(chain->addr))[2] = do_dcmd(host(chain->addr));
+        complete(smid);
+        break;
+    }
+    case 0xf1:
+        do_scsi(smid, r, type, handle);
+        break;
+    default:
+        violation("SMID %u: function 0x%02x", smid, r->function);
+        m.outstanding[smid] = false;
+        m.noutstanding--;
+    }
+}
+
+static uint32_t m_read(void *ctx, int bar, uint32_t off)
+{
+    (void)ctx, (void)bar;
+    switch (off) {
+    case 0xb0:
+        if (m.stuck)
+            plat_sim_advance_ns(1000000000ull); /* each look costs a second: deadlines pass at once */
+        return m.osp0;
+    case 0xb4:
+        return 0x00400000u | (8u << 5); /* 1 MiB units, 8 x 512: 4 KiB chain frames */
+    default:
+        return 0; /* doorbell bit 0 clear, interrupt status clear */
+    }
+}
+
+static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    (void)ctx, (void)bar;
+    switch (off) {
+    case 0x00: /* doorbell: READY | MFIMODE | ABORT takes an operational firmware to READY */
+        if (v == 0x7 && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL) {
+            m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            m.reset_to_ready = true;
+            m.inited = false;
+        }
+        break;
+    case 0x6c:
+        if (v >= m.depth)
+            violation("reply post host index %u beyond depth %u", v, m.depth);
+        m.host_index = v;
+        m.host_index_writes++;
+        break;
+    case 0xc0:
+        m.lo = v;
+        m.lo_written = true;
+        break;
+    case 0xc4:
+        if (!m.lo_written)
+            violation("IQPH written without IQPL");
+        m.lo_written = false;
+        doorbell((uint64_t)v << 32 | m.lo);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Attach a model of the given chip at 0000:04:00.0. */
+static struct pci_addr model_attach(uint16_t device, enum m_gen gen)
+{
+    struct pci_addr a = { 0, 4, 0, 0 };
+
+    memset(&m, 0, sizeof(m));
+    memset(&dev, 0, sizeof(dev));
+    m.gen = gen;
+    m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+    dev.addr = a;
+    dev.ctx = &m;
+    dev.mmio_read32 = m_read;
+    dev.mmio_write32 = m_write;
+    dev.config[0] = 0x00, dev.config[1] = 0x10;
+    dev.config[2] = (uint8_t)device, dev.config[3] = (uint8_t)(device >> 8);
+    dev.config[0x0b] = 0x01, dev.config[0x0a] = 0x04;    /* RAID controller */
+    dev.config[0x10] = 0x01;                              /* BAR0: I/O */
+    dev.config[0x14] = 0x04;                              /* BAR1: 64-bit memory, the registers */
+    dev.bar_size[1] = 0x10000;
+    plat_sim_attach(&dev);
+    return a;
+}
+
+#define assert_model_clean() \
+    do { \
+        if (m.violations) \
+            fail_msg("model saw %u violation(s), first: %s", m.violations, m.first_violation); \
+    } while (0)
+
+/* Poll one disk until n completions are in (bounded). */
+static int reap(struct bm_disk *d, struct bm_completion *out, int n)
+{
+    int got = 0;
+
+    for (int spin = 0; spin < 100000 && got < n; spin++)
+        got += d->ops->poll(d, 0, out + got, n - got);
+    return got;
+}
+
+/* Does a buffer hold the model's pattern for these blocks? */
+static bool pattern_ok(const uint8_t *buf, uint16_t id, uint64_t lba, uint32_t blocks, uint32_t block)
+{
+    for (uint32_t b = 0; b < blocks; b++)
+        for (uint32_t w = 0; w < block / 8; w++)
+            if (((const uint64_t *)buf)[(size_t)b * block / 8 + w] != pattern(id, lba + b, w))
+                return false;
+    return true;
+}
+
+/* Probe a model of this chip; the list gets its disks. */
+static void *probe(uint16_t device, enum m_gen gen, struct bm_disk_list *list)
+{
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(device, gen);
+
+    memset(list, 0, sizeof(*list));
+    assert_true(megasas_driver.match(0x1000, device, 0x010400));
+    assert_ptr_equal(registry_find(0x1000, device, 0x010400), &megasas_driver);
+    if (megasas_driver.probe(a, list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_non_null(ctrl);
+    return ctrl;
+}
+
+/* Bring-up, discovery and identification. */
+static void check_discovery(struct bm_disk_list *list)
+{
+    struct bm_disk *ld0, *ld3, *pd9;
+
+    assert_model_clean();
+    assert_true(m.inited);
+    assert_int_equal(m.dcmd_ctrl_info, 1);
+    assert_int_equal(m.dcmd_ld_list, 1);
+    assert_int_equal(m.dcmd_pd_list, 1);
+    assert_int_equal(m.dcmd_pd_info, 2);     /* the two disks; not the enclosure */
+    assert_int_equal(list->count, 3);        /* LD 0, LD 3, PD 9; PD 10 is an array member */
+    ld0 = list->disks[0], ld3 = list->disks[1], pd9 = list->disks[2];
+    assert_string_equal(ld0->driver, "megasas");
+    assert_string_equal(ld0->path, BM_PATH_NATIVE);
+    assert_non_null(strstr(ld0->id, "d0"));
+    assert_non_null(strstr(ld3->id, "d3"));
+    assert_non_null(strstr(pd9->id, "p9"));
+    assert_string_equal(ld0->serial, "SN-LD0");
+    assert_string_equal(pd9->serial, "SN-PD9");
+    assert_int_equal(ld3->blocks, 3u << 20);
+    assert_int_equal(pd9->lba_bytes, 4096);
+    assert_int_equal(pd9->blocks, 1u << 18);
+    assert_string_equal(ld0->pci, "0000:04:00.0");
+    assert_int_equal(ld0->max_transfer_bytes, 256 * 1024);  /* controller info: 512 sectors */
+    assert_true(ld0->max_qd >= 32);
+    assert_true(ld0->max_qd <= M_FW_CMDS - 1);
+    assert_true(m.ld_requests > 0 && m.pd_requests > 0);
+}
+
+/* Many reads outstanding on two disks at once, answered out of order. */
+static void check_deep_reads(struct bm_disk_list *list)
+{
+    struct bm_disk *ld3 = list->disks[1], *pd9 = list->disks[2];
+    enum { QD_LD = 64, QD_PD = 32, LD_BLOCKS = 16, PD_BLOCKS = 2 };
+    uint8_t *bufs[QD_LD + QD_PD];
+    struct bm_completion done[QD_LD + QD_PD];
+    bool seen[QD_LD + QD_PD] = { false };
+    int n;
+
+    m.defer = true;
+    for (int t = 0; t < QD_LD + QD_PD; t++) {
+        bool ld = t < QD_LD;
+        struct bm_disk *d = ld ? ld3 : pd9;
+        uint32_t tag = ld ? (uint32_t)t : (uint32_t)(t - QD_LD);
+        uint32_t blocks = ld ? LD_BLOCKS : PD_BLOCKS;
+        uint64_t lba = ld ? 1000 + (uint64_t)tag * 4099 : 77 + (uint64_t)tag * 31;
+
+        bufs[t] = plat_alloc_pages((size_t)blocks * d->lba_bytes, false);
+        assert_int_equal(d->ops->submit(d, 0, tag, BM_IO_READ, lba, blocks, bufs[t]), BM_OK);
+    }
+    assert_int_equal(m.max_outstanding, QD_LD + QD_PD);
+    /* Nothing answered yet: polls find nothing. */
+    assert_int_equal(ld3->ops->poll(ld3, 0, done, QD_LD), 0);
+    model_flush();
+    n = reap(ld3, done, QD_LD);
+    assert_int_equal(n, QD_LD);
+    n += reap(pd9, done + QD_LD, QD_PD);
+    assert_int_equal(n, QD_LD + QD_PD);
+    for (int i = 0; i < n; i++) {
+        bool ld = i < QD_LD;
+        int t = ld ? (int)done[i].tag : (int)done[i].tag + QD_LD;
+        uint64_t lba = ld ? 1000 + (uint64_t)done[i].tag * 4099 : 77 + (uint64_t)done[i].tag * 31;
+
+        assert_int_equal(done[i].status, BM_OK);
+        assert_false(seen[t]);
+        seen[t] = true;
+        assert_true(pattern_ok(bufs[t], ld ? 3 : 9, lba, ld ? LD_BLOCKS : PD_BLOCKS, ld ? 512 : 4096));
+    }
+    for (int t = 0; t < QD_LD + QD_PD; t++)
+        plat_free_pages(bufs[t], (size_t)(t < QD_LD ? LD_BLOCKS * 512 : PD_BLOCKS * 4096));
+    m.defer = false;
+    assert_true(m.host_index_writes > 0);
+    assert_int_equal(m.host_index, m.post_idx);
+    assert_model_clean();
+}
+
+/* Go round the reply queue several times at queue depth 32, with a large
+ * (READ(16)-sized) LBA on the way. */
+static void check_wraparound(struct bm_disk_list *list)
+{
+    struct bm_disk *ld0 = list->disks[0];
+    uint8_t *buf = plat_alloc_pages(32 * 4096, false);
+    struct bm_completion done[32];
+    unsigned total = 0;
+
+    for (int round = 0; round < 40; round++) {
+        for (uint32_t tag = 0; tag < 32; tag++)
+            assert_int_equal(ld0->ops->submit(ld0, 0, tag, BM_IO_READ, (uint64_t)round * 32 + tag * 8, 8,
+                                              buf + tag * 4096),
+                             BM_OK);
+        assert_int_equal(reap(ld0, done, 32), 32);
+        for (int i = 0; i < 32; i++) {
+            assert_int_equal(done[i].status, BM_OK);
+            assert_true(pattern_ok(buf + done[i].tag * 4096, 0, (uint64_t)round * 32 + done[i].tag * 8, 8, 512));
+        }
+        total += 32;
+    }
+    assert_true(total > 2 * m.depth);
+    plat_free_pages(buf, 32 * 4096);
+    assert_model_clean();
+}
+
+/* Release: cache flush DCMD, then back to READY. */
+static void check_release(void *ctrl)
+{
+    unsigned flushes = m.dcmd_flush;
+
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.dcmd_flush, flushes + 1);
+    assert_true(m.reset_to_ready);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_READY);
+    assert_int_equal(dev.releases, 1);
+    assert_model_clean();
+    plat_sim_detach(&dev);
+}
+
+static void test_invader_bringup_io_release(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    check_discovery(&list);
+    check_deep_reads(&list);
+    check_wraparound(&list);
+    check_release(ctrl);
+}
+
+static void test_thunderbolt_bringup_io_release(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005b, M_THUNDERBOLT, &list);
+    check_discovery(&list);
+    check_deep_reads(&list);
+    check_release(ctrl);
+}
+
+static void test_fury_is_driven_like_invader(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005f, M_INVADER, &list);
+    check_discovery(&list);
+    check_wraparound(&list);
+    check_release(ctrl);
+}
+
+/* Writes carry the WRITE control bit and data direction. */
+static void test_writes_reach_the_model(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(8192, false);
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    assert_int_equal(list.disks[2]->ops->submit(list.disks[2], 0, 5, BM_IO_WRITE, 10, 2, buf), BM_OK);
+    assert_int_equal(list.disks[0]->ops->submit(list.disks[0], 0, 6, BM_IO_WRITE, 10, 16, buf), BM_OK);
+    assert_int_equal(reap(list.disks[2], done, 1), 1);
+    assert_int_equal(done[0].tag, 5);
+    assert_int_equal(done[0].status, BM_OK);
+    assert_int_equal(reap(list.disks[0], done, 1), 1);
+    assert_int_equal(done[0].tag, 6);
+    assert_int_equal(m.writes, 2);
+    /* Arguments the driver must refuse without touching the hardware. */
+    assert_int_equal(list.disks[0]->ops->submit(list.disks[0], 0, 1, BM_IO_READ, list.disks[0]->blocks, 1, buf),
+                     BM_EINVAL);
+    assert_int_equal(list.disks[0]->ops->submit(list.disks[0], 0, list.disks[0]->max_qd, BM_IO_READ, 0, 1, buf),
+                     BM_EINVAL);
+    plat_free_pages(buf, 8192);
+    check_release(ctrl);
+}
+
+/* Firmware that never becomes READY: the probe gives up at its deadline
+ * and says which state it was stuck in. */
+static void test_stuck_firmware_fails_probe_with_state(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    (void)state;
+    m.osp0 = M_STATE_FW_INIT | M_FW_CMDS;
+    m.stuck = true;
+    rc = megasas_driver.probe(a, &list, &ctrl, err, sizeof(err));
+    assert_int_equal(rc, BM_ETIMEDOUT);
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(err, "FW_INIT"));
+    assert_true(plat_now_ns() - t0 >= 60ull * 1000000000ull); /* it really waited (in model time) */
+    assert_int_equal(dev.claims, 1);
+    assert_int_equal(dev.releases, 1);
+    assert_false(m.inited);
+    plat_sim_detach(&dev);
+}
+
+/* A controller left OPERATIONAL (by its option ROM or an earlier run)
+ * is taken back to READY through the doorbell before IOC INIT. */
+static void test_operational_firmware_is_reset_first(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+
+    (void)state;
+    m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_true(m.reset_to_ready);
+    assert_true(m.inited);
+    assert_int_equal(list.count, 3);
+    m.reset_to_ready = false;
+    check_release(ctrl);
+}
+
+/* A read the firmware never answers: BM_ETIMEDOUT at the deadline, its
+ * SMID stays out of use until the firmware finally answers, and that late
+ * answer produces no second completion. */
+static void test_hung_command_times_out_and_holds_its_smid(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[64];
+    uint8_t *buf = plat_alloc_pages(64 * 4096, false);
+    struct bm_disk *ld0;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    ld0 = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(ld0->ops->submit(ld0, 0, 7, BM_IO_READ, 4242, 8, buf), BM_OK);
+    assert_int_equal(m.nheld, 1);
+    assert_int_equal(ld0->ops->poll(ld0, 0, done, 4), 0);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(reap(ld0, done, 1), 1);
+    assert_int_equal(done[0].tag, 7);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_true(strlen(done[0].detail) > 0);
+    /* The tag is free again for the engine; the SMID is not: a full
+     * queue of new reads never reuses it (the model flags reuse). */
+    m.defer = true;
+    for (uint32_t tag = 0; tag < 64; tag++)
+        assert_int_equal(ld0->ops->submit(ld0, 0, tag, BM_IO_READ, 100 + tag, 1, buf + tag * 4096), BM_OK);
+    model_flush();
+    m.defer = false;
+    assert_int_equal(reap(ld0, done, 64), 64);
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(done[i].status, BM_OK);
+    assert_model_clean();
+    /* The late answer: freed quietly, no completion for anyone. */
+    model_release_held();
+    assert_int_equal(ld0->ops->poll(ld0, 0, done, 4), 0);
+    assert_int_equal(list.disks[1]->ops->poll(list.disks[1], 0, done, 4), 0);
+    /* Afterwards the whole pool works again. */
+    for (uint32_t tag = 0; tag < ld0->max_qd; tag++)
+        assert_int_equal(ld0->ops->submit(ld0, 0, tag, BM_IO_READ, tag, 1, buf + (tag % 64) * 4096), BM_OK);
+    for (uint32_t got = 0, n; got < ld0->max_qd; got += n) {
+        n = (uint32_t)reap(ld0, done, (int)MIN(ld0->max_qd - got, 64u));
+        assert_true(n > 0);
+        for (uint32_t i = 0; i < n; i++)
+            assert_int_equal(done[i].status, BM_OK);
+    }
+    assert_model_clean();
+    plat_free_pages(buf, 64 * 4096);
+    check_release(ctrl);
+}
+
+/* SCSI and MFI errors come back as BM_EIO with readable detail; the
+ * other commands are unaffected. */
+static void test_errors_are_decoded(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(16 * 4096, false);
+    struct bm_disk *ld0, *pd9;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005b, M_THUNDERBOLT, &list);
+    ld0 = list.disks[0], pd9 = list.disks[2];
+    m.medium_error = true;
+    m.medium_error_lba = 505;
+    m.offline = true;
+    m.offline_lba = 9000;
+    assert_int_equal(pd9->ops->submit(pd9, 0, 1, BM_IO_READ, 500, 8, buf), BM_OK);
+    assert_int_equal(reap(pd9, done, 1), 1);
+    assert_int_equal(done[0].status, BM_EIO);
+    assert_non_null(strstr(done[0].detail, "MEDIUM ERROR"));
+    assert_non_null(strstr(done[0].detail, "11/00"));
+    assert_int_equal(ld0->ops->submit(ld0, 0, 2, BM_IO_READ, 9000, 1, buf), BM_OK);
+    assert_int_equal(ld0->ops->submit(ld0, 0, 3, BM_IO_READ, 9001, 1, buf + 4096), BM_OK);
+    assert_int_equal(reap(ld0, done, 2), 2);
+    for (int i = 0; i < 2; i++) {
+        if (done[i].tag == 2) {
+            assert_int_equal(done[i].status, BM_EIO);
+            assert_non_null(strstr(done[i].detail, "0x33"));
+            assert_non_null(strstr(done[i].detail, "offline"));
+        } else {
+            assert_int_equal(done[i].tag, 3);
+            assert_int_equal(done[i].status, BM_OK);
+            assert_true(pattern_ok(buf + 4096, 0, 9001, 1, 512));
+        }
+    }
+    plat_free_pages(buf, 16 * 4096);
+    check_release(ctrl);
+}
+
+/* The driver uses every SMID but one of the firmware's command limit
+ * (one kept back so the reply queue never fills), and says BM_EBUSY, not
+ * an error, when the pool is exhausted. */
+static void test_pool_is_firmware_limit_minus_one(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[64];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    unsigned submitted = 0, completed = 0;
+    int rc = BM_OK;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    m.defer = true;
+    for (unsigned i = 0; i < 2 * M_FW_CMDS && rc == BM_OK; i++) {
+        struct bm_disk *d = list.disks[i % 2];
+        rc = d->ops->submit(d, 0, i / 2, BM_IO_READ, i, 1, buf);
+        if (rc == BM_OK)
+            submitted++;
+    }
+    assert_int_equal(rc, BM_EBUSY);
+    assert_int_equal(submitted, M_FW_CMDS - 1);
+    assert_int_equal(m.max_outstanding, M_FW_CMDS - 1);
+    model_flush();
+    m.defer = false;
+    for (int spin = 0; spin < 1000 && completed < submitted; spin++)
+        for (int k = 0; k < 2; k++) {
+            int n = list.disks[k]->ops->poll(list.disks[k], 0, done, 64);
+            for (int i = 0; i < n; i++)
+                assert_int_equal(done[i].status, BM_OK);
+            completed += (unsigned)n;
+        }
+    assert_int_equal(completed, submitted);
+    plat_free_pages(buf, 4096);
+    check_release(ctrl);
+}
+
+/* A DCMD the firmware never answers: discovery of system PDs gives up at
+ * its deadline, the rest of the probe goes on, and the hung command's
+ * SMID stays out of use (the model flags reuse) until its late answer. */
+static void test_hung_dcmd_keeps_its_smid(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[64];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+    char err[160] = "";
+    void *ctrl = NULL;
+    unsigned submitted = 0, completed = 0;
+    int rc = BM_OK;
+
+    (void)state;
+    memset(&list, 0, sizeof(list));
+    m.hang_dcmd = 0x02010100; /* PD list query */
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(m.nheld, 1);
+    assert_int_equal(list.count, 2); /* the LDs; no system PDs */
+    assert_int_equal(m.dcmd_pd_info, 0);
+    /* Fill every SMID the driver will give out: one fewer than before. */
+    m.defer = true;
+    for (unsigned i = 0; i < 2 * M_FW_CMDS && rc == BM_OK; i++) {
+        struct bm_disk *d = list.disks[i % 2];
+        rc = d->ops->submit(d, 0, i / 2, BM_IO_READ, i, 1, buf);
+        if (rc == BM_OK)
+            submitted++;
+    }
+    assert_int_equal(rc, BM_EBUSY);
+    assert_int_equal(submitted, M_FW_CMDS - 2);
+    assert_model_clean();
+    model_flush();
+    model_release_held();   /* the late answer is taken quietly */
+    m.defer = false;
+    for (int spin = 0; spin < 1000 && completed < submitted; spin++)
+        for (int k = 0; k < 2; k++)
+            completed += (unsigned)list.disks[k]->ops->poll(list.disks[k], 0, done, 64);
+    assert_int_equal(completed, submitted);
+    plat_free_pages(buf, 4096);
+    check_release(ctrl);
+}
+
+/* The MFI transport's ids still go to the MFI path, Ventura does not match. */
+static void test_match_table(void **state)
+{
+    (void)state;
+    assert_true(megasas_driver.match(0x1000, 0x0079, 0x010400));   /* SAS2108 (MFI) */
+    assert_true(megasas_driver.match(0x1000, 0x005b, 0x010400));
+    assert_true(megasas_driver.match(0x1000, 0x005d, 0x010400));
+    assert_true(megasas_driver.match(0x1000, 0x005f, 0x010400));
+    assert_false(megasas_driver.match(0x1000, 0x0016, 0x010400));  /* SAS3508 Ventura: not supported */
+    assert_false(megasas_driver.match(0x1000, 0x0072, 0x010700));  /* SAS2008 IT: the mpt driver's */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_request_frame_layout),
+        cmocka_unit_test(test_raid_context_layout),
+        cmocka_unit_test(test_ioc_init_and_descriptor_layout),
+        cmocka_unit_test(test_match_table),
+        cmocka_unit_test(test_invader_bringup_io_release),
+        cmocka_unit_test(test_thunderbolt_bringup_io_release),
+        cmocka_unit_test(test_fury_is_driven_like_invader),
+        cmocka_unit_test(test_writes_reach_the_model),
+        cmocka_unit_test(test_stuck_firmware_fails_probe_with_state),
+        cmocka_unit_test(test_operational_firmware_is_reset_first),
+        cmocka_unit_test(test_hung_command_times_out_and_holds_its_smid),
+        cmocka_unit_test(test_errors_are_decoded),
+        cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
+        cmocka_unit_test(test_hung_dcmd_keeps_its_smid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1458 @@
+/* The MPT driver's MPI 2.0 / 2.5 backend against a simulated SAS2008-like
+ * and SAS3008-like IOC (efi/platform_sim.h).
+ *
+ * The model is written from the MPI 2 specification's facts (register
+ * offsets, doorbell handshake, message layouts as Linux mpt3sas' and
+ * FreeBSD mps' mpi2*.h headers give them), with its own byte offsets and
+ * none of the driver's structures: a doorbell state machine that only
+ * acknowledges what a real IOC would, IOC FACTS / IOC INIT (checking the
+ * fields the driver sends), request descriptors decoded on the high-dword
+ * write, request frames read by SMID, the reply free queue and the reply
+ * descriptor post queue in host memory, EVENT NOTIFICATION, PORT ENABLE,
+ * SAS Device Page 0 by GET_NEXT_HANDLE, and a SCSI target per end device
+ * (INQUIRY, VPD 00h/80h, READ CAPACITY(10/16), READ/WRITE(10/16), REPORT
+ * LUNS) that fills the SGL buffers with data derived from handle and LBA.
+ * Every protocol rule the driver breaks is counted as a violation, with
+ * the first one's text kept for the failure message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "platform_sim.h"
+#include "drivers/blkdev.h"
+#include "drivers/mpt/mpt.h"
+
+/* ---- Facts of the MPI 2 interface (mpi2.h, mpi2_ioc.h, mpi2_init.h, mpi2_cnfg.h) ----------------------- */
+#define R_DOORBELL 0x00
+#define R_WRITE_SEQ 0x04
+#define R_DIAG 0x08
+#define R_HIS 0x30
+#define R_HIM 0x34
+#define R_REPLY_FREE_HOST_INDEX 0x48
+#define R_REPLY_POST_HOST_INDEX 0x6c
+#define R_REQ_DESC_LOW 0xc0
+#define R_REQ_DESC_HIGH 0xc4
+
+#define ST_RESET 0x00000000u
+#define ST_READY 0x10000000u
+#define ST_OPERATIONAL 0x20000000u
+#define ST_FAULT 0x40000000u
+#define DB_USED 0x08000000u
+#define HIS_SYS2IOC 0x80000000u   /* the IOC has not yet taken the doorbell word */
+#define HIS_IOC2SYS 0x00000001u   /* the IOC wants the host at the doorbell */
+#define DIAG_WRITE_ENABLE 0x80u
+#define DIAG_RESET_ADAPTER 0x04u
+
+#define F_SCSI_IO 0x00
+#define F_IOC_INIT 0x02
+#define F_IOC_FACTS 0x03
+#define F_CONFIG 0x04
+#define F_PORT_ENABLE 0x06
+#define F_EVENT_NOTIFICATION 0x07
+#define F_MUR 0x40
+#define F_HANDSHAKE 0x42
+
+#define IOS_SUCCESS 0x0000
+#define IOS_INVALID_FUNCTION 0x0001
+#define IOS_CONFIG_INVALID_PAGE 0x0022
+#define IOS_DEVICE_NOT_THERE 0x0043
+
+#define DEVINFO_END_DEVICE 0x1u
+#define DEVINFO_EDGE_EXPANDER 0x2u
+#define DEVINFO_SSP_INITIATOR 0x40u
+#define DEVINFO_SATA_DEVICE 0x80u
+#define DEVINFO_STP_TARGET 0x400u
+#define DEVINFO_SSP_TARGET 0x800u
+
+#define S_NS 1000000000ull
+#define MODEL_MAX_CHAIN_DEPTH 8
+#define MODEL_MAX_SEGS 64
+
+/* ---- Little-endian helpers on host memory ("physical" = virtual on the host) ---------------------------------- */
+static uint8_t *pa_ptr(uint64_t pa) { return (uint8_t *)(uintptr_t)pa; }
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) | (uint32_t)get16(p + 2) << 16; }
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v), put16(p + 2, (uint16_t)(v >> 16)); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v), put32(p + 4, (uint32_t)(v >> 32)); }
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+static void put_be32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v; }
+static void put_be64(uint8_t *p, uint64_t v) { put_be32(p, (uint32_t)(v >> 32)), put_be32(p + 4, (uint32_t)v); }
+
+/* ---- The model ------------------------------------------------------------------------------------------------ */
+
+struct sim_sas_dev {
+    uint16_t handle, slot;
+    uint64_t sas_address;
+    uint32_t device_info;
+    uint16_t flags;             /* bit 0: present */
+    uint32_t block_bytes;
+    uint64_t blocks;
+};
+
+enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
+
+struct pending { uint16_t smid; uint8_t *frame; };
+
+struct model {
+    bool mpi25;
+    uint16_t device_id;
+    uint32_t state, fault_code;
+    bool stuck;                 /* resets never leave the starting state */
+    uint32_t his;
+    /* Doorbell handshake. */
+    enum hs_phase phase;
+    uint32_t req_dwords, req_got, req[64];
+    uint16_t reply_words[64];
+    unsigned reply_n, reply_i;
+    unsigned wrseq_keys;
+    uint32_t diag;
+    unsigned murs, diag_resets;
+    /* IOC FACTS values. */
+    uint16_t credit, max_post_depth;
+    uint8_t frame_dwords, reply_frame_dwords;
+    /* What IOC INIT set up. */
+    bool initialised;
+    uint16_t init_msg_version, init_header_version, frame_size_dwords, post_depth, free_depth;
+    uint64_t req_base, post_base, free_base, sense_high, reply_high, time_stamp;
+    uint32_t free_ioc, free_host, post_ioc, post_host;
+    uint32_t req_low;
+    bool events_masked, port_enabled;
+    /* Outstanding requests (SMIDs the IOC owns). */
+    bool outstanding[2048];
+    unsigned n_outstanding, max_outstanding;
+    uint16_t last_smid;
+    unsigned scsi_ios, descriptors_after_mur;
+    unsigned max_sges;          /* most SGEs one request carried */
+    bool defer;                 /* hold SCSI IO replies until model_flush() */
+    bool address_all;           /* answer GOOD through address replies too */
+    struct pending held[2048];
+    unsigned nheld;
+    /* Injected behaviour. */
+    uint16_t hang_handle, error_handle;
+    uint64_t hang_lba, error_lba;
+    bool hang_armed, error_armed;
+    struct pending hung;
+    bool have_hung;
+    unsigned writes_seen;
+    bool port_enable_hangs;     /* PORT ENABLE never answered */
+    bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
+    bool event_before_port_enable; /* an unsolicited event reply (SMID 0) first */
+    /* The devices behind the IOC. */
+    struct sim_sas_dev dev[8];
+    unsigned ndev;
+    /* Protocol errors of the driver. */
+    unsigned violations;
+    char first_violation[160];
+};
+
+/* Note a protocol violation by the driver. */
+static void violation(struct model *m, const char *fmt, ...)
+{
+    va_list ap;
+    if (!m->violations++) {
+        va_start(ap, fmt);
+        vsnprintf(m->first_violation, sizeof(m->first_violation), fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Queue a doorbell reply of n bytes (a whole number of dwords). */
+static void hs_reply(struct model *m, const uint8_t *bytes, unsigned n)
+{
+    for (unsigned i = 0; i < n / 2; i++)
+        m->reply_words[i] = get16(bytes + 2 * i);
+    m->reply_n = n / 2;
+    m->reply_i = 0;
+    m->phase = HS_REPLY;
+    m->his |= HIS_IOC2SYS;
+}
+
+/* IOC FACTS reply (mpi2_ioc.h MPI2_IOC_FACTS_REPLY, 64 bytes). */
+static void do_ioc_facts(struct model *m)
+{
+    uint8_t r[64] = { 0 };
+
+    if (m->req_dwords != 3)
+        violation(m, "IOC FACTS request of %u dwords", m->req_dwords);
+    put16(r + 0x00, m->mpi25 ? 0x0205 : 0x0200);       /* MsgVersion */
+    r[0x02] = 16;                                      /* MsgLength */
+    r[0x03] = F_IOC_FACTS;
+    put16(r + 0x04, m->mpi25 ? 0x2300 : 0x1000);       /* HeaderVersion */
+    r[0x14] = MODEL_MAX_CHAIN_DEPTH;                   /* MaxChainDepth */
+    r[0x16] = 1;                                       /* NumberOfPorts */
+    put16(r + 0x18, m->credit);                        /* RequestCredit */
+    put16(r + 0x1a, m->device_id);                     /* ProductID */
+    put32(r + 0x20, m->mpi25 ? 0x10000000 : 0x14000000); /* FWVersion 16.0.0.0 / 20.0.0.0 */
+    put16(r + 0x24, m->frame_dwords);                  /* IOCRequestFrameSize */
+    put16(r + 0x26, m->mpi25 ? 8 : 0);                 /* IOCMaxChainSegmentSize: 8 x 16 bytes (2.5 only) */
+    put16(r + 0x2a, 1024);                             /* MaxTargets */
+    put16(r + 0x30, 0x0003);                           /* ProtocolFlags: initiator + target */
+    put16(r + 0x34, m->max_post_depth);
+    r[0x36] = m->reply_frame_dwords;                   /* ReplyFrameSize */
+    put16(r + 0x38, 0x00ff);                           /* MaxDevHandle */
+    put16(r + 0x3c, 0x0009);                           /* MinDevHandle */
+    hs_reply(m, r, sizeof(r));
+}
+
+/* IOC INIT (mpi2_ioc.h MPI2_IOC_INIT_REQUEST, 0x48 bytes): check what the
+ * host asks for, take the queues, become OPERATIONAL. */
+static void do_ioc_init(struct model *m)
+{
+    const uint8_t *q = (const uint8_t *)m->req;
+    uint8_t r[20] = { 0 };
+    uint16_t status = IOS_SUCCESS;
+    uint64_t now_ms = (uint64_t)time(NULL) * 1000;
+
+    if (m->req_dwords != 0x48 / 4)
+        violation(m, "IOC INIT request of %u dwords", m->req_dwords);
+    if (q[0x00] != 0x04)
+        violation(m, "IOC INIT WhoInit 0x%02x, not HOST_DRIVER", q[0x00]);
+    m->init_msg_version = get16(q + 0x0c);
+    m->init_header_version = get16(q + 0x0e);
+    m->frame_size_dwords = get16(q + 0x1a);
+    m->post_depth = get16(q + 0x1c);
+    m->free_depth = get16(q + 0x1e);
+    m->sense_high = get32(q + 0x20);
+    m->reply_high = get32(q + 0x24);
+    m->req_base = get64(q + 0x28);
+    m->post_base = get64(q + 0x30);
+    m->free_base = get64(q + 0x38);
+    m->time_stamp = get64(q + 0x40);
+    if (m->init_msg_version != (m->mpi25 ? 0x0205 : 0x0200))
+        violation(m, "IOC INIT MsgVersion 0x%04x", m->init_msg_version);
+    if (!m->init_header_version)
+        violation(m, "IOC INIT HeaderVersion 0");
+    if (m->frame_size_dwords != m->frame_dwords)
+        violation(m, "SystemRequestFrameSize %u dwords, IOC frames are %u", m->frame_size_dwords, m->frame_dwords);
+    if (!m->post_depth || m->post_depth % 16 || m->post_depth > m->max_post_depth)
+        violation(m, "ReplyDescriptorPostQueueDepth %u (max %u, multiple of 16)", m->post_depth, m->max_post_depth);
+    if (!m->free_depth || m->free_depth % 16 || m->free_depth >= m->post_depth)
+        violation(m, "ReplyFreeQueueDepth %u with post depth %u", m->free_depth, m->post_depth);
+    if (m->req_base % 16 || m->post_base % 16 || m->free_base % 16 || !m->req_base || !m->post_base ||
+        !m->free_base)
+        violation(m, "IOC INIT queue addresses not 16-byte aligned");
+    if (m->time_stamp + 86400000ull < now_ms || m->time_stamp > now_ms + 86400000ull)
+        violation(m, "IOC INIT TimeStamp %llu ms is not now", (unsigned long long)m->time_stamp);
+    for (unsigned i = 0; i < m->post_depth; i++)
+        if (get64(pa_ptr(m->post_base) + 8 * i) != ~0ull)
+            violation(m, "reply post queue entry %u not all ones at IOC INIT", i);
+    put16(r + 0x00, 0x0004);
+    r[0x02] = 5;
+    r[0x03] = F_IOC_INIT;
+    put16(r + 0x0e, status);
+    m->initialised = true;
+    m->free_ioc = 0;
+    m->post_ioc = 0;
+    m->state = ST_OPERATIONAL;
+    hs_reply(m, r, sizeof(r));
+}
+
+/* A whole handshake request arrived. */
+static void hs_request_done(struct model *m)
+{
+    uint8_t function = (uint8_t)(m->req[0] >> 24);
+
+    switch (function) {
+    case F_IOC_FACTS: do_ioc_facts(m); break;
+    case F_IOC_INIT: do_ioc_init(m); break;
+    default: {
+        uint8_t r[20] = { 0 };
+        r[0x02] = 5;
+        r[0x03] = function;
+        put16(r + 0x0e, IOS_INVALID_FUNCTION);
+        violation(m, "handshake function 0x%02x", function);
+        hs_reply(m, r, sizeof(r));
+    }
+    }
+}
+
+/* Forget everything the host set up (message unit reset / adapter reset). */
+static void model_reset(struct model *m, uint32_t state)
+{
+    m->initialised = false;
+    m->events_masked = m->port_enabled = false;
+    memset(m->outstanding, 0, sizeof(m->outstanding));
+    m->n_outstanding = 0;
+    m->nheld = 0;
+    m->have_hung = false;
+    m->phase = HS_IDLE;
+    m->his = 0;
+    if (!m->stuck)
+        m->state = state;
+}
+
+/* ---- Replies through the queues ---------------------------------------------------------------------------------- */
+
+/* Write one reply descriptor where the IOC's post index is. */
+static void post_descriptor(struct model *m, uint32_t lo, uint32_t hi)
+{
+    uint8_t *d = pa_ptr(m->post_base) + 8 * m->post_ioc;
+
+    if (get64(d) != ~0ull) {
+        violation(m, "reply post queue full at %u (host index %u)", m->post_ioc, m->post_host);
+        return;
+    }
+    put32(d + 4, hi);
+    put32(d, lo);
+    m->post_ioc = (m->post_ioc + 1) % m->post_depth;
+}
+
+/* The request of smid is finished (as far as the IOC is concerned). */
+static void retire(struct model *m, uint16_t smid)
+{
+    if (!m->outstanding[smid])
+        violation(m, "reply for SMID %u that is not outstanding", smid);
+    m->outstanding[smid] = false;
+    m->n_outstanding--;
+}
+
+/* A success descriptor: SCSI IO done, GOOD, everything moved. */
+static void reply_success(struct model *m, uint16_t smid)
+{
+    retire(m, smid);
+    post_descriptor(m, 0x00 | (uint32_t)smid << 16, 0);
+}
+
+/* An address reply: take a frame from the reply free queue, fill it. */
+static void reply_frame(struct model *m, uint16_t smid, const uint8_t *bytes, unsigned n)
+{
+    uint32_t addr;
+
+    if (m->free_ioc == m->free_host) {
+        violation(m, "reply free queue empty (index %u)", m->free_ioc);
+        return;
+    }
+    addr = get32(pa_ptr(m->free_base) + 4 * m->free_ioc);
+    m->free_ioc = (m->free_ioc + 1) % m->free_depth;
+    if (!addr) {
+        violation(m, "reply free queue entry is 0");
+        return;
+    }
+    memcpy(pa_ptr((uint64_t)m->reply_high << 32 | addr), bytes, n);
+    if (smid)
+        retire(m, smid);
+    post_descriptor(m, 0x01 | (uint32_t)smid << 16, addr);
+}
+
+/* A default reply (header + IOCStatus) for a non-SCSI request. */
+static void reply_status(struct model *m, uint16_t smid, uint8_t function, uint16_t status, uint8_t *r, unsigned n)
+{
+    r[0x02] = (uint8_t)(n / 4);
+    r[0x03] = function;
+    put16(r + 0x0e, status);
+    reply_frame(m, smid, r, n);
+}
+
+/* ---- SAS Device Page 0 ------------------------------------------------------------------------------------------ */
+
+static const struct sim_sas_dev *find_next(struct model *m, uint16_t after)
+{
+    const struct sim_sas_dev *best = NULL;
+    for (unsigned i = 0; i < m->ndev; i++)
+        if ((after == 0xffff || m->dev[i].handle > after) && (!best || m->dev[i].handle < best->handle))
+            best = &m->dev[i];
+    return best;
+}
+
+/* CONFIG request (mpi2_cnfg.h MPI2_CONFIG_REQUEST) for SAS Device Page 0. */
+static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    uint8_t r[0x18] = { 0 };
+    uint8_t action = f[0x00];
+    uint32_t page_address = get32(f + 0x18), fl = get32(f + 0x1c);
+    uint64_t buf = get64(f + 0x20);
+    const struct sim_sas_dev *d;
+    uint8_t *p;
+
+    r[0x00] = action;
+    if (f[0x17] != 0x0f || f[0x06] != 0x12) {
+        violation(m, "config page type 0x%02x ext 0x%02x", f[0x17], f[0x06]);
+        reply_status(m, smid, F_CONFIG, 0x0021, r, sizeof(r));
+        return;
+    }
+    /* The extended header of the page. */
+    r[0x14] = 0x08;                 /* PageVersion */
+    r[0x16] = 0;                    /* PageNumber */
+    r[0x17] = 0x0f;                 /* PageType: extended */
+    put16(r + 0x04, 0x38 / 4);      /* ExtPageLength */
+    r[0x06] = 0x12;                 /* ExtPageType: SAS device */
+    if (action == 0x00) {
+        reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+        return;
+    }
+    if (action != 0x01) {
+        violation(m, "config action 0x%02x", action);
+        reply_status(m, smid, F_CONFIG, 0x0020, r, sizeof(r));
+        return;
+    }
+    if (get16(f + 0x04) != 0x38 / 4)
+        violation(m, "READ_CURRENT with ExtPageLength %u", get16(f + 0x04));
+    /* Page buffer: a 64-bit simple SGE, IOC to host, end of list. */
+    if ((fl >> 24 & 0x30) != 0x10 || !(fl >> 24 & 0x02) || !(fl >> 24 & 0x01) || (fl >> 24 & 0x04) ||
+        (fl & 0xffffff) < 0x38)
+        violation(m, "config page SGE flags/length 0x%08x", fl);
+    if ((page_address & 0xf0000000u) == 0)
+        d = m->port_enabled ? find_next(m, (uint16_t)page_address) : NULL;
+    else {
+        d = NULL;
+        for (unsigned i = 0; i < m->ndev; i++)
+            if (m->dev[i].handle == (uint16_t)page_address)
+                d = &m->dev[i];
+    }
+    if (!d) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    p = pa_ptr(buf);
+    memset(p, 0, 0x38);
+    p[0x00] = 0x08, p[0x03] = 0x0f, put16(p + 0x04, 0x38 / 4), p[0x06] = 0x12;
+    put16(p + 0x08, d->slot);
+    put16(p + 0x0a, 0x0001);        /* EnclosureHandle */
+    put64(p + 0x0c, d->sas_address);
+    put16(p + 0x14, 0x0001);        /* ParentDevHandle */
+    p[0x17] = 0;                    /* AccessStatus: no errors */
+    put16(p + 0x18, d->handle);
+    put32(p + 0x1c, d->device_info);
+    put16(p + 0x20, d->flags);
+    reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+}
+
+/* ---- SCSI target ------------------------------------------------------------------------------------------------ */
+
+/* The byte a disk holds at (handle, lba, offset in block). */
+static uint8_t disk_byte(uint16_t handle, uint64_t lba, uint32_t off)
+{
+    return (uint8_t)(handle * 31u + lba * 7u + off * 13u + (off >> 8));
+}
+
+static const struct sim_sas_dev *dev_by_handle(struct model *m, uint16_t h)
+{
+    for (unsigned i = 0; i < m->ndev; i++)
+        if (m->dev[i].handle == h && m->dev[i].device_info & (DEVINFO_SSP_TARGET | DEVINFO_SATA_DEVICE))
+            return &m->dev[i];
+    return NULL;
+}
+
+struct seg { uint64_t pa; uint32_t len; };
+
+/* Walk a SCSI IO's SGL (mpi2.h / mpi2_init.h): simple elements in the
+ * frame from 0x60, a chain element where ChainOffset says (dwords for MPI
+ * SGEs, 16-byte units for IEEE SGEs), chain segments no longer than the
+ * IOC allows, each naming where its own chain element is. Fills segs;
+ * returns their count. */
+static unsigned parse_sgl(struct model *m, const uint8_t *f, struct seg *segs, uint32_t *total)
+{
+    const uint8_t *seg = f;
+    uint32_t esz = m->mpi25 ? 16 : 12, seg_bytes = m->frame_size_dwords * 4u, pos = 0x60;
+    uint32_t chain_at = f[0x02] * (m->mpi25 ? 16u : 4u), seg_limit = m->mpi25 ? 8 * 16 : seg_bytes;
+    uint32_t control = get32(f + 0x3c), prev_flags = 0;
+    unsigned n = 0, depth = 0;
+    bool write = (control & 0x03000000u) == 0x01000000u;
+
+    *total = 0;
+    for (;;) {
+        const uint8_t *e = seg + pos;
+        bool chain;
+        uint8_t flags;
+
+        if (pos + esz > seg_bytes || n == MODEL_MAX_SEGS) {
+            violation(m, "SGL runs past its segment (offset %u of %u)", pos, seg_bytes);
+            return n;
+        }
+        flags = m->mpi25 ? e[15] : e[3];
+        chain = m->mpi25 ? (flags & 0x80) : (flags & 0x30) == 0x30;
+        if (chain) {
+            uint32_t len = m->mpi25 ? get32(e + 8) : get16(e);
+            uint8_t next = m->mpi25 ? e[14] : e[2];
+            if (pos != chain_at)
+                violation(m, "chain element at 0x%x, expected at 0x%x", pos, chain_at);
+            if (!m->mpi25 && (!(flags & 0x02) || !(prev_flags & 0x80)))
+                violation(m, "MPI chain flags 0x%02x after element flags 0x%02x", flags, prev_flags);
+            if (m->mpi25 && (flags & 0x03))
+                violation(m, "IEEE chain flags 0x%02x", flags);
+            if (!len || len > seg_limit || len % esz)
+                violation(m, "chain segment of %u bytes (limit %u)", len, seg_limit);
+            if (++depth > MODEL_MAX_CHAIN_DEPTH)
+                violation(m, "chain depth %u", depth);
+            seg = pa_ptr(m->mpi25 ? get64(e) : get64(e + 4));
+            seg_bytes = len;
+            pos = 0;
+            chain_at = next * (m->mpi25 ? 16u : 4u);
+            continue;
+        }
+        if (m->mpi25) {
+            if (flags & 0x03)
+                violation(m, "IEEE SGE flags 0x%02x: not a system address", flags);
+            segs[n].pa = get64(e);
+            segs[n].len = get32(e + 8);
+        } else {
+            uint32_t fl = get32(e);
+            if ((flags & 0x30) != 0x10)
+                violation(m, "MPI SGE flags 0x%02x: not a simple element", flags);
+            if ((fl & 0xffffff) && !(flags & 0x02))
+                violation(m, "MPI SGE flags 0x%02x: not 64-bit", flags);
+            if ((fl & 0xffffff) && !!(flags & 0x04) != write)
+                violation(m, "SGE direction 0x%02x with control 0x%08x", flags, control);
+            segs[n].pa = get64(e + 4);
+            segs[n].len = fl & 0xffffff;
+        }
+        *total += segs[n].len;
+        n++;
+        if (m->mpi25 ? (flags & 0x40) : (flags & 0x01)) {
+            if (!m->mpi25 && (flags & 0xc0) != 0xc0)
+                violation(m, "MPI end of list without last element/end of buffer (0x%02x)", flags);
+            if (pos + esz == chain_at && chain_at)
+                violation(m, "end of list where ChainOffset names a chain");
+            return n;
+        }
+        prev_flags = flags;
+        pos += esz;
+    }
+}
+
+/* Copy len bytes of a staging buffer to or from the SGL's segments. */
+static void sgl_copy(const struct seg *segs, unsigned n, uint8_t *staging, uint32_t len, bool to_host)
+{
+    uint32_t off = 0;
+    for (unsigned i = 0; i < n && off < len; i++) {
+        uint32_t k = MIN(segs[i].len, len - off);
+        if (to_host)
+            memcpy(pa_ptr(segs[i].pa), staging + off, k);
+        else
+            memcpy(staging + off, pa_ptr(segs[i].pa), k);
+        off += k;
+    }
+}
+
+/* Answer a SCSI IO: data into the SGL's buffers, then a success descriptor
+ * or an address reply with status and sense. */
+static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    uint16_t handle = get16(f + 0x00);
+    uint32_t data_len = get32(f + 0x1c), control = get32(f + 0x3c);
+    const uint8_t *cdb = f + 0x40;
+    const struct sim_sas_dev *d = dev_by_handle(m, handle);
+    uint8_t reply[0x30] = { 0 }, sense[18] = { 0 };
+    uint8_t scsi_status = 0;
+    uint32_t moved = data_len;
+    uint8_t *buf;
+    bool have_sense = false;
+    struct seg segs[MODEL_MAX_SEGS];
+    unsigned nsegs;
+    uint32_t sge_total;
+
+    /* The SGL at SGLOffset0 (24 dwords = 0x60), chains followed. */
+    if (f[0x14] != 0x60 / 4)
+        violation(m, "SGLOffset0 %u", f[0x14]);
+    nsegs = parse_sgl(m, f, segs, &sge_total);
+    if (sge_total != data_len)
+        violation(m, "SGL of %u bytes, DataLength %u", sge_total, data_len);
+    if (nsegs > m->max_sges)
+        m->max_sges = nsegs;
+    buf = data_len ? calloc(1, data_len) : NULL;
+    if (buf && (control & 0x03000000u) == 0x01000000u)
+        sgl_copy(segs, nsegs, buf, data_len, false);
+
+    if (!d || !m->port_enabled) {
+        put16(reply + 0x0e, IOS_DEVICE_NOT_THERE);
+        reply[0x0d] = 0x04;     /* no SCSI status */
+        free(buf);
+        goto address_reply;
+    }
+    switch (cdb[0]) {
+    case 0x00: /* TEST UNIT READY */
+        moved = 0;
+        break;
+    case 0x12: { /* INQUIRY */
+        uint8_t out[96] = { 0 };
+        unsigned n;
+        if (cdb[1] & 1) {
+            if (cdb[2] == 0x00) {
+                out[1] = 0x00, out[3] = 2, out[4] = 0x00, out[5] = 0x80;
+                n = 6;
+            } else if (cdb[2] == 0x80) {
+                char sn[16];
+                snprintf(sn, sizeof(sn), "SIMSN%04X", handle);
+                out[1] = 0x80, out[3] = (uint8_t)strlen(sn);
+                memcpy(out + 4, sn, strlen(sn));
+                n = 4 + (unsigned)strlen(sn);
+            } else {
+                goto illegal;
+            }
+        } else {
+            char prod[17];
+            out[0] = 0x00, out[2] = 0x06, out[3] = 0x02, out[4] = 91, out[7] = 0x02;
+            memcpy(out + 8, "SIMVEND ", 8);
+            snprintf(prod, sizeof(prod), "%-16s", (d->device_info & DEVINFO_SATA_DEVICE) ? "SIM SATA" : "SIM SAS");
+            memcpy(out + 16, prod, 16);
+            memcpy(out + 32, "1.00", 4);
+            n = 96;
+        }
+        moved = MIN(n, data_len);
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0x25: { /* READ CAPACITY(10) */
+        uint8_t out[8];
+        put_be32(out, d->blocks - 1 > 0xffffffffull ? 0xffffffffu : (uint32_t)(d->blocks - 1));
+        put_be32(out + 4, d->block_bytes);
+        moved = MIN(8u, data_len);
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0x9e: { /* SERVICE ACTION IN(16): READ CAPACITY(16) */
+        uint8_t out[32] = { 0 };
+        if ((cdb[1] & 0x1f) != 0x10)
+            goto illegal;
+        put_be64(out, d->blocks - 1);
+        put_be32(out + 8, d->block_bytes);
+        moved = MIN(32u, MIN(data_len, be32(cdb + 10)));
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0xa0: { /* REPORT LUNS: LUN 0 only */
+        uint8_t out[16] = { 0 };
+        put_be32(out, 8);
+        moved = MIN(16u, data_len);
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0x28: case 0x88: case 0x2a: case 0x8a: {
+        bool is16 = cdb[0] == 0x88 || cdb[0] == 0x8a, write = cdb[0] == 0x2a || cdb[0] == 0x8a;
+        uint64_t lba = is16 ? be64(cdb + 2) : be32(cdb + 2);
+        uint32_t blocks = is16 ? be32(cdb + 10) : (uint32_t)(cdb[7] << 8 | cdb[8]);
+        unsigned cdb_len = is16 ? 16 : 10;
+
+        if ((get16(f + 0x24) & 0x1f) != cdb_len)
+            violation(m, "IoFlags CDB length %u for opcode 0x%02x", get16(f + 0x24) & 0x1f, cdb[0]);
+        if ((control & 0x03000000u) != (write ? 0x01000000u : 0x02000000u))
+            violation(m, "control 0x%08x for opcode 0x%02x", control, cdb[0]);
+        if ((uint64_t)blocks * d->block_bytes != data_len)
+            violation(m, "%u blocks of %u bytes with DataLength %u", blocks, d->block_bytes, data_len);
+        if (!is16 && d->blocks > 0xffffffffull)
+            violation(m, "READ/WRITE(10) on a disk of %llu blocks", (unsigned long long)d->blocks);
+        if (lba + blocks > d->blocks)
+            goto illegal;
+        if (m->hang_armed && handle == m->hang_handle && lba == m->hang_lba) {
+            /* Never answered until the test says so. */
+            m->hang_armed = false;
+            m->hung.smid = smid;
+            m->hung.frame = (uint8_t *)f;
+            m->have_hung = true;
+            free(buf);
+            return;
+        }
+        if (m->error_armed && handle == m->error_handle && lba == m->error_lba) {
+            /* Unrecovered read error: CHECK CONDITION, MEDIUM ERROR 11/00. */
+            scsi_status = 0x02;
+            sense[0] = 0x70, sense[2] = 0x03, sense[7] = 10, sense[12] = 0x11, sense[13] = 0x00;
+            have_sense = true;
+            moved = 0;
+            break;
+        }
+        if (write) {
+            m->writes_seen++;
+        } else {
+            for (uint32_t b = 0; b < blocks; b++)
+                for (uint32_t i = 0; i < d->block_bytes; i++)
+                    buf[(size_t)b * d->block_bytes + i] = disk_byte(handle, lba + b, i);
+        }
+        break;
+    }
+    default:
+    illegal:
+        /* ILLEGAL REQUEST, INVALID FIELD IN CDB. */
+        scsi_status = 0x02;
+        sense[0] = 0x70, sense[2] = 0x05, sense[7] = 10, sense[12] = 0x24;
+        have_sense = true;
+        moved = 0;
+        break;
+    }
+    if (buf && moved && (control & 0x03000000u) == 0x02000000u)
+        sgl_copy(segs, nsegs, buf, moved, true);
+    free(buf);
+    if (scsi_status == 0 && moved == data_len && !m->address_all) {
+        reply_success(m, smid);
+        return;
+    }
+    /* SCSI IO reply (mpi2_init.h MPI2_SCSI_IO_REPLY). */
+    reply[0x0c] = scsi_status;
+    put16(reply + 0x0e, moved < data_len && scsi_status == 0 ? 0x0045 : IOS_SUCCESS); /* underrun */
+    put32(reply + 0x14, moved);
+    if (have_sense) {
+        uint32_t sense_len = MIN((uint32_t)sizeof(sense), (uint32_t)f[0x12]);
+        memcpy(pa_ptr(m->sense_high << 32 | get32(f + 0x0c)), sense, sense_len);
+        reply[0x0d] |= 0x01;    /* autosense valid */
+        put32(reply + 0x18, sense_len);
+    }
+address_reply:
+    put16(reply + 0x00, handle);
+    reply[0x02] = sizeof(reply) / 4;
+    reply[0x03] = F_SCSI_IO;
+    reply_frame(m, smid, reply, sizeof(reply));
+}
+
+/* A SCSI IO request frame: check the fixed fields, answer now or later. */
+static void do_scsi_io(struct model *m, uint16_t smid, uint16_t desc_handle, uint8_t *f)
+{
+    m->scsi_ios++;
+    if (get16(f + 0x00) != desc_handle)
+        violation(m, "descriptor DevHandle 0x%04x, frame 0x%04x", desc_handle, get16(f + 0x00));
+    if (f[0x12] < 18)
+        violation(m, "SenseBufferLength %u", f[0x12]);
+    if (f[0x07] != 0x00)
+        violation(m, "MsgFlags 0x%02x: sense not in system memory", f[0x07]);
+    if (m->defer && m->port_enabled) {
+        m->held[m->nheld].smid = smid;
+        m->held[m->nheld].frame = f;
+        m->nheld++;
+        return;
+    }
+    scsi_answer(m, smid, f);
+}
+
+/* Answer every held SCSI IO, newest first (out of order on purpose). */
+static void model_flush(struct model *m)
+{
+    while (m->nheld) {
+        struct pending p = m->held[--m->nheld];
+        scsi_answer(m, p.smid, p.frame);
+    }
+}
+
+/* Answer the request the model swallowed. */
+static void model_answer_hung(struct model *m)
+{
+    if (m->have_hung) {
+        m->have_hung = false;
+        scsi_answer(m, m->hung.smid, m->hung.frame);
+    }
+}
+
+/* The host posted a request descriptor (the high dword just arrived). */
+static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
+{
+    uint8_t type = lo & 0x1e;
+    uint16_t smid = (uint16_t)(lo >> 16), handle = (uint16_t)(hi >> 16);
+    uint8_t *f;
+
+    if (!m->initialised || m->state != ST_OPERATIONAL) {
+        m->descriptors_after_mur++;
+        violation(m, "request descriptor while not operational");
+        return;
+    }
+    if (smid == 0 || smid > m->credit) {
+        violation(m, "SMID %u outside 1..%u", smid, m->credit);
+        return;
+    }
+    if (m->outstanding[smid]) {
+        violation(m, "SMID %u reused while the IOC still owns it", smid);
+        return;
+    }
+    m->outstanding[smid] = true;
+    m->last_smid = smid;
+    if (++m->n_outstanding > m->max_outstanding)
+        m->max_outstanding = m->n_outstanding;
+    f = pa_ptr(m->req_base + (uint64_t)smid * m->frame_size_dwords * 4);
+    if (type == 0x00) {
+        if (f[0x03] != F_SCSI_IO)
+            violation(m, "SCSI IO descriptor for function 0x%02x", f[0x03]);
+        do_scsi_io(m, smid, handle, f);
+        return;
+    }
+    if (type != 0x08) {
+        violation(m, "request descriptor type 0x%02x", type);
+        return;
+    }
+    switch (f[0x03]) {
+    case F_EVENT_NOTIFICATION: {
+        uint8_t r[0x1c] = { 0 };
+        m->events_masked = get32(f + 0x14) == ~0u && get32(f + 0x18) == ~0u && get32(f + 0x1c) == ~0u &&
+                           get32(f + 0x20) == ~0u;
+        reply_status(m, smid, F_EVENT_NOTIFICATION, IOS_SUCCESS, r, sizeof(r));
+        break;
+    }
+    case F_PORT_ENABLE: {
+        uint8_t r[0x14] = { 0 };
+        if (m->port_enable_hangs)
+            return;
+        if (m->port_enable_faults) {
+            m->state = ST_FAULT;
+            m->fault_code = 0x5854;
+            return;
+        }
+        if (m->event_before_port_enable) {
+            /* EVENT NOTIFICATION reply for a SAS discovery event
+             * (mpi2_ioc.h: Event 0x0016 at 0x14), not tied to a request. */
+            uint8_t ev[0x24] = { 0 };
+            put16(ev + 0x00, 2);    /* EventDataLength, dwords */
+            ev[0x02] = sizeof(ev) / 4;
+            ev[0x03] = F_EVENT_NOTIFICATION;
+            put16(ev + 0x14, 0x0016);
+            reply_frame(m, 0, ev, sizeof(ev));
+        }
+        m->port_enabled = true;
+        reply_status(m, smid, F_PORT_ENABLE, IOS_SUCCESS, r, sizeof(r));
+        break;
+    }
+    case F_CONFIG:
+        do_config(m, smid, f);
+        break;
+    default: {
+        uint8_t r[0x14] = { 0 };
+        violation(m, "default descriptor for function 0x%02x", f[0x03]);
+        reply_status(m, smid, f[0x03], IOS_INVALID_FUNCTION, r, sizeof(r));
+    }
+    }
+}
+
+/* ---- Register access ------------------------------------------------------------------------------------------- */
+
+static uint32_t model_read(void *ctx, int bar, uint32_t off)
+{
+    struct model *m = ctx;
+    uint32_t v;
+
+    (void)bar;
+    switch (off) {
+    case R_DOORBELL:
+        if (m->stuck || (m->port_enable_hangs && m->initialised))
+            plat_sim_advance_ns(S_NS); /* a dead IOC: let the driver's deadlines pass */
+        v = m->state | (m->state == ST_FAULT ? m->fault_code : 0);
+        if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
+            v |= DB_USED;
+        if (m->phase == HS_REPLY && m->reply_i < m->reply_n)
+            v = (v & ~0xffffu) | m->reply_words[m->reply_i];
+        return v;
+    case R_HIS:
+        v = m->his;
+        /* The IOC takes a doorbell word some time after it was written:
+         * the host sees it pending once. */
+        m->his &= ~HIS_SYS2IOC;
+        return v;
+    case R_DIAG:
+        return m->diag;
+    default:
+        return 0;
+    }
+}
+
+static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    struct model *m = ctx;
+    static const uint8_t keys[] = { 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
+
+    (void)bar;
+    switch (off) {
+    case R_DOORBELL:
+        if (m->phase == HS_REQUEST) {
+            m->req[m->req_got++] = v;
+            m->his |= HIS_SYS2IOC;
+            if (m->req_got == m->req_dwords)
+                hs_request_done(m);
+            return;
+        }
+        if (v >> 24 == F_MUR) {
+            m->murs++;
+            model_reset(m, ST_READY);
+            return;
+        }
+        if (v >> 24 == F_HANDSHAKE) {
+            if (m->state == ST_FAULT || m->state == ST_RESET) {
+                violation(m, "handshake in state 0x%08x", m->state);
+                return;
+            }
+            m->req_dwords = (v >> 16) & 0xff;
+            m->req_got = 0;
+            m->phase = HS_START;
+            m->his |= HIS_IOC2SYS;
+            return;
+        }
+        violation(m, "doorbell write 0x%08x in phase %d", v, m->phase);
+        return;
+    case R_HIS:
+        /* Any write clears the IOC-to-system doorbell interrupt. */
+        if (!(m->his & HIS_IOC2SYS))
+            return;
+        m->his &= ~HIS_IOC2SYS;
+        if (m->phase == HS_START) {
+            m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
+        } else if (m->phase == HS_REPLY) {
+            if (m->reply_i < m->reply_n) {
+                m->reply_i++;
+                m->his |= HIS_IOC2SYS; /* next word, or "done" after the last */
+            } else {
+                m->phase = HS_IDLE;
+            }
+        }
+        return;
+    case R_WRITE_SEQ:
+        if ((v & 0xf) == 0)
+            m->wrseq_keys = 0;
+        else if (m->wrseq_keys < 6 && (v & 0xf) == keys[m->wrseq_keys])
+            m->wrseq_keys++;
+        else
+            m->wrseq_keys = (v & 0xf) == keys[0] ? 1 : 0;
+        m->diag = m->wrseq_keys == 6 ? DIAG_WRITE_ENABLE : 0;
+        return;
+    case R_DIAG:
+        if (!(m->diag & DIAG_WRITE_ENABLE)) {
+            violation(m, "diagnostic write 0x%08x while locked", v);
+            return;
+        }
+        if (v & DIAG_RESET_ADAPTER) {
+            m->diag_resets++;
+            m->wrseq_keys = 0;
+            m->diag = 0;
+            model_reset(m, ST_READY);
+        }
+        return;
+    case R_HIM:
+        return;
+    case R_REPLY_FREE_HOST_INDEX:
+        if (v >= m->free_depth)
+            violation(m, "ReplyFreeHostIndex %u >= depth %u", v, m->free_depth);
+        m->free_host = v % (m->free_depth ? m->free_depth : 1);
+        return;
+    case R_REPLY_POST_HOST_INDEX:
+        if ((v & 0xffffff) >= m->post_depth)
+            violation(m, "ReplyPostHostIndex %u >= depth %u", v, m->post_depth);
+        m->post_host = v & 0xffffff;
+        return;
+    case R_REQ_DESC_LOW:
+        m->req_low = v;
+        return;
+    case R_REQ_DESC_HIGH:
+        do_descriptor(m, m->req_low, v);
+        return;
+    default:
+        violation(m, "write 0x%08x to register 0x%02x", v, off);
+    }
+}
+
+/* ---- Test fixture ----------------------------------------------------------------------------------------------- */
+
+static struct plat_sim_dev simdev;
+static struct model *model;
+static const struct pci_addr sim_addr = { 0, 3, 0, 0 };
+
+/* A SAS2008-like (MPI 2.0) or SAS3008-like (MPI 2.5) IOC with five
+ * devices: a SAS disk of more than 2^32 512-byte blocks (READ(16)), a
+ * SATA disk, an expander, another initiator, and a SAS disk with
+ * 4096-byte blocks in slot 5. */
+static struct model *model_new(bool mpi25, uint32_t state)
+{
+    struct model *m = calloc(1, sizeof(*m));
+
+    m->mpi25 = mpi25;
+    m->device_id = mpi25 ? 0x0097 : 0x0072;
+    m->state = state;
+    m->credit = mpi25 ? 200 : 100;
+    m->max_post_depth = mpi25 ? 256 : 4096;  /* the SAS3008 model forces smaller queues */
+    m->frame_dwords = 32;
+    m->reply_frame_dwords = 32;
+    m->dev[0] = (struct sim_sas_dev){ 0x0009, 0, 0x5000c50000000001ull, DEVINFO_END_DEVICE | DEVINFO_SSP_TARGET,
+                                      1, 512, (1ull << 32) + 4096 };
+    m->dev[1] = (struct sim_sas_dev){ 0x000a, 1, 0x4433221100000002ull,
+                                      DEVINFO_END_DEVICE | DEVINFO_SATA_DEVICE | DEVINFO_STP_TARGET, 1, 512, 1 << 20 };
+    m->dev[2] = (struct sim_sas_dev){ 0x000b, 2, 0x500605b000000003ull, DEVINFO_EDGE_EXPANDER, 1, 0, 0 };
+    m->dev[3] = (struct sim_sas_dev){ 0x000c, 3, 0x500605b000000004ull, DEVINFO_END_DEVICE | DEVINFO_SSP_INITIATOR,
+                                      1, 0, 0 };
+    m->dev[4] = (struct sim_sas_dev){ 0x000e, 5, 0x5000c50000000005ull, DEVINFO_END_DEVICE | DEVINFO_SSP_TARGET,
+                                      1, 4096, 1 << 18 };
+    m->ndev = 5;
+    return m;
+}
+
+static void attach(struct model *m)
+{
+    memset(&simdev, 0, sizeof(simdev));
+    simdev.addr = sim_addr;
+    simdev.ctx = m;
+    simdev.mmio_read32 = model_read;
+    simdev.mmio_write32 = model_write;
+    put16(simdev.config + 0x00, 0x1000);
+    put16(simdev.config + 0x02, m->device_id);
+    simdev.config[0x0b] = 0x01, simdev.config[0x0a] = 0x07;  /* mass storage, SAS */
+    put32(simdev.config + 0x10, 0x00000001);                  /* BAR0: I/O */
+    put32(simdev.config + 0x14, 0x00000004);                  /* BAR1: 64-bit memory */
+    simdev.bar_size[1] = 0x10000;
+    model = m;
+    plat_sim_attach(&simdev);
+}
+
+static void detach(void)
+{
+    plat_sim_detach(&simdev);
+    free(model);
+    model = NULL;
+}
+
+/* Probe the simulated controller through the driver's public entry. */
+static int probe(struct bm_disk_list *list, void **ctrl, char *err, size_t errlen)
+{
+    memset(list, 0, sizeof(*list));
+    assert_true(mpt_driver.match(0x1000, model->device_id, 0x010700));
+    return mpt_driver.probe(sim_addr, list, ctrl, err, errlen);
+}
+
+static void assert_no_violations(void)
+{
+    if (model->violations)
+        fail_msg("%u protocol violations, first: %s", model->violations, model->first_violation);
+}
+
+static struct bm_disk *disk_by_model(struct bm_disk_list *l, const char *prefix, uint32_t lba_bytes)
+{
+    for (unsigned i = 0; i < l->count; i++)
+        if (!strncmp(l->disks[i]->model, prefix, strlen(prefix)) && l->disks[i]->lba_bytes == lba_bytes)
+            return l->disks[i];
+    return NULL;
+}
+
+/* Poll until n completions arrived (bounded), into out. */
+static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
+{
+    int got = 0;
+    for (int spins = 0; got < n && spins < 100000; spins++)
+        got += d->ops->poll(d, 0, out + got, n - got);
+    return got;
+}
+
+static bool block_ok(const uint8_t *buf, uint16_t handle, uint64_t lba, uint32_t bytes)
+{
+    for (uint32_t i = 0; i < bytes; i++)
+        if (buf[i] != disk_byte(handle, lba, i))
+            return false;
+    return true;
+}
+
+/* ---- Tests ------------------------------------------------------------------------------------------------------ */
+
+/* Probe finds the three end devices (not the expander, not the
+ * initiator), with names, sizes and serials from the SCSI layer. */
+static void check_probe_and_discovery(bool mpi25)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_disk *big, *sata, *k4;
+
+    attach(model_new(mpi25, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_no_violations();
+    assert_true(model->events_masked);
+    assert_true(model->port_enabled);
+    assert_int_equal(list.count, 3);
+    big = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    sata = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    k4 = disk_by_model(&list, "SIMVEND SIM SAS", 4096);
+    assert_non_null(big);
+    assert_non_null(sata);
+    assert_non_null(k4);
+    assert_int_equal(big->blocks, (1ull << 32) + 4096);
+    assert_int_equal(k4->blocks, 1 << 18);
+    assert_string_equal(big->serial, "SIMSN0009");
+    assert_string_equal(sata->serial, "SIMSN000A");
+    assert_string_equal(k4->serial, "SIMSN000E");
+    /* Named by enclosure slot. */
+    assert_non_null(strstr(big->id, "s0"));
+    assert_non_null(strstr(sata->id, "s1"));
+    assert_non_null(strstr(k4->id, "s5"));
+    assert_int_equal(k4->port, 5);
+    assert_string_equal(big->driver, "mpt");
+    assert_true(big->max_qd >= 32);
+    /* The queues IOC INIT named are the sizes the driver keeps to. */
+    assert_true(model->post_depth <= model->max_post_depth);
+    mpt_driver.release(ctrl);
+    assert_true(model->murs >= 1);
+    assert_int_equal(model->state, ST_READY);
+    assert_no_violations();
+    detach();
+}
+
+static void test_probe_sas2008(void **state) { (void)state; check_probe_and_discovery(false); }
+static void test_probe_sas3008(void **state) { (void)state; check_probe_and_discovery(true); }
+
+/* Queue depth >= 32 on two disks at once: every command outstanding in
+ * the IOC together, answered out of order, data checked block by block;
+ * several rounds so both queues wrap. */
+static void check_deep_queue(bool mpi25)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_disk *disks[2];
+    enum { QD = 32, ROUNDS = 12, BLOCKS = 8 };
+    uint8_t *bufs[2][QD];
+    uint64_t lbas[2][QD];
+
+    attach(model_new(mpi25, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    disks[0] = disk_by_model(&list, "SIMVEND SIM SAS", 512);   /* READ(16): > 2^32 blocks */
+    disks[1] = disk_by_model(&list, "SIMVEND SIM SAS", 4096);  /* READ(10), 4 KiB blocks */
+    assert_non_null(disks[0]);
+    assert_non_null(disks[1]);
+    for (int k = 0; k < 2; k++)
+        for (int t = 0; t < QD; t++)
+            bufs[k][t] = plat_alloc_pages(BLOCKS * 4096, false);
+    model->defer = true;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int k = 0; k < 2; k++)
+            for (int t = 0; t < QD; t++) {
+                struct bm_disk *d = disks[k];
+                lbas[k][t] = (d->blocks - BLOCKS) / (QD * ROUNDS) * (uint64_t)(round * QD + t) + (uint64_t)t;
+                if (k == 0 && round % 2)
+                    lbas[k][t] += 1ull << 32;  /* beyond 32-bit LBAs */
+                if (lbas[k][t] + BLOCKS > d->blocks)
+                    lbas[k][t] = d->blocks - BLOCKS;
+                memset(bufs[k][t], 0xee, BLOCKS * d->lba_bytes);
+                assert_int_equal(d->ops->submit(d, 0, (uint32_t)t, BM_IO_READ, lbas[k][t], BLOCKS, bufs[k][t]),
+                                 BM_OK);
+            }
+        assert_int_equal(model->nheld, 2 * QD);
+        assert_true(model->n_outstanding >= 2 * QD);
+        /* Every other round through reply frames: more of them than the
+         * free queue holds, so each must be given back. */
+        model->address_all = round % 2 == 0;
+        model_flush(model);
+        for (int k = 0; k < 2; k++) {
+            struct bm_completion out[QD];
+            bool seen[QD] = { false };
+            struct bm_disk *d = disks[k];
+            uint16_t handle = d->lba_bytes == 4096 ? 0x000e : 0x0009;
+
+            assert_int_equal(poll_n(d, out, QD), QD);
+            for (int i = 0; i < QD; i++) {
+                assert_int_equal(out[i].status, BM_OK);
+                assert_true(out[i].tag < QD);
+                assert_false(seen[out[i].tag]);
+                seen[out[i].tag] = true;
+            }
+            for (int t = 0; t < QD; t++)
+                for (int b = 0; b < BLOCKS; b++)
+                    assert_true(block_ok(bufs[k][t] + (size_t)b * d->lba_bytes, handle, lbas[k][t] + b,
+                                         d->lba_bytes));
+        }
+        assert_int_equal(model->n_outstanding, 0);
+    }
+    assert_true(model->max_outstanding >= 2 * QD);
+    assert_true(model->scsi_ios >= 2 * QD * ROUNDS);
+    assert_no_violations();
+    for (int k = 0; k < 2; k++)
+        for (int t = 0; t < QD; t++)
+            plat_free_pages(bufs[k][t], BLOCKS * 4096);
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+static void test_deep_queue_sas2008(void **state) { (void)state; check_deep_queue(false); }
+static void test_deep_queue_sas3008(void **state) { (void)state; check_deep_queue(true); }
+
+/* A write carries a host-to-IOC SGE (checked by the model). */
+static void test_write_direction(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c;
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(d);
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_WRITE, 100, 8, buf), BM_OK);
+    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(c.status, BM_OK);
+    assert_int_equal(model->writes_seen, 1);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* CHECK CONDITION with sense: BM_EIO and the sense decoded in detail. */
+static void test_check_condition_sense(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c;
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(d);
+    model->error_armed = true;
+    model->error_handle = 0x000a;
+    model->error_lba = 777;
+    assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 777, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(c.tag, 5);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "MEDIUM ERROR"));
+    assert_non_null(strstr(c.detail, "11/00"));
+    /* The next command on the same disk is fine. */
+    assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 778, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(block_ok(buf, 0x000a, 778, 512));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* A request the IOC never answers: BM_ETIMEDOUT after the deadline, its
+ * SMID held (never reused) while other commands run, and freed once the
+ * IOC answers late, without a second completion. */
+static void test_timeout_holds_smid(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint16_t hung_smid;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    model->hang_armed = true;
+    model->hang_handle = 0x0009;
+    model->hang_lba = 4242;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+    assert_true(model->have_hung);
+    hung_smid = model->hung.smid;
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].tag, 0);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    /* Tag 0 is the engine's again; many commands later the hung SMID has
+     * still not been handed to the IOC twice (the model would count it). */
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, (uint64_t)i, 1, buf), BM_OK);
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_OK);
+        assert_true(block_ok(buf, 0x0009, (uint64_t)i, 512));
+        assert_int_not_equal(model->last_smid, hung_smid);
+    }
+    assert_no_violations();
+    /* The late answer frees the SMID without a completion... */
+    model_answer_hung(model);
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    /* ...and the frame is used again. */
+    {
+        bool reused = false;
+        for (int i = 0; i < 300 && !reused; i++) {
+            assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 10, 1, buf), BM_OK);
+            reused = model->last_smid == hung_smid;
+            assert_int_equal(poll_n(d, c, 1), 1);
+            assert_int_equal(c[0].status, BM_OK);
+        }
+        assert_true(reused);
+    }
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* An IOC that stays in FAULT (or RESET) through every reset: probe fails
+ * with the state in its message, in bounded (simulated) time. */
+static void check_stuck(uint32_t state, const char *name)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, state);
+
+    m->stuck = true;
+    m->fault_code = 0x2622;
+    attach(m);
+    assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    if (!strstr(err, name))
+        fail_msg("probe error does not name %s: %s", name, err);
+    assert_non_null(strstr(err, "doorbell"));
+    assert_int_equal(simdev.claims, simdev.releases);
+    detach();
+}
+
+static void test_stuck_in_fault(void **state) { (void)state; check_stuck(ST_FAULT, "FAULT"); }
+static void test_stuck_in_reset(void **state) { (void)state; check_stuck(ST_RESET, "RESET"); }
+
+/* An IOC some earlier owner left OPERATIONAL is reset before IOC INIT. */
+static void test_operational_ioc_is_reset_first(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+
+    (void)state;
+    attach(model_new(true, ST_OPERATIONAL));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_true(model->murs >= 1);
+    assert_int_equal(list.count, 3);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* An unsolicited reply (SMID 0) is handed back and changes nothing. */
+static void test_unsolicited_event_reply(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->event_before_port_enable = true;
+    attach(m);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(list.count, 3);
+    /* Its frame came back: the free queue is as full as the host left it
+     * after the probe's own replies. */
+    assert_int_equal((model->free_host + model->free_depth - model->free_ioc) % model->free_depth,
+                     model->free_depth - 1u);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* PORT ENABLE that never comes back: the probe gives up at its deadline
+ * with the register it watched in the message, and resets the IOC. */
+static void test_port_enable_timeout(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(true, ST_READY);
+
+    (void)state;
+    m->port_enable_hangs = true;
+    attach(m);
+    assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    if (!strstr(err, "PORT ENABLE") || !strstr(err, "ReplyPostHostIndex"))
+        fail_msg("unexpected probe error: %s", err);
+    print_message("probe error: %s\n", err);
+    assert_null(ctrl);
+    assert_true(model->murs >= 1);
+    assert_int_equal(model->state, ST_READY);
+    assert_int_equal(simdev.claims, simdev.releases);
+    detach();
+}
+
+/* An IOC that faults while discovering: the probe stops waiting at once
+ * and says so, then resets the IOC. */
+static void test_fault_during_port_enable(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+    uint64_t t0 = plat_now_ns();
+
+    (void)state;
+    m->port_enable_faults = true;
+    attach(m);
+    assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    if (!strstr(err, "PORT ENABLE") || !strstr(err, "FAULT") || !strstr(err, "0x40005854"))
+        fail_msg("unexpected probe error: %s", err);
+    assert_true(plat_now_ns() - t0 < 5 * S_NS);
+    assert_int_equal(model->diag_resets, 1);  /* a faulted IOC needs the hard reset */
+    assert_int_equal(model->state, ST_READY);
+    detach();
+}
+
+/* 1 MiB reads and writes at queue depth 32: SGLs through chain segments
+ * (64 KiB per SGE), data checked; both SGL formats. */
+static void check_large_transfers(bool mpi25)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_disk *d;
+    enum { QD = 32, BYTES = 1 << 20 };
+    uint8_t *bufs[QD];
+    struct bm_completion out[QD];
+
+    attach(model_new(mpi25, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(d);
+    assert_true(d->max_transfer_bytes >= BYTES);
+    for (int t = 0; t < QD; t++)
+        bufs[t] = plat_alloc_pages(BYTES, false);
+    model->defer = true;
+    for (int round = 0; round < 3; round++) {
+        enum bm_io_op op = round == 1 ? BM_IO_WRITE : BM_IO_READ;
+        for (int t = 0; t < QD; t++) {
+            memset(bufs[t], 0xee, BYTES);
+            assert_int_equal(d->ops->submit(d, 0, (uint32_t)t, op, (uint64_t)t * 4096 + round, BYTES / 512, bufs[t]),
+                             BM_OK);
+        }
+        assert_int_equal(model->nheld, QD);
+        model_flush(model);
+        assert_int_equal(poll_n(d, out, QD), QD);
+        for (int i = 0; i < QD; i++)
+            assert_int_equal(out[i].status, BM_OK);
+        if (op == BM_IO_READ)
+            for (int t = 0; t < QD; t++)
+                for (int b = 0; b < BYTES / 512; b++)
+                    assert_true(block_ok(bufs[t] + (size_t)b * 512, 0x000a, (uint64_t)t * 4096 + round + b, 512));
+    }
+    assert_int_equal(model->writes_seen, QD);
+    assert_true(model->max_sges >= 16);       /* chained, not one element */
+    assert_no_violations();
+    for (int t = 0; t < QD; t++)
+        plat_free_pages(bufs[t], BYTES);
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+static void test_large_transfers_sas2008(void **state) { (void)state; check_large_transfers(false); }
+static void test_large_transfers_sas3008(void **state) { (void)state; check_large_transfers(true); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_probe_sas2008),
+        cmocka_unit_test(test_probe_sas3008),
+        cmocka_unit_test(test_deep_queue_sas2008),
+        cmocka_unit_test(test_deep_queue_sas3008),
+        cmocka_unit_test(test_large_transfers_sas2008),
+        cmocka_unit_test(test_large_transfers_sas3008),
+        cmocka_unit_test(test_write_direction),
+        cmocka_unit_test(test_check_condition_sense),
+        cmocka_unit_test(test_timeout_holds_smid),
+        cmocka_unit_test(test_stuck_in_fault),
+        cmocka_unit_test(test_stuck_in_reset),
+        cmocka_unit_test(test_operational_ioc_is_reset_first),
+        cmocka_unit_test(test_unsolicited_event_reply),
+        cmocka_unit_test(test_port_enable_timeout),
+        cmocka_unit_test(test_fault_during_port_enable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
