@@ -248,7 +248,7 @@ static const struct key_def keys[] = {
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
-    { "verify", "off, or a size like 256M: write, read back and compare that much of each disk listed in write=",
+    { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
       set_verify },
     { "passes", "a number of passes from 1 to 1000000", set_passes },
     { "duration", "minutes from 1 to 1000000 (repeat passes until then)", set_duration },

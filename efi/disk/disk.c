@@ -26,7 +26,7 @@ struct disk_entry {
     bool selected;
     struct disk_facts facts;
     enum write_perm perm;
-    char refusal[120];
+    char refusal[200];
     struct table_row rows[DISK_MAX_TESTS];
     unsigned nrows;
 };
@@ -531,6 +531,13 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
 
 /* ---- Safety -------------------------------------------------------------------------- */
 
+/* Is the disk an NVMe namespace (natively, or as the firmware's device
+ * path names it)? Namespaces share their controller's serial. */
+static bool is_nvme_namespace(const struct bm_disk *d)
+{
+    return !strcmp(d->driver, "nvme") || strstr(fwblk_device_path(d), "/NVMe(") != NULL;
+}
+
 static void decide_writes(const struct config *c, const struct plat_boot_location *boot,
                           const struct plat_boot_location *results)
 {
@@ -539,12 +546,21 @@ static void decide_writes(const struct config *c, const struct plat_boot_locatio
         int fw = fwblk_boot_disk(e->d);
         enum boot_answer ans = fw < 0 ? BOOT_UNKNOWN : fw ? BOOT_YES : BOOT_NO;
 
+        /* Another disk with this serial: write= names a serial, and could
+         * mean either (the first one found is named in the refusal). */
+        e->facts.serial_twin = NULL;
+        for (unsigned k = 0; k < nentries && !e->facts.serial_twin; k++)
+            if (k != i && disk_serials_clash(e->d, is_nvme_namespace(e->d), entries[k].d,
+                                             is_nvme_namespace(entries[k].d)))
+                e->facts.serial_twin = entries[k].d->id;
+
         e->facts.boot = disk_holds_boot(e->d, boot, ans);
         /* The results volume may be another one (out=LABEL:\path). The
          * firmware's exact answer is about the boot volume only, so this
          * one is matched by controller and port (a location without a port
          * protects every disk on its controller). */
         e->facts.results = results->has_volume && disk_holds_boot(e->d, results, BOOT_UNKNOWN);
+        e->facts.results_by_controller = e->facts.results && !results->has_port;
         e->facts.read_only = fwblk_read_only(e->d);
         e->perm = disk_write_permission(c, e->d->serial, &e->facts, e->refusal, sizeof(e->refusal));
     }

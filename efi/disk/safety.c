@@ -13,8 +13,18 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
         snprintf(reason, reason_len, "it holds the volume baremark was loaded from");
         return WRITE_REFUSED;
     }
+    if (f->results && f->results_by_controller) {
+        snprintf(reason, reason_len, "it is on the controller of the volume the results are written to, and "
+                 "nothing says which of its disks that is (out=off lifts this)");
+        return WRITE_REFUSED;
+    }
     if (f->results) {
         snprintf(reason, reason_len, "it holds the volume the results are written to");
+        return WRITE_REFUSED;
+    }
+    if (f->serial_twin) {
+        snprintf(reason, reason_len, "it reports the same serial as %s, so write= cannot say which of "
+                 "the two it means", f->serial_twin);
         return WRITE_REFUSED;
     }
     if (f->read_only) {
@@ -28,6 +38,18 @@ enum write_perm disk_write_permission(const struct config *c, const char *serial
 static bool same_pci(struct pci_addr a, struct pci_addr b)
 {
     return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
+}
+
+/* Same serial, and not two namespaces of one NVMe controller? */
+bool disk_serials_clash(const struct bm_disk *a, bool a_ns, const struct bm_disk *b, bool b_ns)
+{
+    if (!a->serial[0] || strcmp(a->serial, b->serial))
+        return false;
+    /* NVMe 1.4 section 6.1: namespaces of a controller are its disks and
+     * carry its serial; different namespace ids, different disks. */
+    if (a_ns && b_ns && a->has_pci && b->has_pci && same_pci(a->pci_addr, b->pci_addr) && a->port != b->port)
+        return false;
+    return true;
 }
 
 /* Does the disk hold the volume this location describes? */
@@ -46,6 +68,11 @@ bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *b
      * it writable. */
     if (fw == BOOT_NO)
         return same_port;
+    /* No firmware answer and no PCI location (a firmware disk without a
+     * device path, a pass-thru instance off PCI): nothing places it
+     * elsewhere, so it may be the disk we booted from. */
+    if (boot->has_pci && !d->has_pci)
+        return true;
     /* No firmware answer: a location that names no port makes every disk
      * on its controller count as the boot disk. */
     return same_port || (same_ctrl && !boot->has_port);
