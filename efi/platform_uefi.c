@@ -934,8 +934,24 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
 
 bool plat_boot_volume_writable(void) { return boot_root && boot_root_writable; }
 
-/* The writable volume named by label ("*" = the first writable one). */
+static EFI_FILE_HANDLE find_volume_connected(const char *want, EFI_HANDLE *handle_out);
+
+/* A writable FAT volume by label ("*": any). Firmware often connects only
+ * the devices it boots from, so when none matches, connect every storage
+ * controller and look again (safe here: this runs before any native
+ * driver has taken a controller). */
 static EFI_FILE_HANDLE find_volume(const char *want, EFI_HANDLE *handle_out)
+{
+    EFI_FILE_HANDLE root = find_volume_connected(want, handle_out);
+
+    if (root)
+        return root;
+    uefi_connect_storage_controllers(NULL, 0, true);
+    return find_volume_connected(want, handle_out);
+}
+
+/* A writable FAT volume by label among the file systems already connected. */
+static EFI_FILE_HANDLE find_volume_connected(const char *want, EFI_HANDLE *handle_out)
 {
     EFI_GUID fsg = SIMPLE_FILE_SYSTEM_PROTOCOL;
     EFI_HANDLE *handles = NULL;

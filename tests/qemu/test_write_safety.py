@@ -176,8 +176,9 @@ def test_results_disk_and_read_only_stick_are_never_written(work):
                             "write=RESDISK,ROSTICK out=RESULTS:\\res",
                     drives=["if=none,id=r,format=raw,file=" + res,
                             "if=none,id=ro,format=raw,readonly=on,file=" + ro],
-                    # bootindex: OVMF connects only the devices in QEMU's boot order
-                    devices=["nvme,drive=r,serial=RESDISK,bootindex=1",
+                    # no bootindex on the NVMe disk: OVMF leaves it unconnected, and
+                    # finding the RESULTS label must connect it first
+                    devices=["nvme,drive=r,serial=RESDISK",
                              "usb-storage,bus=xhci.0,drive=ro,serial=ROSTICK,bootindex=2"],
                     workdir=work, timeout=180)
     if run.timed_out or not run.of_type("end"):
