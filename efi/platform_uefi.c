@@ -1106,6 +1106,8 @@ void plat_boot_location(struct plat_boot_location *loc)
     volume_location(loaded_image->DeviceHandle, boot_root != NULL, loc);
 }
 
+EFI_HANDLE uefi_results_volume_handle(void) { return results_root ? results_volume_handle : NULL; }
+
 void plat_results_location(struct plat_boot_location *loc)
 {
     volume_location(results_root ? results_volume_handle : NULL, results_root != NULL, loc);

@@ -19,4 +19,8 @@ extern EFI_SYSTEM_TABLE *bm_st;
  * protocol until this runs. */
 void uefi_connect_storage_controllers(const struct pci_addr *taken, unsigned ntaken, bool with_usb);
 
+/* The device handle of the volume the results file is on, or NULL when no
+ * results file is open. */
+EFI_HANDLE uefi_results_volume_handle(void);
+
 #endif

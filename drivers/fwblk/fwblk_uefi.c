@@ -125,6 +125,7 @@ struct fw_disk {
     bool written;
     bool dead;                      /* a request was lost: no more I/O */
     int boot;                       /* 1, 0, or -1 unknown */
+    bool results;                   /* holds the results volume (device path prefix) */
     char device_path[160];
     struct fw_cmd *cmds;            /* max_qd of them */
     uint32_t *inflight;             /* tags in flight, unordered */
@@ -200,7 +201,7 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     if (f->dead)
         return BM_EIO;
     /* The engine never asks for this; a second lock on the door. */
-    if (op == BM_IO_WRITE && (f->read_only || f->boot == 1))
+    if (op == BM_IO_WRITE && (f->read_only || f->boot == 1 || f->results))
         return BM_EPERM;
     c = &f->cmds[tag];
     if (c->state != CMD_IDLE)
@@ -459,21 +460,49 @@ static UINTN path_bytes(EFI_DEVICE_PATH *dp)
     return n;
 }
 
+/* Does the path hold a partition or El Torito node (a view into a disk,
+ * not the disk)? UEFI 2.x 10.3.5.1/10.3.5.2: media path, subtypes 1 and 2. */
+static bool path_has_partition_node(EFI_DEVICE_PATH *dp)
+{
+    for (EFI_DEVICE_PATH *p = dp; p && !IsDevicePathEnd(p); p = NextDevicePathNode(p)) {
+        if (DevicePathNodeLength(p) < 4)
+            return false;
+        if (DevicePathType(p) == MEDIA_DEVICE_PATH &&
+            (DevicePathSubType(p) == MEDIA_HARDDRIVE_DP || DevicePathSubType(p) == MEDIA_CDROM_DP))
+            return true;
+    }
+    return false;
+}
+
+/* The device path of a handle, or NULL. */
+static EFI_DEVICE_PATH *handle_device_path(EFI_HANDLE h)
+{
+    EFI_GUID dpg = DEVICE_PATH_PROTOCOL;
+    EFI_DEVICE_PATH *dp;
+
+    if (!h || uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, h, &dpg, (void **)&dp) != EFI_SUCCESS)
+        return NULL;
+    return dp;
+}
+
 /* The device path of the handle the app was loaded from (a partition). */
 static EFI_DEVICE_PATH *boot_device_path(void)
 {
-    EFI_GUID lip = LOADED_IMAGE_PROTOCOL, dpg = DEVICE_PATH_PROTOCOL;
+    EFI_GUID lip = LOADED_IMAGE_PROTOCOL;
     EFI_LOADED_IMAGE *li;
-    EFI_DEVICE_PATH *dp;
 
     if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, bm_image_handle, &lip, (void **)&li) !=
-            EFI_SUCCESS ||
-        !li->DeviceHandle)
-        return NULL;
-    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, li->DeviceHandle, &dpg, (void **)&dp) !=
         EFI_SUCCESS)
         return NULL;
-    return dp;
+    return handle_device_path(li->DeviceHandle);
+}
+
+/* Is the disk at dp the one under the volume at vol_dp (its path a
+ * prefix of the volume's, or equal on a disk without partitions)? */
+static bool path_holds(EFI_DEVICE_PATH *dp, EFI_DEVICE_PATH *vol_dp, UINTN vol_len)
+{
+    UINTN n = path_bytes(dp);
+    return n && n <= vol_len && !memcmp(dp, vol_dp, n);
 }
 
 /* Where the disk sits: its controller's PCI location and the port, target
@@ -576,7 +605,9 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
     EFI_GUID biog = BLOCK_IO_PROTOCOL, bio2g = EFI_BLOCK_IO2_PROTOCOL_GUID, dpg = DEVICE_PATH_PROTOCOL;
     EFI_HANDLE *handles = NULL;
     EFI_DEVICE_PATH *boot_dp = boot_device_path();
+    EFI_DEVICE_PATH *results_dp = handle_device_path(uefi_results_volume_handle());
     UINTN count = 0, boot_len = boot_dp ? path_bytes(boot_dp) : 0;
+    UINTN results_len = results_dp ? path_bytes(results_dp) : 0;
     int added = 0;
 
     uefi_connect_storage_controllers(taken, ntaken, true);
@@ -598,6 +629,8 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
             bio->Media->BlockSize % 512 || !bio->Media->LastBlock)
             continue;
         uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &dpg, (void **)&dp);
+        if (dp && path_has_partition_node(dp))
+            continue;   /* a partition the firmware did not flag as one */
         f = plat_alloc(sizeof(*f));
         if (!f)
             break;
@@ -612,10 +645,9 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
         /* The boot disk's device path is a prefix of the boot partition's
          * (or equal to it on a disk without partitions). */
         f->boot = -1;
-        if (boot_dp && dp) {
-            UINTN n = path_bytes(dp);
-            f->boot = n && n <= boot_len && !memcmp(dp, boot_dp, n);
-        }
+        if (boot_dp && dp)
+            f->boot = path_holds(dp, boot_dp, boot_len);
+        f->results = results_dp && dp && path_holds(dp, results_dp, results_len);
         snprintf(d->id, sizeof(d->id), "fw%u", fw_count);
         bm_strlcpy(d->driver, f->bio2 ? "blockio2" : "blockio", sizeof(d->driver));
         d->path = BM_PATH_FIRMWARE;
