@@ -22,6 +22,7 @@ struct fileblk_opts {
     bool fail_writes;            /* ... writes too ... */
     uint64_t fail_after;         /* ... once this many commands have completed */
     const char *path_kind;       /* BM_PATH_NATIVE or (NULL) BM_PATH_FIRMWARE */
+    uint64_t esc_after_writes;   /* press Esc once this many writes were submitted (0: never) */
 };
 
 struct fileblk_stats {
@@ -43,5 +44,10 @@ bool fileblk_is(const struct bm_disk *d);
 void fileblk_get_stats(const struct bm_disk *d, struct fileblk_stats *s);
 /* Commands submitted and not yet reaped, all queues. */
 uint32_t fileblk_inflight(const struct bm_disk *d);
+/* Writes submitted to any file disk after the code saw Esc (must stay 0:
+ * once seen, Esc stops a run from issuing new writes). Reset with
+ * fileblk_reset_counters. */
+uint64_t fileblk_writes_after_esc(void);
+void fileblk_reset_counters(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fileblk.h"
+#include "platform_sim.h"
 
 struct file_cmd {
     bool used;
@@ -22,6 +23,11 @@ struct file_disk {
     uint64_t completed;
     struct fileblk_stats st;
 };
+
+static uint64_t writes_after_esc;
+
+uint64_t fileblk_writes_after_esc(void) { return writes_after_esc; }
+void fileblk_reset_counters(void) { writes_after_esc = 0; }
 
 /* The file disk behind a struct bm_disk. */
 static struct file_disk *fd_of(struct bm_disk *d) { return d->priv; }
@@ -67,11 +73,15 @@ static int file_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
         f->st.reads++;
         f->st.bytes_read += bytes;
     } else {
+        if (plat_sim_abort_seen())
+            writes_after_esc++;
         n = pwrite(f->fd, buf, bytes, off);
         if (n != (ssize_t)bytes)
             c->status = BM_EIO;
         f->st.writes++;
         f->st.bytes_written += bytes;
+        if (f->o.esc_after_writes && f->st.writes == f->o.esc_after_writes)
+            plat_sim_set_abort(true);
     }
     c->used = true;
     c->due_ns = plat_now_ns() + f->o.latency_ns;

@@ -486,7 +486,17 @@ void plat_log(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-bool plat_abort_requested(void) { return false; }
+static volatile bool sim_abort;     /* Esc, as a test presses it (platform_sim.h) */
+static volatile bool sim_abort_seen;
+
+bool plat_abort_requested(void)
+{
+    if (sim_abort)
+        sim_abort_seen = true;
+    return sim_abort;
+}
+void plat_sim_set_abort(bool pressed) { sim_abort = pressed, sim_abort_seen = false; }
+bool plat_sim_abort_seen(void) { return sim_abort_seen; }
 
 static char options[512];
 const char *plat_load_options(void) { return options; }

@@ -42,5 +42,10 @@ void plat_sim_detach(struct plat_sim_dev *d);
  * calls this from its register reads, so a driver's multi-second
  * deadlines pass in microseconds of test time. */
 void plat_sim_advance_ns(uint64_t ns);
+/* Press (or release) Esc: plat_abort_requested() answers this. */
+void plat_sim_set_abort(bool pressed);
+/* Has the code asked plat_abort_requested() since Esc was pressed (has it
+ * seen the key)? */
+bool plat_sim_abort_seen(void);
 
 #endif

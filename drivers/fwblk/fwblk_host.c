@@ -21,7 +21,8 @@ static int host_index(const struct bm_disk *d)
     return -1;
 }
 
-/* One "PATH[=SERIAL][+failread][+lat=NS][+lba=BYTES]" entry. */
+/* One "PATH[=SERIAL][+failread][+lat=NS][+lba=BYTES][+escw=N]" entry
+ * (escw: press Esc after N writes to it). */
 static struct bm_disk *open_entry(char *entry, unsigned index, char *err, size_t errlen)
 {
     struct fileblk_opts o = { 0 };
@@ -38,6 +39,8 @@ static struct bm_disk *open_entry(char *entry, unsigned index, char *err, size_t
             o.latency_ns = strtoull(plus + 5, NULL, 0);
         else if (!strncmp(plus + 1, "lba=", 4))
             o.lba_bytes = (uint32_t)strtoul(plus + 5, NULL, 0);
+        else if (!strncmp(plus + 1, "escw=", 5))
+            o.esc_after_writes = strtoull(plus + 6, NULL, 0);
     }
     eq = strchr(entry, '=');
     if (eq) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "drivers/fileblk.h"
+#include "platform_sim.h"
 #include "efi/disk/disk.h"
 #include "efi/disk/engine.h"
 #include "efi/record.h"
@@ -476,6 +477,52 @@ static void test_disk_run_end_to_end(void **state)
     free(b1);
 }
 
+/* Esc in the middle of a write test: the run stops with BM_EABORT, not
+ * one more write is issued once the run has seen the key (commands in
+ * flight drain), and verify= never starts. The disk presses Esc itself on
+ * its 20th write. */
+static void test_esc_during_a_write_test_stops_all_writing(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    struct plat_boot_location boot;
+    struct config c;
+    char b[512], env[1024], err[256];
+    size_t nb, nb2, changed = 0;
+    uint8_t *b0, *b1;
+    (void)state;
+
+    make_file("esc.img", 64 * MIB, true, b, sizeof(b));
+    b0 = read_all(b, &nb);
+    snprintf(env, sizeof(env), "%s=ESCSER+escw=20", b);
+    setenv("BAREMARK_HOST_DISKS", env, 1);
+    config_defaults(&c);
+    assert_int_equal(config_set(&c, "write", "ESCSER", err, sizeof(err)), BM_OK);
+    assert_int_equal(config_set(&c, "verify", "1M", err, sizeof(err)), BM_OK);
+    memset(&boot, 0, sizeof(boot));
+    boot.has_volume = true;
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+    fileblk_reset_counters();
+    disk_set_test_timing(10000000ull, 200000000ull);
+    assert_int_equal(disk_run(&c, &boot), BM_EABORT);
+    disk_set_test_timing(0, 0);
+    sinks_close();
+    unsetenv("BAREMARK_HOST_DISKS");
+    assert_true(plat_abort_requested()); /* the disk did press it */
+    plat_sim_set_abort(false);
+
+    assert_int_equal(fileblk_writes_after_esc(), 0);
+    assert_int_equal(count_records("verify", NULL, NULL), 0);
+    b1 = read_all(b, &nb2);
+    assert_int_equal(nb, nb2);
+    for (size_t off = 0; off < nb; off += MIB)
+        changed += memcmp(b0 + off, b1 + off, MIB) != 0;
+    assert_true(changed >= 1);  /* the write test did start */
+    free(b0);
+    free(b1);
+}
+
 static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
 {
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
@@ -588,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_failing_disk_does_not_stop_the_others),
         cmocka_unit_test(test_quick_and_full_test_lists),
         cmocka_unit_test(test_disk_run_end_to_end),
+        cmocka_unit_test(test_esc_during_a_write_test_stops_all_writing),
         cmocka_unit_test(test_disk_run_full_has_sweeps_and_scaling_series),
         cmocka_unit_test(test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note),
     };
