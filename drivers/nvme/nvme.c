@@ -871,6 +871,10 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     return BM_OK;
 
 err:
+    /* Give the number back (probes run one at a time), so the next
+     * controller's disks are not named as if this one had some. */
+    if (c->index + 1 == nvme_ctrl_count)
+        nvme_ctrl_count--;
     nvme_teardown(c);
     return rc;
 }

@@ -160,13 +160,15 @@ def test_split_transfers_and_controllers_nobody_can_drive():
                     drives=["file=%s,if=none,id=S,format=raw" % s,
                             "file=%s,if=none,id=M,format=raw" % m,
                             "file=%s,if=none,id=L,format=raw" % l],
-                    devices=["nvme,id=ns,serial=NVSPLIT,mdts=1,max_ioqpairs=1", "nvme-ns,bus=ns,drive=S",
-                             "nvme,id=nm,serial=NVMETA", "nvme-ns,bus=nm,drive=M,ms=8,mset=1",
+                    # the unusable controller first: its failed probe must not use up nvme0
+                    devices=["nvme,id=nm,serial=NVMETA", "nvme-ns,bus=nm,drive=M,ms=8,mset=1",
+                             "nvme,id=ns,serial=NVSPLIT,mdts=1,max_ioqpairs=1", "nvme-ns,bus=ns,drive=S",
                              "lsi53c895a,id=lsi", "scsi-hd,bus=lsi.0,drive=L,serial=LSI0"],
                     options="mem=off disk=quick time=1 disks=NVSPLIT")
         assert run.end()["status"] == "ok", run.end()
         (d,) = _disks_by_serial(run)["NVSPLIT"]
         assert d["path"] == "native" and d["max_transfer_bytes"] == 8192 and d["queues"] == 1, d
+        assert d["id"] == "nvme0n1", d
         _assert_quick_reads(run, d["id"])
         seq = _results(run, d["id"])["SEQ1M-Q8T1"]
         assert seq["bs"] == 1 << 20, seq
