@@ -116,7 +116,9 @@ struct bm_driver {
     /* Take the controller and add its disks with disk_list_add(). Returns
      * BM_OK or a negative error (the controller is then left as found) with
      * a one-line reason in err. Disks that fail alone are skipped with a
-     * plat_log note and do not fail the probe. */
+     * plat_log note and do not fail the probe. A probe that succeeds but
+     * leaves disks out on purpose (a limit of ours or of the controller)
+     * says so in err too; the caller turns that into a note record. */
     int (*probe)(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out,
                  char *err, size_t errlen);
     /* Quiesce and hand the controller back to the firmware. */
@@ -128,6 +130,7 @@ struct bm_driver {
 struct bm_disk_list {
     struct bm_disk *disks[BM_MAX_DISKS];
     unsigned count;
+    unsigned dropped;     /* disks refused because the list was full */
 };
 int disk_list_add(struct bm_disk_list *l, struct bm_disk *d);
 

@@ -25,8 +25,10 @@ const struct bm_driver *registry_find(uint16_t vendor, uint16_t device, uint32_t
 
 int disk_list_add(struct bm_disk_list *l, struct bm_disk *d)
 {
-    if (l->count >= BM_MAX_DISKS)
+    if (l->count >= BM_MAX_DISKS) {
+        l->dropped++;
         return BM_ENOSPC;
+    }
     l->disks[l->count++] = d;
     return BM_OK;
 }

@@ -255,24 +255,29 @@ static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
 }
 
 /* Active namespace IDs: the CNS 02h list (NVMe 1.1+), else 1..NN. */
-static int nvme_namespace_ids(struct nvme_ctrl *c, uint32_t *ids, unsigned max, unsigned *count, char *err,
-                              size_t errlen)
+static int nvme_namespace_ids(struct nvme_ctrl *c, uint32_t *ids, unsigned max, unsigned *count,
+                              unsigned *listed, char *err, size_t errlen)
 {
-    unsigned n = 0;
+    unsigned n = 0, all = 0;
 
     if (c->vs >= NVME_VS(1, 1)) {
         int rc = nvme_identify(c, NVME_CNS_ACTIVE_NS_LIST, 0, c->nslist, err, errlen);
         if (rc != BM_OK)
             return rc;
-        for (unsigned i = 0; i < NVME_NS_LIST_MAX && c->nslist[i] && n < max; i++)
-            ids[n++] = c->nslist[i];
-        if (n == max && max < NVME_NS_LIST_MAX && c->nslist[max])
-            plat_log("%s: more than %u namespaces; the rest are left out", c->name, max);
+        while (all < NVME_NS_LIST_MAX && c->nslist[all])
+            all++;
+        for (n = 0; n < MIN(all, max); n++)
+            ids[n] = c->nslist[n];
     } else {
+        /* 1.0: 1..NN, some possibly inactive (the caller finds out). */
+        all = c->info.nn;
         for (uint32_t id = 1; id <= c->info.nn && n < max; id++)
             ids[n++] = id;
     }
+    if (all > n)
+        plat_log("%s: %u namespaces; only the first %u are looked at", c->name, all, n);
     *count = n;
+    *listed = all;
     return BM_OK;
 }
 
@@ -700,10 +705,11 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     struct nvme_ctrl *c;
     static uint32_t ids[NVME_MAX_NS_PER_CTRL];
     static struct nvme_ns_info infos[NVME_MAX_NS_PER_CTRL];
-    unsigned nids = 0, nusable = 0, granted = 0, qpn, room;
+    unsigned nids = 0, listed = 0, nusable = 0, nskipped = 0, granted = 0, qpn, room;
     uint32_t entries, max_qd;
     struct nvme_io_limits lim;
     char why[96];
+    char limit[80] = "";        /* why namespaces beyond nusable were left out */
     uint32_t skipped_id = 0;    /* the last namespace skipped; why says why */
     int rc;
 
@@ -781,7 +787,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         goto err;
     }
 
-    rc = nvme_namespace_ids(c, ids, NVME_MAX_NS_PER_CTRL, &nids, err, errlen);
+    rc = nvme_namespace_ids(c, ids, NVME_MAX_NS_PER_CTRL, &nids, &listed, err, errlen);
     if (rc != BM_OK)
         goto err;
     for (unsigned i = 0; i < nids; i++) {
@@ -794,14 +800,25 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         if (rc != BM_OK) {
             plat_log("%s: namespace %u skipped: %s", c->name, ids[i], why);
             skipped_id = ids[i];
+            nskipped++;
             continue;
         }
         ids[nusable++] = ids[i];
     }
+    if (listed > nids)
+        snprintf(limit, sizeof(limit), "baremark takes at most %u namespaces per controller", nids);
     room = BM_MAX_DISKS - MIN(disks->count, (unsigned)BM_MAX_DISKS);
     if (nusable > room) {
         plat_log("%s: only %u of %u namespaces fit the disk list", c->name, room, nusable);
+        disks->dropped += nusable - room;
         nusable = room;
+        snprintf(limit, sizeof(limit), "the disk list is full (%u disks)", (unsigned)BM_MAX_DISKS);
+        if (!nusable) {
+            snprintf(err, errlen, "%s: %u namespace%s left out: %s", c->name, nids - nskipped,
+                     nids - nskipped == 1 ? "" : "s", limit);
+            rc = BM_ENOSPC;
+            goto err;
+        }
     }
     if (nusable == 0) {
         /* The last skip reason says why, e.g. a format with metadata. */
@@ -823,6 +840,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         plat_log("%s: %u I/O queue pairs granted; only the first %u namespaces are used", c->name, granted,
                  granted);
         nusable = granted;
+        snprintf(limit, sizeof(limit), "the controller granted only %u I/O queue pairs", granted);
     }
     qpn = MIN(granted / nusable, (unsigned)NVME_MAX_QUEUES_PER_NS);
     /* Depth: CAP.MQES is the largest queue size, 0-based (section 3.1.1). */
@@ -864,6 +882,16 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     /* Nothing can fail from here: the disks go on the list. */
     for (unsigned i = 0; i < c->nns; i++)
         (void)disk_list_add(disks, &c->ns[i]->disk);
+    /* A success that leaves namespaces out says so (blkdev.h: the caller
+     * makes it a note), so no active namespace vanishes without a word. */
+    err[0] = '\0';
+    if (limit[0] && nskipped)
+        snprintf(err, errlen, "%s: %u of %u namespaces used: %s; namespace %u skipped: %s", c->name,
+                 c->nns, listed, limit, skipped_id, why);
+    else if (limit[0])
+        snprintf(err, errlen, "%s: %u of %u namespaces used: %s", c->name, c->nns, listed, limit);
+    else if (nskipped)
+        snprintf(err, errlen, "%s: namespace %u skipped: %s", c->name, skipped_id, why);
     plat_log("%s: %s, serial %s, firmware %s: %u namespace%s, %u queue%s of %u, up to %u KiB per command",
              c->name, c->info.model, c->info.serial, c->info.firmware, c->nns, c->nns == 1 ? "" : "s", qpn,
              qpn == 1 ? "" : "s", max_qd, lim.max_transfer_bytes / 1024);

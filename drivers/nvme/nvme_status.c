@@ -78,6 +78,17 @@ static const struct status_name status_names[] = {
     { NVME_SCT_COMMAND_SPECIFIC, 0x80, "Conflicting Attributes" },
     { NVME_SCT_COMMAND_SPECIFIC, 0x81, "Invalid Protection Information" },
     { NVME_SCT_COMMAND_SPECIFIC, 0x82, "Attempted Write to Read Only Range" },
+    /* Zoned Namespace Command Set 1.1, section 3.4.1: what a zoned
+     * namespace answers to a write that is not at its zone's write
+     * pointer, or into a zone in the wrong state. */
+    { NVME_SCT_COMMAND_SPECIFIC, 0xb8, "Zone Boundary Error" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xb9, "Zone Is Full" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xba, "Zone Is Read Only" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xbb, "Zone Is Offline" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xbc, "Zone Invalid Write" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xbd, "Too Many Active Zones" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xbe, "Too Many Open Zones" },
+    { NVME_SCT_COMMAND_SPECIFIC, 0xbf, "Invalid Zone State Transition" },
 
     { NVME_SCT_MEDIA, 0x80, "Write Fault" },
     { NVME_SCT_MEDIA, 0x81, "Unrecovered Read Error" },

@@ -45,7 +45,7 @@ static void probe_native(const struct config *c, const struct plat_boot_location
 {
     const struct bm_driver *drv = registry_find(f->vendor, f->device, f->class_code);
     char bdf[16], err[160];
-    unsigned before = s->list.count;
+    unsigned before = s->list.count, dropped_before = s->list.dropped;
     void *ctrl = NULL;
     int rc;
 
@@ -73,6 +73,13 @@ static void probe_native(const struct config *c, const struct plat_boot_location
     }
     err[0] = '\0';
     rc = drv->probe(f->addr, &s->list, &ctrl, err, sizeof(err));
+    if (rc == BM_ENOSPC) {
+        /* No room left on the disk list: a limit of ours, not a fault of
+         * the machine (the count of disks left out is noted at the end). */
+        record_note(bdf, "%s driver left the controller alone: %s", drv->name, err[0] ? err : bm_strerror(rc));
+        s->list.count = before;
+        return;
+    }
     if (rc != BM_OK) {
         /* The driver left the controller as it found it. */
         if (c->driver == DRIVER_NATIVE)
@@ -82,11 +89,14 @@ static void probe_native(const struct config *c, const struct plat_boot_location
             record_note(bdf, "%s driver could not take the controller: %s (%s); its disks use firmware Block I/O",
                         drv->name, err[0] ? err : bm_strerror(rc), bm_strerror(rc));
         s->list.count = before; /* a failed probe registers nothing */
+        s->list.dropped = dropped_before;
         return;
     }
     s->ctrls[s->nctrls++] = (struct disk_ctrl){ drv, ctrl, f->addr };
     if (s->list.count == before)
-        record_note(bdf, "%s driver took the controller but found no disk", drv->name);
+        record_note(bdf, "%s driver took the controller but found no disk%s%s", drv->name, err[0] ? ": " : "", err);
+    else if (err[0])
+        record_note(bdf, "%s", err);    /* disks it left out on purpose (blkdev.h) */
 }
 
 /* A storage controller's kind, for messages. */
@@ -168,6 +178,9 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     if (n < 0)
         record_error("firmware", "Block I/O discovery failed: %s", bm_strerror(n));
     note_controllers_without_disks(c, s, &pci);
+    if (s->list.dropped)
+        record_note("disk", "%u disk%s left out: baremark takes at most %u disks in one run", s->list.dropped,
+                    s->list.dropped == 1 ? "" : "s", (unsigned)BM_MAX_DISKS);
     return BM_OK;
 }
 

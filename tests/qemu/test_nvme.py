@@ -149,8 +149,9 @@ def test_read_error_is_reported_with_its_nvme_status():
 def test_split_transfers_and_controllers_nobody_can_drive():
     """A controller limited to 8 KiB per command (MDTS 1) still runs the
     1 MiB tests, each split into commands but counted as one I/O; a
-    namespace formatted with metadata, and a SCSI controller neither we nor
-    OVMF drive, are each named in a note instead of silently missing."""
+    namespace formatted with metadata, a SCSI controller neither we nor
+    OVMF drive, and the namespaces past the 32 we take from one controller
+    are each named in a note instead of silently missing."""
     workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
     try:
         s = qemu.make_disk(os.path.join(workdir, "s.img"), 32)
@@ -159,11 +160,14 @@ def test_split_transfers_and_controllers_nobody_can_drive():
         run = _boot(workdir,
                     drives=["file=%s,if=none,id=S,format=raw" % s,
                             "file=%s,if=none,id=M,format=raw" % m,
-                            "file=%s,if=none,id=L,format=raw" % l],
+                            "file=%s,if=none,id=L,format=raw" % l] +
+                           ["driver=null-co,size=1M,read-zeroes=on,if=none,id=X%d" % i for i in range(1, 35)],
                     # the unusable controller first: its failed probe must not use up nvme0
                     devices=["nvme,id=nm,serial=NVMETA", "nvme-ns,bus=nm,drive=M,ms=8,mset=1",
                              "nvme,id=ns,serial=NVSPLIT,mdts=1,max_ioqpairs=1", "nvme-ns,bus=ns,drive=S",
-                             "lsi53c895a,id=lsi", "scsi-hd,bus=lsi.0,drive=L,serial=LSI0"],
+                             "lsi53c895a,id=lsi", "scsi-hd,bus=lsi.0,drive=L,serial=LSI0",
+                             "nvme,id=nx,serial=NVMANYNS"] +
+                            ["nvme-ns,bus=nx,drive=X%d,nsid=%d" % (i, i) for i in range(1, 35)],
                     options="mem=off disk=quick time=1 disks=NVSPLIT")
         assert run.end()["status"] == "ok", run.end()
         (d,) = _disks_by_serial(run)["NVSPLIT"]
@@ -181,7 +185,12 @@ def test_split_transfers_and_controllers_nobody_can_drive():
         pci = {p["device"]: p["bdf"] for p in run.of_type("pci")}
         lsi = " | ".join(notes.get(pci["0x0012"], []))
         assert "1000:0012" in lsi and "no disk found" in lsi and "no driver" in lsi, notes
-        meta_bdf = [p["bdf"] for p in run.of_type("pci") if p["device"] == "0x0010" and p["bdf"] != d["pci"]]
+        many = _disks_by_serial(run)["NVMANYNS"]
+        assert {x["id"].split("n")[-1] for x in many} == {str(i) for i in range(1, 33)}, many
+        many_note = " | ".join(notes.get(many[0]["pci"], []))
+        assert "32 of 34 namespaces used" in many_note and "at most 32" in many_note, notes
+        meta_bdf = [p["bdf"] for p in run.of_type("pci")
+                    if p["device"] == "0x0010" and p["bdf"] not in (d["pci"], many[0]["pci"])]
         assert len(meta_bdf) == 1, run.of_type("pci")
         meta = " | ".join(notes.get(meta_bdf[0], []))
         assert "metadata" in meta and "no disk found" in meta, notes

@@ -9,6 +9,7 @@ Two boots, shared by the tests below (each about 45 s under TCG):
     plain, one failing every read) and a virtio-scsi disk, driver=auto.
 """
 import os
+import re
 import tempfile
 import threading
 
@@ -228,3 +229,52 @@ def test_megasas_jbod_system_drive_is_written_and_verified_through_passthrough_f
     (v,) = [r for r in run.of_type("verify") if r["disk"] == d["id"]]
     assert v["result"] == "pass" and v["bad_blocks"] == 0, v
     assert hashlib.sha256(open(img, "rb").read()).hexdigest() != before, "the writes never reached the disk"
+
+
+
+def test_reads_past_2tib_use_16_byte_commands_on_both_hbas_past_128gib_on_ahci():
+    """3 TiB disks (more than 2^32 blocks) behind megasas-gen2 (LD frames
+    carry the LBA's high word; QEMU turns them into READ(16)) and
+    mptsas1068 (our READ(16)), a 200 GiB AHCI disk (past LBA28's 128 GiB)
+    and a 3 TiB NVMe namespace: QEMU's own trace of the commands it
+    received shows reads far above the 32-bit (28-bit) limit, and no
+    10-byte read on the big SCSI disks, where its LBA field would wrap."""
+    work = qemu.tempdir("baremark-sas-")
+    trace = os.path.join(work, "trace.log")
+    big = 3 << 40
+    run = qemu.boot(options="mem=off disk=quick time=1 driver=native exit=shutdown disks=BIGMR,BIGMPT,BIGSATA,BIGNV",
+                    drives=[null_drive("mr", "3T", False), null_drive("mp", "3T", False),
+                            null_drive("sa", "200G", False), null_drive("nv", "3T", False)],
+                    devices=["megasas-gen2,id=mr", "scsi-hd,bus=mr.0,scsi-id=2,drive=mr,serial=BIGMR",
+                             "mptsas1068,id=mpt", "scsi-hd,bus=mpt.0,scsi-id=3,drive=mp,serial=BIGMPT",
+                             "ich9-ahci,id=ahci", "ide-hd,bus=ahci.0,drive=sa,serial=BIGSATA",
+                             "nvme,drive=nv,serial=BIGNV"],
+                    extra_args=STICK + ("-trace", "scsi_req_parsed_lba", "-trace", "process_ncq_command",
+                                        "-trace", "pci_nvme_read", "-D", trace),
+                    workdir=work, timeout=300)
+    ended(run)
+    assert run.of_type("error") == [], run.of_type("error")
+    for serial, size in (("BIGMR", big), ("BIGMPT", big), ("BIGSATA", 200 << 30), ("BIGNV", big)):
+        d = disk_by_serial(run, serial)
+        assert d["path"] == "native" and d["bytes"] == size and d["lba_bytes"] == 512, d
+        assert sorted(results(run, d["id"])) == sorted(QUICK_TESTS), (serial, sorted(results(run, d["id"])))
+    scsi = {2: {}, 3: {}}   # target -> opcode -> highest LBA
+    ncq, nvme = [], []
+    with open(trace, errors="replace") as f:
+        for line in f:
+            m = re.search(r"scsi_req_parsed_lba target (\d+) lun \d+ tag \d+ command (\d+) lba (\d+)", line)
+            if m and int(m.group(1)) in scsi:
+                ops = scsi[int(m.group(1))]
+                ops[int(m.group(2))] = max(ops.get(int(m.group(2)), 0), int(m.group(3)))
+            m = re.search(r"process_ncq_command .*NCQ op 0x60 on sectors \[(\d+),", line)
+            if m:
+                ncq.append(int(m.group(1)))
+            m = re.search(r"pci_nvme_read .* lba 0x([0-9a-f]+)", line)
+            if m:
+                nvme.append(int(m.group(1), 16))
+    blocks = big // 512
+    for target, ops in scsi.items():
+        # READ(16) (0x88) reaching the top quarter; READ(10) (0x28) never
+        assert ops.get(0x88, 0) >= blocks * 3 // 4 and 0x28 not in ops, (target, ops)
+    assert ncq and max(ncq) >= (200 << 30) // 512 * 3 // 4 > 1 << 28, (len(ncq), max(ncq or [0]))
+    assert nvme and max(nvme) >= blocks * 3 // 4, (len(nvme), max(nvme or [0]))

@@ -54,7 +54,7 @@ enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_AS
 #define MODEL_BLOCKS (1ull << 26)  /* 512-byte blocks, generated on read */
 #define MODEL_TO 4                 /* CAP.TO: 2 s */
 #define NO_LBA UINT64_MAX
-#define MAXQ (MODEL_QUEUES + 1)
+#define MAXQ 40                    /* queue slots, admin included: room for grant > MODEL_QUEUES */
 
 struct mq {
     bool live;
@@ -90,6 +90,7 @@ struct nvme_model {
     bool fatal_on_read;            /* a read makes it fail: CSTS.CFS, no completions */
     bool refuse_create_sq;         /* Create I/O SQ fails: Invalid Queue Identifier */
     unsigned grant;                /* I/O queue pairs Set Features grants (0: MODEL_QUEUES) */
+    unsigned nns;                  /* active namespaces 1..nns, all alike (0: one) */
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
@@ -170,13 +171,13 @@ static void complete(struct nvme_model *m, uint16_t sqid, uint16_t cid, uint16_t
     }
 }
 
-/* Identify data (5.15.2): controller, namespace 1, active namespace list. */
+/* Identify data (5.15.2): controller, namespaces 1..nns, active namespace list. */
 static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
 {
     static uint8_t d[4096];
     uint32_t cns = le32(sqe + 40) & 0xff, nsid = le32(sqe + 4);
+    uint32_t nns = m->nns ? m->nns : 1;
 
-    (void)m;
     memset(d, 0, sizeof(d));
     switch (cns) {
     case 0x01:
@@ -191,10 +192,10 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
         d[80] = 0x00, d[81] = 0x04, d[82] = 0x01;   /* VER 1.4 */
         d[512] = 0x66;             /* SQES: 64 bytes */
         d[513] = 0x44;             /* CQES: 16 bytes */
-        d[516] = 1;                /* NN */
+        memcpy(d + 516, &nns, 4);  /* NN */
         break;
     case 0x00:
-        if (nsid != 1)
+        if (nsid < 1 || nsid > nns)
             return ST_INVALID_NS;
         for (int i = 0; i < 8; i++)
             d[i] = d[8 + i] = d[16 + i] = (uint8_t)(MODEL_BLOCKS >> (8 * i));
@@ -202,9 +203,9 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
         d[26] = 0;                 /* FLBAS: format 0 */
         d[128 + 2] = 9;            /* LBAF0: LBADS 9 (512 B), no metadata */
         break;
-    case 0x02:
-        if (nsid < 1)
-            d[0] = 1;
+    case 0x02:                     /* ids above nsid, ascending, up to 1024 */
+        for (uint32_t id = nsid + 1, k = 0; id <= nns && k < 1024; id++, k++)
+            memcpy(d + 4 * k, &id, 4);
         break;
     default:
         return ST_INVALID_FIELD;
@@ -906,6 +907,83 @@ static void test_one_granted_queue_pair_gives_one_queue(void **state)
     finish(m, ctrl);
 }
 
+/* Probe a model with nns namespaces into a list that already holds
+ * prefill disks; returns the probe's note (err) and the disks it added. */
+static unsigned probe_many(struct nvme_model *m, unsigned prefill, struct bm_disk_list *list, void **ctrl, char *err,
+                           size_t errlen)
+{
+    static struct bm_disk fake;
+    int rc;
+
+    memset(list, 0, sizeof(*list));
+    for (unsigned i = 0; i < prefill; i++)
+        assert_int_equal(disk_list_add(list, &fake), BM_OK);
+    err[0] = '\0';
+    rc = nvme_driver.probe(model_addr, list, ctrl, err, errlen);
+    if (rc != BM_OK)
+        fail_msg("probe: %s (%s)", bm_strerror(rc), err);
+    return list->count - prefill;
+}
+
+static void test_namespaces_beyond_our_limit_are_named_in_the_probe_note(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->nns = 40;
+    m->grant = 36;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 32);
+    assert_string_equal(list.disks[31]->id + strlen(list.disks[31]->id) - 3, "n32");
+    assert_non_null(strstr(err, "32 of 40 namespaces used: baremark takes at most 32 namespaces per controller"));
+    assert_int_equal(list.dropped, 0);
+    finish(m, ctrl);
+}
+
+static void test_namespaces_without_a_queue_pair_are_named_in_the_probe_note(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->nns = 6;                    /* granted: MODEL_QUEUES (4) queue pairs */
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), MODEL_QUEUES);
+    assert_non_null(strstr(err, "4 of 6 namespaces used: the controller granted only 4 I/O queue pairs"));
+    finish(m, ctrl);
+}
+
+static void test_namespaces_past_a_full_disk_list_are_counted_as_dropped(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->nns = 3;
+    assert_int_equal(probe_many(m, BM_MAX_DISKS - 2, &list, &ctrl, err, sizeof(err)), 2);
+    assert_non_null(strstr(err, "2 of 3 namespaces used: the disk list is full (64 disks)"));
+    assert_int_equal(list.dropped, 1);
+    finish(m, ctrl);
+}
+
+static void test_one_namespace_gives_no_probe_note(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_string_equal(err, "");
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -921,6 +999,10 @@ int main(void)
         cmocka_unit_test(test_fatal_status_during_io_is_named_in_the_timed_out_commands),
         cmocka_unit_test(test_queue_creation_refused_fails_probe_with_the_decoded_status),
         cmocka_unit_test(test_one_granted_queue_pair_gives_one_queue),
+        cmocka_unit_test(test_namespaces_beyond_our_limit_are_named_in_the_probe_note),
+        cmocka_unit_test(test_namespaces_without_a_queue_pair_are_named_in_the_probe_note),
+        cmocka_unit_test(test_namespaces_past_a_full_disk_list_are_counted_as_dropped),
+        cmocka_unit_test(test_one_namespace_gives_no_probe_note),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

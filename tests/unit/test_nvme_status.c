@@ -42,6 +42,20 @@ static void test_common_generic_codes(void **state)
     assert_string_equal(nvme_status_name(2, 0x86), "Access Denied");
 }
 
+/* A zoned namespace refuses a write off its zone's write pointer with a
+ * command specific status (QEMU's zoned=on namespace answers 1h/BCh). */
+static void test_zoned_namespace_write_statuses(void **state)
+{
+    char buf[64];
+
+    (void)state;
+    nvme_status_detail(status_field(1, 0xbc, false, true), buf, sizeof(buf));
+    assert_string_equal(buf, "SCT 1h SC BCh: Zone Invalid Write");
+    assert_string_equal(nvme_status_name(1, 0xb8), "Zone Boundary Error");
+    assert_string_equal(nvme_status_name(1, 0xb9), "Zone Is Full");
+    assert_string_equal(nvme_status_name(1, 0xbf), "Invalid Zone State Transition");
+}
+
 static void test_phase_and_dnr_do_not_change_the_decoding(void **state)
 {
     char a[64], b[64];
@@ -86,6 +100,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unrecovered_read_error),
         cmocka_unit_test(test_common_generic_codes),
+        cmocka_unit_test(test_zoned_namespace_write_statuses),
         cmocka_unit_test(test_phase_and_dnr_do_not_change_the_decoding),
         cmocka_unit_test(test_unknown_and_vendor_codes),
         cmocka_unit_test(test_every_detail_fits_a_completion),
