@@ -10,6 +10,9 @@
 # its name ends in _uefi or _host, which go into that build only.
 
 SHELL := /bin/bash
+# A bare `make` builds the application (the README promises it), not the
+# first rule in this file.
+.DEFAULT_GOAL := all
 BUILD ?= build
 export BAREMARK_BUILD := $(BUILD)
 HOSTB := $(BUILD)/host
@@ -48,7 +51,8 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -T $(EFI_LIB)/elf_x86_64_efi.lds -shared 
 UEFI_OBJ := $(patsubst %,$(BUILD)/uefi/%.o,$(UEFI_SRC))
 
 .PHONY: all efi host image
-all: efi
+all: deps
+	$(MAKE) --no-print-directory efi
 efi: $(BUILD)/baremark.efi
 
 $(BUILD)/uefi/%.c.o: %.c $(HEADERS)

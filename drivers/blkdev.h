@@ -102,6 +102,11 @@ struct bm_disk {
 
     bool failed;          /* set by the engine after a fatal error */
 
+    /* Hardware quirks the driver applied to this disk or its controller
+     * ("mqes0_depth64", "no_lba48"), comma-separated; the disk record
+     * lists them. Add with bm_disk_add_quirk(). */
+    char quirks[96];
+
     const struct bm_disk_ops *ops;
     void *priv;           /* driver state */
 };
@@ -133,5 +138,8 @@ struct bm_disk_list {
     unsigned dropped;     /* disks refused because the list was full */
 };
 int disk_list_add(struct bm_disk_list *l, struct bm_disk *d);
+
+/* Name a quirk applied to a disk (kept once; a full list drops the rest). */
+void bm_disk_add_quirk(struct bm_disk *d, const char *name);
 
 #endif

@@ -33,6 +33,26 @@ int disk_list_add(struct bm_disk_list *l, struct bm_disk *d)
     return BM_OK;
 }
 
+void bm_disk_add_quirk(struct bm_disk *d, const char *name)
+{
+    size_t len = strlen(d->quirks), n = strlen(name);
+    const char *p = d->quirks;
+
+    /* Already listed? Match whole comma-separated names only. */
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t l = end ? (size_t)(end - p) : strlen(p);
+        if (l == n && !memcmp(p, name, n))
+            return;
+        p += l + (end ? 1 : 0);
+    }
+    if (len + (len ? 1 : 0) + n + 1 > sizeof(d->quirks))
+        return;
+    if (len)
+        d->quirks[len++] = ',';
+    memcpy(d->quirks + len, name, n + 1);
+}
+
 void bm_health_init(struct bm_health *h, const char *source)
 {
     memset(h, 0, sizeof(*h));

@@ -175,6 +175,8 @@ int baremark_main(int *exit_mode)
         if (serial_sink)
             sinks_add(serial_sink);
     }
+    /* Driver diagnostics become log records from here on (platform.h). */
+    plat_set_diag_sink(record_diag_sink);
     plat_time_iso(iso, sizeof(iso), compact, sizeof(compact));
     inventory_collect(&sys);
     plat_boot_location(&boot);

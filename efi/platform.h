@@ -160,6 +160,15 @@ void plat_console_write(const char *utf8);
 bool plat_abort_requested(void);
 /* Debug/log line to the screen (and nothing else). */
 void plat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A driver's diagnostic about a controller or disk that a person reading
+ * only the serial log or the results file must also see: a port skipped, a
+ * quirk applied, a retry, a device hidden on purpose. where names the
+ * controller (its BDF, "0000:03:00.0") or the disk ("nvme0n1"); the message
+ * carries no prefix of its own. It goes to the installed sink (the app makes
+ * it a `log` record on every sink), or to plat_log until one is installed. */
+void plat_diag(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+typedef void (*plat_diag_sink_fn)(const char *where, const char *message);
+void plat_set_diag_sink(plat_diag_sink_fn fn);
 
 /* The options the app was started with (UEFI load options / argv joined). */
 const char *plat_load_options(void);

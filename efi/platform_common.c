@@ -18,3 +18,24 @@ const char *bm_strerror(int err)
     default: return "unknown error";
     }
 }
+
+static plat_diag_sink_fn diag_sink;
+
+void plat_set_diag_sink(plat_diag_sink_fn fn)
+{
+    diag_sink = fn;
+}
+
+void plat_diag(const char *where, const char *fmt, ...)
+{
+    char msg[384];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (diag_sink)
+        diag_sink(where, msg);
+    else
+        plat_log("%s: %s", where, msg);
+}

@@ -32,6 +32,7 @@ void sinks_close(void)
             sinks[i]->close(sinks[i]);
     nsinks = 0;
     observer = NULL;
+    plat_set_diag_sink(NULL);
 }
 
 void record_set_pass(unsigned pass)
@@ -124,6 +125,20 @@ void record_note(const char *where, const char *fmt, ...)
     va_start(ap, fmt);
     emit_message("note", "note", where, fmt, ap);
     va_end(ap);
+}
+
+void record_log(const char *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit_message("log", "log", where, fmt, ap);
+    va_end(ap);
+}
+
+void record_diag_sink(const char *where, const char *message)
+{
+    record_log(where, "%s", message);
 }
 
 unsigned record_error_count(void)

@@ -67,6 +67,12 @@ unsigned record_error_count(void);
  * (no writable boot volume, a skipped device). Not counted as an error. */
 void record_note(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The log record: a driver's diagnostic (plat_diag), for readers of the
+ * serial log and the results file. Not counted as an error. */
+void record_log(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* plat_diag's sink: every driver diagnostic becomes a log record. */
+void record_diag_sink(const char *where, const char *message);
+
 /* Human-only output (tables, notes) and progress. */
 void ui_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -156,6 +156,16 @@ static void emit_disk_record(const struct disk_entry *e)
     json_u64(&r.j, "max_transfer_bytes", d->max_transfer_bytes);
     if (dp[0])
         json_str(&r.j, "device_path", dp);
+    json_arr_begin(&r.j, "quirks");
+    for (const char *q = d->quirks; *q;) {
+        char name[sizeof(d->quirks)];
+        size_t l = strcspn(q, ",");
+        memcpy(name, q, l);
+        name[l] = '\0';
+        json_str(&r.j, NULL, name);
+        q += l + (q[l] == ',');
+    }
+    json_arr_end(&r.j);
     json_bool(&r.j, "boot", e->facts.boot);
     json_bool(&r.j, "selected", e->selected);
     json_bool(&r.j, "writes", e->perm == WRITE_ALLOWED && e->selected);

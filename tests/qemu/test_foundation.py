@@ -67,3 +67,16 @@ def test_out_off_writes_no_file():
     run = qemu.boot(options="mem=off disk=off out=off exit=shutdown", timeout=180)
     assert run.end()["status"] == "ok"
     assert [n for n in run.results_files() if n.endswith(".jsonl")] == []
+
+
+def test_bare_make_builds_the_application():
+    # A new user types `make`: the default goal must be the EFI application,
+    # not the first rule of the Makefile. Dry run into a fresh build folder.
+    import os
+    import subprocess
+    import tempfile
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run(["make", "-n", "BUILD=" + tmp], cwd=root, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "objcopy" in p.stdout and tmp + "/baremark.efi" in p.stdout, p.stdout[-2000:]
