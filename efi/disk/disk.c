@@ -159,7 +159,8 @@ static void emit_disk_record(const struct disk_entry *e)
     json_arr_begin(&r.j, "quirks");
     for (const char *q = d->quirks; *q;) {
         char name[sizeof(d->quirks)];
-        size_t l = strcspn(q, ",");
+        const char *comma = strchr(q, ',');
+        size_t l = comma ? (size_t)(comma - q) : strlen(q);
         memcpy(name, q, l);
         name[l] = '\0';
         json_str(&r.j, NULL, name);
