@@ -774,19 +774,36 @@ static void read_load_options(void)
 
 /* ---- Serial --------------------------------------------------------------------- */
 
-static uint16_t serial_port;
+static struct plat_uart serial_uart;
+static bool serial_open;
 
-int plat_serial_open(uint16_t port, uint32_t baud)
+int plat_serial_open(const struct plat_uart *u)
 {
-    int rc = uart_init(port, baud);
-    serial_port = rc == BM_OK ? port : 0;
+    int rc = uart_init(u);
+    serial_open = rc == BM_OK;
+    if (serial_open)
+        serial_uart = *u;
     return rc;
 }
 
 void plat_serial_write(const char *data, size_t len)
 {
-    if (serial_port)
-        uart_write(serial_port, data, len);
+    if (serial_open)
+        uart_write(&serial_uart, data, len);
+}
+
+long plat_console_device_path(void *buf, size_t cap)
+{
+    EFI_GUID global = EFI_GLOBAL_VARIABLE;
+    UINTN size = cap;
+    UINT32 attr;
+    EFI_STATUS st = uefi_call_wrapper(bm_st->RuntimeServices->GetVariable, 5, L"ConOut", &global, &attr, &size, buf);
+
+    if (st == EFI_BUFFER_TOO_SMALL)
+        return BM_ENOSPC;
+    if (st != EFI_SUCCESS)
+        return BM_ENODEV;
+    return (long)size;
 }
 
 /* ---- Files: the boot volume, other FAT volumes, TFTP --------------------------------- */
