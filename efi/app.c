@@ -84,6 +84,7 @@ static void emit_run_record(const char *iso_time)
     serial_plan_json(&serial_plan, &r.j);
     snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
              cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
+    serial_plan_human(&serial_plan, human + strlen(human), sizeof(human) - strlen(human));
     record_emit(&r, human);
 }
 

@@ -228,3 +228,18 @@ void serial_plan_json(const struct serial_plan *p, struct json *j)
         json_str(j, "passed_over", passed);
     json_obj_end(j);
 }
+
+void serial_plan_human(const struct serial_plan *p, char *buf, size_t len)
+{
+    char name[40];
+    const struct serial_candidate *c = p->chosen >= 0 ? &p->c[p->chosen] : NULL;
+
+    if (p->off)
+        snprintf(buf, len, "\nrecords on serial: off");
+    else if (!c)
+        snprintf(buf, len, "\nrecords on serial: none (no UART answered)");
+    else {
+        serial_port_name(&c->uart, name, sizeof(name));
+        snprintf(buf, len, "\nrecords on serial %s (%s)", name, c->detail);
+    }
+}

@@ -65,5 +65,8 @@ void serial_port_name(const struct plat_uart *u, char *buf, size_t len);
  * firmware set, kept), detail, and passed_over when a better source was
  * not usable. */
 void serial_plan_json(const struct serial_plan *p, struct json *j);
+/* The same for people, appended to the run line: "\nrecords on serial
+ * 0x2f8 (SPCR names ...)". */
+void serial_plan_human(const struct serial_plan *p, char *buf, size_t len);
 
 #endif

@@ -225,6 +225,8 @@ static void test_auto_follows_spcr_to_com2(void **state)
     assert_int_equal(p.chosen, 0);
     assert_non_null(strstr(plan_json(&p), "\"serial\":{\"port\":\"0x2f8\",\"source\":\"spcr\",\"baud\":115200"));
     assert_null(strstr(json_buf, "passed_over"));
+    serial_plan_human(&p, json_buf, sizeof(json_buf));
+    assert_string_equal(json_buf, "\nrecords on serial 0x2f8 (SPCR names a 16550 at I/O port 0x2f8)");
 }
 
 static void test_auto_without_spcr_uses_the_console_port(void **state)
