@@ -234,6 +234,11 @@ void plat_serial_write(const char *data, size_t len);
  * multi-instance device path, copied raw into buf. Returns its length, or
  * BM_ENODEV (none; always on the host) / BM_ENOSPC. */
 long plat_console_device_path(void *buf, size_t cap);
+/* The I/O port of the Super I/O device whose device path is the first
+ * prefix_len bytes of path (which goes on to an end node), from its
+ * EFI_SIO_PROTOCOL resources, as EDK2 PciSioSerialDxe finds a COM port's
+ * base. BM_ENODEV when no such device says (always on the host). */
+int plat_sio_io_port(const void *path, size_t prefix_len, uint16_t *port);
 
 /* ---- Identity of the boot medium, for write-safety --------------------------- */
 

@@ -547,6 +547,14 @@ int plat_serial_open(const struct plat_uart *u)
     return BM_OK;
 }
 
+int plat_sio_io_port(const void *path, size_t prefix_len, uint16_t *port)
+{
+    (void)path;
+    (void)prefix_len;
+    (void)port;
+    return BM_ENODEV;
+}
+
 /* A Linux process has no firmware console variable. */
 long plat_console_device_path(void *buf, size_t cap)
 {

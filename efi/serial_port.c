@@ -36,9 +36,9 @@ static uint32_t programmable(uint64_t baud)
 
 int serial_console_path_uart(const void *path, size_t len, struct plat_uart *u, char *desc, size_t desc_len)
 {
-    const uint8_t *p = path, *end = p + len;
-    bool have_pnp = false;
+    const uint8_t *p = path, *end = p + len, *instance = p, *pnp_end = NULL;
     uint32_t hid = 0, uid = 0;
+    uint16_t port;
 
     memset(u, 0, sizeof(*u));
     while (p + 4 <= end) {
@@ -50,20 +50,32 @@ int serial_console_path_uart(const void *path, size_t len, struct plat_uart *u, 
         if (type == DP_TYPE_END) {
             if (sub == DP_END_ENTIRE)
                 break;
-            have_pnp = false;        /* next instance */
+            pnp_end = NULL;          /* next instance */
+            instance = p + nlen;
         } else if (type == DP_TYPE_ACPI && sub == DP_ACPI_HID && nlen >= 12) {
             hid = le32(p + 4);
             uid = le32(p + 8);
-            have_pnp = hid == EISA_PNP(0x0501) || hid == EISA_PNP(0x0500);
-        } else if (type == DP_TYPE_MESSAGING && sub == DP_MSG_UART && nlen >= 19 && have_pnp && uid < 4) {
+            pnp_end = hid == EISA_PNP(0x0501) || hid == EISA_PNP(0x0500) ? p + nlen : NULL;
+        } else if (type == DP_TYPE_MESSAGING && sub == DP_MSG_UART && nlen >= 19 && pnp_end) {
             uint64_t baud = le32(p + 8) | (uint64_t)le32(p + 12) << 32;
             u->space = PLAT_UART_IO;
-            u->base = com_ports[uid];
             u->reg_bytes = 1;
             u->baud = programmable(baud);
-            snprintf(desc, desc_len, "console device path: PNP%04X UID %u (COM%u), Uart %llu baud", hid >> 16,
-                     uid, uid + 1, (unsigned long long)baud);
-            return BM_OK;
+            /* The port itself, from the Super I/O device's resources when
+             * the firmware publishes them; else the UID as EDK2 SioBusDxe
+             * numbers COM1 and COM2. */
+            if (plat_sio_io_port(instance, (size_t)(pnp_end - instance), &port) == BM_OK && port) {
+                u->base = port;
+                snprintf(desc, desc_len, "console device path: PNP%04X UID %u at I/O 0x%x (Super I/O resources), "
+                         "Uart %llu baud", hid >> 16, uid, port, (unsigned long long)baud);
+                return BM_OK;
+            }
+            if (uid < 4) {
+                u->base = com_ports[uid];
+                snprintf(desc, desc_len, "console device path: PNP%04X UID %u (COM%u by its UID), Uart %llu baud",
+                         hid >> 16, uid, uid + 1, (unsigned long long)baud);
+                return BM_OK;
+            }
         }
         p += nlen;
     }

@@ -42,8 +42,9 @@ const char *serial_source_name(enum serial_source s);
 
 /* The UART a UEFI console device path (ConOut: instances separated by
  * end-of-instance nodes) sends output to: the first instance whose UART
- * node hangs off an ACPI PNP0501/PNP0500 node, UID n being COM(n+1) as
- * EDK2's SioBusDxe and PC platform SIO drivers number them. The baud is
+ * node hangs off an ACPI PNP0501/PNP0500 node: its I/O port from the
+ * Super I/O protocol (plat_sio_io_port), else UID n as COM(n+1), as EDK2's
+ * SioBusDxe numbers them. The baud is
  * the UART node's when it is a rate the 16550 driver programs, else 0.
  * desc names the nodes ("PNP0501 UID 1, Uart 115200"). BM_ENODEV when no
  * instance has one (a console on a PCI serial card or a firmware serial
