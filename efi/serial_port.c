@@ -34,6 +34,21 @@ static uint32_t programmable(uint64_t baud)
     return baud && baud <= PC_UART_CLOCK_DIV_BASE && PC_UART_CLOCK_DIV_BASE % baud == 0 ? (uint32_t)baud : 0;
 }
 
+/* Does the instance going on at p end with an end node inside the
+ * buffer? The firmware walks it to that node (LocateDevicePath). */
+static bool instance_ends(const uint8_t *p, const uint8_t *end)
+{
+    while (p + 4 <= end) {
+        uint16_t nlen = (uint16_t)(p[2] | p[3] << 8);
+        if (nlen < 4 || p + nlen > end)
+            return false;
+        if (p[0] == DP_TYPE_END)
+            return true;
+        p += nlen;
+    }
+    return false;
+}
+
 int serial_console_path_uart(const void *path, size_t len, struct plat_uart *u, char *desc, size_t desc_len)
 {
     const uint8_t *p = path, *end = p + len, *instance = p, *pnp_end = NULL;
@@ -64,7 +79,8 @@ int serial_console_path_uart(const void *path, size_t len, struct plat_uart *u, 
             /* The port itself, from the Super I/O device's resources when
              * the firmware publishes them; else the UID as EDK2 SioBusDxe
              * numbers COM1 and COM2. */
-            if (plat_sio_io_port(instance, (size_t)(pnp_end - instance), &port) == BM_OK && port) {
+            if (instance_ends(p, end) && plat_sio_io_port(instance, (size_t)(pnp_end - instance), &port) == BM_OK &&
+                port) {
                 u->base = port;
                 snprintf(desc, desc_len, "console device path: PNP%04X UID %u at I/O 0x%x (Super I/O resources), "
                          "Uart %llu baud", hid >> 16, uid, port, (unsigned long long)baud);
