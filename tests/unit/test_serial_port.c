@@ -296,6 +296,20 @@ static void test_mmio_spcr_keeps_rate_unless_baud_given(void **state)
     assert_int_equal(p.c[0].uart.baud, 57600);
 }
 
+/* baud= wins over the rate SPCR names; without it SPCR's code is used. */
+static void test_baud_option_wins_over_spcr_rate(void **state)
+{
+    struct serial_plan p;
+    (void)state;
+    serial_plan_build(&p, &c, spcr(0x00, 1, 1, 0x2f8, 4), NULL, BM_ENODEV);
+    assert_int_equal(p.c[0].uart.baud, 19200);
+    assert_int_equal(config_set(&c, "baud", "38400", err, sizeof(err)), BM_OK);
+    serial_plan_build(&p, &c, spcr(0x00, 1, 1, 0x2f8, 4), NULL, BM_ENODEV);
+    assert_int_equal(p.c[0].uart.baud, 38400);
+    serial_plan_build(&p, &c, spcr(0x00, 1, 1, 0x2f8, 0), NULL, BM_ENODEV);
+    assert_int_equal(p.c[0].uart.baud, 38400);    /* even over "as is" */
+}
+
 static void test_explicit_port_ignores_spcr(void **state)
 {
     struct serial_plan p;
@@ -347,6 +361,7 @@ int main(void)
         cmocka_unit_test_setup(test_auto_falls_back_to_com1, setup),
         cmocka_unit_test_setup(test_spcr_and_console_naming_the_same_port, setup),
         cmocka_unit_test_setup(test_mmio_spcr_keeps_rate_unless_baud_given, setup),
+        cmocka_unit_test_setup(test_baud_option_wins_over_spcr_rate, setup),
         cmocka_unit_test_setup(test_explicit_port_ignores_spcr, setup),
         cmocka_unit_test_setup(test_serial_off, setup),
         cmocka_unit_test_setup(test_bad_options_still_follow_spcr, setup),
