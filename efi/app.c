@@ -7,10 +7,12 @@
 #include "mem/mem.h"
 #include "platform.h"
 #include "record.h"
+#include "serial_port.h"
 #include "sinks.h"
 
 static struct config cfg;
 static struct sysinfo sys;
+static struct serial_plan serial_plan;
 
 /* Options: defaults, then the file on the boot volume, then the command
  * line. Returns BM_OK or BM_EINVAL with err naming the problem. */
@@ -56,6 +58,18 @@ static void file_safe(char *dst, size_t cap, const char *src)
         bm_strlcpy(dst, "unknown", cap);
 }
 
+/* The record channel: the port serial= names, or (auto) the one the
+ * firmware's console redirection uses (serial_port.h). */
+static void open_serial(const struct config *c)
+{
+    static uint8_t conout[4096];
+    long conout_len = plat_console_device_path(conout, sizeof(conout));
+
+    serial_plan_build(&serial_plan, c, plat_acpi_table("SPCR", 0), conout, conout_len);
+    if (serial_plan_open(&serial_plan) == BM_OK)
+        sinks_add(sink_serial());
+}
+
 static void emit_run_record(const char *iso_time)
 {
     static struct record r;
@@ -67,8 +81,10 @@ static void emit_run_record(const char *iso_time)
     json_str(&r.j, "args", cfg.args);
     json_str(&r.j, "config_file", cfg.file_args);
     json_str(&r.j, "time", iso_time);
+    serial_plan_json(&serial_plan, &r.j);
     snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
              cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
+    serial_plan_human(&serial_plan, human + strlen(human), sizeof(human) - strlen(human));
     record_emit(&r, human);
 }
 
@@ -154,7 +170,6 @@ int baremark_main(int *exit_mode)
     char err[CONFIG_ERR_LEN], why[200];
     char iso[40], compact[24], path[256], serial[64];
     struct plat_boot_location boot;
-    struct sink *serial_sink;
     struct run_outcome outcome = { 0 };
     uint64_t t0;
     int status = APP_OK, rc, opt_rc;
@@ -166,15 +181,11 @@ int baremark_main(int *exit_mode)
     sinks_add(sink_console());
 
     /* Options first: a bad one stops the run before anything is touched.
-     * The serial sink still opens (on its default port) to report it. */
+     * The serial sink still opens (serial=auto) to report it. */
     opt_rc = load_options(&cfg, err, sizeof(err));
     if (opt_rc == BM_OK)
         *exit_mode = cfg.exit;
-    if (opt_rc != BM_OK || !cfg.serial_off) {
-        serial_sink = sink_serial(opt_rc == BM_OK ? cfg.serial_port : 0x3f8, opt_rc == BM_OK ? cfg.baud : 115200);
-        if (serial_sink)
-            sinks_add(serial_sink);
-    }
+    open_serial(opt_rc == BM_OK ? &cfg : NULL);
     /* Driver diagnostics become log records from here on (platform.h). */
     plat_set_diag_sink(record_diag_sink);
     plat_time_iso(iso, sizeof(iso), compact, sizeof(compact));

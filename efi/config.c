@@ -101,25 +101,46 @@ static int set_time(struct config *c, const char *v)
     return BM_OK;
 }
 
+/* serial=auto|off|com1..com4|0xPORT|mmio:0xADDR[,8|,32] */
 static int set_serial(struct config *c, const char *v)
 {
-    uint64_t port;
+    static const uint16_t com_ports[4] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
+    struct plat_uart u = { PLAT_UART_IO, 0, 1, 0 };
+    uint64_t n;
 
-    c->serial_off = false;
-    if (!strcmp(v, "com1"))
-        c->serial_port = 0x3f8;
-    else if (!strcmp(v, "com2"))
-        c->serial_port = 0x2f8;
-    else if (!strcmp(v, "com3"))
-        c->serial_port = 0x3e8;
-    else if (!strcmp(v, "com4"))
-        c->serial_port = 0x2e8;
-    else if (!strcmp(v, "off"))
-        c->serial_off = true;
-    else if (!strncmp(v, "0x", 2) && bm_parse_u64(v, &port) && port > 0 && port <= 0xfff8)
-        c->serial_port = (uint16_t)port;
-    else
+    if (!strcmp(v, "auto") || !strcmp(v, "off")) {
+        c->serial = !strcmp(v, "auto") ? SERIAL_AUTO : SERIAL_OFF;
+        return BM_OK;
+    }
+    if (!strncmp(v, "com", 3) && v[3] >= '1' && v[3] <= '4' && !v[4]) {
+        u.base = com_ports[v[3] - '1'];
+    } else if (!strncmp(v, "0x", 2)) {
+        if (!bm_parse_u64(v, &n) || n == 0 || n > 0xfff8)
+            return BM_EINVAL;
+        u.base = n;
+    } else if (!strncmp(v, "mmio:", 5)) {
+        char addr[24];
+        const char *comma = strchr(v + 5, ',');
+        size_t len = comma ? (size_t)(comma - (v + 5)) : strlen(v + 5);
+        if (len == 0 || len >= sizeof(addr))
+            return BM_EINVAL;
+        memcpy(addr, v + 5, len);
+        addr[len] = '\0';
+        if (strncmp(addr, "0x", 2) || !bm_parse_u64(addr, &n) || n == 0)
+            return BM_EINVAL;
+        u.space = PLAT_UART_MMIO;
+        u.base = n;
+        if (comma && !strcmp(comma, ",32"))
+            u.reg_bytes = 4;
+        else if (comma && strcmp(comma, ",8"))
+            return BM_EINVAL;
+        if (n % u.reg_bytes)
+            return BM_EINVAL;
+    } else {
         return BM_EINVAL;
+    }
+    c->serial = SERIAL_FIXED;
+    c->serial_uart = u;
     return BM_OK;
 }
 
@@ -130,6 +151,7 @@ static int set_baud(struct config *c, const char *v)
     if (!bm_parse_u64(v, &n) || n < 50 || n > 115200 || 115200 % n != 0)
         return BM_EINVAL;
     c->baud = (uint32_t)n;
+    c->baud_given = true;
     return BM_OK;
 }
 
@@ -243,7 +265,8 @@ static const struct key_def keys[] = {
     { "write", "none, or a comma-separated list of disk serials", set_write },
     { "driver", "auto, native or firmware", set_driver },
     { "time", "seconds from 1 to 3600", set_time },
-    { "serial", "com1, com2, com3, com4, off, or an I/O port like 0x3f8", set_serial },
+    { "serial", "auto (the firmware console's port: ACPI SPCR, else ConOut, else com1), off, com1..com4, "
+                "an I/O port like 0x2f8, or mmio:0xADDR[,32] (32: registers 4 bytes apart)", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
@@ -265,7 +288,7 @@ void config_defaults(struct config *c)
     c->disks.all = true;
     c->driver = DRIVER_AUTO;
     c->time_s = 5;
-    c->serial_port = 0x3f8;
+    c->serial = SERIAL_AUTO;
     c->baud = 115200;
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
     c->exit = EXIT_RETURN;
@@ -425,7 +448,7 @@ bool config_write_allowed(const struct config *c, const char *serial)
 
 const char *config_help_text(void)
 {
-    static char text[2048];
+    static char text[4096];
     size_t len = 0;
 
     if (text[0])

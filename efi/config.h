@@ -6,6 +6,7 @@
 
 #include "lib/bmlib.h"
 #include "limits.h"
+#include "platform.h"
 
 #define CONFIG_MAX_LIST 32
 #define CONFIG_ID_LEN 48
@@ -15,6 +16,7 @@
 enum bm_level { LEVEL_OFF = 0, LEVEL_QUICK, LEVEL_FULL };
 enum bm_driver_mode { DRIVER_AUTO = 0, DRIVER_NATIVE, DRIVER_FIRMWARE };
 enum bm_exit { EXIT_RETURN = 0, EXIT_REBOOT, EXIT_SHUTDOWN };
+enum bm_serial_mode { SERIAL_AUTO = 0, SERIAL_OFF, SERIAL_FIXED };
 
 struct id_list {
     unsigned count;        /* 0 with all = true means "all" */
@@ -30,9 +32,10 @@ struct config {
     struct id_list write;  /* write=SERIAL[,SERIAL...]: the only way to allow writes */
     enum bm_driver_mode driver;
     uint32_t time_s;       /* measured seconds per workload */
-    bool serial_off;
-    uint16_t serial_port;  /* I/O port of the 16550 */
+    enum bm_serial_mode serial; /* serial=: auto (the firmware's console port), off, or a fixed port */
+    struct plat_uart serial_uart; /* SERIAL_FIXED: that UART (baud is decided with the others) */
     uint32_t baud;
+    bool baud_given;       /* baud= was set: it wins over the rate SPCR or the console path name */
     bool out_off;
     char out[128];         /* results folder on the boot volume */
     enum bm_exit exit;
@@ -46,7 +49,7 @@ struct config {
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
- * serial=com1 baud=115200 out=\baremark\results exit=return. */
+ * serial=auto baud=115200 out=\baremark\results exit=return. */
 void config_defaults(struct config *c);
 
 /* Apply one key=value. On error returns BM_EINVAL and writes a message

@@ -108,6 +108,8 @@ volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size);
 extern int plat_sim_devices;
 bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v);
 bool plat_sim_mmio_write32(volatile void *addr, uint32_t v);
+bool plat_sim_mmio_read8(volatile void *addr, uint8_t *v);
+bool plat_sim_mmio_write8(volatile void *addr, uint8_t v);
 #endif
 
 /* MMIO accessors. */
@@ -127,6 +129,25 @@ static inline void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
         return;
 #endif
     *(volatile uint32_t *)((volatile uint8_t *)base + off) = v;
+}
+/* Byte-wide MMIO, for devices whose registers are bytes (a 16550 on an
+ * 8-bit bus). */
+static inline uint8_t mmio_read8(volatile void *base, uint32_t off)
+{
+#ifdef BAREMARK_HOST
+    uint8_t v;
+    if (plat_sim_devices && plat_sim_mmio_read8((volatile uint8_t *)base + off, &v))
+        return v;
+#endif
+    return *((volatile uint8_t *)base + off);
+}
+static inline void mmio_write8(volatile void *base, uint32_t off, uint8_t v)
+{
+#ifdef BAREMARK_HOST
+    if (plat_sim_devices && plat_sim_mmio_write8((volatile uint8_t *)base + off, v))
+        return;
+#endif
+    *((volatile uint8_t *)base + off) = v;
 }
 static inline uint64_t mmio_read64(volatile void *base, uint32_t off)
 {
@@ -195,10 +216,29 @@ void plat_file_close(void *f);
 
 /* ---- Serial port ------------------------------------------------------------ */
 
-/* Open the record channel: a 16550 at this I/O port on UEFI, standard
- * output on the host. */
-int plat_serial_open(uint16_t port, uint32_t baud);
+/* A 16550-compatible UART: at an I/O port (the PC's COM ports) or memory
+ * mapped, as ACPI SPCR describes it (its Generic Address Structure). */
+enum plat_uart_space { PLAT_UART_IO = 0, PLAT_UART_MMIO };
+struct plat_uart {
+    enum plat_uart_space space;
+    uint64_t base;        /* I/O port, or physical address of register 0 */
+    uint8_t reg_bytes;    /* MMIO: access width and register stride, 1 or 4 (I/O: 1) */
+    uint32_t baud;        /* 0: keep the rate the firmware programmed */
+};
+
+/* Open the record channel: the 16550 u on UEFI, standard output on the
+ * host. BM_ENODEV when no UART answers there. */
+int plat_serial_open(const struct plat_uart *u);
 void plat_serial_write(const char *data, size_t len);
+/* Where the firmware's console output goes: the UEFI ConOut variable, a
+ * multi-instance device path, copied raw into buf. Returns its length, or
+ * BM_ENODEV (none; always on the host) / BM_ENOSPC. */
+long plat_console_device_path(void *buf, size_t cap);
+/* The I/O port of the Super I/O device whose device path is the first
+ * prefix_len bytes of path (which goes on to an end node), from its
+ * EFI_SIO_PROTOCOL resources, as EDK2 PciSioSerialDxe finds a COM port's
+ * base. BM_ENODEV when no such device says (always on the host). */
+int plat_sio_io_port(const void *path, size_t prefix_len, uint16_t *port);
 
 /* ---- Identity of the boot medium, for write-safety --------------------------- */
 

@@ -322,8 +322,8 @@ void plat_sim_detach(struct plat_sim_dev *d)
     }
 }
 
-/* Which simulated BAR window holds addr (4 bytes), if any. */
-static struct plat_sim_dev *sim_window(volatile void *addr, int *bar, uint32_t *off)
+/* Which simulated BAR window holds n bytes at addr, if any. */
+static struct plat_sim_dev *sim_window_n(volatile void *addr, uintptr_t n, int *bar, uint32_t *off)
 {
     uintptr_t p = (uintptr_t)addr;
     for (int i = 0; i < SIM_MAX; i++) {
@@ -332,7 +332,7 @@ static struct plat_sim_dev *sim_window(volatile void *addr, int *bar, uint32_t *
             continue;
         for (int b = 0; b < PLAT_SIM_BARS; b++) {
             uintptr_t base = (uintptr_t)d->bar_window[b];
-            if (base && p >= base && p + 4 <= base + d->bar_size[b]) {
+            if (base && p >= base && p + n <= base + d->bar_size[b]) {
                 *bar = b;
                 *off = (uint32_t)(p - base);
                 return d;
@@ -340,6 +340,12 @@ static struct plat_sim_dev *sim_window(volatile void *addr, int *bar, uint32_t *
         }
     }
     return NULL;
+}
+
+/* Which simulated BAR window holds addr (4 bytes), if any. */
+static struct plat_sim_dev *sim_window(volatile void *addr, int *bar, uint32_t *off)
+{
+    return sim_window_n(addr, 4, bar, off);
 }
 
 bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v)
@@ -362,6 +368,29 @@ bool plat_sim_mmio_write32(volatile void *addr, uint32_t v)
         return false;
     if (d->mmio_write32)
         d->mmio_write32(d->ctx, bar, off, v);
+    return true;
+}
+
+bool plat_sim_mmio_read8(volatile void *addr, uint8_t *v)
+{
+    int bar;
+    uint32_t off;
+    struct plat_sim_dev *d = sim_window_n(addr, 1, &bar, &off);
+    if (!d)
+        return false;
+    *v = d->mmio_read8 ? d->mmio_read8(d->ctx, bar, off) : 0xff;
+    return true;
+}
+
+bool plat_sim_mmio_write8(volatile void *addr, uint8_t v)
+{
+    int bar;
+    uint32_t off;
+    struct plat_sim_dev *d = sim_window_n(addr, 1, &bar, &off);
+    if (!d)
+        return false;
+    if (d->mmio_write8)
+        d->mmio_write8(d->ctx, bar, off, v);
     return true;
 }
 
@@ -512,11 +541,26 @@ void plat_host_set_args(int argc, char **argv)
 }
 
 /* Records go to standard output, as they go to the serial port on UEFI. */
-int plat_serial_open(uint16_t port, uint32_t baud)
+int plat_serial_open(const struct plat_uart *u)
 {
-    (void)port;
-    (void)baud;
+    (void)u;
     return BM_OK;
+}
+
+int plat_sio_io_port(const void *path, size_t prefix_len, uint16_t *port)
+{
+    (void)path;
+    (void)prefix_len;
+    (void)port;
+    return BM_ENODEV;
+}
+
+/* A Linux process has no firmware console variable. */
+long plat_console_device_path(void *buf, size_t cap)
+{
+    (void)buf;
+    (void)cap;
+    return BM_ENODEV;
 }
 
 void plat_serial_write(const char *data, size_t len)

@@ -28,6 +28,11 @@ struct plat_sim_dev {
     void (*mmio_write32)(void *ctx, int bar, uint32_t off, uint32_t v);
     /* Optional: told of every config write after it is stored. */
     void (*config_written)(void *ctx, uint16_t off, unsigned bytes);
+    /* Optional: byte-wide accesses (mmio_read8/mmio_write8). A model
+     * without them does not decode byte accesses: reads see 0xff, writes
+     * are lost, as on a bus that only takes dword cycles. */
+    uint8_t (*mmio_read8)(void *ctx, int bar, uint32_t off);
+    void (*mmio_write8)(void *ctx, int bar, uint32_t off, uint8_t v);
 
     /* Kept by the platform. */
     uint8_t *bar_window[PLAT_SIM_BARS];

@@ -148,7 +148,7 @@ unsigned record_error_count(void)
 
 void ui_text(const char *fmt, ...)
 {
-    char text[1024];
+    char text[4096];   /* the help text is one call */
     va_list ap;
 
     va_start(ap, fmt);

@@ -72,11 +72,9 @@ static void serial_record(struct sink *s, const char *type, const char *json, co
     plat_serial_write("\r\n", 2);
 }
 
-struct sink *sink_serial(uint16_t port, uint32_t baud)
+struct sink *sink_serial(void)
 {
     static struct sink s = { "serial", serial_record, NULL, NULL, NULL, NULL };
-    if (plat_serial_open(port, baud) != BM_OK)
-        return NULL;
     return &s;
 }
 

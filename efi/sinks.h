@@ -6,8 +6,9 @@
 
 /* The screen: human text only. */
 struct sink *sink_console(void);
-/* Serial: "BAREMARK {json}" lines. NULL if the port could not be opened. */
-struct sink *sink_serial(uint16_t port, uint32_t baud);
+/* Serial: "BAREMARK {json}" lines, on the port plat_serial_open() opened
+ * (serial_plan_open, serial_port.h). */
+struct sink *sink_serial(void);
 /* Results file: one JSON object per line, flushed per record. Returns NULL
  * and fills why when the file cannot be created. */
 struct sink *sink_file(const char *path, char *why, size_t whylen);

@@ -128,13 +128,16 @@ def make_disk(path, size_mib, fill=None):
 
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
-         monitor=None, on_serial=None):
+         monitor=None, on_serial=None, record_port=1):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
       through \\baremark\\baremark.cfg when cfg is None, since OVMF's boot
       manager passes no load options). cfg: full text of baremark.cfg.
     devices: extra -device strings; drives: extra -drive strings.
+    record_port: the COM port whose output is read as run.serial (1 or 2);
+      with 2, COM1 goes to com1.log (run.com1) and COM2 is the captured one,
+      as a BMC's Serial over LAN captures COM2 on many servers.
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
@@ -148,12 +151,15 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     vars_copy = os.path.join(workdir, "vars.fd")
     shutil.copyfile(OVMF_VARS, vars_copy)
     serial = os.path.join(workdir, "serial.log")
+    com1 = os.path.join(workdir, "com1.log") if record_port == 2 else serial
 
     cmd = ["qemu-system-x86_64", "-machine", "q35" + machine_extra, "-m", str(memory_mib), "-smp", str(smp),
-           "-nographic", "-no-reboot", "-monitor", "none", "-serial", "file:" + serial,
+           "-nographic", "-no-reboot", "-monitor", "none", "-serial", "file:" + com1,
            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
            "-device", "qemu-xhci,id=xhci"]
+    if record_port == 2:
+        cmd += ["-serial", "file:" + serial]
     if stick:
         cmd += ["-drive", "if=none,id=stick,format=raw,file=" + stick_path,
                 "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on,bootindex=%d" % (1 if net else 0)]
@@ -212,7 +218,9 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     qemu_out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
     if proc.returncode not in (0, None, -9) and qemu_out:
         text += "\n[qemu] " + qemu_out
-    return Run(text, parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, stick_path)
+    run = Run(text, parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, stick_path)
+    run.com1 = _read(com1)
+    return run
 
 
 def monitor_command(sock_path, command):

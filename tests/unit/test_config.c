@@ -29,7 +29,8 @@ static void test_defaults_are_read_only_quick_runs(void **state)
     assert_false(config_write_allowed(&c, "ANY"));
     assert_int_equal(c.driver, DRIVER_AUTO);
     assert_int_equal(c.time_s, 5);
-    assert_int_equal(c.serial_port, 0x3f8);
+    assert_int_equal(c.serial, SERIAL_AUTO);
+    assert_false(c.baud_given);
     assert_int_equal(c.baud, 115200);
     assert_string_equal(c.out, "\\baremark\\results");
     assert_int_equal(c.exit, EXIT_RETURN);
@@ -47,12 +48,13 @@ static void test_every_key_accepts_its_documented_values(void **state)
     assert_int_equal(c.exit, EXIT_SHUTDOWN);
     assert_int_equal(config_parse_args(&c, "x serial=com2 baud=9600 out=/logs/run exit=reboot", err, sizeof(err)),
                      BM_OK);
-    assert_int_equal(c.serial_port, 0x2f8);
+    assert_int_equal(c.serial, SERIAL_FIXED);
+    assert_int_equal(c.serial_uart.base, 0x2f8);
     assert_int_equal(c.baud, 9600);
     assert_string_equal(c.out, "\\logs\\run");
     assert_int_equal(c.exit, EXIT_REBOOT);
     assert_int_equal(config_parse_args(&c, "x serial=0x2e8 out=off driver=native", err, sizeof(err)), BM_OK);
-    assert_int_equal(c.serial_port, 0x2e8);
+    assert_int_equal(c.serial_uart.base, 0x2e8);
     assert_true(c.out_off);
     assert_int_equal(c.driver, DRIVER_NATIVE);
     assert_int_equal(config_parse_args(&c, "x out=BAREMARK:\\logs", err, sizeof(err)), BM_OK);
@@ -60,7 +62,7 @@ static void test_every_key_accepts_its_documented_values(void **state)
     assert_int_equal(config_parse_args(&c, "x out=*:/logs", err, sizeof(err)), BM_OK);
     assert_string_equal(c.out, "*:\\logs");
     assert_int_equal(config_parse_args(&c, "x serial=off", err, sizeof(err)), BM_OK);
-    assert_true(c.serial_off);
+    assert_int_equal(c.serial, SERIAL_OFF);
     assert_int_equal(config_parse_args(&c, "x mem_max=64M", err, sizeof(err)), BM_OK);
     assert_int_equal(c.mem_max_bytes, 64ull << 20);
 }
