@@ -5,7 +5,8 @@
  * where CAP.SSS says so), wait for the link and the device's signature, and
  * IDENTIFY each ATA disk. I/O: READ/WRITE FPDMA QUEUED with tag = slot =
  * the engine's tag when both the HBA (CAP.SNCQ) and the disk do NCQ, else
- * READ/WRITE DMA EXT one at a time. poll() reaps finished slots, turns
+ * READ/WRITE DMA EXT one at a time (READ/WRITE DMA, 28-bit, on a disk
+ * without 48-bit addressing). poll() reaps finished slots, turns
  * errors into completions (section 6.2.2 recovery) and times out commands
  * that never finish. release(): stop every port and hand the HBA back.
  */
@@ -587,10 +588,15 @@ static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     if (!(p->ctrl->cap & AHCI_CAP_S64A) && phys + bytes > (1ull << 32))
         return BM_EINVAL; /* this HBA reaches only the low 4 GiB */
 
-    if (p->ncq)
+    if (p->ncq) {
         ata_fis_fpdma(fis, write, tag, lba, blocks);
-    else
+    } else if (p->id.lba48) {
         ata_fis_dma_ext(fis, write, lba, blocks);
+    } else {
+        rc = ata_fis_dma28(fis, write, lba, blocks);
+        if (rc != BM_OK)
+            return rc; /* an LBA or count the disk cannot be given */
+    }
     rc = slot_prepare(p, tag, fis, buf, (uint32_t)bytes, write);
     if (rc != BM_OK)
         return rc;
@@ -851,9 +857,20 @@ static void port_fill_disk(struct ahci_port *p)
     /* SStatus.SPD (SATA 3.x section 14.2.1): generation 1, 2, 3. */
     d->link_gbps = spd == 1 ? 1.5 : spd == 2 ? 3.0 : spd == 3 ? 6.0 : 0.0;
     d->nqueues = 1;
-    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq;
+    /* FPDMA QUEUED carries a 48-bit LBA: NCQ only with 48-bit addressing
+     * (ACS-3 makes NCQ require it; a disk that claims NCQ without it is
+     * not trusted with it). */
+    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq && p->id.lba48;
     d->max_qd = p->ncq ? MIN(p->id.ncq_depth, slots) : 1;
     d->max_transfer_bytes = AHCI_MAX_TRANSFER_BYTES - AHCI_MAX_TRANSFER_BYTES % d->lba_bytes;
+    if (!p->id.lba48) {
+        /* SATA DOMs, CF adapters, old disks: READ/WRITE DMA with a 28-bit
+         * LBA and at most 256 sectors, as Linux ata_build_rw_tf() and
+         * ata_dev_configure() (ATA_MAX_SECTORS) treat a disk without
+         * ATA_DFLAG_LBA48. */
+        d->max_transfer_bytes = MIN(d->max_transfer_bytes, ATA_LBA28_MAX_BLOCKS * d->lba_bytes);
+        bm_disk_add_quirk(d, "no_lba48");
+    }
     d->ops = &ahci_ops;
     d->priv = p;
 }
@@ -904,6 +921,10 @@ static int port_attach(struct ahci_port *p)
     }
     port_wr(p, AHCI_PxIS, ~0u);
     port_fill_disk(p);
+    if (!p->id.lba48)
+        plat_diag(p->disk.id, "no 48-bit addressing (IDENTIFY word 83): READ/WRITE DMA with 28-bit LBAs, at most %u "
+                              "sectors a command%s",
+                  ATA_LBA28_MAX_BLOCKS, p->id.ncq ? "; its NCQ is not used (FPDMA commands are 48-bit)" : "");
     plat_log("%s: %s (serial %s, fw %s): %llu x %u B (physical %u B), %.1f Gb/s, %s %u", p->name, p->id.model,
              p->id.serial, p->id.firmware, (unsigned long long)p->id.blocks, p->id.logical_bytes,
              p->id.physical_bytes, p->disk.link_gbps, p->ncq ? "NCQ depth" : "no NCQ, depth", p->disk.max_qd);

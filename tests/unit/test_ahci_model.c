@@ -71,7 +71,12 @@ enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE
 #define STS_BSY 0x80
 #define ERR_ABRT 0x04
 #define ERR_UNC 0x40
+#define ERR_IDNF 0x10
 #define ATA_READ_DMA_EXT 0x25
+#define ATA_WRITE_DMA_EXT 0x35
+#define ATA_READ_DMA 0xc8         /* 28-bit: LBA 27:24 in the device register */
+#define ATA_WRITE_DMA 0xca
+#define ATA_WRITE_FPDMA 0x61
 #define ATA_READ_LOG_EXT 0x2f
 #define ATA_READ_FPDMA 0x60
 #define ATA_IDENTIFY 0xec
@@ -96,6 +101,8 @@ struct ahci_model {
     bool cr_sticks;               /* PxCMD.CR never clears once set */
     /* Drive */
     bool ncq, gpl;
+    bool no_lba48;                /* a SATA DOM / CF adapter: 28-bit commands only */
+    uint64_t blocks;              /* capacity */
     uint64_t bad_lba;             /* reads covering it fail UNC */
     uint64_t hang_lba;            /* reads covering it never finish */
     bool ncq_error;               /* NCQ error state until log 10h is read (ACS-3 9.13) */
@@ -109,6 +116,9 @@ struct ahci_model {
     uint32_t held_blocks[32];
     /* What happened, for the assertions */
     unsigned comresets, log10_reads, reads_done, bad_fis, hba_resets;
+    unsigned writes_done, ext_refused, cmd28_done;
+    uint64_t last_lba;            /* of the last read or write */
+    uint32_t last_blocks;
 };
 
 /* ---- Memory the HBA reads and writes: host memory is "physical" ---- */
@@ -234,15 +244,25 @@ static void identify_data(const struct ahci_model *m, uint8_t id[512])
     ata_string(id, 10, 10, "MODEL-SERIAL-0042");
     ata_string(id, 23, 4, "FW1.0");
     ata_string(id, 27, 20, "Baremark Model SATA Drive");
-    put_word(id, 60, 0xffff);                 /* 28-bit capacity saturates */
-    put_word(id, 61, 0x0fff);
+    put_word(id, 49, (1u << 9) | (1u << 8));  /* LBA, DMA */
+    if (m->no_lba48) {
+        /* ACS-3 7.12.7.19: words 60-61, the 28-bit capacity; no 48-bit
+         * feature set in words 83/86, nothing in 100-103. */
+        put_word(id, 60, (uint16_t)m->blocks);
+        put_word(id, 61, (uint16_t)(m->blocks >> 16));
+        put_word(id, 83, 0x4000);
+    } else {
+        put_word(id, 60, 0xffff);             /* 28-bit capacity saturates */
+        put_word(id, 61, 0x0fff);
+        put_word(id, 83, 0x4000 | (1u << 10)); /* 48-bit addressing */
+        put_word(id, 86, 1u << 10);
+        for (unsigned i = 0; i < 4; i++)
+            put_word(id, 100 + i, (uint16_t)(m->blocks >> (16 * i)));
+    }
     put_word(id, 75, 31);                     /* queue depth 32, 0-based */
     put_word(id, 76, (uint16_t)((1u << 3) | (m->ncq ? 1u << 8 : 0)));
-    put_word(id, 83, 0x4000 | (1u << 10));    /* 48-bit addressing */
     put_word(id, 84, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
     put_word(id, 87, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
-    for (unsigned i = 0; i < 4; i++)
-        put_word(id, 100 + i, (uint16_t)(MODEL_BLOCKS >> (16 * i)));
     put_word(id, 106, 0x4000);                /* 512-byte logical and physical */
     id[510] = 0xa5;                           /* integrity word: signature, then checksum */
     for (unsigned i = 0; i < 511; i++)
@@ -303,7 +323,43 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         return;
     }
 
+    if (m->no_lba48 && (f[2] == ATA_READ_DMA_EXT || f[2] == ATA_WRITE_DMA_EXT || f[2] == ATA_READ_FPDMA ||
+                        f[2] == ATA_WRITE_FPDMA || f[2] == ATA_READ_LOG_EXT)) {
+        /* A device without the 48-bit Address feature set has no EXT
+         * command and no NCQ (ACS-3 4.4, 4.15): command aborted. */
+        m->ext_refused++;
+        send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+        return;
+    }
+
     switch (f[2]) {
+    case ATA_READ_DMA:
+    case ATA_WRITE_DMA:
+        /* ACS-3 7.21, 7.58: LBA 27:24 in DEVICE 3:0, an 8-bit count where
+         * 0 means 256; the bytes 48-bit commands add are not looked at. */
+        lba = (uint64_t)f[4] | (uint64_t)f[5] << 8 | (uint64_t)f[6] << 16 | (uint64_t)(f[7] & 0xf) << 24;
+        blocks = f[12] ? f[12] : 256;
+        assert_true(f[7] & 0x40);                  /* LBA addressing, not CHS */
+        if (lba + blocks > m->blocks) {
+            send_d2h_lba(m, STS_DRDY | STS_ERR, ERR_IDNF, lba);
+            return;
+        }
+        m->cmd28_done++;
+        m->last_lba = lba;
+        m->last_blocks = blocks;
+        if (f[2] == ATA_WRITE_DMA) {
+            m->writes_done++;
+        } else {
+            for (uint32_t i = 0; i < blocks * 512u; i++)
+                data[i] = pattern(lba + i / 512, i % 512);
+            prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
+            m->reads_done++;
+        }
+        if (f[2] == ATA_WRITE_DMA)
+            prdbc = blocks * 512u;
+        send_d2h(m, STS_DRDY, 0);
+        m->ci &= ~bit;
+        break;
     case ATA_IDENTIFY:
         if (m->identify_aborts) {
             send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
@@ -362,6 +418,8 @@ static void run_slot(struct ahci_model *m, unsigned slot)
             data[i] = pattern(lba + i / 512, i % 512);
         prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
         m->reads_done++;
+        m->last_lba = lba;
+        m->last_blocks = blocks;
         send_d2h(m, STS_DRDY, 0);
         m->ci &= ~bit;
         break;
@@ -617,6 +675,7 @@ static struct ahci_model *model_new(bool hba_ncq, bool drive_ncq, bool gpl)
     m.ncq = drive_ncq;
     m.gpl = gpl;
     m.bad_lba = m.hang_lba = NO_LBA;
+    m.blocks = MODEL_BLOCKS;
     m.cmd = CMD_SUD | CMD_POD;
     drive_reset(&m);
     m.serr = 0;
@@ -1187,6 +1246,56 @@ static void test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae
     plat_sim_detach(&m->dev);
 }
 
+/* A SATA DOM / CF adapter without the 48-bit Address feature set: every
+ * command is READ/WRITE DMA with its 28-bit LBA (27:24 in the device
+ * register) and at most 256 sectors, never an EXT or FPDMA command it
+ * would abort, and the disk says which quirk it got. */
+static void test_disk_without_lba48_gets_28bit_dma_commands_of_at_most_256_sectors(void **state)
+{
+    struct ahci_model *m = model_new(true, true, false);   /* it even claims NCQ */
+    const uint64_t dom_blocks = 31277232;                   /* a 16 GB SATA DOM */
+    const uint64_t high = 0x1d00005;                        /* LBA 27:24 = 1 */
+    struct bm_completion c[1];
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    m->no_lba48 = true;
+    m->blocks = dom_blocks;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->blocks, dom_blocks);
+    assert_int_equal(d->max_qd, 1);
+    assert_int_equal(d->max_transfer_bytes, 256 * 512);
+    assert_non_null(strstr(d->quirks, "no_lba48"));
+
+    /* 256 sectors: count 0 on the wire. */
+    memset(buf_of(0), 0xee, 256 * 512);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, high, 256, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), high, 256));
+    assert_int_equal(m->last_lba, high);
+    assert_int_equal(m->last_blocks, 256);
+
+    /* The last sectors of the disk, and a write. */
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, dom_blocks - 8, 8, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), dom_blocks - 8, 8));
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_WRITE, high + 1, 3, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(m->writes_done, 1);
+    assert_int_equal(m->last_lba, high + 1);
+    assert_int_equal(m->last_blocks, 3);
+
+    /* A count a 28-bit command cannot carry is refused before the wire. */
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 257, buf_of(0)), BM_EINVAL);
+    assert_int_equal(m->cmd28_done, 3);
+    assert_int_equal(m->ext_refused, 0);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1205,6 +1314,8 @@ int main(void)
         cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
         cmocka_unit_test_teardown(test_drive_that_aborts_identify_is_skipped_naming_the_command, log_restore),
         cmocka_unit_test_teardown(test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae, log_restore),
+        cmocka_unit_test_teardown(test_disk_without_lba48_gets_28bit_dma_commands_of_at_most_256_sectors,
+                                  log_restore),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
