@@ -1,14 +1,19 @@
-/* Native AHCI driver (Serial ATA AHCI 1.3.1; commands from ACS-3).
+/* Native AHCI driver (Serial ATA AHCI 1.3.1; commands from ACS-3; link and
+ * device bring-up as Linux libata/libahci do it).
  *
- * probe: take the HBA from the firmware, GHC.HR reset, then for every port
- * in PI: program the command list and received-FIS area, spin up (staggered
- * where CAP.SSS says so), wait for the link and the device's signature, and
- * IDENTIFY each ATA disk. I/O: READ/WRITE FPDMA QUEUED with tag = slot =
- * the engine's tag when both the HBA (CAP.SNCQ) and the disk do NCQ, else
- * READ/WRITE DMA EXT one at a time (READ/WRITE DMA, 28-bit, on a disk
- * without 48-bit addressing). poll() reaps finished slots, turns
- * errors into completions (section 6.2.2 recovery) and times out commands
- * that never finish. release(): stop every port and hand the HBA back.
+ * probe: take the HBA from the firmware, enable AHCI mode, keep its
+ * firmware-written registers, GHC.HR reset and write them back; then for
+ * every port in PI: program the command list and received-FIS area, power
+ * it up, and COMRESET all ports at once (debounced, with libata's 10/10/35 s
+ * deadlines for the device's first FIS); read each device's signature and
+ * IDENTIFY each ATA disk (spinning up a Power-Up-In-Standby drive first).
+ * Ports with a device that did not come up are named in the probe's err.
+ * I/O: READ/WRITE FPDMA QUEUED with tag = slot = the engine's tag when both
+ * the HBA (CAP.SNCQ) and the disk do NCQ, else READ/WRITE DMA EXT one at a
+ * time (READ/WRITE DMA, 28-bit, on a disk without 48-bit addressing).
+ * poll() reaps finished slots, turns errors into completions (section
+ * 6.2.2 recovery) and times out commands that never finish. release():
+ * stop every port and hand the HBA back.
  */
 #include "ahci.h"
 #include "ahci_cmd.h"
@@ -1044,7 +1049,7 @@ static int port_identify(struct ahci_port *p)
 
 /* A Power-Up-In-Standby drive (IDENTIFY word 2 = 37C8h or 738Ch) stays in
  * Standby and aborts media access until SET FEATURES spin-up (ACS-3
- * section 4.17). As Linux ata_dev_read_id(): spin it up once (the command
+ * PUIS feature set). As Linux ata_dev_read_id(): spin it up once (the command
  * ends when the disk is up: SETFEATURES_SPINUP_TIMEOUT), then IDENTIFY
  * again when the first data was incomplete; a failed spin-up is only
  * fatal when it was. *spun_up says whether it happened. */

@@ -28,7 +28,7 @@
 #define ATA_SECTOR_BYTES 512       /* IDENTIFY data and log pages are 512 bytes */
 
 /* 28-bit commands (READ/WRITE DMA): LBA 27:0, LBA 27:24 in the device
- * register, and a count of at most 256 sectors (ACS-3 sections 7.21, 7.58). */
+ * register, and a count of at most 256 sectors (ACS-3 READ DMA, WRITE DMA). */
 #define ATA_LBA28_LIMIT (1ull << 28)
 #define ATA_LBA28_MAX_BLOCKS 256u
 
@@ -115,7 +115,7 @@ struct ata_identity {
  * names no usable capacity or sector size. */
 int ata_parse_identify(const uint8_t data[ATA_SECTOR_BYTES], struct ata_identity *id);
 
-/* Power-Up In Standby (ACS-3 section 4.17; word 2, section 7.12.7.4): a
+/* Power-Up In Standby (ACS-3 PUIS feature set; IDENTIFY word 2): a
  * drive that powered up in Standby and wants SET FEATURES spin-up (07h)
  * before media access says so in word 2 of its IDENTIFY data. */
 enum ata_puis {

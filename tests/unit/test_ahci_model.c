@@ -267,7 +267,7 @@ static void identify_data(const struct ahci_model *m, uint8_t id[512])
     ata_string(id, 27, 20, "Baremark Model SATA Drive");
     put_word(id, 49, (1u << 9) | (1u << 8));  /* LBA, DMA */
     if (m->no_lba48) {
-        /* ACS-3 7.12.7.19: words 60-61, the 28-bit capacity; no 48-bit
+        /* ACS-3 IDENTIFY DEVICE: words 60-61, the 28-bit capacity; no 48-bit
          * feature set in words 83/86, nothing in 100-103. */
         put_word(id, 60, (uint16_t)m->blocks);
         put_word(id, 61, (uint16_t)(m->blocks >> 16));
@@ -286,7 +286,7 @@ static void identify_data(const struct ahci_model *m, uint8_t id[512])
     put_word(id, 87, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
     put_word(id, 106, 0x4000);                /* 512-byte logical and physical */
     if (m->puis) {
-        /* ACS-3 7.12.7.4: word 2 says the drive wants SET FEATURES spin-up
+        /* ACS-3 IDENTIFY DEVICE word 2 says the drive wants SET FEATURES spin-up
          * (37C8h: and this data is incomplete, word 0 bit 2), until it
          * got it; words 83/86 bits 5-6: PUIS supported, enabled, spin-up
          * by SET FEATURES. */
@@ -365,12 +365,12 @@ static void run_slot(struct ahci_model *m, unsigned slot)
     if (m->puis && !m->spun_up && (f[2] == ATA_READ_DMA_EXT || f[2] == ATA_WRITE_DMA_EXT || f[2] == ATA_READ_FPDMA ||
                                    f[2] == ATA_WRITE_FPDMA || f[2] == ATA_READ_DMA || f[2] == ATA_WRITE_DMA)) {
         /* Powered up in standby, waiting for SET FEATURES spin-up: media
-         * access is aborted (ACS-3 4.17.3). */
+         * access is aborted (ACS-3 PUIS feature set). */
         send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
         return;
     }
     if (f[2] == ATA_SET_FEATURES) {
-        /* ACS-3 7.45.10: subcommand 07h spins up a PUIS drive; it ends
+        /* ACS-3 SET FEATURES: subcommand 07h spins up a PUIS drive; it ends
          * once the platters are up. Aborted where PUIS is not on. */
         if (f[3] != SF_SPINUP || !m->puis) {
             send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
@@ -390,7 +390,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
     if (m->no_lba48 && (f[2] == ATA_READ_DMA_EXT || f[2] == ATA_WRITE_DMA_EXT || f[2] == ATA_READ_FPDMA ||
                         f[2] == ATA_WRITE_FPDMA || f[2] == ATA_READ_LOG_EXT)) {
         /* A device without the 48-bit Address feature set has no EXT
-         * command and no NCQ (ACS-3 4.4, 4.15): command aborted. */
+         * command and no NCQ (ACS-3: NCQ needs the 48-bit feature set): command aborted. */
         m->ext_refused++;
         send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
         return;
@@ -1551,7 +1551,7 @@ static void test_six_ports_are_brought_up_together_and_empty_ones_decided_at_onc
     }
 }
 
-/* Power-Up In Standby (ACS-3 4.17): a drive whose IDENTIFY word 2 says
+/* Power-Up In Standby (ACS-3 PUIS feature set): a drive whose IDENTIFY word 2 says
  * 37C8h (data incomplete) or 738Ch gets SET FEATURES spin-up, which takes
  * seconds, then (37C8h) a second IDENTIFY, as Linux ata_dev_read_id(). */
 static void test_drive_powered_up_in_standby_is_spun_up_and_identified_again(void **state)

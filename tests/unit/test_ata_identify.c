@@ -405,7 +405,7 @@ static void test_dma28_fis_layout_and_limits(void **state)
     assert_int_equal(ata_fis_dma28(fis, false, ATA_LBA28_LIMIT, 1), BM_EINVAL);
 }
 
-/* Word 2 of a Power-Up-In-Standby drive (ACS-3 7.12.7.4). */
+/* Word 2 of a Power-Up-In-Standby drive (ACS-3 IDENTIFY DEVICE; Linux ata_dev_read_id()). */
 static void test_puis_word2_values(void **state)
 {
     (void)state;
