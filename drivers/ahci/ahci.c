@@ -1128,6 +1128,14 @@ static int port_attach(struct ahci_port *p)
         ctrl_report(p->ctrl, p->num, "IDENTIFY DEVICE data not usable");
         return rc;
     }
+    if (!p->id.dma) {
+        /* Every command baremark issues is DMA; a PIO-only device (some CF
+         * cards behind a SATA adapter) would abort them all. */
+        port_diag(p, "skipped: %s supports no DMA (IDENTIFY word 49 bit 8): PIO-only devices are not benchmarked",
+                  p->id.model);
+        ctrl_report(p->ctrl, p->num, "PIO-only device, not benchmarked");
+        return BM_ENOTSUP;
+    }
     port_wr(p, AHCI_PxIS, ~0u);
     port_fill_disk(p);
     if (spun_up)

@@ -162,6 +162,7 @@ int ata_parse_identify(const uint8_t d[ATA_SECTOR_BYTES], struct ata_identity *i
     }
     /* General purpose logging: word 84 bit 5 (supported), 87 bit 5 (enabled);
      * both words valid when bits 15:14 read 01b. */
+    id->dma = (word_at(d, 49) & (1u << 8)) != 0;
     id->gpl = ((word_at(d, 84) & 0xc000) == 0x4000 && (word_at(d, 84) & (1u << 5))) ||
               ((word_at(d, 87) & 0xc000) == 0x4000 && (word_at(d, 87) & (1u << 5)));
 

@@ -108,6 +108,7 @@ struct ata_identity {
     bool ncq;                      /* word 76 bit 8 */
     unsigned ncq_depth;            /* word 75 bits 4:0, plus one */
     bool gpl;                      /* word 84/87 bit 5: general purpose logging (READ LOG EXT) */
+    bool dma;                      /* word 49 bit 8: DMA commands (a PIO-only CF card clears it) */
 };
 
 /* Parse a 512-byte IDENTIFY DEVICE block. BM_EINVAL if it is not an ATA

@@ -105,6 +105,7 @@ struct ahci_model {
     /* Drive */
     bool ncq, gpl;
     bool no_lba48;                /* a SATA DOM / CF adapter: 28-bit commands only */
+    bool no_dma;                  /* a PIO-only CF card behind an adapter */
     uint64_t blocks;              /* capacity */
     uint64_t bad_lba;             /* reads covering it fail UNC */
     uint64_t hang_lba;            /* reads covering it never finish */
@@ -265,7 +266,7 @@ static void identify_data(const struct ahci_model *m, uint8_t id[512])
     ata_string(id, 10, 10, "MODEL-SERIAL-0042");
     ata_string(id, 23, 4, "FW1.0");
     ata_string(id, 27, 20, "Baremark Model SATA Drive");
-    put_word(id, 49, (1u << 9) | (1u << 8));  /* LBA, DMA */
+    put_word(id, 49, (uint16_t)((1u << 9) | (m->no_dma ? 0 : 1u << 8))); /* LBA, DMA */
     if (m->no_lba48) {
         /* ACS-3 IDENTIFY DEVICE: words 60-61, the 28-bit capacity; no 48-bit
          * feature set in words 83/86, nothing in 100-103. */
@@ -1623,6 +1624,26 @@ static void test_pi_with_more_ports_than_cap_np_is_not_trusted(void **state)
     finish(m, ctrl);                       /* ports 4-7 never touched */
 }
 
+/* A PIO-only device (IDENTIFY word 49 bit 8 clear) would abort every DMA
+ * command: it is left out, and the probe names it. */
+static void test_pio_only_device_is_left_out_and_named(void **state)
+{
+    struct ahci_model *m = model_new(true, false, false);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    m->no_dma = true;
+    m->no_lba48 = true;
+    m->blocks = 4000000;
+    assert_int_equal(ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(err, "port 2: PIO-only"));
+    assert_int_equal(m->reads_done, 0);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1650,6 +1671,7 @@ int main(void)
         cmocka_unit_test_teardown(test_cap_and_pi_are_read_in_ahci_mode_and_written_back_after_the_reset,
                                   log_restore),
         cmocka_unit_test_teardown(test_pi_with_more_ports_than_cap_np_is_not_trusted, log_restore),
+        cmocka_unit_test_teardown(test_pio_only_device_is_left_out_and_named, log_restore),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

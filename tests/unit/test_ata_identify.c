@@ -371,10 +371,16 @@ static void test_lba48_bit_without_48bit_capacity_is_a_28bit_disk(void **state)
     assert_false(id.lba48);
     assert_int_equal(id.blocks, 0x01dd4a30ull);
 
+    assert_true(id.dma);
     /* Without LBA addressing (word 49 bit 9) there is no 28-bit capacity
      * to use either: a CHS-only device is refused. */
     put_word(49, 1u << 8);
     assert_int_equal(ata_parse_identify(blk, &id), BM_EINVAL);
+
+    /* LBA without DMA (word 49 bit 8): parsed, and said. */
+    put_word(49, 1u << 9);
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_false(id.dma);
 }
 
 /* READ/WRITE DMA: LBA 23:0 in the LBA bytes, 27:24 in the device register
