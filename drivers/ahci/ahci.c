@@ -374,8 +374,10 @@ static uint32_t ports_hardreset(struct ahci_ctrl *c, uint32_t mask, unsigned dea
         plat_delay_ns(MS(AHCI_RESUME_SETTLE_MS));
         tries++;
         for_each_port(c, todo, i, p) {
-            uint32_t sctl = port_rd(p, AHCI_PxSCTL);
-            if ((sctl & (AHCI_PxSCTL_DET_MASK | AHCI_PxSCTL_IPM_MASK)) != AHCI_PxSCTL_IPM_NONE)
+            /* libata also wants IPM back as written; only DET says whether
+             * the COMRESET was released, so only DET is held against a port
+             * (an HBA with a read-only IPM field is not retried for it). */
+            if (port_rd(p, AHCI_PxSCTL) & AHCI_PxSCTL_DET_MASK)
                 continue;
             todo &= ~(1u << i);
             if (tries > 1)
