@@ -1,13 +1,19 @@
-/* Native AHCI driver (Serial ATA AHCI 1.3.1; commands from ACS-3).
+/* Native AHCI driver (Serial ATA AHCI 1.3.1; commands from ACS-3; link and
+ * device bring-up as Linux libata/libahci do it).
  *
- * probe: take the HBA from the firmware, GHC.HR reset, then for every port
- * in PI: program the command list and received-FIS area, spin up (staggered
- * where CAP.SSS says so), wait for the link and the device's signature, and
- * IDENTIFY each ATA disk. I/O: READ/WRITE FPDMA QUEUED with tag = slot =
- * the engine's tag when both the HBA (CAP.SNCQ) and the disk do NCQ, else
- * READ/WRITE DMA EXT one at a time. poll() reaps finished slots, turns
- * errors into completions (section 6.2.2 recovery) and times out commands
- * that never finish. release(): stop every port and hand the HBA back.
+ * probe: take the HBA from the firmware, enable AHCI mode, keep its
+ * firmware-written registers, GHC.HR reset and write them back; then for
+ * every port in PI: program the command list and received-FIS area, power
+ * it up, and COMRESET all ports at once (debounced, with libata's 10/10/35 s
+ * deadlines for the device's first FIS); read each device's signature and
+ * IDENTIFY each ATA disk (spinning up a Power-Up-In-Standby drive first).
+ * Ports with a device that did not come up are named in the probe's err.
+ * I/O: READ/WRITE FPDMA QUEUED with tag = slot = the engine's tag when both
+ * the HBA (CAP.SNCQ) and the disk do NCQ, else READ/WRITE DMA EXT one at a
+ * time (READ/WRITE DMA, 28-bit, on a disk without 48-bit addressing).
+ * poll() reaps finished slots, turns errors into completions (section
+ * 6.2.2 recovery) and times out commands that never finish. release():
+ * stop every port and hand the HBA back.
  */
 #include "ahci.h"
 #include "ahci_cmd.h"
@@ -15,18 +21,32 @@
 #include "ata.h"
 #include "../pci.h"
 
+#include <stdarg.h>
+
 /* ---- Limits and timeouts ----------------------------------------------------------- */
 
 #define MS(x) ((uint64_t)(x) * 1000000ull)
 #define AHCI_HBA_RESET_MS 1000     /* GHC.HR clears within 1 s (section 10.4.3) */
 #define AHCI_STOP_MS 500           /* PxCMD.CR and FR clear within 500 ms (section 10.1.2) */
 #define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done */
-#define AHCI_PRESENCE_MS 100       /* DET=0 this long after COMRESET: empty (Linux debounces 100 ms) */
-#define AHCI_LINK_MS 1000          /* a present device reaches DET=3 within this */
 #define AHCI_COMRESET_HOLD_NS 2000000ull /* PxSCTL.DET=1 held at least 1 ms (section 10.4.2) */
-#define AHCI_READY_MS 10000        /* BSY/DRQ clear after probe's reset (spun-up disks: ms) */
-#define AHCI_RECOVER_READY_MS 5000 /* the same after a COMRESET in error recovery */
-#define AHCI_SYNC_CMD_MS 5000      /* IDENTIFY DEVICE, READ LOG EXT */
+/* Link bring-up as Linux libata does it (sata_link_hardreset,
+ * sata_link_resume, sata_link_debounce with sata_deb_timing_normal). */
+#define AHCI_RESUME_SETTLE_MS 200  /* no SStatus reads this long after DET=0: "some PHYs react badly" */
+#define AHCI_RESUME_TRIES 5        /* ATA_LINK_RESUME_TRIES: SControl writes that did not stick */
+#define AHCI_DEB_INTERVAL_MS 5     /* SStatus.DET polled this often ... */
+#define AHCI_DEB_DURATION_MS 100   /* ... and must hold one value this long */
+#define AHCI_DET1_MS 5000          /* DET=1 (device seen, no phy link yet) waited on this long: a link
+                                    * that takes seconds (sata_deb_timing_long's 5 s) */
+/* Deadline of each hardreset, from the COMRESET to the device's first
+ * D2H FIS (BSY clear): Linux ata_eh_reset_timeouts[], "most drives spin up
+ * by 10sec", "> 99% ... before 20sec", "> 30 secs of idleness for outlier
+ * devices". A port that fails one try is reset again with the next. */
+static const unsigned ahci_reset_deadline_ms[] = { 10000, 10000, 35000 };
+#define AHCI_RESET_TRIES ((unsigned)ARRAY_SIZE(ahci_reset_deadline_ms))
+#define AHCI_RECOVER_READY_MS 10000 /* the same after a COMRESET in error recovery */
+#define AHCI_SYNC_CMD_MS 5000      /* IDENTIFY DEVICE, READ LOG EXT, SMART */
+#define AHCI_SPINUP_CMD_MS 30000   /* SET FEATURES spin-up (Linux SETFEATURES_SPINUP_TIMEOUT) */
 #define AHCI_POLL_NS 10000ull      /* pause between register reads in setup waits */
 #define AHCI_ERROR_CHECK_NS 100000ull /* PxIS is read at least this often while commands run */
 #define AHCI_MAX_CTRLS 16
@@ -67,7 +87,18 @@ struct ahci_port {
     uint8_t *tables;
     uint8_t *scratch;
 
-    uint64_t link_up_ns;
+    /* Link bring-up (ports_hardreset) */
+    enum ahci_link {
+        LINK_PENDING,              /* COMRESET done, DET not settled yet */
+        LINK_EMPTY,                /* DET settled at 0 (or 4): nothing attached */
+        LINK_UP,                   /* DET=3: waiting for the device's first D2H FIS */
+        LINK_READY,                /* BSY and DRQ clear: the device answered */
+        LINK_FAILED,               /* a device is there but did not come up: see why */
+    } link;
+    uint32_t det_last;
+    uint64_t det_since_ns;
+    char why[96];                  /* LINK_FAILED: what went wrong, for the diagnostic */
+
     bool started;                  /* PxCMD.ST set by us */
     bool dead;                     /* recovery failed: every submit fails, nothing is reaped */
     bool ncq;
@@ -90,8 +121,8 @@ struct ahci_ctrl {
     unsigned index;                /* the N in "ahciNpM" */
     volatile void *abar;
     uint64_t abar_bytes;
-    uint32_t cap, pi;
-    uint64_t reset_done_ns;
+    uint32_t cap, cap2, pi, vs;
+    char report[160];              /* ports with a device not brought up: the probe's err */
     struct ahci_port *port[AHCI_MAX_PORTS];
 };
 
@@ -104,22 +135,56 @@ static void hba_wr(struct ahci_ctrl *c, uint32_t off, uint32_t v) { mmio_write32
 static uint32_t port_rd(struct ahci_port *p, uint32_t off) { return mmio_read32(p->regs, off); }
 static void port_wr(struct ahci_port *p, uint32_t off, uint32_t v) { mmio_write32(p->regs, off, v); }
 
-/* Wait until (register & mask) == want; BM_ETIMEDOUT with a log line naming
- * the register otherwise. */
-static int wait_reg(volatile void *base, uint32_t off, uint32_t mask, uint32_t want, uint64_t ms,
-                    const char *who, const char *what)
+/* A driver diagnostic about a port (efi/platform.h plat_diag): where is
+ * the disk once it is registered, else the controller with "port N: ". */
+static void port_diag(struct ahci_port *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void port_diag(struct ahci_port *p, const char *fmt, ...)
+{
+    char msg[320];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (p->disk.ops)
+        plat_diag(p->disk.id, "%s", msg);
+    else
+        plat_diag(p->ctrl->bdf, "port %u: %s", p->num, msg);
+}
+
+/* Add "port N: what" to the controller's report of devices it could not
+ * bring up (the probe's err: the caller turns it into a note record). */
+static void ctrl_report(struct ahci_ctrl *c, unsigned port, const char *what)
+{
+    size_t n = strlen(c->report);
+
+    if (n + 4 >= sizeof(c->report))
+        return;
+    snprintf(c->report + n, sizeof(c->report) - n, "%sport %u: %s", n ? "; " : "", port, what);
+}
+
+/* Wait until (register & mask) == want; BM_ETIMEDOUT otherwise. */
+static int wait_reg(volatile void *base, uint32_t off, uint32_t mask, uint32_t want, uint64_t ms)
 {
     uint64_t deadline = plat_now_ns() + MS(ms);
 
     for (;;) {
         if ((mmio_read32(base, off) & mask) == want)
             return BM_OK;
-        if (plat_now_ns() > deadline) {
-            plat_log("%s: timed out after %llu ms waiting for %s", who, (unsigned long long)ms, what);
+        if (plat_now_ns() > deadline)
             return BM_ETIMEDOUT;
-        }
         plat_delay_ns(AHCI_POLL_NS);
     }
+}
+
+/* wait_reg on a port register, with a diagnostic naming it on a timeout. */
+static int port_wait_reg(struct ahci_port *p, uint32_t off, uint32_t mask, uint32_t want, uint64_t ms, const char *what)
+{
+    int rc = wait_reg(p->regs, off, mask, want, ms);
+
+    if (rc != BM_OK)
+        port_diag(p, "timed out after %llu ms waiting for %s", (unsigned long long)ms, what);
+    return rc;
 }
 
 static uint64_t phys_of(const void *p) { return plat_virt_to_phys(p); }
@@ -148,43 +213,69 @@ static int hba_enable_ahci(struct ahci_ctrl *c)
     return (hba_rd(c, AHCI_GHC) & AHCI_GHC_AE) ? BM_OK : BM_EIO;
 }
 
-/* Section 10.4.3: enable AHCI mode, GHC.HR, wait for it to clear, enable
- * AHCI mode again. CAP and PI are written once by the firmware; a reset
- * can lose them on some chipsets, so they are written back as found. */
+/* Section 10.4.3, as Linux libahci ahci_save_initial_config() and
+ * ahci_reset_controller() do it: set GHC.AE before reading anything
+ * AHCI-specific (CAP and PI are not valid in legacy mode on some HBAs),
+ * keep the firmware-written values (CAP, CAP2, PI and each port's PxCMD
+ * capability bits are write-once for the firmware, and some chipsets lose
+ * them in GHC.HR), reset, enable AHCI mode again and write them back
+ * (ahci_restore_initial_config()). */
 static int hba_reset(struct ahci_ctrl *c, char *err, size_t errlen)
 {
-    uint32_t cap = hba_rd(c, AHCI_CAP), pi = hba_rd(c, AHCI_PI);
-    char who[32];
-    int rc;
+    uint32_t cap, cap2 = 0, pi, vs, port_caps[AHCI_MAX_PORTS];
+    unsigned nports;
 
-    snprintf(who, sizeof(who), "AHCI %s", c->bdf);
     if (hba_enable_ahci(c) != BM_OK) {
         snprintf(err, errlen, "GHC.AE does not stay set: the HBA will not enter AHCI mode");
         return BM_EIO;
     }
-    hba_wr(c, AHCI_GHC, hba_rd(c, AHCI_GHC) | AHCI_GHC_HR);
-    rc = wait_reg(c->abar, AHCI_GHC, AHCI_GHC_HR, 0, AHCI_HBA_RESET_MS, who, "GHC.HR to clear");
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "HBA reset: GHC.HR still set after %u ms", AHCI_HBA_RESET_MS);
-        return rc;
+    cap = hba_rd(c, AHCI_CAP);
+    pi = hba_rd(c, AHCI_PI);
+    vs = hba_rd(c, AHCI_VS);
+    if (vs >= AHCI_VS_1_2)
+        cap2 = hba_rd(c, AHCI_CAP2);
+    nports = (cap & AHCI_CAP_NP_MASK) + 1;
+    /* PI names the ports wired up; it cannot name more than the silicon
+     * has (CAP.NP). libahci: "If PI has more ports than n_ports, whine,
+     * clear port_map and let it be generated from n_ports". A PI of 0
+     * gets the same (libahci below AHCI 1.3; harmless above). */
+    c->pi = pi;
+    if (popcount32(pi) > nports) {
+        c->pi = (uint32_t)((2ull << (cap & AHCI_CAP_NP_MASK)) - 1);
+        plat_diag(c->bdf, "PI 0x%08x names more ports than CAP.NP allows (%u): using ports 0-%u", pi, nports,
+                  nports - 1);
+    } else if (!pi) {
+        c->pi = (uint32_t)((2ull << (cap & AHCI_CAP_NP_MASK)) - 1);
+        plat_diag(c->bdf, "PI is 0; assuming ports 0-%u from CAP.NP", nports - 1);
     }
-    c->reset_done_ns = plat_now_ns();
+    for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
+        port_caps[i] = 0;
+        if ((c->pi & (1u << i)) && AHCI_PORT_BASE + (i + 1) * AHCI_PORT_STRIDE <= c->abar_bytes)
+            port_caps[i] = mmio_read32(c->abar, AHCI_PORT_BASE + i * AHCI_PORT_STRIDE + AHCI_PxCMD) & AHCI_PxCMD_CAPS;
+    }
+
+    hba_wr(c, AHCI_GHC, hba_rd(c, AHCI_GHC) | AHCI_GHC_HR);
+    (void)hba_rd(c, AHCI_GHC);
+    if (wait_reg(c->abar, AHCI_GHC, AHCI_GHC_HR, 0, AHCI_HBA_RESET_MS) != BM_OK) {
+        snprintf(err, errlen, "HBA reset: GHC.HR still set after %u ms", AHCI_HBA_RESET_MS);
+        return BM_ETIMEDOUT;
+    }
     if (hba_enable_ahci(c) != BM_OK) {
         snprintf(err, errlen, "GHC.AE does not stay set after the HBA reset");
         return BM_EIO;
     }
-    if (hba_rd(c, AHCI_CAP) != cap)
-        hba_wr(c, AHCI_CAP, cap);
-    if (hba_rd(c, AHCI_PI) != pi)
+    hba_wr(c, AHCI_CAP, cap);
+    if (cap2)
+        hba_wr(c, AHCI_CAP2, cap2);
+    if (pi)
         hba_wr(c, AHCI_PI, pi);
-    c->cap = hba_rd(c, AHCI_CAP);
-    c->pi = hba_rd(c, AHCI_PI);
-    if (!c->pi) {
-        /* PI is mandatory, but some HBAs leave it 0: assume CAP.NP+1 ports
-         * from 0, as Linux does. */
-        c->pi = (uint32_t)((2ull << (c->cap & AHCI_CAP_NP_MASK)) - 1);
-        plat_log("%s: PI is 0; assuming ports 0-%u from CAP.NP", who, c->cap & AHCI_CAP_NP_MASK);
-    }
+    (void)hba_rd(c, AHCI_PI);
+    for (unsigned i = 0; i < AHCI_MAX_PORTS; i++)
+        if (port_caps[i])
+            mmio_write32(c->abar, AHCI_PORT_BASE + i * AHCI_PORT_STRIDE + AHCI_PxCMD, port_caps[i]);
+    c->cap = cap;
+    c->cap2 = cap2;
+    c->vs = vs;
     return BM_OK;
 }
 
@@ -200,7 +291,7 @@ static int port_stop(struct ahci_port *p)
     if (!(cmd & (AHCI_PxCMD_ST | AHCI_PxCMD_CR)))
         return BM_OK;
     port_wr(p, AHCI_PxCMD, cmd & ~AHCI_PxCMD_ST);
-    return wait_reg(p->regs, AHCI_PxCMD, AHCI_PxCMD_CR, 0, AHCI_STOP_MS, p->name, "PxCMD.CR to clear");
+    return port_wait_reg(p, AHCI_PxCMD, AHCI_PxCMD_CR, 0, AHCI_STOP_MS, "PxCMD.CR to clear");
 }
 
 /* Stop the command list and FIS reception: after this the HBA writes
@@ -216,7 +307,7 @@ static int port_quiesce(struct ahci_port *p)
     if (!(cmd & (AHCI_PxCMD_FRE | AHCI_PxCMD_FR)))
         return BM_OK;
     port_wr(p, AHCI_PxCMD, cmd & ~AHCI_PxCMD_FRE);
-    return wait_reg(p->regs, AHCI_PxCMD, AHCI_PxCMD_FR, 0, AHCI_STOP_MS, p->name, "PxCMD.FR to clear");
+    return port_wait_reg(p, AHCI_PxCMD, AHCI_PxCMD_FR, 0, AHCI_STOP_MS, "PxCMD.FR to clear");
 }
 
 /* Set PxCMD.ST (section 10.3.1: FRE set, CR clear, BSY/DRQ clear). */
@@ -226,69 +317,149 @@ static void port_start(struct ahci_port *p)
     p->started = true;
 }
 
-/* Wait for the link after a COMRESET or spin-up that began at start_ns:
- * BM_OK at DET=3, BM_ENODEV if nothing is attached (DET stays 0),
- * BM_ETIMEDOUT if a device shows up but never establishes the link. */
-static int port_wait_link(struct ahci_port *p, uint64_t start_ns)
+/* ---- Link bring-up: COMRESET, debounce, wait for the device ------------------------------- */
+
+/* The ports of mask that are set up, lowest first. */
+#define for_each_port(c, mask, i, p)                                                                   \
+    for (unsigned i = 0; i < AHCI_MAX_PORTS; i++)                                                      \
+        for (struct ahci_port *p = ((mask) & (1u << i)) ? (c)->port[i] : NULL; p; p = NULL)
+
+static void link_failed(struct ahci_port *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void link_failed(struct ahci_port *p, const char *fmt, ...)
 {
-    uint32_t det;
+    va_list ap;
 
-    for (;;) {
-        uint64_t elapsed = plat_now_ns() - start_ns;
-
-        det = port_rd(p, AHCI_PxSSTS) & AHCI_PxSSTS_DET_MASK;
-        if (det == AHCI_PxSSTS_DET_UP)
-            return BM_OK;
-        if ((det == AHCI_PxSSTS_DET_NONE && elapsed >= MS(AHCI_PRESENCE_MS)) || det == 4 /* phy offline */)
-            return BM_ENODEV;
-        if (elapsed >= MS(AHCI_LINK_MS)) {
-            plat_log("%s: timed out after %u ms waiting for PxSSTS.DET=3 (DET=%u: device seen, no link)",
-                     p->name, AHCI_LINK_MS, det);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(AHCI_POLL_NS);
-    }
+    va_start(ap, fmt);
+    vsnprintf(p->why, sizeof(p->why), fmt, ap);
+    va_end(ap);
+    p->link = LINK_FAILED;
 }
 
-/* Wait for the device to finish its reset: PxTFD BSY and DRQ clear (they
- * read 7Fh until the first D2H register FIS arrives). */
-static int port_wait_ready(struct ahci_port *p, uint64_t deadline_ns)
+/* COMRESET on every port of mask at once and wait for each link and device,
+ * as Linux sata_link_hardreset() does for one (libata probes the ports of
+ * an AHCI host in parallel, so six empty ports cost one debounce, not
+ * six): PxSCTL.DET=1 (IPM=3: no partial or slumber, so latency does not
+ * depend on their exits; the SPD limit kept) held at least 1 ms (section
+ * 10.4.2; only with PxCMD.ST clear), then sata_link_resume(): DET=0, 200
+ * ms without touching SStatus, and SControl must read DET=0 back (writes
+ * get lost on some controllers: written again, up to 5 times). Then
+ * sata_link_debounce(): SStatus.DET must hold one value for 100 ms, polled
+ * every 5 ms; DET=0 then means an empty port, DET=3 a link. DET=1 (device
+ * seen, phy not up yet) is waited on for up to AHCI_DET1_MS. Last
+ * ata_wait_ready(): PxTFD BSY and DRQ clear (7Fh, then BSY, until the
+ * device's first D2H register FIS) before deadline_ms from the COMRESET.
+ * Each port ends LINK_EMPTY, LINK_READY or LINK_FAILED (why says what);
+ * returns the LINK_READY ports. */
+static uint32_t ports_hardreset(struct ahci_ctrl *c, uint32_t mask, unsigned deadline_ms)
 {
-    for (;;) {
-        uint32_t tfd = port_rd(p, AHCI_PxTFD);
-        if (!(tfd & (ATA_STS_BSY | ATA_STS_DRQ)))
-            return BM_OK;
-        if (plat_now_ns() > deadline_ns) {
-            plat_log("%s: timed out waiting for PxTFD.STS BSY/DRQ to clear (PxTFD 0x%04x)", p->name,
-                     tfd & 0xffff);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(AHCI_POLL_NS);
+    uint32_t todo = mask, pending = 0, ready = 0;
+    uint64_t deadline, now;
+    unsigned tries = 0;
+
+    if (!mask)
+        return 0;
+    for_each_port(c, mask, i, p) {
+        uint32_t sctl = port_rd(p, AHCI_PxSCTL) & AHCI_PxSCTL_SPD_MASK;
+        p->link = LINK_PENDING;
+        p->why[0] = '\0';
+        port_wr(p, AHCI_PxSCTL, sctl | AHCI_PxSCTL_IPM_NONE | AHCI_PxSCTL_DET_COMRESET);
+        (void)port_rd(p, AHCI_PxSCTL);
     }
-}
-
-/* Section 10.4.2: COMRESET through PxSCTL.DET (only with PxCMD.ST clear),
- * then wait for the link and the device. Link power states stay off
- * (IPM=3) so latency does not depend on partial/slumber exits. */
-static int port_comreset(struct ahci_port *p, uint64_t ready_ms)
-{
-    uint32_t sctl = port_rd(p, AHCI_PxSCTL) & ~(AHCI_PxSCTL_DET_MASK | AHCI_PxSCTL_IPM_MASK);
-    uint64_t t0;
-    int rc;
-
-    port_wr(p, AHCI_PxSCTL, sctl | AHCI_PxSCTL_IPM_NONE | AHCI_PxSCTL_DET_COMRESET);
-    (void)port_rd(p, AHCI_PxSCTL);
     plat_delay_ns(AHCI_COMRESET_HOLD_NS);
-    port_wr(p, AHCI_PxSCTL, sctl | AHCI_PxSCTL_IPM_NONE);
-    t0 = plat_now_ns();
-    rc = port_wait_link(p, t0);
-    if (rc != BM_OK) {
-        if (rc == BM_ENODEV)
-            plat_log("%s: no device after COMRESET", p->name);
-        return rc;
+    deadline = plat_now_ns() + MS(deadline_ms);
+
+    while (todo && tries < AHCI_RESUME_TRIES) {
+        for_each_port(c, todo, i, p)
+            port_wr(p, AHCI_PxSCTL, (port_rd(p, AHCI_PxSCTL) & AHCI_PxSCTL_SPD_MASK) | AHCI_PxSCTL_IPM_NONE);
+        plat_delay_ns(MS(AHCI_RESUME_SETTLE_MS));
+        tries++;
+        for_each_port(c, todo, i, p) {
+            /* libata also wants IPM back as written; only DET says whether
+             * the COMRESET was released, so only DET is held against a port
+             * (an HBA with a read-only IPM field is not retried for it). */
+            if (port_rd(p, AHCI_PxSCTL) & AHCI_PxSCTL_DET_MASK)
+                continue;
+            todo &= ~(1u << i);
+            if (tries > 1)
+                port_diag(p, "link resumed after %u writes of PxSCTL.DET=0", tries);
+        }
     }
-    port_wr(p, AHCI_PxSERR, ~0u);
-    return port_wait_ready(p, plat_now_ns() + MS(ready_ms));
+    /* libata warns and goes on: the link may be up all the same. */
+    for_each_port(c, todo, i, p)
+        port_diag(p, "PxSCTL 0x%08x after %u writes of DET=0: the COMRESET may still be held", port_rd(p, AHCI_PxSCTL),
+                  tries);
+
+    now = plat_now_ns();
+    for_each_port(c, mask, i, p) {
+        p->det_last = port_rd(p, AHCI_PxSSTS) & AHCI_PxSSTS_DET_MASK;
+        p->det_since_ns = now;
+    }
+    pending = mask;
+    while (pending) {
+        plat_delay_ns(MS(AHCI_DEB_INTERVAL_MS));
+        now = plat_now_ns();
+        for_each_port(c, pending, i, p) {
+            uint32_t det = port_rd(p, AHCI_PxSSTS) & AHCI_PxSSTS_DET_MASK;
+            uint64_t held = now - p->det_since_ns;
+
+            if (det != p->det_last) {
+                p->det_last = det;
+                p->det_since_ns = now;
+            } else if (det == AHCI_PxSSTS_DET_NOPHY) {
+                if (held >= MS(AHCI_DET1_MS))
+                    link_failed(p, "device seen (PxSSTS.DET=1) but no link after %u ms", AHCI_DET1_MS);
+            } else if (held >= MS(AHCI_DEB_DURATION_MS)) {
+                p->link = det == AHCI_PxSSTS_DET_UP ? LINK_UP : LINK_EMPTY;
+            }
+            if (p->link == LINK_PENDING && now > deadline)
+                link_failed(p, "PxSSTS.DET never settled in %u ms (last DET=%u)", deadline_ms, det);
+            if (p->link != LINK_PENDING)
+                pending &= ~(1u << i);
+        }
+    }
+
+    for_each_port(c, mask, i, p) {
+        if (p->link != LINK_UP)
+            continue;
+        port_wr(p, AHCI_PxSERR, ~0u); /* the link-up set DIAG bits; some PHYs want SError clear */
+        pending |= 1u << i;
+    }
+    while (pending) {
+        now = plat_now_ns();
+        for_each_port(c, pending, i, p) {
+            uint32_t tfd = port_rd(p, AHCI_PxTFD);
+            if (!(tfd & (ATA_STS_BSY | ATA_STS_DRQ)))
+                p->link = LINK_READY;
+            else if (now > deadline)
+                link_failed(p, "device present (PxSSTS.DET=3) but not ready in %u ms (PxTFD 0x%04x: BSY/DRQ set)",
+                            deadline_ms, tfd & 0xffff);
+            if (p->link != LINK_UP)
+                pending &= ~(1u << i);
+        }
+        if (pending)
+            plat_delay_ns(AHCI_POLL_NS);
+    }
+    for_each_port(c, mask, i, p)
+        if (p->link == LINK_READY)
+            ready |= 1u << i;
+    return ready;
+}
+
+/* One port's COMRESET in error recovery: BM_OK when the device answered,
+ * BM_ENODEV when the port is empty now, BM_ETIMEDOUT otherwise. */
+static int port_comreset(struct ahci_port *p, unsigned ready_ms)
+{
+    ports_hardreset(p->ctrl, 1u << p->num, ready_ms);
+    switch (p->link) {
+    case LINK_READY:
+        return BM_OK;
+    case LINK_EMPTY:
+        port_diag(p, "no device after COMRESET");
+        return BM_ENODEV;
+    default:
+        port_diag(p, "COMRESET: %s", p->why);
+        return BM_ETIMEDOUT;
+    }
 }
 
 /* Section 6.2.2.1 steps 2-6: stop the command list, clear PxSERR and PxIS,
@@ -314,7 +485,7 @@ static int port_restart(struct ahci_port *p, bool reset, bool *did_reset)
     if (!reset && (tfd & (ATA_STS_BSY | ATA_STS_DRQ))) {
         if (p->ctrl->cap & AHCI_CAP_SCLO) {
             port_wr(p, AHCI_PxCMD, port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_CLO);
-            wait_reg(p->regs, AHCI_PxCMD, AHCI_PxCMD_CLO, 0, AHCI_CLO_MS, p->name, "PxCMD.CLO to clear");
+            port_wait_reg(p, AHCI_PxCMD, AHCI_PxCMD_CLO, 0, AHCI_CLO_MS, "PxCMD.CLO to clear");
         }
         if (port_rd(p, AHCI_PxTFD) & (ATA_STS_BSY | ATA_STS_DRQ))
             reset = true;
@@ -357,9 +528,9 @@ static int slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SA
  * BM_EIO with the status and error registers; the caller restarts the
  * port before using it again. */
 static int port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf, uint32_t bytes,
-                          uint8_t *sts, uint8_t *err)
+                          unsigned timeout_ms, uint8_t *sts, uint8_t *err)
 {
-    uint64_t deadline = plat_now_ns() + MS(AHCI_SYNC_CMD_MS);
+    uint64_t deadline = plat_now_ns() + MS(timeout_ms);
     uint32_t is, tfd;
     int rc = slot_prepare(p, 0, fis, buf, bytes, false);
 
@@ -375,8 +546,8 @@ static int port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BY
         if (!(port_rd(p, AHCI_PxCI) & 1u))
             break;
         if (plat_now_ns() > deadline) {
-            plat_log("%s: command %02xh: timed out after %u ms waiting for PxCI bit 0 to clear", p->name,
-                     fis[FIS_COMMAND], AHCI_SYNC_CMD_MS);
+            port_diag(p, "command %02xh: timed out after %u ms waiting for PxCI bit 0 to clear", fis[FIS_COMMAND],
+                      timeout_ms);
             return BM_ETIMEDOUT;
         }
         plat_delay_ns(AHCI_POLL_NS);
@@ -400,7 +571,7 @@ static void complete(struct ahci_port *p, unsigned tag, int status, const char *
     p->busy &= ~(1u << tag);
     if (p->done_count == AHCI_SLOTS_MAX) {
         /* Only if the engine reused a tag before reaping its completion. */
-        plat_log("%s: tag %u: completion lost, %u already waiting to be reaped", p->name, tag, p->done_count);
+        port_diag(p, "tag %u: completion lost, %u already waiting to be reaped", tag, p->done_count);
         return;
     }
     c->tag = tag;
@@ -437,9 +608,9 @@ static int port_read_ncq_log(struct ahci_port *p, struct ata_ncq_error *e)
 
     ata_fis_read_log_ext(fis, ATA_LOG_NCQ_ERROR, 0, 1);
     memset(p->scratch, 0, ATA_SECTOR_BYTES);
-    rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
+    rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
     if (rc != BM_OK) {
-        plat_log("%s: READ LOG EXT 10h failed (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts, err);
+        port_diag(p, "READ LOG EXT 10h failed (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts, err);
         return rc;
     }
     return ata_parse_ncq_error_log(p->scratch, e);
@@ -500,8 +671,8 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
     else
         snprintf(why, sizeof(why), "tag %d: no answer in %llu s", timed_out_tag,
                  (unsigned long long)(AHCI_CMD_TIMEOUT_NS / 1000000000ull));
-    plat_log("%s: %s; recovering (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x PxSACT 0x%08x PxCI 0x%08x)", p->name,
-             why, is, tfd & 0xffff, serr, sact, ci);
+    port_diag(p, "%s; recovering (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x PxSACT 0x%08x PxCI 0x%08x)",
+              why, is, tfd & 0xffff, serr, sact, ci);
 
     /* Make the caught slots harmless first: an HBA that re-issues stale
      * PxCI bits after a restart then finds no command FIS (type 0). */
@@ -528,14 +699,14 @@ static void port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is
     }
     if (rc != BM_OK) {
         p->dead = true;
-        plat_log("%s: recovery failed (%s): port disabled", p->name, bm_strerror(rc));
+        port_diag(p, "recovery failed (%s): port disabled", bm_strerror(rc));
         if (port_stop(p) != BM_OK) {
             /* PxCMD.CR still set: the HBA may still move data for these
              * commands, so their buffers must not go back to the engine.
              * They stay in flight; the engine's stall detection gives up
              * on the disk and keeps the buffers. */
-            plat_log("%s: the port does not stop; %u command%s kept in flight: the HBA may still write their buffers",
-                     p->name, popcount32(caught), caught & (caught - 1) ? "s" : "");
+            port_diag(p, "the port does not stop; %u command%s kept in flight: the HBA may still write their buffers",
+                      popcount32(caught), caught & (caught - 1) ? "s" : "");
             return;
         }
     }
@@ -587,10 +758,15 @@ static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     if (!(p->ctrl->cap & AHCI_CAP_S64A) && phys + bytes > (1ull << 32))
         return BM_EINVAL; /* this HBA reaches only the low 4 GiB */
 
-    if (p->ncq)
+    if (p->ncq) {
         ata_fis_fpdma(fis, write, tag, lba, blocks);
-    else
+    } else if (p->id.lba48) {
         ata_fis_dma_ext(fis, write, lba, blocks);
+    } else {
+        rc = ata_fis_dma28(fis, write, lba, blocks);
+        if (rc != BM_OK)
+            return rc; /* an LBA or count the disk cannot be given */
+    }
     rc = slot_prepare(p, tag, fis, buf, (uint32_t)bytes, write);
     if (rc != BM_OK)
         return rc;
@@ -709,13 +885,13 @@ static int ahci_health(struct bm_disk *d, struct bm_health *h)
     if (p->dead || p->busy)
         return BM_EBUSY;
     ata_fis_smart(fis, ATA_SMART_READ_THRESHOLDS);
-    rc = port_exec_sync(p, fis, p->scratch + ATA_SECTOR_BYTES, ATA_SECTOR_BYTES, &sts, &err);
+    rc = port_exec_sync(p, fis, p->scratch + ATA_SECTOR_BYTES, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
     if (rc == BM_OK) {
         ata_fis_smart(fis, ATA_SMART_READ_DATA);
-        rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
+        rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
     }
     if (rc != BM_OK) {
-        plat_log("%s: SMART not read (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts, err);
+        port_diag(p, "SMART not read (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts, err);
         if (port_restart(p, rc == BM_ETIMEDOUT, &reset) != BM_OK)
             p->dead = true;
         return rc;
@@ -738,7 +914,7 @@ static const struct bm_disk_ops ahci_ops = {
 static void port_free(struct ahci_port *p)
 {
     if (port_quiesce(p) != BM_OK) {
-        plat_log("%s: port does not stop; its %u bytes of DMA memory stay allocated", p->name, AHCI_MEM_BYTES);
+        port_diag(p, "the port does not stop; its %u bytes of DMA memory stay allocated", AHCI_MEM_BYTES);
         plat_free(p);
         return;
     }
@@ -756,19 +932,17 @@ static void port_free(struct ahci_port *p)
 }
 
 /* Section 10.1.2: stop the port, give it a command list and FIS area, turn
- * on FIS reception and spin it up; then wait for the link. Returns the
- * port when a device answered, NULL (quietly) for an empty port, NULL with
- * a log line for a port that fails. */
+ * on FIS reception and power it up. The link comes with ports_hardreset().
+ * NULL, with a diagnostic, for a port that cannot be used. */
 static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
 {
     bool below_4g = !(c->cap & AHCI_CAP_S64A);
     struct ahci_port *p = plat_alloc(sizeof(*p));
-    uint64_t start_ns;
-    uint32_t cmd, sctl;
-    int rc;
+    uint32_t cmd;
 
     if (!p) {
-        plat_log("AHCI %s port %u: out of memory", c->bdf, num);
+        plat_diag(c->bdf, "port %u: skipped: out of memory", num);
+        ctrl_report(c, num, "out of memory");
         return NULL;
     }
     p->ctrl = c;
@@ -777,13 +951,15 @@ static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
     snprintf(p->name, sizeof(p->name), "AHCI %s port %u", c->bdf, num);
 
     if (port_quiesce(p) != BM_OK) {
-        plat_log("%s: skipped: the port does not stop", p->name);
+        port_diag(p, "skipped: the port does not stop");
+        ctrl_report(c, num, "the port does not stop");
         plat_free(p);
         return NULL;
     }
     p->mem = plat_alloc_pages(AHCI_MEM_BYTES, below_4g);
     if (!p->mem) {
-        plat_log("%s: skipped: no DMA memory%s", p->name, below_4g ? " below 4 GiB" : "");
+        port_diag(p, "skipped: no DMA memory%s", below_4g ? " below 4 GiB" : "");
+        ctrl_report(c, num, "no DMA memory");
         plat_free(p);
         return NULL;
     }
@@ -799,30 +975,14 @@ static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
     port_wr(p, AHCI_PxIE, 0);
     port_wr(p, AHCI_PxSERR, ~0u);
     port_wr(p, AHCI_PxIS, ~0u);
-    /* Keep the link out of partial/slumber (IPM=3) without a reset (DET=0). */
-    sctl = port_rd(p, AHCI_PxSCTL);
-    if ((sctl & AHCI_PxSCTL_DET_MASK) == 0)
-        port_wr(p, AHCI_PxSCTL, (sctl & ~AHCI_PxSCTL_IPM_MASK) | AHCI_PxSCTL_IPM_NONE);
 
     cmd = port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_FRE;
     port_wr(p, AHCI_PxCMD, cmd);
-    /* With CAP.SSS the HBA sends no COMRESET until software sets SUD, one
-     * port at a time so disks do not all draw spin-up current at once
-     * (section 10.10.1). Without SSS, SUD reads 1 and the link started
-     * at the HBA reset. */
+    /* With CAP.SSS the HBA sends no COMRESET until software sets SUD
+     * (section 10.10.1); without it SUD reads 1. The COMRESET that follows
+     * spins up every port's disk at once, as Linux's parallel probe does. */
     cmd = (cmd & ~AHCI_PxCMD_ICC_MASK) | AHCI_PxCMD_SUD | AHCI_PxCMD_POD | AHCI_PxCMD_ICC_ACTIVE;
     port_wr(p, AHCI_PxCMD, cmd);
-    start_ns = (c->cap & AHCI_CAP_SSS) ? plat_now_ns() : c->reset_done_ns;
-
-    rc = port_wait_link(p, start_ns);
-    if (rc != BM_OK) {
-        if (rc != BM_ENODEV)
-            plat_log("%s: skipped: no link", p->name);
-        port_free(p);
-        return NULL;
-    }
-    p->link_up_ns = plat_now_ns();
-    port_wr(p, AHCI_PxSERR, ~0u); /* the link-up set DIAG bits */
     return p;
 }
 
@@ -851,59 +1011,141 @@ static void port_fill_disk(struct ahci_port *p)
     /* SStatus.SPD (SATA 3.x section 14.2.1): generation 1, 2, 3. */
     d->link_gbps = spd == 1 ? 1.5 : spd == 2 ? 3.0 : spd == 3 ? 6.0 : 0.0;
     d->nqueues = 1;
-    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq;
+    /* FPDMA QUEUED carries a 48-bit LBA: NCQ only with 48-bit addressing
+     * (ACS-3 makes NCQ require it; a disk that claims NCQ without it is
+     * not trusted with it). */
+    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq && p->id.lba48;
     d->max_qd = p->ncq ? MIN(p->id.ncq_depth, slots) : 1;
     d->max_transfer_bytes = AHCI_MAX_TRANSFER_BYTES - AHCI_MAX_TRANSFER_BYTES % d->lba_bytes;
+    if (!p->id.lba48) {
+        /* SATA DOMs, CF adapters, old disks: READ/WRITE DMA with a 28-bit
+         * LBA and at most 256 sectors, as Linux ata_build_rw_tf() and
+         * ata_dev_configure() (ATA_MAX_SECTORS) treat a disk without
+         * ATA_DFLAG_LBA48. */
+        d->max_transfer_bytes = MIN(d->max_transfer_bytes, ATA_LBA28_MAX_BLOCKS * d->lba_bytes);
+        bm_disk_add_quirk(d, "no_lba48");
+    }
     d->ops = &ahci_ops;
     d->priv = p;
 }
 
-/* After the link is up: wait for the device, read its signature, start
- * the port and IDENTIFY an ATA disk. BM_OK when the port has a disk to
- * benchmark; otherwise the caller frees the port. */
-static int port_attach(struct ahci_port *p)
+/* IDENTIFY DEVICE into the scratch page; a diagnostic and a report line
+ * when it fails. */
+static int port_identify(struct ahci_port *p)
 {
     uint8_t fis[SATA_FIS_H2D_BYTES], sts = 0, err = 0;
-    uint32_t sig;
+    char what[80];
     int rc;
 
-    rc = port_wait_ready(p, p->link_up_ns + MS(AHCI_READY_MS));
+    ata_fis_identify(fis);
+    rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
     if (rc != BM_OK) {
-        plat_log("%s: skipped: the device never became ready", p->name);
+        snprintf(what, sizeof(what), "IDENTIFY DEVICE failed (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts, err);
+        port_diag(p, "skipped: %s", what);
+        ctrl_report(p->ctrl, p->num, what);
         return rc;
     }
-    sig = port_rd(p, AHCI_PxSIG);
+    plat_rmb();
+    return BM_OK;
+}
+
+/* A Power-Up-In-Standby drive (IDENTIFY word 2 = 37C8h or 738Ch) stays in
+ * Standby and aborts media access until SET FEATURES spin-up (ACS-3
+ * PUIS feature set). As Linux ata_dev_read_id(): spin it up once (the command
+ * ends when the disk is up: SETFEATURES_SPINUP_TIMEOUT), then IDENTIFY
+ * again when the first data was incomplete; a failed spin-up is only
+ * fatal when it was. *spun_up says whether it happened. */
+static int port_spin_up(struct ahci_port *p, bool *spun_up)
+{
+    enum ata_puis puis = ata_identify_puis(p->scratch);
+    uint8_t fis[SATA_FIS_H2D_BYTES], sts = 0, err = 0;
+    char what[80];
+    bool reset;
+    int rc;
+
+    *spun_up = false;
+    if (puis == ATA_PUIS_NONE)
+        return BM_OK;
+    port_diag(p, "powered up in standby (IDENTIFY word 2 = %s): SET FEATURES spin-up",
+              puis == ATA_PUIS_SPINUP_INCOMPLETE ? "37C8h, data incomplete" : "738Ch");
+    ata_fis_set_features(fis, ATA_SF_SPINUP);
+    rc = port_exec_sync(p, fis, NULL, 0, AHCI_SPINUP_CMD_MS, &sts, &err);
+    if (rc != BM_OK) {
+        snprintf(what, sizeof(what), "SET FEATURES spin-up failed (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts,
+                 err);
+        if (port_restart(p, rc == BM_ETIMEDOUT, &reset) != BM_OK || puis == ATA_PUIS_SPINUP_INCOMPLETE) {
+            port_diag(p, "skipped: %s", what);
+            ctrl_report(p->ctrl, p->num, what);
+            return rc == BM_OK ? BM_EIO : rc;
+        }
+        port_diag(p, "%s; going on: its IDENTIFY data is complete", what);
+        return BM_OK;
+    }
+    *spun_up = true;
+    if (puis == ATA_PUIS_SPINUP_INCOMPLETE)
+        return port_identify(p);
+    return BM_OK;
+}
+
+/* After ports_hardreset() found the device ready: read its signature,
+ * start the port and IDENTIFY an ATA disk (spinning it up first when it
+ * powered up in standby). BM_OK when the port has a disk to benchmark;
+ * otherwise the caller frees the port. Every device that is not brought
+ * up is named in the controller's report. */
+static int port_attach(struct ahci_port *p)
+{
+    uint32_t sig = port_rd(p, AHCI_PxSIG);
+    bool spun_up;
+    int rc;
+
     if (sig == AHCI_SIG_ATAPI) {
-        plat_log("%s: ATAPI device (signature %08x) skipped: only ATA disks are benchmarked", p->name, sig);
+        port_diag(p, "ATAPI device (signature %08x) skipped: only ATA disks are benchmarked", sig);
+        ctrl_report(p->ctrl, p->num, "ATAPI device, not benchmarked");
         return BM_ENOTSUP;
     }
     if (sig == AHCI_SIG_PM) {
-        plat_log("%s: port multiplier (signature %08x) skipped: not supported", p->name, sig);
+        port_diag(p, "port multiplier (signature %08x) skipped: not supported; the disks behind it are not reached",
+                  sig);
+        ctrl_report(p->ctrl, p->num, "port multiplier, its disks not reached");
         return BM_ENOTSUP;
     }
     if (sig != AHCI_SIG_ATA) {
-        plat_log("%s: device with signature %08x skipped: not an ATA disk", p->name, sig);
+        port_diag(p, "device with signature %08x skipped: not an ATA disk", sig);
+        ctrl_report(p->ctrl, p->num, "not an ATA disk (signature)");
         return BM_ENOTSUP;
     }
 
     port_wr(p, AHCI_PxSERR, ~0u);
     port_wr(p, AHCI_PxIS, ~0u);
     port_start(p);
-    ata_fis_identify(fis);
-    rc = port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, &sts, &err);
-    if (rc != BM_OK) {
-        plat_log("%s: skipped: IDENTIFY DEVICE failed (%s, sts 0x%02x err 0x%02x)", p->name, bm_strerror(rc), sts,
-                 err);
+    rc = port_identify(p);
+    if (rc == BM_OK)
+        rc = port_spin_up(p, &spun_up);
+    if (rc != BM_OK)
         return rc;
-    }
-    plat_rmb();
     rc = ata_parse_identify(p->scratch, &p->id);
     if (rc != BM_OK) {
-        plat_log("%s: skipped: IDENTIFY DEVICE data is not usable", p->name);
+        port_diag(p, "skipped: IDENTIFY DEVICE data is not usable (word 0 %04xh, word 2 %04xh)",
+                  p->scratch[0] | p->scratch[1] << 8, p->scratch[4] | p->scratch[5] << 8);
+        ctrl_report(p->ctrl, p->num, "IDENTIFY DEVICE data not usable");
         return rc;
+    }
+    if (!p->id.dma) {
+        /* Every command baremark issues is DMA; a PIO-only device (some CF
+         * cards behind a SATA adapter) would abort them all. */
+        port_diag(p, "skipped: %s supports no DMA (IDENTIFY word 49 bit 8): PIO-only devices are not benchmarked",
+                  p->id.model);
+        ctrl_report(p->ctrl, p->num, "PIO-only device, not benchmarked");
+        return BM_ENOTSUP;
     }
     port_wr(p, AHCI_PxIS, ~0u);
     port_fill_disk(p);
+    if (spun_up)
+        bm_disk_add_quirk(&p->disk, "puis_spinup");
+    if (!p->id.lba48)
+        plat_diag(p->disk.id, "no 48-bit addressing (IDENTIFY word 83): READ/WRITE DMA with 28-bit LBAs, at most %u "
+                              "sectors a command%s",
+                  ATA_LBA28_MAX_BLOCKS, p->id.ncq ? "; its NCQ is not used (FPDMA commands are 48-bit)" : "");
     plat_log("%s: %s (serial %s, fw %s): %llu x %u B (physical %u B), %.1f Gb/s, %s %u", p->name, p->id.model,
              p->id.serial, p->id.firmware, (unsigned long long)p->id.blocks, p->id.logical_bytes,
              p->id.physical_bytes, p->disk.link_gbps, p->ncq ? "NCQ depth" : "no NCQ, depth", p->disk.max_qd);
@@ -953,9 +1195,9 @@ static void ahci_release(void *ctrl)
 static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
     struct ahci_ctrl *c;
+    uint32_t vs, set_up = 0, ready = 0, retry;
     char version[16];
     unsigned found = 0;
-    uint32_t vs;
     int rc;
 
     *ctrl_out = NULL;
@@ -988,7 +1230,7 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     rc = hba_reset(c, err, errlen);
     if (rc != BM_OK)
         goto err_index;
-    vs = hba_rd(c, AHCI_VS);
+    vs = c->vs;
     /* Section 3.1.5: BCD, major in 31:16, minor 15:8 and 7:0 (1.3.1 is
      * 00010301h, 1.3 is 00010300h). */
     snprintf(version, sizeof(version), (vs & 0xff) ? "%x.%x.%x" : "%x.%x", vs >> 16, (vs >> 8) & 0xff, vs & 0xff);
@@ -998,33 +1240,60 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
              (c->cap & AHCI_CAP_S64A) ? " 64-bit DMA" : " 32-bit DMA",
              (c->cap & AHCI_CAP_SSS) ? " staggered spin-up" : "", (c->cap & AHCI_CAP_SCLO) ? " CLO" : "");
 
-    /* Links first (one port at a time: staggered spin-up), then the
-     * devices, whose ready waits overlap because each counts from its own
-     * link-up. */
     for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
         if (!(c->pi & (1u << i)))
             continue;
         if (AHCI_PORT_BASE + (i + 1) * AHCI_PORT_STRIDE > c->abar_bytes) {
-            plat_log("AHCI %s port %u: outside BAR5, skipped", c->bdf, i);
+            plat_diag(c->bdf, "port %u: outside BAR5, skipped", i);
             continue;
         }
         c->port[i] = port_setup(c, i);
+        if (c->port[i])
+            set_up |= 1u << i;
     }
+
+    /* All links at once; a port whose device is there but does not come
+     * up is reset again with the next, longer deadline (Linux
+     * ata_eh_reset() walks ata_eh_reset_timeouts[] the same way). Empty
+     * ports are decided in the first debounce. */
+    retry = set_up;
+    for (unsigned t = 0; t < AHCI_RESET_TRIES && retry; t++) {
+        uint32_t failed = 0;
+
+        ready |= ports_hardreset(c, retry, ahci_reset_deadline_ms[t]);
+        for_each_port(c, retry, i, p) {
+            if (p->link != LINK_FAILED)
+                continue;
+            failed |= 1u << i;
+            if (t + 1 < AHCI_RESET_TRIES)
+                port_diag(p, "%s; COMRESET again, %u s deadline", p->why, ahci_reset_deadline_ms[t + 1] / 1000);
+        }
+        retry = failed;
+    }
+    for_each_port(c, retry, i, p) {
+        port_diag(p, "skipped: a device is there but did not come up after %u COMRESETs: %s", AHCI_RESET_TRIES,
+                  p->why);
+        ctrl_report(c, i, p->why);
+    }
+
     for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
         struct ahci_port *p = c->port[i];
         if (!p)
             continue;
-        if (port_attach(p) == BM_OK && disk_list_add(disks, &p->disk) == BM_OK) {
-            found++;
-            continue;
+        if ((ready & (1u << i)) && port_attach(p) == BM_OK) {
+            if (disk_list_add(disks, &p->disk) == BM_OK) {
+                found++;
+                continue;
+            }
+            port_diag(p, "skipped: the disk list is full");
         }
-        if (p->disk.ops)
-            plat_log("%s: skipped: the disk list is full", p->name);
         port_free(p);
         c->port[i] = NULL;
     }
     if (!found)
-        plat_log("AHCI %s: no ATA disks", c->bdf);
+        plat_diag(c->bdf, "no ATA disks");
+    if (c->report[0])
+        snprintf(err, errlen, "%s", c->report);
     *ctrl_out = c;
     return BM_OK;
 

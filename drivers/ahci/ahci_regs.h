@@ -30,7 +30,8 @@
 #define AHCI_IS 0x08               /* interrupt status, one bit per port */
 #define AHCI_PI 0x0c               /* ports implemented (write-once by firmware) */
 #define AHCI_VS 0x10               /* version: major 31:16, minor 15:0 (BCD) */
-#define AHCI_CAP2 0x24             /* HBA capabilities extended */
+#define AHCI_CAP2 0x24             /* HBA capabilities extended (AHCI 1.2 and later) */
+#define  AHCI_VS_1_2 0x00010200u   /* first version with CAP2 */
 
 /* ---- Port registers (section 3.3): port n at 0x100 + n * 0x80 ---------------------- */
 
@@ -74,6 +75,13 @@
 #define  AHCI_PxCMD_CCS_SHIFT 8    /* current command slot, bits 12:8 */
 #define  AHCI_PxCMD_FR (1u << 14)  /* FIS receive running */
 #define  AHCI_PxCMD_CR (1u << 15)  /* command list running */
+#define  AHCI_PxCMD_HPCP (1u << 18) /* hot plug capable port (HwInit, written by firmware) */
+#define  AHCI_PxCMD_MPSP (1u << 19) /* mechanical presence switch attached (HwInit) */
+#define  AHCI_PxCMD_CPD (1u << 20) /* cold presence detection (HwInit) */
+#define  AHCI_PxCMD_ESP (1u << 21) /* external SATA port (HwInit) */
+#define  AHCI_PxCMD_FBSCP (1u << 22) /* FIS-based switching capable (HwInit) */
+/* The firmware-written capability bits a GHC.HR may lose (Linux PORT_CMD_CAP). */
+#define  AHCI_PxCMD_CAPS (AHCI_PxCMD_HPCP | AHCI_PxCMD_MPSP | AHCI_PxCMD_CPD | AHCI_PxCMD_ESP | AHCI_PxCMD_FBSCP)
 #define  AHCI_PxCMD_ICC_MASK (0xfu << 28) /* interface communication control */
 #define  AHCI_PxCMD_ICC_ACTIVE (1u << 28)
 #define AHCI_PxTFD 0x20            /* task file data: status 7:0, error 15:8 */
@@ -95,6 +103,7 @@
 #define  AHCI_PxSCTL_DET_COMRESET 0x1u /* hold COMRESET on the link */
 #define  AHCI_PxSCTL_IPM_MASK (0xfu << 8)
 #define  AHCI_PxSCTL_IPM_NONE (0x3u << 8) /* no partial or slumber: steady latency */
+#define  AHCI_PxSCTL_SPD_MASK (0xfu << 4) /* speed limit: kept across a COMRESET */
 #define AHCI_PxSERR 0x30           /* SError: ERR 15:0, DIAG 31:16 (write 1 to clear) */
 #define AHCI_PxSACT 0x34           /* SActive: NCQ tags outstanding (write 1 to set) */
 #define AHCI_PxCI 0x38             /* commands issued (write 1 to set) */

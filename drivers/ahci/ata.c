@@ -42,6 +42,34 @@ void ata_fis_dma_ext(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, uint64_t lba, 
     ata_fis_h2d(fis, write ? ATA_CMD_WRITE_DMA_EXT : ATA_CMD_READ_DMA_EXT, 0, lba, (uint16_t)blocks, ATA_DEV_LBA);
 }
 
+int ata_fis_dma28(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, uint64_t lba, uint32_t blocks)
+{
+    /* As Linux ata_build_rw_tf() for a device without ATA_DFLAG_LBA48:
+     * LBA 27:24 go into the device register next to the LBA bit, the
+     * count register is 8 bits wide and 0 means 256. */
+    if (blocks == 0 || blocks > ATA_LBA28_MAX_BLOCKS || lba >= ATA_LBA28_LIMIT || blocks > ATA_LBA28_LIMIT - lba)
+        return BM_EINVAL;
+    ata_fis_h2d(fis, write ? ATA_CMD_WRITE_DMA : ATA_CMD_READ_DMA, 0, lba & 0xffffff, (uint16_t)(blocks & 0xff),
+                (uint8_t)(ATA_DEV_LBA | ((lba >> 24) & 0xf)));
+    return BM_OK;
+}
+
+void ata_fis_set_features(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t subcommand)
+{
+    ata_fis_h2d(fis, ATA_CMD_SET_FEATURES, subcommand, 0, 0, 0);
+}
+
+enum ata_puis ata_identify_puis(const uint8_t d[ATA_SECTOR_BYTES])
+{
+    /* The two values of word 2 Linux ata_dev_read_id() acts on; 8C73h and
+     * C837h say the drive spins up by itself. */
+    switch (word_at(d, 2)) {
+    case ATA_ID2_PUIS_SPINUP_INCOMPLETE: return ATA_PUIS_SPINUP_INCOMPLETE;
+    case ATA_ID2_PUIS_SPINUP_COMPLETE: return ATA_PUIS_SPINUP_COMPLETE;
+    default: return ATA_PUIS_NONE;
+    }
+}
+
 void ata_fis_identify(uint8_t fis[SATA_FIS_H2D_BYTES])
 {
     ata_fis_h2d(fis, ATA_CMD_IDENTIFY_DEVICE, 0, 0, 0, 0);
@@ -89,13 +117,22 @@ int ata_parse_identify(const uint8_t d[ATA_SECTOR_BYTES], struct ata_identity *i
     ata_copy_string(id->firmware, sizeof(id->firmware), d + 2 * 23, 4);
     ata_copy_string(id->model, sizeof(id->model), d + 2 * 27, 20);
 
-    /* Word 83 is valid when bits 15:14 read 01b. */
-    id->lba48 = (word_at(d, 83) & 0xc000) == 0x4000 && (word_at(d, 83) & (1u << 10));
-    if (id->lba48)
-        blocks = (uint64_t)word_at(d, 100) | ((uint64_t)word_at(d, 101) << 16) | ((uint64_t)word_at(d, 102) << 32) |
-                 ((uint64_t)word_at(d, 103) << 48);
-    else
+    /* 48-bit addressing as Linux ata_id_has_lba48() decides it: word 83
+     * valid (bits 15:14 = 01b), its bit 10 set, and a capacity in words
+     * 100-103. (Word 86 bit 10 is a copy of word 83 bit 10 in ACS; Linux
+     * stopped looking at it in 6.2.) Without it the disk takes 28-bit
+     * commands only and its capacity is words 60-61, which needs LBA
+     * addressing (word 49 bit 9): a CHS-only device is refused. */
+    blocks = (uint64_t)word_at(d, 100) | ((uint64_t)word_at(d, 101) << 16) | ((uint64_t)word_at(d, 102) << 32) |
+             ((uint64_t)word_at(d, 103) << 48);
+    id->lba48 = (word_at(d, 83) & 0xc000) == 0x4000 && (word_at(d, 83) & (1u << 10)) && blocks != 0;
+    if (!id->lba48) {
+        if (!(word_at(d, 49) & (1u << 9)))
+            return BM_EINVAL;
         blocks = (uint64_t)word_at(d, 60) | ((uint64_t)word_at(d, 61) << 16);
+        if (blocks > ATA_LBA28_LIMIT - 1)
+            blocks = ATA_LBA28_LIMIT - 1;
+    }
     id->blocks = blocks;
 
     /* Word 106 is valid when bits 15:14 read 01b. */
@@ -125,6 +162,7 @@ int ata_parse_identify(const uint8_t d[ATA_SECTOR_BYTES], struct ata_identity *i
     }
     /* General purpose logging: word 84 bit 5 (supported), 87 bit 5 (enabled);
      * both words valid when bits 15:14 read 01b. */
+    id->dma = (word_at(d, 49) & (1u << 8)) != 0;
     id->gpl = ((word_at(d, 84) & 0xc000) == 0x4000 && (word_at(d, 84) & (1u << 5))) ||
               ((word_at(d, 87) & 0xc000) == 0x4000 && (word_at(d, 87) & (1u << 5)));
 

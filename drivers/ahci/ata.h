@@ -9,12 +9,16 @@
 
 /* ---- Commands (ACS-3 table B.2) -------------------------------------------------- */
 
+#define ATA_CMD_READ_DMA 0xc8       /* 28-bit LBA, 8-bit count (0 = 256) */
+#define ATA_CMD_WRITE_DMA 0xca
 #define ATA_CMD_READ_DMA_EXT 0x25
 #define ATA_CMD_READ_LOG_EXT 0x2f
 #define ATA_CMD_WRITE_DMA_EXT 0x35
 #define ATA_CMD_READ_FPDMA_QUEUED 0x60
 #define ATA_CMD_WRITE_FPDMA_QUEUED 0x61
 #define ATA_CMD_IDENTIFY_DEVICE 0xec
+#define ATA_CMD_SET_FEATURES 0xef
+#define  ATA_SF_SPINUP 0x07             /* FEATURES: spin up a Power-Up-In-Standby drive */
 #define ATA_CMD_SMART 0xb0
 #define  ATA_SMART_READ_DATA 0xd0       /* FEATURES: read the attribute table */
 #define  ATA_SMART_READ_THRESHOLDS 0xd1 /* FEATURES: the thresholds (obsolete in ACS, kept by drives) */
@@ -22,6 +26,11 @@
 
 #define ATA_LOG_NCQ_ERROR 0x10     /* NCQ command error log (ACS-3 section 9.13) */
 #define ATA_SECTOR_BYTES 512       /* IDENTIFY data and log pages are 512 bytes */
+
+/* 28-bit commands (READ/WRITE DMA): LBA 27:0, LBA 27:24 in the device
+ * register, and a count of at most 256 sectors (ACS-3 READ DMA, WRITE DMA). */
+#define ATA_LBA28_LIMIT (1ull << 28)
+#define ATA_LBA28_MAX_BLOCKS 256u
 
 /* ---- Status and error registers (ACS-3 section 6.2, 6.3) ---------------------------- */
 
@@ -65,6 +74,13 @@ void ata_fis_h2d(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t command, uint16_t feat
 void ata_fis_fpdma(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, unsigned tag, uint64_t lba, uint32_t blocks);
 /* READ/WRITE DMA EXT: block count in COUNT (ACS-3 sections 7.23, 7.62). */
 void ata_fis_dma_ext(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, uint64_t lba, uint32_t blocks);
+/* READ/WRITE DMA, the 28-bit commands of a disk without the 48-bit
+ * Address feature set: LBA 23:0 in the LBA bytes, 27:24 in the device
+ * register, 1..256 blocks (256 encoded as 0). BM_EINVAL, and no FIS, for
+ * an LBA or count a 28-bit command cannot carry. */
+int ata_fis_dma28(uint8_t fis[SATA_FIS_H2D_BYTES], bool write, uint64_t lba, uint32_t blocks);
+/* SET FEATURES (non-data): subcommand in FEATURES. */
+void ata_fis_set_features(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t subcommand);
 /* SMART READ DATA / READ THRESHOLDS (PIO data-in, one 512-byte block). */
 void ata_fis_smart(uint8_t fis[SATA_FIS_H2D_BYTES], uint8_t feature);
 /* Decode the SMART attribute table (and thresholds, may be NULL) into a
@@ -85,19 +101,32 @@ struct ata_identity {
     char model[41];                /* words 27-46 */
     char serial[21];               /* words 10-19 */
     char firmware[9];              /* words 23-26 */
-    bool lba48;                    /* word 83 bit 10: 48-bit addressing */
+    bool lba48;                    /* word 83 bit 10 and words 100-103 set: 48-bit addressing */
     uint64_t blocks;               /* logical sectors: words 100-103, or 60-61 without lba48 */
     uint32_t logical_bytes;        /* word 106 bit 12, words 117-118; else 512 */
     uint32_t physical_bytes;       /* word 106 bit 13, bits 3:0: 2^n logical per physical */
     bool ncq;                      /* word 76 bit 8 */
     unsigned ncq_depth;            /* word 75 bits 4:0, plus one */
     bool gpl;                      /* word 84/87 bit 5: general purpose logging (READ LOG EXT) */
+    bool dma;                      /* word 49 bit 8: DMA commands (a PIO-only CF card clears it) */
 };
 
 /* Parse a 512-byte IDENTIFY DEVICE block. BM_EINVAL if it is not an ATA
  * device's data (word 0 bit 15), its integrity word (255) is wrong, or it
  * names no usable capacity or sector size. */
 int ata_parse_identify(const uint8_t data[ATA_SECTOR_BYTES], struct ata_identity *id);
+
+/* Power-Up In Standby (ACS-3 PUIS feature set; IDENTIFY word 2): a
+ * drive that powered up in Standby and wants SET FEATURES spin-up (07h)
+ * before media access says so in word 2 of its IDENTIFY data. */
+enum ata_puis {
+    ATA_PUIS_NONE,                 /* spun up, or spins up by itself on media access */
+    ATA_PUIS_SPINUP_INCOMPLETE,    /* 37C8h: needs spin-up; this IDENTIFY data is incomplete */
+    ATA_PUIS_SPINUP_COMPLETE,      /* 738Ch: needs spin-up; this IDENTIFY data is complete */
+};
+#define ATA_ID2_PUIS_SPINUP_INCOMPLETE 0x37c8
+#define ATA_ID2_PUIS_SPINUP_COMPLETE 0x738c
+enum ata_puis ata_identify_puis(const uint8_t data[ATA_SECTOR_BYTES]);
 
 /* Copy an ATA string: each 16-bit word holds two characters, the first in
  * the high byte. Padding dropped. */

@@ -49,6 +49,7 @@ enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE
 #define CMD_FRE (1u << 4)
 #define CMD_FR (1u << 14)
 #define CMD_CR (1u << 15)
+#define PxCMD_CAPS (0x1fu << 18)  /* HPCP, MPSP, CPD, ESP, FBSCP: HwInit, written by firmware */
 #define SSTS_UP_GEN3 0x133u       /* 3.3.10: IPM active, SPD Gen3, DET 3 */
 #define SERR_DIAG_N (1u << 16)    /* 3.3.12: PhyRdy change */
 #define SERR_DIAG_C (1u << 21)    /* CRC error */
@@ -71,7 +72,14 @@ enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE
 #define STS_BSY 0x80
 #define ERR_ABRT 0x04
 #define ERR_UNC 0x40
+#define ERR_IDNF 0x10
 #define ATA_READ_DMA_EXT 0x25
+#define ATA_WRITE_DMA_EXT 0x35
+#define ATA_READ_DMA 0xc8         /* 28-bit: LBA 27:24 in the device register */
+#define ATA_WRITE_DMA 0xca
+#define ATA_WRITE_FPDMA 0x61
+#define ATA_SET_FEATURES 0xef
+#define SF_SPINUP 0x07
 #define ATA_READ_LOG_EXT 0x2f
 #define ATA_READ_FPDMA 0x60
 #define ATA_IDENTIFY 0xec
@@ -96,11 +104,31 @@ struct ahci_model {
     bool cr_sticks;               /* PxCMD.CR never clears once set */
     /* Drive */
     bool ncq, gpl;
+    bool no_lba48;                /* a SATA DOM / CF adapter: 28-bit commands only */
+    bool no_dma;                  /* a PIO-only CF card behind an adapter */
+    uint64_t blocks;              /* capacity */
     uint64_t bad_lba;             /* reads covering it fail UNC */
     uint64_t hang_lba;            /* reads covering it never finish */
     bool ncq_error;               /* NCQ error state until log 10h is read (ACS-3 9.13) */
     bool smart_disabled;          /* SMART commands abort */
     bool never_ready;             /* after a reset the drive stays BSY */
+    uint64_t link_delay_ns;       /* COMRESET release to DET=3 (DET=1 meanwhile) */
+    uint64_t spinup_ns;           /* power-on to the first D2H FIS (BSY meanwhile) */
+    uint64_t ready_after_ns, link_at_ns, ready_at_ns;
+    uint16_t puis;                /* Power-Up In Standby: IDENTIFY word 2 until spun up */
+    bool spun_up;
+    uint64_t puis_spinup_ns;      /* how long SET FEATURES spin-up takes */
+    int pending_slot;             /* a command that ends at pending_done_ns */
+    uint64_t pending_done_ns;
+    /* HBA and port registers as real chips have them */
+    uint32_t ports_hw;            /* ports the silicon has: touching others is a fault */
+    uint32_t cap2;
+    bool cap_pi_need_ae;          /* CAP and PI read garbage until GHC.AE is set */
+    bool reset_loses_rwo;         /* GHC.HR clears PI, CAP2 and PxCMD's firmware-written bits */
+    unsigned sctl_lost_writes;    /* writes of SControl.DET=0 the port ignores */
+    uint64_t det1_since_ns;       /* when SControl.DET=1 was written */
+    uint32_t port_caps;           /* PxCMD's firmware-written capability bits */
+    uint32_t empty_regs[32][PORT_STRIDE / 4]; /* the ports with nothing attached */
     bool gone;                    /* unplugged: no link, no FIS, ever */
     bool identify_aborts;         /* IDENTIFY DEVICE ends in ABRT */
     uint8_t log10[512];
@@ -109,6 +137,10 @@ struct ahci_model {
     uint32_t held_blocks[32];
     /* What happened, for the assertions */
     unsigned comresets, log10_reads, reads_done, bad_fis, hba_resets;
+    unsigned writes_done, ext_refused, cmd28_done;
+    unsigned stray, short_comresets, sctl_while_st, spinups, identifies;
+    uint64_t last_lba;            /* of the last read or write */
+    uint32_t last_blocks;
 };
 
 /* ---- Memory the HBA reads and writes: host memory is "physical" ---- */
@@ -234,16 +266,44 @@ static void identify_data(const struct ahci_model *m, uint8_t id[512])
     ata_string(id, 10, 10, "MODEL-SERIAL-0042");
     ata_string(id, 23, 4, "FW1.0");
     ata_string(id, 27, 20, "Baremark Model SATA Drive");
-    put_word(id, 60, 0xffff);                 /* 28-bit capacity saturates */
-    put_word(id, 61, 0x0fff);
+    put_word(id, 49, (uint16_t)((1u << 9) | (m->no_dma ? 0 : 1u << 8))); /* LBA, DMA */
+    if (m->no_lba48) {
+        /* ACS-3 IDENTIFY DEVICE: words 60-61, the 28-bit capacity; no 48-bit
+         * feature set in words 83/86, nothing in 100-103. */
+        put_word(id, 60, (uint16_t)m->blocks);
+        put_word(id, 61, (uint16_t)(m->blocks >> 16));
+        put_word(id, 83, 0x4000);
+    } else {
+        put_word(id, 60, 0xffff);             /* 28-bit capacity saturates */
+        put_word(id, 61, 0x0fff);
+        put_word(id, 83, 0x4000 | (1u << 10)); /* 48-bit addressing */
+        put_word(id, 86, 1u << 10);
+        for (unsigned i = 0; i < 4; i++)
+            put_word(id, 100 + i, (uint16_t)(m->blocks >> (16 * i)));
+    }
     put_word(id, 75, 31);                     /* queue depth 32, 0-based */
     put_word(id, 76, (uint16_t)((1u << 3) | (m->ncq ? 1u << 8 : 0)));
-    put_word(id, 83, 0x4000 | (1u << 10));    /* 48-bit addressing */
     put_word(id, 84, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
     put_word(id, 87, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
-    for (unsigned i = 0; i < 4; i++)
-        put_word(id, 100 + i, (uint16_t)(MODEL_BLOCKS >> (16 * i)));
     put_word(id, 106, 0x4000);                /* 512-byte logical and physical */
+    if (m->puis) {
+        /* ACS-3 IDENTIFY DEVICE word 2 says the drive wants SET FEATURES spin-up
+         * (37C8h: and this data is incomplete, word 0 bit 2), until it
+         * got it; words 83/86 bits 5-6: PUIS supported, enabled, spin-up
+         * by SET FEATURES. */
+        put_word(id, 83, (uint16_t)((id[2 * 83] | id[2 * 83 + 1] << 8) | (1u << 5) | (1u << 6)));
+        put_word(id, 86, (uint16_t)((id[2 * 86] | id[2 * 86 + 1] << 8) | (1u << 5) | (1u << 6)));
+        if (!m->spun_up) {
+            put_word(id, 2, m->puis);
+            if (m->puis == 0x37c8) {
+                put_word(id, 0, 0x0040 | (1u << 2));
+                for (unsigned w = 100; w < 104; w++)
+                    put_word(id, w, 0);
+                put_word(id, 60, 0);
+                put_word(id, 61, 0);
+            }
+        }
+    }
     id[510] = 0xa5;                           /* integrity word: signature, then checksum */
     for (unsigned i = 0; i < 511; i++)
         sum = (uint8_t)(sum + id[i]);
@@ -303,8 +363,70 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         return;
     }
 
+    if (m->puis && !m->spun_up && (f[2] == ATA_READ_DMA_EXT || f[2] == ATA_WRITE_DMA_EXT || f[2] == ATA_READ_FPDMA ||
+                                   f[2] == ATA_WRITE_FPDMA || f[2] == ATA_READ_DMA || f[2] == ATA_WRITE_DMA)) {
+        /* Powered up in standby, waiting for SET FEATURES spin-up: media
+         * access is aborted (ACS-3 PUIS feature set). */
+        send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+        return;
+    }
+    if (f[2] == ATA_SET_FEATURES) {
+        /* ACS-3 SET FEATURES: subcommand 07h spins up a PUIS drive; it ends
+         * once the platters are up. Aborted where PUIS is not on. */
+        if (f[3] != SF_SPINUP || !m->puis) {
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+        m->spinups++;
+        if (m->spun_up) {
+            send_d2h(m, STS_DRDY, 0);
+            m->ci &= ~bit;
+            return;
+        }
+        m->tfd = STS_BSY | STS_DRDY;
+        m->pending_slot = (int)slot;
+        m->pending_done_ns = plat_now_ns() + m->puis_spinup_ns;
+        return;
+    }
+    if (m->no_lba48 && (f[2] == ATA_READ_DMA_EXT || f[2] == ATA_WRITE_DMA_EXT || f[2] == ATA_READ_FPDMA ||
+                        f[2] == ATA_WRITE_FPDMA || f[2] == ATA_READ_LOG_EXT)) {
+        /* A device without the 48-bit Address feature set has no EXT
+         * command and no NCQ (ACS-3: NCQ needs the 48-bit feature set): command aborted. */
+        m->ext_refused++;
+        send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+        return;
+    }
+
     switch (f[2]) {
+    case ATA_READ_DMA:
+    case ATA_WRITE_DMA:
+        /* ACS-3 7.21, 7.58: LBA 27:24 in DEVICE 3:0, an 8-bit count where
+         * 0 means 256; the bytes 48-bit commands add are not looked at. */
+        lba = (uint64_t)f[4] | (uint64_t)f[5] << 8 | (uint64_t)f[6] << 16 | (uint64_t)(f[7] & 0xf) << 24;
+        blocks = f[12] ? f[12] : 256;
+        assert_true(f[7] & 0x40);                  /* LBA addressing, not CHS */
+        if (lba + blocks > m->blocks) {
+            send_d2h_lba(m, STS_DRDY | STS_ERR, ERR_IDNF, lba);
+            return;
+        }
+        m->cmd28_done++;
+        m->last_lba = lba;
+        m->last_blocks = blocks;
+        if (f[2] == ATA_WRITE_DMA) {
+            m->writes_done++;
+        } else {
+            for (uint32_t i = 0; i < blocks * 512u; i++)
+                data[i] = pattern(lba + i / 512, i % 512);
+            prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
+            m->reads_done++;
+        }
+        if (f[2] == ATA_WRITE_DMA)
+            prdbc = blocks * 512u;
+        send_d2h(m, STS_DRDY, 0);
+        m->ci &= ~bit;
+        break;
     case ATA_IDENTIFY:
+        m->identifies++;
         if (m->identify_aborts) {
             send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
             return;
@@ -362,6 +484,8 @@ static void run_slot(struct ahci_model *m, unsigned slot)
             data[i] = pattern(lba + i / 512, i % 512);
         prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
         m->reads_done++;
+        m->last_lba = lba;
+        m->last_blocks = blocks;
         send_d2h(m, STS_DRDY, 0);
         m->ci &= ~bit;
         break;
@@ -422,28 +546,61 @@ static void model_finish_held(struct ahci_model *m)
     }
 }
 
-/* COMRESET (released) or HBA reset: the drive starts over and sends its
- * signature in a D2H FIS (SATA 3.x 11.x; AHCI 3.3.9 PxSIG). */
+/* The drive's power-on: a spinning disk is ready spinup_ns after it (a
+ * COMRESET does not stop the platters, so it does not restart this). */
+static void drive_power_on(struct ahci_model *m)
+{
+    m->ready_after_ns = plat_now_ns() + m->spinup_ns;
+}
+
+/* COMRESET released, or HBA reset (the HBA resets the link itself): the
+ * drive's queue is gone; the phy sees the device at once (DET=1) and the
+ * link is up link_delay_ns later (DET=3). Then COMINIT set BSY (AHCI
+ * 10.4.2) until the drive, once ready, sends its signature in a D2H FIS
+ * (SATA 3.x 11.x; AHCI 3.3.9 PxSIG). Linux sata_deb_timing_long and
+ * ATA_TMOUT_FF_WAIT exist for links and devices that take this long. */
 static void drive_reset(struct ahci_model *m)
 {
     m->hung = 0;
     m->ncq_error = false;
+    m->pending_slot = -1;
+    m->link_at_ns = m->ready_at_ns = 0;
+    m->tfd = 0x7f;                  /* AHCI 3.3.8: reset value until a FIS comes */
+    m->sig = 0xffffffff;
     if (m->gone) {
         m->ssts = 0;                /* DET 0: nothing on the cable */
-        m->tfd = 0x7f;
         return;
     }
-    if (m->never_ready) {
-        m->ssts = SSTS_UP_GEN3;     /* the link trains, the drive never reports */
+    m->ssts = 0x1;                  /* DET 1: device presence detected, no phy link yet */
+    m->link_at_ns = plat_now_ns() + m->link_delay_ns;
+}
+
+/* Move the link and the drive on to where the clock says they are. */
+static void model_tick(struct ahci_model *m)
+{
+    uint64_t now = plat_now_ns();
+
+    if (m->link_at_ns && now >= m->link_at_ns) {
+        m->link_at_ns = 0;
+        m->ssts = SSTS_UP_GEN3;
+        m->serr |= SERR_DIAG_N | SERR_DIAG_X;
         m->tfd = STS_BSY;
-        m->sig = 0xffffffff;
-        return;
+        if (!m->never_ready)        /* never_ready: the link trains, the drive never reports */
+            m->ready_at_ns = now > m->ready_after_ns ? now : m->ready_after_ns;
     }
-    m->ssts = SSTS_UP_GEN3;
-    m->serr |= SERR_DIAG_N | SERR_DIAG_X;
-    m->sig = 0x00000101;
-    send_d2h(m, STS_DRDY, 0);
-    m->is &= ~IS_DHRS;
+    if (m->ready_at_ns && now >= m->ready_at_ns) {
+        m->ready_at_ns = 0;
+        m->sig = 0x00000101;
+        send_d2h(m, STS_DRDY, 0);
+        m->is &= ~IS_DHRS;
+    }
+    if (m->pending_slot >= 0 && now >= m->pending_done_ns) {
+        /* SET FEATURES spin-up ends when the platters are up. */
+        m->spun_up = true;
+        send_d2h(m, STS_DRDY, 0);
+        m->ci &= ~(1u << m->pending_slot);
+        m->pending_slot = -1;
+    }
 }
 
 /* ---- Registers ---- */
@@ -452,21 +609,42 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
 {
     struct ahci_model *m = ctx;
     uint32_t po = off - (PORT_BASE + MODEL_PORT * PORT_STRIDE);
+    bool legacy = m->cap_pi_need_ae && !(m->ghc & GHC_AE);
 
     assert_int_equal(bar, 5);
+    model_tick(m);
     switch (off) {
-    case 0x00: return m->cap;
+    case 0x00: return legacy ? 0 : m->cap;      /* libahci: "make sure AHCI mode is enabled before accessing CAP" */
     case 0x04:
         if (m->ghc & GHC_HR)
             plat_sim_advance_ns(20000000ull);   /* a reset that never ends */
         return m->ghc;
     case 0x08: return (m->is || m->serr) ? 1u << MODEL_PORT : 0;
-    case 0x0c: return m->pi;
+    case 0x0c: return legacy ? 0xffffffffu : m->pi;
     case 0x10: return 0x00010301;               /* AHCI 1.3.1 */
-    case 0x24: return 0;
+    case 0x24: return m->cap2;
     }
-    if (off < PORT_BASE + MODEL_PORT * PORT_STRIDE || po >= PORT_STRIDE)
-        return 0;                               /* ports not in PI: never asked about */
+    if (off >= PORT_BASE) {
+        unsigned n = (off - PORT_BASE) / PORT_STRIDE;
+        if (n >= 32 || !(m->ports_hw & (1u << n))) {
+            m->stray++;                         /* a port the silicon does not have */
+            return 0;
+        }
+        if (n != MODEL_PORT) {
+            /* An empty port: nothing on the cable (DET 0), no FIS ever
+             * (PxTFD 7Fh, PxSIG all ones); its other registers keep what
+             * was written. */
+            switch (off % PORT_STRIDE) {
+            case P_SSTS: plat_sim_advance_ns(10000000ull); return 0;
+            case P_TFD: return 0x7f;
+            case P_SIG: return 0xffffffffu;
+            case P_IS: case P_SERR: case P_CI: case P_SACT: return 0;
+            default: return m->empty_regs[n][(off % PORT_STRIDE) / 4];
+            }
+        }
+    }
+    if (off < PORT_BASE)
+        return 0;
     switch (po) {
     case P_CLB: return m->clb;
     case P_CLBU: return m->clbu;
@@ -477,7 +655,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     case P_CMD:
         if ((m->cmd & CMD_CR) && !(m->cmd & CMD_ST))
             plat_sim_advance_ns(10000000ull);   /* a list that never stops */
-        return m->cmd;
+        return m->cmd | m->port_caps;
     case P_TFD:
         if (m->tfd & STS_BSY)
             plat_sim_advance_ns(50000000ull);   /* a drive that stays busy */
@@ -491,14 +669,18 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     case P_SERR: return m->serr;
     case P_SACT:
     case P_CI:
-        if (m->hung)
+        if (m->hung || m->pending_slot >= 0)
             plat_sim_advance_ns(50000000ull);   /* the drive sits on a command */
         return po == P_SACT ? m->sact : m->ci;
     }
     return 0;
 }
 
-/* GHC.HR (10.4.3): every port back to its reset state, links retrained. */
+/* GHC.HR (10.4.3): every port back to its reset state, links retrained.
+ * The spec keeps HwInit registers; chipsets whose firmware writes PI,
+ * CAP2 and PxCMD's capability bits once lose them (Linux
+ * ahci_restore_initial_config(): "Some registers might be cleared on
+ * reset"). */
 static void hba_reset_now(struct ahci_model *m)
 {
     m->hba_resets++;
@@ -507,6 +689,8 @@ static void hba_reset_now(struct ahci_model *m)
     m->is = m->ie = m->serr = m->sact = m->ci = 0;
     m->sctl = 0;
     m->halted = false;
+    if (m->reset_loses_rwo)
+        m->pi = m->cap2 = m->port_caps = 0;
     drive_reset(m);
 }
 
@@ -522,6 +706,8 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
     case P_SERR: m->serr &= ~v; break;           /* RWC */
     case P_CMD: {
         uint32_t old = m->cmd;
+        m->port_caps = v & PxCMD_CAPS;           /* written back after a reset (RWO for firmware) */
+        v &= ~PxCMD_CAPS;
         m->cmd = (old & (CMD_CR | CMD_FR)) | (v & ~(CMD_CR | CMD_FR | CMD_CLO));
         m->cmd = (m->cmd & CMD_FRE) ? m->cmd | CMD_FR : m->cmd & ~CMD_FR;
         if ((v & CMD_CLO) && (m->cap & CAP_SCLO))
@@ -530,6 +716,7 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
             /* 3.3.13, 3.3.14: ST 1 -> 0 clears PxCI and PxSACT; CR follows. */
             m->ci = m->sact = 0;
             m->halted = false;
+            m->pending_slot = -1;
             if (!m->cr_sticks)
                 m->cmd &= ~CMD_CR;
         }
@@ -538,13 +725,31 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
         break;
     }
     case P_SCTL:
+        /* 3.3.11: DET may only change with PxCMD.ST clear. */
+        if ((v & 0xf) != (m->sctl & 0xf) && (m->cmd & CMD_ST)) {
+            m->sctl_while_st++;
+            break;
+        }
         if ((v & 0xf) == 1 && (m->sctl & 0xf) != 1) {
-            m->comresets++;                      /* COMRESET held: no link */
-            m->ssts = 0x1;
+            m->comresets++;                      /* COMRESET held: no link, the drive's queue is gone */
+            m->det1_since_ns = plat_now_ns();
+            m->ssts = m->gone ? 0 : 0x1;
             m->tfd = 0x7f;
             m->hung = 0;
             m->ncq_error = false;
+            m->pending_slot = -1;
+            m->link_at_ns = m->ready_at_ns = 0;
         } else if ((v & 0xf) == 0 && (m->sctl & 0xf) == 1) {
+            if (m->sctl_lost_writes) {
+                /* Linux sata_link_resume(): "Writes to SControl sometimes
+                 * get ignored under certain controllers (ata_piix
+                 * SIDPR)": DET stays 1, the COMRESET stays on. */
+                m->sctl_lost_writes--;
+                break;
+            }
+            /* 3.3.11: DET=1 held at least 1 ms for a COMRESET to go out. */
+            if (plat_now_ns() - m->det1_since_ns < 1000000ull)
+                m->short_comresets++;
             drive_reset(m);                      /* released: link and signature */
         }
         m->sctl = v;
@@ -572,6 +777,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     uint32_t po = off - (PORT_BASE + MODEL_PORT * PORT_STRIDE);
 
     assert_int_equal(bar, 5);
+    model_tick(m);
     switch (off) {
     case 0x00: return;                           /* CAP: HwInit, written back by firmware-minded drivers */
     case 0x04:
@@ -587,10 +793,26 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->ghc &= ~GHC_AE;
         return;
     case 0x08: return;
-    case 0x0c: return;
+    case 0x0c:                                   /* PI and CAP2: write-once for firmware on such chips */
+        if (m->reset_loses_rwo)
+            m->pi = v;
+        return;
+    case 0x24:
+        if (m->reset_loses_rwo)
+            m->cap2 = v;
+        return;
     }
-    if (off >= PORT_BASE + MODEL_PORT * PORT_STRIDE && po < PORT_STRIDE)
-        port_write(m, po, v);
+    if (off >= PORT_BASE) {
+        unsigned n = (off - PORT_BASE) / PORT_STRIDE;
+        if (n >= 32 || !(m->ports_hw & (1u << n))) {
+            m->stray++;
+            return;
+        }
+        if (n == MODEL_PORT && po < PORT_STRIDE)
+            port_write(m, po, v);
+        else if (n != MODEL_PORT)
+            m->empty_regs[n][(off % PORT_STRIDE) / 4] = v;
+    }
 }
 
 /* ---- Test scaffolding ---- */
@@ -617,8 +839,13 @@ static struct ahci_model *model_new(bool hba_ncq, bool drive_ncq, bool gpl)
     m.ncq = drive_ncq;
     m.gpl = gpl;
     m.bad_lba = m.hang_lba = NO_LBA;
+    m.blocks = MODEL_BLOCKS;
     m.cmd = CMD_SUD | CMD_POD;
+    m.ports_hw = m.pi;
+    m.pending_slot = -1;
+    drive_power_on(&m);
     drive_reset(&m);
+    model_tick(&m);
     m.serr = 0;
     plat_sim_attach(&m.dev);
     return &m;
@@ -641,6 +868,11 @@ static struct bm_disk *probe_one(struct ahci_model *m, void **ctrl)
 
 static void finish(struct ahci_model *m, void *ctrl)
 {
+    /* What no test may see: a COMRESET shorter than 1 ms, SControl.DET
+     * changed while the port runs, a port the silicon does not have. */
+    assert_int_equal(m->short_comresets, 0);
+    assert_int_equal(m->sctl_while_st, 0);
+    assert_int_equal(m->stray, 0);
     ahci_driver.release(ctrl);
     assert_int_equal(m->dev.releases, 1);
     plat_sim_detach(&m->dev);
@@ -775,7 +1007,7 @@ static void test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data(voi
         expect_reads_ok(d, QD);
     }
     assert_int_equal(m->reads_done, 3 * QD);
-    assert_int_equal(m->comresets, 0);
+    assert_int_equal(m->comresets, 1);      /* the probe's hardreset, as libahci's; none since */
     assert_int_equal(m->bad_fis, 0);
     finish(m, ctrl);
 }
@@ -935,7 +1167,7 @@ static void test_drive_that_never_answers_times_out_and_comreset_recovers_the_po
     /* Not before its deadline, and not long after it. */
     assert_true(plat_now_ns() - t0 >= AHCI_CMD_TIMEOUT_NS);
     assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull);
-    assert_int_equal(m->comresets, 1);
+    assert_int_equal(m->comresets, 2);      /* the probe's, and recovery's */
     assert_int_equal(m->hung, 0);
 
     m->hang_lba = NO_LBA;
@@ -964,7 +1196,7 @@ static void test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_th
     got = collect(d, c, 2);
     log = log_capture_end();
     assert_non_null(strstr(log, "PxCMD.CR"));
-    assert_non_null(strstr(log, "AHCI 0000:00:1f.2 port 2"));
+    assert_non_null(strstr(log, "ahci0p2: "));     /* diagnostics name the disk */
     assert_non_null(strstr(log, "port disabled"));
     /* Bounded: the command deadline plus a few stop attempts. */
     assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull);
@@ -1082,13 +1314,19 @@ static void test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming
     log_capture_begin();
     rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
     log = log_capture_end();
-    /* The controller is fine; its one port has nothing usable. */
+    /* The controller is fine; its one port has a device that never came
+     * up, after three COMRESETs with libata's 10, 10 and 35 s deadlines;
+     * the probe says so, for the note that keeps the disk from vanishing. */
     assert_int_equal(rc, BM_OK);
     assert_int_equal(list.count, 0);
     assert_non_null(strstr(log, "port 2"));
     assert_non_null(strstr(log, "PxTFD"));
     assert_non_null(strstr(log, "no ATA disks"));
-    assert_true(plat_now_ns() - t0 < 15000000000ull);
+    assert_int_equal(m->comresets, 3);
+    assert_true(plat_now_ns() - t0 >= 55000000000ull);
+    assert_true(plat_now_ns() - t0 < 60000000000ull);
+    assert_non_null(strstr(err, "port 2: "));
+    assert_non_null(strstr(err, "not ready"));
     finish(m, ctrl);
 }
 
@@ -1187,6 +1425,225 @@ static void test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae
     plat_sim_detach(&m->dev);
 }
 
+/* A SATA DOM / CF adapter without the 48-bit Address feature set: every
+ * command is READ/WRITE DMA with its 28-bit LBA (27:24 in the device
+ * register) and at most 256 sectors, never an EXT or FPDMA command it
+ * would abort, and the disk says which quirk it got. */
+static void test_disk_without_lba48_gets_28bit_dma_commands_of_at_most_256_sectors(void **state)
+{
+    struct ahci_model *m = model_new(true, true, false);   /* it even claims NCQ */
+    const uint64_t dom_blocks = 31277232;                   /* a 16 GB SATA DOM */
+    const uint64_t high = 0x1d00005;                        /* LBA 27:24 = 1 */
+    struct bm_completion c[1];
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    m->no_lba48 = true;
+    m->blocks = dom_blocks;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->blocks, dom_blocks);
+    assert_int_equal(d->max_qd, 1);
+    assert_int_equal(d->max_transfer_bytes, 256 * 512);
+    assert_non_null(strstr(d->quirks, "no_lba48"));
+
+    /* 256 sectors: count 0 on the wire. */
+    memset(buf_of(0), 0xee, 256 * 512);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, high, 256, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), high, 256));
+    assert_int_equal(m->last_lba, high);
+    assert_int_equal(m->last_blocks, 256);
+
+    /* The last sectors of the disk, and a write. */
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, dom_blocks - 8, 8, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), dom_blocks - 8, 8));
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_WRITE, high + 1, 3, buf_of(0)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(m->writes_done, 1);
+    assert_int_equal(m->last_lba, high + 1);
+    assert_int_equal(m->last_blocks, 3);
+
+    /* A count a 28-bit command cannot carry is refused before the wire. */
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 257, buf_of(0)), BM_EINVAL);
+    assert_int_equal(m->cmd28_done, 3);
+    assert_int_equal(m->ext_refused, 0);
+    finish(m, ctrl);
+}
+
+/* A link that takes seconds (DET=1 for 3 s after the COMRESET) and a disk
+ * that spins up for 15 s: libata's hardreset waits for both, resetting
+ * again with its next deadline (10 s, then 10 s, then 35 s). */
+static void test_slow_link_and_slow_spin_up_are_waited_for_with_libata_deadlines(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+    const char *log;
+    uint64_t t0;
+
+    (void)state;
+    m->link_delay_ns = 3000000000ull;
+    m->spinup_ns = 15000000000ull;
+    drive_power_on(m);
+    t0 = plat_now_ns();
+    log_capture_begin();
+    d = probe_one(m, &ctrl);
+    log = log_capture_end();
+    assert_non_null(strstr(log, "COMRESET again"));
+    assert_int_equal(m->comresets, 2);
+    assert_true(plat_now_ns() - t0 >= 15000000000ull);
+    assert_true(plat_now_ns() - t0 < 21000000000ull);
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+/* SControl writes some controllers drop (Linux sata_link_resume(), ata_piix
+ * SIDPR): DET must read back 0 after the COMRESET, else it is written
+ * again, or the link never comes back. */
+static void test_comreset_release_that_does_not_stick_is_written_again(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+    const char *log;
+
+    (void)state;
+    m->sctl_lost_writes = 2;
+    log_capture_begin();
+    d = probe_one(m, &ctrl);
+    log = log_capture_end();
+    assert_non_null(strstr(log, "link resumed after 3 writes"));
+    assert_int_equal(m->sctl & 0xf, 0);
+    submit_reads(d, 4);
+    expect_reads_ok(d, 4);
+    finish(m, ctrl);
+}
+
+/* Six ports, nothing on five (or on any): one COMRESET, settle and
+ * debounce for all of them together, well under a second, and an empty
+ * port is no failure to report. */
+static void test_six_ports_are_brought_up_together_and_empty_ones_decided_at_once(void **state)
+{
+    for (int with_disk = 0; with_disk < 2; with_disk++) {
+        struct ahci_model *m = model_new(true, true, true);
+        struct bm_disk_list list = { .count = 0 };
+        char err[160] = "";
+        void *ctrl = NULL;
+        uint64_t t0;
+        int rc;
+
+        (void)state;
+        m->cap = (m->cap & ~0x1fu) | 5u;
+        m->pi = m->ports_hw = 0x3f;
+        m->gone = !with_disk;
+        t0 = plat_now_ns();
+        rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+        assert_int_equal(rc, BM_OK);
+        assert_int_equal(list.count, (unsigned)with_disk);
+        assert_true(plat_now_ns() - t0 < 1000000000ull);
+        assert_string_equal(err, "");
+        finish(m, ctrl);
+    }
+}
+
+/* Power-Up In Standby (ACS-3 PUIS feature set): a drive whose IDENTIFY word 2 says
+ * 37C8h (data incomplete) or 738Ch gets SET FEATURES spin-up, which takes
+ * seconds, then (37C8h) a second IDENTIFY, as Linux ata_dev_read_id(). */
+static void test_drive_powered_up_in_standby_is_spun_up_and_identified_again(void **state)
+{
+    static const uint16_t word2[] = { 0x37c8, 0x738c };
+
+    for (unsigned i = 0; i < 2; i++) {
+        struct ahci_model *m = model_new(true, true, true);
+        void *ctrl;
+        struct bm_disk *d;
+
+        (void)state;
+        m->puis = word2[i];
+        m->puis_spinup_ns = 8000000000ull;
+        d = probe_one(m, &ctrl);
+        assert_int_equal(m->spinups, 1);
+        assert_true(m->spun_up);
+        assert_int_equal(m->identifies, word2[i] == 0x37c8 ? 2 : 1);
+        assert_int_equal(d->blocks, MODEL_BLOCKS);
+        assert_string_equal(d->model, "Baremark Model SATA Drive");
+        assert_non_null(strstr(d->quirks, "puis_spinup"));
+        submit_reads(d, QD);
+        expect_reads_ok(d, QD);
+        finish(m, ctrl);
+    }
+}
+
+/* Firmware left the HBA in legacy mode: CAP and PI mean nothing until
+ * GHC.AE is set (libahci ahci_save_initial_config()), and this chipset's
+ * GHC.HR clears the write-once PI, CAP2 and PxCMD capability bits, which
+ * the driver writes back (ahci_restore_initial_config()). */
+static void test_cap_and_pi_are_read_in_ahci_mode_and_written_back_after_the_reset(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    m->ghc = 0;
+    m->cap_pi_need_ae = true;
+    m->reset_loses_rwo = true;
+    m->cap2 = 0x4;                         /* APST, say */
+    m->port_caps = (1u << 21) | (1u << 18); /* ESP, HPCP */
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->port, MODEL_PORT);
+    assert_int_equal(m->pi, 1u << MODEL_PORT);
+    assert_int_equal(m->cap2, 0x4);
+    assert_int_equal(m->port_caps, (1u << 21) | (1u << 18));
+    finish(m, ctrl);                       /* no port but 2 was touched */
+}
+
+/* A PI naming more ports than CAP.NP has: Linux libahci "implemented port
+ * map ... contains more ports than nr_ports, using nr_ports". */
+static void test_pi_with_more_ports_than_cap_np_is_not_trusted(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+    const char *log;
+
+    (void)state;
+    m->ports_hw = 0xf;                     /* CAP.NP = 3: four ports of silicon */
+    m->pi = 0xff;
+    log_capture_begin();
+    d = probe_one(m, &ctrl);
+    log = log_capture_end();
+    assert_non_null(strstr(log, "PI 0x000000ff names more ports than CAP.NP"));
+    assert_int_equal(d->port, MODEL_PORT);
+    finish(m, ctrl);                       /* ports 4-7 never touched */
+}
+
+/* A PIO-only device (IDENTIFY word 49 bit 8 clear) would abort every DMA
+ * command: it is left out, and the probe names it. */
+static void test_pio_only_device_is_left_out_and_named(void **state)
+{
+    struct ahci_model *m = model_new(true, false, false);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    m->no_dma = true;
+    m->no_lba48 = true;
+    m->blocks = 4000000;
+    assert_int_equal(ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_non_null(strstr(err, "port 2: PIO-only"));
+    assert_int_equal(m->reads_done, 0);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1205,6 +1662,16 @@ int main(void)
         cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
         cmocka_unit_test_teardown(test_drive_that_aborts_identify_is_skipped_naming_the_command, log_restore),
         cmocka_unit_test_teardown(test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae, log_restore),
+        cmocka_unit_test_teardown(test_disk_without_lba48_gets_28bit_dma_commands_of_at_most_256_sectors,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_slow_link_and_slow_spin_up_are_waited_for_with_libata_deadlines, log_restore),
+        cmocka_unit_test_teardown(test_comreset_release_that_does_not_stick_is_written_again, log_restore),
+        cmocka_unit_test_teardown(test_six_ports_are_brought_up_together_and_empty_ones_decided_at_once, log_restore),
+        cmocka_unit_test_teardown(test_drive_powered_up_in_standby_is_spun_up_and_identified_again, log_restore),
+        cmocka_unit_test_teardown(test_cap_and_pi_are_read_in_ahci_mode_and_written_back_after_the_reset,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_pi_with_more_ports_than_cap_np_is_not_trusted, log_restore),
+        cmocka_unit_test_teardown(test_pio_only_device_is_left_out_and_named, log_restore),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

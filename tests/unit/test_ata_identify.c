@@ -227,7 +227,9 @@ static void test_zero_capacity_or_odd_sector_size_refused(void **state)
     struct ata_identity id;
     (void)state;
 
-    base_disk(0);
+    base_disk(0);                /* nothing in words 100-103 nor 60-61 */
+    put_word(60, 0);
+    put_word(61, 0);
     assert_int_equal(ata_parse_identify(blk, &id), BM_EINVAL);
     base_disk(1000);
     put_word(106, 0x5000);
@@ -355,6 +357,77 @@ static void test_error_detail_fits_a_completion(void **state)
     assert_string_equal(buf, "ICRC,UNC,IDNF,ABRT sts 0xff err 0xff lba 281474976710655");
 }
 
+/* Linux ata_id_has_lba48(): word 83 bit 10 with an empty capacity in
+ * words 100-103 is no 48-bit disk; words 60-61 hold its size. */
+static void test_lba48_bit_without_48bit_capacity_is_a_28bit_disk(void **state)
+{
+    struct ata_identity id;
+    (void)state;
+
+    base_disk(0);
+    put_word(60, 0x4a30);
+    put_word(61, 0x01dd);
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_false(id.lba48);
+    assert_int_equal(id.blocks, 0x01dd4a30ull);
+
+    assert_true(id.dma);
+    /* Without LBA addressing (word 49 bit 9) there is no 28-bit capacity
+     * to use either: a CHS-only device is refused. */
+    put_word(49, 1u << 8);
+    assert_int_equal(ata_parse_identify(blk, &id), BM_EINVAL);
+
+    /* LBA without DMA (word 49 bit 8): parsed, and said. */
+    put_word(49, 1u << 9);
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_false(id.dma);
+}
+
+/* READ/WRITE DMA: LBA 23:0 in the LBA bytes, 27:24 in the device register
+ * with the LBA bit, an 8-bit count where 0 means 256; nothing a 28-bit
+ * command cannot carry. */
+static void test_dma28_fis_layout_and_limits(void **state)
+{
+    uint8_t fis[SATA_FIS_H2D_BYTES];
+    (void)state;
+
+    assert_int_equal(ata_fis_dma28(fis, false, 0x0abcdef1ull, 256), BM_OK);
+    assert_int_equal(fis[FIS_COMMAND], ATA_CMD_READ_DMA);
+    assert_int_equal(fis[FIS_LBA0], 0xf1);
+    assert_int_equal(fis[FIS_LBA1], 0xde);
+    assert_int_equal(fis[FIS_LBA2], 0xbc);
+    assert_int_equal(fis[FIS_DEVICE], ATA_DEV_LBA | 0x0a);
+    assert_int_equal(fis[FIS_LBA3] | fis[FIS_LBA4] | fis[FIS_LBA5], 0);
+    assert_int_equal(fis[FIS_COUNT_LO], 0);
+    assert_int_equal(fis[FIS_COUNT_HI], 0);
+    assert_int_equal(ata_fis_dma28(fis, true, 7, 3), BM_OK);
+    assert_int_equal(fis[FIS_COMMAND], ATA_CMD_WRITE_DMA);
+    assert_int_equal(fis[FIS_COUNT_LO], 3);
+
+    assert_int_equal(ata_fis_dma28(fis, false, 0, 257), BM_EINVAL);
+    assert_int_equal(ata_fis_dma28(fis, false, 0, 0), BM_EINVAL);
+    assert_int_equal(ata_fis_dma28(fis, false, ATA_LBA28_LIMIT - 1, 1), BM_OK);
+    assert_int_equal(ata_fis_dma28(fis, false, ATA_LBA28_LIMIT - 1, 2), BM_EINVAL);
+    assert_int_equal(ata_fis_dma28(fis, false, ATA_LBA28_LIMIT, 1), BM_EINVAL);
+}
+
+/* Word 2 of a Power-Up-In-Standby drive (ACS-3 IDENTIFY DEVICE; Linux ata_dev_read_id()). */
+static void test_puis_word2_values(void **state)
+{
+    (void)state;
+
+    base_disk(1000);
+    assert_int_equal(ata_identify_puis(blk), ATA_PUIS_NONE);
+    put_word(2, 0x37c8);
+    assert_int_equal(ata_identify_puis(blk), ATA_PUIS_SPINUP_INCOMPLETE);
+    put_word(2, 0x738c);
+    assert_int_equal(ata_identify_puis(blk), ATA_PUIS_SPINUP_COMPLETE);
+    put_word(2, 0x8c73);   /* spins up by itself */
+    assert_int_equal(ata_identify_puis(blk), ATA_PUIS_NONE);
+    put_word(2, 0xc837);
+    assert_int_equal(ata_identify_puis(blk), ATA_PUIS_NONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +439,9 @@ int main(void)
         cmocka_unit_test(test_no_ncq_disk),
         cmocka_unit_test(test_ncq_depth_from_word_75),
         cmocka_unit_test(test_28bit_only_disk),
+        cmocka_unit_test(test_lba48_bit_without_48bit_capacity_is_a_28bit_disk),
+        cmocka_unit_test(test_dma28_fis_layout_and_limits),
+        cmocka_unit_test(test_puis_word2_values),
         cmocka_unit_test(test_atapi_data_refused),
         cmocka_unit_test(test_checksum_checked_when_signed),
         cmocka_unit_test(test_zero_capacity_or_odd_sector_size_refused),
