@@ -144,6 +144,23 @@ static void census_missing_list(const struct disk_set *s, struct pci_addr a, con
         snprintf(buf + n, len - n, "%s%u disk%s", n ? " and " : "", unplaced, unplaced == 1 ? "" : "s");
 }
 
+/* The record's `where` names the controller once: a driver's reason that
+ * starts with its own name for it ("NVME 0000:03:00.0: ", "0000:03:00.0: ")
+ * loses that prefix. */
+static void drop_device_prefix(char *err, const char *bdf)
+{
+    char *at = strstr(err, bdf);
+    size_t n = strlen(bdf), pre;
+
+    if (!at || strncmp(at + n, ": ", 2))
+        return;
+    /* Only a leading "BDF: " or "WORD BDF: ", nothing inside the sentence. */
+    pre = (size_t)(at - err);
+    if (pre && (pre > 12 || err[pre - 1] != ' ' || memchr(err, ' ', pre - 1)))
+        return;
+    memmove(err, at + n + 2, strlen(at + n + 2) + 1);
+}
+
 /* Try the native driver on one storage controller. */
 static void probe_native(const struct config *c, const struct plat_boot_location *boot,
                          const struct plat_boot_location *results, struct disk_set *s, const struct pci_func *f)
@@ -179,6 +196,7 @@ static void probe_native(const struct config *c, const struct plat_boot_location
     }
     err[0] = '\0';
     rc = drv->probe(f->addr, &s->list, &ctrl, err, sizeof(err));
+    drop_device_prefix(err, bdf);
     if (rc == BM_ENOSPC) {
         /* No room left on the disk list: a limit of ours, not a fault of
          * the machine (the count of disks left out is noted at the end). */
