@@ -97,7 +97,7 @@ struct fw_usb_io {
 
 /* ---- Disk state ---------------------------------------------------------------- */
 
-#define FW_MAX_DISKS 32
+#define FW_MAX_DISKS BM_MAX_DISKS   /* past it the disk list is full anyway */
 #define FW_ASYNC_MAX_QD 1024
 #define FW_MAX_TRANSFER (64u << 20)   /* the firmware splits requests itself */
 #define FW_CMD_TIMEOUT_NS 30000000000ull
@@ -734,9 +734,14 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
         }
         f->cmds = plat_alloc(qd * sizeof(*f->cmds));
         f->inflight = plat_alloc(qd * sizeof(*f->inflight));
-        if (!f->cmds || !f->inflight || disk_list_add(l, d) != BM_OK) {
+        if (!f->cmds || !f->inflight) {
             fw_free(f);
             break;
+        }
+        if (disk_list_add(l, d) != BM_OK) {
+            /* The list is full: it counts every disk left out, for the note. */
+            fw_free(f);
+            continue;
         }
         fw_disks[fw_count++] = f;
         added++;
