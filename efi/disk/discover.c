@@ -226,32 +226,44 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         char missing[200];
 
         census_missing_list(s, f->addr, matched, missing, sizeof(missing));
-        if (c->driver != DRIVER_NATIVE) {
-            /* The firmware's driver brings up what ours did not: give the
-             * controller back and run all its disks on the firmware path. */
+        if (err[0]) {
+            /* The driver says it left disks out on purpose (a limit, a
+             * format it does not drive; blkdev.h): not a lost disk, and
+             * the firmware would not do better. Name them. */
+            record_note(bdf, "%s driver left out %u of the %u disks the firmware shows on this controller (%s): "
+                             "not benchmarked",
+                        drv->name, lost, fw_n, missing);
+            for (unsigned i = 0; i < s->census.count; i++)
+                if (!matched[i] && s->census.disks[i].has_pci && same_pci(s->census.disks[i].pci, f->addr))
+                    s->census_named[i] = true;
+        } else if (c->driver != DRIVER_NATIVE) {
+            /* The firmware's driver brings up what ours did not (a port
+             * whose link will not come up, a timeout during discovery):
+             * give the controller back and run all its disks on the
+             * firmware path. */
             drv->release(ctrl);
             s->list.count = before; /* those disks went with the controller */
             if (s->nhanded_back < DISK_MAX_CTRLS)
                 s->handed_back[s->nhanded_back++] = f->addr;
             record_note(bdf, "%s driver found %u of the %u disks the firmware shows on this controller (not found: "
-                             "%s)%s%s; handed back to the firmware: its disks use firmware Block I/O",
-                        drv->name, fw_n - lost, fw_n, missing,
-                        err[0] ? "; the driver said: " : "", err);
+                             "%s); handed back to the firmware: its disks use firmware Block I/O",
+                        drv->name, fw_n - lost, fw_n, missing);
             return;
-        }
-        /* driver=native: the user asked for native drivers only. Keep the
-         * disks the driver found and name each one it did not. */
-        for (unsigned i = 0; i < s->census.count; i++) {
-            const struct fwblk_census_disk *e = &s->census.disks[i];
-            char name[200];
+        } else {
+            /* driver=native: the user asked for native drivers only. Keep
+             * the disks the driver found and name each one it lost. */
+            for (unsigned i = 0; i < s->census.count; i++) {
+                const struct fwblk_census_disk *e = &s->census.disks[i];
+                char name[200];
 
-            if (matched[i] || !e->has_pci || !same_pci(e->pci, f->addr))
-                continue;
-            census_name(e, name, sizeof(name));
-            record_error(bdf, "%s driver did not find %s: not benchmarked (driver=native; driver=auto would run "
-                              "it through firmware Block I/O)",
-                         drv->name, name);
-            s->census_named[i] = true;
+                if (matched[i] || !e->has_pci || !same_pci(e->pci, f->addr))
+                    continue;
+                census_name(e, name, sizeof(name));
+                record_error(bdf, "%s driver did not find %s: not benchmarked (driver=native; driver=auto would "
+                                  "run it through firmware Block I/O)",
+                             drv->name, name);
+                s->census_named[i] = true;
+            }
         }
     }
     s->ctrls[s->nctrls++] = (struct disk_ctrl){ drv, ctrl, f->addr };
