@@ -169,6 +169,7 @@ static void probe_native(const struct config *c, const struct plat_boot_location
     char bdf[16], err[160];
     unsigned before = s->list.count, dropped_before = s->list.dropped, fw_n, lost;
     bool matched[FWBLK_CENSUS_MAX];
+    char left_out[320] = "";
     void *ctrl = NULL;
     int rc;
 
@@ -230,9 +231,10 @@ static void probe_native(const struct config *c, const struct plat_boot_location
             /* The driver says it left disks out on purpose (a limit, a
              * format it does not drive; blkdev.h): not a lost disk, and
              * the firmware would not do better. Name them. */
-            record_note(bdf, "%s driver left out %u of the %u disks the firmware shows on this controller (%s): "
-                             "not benchmarked",
-                        drv->name, lost, fw_n, missing);
+            snprintf(left_out, sizeof(left_out),
+                     "%s driver left out %u of the %u disks the firmware shows on this controller (%s): not "
+                     "benchmarked",
+                     drv->name, lost, fw_n, missing);
             for (unsigned i = 0; i < s->census.count; i++)
                 if (!matched[i] && s->census.disks[i].has_pci && same_pci(s->census.disks[i].pci, f->addr))
                     s->census_named[i] = true;
@@ -271,6 +273,8 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         record_note(bdf, "%s driver took the controller but found no disk%s%s", drv->name, err[0] ? ": " : "", err);
     else if (err[0])
         record_note(bdf, "%s", err);    /* disks it left out on purpose (blkdev.h) */
+    if (left_out[0])
+        record_note(bdf, "%s", left_out); /* and which of the firmware's disks those are */
 }
 
 /* A storage controller's kind, for messages. */
