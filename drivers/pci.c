@@ -94,11 +94,19 @@ static void enable_bridges_above(struct pci_addr a)
     for (int i = 0; i < PCI_HOLD_MAX && !h; i++)
         if (!device_holds[i].used)
             h = &device_holds[i];
-    l = plat_alloc(sizeof(*l));
-    if (!h || !l) {
-        plat_free(l);
-        return;
+    if (!h) {
+        /* Enable anyway (the controller needs it); only the undo is lost. */
+        static struct device_hold untracked;
+        char bdf[16];
+
+        pci_addr_str(a, bdf, sizeof(bdf));
+        plat_diag(bdf, "more than %u controllers enabled: the bridges above this one stay as they are left",
+                  PCI_HOLD_MAX);
+        h = &untracked;
     }
+    l = plat_alloc(sizeof(*l));
+    if (!l)
+        return;
     pci_enumerate(l);
     at = pci_list_find(l, a);
     /* The parents from the enumeration (secondary/subordinate bus numbers);
