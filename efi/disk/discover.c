@@ -370,9 +370,16 @@ static void note_census_leftovers(const struct config *c, struct disk_set *s, co
 {
     bool matched[FWBLK_CENSUS_MAX] = { false };
 
+    /* Once per controller: a second pass would count its disks again. */
     for (unsigned i = 0; i < s->census.count; i++) {
         const struct fwblk_census_disk *e = &s->census.disks[i];
-        census_match(s, e->has_pci, e->pci, 0, s->list.count, matched);
+        bool first = true;
+
+        for (unsigned j = 0; j < i && first; j++)
+            first = !(s->census.disks[j].has_pci == e->has_pci &&
+                      (!e->has_pci || same_pci(s->census.disks[j].pci, e->pci)));
+        if (first)
+            census_match(s, e->has_pci, e->pci, 0, s->list.count, matched);
     }
     for (unsigned i = 0; i < s->census.count; i++) {
         const struct fwblk_census_disk *e = &s->census.disks[i];

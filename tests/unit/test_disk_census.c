@@ -493,6 +493,22 @@ static void test_disk_the_firmware_no_longer_shows_gets_a_note(void **state)
     discover_end();
 }
 
+static void test_disks_placed_by_count_are_each_counted_once(void **state)
+{
+    char a[512], b[512], env[1400];
+    (void)state;
+
+    /* Two disks whose device paths name no place, one gone: one disk
+     * cannot account for both. */
+    make_file("c0.img", a, sizeof(a));
+    make_file("c1.img", b, sizeof(b));
+    snprintf(env, sizeof(env), "%s=ONE+pci=0000:06:00.0,%s=TWO+pci=0000:06:00.0+gone", a, b);
+    discover(env, DRIVER_AUTO);
+    assert_int_equal(set.list.count, 1);
+    assert_int_equal(count_records("note", "\"where\":\"0000:06:00.0\"", "is in no test"), 1);
+    discover_end();
+}
+
 static void test_native_only_names_disks_on_controllers_without_a_native_driver(void **state)
 {
     char a[512], env[1400];
@@ -571,6 +587,7 @@ int main(void)
         cmocka_unit_test_teardown(test_ahci_that_finds_every_disk_keeps_the_controller, cleanup),
         cmocka_unit_test_teardown(test_controller_whose_probe_fails_runs_its_disks_on_the_firmware_path, cleanup),
         cmocka_unit_test_teardown(test_disk_the_firmware_no_longer_shows_gets_a_note, cleanup),
+        cmocka_unit_test_teardown(test_disks_placed_by_count_are_each_counted_once, cleanup),
         cmocka_unit_test_teardown(test_native_only_names_disks_on_controllers_without_a_native_driver, cleanup),
         cmocka_unit_test_teardown(test_removable_media_are_not_in_the_census, cleanup),
     };
