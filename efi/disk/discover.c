@@ -74,13 +74,12 @@ static unsigned census_match(const struct disk_set *s, bool has_pci, struct pci_
                 continue;
             for (unsigned j = from; j < to && !matched[i]; j++) {
                 const struct bm_disk *d = s->list.disks[j];
-                bool exact;
+                bool firmware = d->path && !strcmp(d->path, BM_PATH_FIRMWARE), exact;
 
                 if (used[j] || !census_same_ctrl(e, d))
                     continue;
                 exact = (keyed && d->port == e->port) ||
-                        (e->at == FWBLK_AT_SCSI && d->path && !strcmp(d->path, BM_PATH_FIRMWARE) && d->port == e->port &&
-                         d->lun == e->lun);
+                        (e->at == FWBLK_AT_SCSI && firmware && d->port == e->port && d->lun == e->lun);
                 if (exact || pass == 1)
                     used[j] = matched[i] = true;
             }

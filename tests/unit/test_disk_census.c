@@ -276,11 +276,24 @@ static void config_only(struct plat_sim_dev *dev, struct pci_addr a, uint16_t ve
     attach(dev);
 }
 
+/* A root port (type 1 header) leading to bus sec, found with its command
+ * register off: the native driver must turn it on, the hand-back put it
+ * back. */
+static void root_port(struct plat_sim_dev *dev, struct pci_addr a, uint8_t sec)
+{
+    config_only(dev, a, 0x8086, 0x29c1, 0x060400);
+    dev->config[0x0e] = 1;
+    dev->config[0x19] = sec;
+    dev->config[0x1a] = sec;
+}
+
+static uint16_t command_of(const struct plat_sim_dev *d) { return (uint16_t)(d->config[4] | d->config[5] << 8); }
+
 /* ---- Running discovery -------------------------------------------------------------------- */
 
 static struct disk_set set;
 static struct plat_sim_dev host_bridge;
-static struct plat_sim_dev *attached[4];   /* detached after each test, pass or fail */
+static struct plat_sim_dev *attached[8];   /* detached after each test, pass or fail */
 static unsigned nattached;
 
 static void attach(struct plat_sim_dev *d)
@@ -340,12 +353,14 @@ static int disk_at(const char *bdf, uint32_t port)
 static void test_ahci_port_that_will_not_come_up_hands_the_controller_back(void **state)
 {
     static struct mini_ahci m;
+    static struct plat_sim_dev port;
     char a[512], b[512], env[1400];
     int d0, d1;
     (void)state;
 
     /* The firmware showed two disks on 0000:03:00.0; our driver brings up
      * port 0 only. Both must be benchmarked: through the firmware. */
+    root_port(&port, (struct pci_addr){ 0, 0, 1, 0 }, 3);
     mini_ahci_attach(&m, (struct pci_addr){ 0, 3, 0, 0 }, PORT_DISK, PORT_NO_LINK);
     make_file("p0.img", a, sizeof(a));
     make_file("p1.img", b, sizeof(b));
@@ -357,6 +372,7 @@ static void test_ahci_port_that_will_not_come_up_hands_the_controller_back(void 
         dump_records();
     assert_int_equal(m.dev.claims, 1);
     assert_int_equal(m.dev.releases, 1);     /* handed back */
+    assert_int_equal(command_of(&port), 0);  /* the bridge above as found */
     assert_int_equal(set.nctrls, 0);
     assert_int_equal(set.list.count, 2);
     d0 = disk_at("0000:03:00.0", 0);
@@ -402,12 +418,14 @@ static void test_ahci_that_finds_no_disk_hands_both_back(void **state)
 static void test_native_only_keeps_the_controller_and_names_the_lost_disk_in_an_error(void **state)
 {
     static struct mini_ahci m;
+    static struct plat_sim_dev port;
     char a[512], b[512], env[1400];
     (void)state;
 
     /* driver=native: the user asked for native drivers only. The disk our
      * driver found is benchmarked natively; the one it lost is an error
      * that names it. */
+    root_port(&port, (struct pci_addr){ 0, 0, 1, 0 }, 3);
     mini_ahci_attach(&m, (struct pci_addr){ 0, 3, 0, 0 }, PORT_DISK, PORT_NO_LINK);
     make_file("n0.img", a, sizeof(a));
     make_file("n1.img", b, sizeof(b));
@@ -417,6 +435,7 @@ static void test_native_only_keeps_the_controller_and_names_the_lost_disk_in_an_
     discover(env, DRIVER_NATIVE);
     assert_int_equal(set.nctrls, 1);
     assert_int_equal(m.dev.releases, 0);
+    assert_int_equal(command_of(&port), 0x0006); /* memory space and bus master while in use */
     assert_int_equal(set.list.count, 1);
     assert_string_equal(set.list.disks[0]->path, BM_PATH_NATIVE);
     assert_int_equal(set.list.disks[0]->port, 0);
@@ -427,6 +446,7 @@ static void test_native_only_keeps_the_controller_and_names_the_lost_disk_in_an_
     assert_int_equal(count_records("error", NULL, NULL), 1);
     discover_end();
     assert_int_equal(m.dev.releases, 1);
+    assert_int_equal(command_of(&port), 0);
 }
 
 static void test_ahci_that_finds_every_disk_keeps_the_controller(void **state)
@@ -486,8 +506,9 @@ static void test_disk_the_firmware_no_longer_shows_gets_a_note(void **state)
     discover(env, DRIVER_AUTO);
     assert_int_equal(set.list.count, 1);
     assert_int_equal(count_records("note", "\"where\":\"0000:05:00.0\"",
-                                   "the firmware's disk on namespace 2 (model \\\"LOST\\\", serial \\\"GONE1\\\", 0.0 GB) "
-                                   "was there when baremark started but is in no test: the firmware no longer exposes it"),
+                                   "the firmware's disk on namespace 2 (model \\\"LOST\\\", serial \\\"GONE1\\\", "
+                                   "0.0 GB) was there when baremark started but is in no test: the firmware no "
+                                   "longer exposes it"),
                      1);
     assert_int_equal(count_records("note", "is in no test", NULL), 1);
     discover_end();
@@ -522,7 +543,8 @@ static void test_native_only_names_disks_on_controllers_without_a_native_driver(
     assert_int_equal(set.list.count, 0);
     assert_int_equal(count_records("note", "\"where\":\"0000:00:14.0\"",
                                    "the firmware's disk (serial \\\"USB1\\\", 0.0 GB) was there when baremark started "
-                                   "but is in no test: baremark has no native driver for its controller (driver=native)"),
+                                   "but is in no test: baremark has no native driver for its controller "
+                                   "(driver=native)"),
                      1);
     assert_int_equal(count_records("error", NULL, NULL), 0);
     discover_end();
