@@ -7,10 +7,157 @@ void pci_addr_str(struct pci_addr a, char *buf, size_t len)
     snprintf(buf, len, "%04x:%02x:%02x.%x", a.seg, a.bus, a.dev, a.fn);
 }
 
+/* ---- Enabling a controller and the bridges above it ----------------------------------- */
+
+/* A bridge whose command register we changed: what it was, what we added,
+ * and how many enabled functions below it still need it. */
+struct bridge_hold {
+    struct pci_addr addr;
+    uint16_t found, added;
+    unsigned users;
+};
+
+/* A function pci_enable_device() enabled and the bridges it holds. */
+struct device_hold {
+    bool used;
+    struct pci_addr addr;
+    unsigned nbridges;
+    int bridge[PCIE_MAX_HOPS * 2];   /* indexes in bridge_holds, nearest first */
+};
+
+#define PCI_HOLD_MAX 32
+
+static struct bridge_hold bridge_holds[PCI_HOLD_MAX];
+static struct device_hold device_holds[PCI_HOLD_MAX];
+
+/* Same segment, bus, device and function. */
+static bool addr_eq(struct pci_addr a, struct pci_addr b)
+{
+    return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
+}
+
+/* Turn on memory decode and bus mastering on bridge b for the function
+ * below it. Returns the bridge_holds slot that records what changed, or -1
+ * when nothing of ours is to undo. */
+static int bridge_enable(struct pci_addr b, struct pci_addr below)
+{
+    const uint16_t want = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+    char bdf[16], dev[16];
+    uint16_t cmd;
+    int free_slot = -1;
+
+    for (int i = 0; i < PCI_HOLD_MAX; i++) {
+        if (bridge_holds[i].users && addr_eq(bridge_holds[i].addr, b)) {
+            bridge_holds[i].users++;
+            return i;
+        }
+        if (!bridge_holds[i].users && free_slot < 0)
+            free_slot = i;
+    }
+    cmd = plat_pci_read16(b, PCI_COMMAND);
+    if (cmd == 0xffff || (cmd & want) == want)
+        return -1; /* gone, or already forwarding: nothing of ours to undo */
+    pci_addr_str(b, bdf, sizeof(bdf));
+    pci_addr_str(below, dev, sizeof(dev));
+    plat_pci_write16(b, PCI_COMMAND, cmd | want);
+    plat_diag(bdf, "bridge above %s: %s turned on (command register %04xh -> %04xh; put back once no controller "
+                   "below it is in use)",
+              dev,
+              !(cmd & PCI_COMMAND_MASTER) && !(cmd & PCI_COMMAND_MEMORY) ? "bus mastering and memory space"
+              : !(cmd & PCI_COMMAND_MASTER)                             ? "bus mastering"
+                                                                        : "memory space",
+              cmd, (unsigned)(cmd | want));
+    if (free_slot < 0) {
+        plat_diag(bdf, "more than %u bridges changed: this one stays as it is now", PCI_HOLD_MAX);
+        return -1;
+    }
+    bridge_holds[free_slot] = (struct bridge_hold){ b, cmd, (uint16_t)(want & ~cmd), 1 };
+    return free_slot;
+}
+
+/* As Linux pci_enable_bridge(): every bridge between the root bus and the
+ * function forwards its memory cycles and its DMA only with Memory Space
+ * and Bus Master Enable set in its own command register (PCI-to-PCI Bridge
+ * Architecture 1.2 section 3.2.5.1). Firmware that enables a bridge only
+ * when one of its own drivers asks (EDK II's PciIo Attributes walks up the
+ * parents; some firmware leaves bridges off until then) leaves them off
+ * above a controller it never drove. Linux enables from the root down. */
+static void enable_bridges_above(struct pci_addr a)
+{
+    struct pci_list *l;
+    struct device_hold *h = NULL;
+    int chain[PCIE_MAX_HOPS * 2], n = 0, at;
+
+    for (int i = 0; i < PCI_HOLD_MAX; i++)
+        if (device_holds[i].used && addr_eq(device_holds[i].addr, a))
+            return; /* enabled before and not released since */
+    for (int i = 0; i < PCI_HOLD_MAX && !h; i++)
+        if (!device_holds[i].used)
+            h = &device_holds[i];
+    if (!h) {
+        /* Enable anyway (the controller needs it); only the undo is lost. */
+        static struct device_hold untracked;
+        char bdf[16];
+
+        pci_addr_str(a, bdf, sizeof(bdf));
+        plat_diag(bdf, "more than %u controllers enabled: the bridges above this one stay as they are left",
+                  PCI_HOLD_MAX);
+        h = &untracked;
+    }
+    l = plat_alloc(sizeof(*l));
+    if (!l)
+        return;
+    pci_enumerate(l);
+    at = pci_list_find(l, a);
+    /* The parents from the enumeration (secondary/subordinate bus numbers);
+     * the depth bound guards against a corrupt chain. */
+    for (int i = at >= 0 ? l->funcs[at].parent : -1; i >= 0 && n < (int)ARRAY_SIZE(chain); i = l->funcs[i].parent)
+        if (l->funcs[i].header_type == PCI_HEADER_BRIDGE)
+            chain[n++] = i;
+    *h = (struct device_hold){ true, a, 0, { 0 } };
+    for (int k = n - 1; k >= 0; k--) {
+        int slot = bridge_enable(l->funcs[chain[k]].addr, a);
+        if (slot >= 0)
+            h->bridge[h->nbridges++] = slot;
+    }
+    plat_free(l);
+}
+
 void pci_enable_device(struct pci_addr a)
 {
     uint16_t cmd = plat_pci_read16(a, PCI_COMMAND);
+
+    enable_bridges_above(a);
     plat_pci_write16(a, PCI_COMMAND, cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+}
+
+/* Put back what pci_enable_device() changed on the bridges above a, once
+ * no other enabled function below them needs them; the function's own
+ * command register is its driver's business. */
+void pci_release_bridges(struct pci_addr a)
+{
+    for (int i = 0; i < PCI_HOLD_MAX; i++) {
+        struct device_hold *h = &device_holds[i];
+
+        if (!h->used || !addr_eq(h->addr, a))
+            continue;
+        /* Nearest the function first: the reverse of enabling. */
+        for (int k = (int)h->nbridges - 1; k >= 0; k--) {
+            struct bridge_hold *b = &bridge_holds[h->bridge[k]];
+            uint16_t cmd;
+            char bdf[16];
+
+            if (!b->users || --b->users)
+                continue;
+            /* Only our bits go back: anything else changed since stays. */
+            cmd = plat_pci_read16(b->addr, PCI_COMMAND);
+            if (cmd != 0xffff)
+                plat_pci_write16(b->addr, PCI_COMMAND, (uint16_t)(cmd & ~b->added));
+            pci_addr_str(b->addr, bdf, sizeof(bdf));
+            plat_diag(bdf, "bridge command register restored to %04xh as found", (unsigned)(cmd & ~b->added));
+        }
+        h->used = false;
+    }
 }
 
 /* ---- Accessor ------------------------------------------------------------------ */
@@ -128,12 +275,6 @@ int pci_enumerate(struct pci_list *l)
     int n = plat_pci_segments(segs, start, end, 8);
 
     return pci_enumerate_cfg(pci_cfg_platform(), segs, start, end, n, l);
-}
-
-/* Same segment, bus, device and function. */
-static bool addr_eq(struct pci_addr a, struct pci_addr b)
-{
-    return a.seg == b.seg && a.bus == b.bus && a.dev == b.dev && a.fn == b.fn;
 }
 
 /* Index of a BDF in an enumerated list. */

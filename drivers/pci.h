@@ -29,8 +29,15 @@ int pci_enumerate(struct pci_list *l);
 void pci_addr_str(struct pci_addr a, char *buf, size_t len);
 
 /* Turn on memory decode and bus mastering (needed after the firmware's
- * driver let go of a controller). */
+ * driver let go of a controller), on the function and, as Linux
+ * pci_enable_bridge() does, on every bridge between it and the root bus;
+ * what changed on the bridges is recorded (a plat_diag names each). */
 void pci_enable_device(struct pci_addr a);
+/* Restore the bridges above a as pci_enable_device() found them, once no
+ * other function enabled below them is still in use. plat_pci_release()
+ * calls it before the firmware gets the controller back (its driver then
+ * enables what it needs itself). */
+void pci_release_bridges(struct pci_addr a);
 
 /* Map the function's first memory BAR of at least min_bytes (I/O BARs are
  * passed over, as is the upper half of a 64-bit BAR); NULL if none. */

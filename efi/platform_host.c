@@ -14,6 +14,7 @@
 
 #include "platform.h"
 #include "platform_sim.h"
+#include "../drivers/pci.h"
 
 static uint64_t t_base;
 static uint64_t tsc_hz;
@@ -474,6 +475,8 @@ int plat_pci_claim(struct pci_addr a)
 void plat_pci_release(struct pci_addr a)
 {
     struct plat_sim_dev *sim = sim_at(a);
+    /* The bridges above go back as found first, as on UEFI. */
+    pci_release_bridges(a);
     if (sim)
         sim->releases++;
 }

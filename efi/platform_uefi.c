@@ -1,6 +1,7 @@
 /* The platform seam on UEFI firmware (GNU-EFI). */
 #include "platform_uefi.h"
 #include "../drivers/pci_regs.h"
+#include "../drivers/pci.h"
 #include "../drivers/uart16550.h"
 
 EFI_HANDLE bm_image_handle;   /* set by efi_main */
@@ -659,6 +660,11 @@ void uefi_connect_storage_controllers(const struct pci_addr *taken, unsigned nta
 void plat_pci_release(struct pci_addr a)
 {
     EFI_HANDLE h = pci_handle(a);
+
+    /* The bridges above go back as found before the firmware's driver is
+     * connected again: it enables what it needs itself (EDK II's PciIo
+     * Attributes enables the parent bridges), and must find them so. */
+    pci_release_bridges(a);
     if (h)
         uefi_call_wrapper(bm_st->BootServices->ConnectController, 4, h, NULL, NULL, TRUE);
 }

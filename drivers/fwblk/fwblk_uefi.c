@@ -97,7 +97,7 @@ struct fw_usb_io {
 
 /* ---- Disk state ---------------------------------------------------------------- */
 
-#define FW_MAX_DISKS 32
+#define FW_MAX_DISKS BM_MAX_DISKS   /* past it the disk list is full anyway */
 #define FW_ASYNC_MAX_QD 1024
 #define FW_MAX_TRANSFER (64u << 20)   /* the firmware splits requests itself */
 #define FW_CMD_TIMEOUT_NS 30000000000ull
@@ -507,8 +507,9 @@ static bool path_holds(EFI_DEVICE_PATH *dp, EFI_DEVICE_PATH *vol_dp, UINTN vol_l
 
 /* Where the disk sits: its controller's PCI location and the port, target
  * or namespace the messaging node after it names (UEFI 2.10 section
- * 10.3.4: SCSI 0x02, SATA 0x12, NVMe namespace 0x17). */
-static void locate(struct bm_disk *d, EFI_DEVICE_PATH *dp)
+ * 10.3.4: SCSI 0x02, SATA 0x12, NVMe namespace 0x17). Returns which of
+ * those named the place. */
+static enum fwblk_at locate(struct bm_disk *d, EFI_DEVICE_PATH *dp)
 {
     EFI_GUID pcig = EFI_PCI_IO_PROTOCOL_GUID;
     EFI_DEVICE_PATH *rest = dp;
@@ -517,7 +518,7 @@ static void locate(struct bm_disk *d, EFI_DEVICE_PATH *dp)
     UINTN seg, bus, dev, fn;
 
     if (!dp || uefi_call_wrapper(bm_st->BootServices->LocateDevicePath, 3, &pcig, &rest, &h) != EFI_SUCCESS)
-        return;
+        return FWBLK_AT_NONE;
     if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, h, &pcig, (void **)&io) == EFI_SUCCESS &&
         uefi_call_wrapper(io->GetLocation, 5, io, &seg, &bus, &dev, &fn) == EFI_SUCCESS) {
         d->has_pci = true;
@@ -531,17 +532,18 @@ static void locate(struct bm_disk *d, EFI_DEVICE_PATH *dp)
         if (DevicePathSubType(n) == 0x02) {
             d->port = *(const uint16_t *)(b + 4);
             d->lun = *(const uint16_t *)(b + 6);
-            return;
+            return FWBLK_AT_SCSI;
         }
         if (DevicePathSubType(n) == 0x12) {
             d->port = *(const uint16_t *)(b + 4);
-            return;
+            return FWBLK_AT_SATA;
         }
         if (DevicePathSubType(n) == 0x17) {
             d->port = *(const uint32_t *)(b + 4);
-            return;
+            return FWBLK_AT_NVME;
         }
     }
+    return FWBLK_AT_NONE;
 }
 
 /* Is the messaging node for NVMe namespaces somewhere on the path? */
@@ -553,15 +555,16 @@ static bool path_has_nvme(EFI_DEVICE_PATH *dp)
     return false;
 }
 
-/* Fill in what a disk is; the handle's Block I/O is usable. */
-static void identify(struct fw_disk *f, EFI_DEVICE_PATH *dp)
+/* Fill in what a disk is; the handle's Block I/O is usable. Returns
+ * where on its controller the device path places it. */
+static enum fwblk_at identify(struct fw_disk *f, EFI_DEVICE_PATH *dp)
 {
     EFI_GUID dig = FW_DISK_INFO_GUID, ide = FW_DISK_INFO_IDE_GUID, ahci = FW_DISK_INFO_AHCI_GUID;
     EFI_GUID scsi = FW_DISK_INFO_SCSI_GUID, usb = FW_DISK_INFO_USB_GUID;
     struct bm_disk *d = &f->disk;
     FW_DISK_INFO *di = NULL;
+    enum fwblk_at at = locate(d, dp);
 
-    locate(d, dp);
     if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, f->handle, &dig, (void **)&di) == EFI_SUCCESS &&
         di) {
         if (guid_eq(&di->Interface, &ahci) || guid_eq(&di->Interface, &ide))
@@ -588,6 +591,7 @@ static void identify(struct fw_disk *f, EFI_DEVICE_PATH *dp)
             FreePool(text);
         }
     }
+    return at;
 }
 
 /* Free a firmware disk that never had a request in flight. */
@@ -598,11 +602,80 @@ static void fw_free(struct fw_disk *f)
     plat_free(f);
 }
 
+/* Is the handle a whole, present disk (not a partition, a medium-less
+ * drive or a block size we cannot use)? Its Block I/O and device path
+ * (NULL if none) are returned. */
+static bool whole_disk(EFI_HANDLE h, EFI_BLOCK_IO **bio, EFI_DEVICE_PATH **dp)
+{
+    EFI_GUID biog = BLOCK_IO_PROTOCOL, dpg = DEVICE_PATH_PROTOCOL;
+
+    *dp = NULL;
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, h, &biog, (void **)bio) != EFI_SUCCESS)
+        return false;
+    /* Whole disks only: partitions are views of a disk we already have. */
+    if ((*bio)->Media->LogicalPartition || !(*bio)->Media->MediaPresent || !(*bio)->Media->BlockSize ||
+        (*bio)->Media->BlockSize % 512 || !(*bio)->Media->LastBlock)
+        return false;
+    uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, h, &dpg, (void **)dp);
+    /* A partition the firmware did not flag as one. */
+    return !(*dp && path_has_partition_node(*dp));
+}
+
+/* The firmware's whole disks before any native driver runs (fwblk.h). */
+int fwblk_census(struct fwblk_census *c)
+{
+    EFI_GUID biog = BLOCK_IO_PROTOCOL;
+    EFI_HANDLE *handles = NULL;
+    UINTN count = 0;
+    struct fw_disk *f = plat_alloc(sizeof(*f));
+
+    memset(c, 0, sizeof(*c));
+    if (!f)
+        return 0;
+    uefi_connect_storage_controllers(NULL, 0, true);
+    if (uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &biog, NULL, &count, &handles) !=
+        EFI_SUCCESS) {
+        plat_free(f);
+        return 0;
+    }
+    for (UINTN i = 0; i < count; i++) {
+        EFI_BLOCK_IO *bio;
+        EFI_DEVICE_PATH *dp;
+        struct fwblk_census_disk *e;
+        enum fwblk_at at;
+
+        /* Removable media (CD/DVD drives, card readers) are left out: the
+         * native drivers skip ATAPI devices on purpose. */
+        if (!whole_disk(handles[i], &bio, &dp) || bio->Media->RemovableMedia)
+            continue;
+        if (c->count == FWBLK_CENSUS_MAX) {
+            c->more++;
+            continue;
+        }
+        memset(f, 0, sizeof(*f));
+        f->handle = handles[i];
+        f->bio = bio;
+        at = identify(f, dp);
+        e = &c->disks[c->count++];
+        e->has_pci = f->disk.has_pci;
+        e->pci = f->disk.pci_addr;
+        e->at = at;
+        e->port = f->disk.port;
+        e->lun = f->disk.lun;
+        bm_strlcpy(e->model, f->disk.model, sizeof(e->model));
+        bm_strlcpy(e->serial, f->disk.serial, sizeof(e->serial));
+        e->bytes = (bio->Media->LastBlock + 1) * (uint64_t)bio->Media->BlockSize;
+    }
+    plat_free(handles);
+    plat_free(f);
+    return (int)c->count;
+}
+
 /* Every whole, present disk behind a Block I/O handle, identified and located. */
 int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigned ntaken, fwblk_keep_fn keep,
                    void *ctx)
 {
-    EFI_GUID biog = BLOCK_IO_PROTOCOL, bio2g = EFI_BLOCK_IO2_PROTOCOL_GUID, dpg = DEVICE_PATH_PROTOCOL;
+    EFI_GUID biog = BLOCK_IO_PROTOCOL, bio2g = EFI_BLOCK_IO2_PROTOCOL_GUID;
     EFI_HANDLE *handles = NULL;
     EFI_DEVICE_PATH *boot_dp = boot_device_path();
     EFI_DEVICE_PATH *results_dp = handle_device_path(uefi_results_volume_handle());
@@ -621,16 +694,8 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
         struct bm_disk *d;
         uint32_t qd;
 
-        if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &biog, (void **)&bio) !=
-            EFI_SUCCESS)
+        if (!whole_disk(handles[i], &bio, &dp))
             continue;
-        /* Whole disks only: partitions are views of a disk we already have. */
-        if (bio->Media->LogicalPartition || !bio->Media->MediaPresent || !bio->Media->BlockSize ||
-            bio->Media->BlockSize % 512 || !bio->Media->LastBlock)
-            continue;
-        uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[i], &dpg, (void **)&dp);
-        if (dp && path_has_partition_node(dp))
-            continue;   /* a partition the firmware did not flag as one */
         f = plat_alloc(sizeof(*f));
         if (!f)
             break;
@@ -669,9 +734,14 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
         }
         f->cmds = plat_alloc(qd * sizeof(*f->cmds));
         f->inflight = plat_alloc(qd * sizeof(*f->inflight));
-        if (!f->cmds || !f->inflight || disk_list_add(l, d) != BM_OK) {
+        if (!f->cmds || !f->inflight) {
             fw_free(f);
             break;
+        }
+        if (disk_list_add(l, d) != BM_OK) {
+            /* The list is full: it counts every disk left out, for the note. */
+            fw_free(f);
+            continue;
         }
         fw_disks[fw_count++] = f;
         added++;
@@ -714,7 +784,7 @@ void fwblk_release_all(void)
         if (lost) {
             /* The firmware may still write a token or signal an event:
              * leave every piece of this disk where it is. */
-            plat_log("FWBLK %s: requests still with the firmware; its memory is left allocated", f->disk.id);
+            plat_diag(f->disk.id, "requests still with the firmware; its memory is left allocated");
             continue;
         }
         /* Data written through a write-back cache reaches the medium. */

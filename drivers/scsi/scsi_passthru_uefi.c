@@ -409,7 +409,7 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
 {
     struct pt_disk *p = plat_alloc(sizeof(*p));
     struct scsi_disk_info info;
-    char name[64], err[96], bdf[16] = "(no PCI)";
+    char name[64], err[96], bdf[16] = "firmware", at[40];
     struct scsi_transport tr = { pt_exec, NULL, name };
     int rc;
 
@@ -427,15 +427,17 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
     if (has_pci)
         pci_addr_str(pci, bdf, sizeof(bdf));
     snprintf(name, sizeof(name), "SCSIPT %s target %u lun %llu", bdf, target[0], (unsigned long long)lun);
+    /* Diagnostics name the controller as where, the LUN in the message. */
+    snprintf(at, sizeof(at), "firmware SCSI pass-thru target %u lun %llu", target[0], (unsigned long long)lun);
     rc = scsi_identify(&tr, &info, err, sizeof(err));
     if (rc != BM_OK) {
         if (rc != BM_ENODEV)
-            plat_log("%s: skipped: %s", name, err);
+            plat_diag(bdf, "%s: skipped: %s", at, err);
         pt_free(p);
         return NULL;
     }
     if (info.cap.block_bytes != 512 && info.cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", name, info.cap.block_bytes);
+        plat_diag(bdf, "%s: skipped: %u-byte blocks", at, info.cap.block_bytes);
         pt_free(p);
         return NULL;
     }
@@ -459,7 +461,7 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
         p->nonblocking = false;
     }
     p->d.max_transfer_bytes = pt_max_transfer(p);
-    plat_log("%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command", name, p->d.model,
+    plat_diag(bdf, "%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command", at, p->d.model,
              p->d.serial, (unsigned long long)p->d.blocks, p->d.lba_bytes,
              p->nonblocking ? "non-blocking" : "blocking", p->d.max_transfer_bytes / 1024);
     return p;
