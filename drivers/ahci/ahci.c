@@ -122,7 +122,6 @@ struct ahci_ctrl {
     volatile void *abar;
     uint64_t abar_bytes;
     uint32_t cap, cap2, pi, vs;
-    char report[160];              /* ports with a device not brought up: the probe's err */
     struct ahci_port *port[AHCI_MAX_PORTS];
 };
 
@@ -150,17 +149,6 @@ static void port_diag(struct ahci_port *p, const char *fmt, ...)
         plat_diag(p->disk.id, "%s", msg);
     else
         plat_diag(p->ctrl->bdf, "port %u: %s", p->num, msg);
-}
-
-/* Add "port N: what" to the controller's report of devices it could not
- * bring up (the probe's err: the caller turns it into a note record). */
-static void ctrl_report(struct ahci_ctrl *c, unsigned port, const char *what)
-{
-    size_t n = strlen(c->report);
-
-    if (n + 4 >= sizeof(c->report))
-        return;
-    snprintf(c->report + n, sizeof(c->report) - n, "%sport %u: %s", n ? "; " : "", port, what);
 }
 
 /* Wait until (register & mask) == want; BM_ETIMEDOUT otherwise. */
@@ -942,7 +930,6 @@ static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
 
     if (!p) {
         plat_diag(c->bdf, "port %u: skipped: out of memory", num);
-        ctrl_report(c, num, "out of memory");
         return NULL;
     }
     p->ctrl = c;
@@ -952,14 +939,12 @@ static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
 
     if (port_quiesce(p) != BM_OK) {
         port_diag(p, "skipped: the port does not stop");
-        ctrl_report(c, num, "the port does not stop");
         plat_free(p);
         return NULL;
     }
     p->mem = plat_alloc_pages(AHCI_MEM_BYTES, below_4g);
     if (!p->mem) {
         port_diag(p, "skipped: no DMA memory%s", below_4g ? " below 4 GiB" : "");
-        ctrl_report(c, num, "no DMA memory");
         plat_free(p);
         return NULL;
     }
@@ -1029,7 +1014,7 @@ static void port_fill_disk(struct ahci_port *p)
     d->priv = p;
 }
 
-/* IDENTIFY DEVICE into the scratch page; a diagnostic and a report line
+/* IDENTIFY DEVICE into the scratch page; a diagnostic (a log record)
  * when it fails. */
 static int port_identify(struct ahci_port *p)
 {
@@ -1042,7 +1027,6 @@ static int port_identify(struct ahci_port *p)
     if (rc != BM_OK) {
         snprintf(what, sizeof(what), "IDENTIFY DEVICE failed (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts, err);
         port_diag(p, "skipped: %s", what);
-        ctrl_report(p->ctrl, p->num, what);
         return rc;
     }
     plat_rmb();
@@ -1075,7 +1059,6 @@ static int port_spin_up(struct ahci_port *p, bool *spun_up)
                  err);
         if (port_restart(p, rc == BM_ETIMEDOUT, &reset) != BM_OK || puis == ATA_PUIS_SPINUP_INCOMPLETE) {
             port_diag(p, "skipped: %s", what);
-            ctrl_report(p->ctrl, p->num, what);
             return rc == BM_OK ? BM_EIO : rc;
         }
         port_diag(p, "%s; going on: its IDENTIFY data is complete", what);
@@ -1091,7 +1074,7 @@ static int port_spin_up(struct ahci_port *p, bool *spun_up)
  * start the port and IDENTIFY an ATA disk (spinning it up first when it
  * powered up in standby). BM_OK when the port has a disk to benchmark;
  * otherwise the caller frees the port. Every device that is not brought
- * up is named in the controller's report. */
+ * up is named in a diagnostic (a log record). */
 static int port_attach(struct ahci_port *p)
 {
     uint32_t sig = port_rd(p, AHCI_PxSIG);
@@ -1100,18 +1083,15 @@ static int port_attach(struct ahci_port *p)
 
     if (sig == AHCI_SIG_ATAPI) {
         port_diag(p, "ATAPI device (signature %08x) skipped: only ATA disks are benchmarked", sig);
-        ctrl_report(p->ctrl, p->num, "ATAPI device, not benchmarked");
         return BM_ENOTSUP;
     }
     if (sig == AHCI_SIG_PM) {
         port_diag(p, "port multiplier (signature %08x) skipped: not supported; the disks behind it are not reached",
                   sig);
-        ctrl_report(p->ctrl, p->num, "port multiplier, its disks not reached");
         return BM_ENOTSUP;
     }
     if (sig != AHCI_SIG_ATA) {
         port_diag(p, "device with signature %08x skipped: not an ATA disk", sig);
-        ctrl_report(p->ctrl, p->num, "not an ATA disk (signature)");
         return BM_ENOTSUP;
     }
 
@@ -1127,7 +1107,6 @@ static int port_attach(struct ahci_port *p)
     if (rc != BM_OK) {
         port_diag(p, "skipped: IDENTIFY DEVICE data is not usable (word 0 %04xh, word 2 %04xh)",
                   p->scratch[0] | p->scratch[1] << 8, p->scratch[4] | p->scratch[5] << 8);
-        ctrl_report(p->ctrl, p->num, "IDENTIFY DEVICE data not usable");
         return rc;
     }
     if (!p->id.dma) {
@@ -1135,7 +1114,6 @@ static int port_attach(struct ahci_port *p)
          * cards behind a SATA adapter) would abort them all. */
         port_diag(p, "skipped: %s supports no DMA (IDENTIFY word 49 bit 8): PIO-only devices are not benchmarked",
                   p->id.model);
-        ctrl_report(p->ctrl, p->num, "PIO-only device, not benchmarked");
         return BM_ENOTSUP;
     }
     port_wr(p, AHCI_PxIS, ~0u);
@@ -1273,7 +1251,6 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     for_each_port(c, retry, i, p) {
         port_diag(p, "skipped: a device is there but did not come up after %u COMRESETs: %s", AHCI_RESET_TRIES,
                   p->why);
-        ctrl_report(c, i, p->why);
     }
 
     for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
@@ -1292,8 +1269,10 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     }
     if (!found)
         plat_diag(c->bdf, "no ATA disks");
-    if (c->report[0])
-        snprintf(err, errlen, "%s", c->report);
+    /* Ports with a device that did not come up are not in err: err on a
+     * successful probe means disks left out on purpose (blkdev.h). Each
+     * has its log line, and discovery's census notices the firmware's disk
+     * on that port and hands the controller back (discover.c). */
     *ctrl_out = c;
     return BM_OK;
 

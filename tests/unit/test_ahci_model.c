@@ -1325,8 +1325,11 @@ static void test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming
     assert_int_equal(m->comresets, 3);
     assert_true(plat_now_ns() - t0 >= 55000000000ull);
     assert_true(plat_now_ns() - t0 < 60000000000ull);
-    assert_non_null(strstr(err, "port 2: "));
-    assert_non_null(strstr(err, "not ready"));
+    /* Not in err: that is for disks left out on purpose, and this one is
+     * lost (discovery hands the controller back when the firmware has it). */
+    assert_string_equal(err, "");
+    assert_non_null(strstr(log, "did not come up"));
+    assert_non_null(strstr(log, "not ready"));
     finish(m, ctrl);
 }
 
@@ -1632,14 +1635,18 @@ static void test_pio_only_device_is_left_out_and_named(void **state)
     struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
     void *ctrl = NULL;
+    const char *log;
 
     (void)state;
     m->no_dma = true;
     m->no_lba48 = true;
     m->blocks = 4000000;
+    log_capture_begin();
     assert_int_equal(ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    log = log_capture_end();
     assert_int_equal(list.count, 0);
-    assert_non_null(strstr(err, "port 2: PIO-only"));
+    assert_non_null(strstr(log, "port 2: skipped"));
+    assert_non_null(strstr(log, "PIO-only"));
     assert_int_equal(m->reads_done, 0);
     finish(m, ctrl);
 }

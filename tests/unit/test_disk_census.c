@@ -124,7 +124,7 @@ static void identify(const struct mini_ahci *m, unsigned port, uint8_t id[512])
     id_string(id, 10, 10, m->serial[port]);
     id_string(id, 23, 4, "1.0");
     id_string(id, 27, 20, "MINI DISK");
-    id_word(id, 49, 1u << 9);   /* LBA */
+    id_word(id, 49, (1u << 9) | (1u << 8)); /* LBA, DMA */
     id_word(id, 60, (uint16_t)2000000u);
     id_word(id, 61, (uint16_t)(2000000u >> 16));
     id_word(id, 83, 0x4000 | (1u << 10));
