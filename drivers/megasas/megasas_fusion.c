@@ -609,6 +609,38 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
     return BM_OK;
 }
 
+/* The driver capabilities IOC INIT announces: what Linux
+ * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
+ * would be claiming falsely.
+ * Set, as Linux does: remote LUN, n-drive RAID 1 load balancing and
+ * region-lock bypass on the fast path (they shape the firmware's fast
+ * path and RAID map, neither of which this driver uses, so they cost
+ * nothing), security protocol commands through the firmware, PD map
+ * entries by target id, and extended I/O size when the firmware offers
+ * chain frames over 1 KiB (Linux: max_chain_frame_sz > MIN).
+ * Left clear:
+ *   ADDITIONAL_MSIX   no MSI-X vector is ever enabled;
+ *   MAX_255LDS        discovery reads the 64-entry LD list (MFI firmware,
+ *                     QEMU's included, refuses a longer buffer there);
+ *   EXT_QUEUE_DEPTH   the pool is sized from scratch pad 0, as Linux with
+ *                     dual_qdepth_disable, not from scratch pad 2;
+ *   QD_THROTTLING     the firmware would answer BUSY to throttle, which
+ *                     this driver reports as an error instead of retrying;
+ *   64BIT_MODE        frames, sense buffers and queues stay below 4 GiB
+ *                     (Linux sets it only with a 64-bit coherent DMA mask);
+ *   NVME_PASSTHRU     no NVMe command is ever encapsulated;
+ *   FW_EXPOSED_DEV_LIST  discovery uses the PD list query as Linux
+ *                     without it. */
+static uint32_t fu_driver_capabilities(const struct fu_ctrl *c)
+{
+    uint32_t caps = MFI_CAP_FP_REMOTE_LUN | MFI_CAP_NDRIVE_R1_LB | MFI_CAP_SECURITY_PROTOCOL_CMDS_FW |
+                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID;
+
+    if (c->max_chain_bytes > FUSION_CHAIN_FRAME_MIN)
+        caps |= MFI_CAP_EXT_IO_SIZE;
+    return caps;
+}
+
 /* IOC INIT: the MPI2 IOC INIT request in an MFI INIT frame, posted with an
  * MFA descriptor and finished when the frame's cmd_status leaves 0xff
  * (Linux megasas_ioc_init_fusion and wait_and_poll). */
@@ -617,6 +649,7 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
     struct mfi_init_frame *f = (struct mfi_init_frame *)c->init_mem;
     struct fusion_ioc_init *ioc = (struct fusion_ioc_init *)(c->init_mem + 256);
     uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc), deadline;
+    uint32_t caps;
     uint8_t st;
     int rc;
 
@@ -636,6 +669,8 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
     f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
     f->hdr.flags = MFI_FRAME_DONT_POST_IN_REPLY_QUEUE;
     f->hdr.data_len = sizeof(*ioc);
+    caps = fu_driver_capabilities(c);
+    memcpy((uint8_t *)f + FUSION_INIT_DRV_OPS_OFFSET, &caps, sizeof(caps));
     f->qinfo_new_lo = (uint32_t)ioc_pa;
     f->qinfo_new_hi = (uint32_t)(ioc_pa >> 32);
 

@@ -119,6 +119,9 @@ static void test_ioc_init_and_descriptor_layout(void **state)
 #define M_FW_CMDS 128               /* scratch pad 0 bits 15:0 */
 #define M_FW_SGE 64                 /* scratch pad 0 bits 23:16 */
 #define M_MAX_SMID 1024
+/* support_fp_remote_lun, support_ndrive_r1_lb, security_protocol_cmds_fw,
+ * support_fp_rlbypass, support_pd_map_target_id (Linux MFI_CAPABILITIES). */
+#define M_CAPS_REQUIRED ((1u << 0) | (1u << 4) | (1u << 6) | (1u << 10) | (1u << 12))
 
 enum m_gen { M_THUNDERBOLT, M_INVADER };
 
@@ -166,6 +169,10 @@ struct model {
     unsigned dcmd_ctrl_info, dcmd_ld_list, dcmd_pd_list, dcmd_pd_info, dcmd_flush;
     unsigned reads, writes, ld_requests, pd_requests;
     bool reset_to_ready;
+    uint32_t caps;              /* driver capabilities IOC INIT announced */
+    uint32_t max_request_size;  /* controller info, sectors */
+    uint16_t max_strips;
+    uint8_t stripe_min;
 };
 
 static struct model m;
@@ -279,6 +286,19 @@ static void do_ioc_init(uint64_t desc)
             violation("reply descriptor %u not initialised to all-ones", i);
             break;
         }
+    /* Driver capabilities (MFI_CAPABILITIES at frame bytes 4..7): the
+     * ones Linux megasas_ioc_init_fusion always sets and a firmware-path
+     * driver can claim, and extended I/O size exactly when the chain
+     * frame is larger than 1 KiB (4 KiB on this Invader, 1 KiB on
+     * Thunderbolt). */
+    m.caps = *(uint32_t *)(frame + 4);
+    if ((m.caps & M_CAPS_REQUIRED) != M_CAPS_REQUIRED)
+        violation("IOC INIT driver capabilities 0x%08x lack 0x%08x", m.caps, M_CAPS_REQUIRED & ~m.caps);
+    if (!!(m.caps & (1u << 8)) != (m.gen == M_INVADER))
+        violation("IOC INIT support_ext_io_size %s with a %u-byte chain frame", (m.caps & (1u << 8)) ? "set" : "clear",
+                  m.gen == M_INVADER ? 4096u : 1024u);
+    if (m.caps & (1u << 1))
+        violation("IOC INIT claims additional MSI-X with no vector enabled");
     frame[2] = 0x00; /* MFI_STAT_OK */
     m.inited = true;
     m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
@@ -302,7 +322,9 @@ static uint8_t do_dcmd(uint8_t *f)
     case 0x01010000: /* controller info */
         m.dcmd_ctrl_info++;
         memcpy(buf + 0x540, "PERC H730P Mini (model)", 23);
-        *(uint32_t *)(buf + 0x5bc) = 512; /* 256 KiB per command */
+        *(uint32_t *)(buf + 0x5bc) = m.max_request_size;
+        *(uint16_t *)(buf + 0x5da) = m.max_strips;     /* max_strips_per_io */
+        buf[0x5e8] = m.stripe_min;                     /* stripe_sz_ops.min */
         return 0;
     case 0x03010000: /* LD list: count at 0, 16-byte entries from 8 */
         m.dcmd_ld_list++;
@@ -581,6 +603,7 @@ static struct pci_addr model_attach(uint16_t device, enum m_gen gen)
     memset(&dev, 0, sizeof(dev));
     m.gen = gen;
     m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+    m.max_request_size = 512;   /* 256 KiB per command */
     dev.addr = a;
     dev.ctx = &m;
     dev.mmio_read32 = m_read;
@@ -1039,6 +1062,68 @@ static void test_hung_dcmd_keeps_its_smid(void **state)
     check_release(ctrl);
 }
 
+/* IOC INIT announces the driver capabilities Linux sets that apply to a
+ * polled firmware-path driver (the model checks the bits and that
+ * extended I/O size follows the chain frame size). */
+static void test_ioc_init_announces_driver_capabilities(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    assert_int_equal(m.caps & M_CAPS_REQUIRED, M_CAPS_REQUIRED);
+    assert_true(m.caps & (1u << 8));
+    check_release(ctrl);
+    ctrl = probe(0x005b, M_THUNDERBOLT, &list);
+    assert_int_equal(m.caps & M_CAPS_REQUIRED, M_CAPS_REQUIRED);
+    assert_false(m.caps & (1u << 8));
+    check_release(ctrl);
+}
+
+/* Largest command (Linux megasas_init_fw / megasas_init_adapter_fusion):
+ * a PERC H710 (Thunderbolt, 1 KiB chain frames: 8 + 64 - 2 SGEs, 64
+ * after rounding) gets 256 KiB even when controller info allows 1 MiB;
+ * an Invader with 4 KiB chain frames gets 1 MiB, or strip size x strips
+ * per I/O when that is smaller. */
+static void test_transfer_capped_by_sge_count_and_strips(void **state)
+{
+    struct bm_disk_list list;
+    struct pci_addr a;
+    char err[160] = "";
+    void *ctrl;
+
+    (void)state;
+    a = model_attach(0x005b, M_THUNDERBOLT);
+    m.max_request_size = 2048;
+    memset(&list, 0, sizeof(list));
+    ctrl = NULL;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, 256 * 1024);
+    check_release(ctrl);
+
+    a = model_attach(0x005d, M_INVADER);
+    m.max_request_size = 2048;
+    memset(&list, 0, sizeof(list));
+    ctrl = NULL;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, 1024 * 1024);
+    check_release(ctrl);
+
+    a = model_attach(0x005d, M_INVADER);
+    m.max_request_size = 2048;
+    m.stripe_min = 7;   /* 64 KiB strips */
+    m.max_strips = 6;
+    memset(&list, 0, sizeof(list));
+    ctrl = NULL;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, 384 * 1024);
+    check_release(ctrl);
+}
+
 /* The MFI transport's ids still go to the MFI path, Ventura does not match. */
 static void test_match_table(void **state)
 {
@@ -1068,6 +1153,8 @@ int main(void)
         cmocka_unit_test(test_errors_are_decoded),
         cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
         cmocka_unit_test(test_hung_dcmd_keeps_its_smid),
+        cmocka_unit_test(test_ioc_init_announces_driver_capabilities),
+        cmocka_unit_test(test_transfer_capped_by_sge_count_and_strips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
