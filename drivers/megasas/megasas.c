@@ -431,7 +431,7 @@ static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns,
             hbaq_abandon(&c->q, slot);
             mfi_send_abort(c, slot, what);
             plat_diag(c->bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
-                     (unsigned long long)(timeout_ns / MS_NS), *c->producer, mfi_fw_status(c));
+                      (unsigned long long)(timeout_ns / MS_NS), *c->producer, mfi_fw_status(c));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -514,7 +514,8 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     f->pass.hdr.cdb_len = cmd->cdb_len;
     f->pass.hdr.sense_len = MFI_SENSE_BYTES;
     f->pass.hdr.data_len = cmd->len;
-    f->pass.hdr.flags = cmd->dir == SCSI_DIR_OUT ? MFI_FRAME_DIR_WRITE : cmd->dir == SCSI_DIR_IN ? MFI_FRAME_DIR_READ : 0;
+    f->pass.hdr.flags =
+        cmd->dir == SCSI_DIR_OUT ? MFI_FRAME_DIR_WRITE : cmd->dir == SCSI_DIR_IN ? MFI_FRAME_DIR_READ : 0;
     f->pass.sense_lo = mfi_pa32(c->sense + (size_t)slot * MFI_SENSE_BYTES);
     memcpy(f->pass.cdb, cmd->cdb, cmd->cdb_len);
     /* QEMU rejects a pass-through frame without an SGE even when no data
@@ -672,8 +673,8 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
         return;
     }
     c->disks[c->ndisks++] = md;
-    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", c->name, tname, md->d.id, md->d.model, md->d.serial,
-             (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", c->name, tname, md->d.id, md->d.model,
+             md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
 }
 
 /* Logical drives that are not offline. */
@@ -711,7 +712,7 @@ void mfi_scan_lds(const struct mfi_scan_ops *ops)
         }
         if (states[i] != MFI_LD_STATE_OPTIMAL)
             plat_diag(ops->where, "ld%u is %s degraded", targets[i],
-                     states[i] == MFI_LD_STATE_PARTIALLY_DEGRADED ? "partially" : "");
+                      states[i] == MFI_LD_STATE_PARTIALLY_DEGRADED ? "partially" : "");
         ops->add_disk(ops->ctx, true, targets[i], MFI_LD_QD);
     }
 }
@@ -758,12 +759,13 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
             continue;
         }
         if (mfi_pd_state_in_array(info->fw_state)) {
-            plat_diag(ops->where, "pd%u in state 0x%02x (in an array), though listed as exposed to the host: skipped", ids[i], info->fw_state);
+            plat_diag(ops->where, "pd%u in state 0x%02x (in an array), though listed as exposed to the host: skipped",
+                      ids[i], info->fw_state);
             continue;
         }
         if (info->fw_state != MFI_PD_STATE_SYSTEM)
             plat_diag(ops->where, "pd%u is listed as exposed to the host but reports state 0x%02x, not SYSTEM",
-                     ids[i], info->fw_state);
+                      ids[i], info->fw_state);
         if (ids[i] > ops->max_pd_target) {
             plat_diag(ops->where, "pd%u: device id does not fit a frame, skipped", ids[i]);
             continue;

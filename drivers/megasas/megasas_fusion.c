@@ -205,7 +205,7 @@ static void fu_drain_replies(struct fu_ctrl *c)
         any = true;
         if (smid < 1 || smid > c->nslots) {
             plat_diag(c->bdf, "reply descriptor 0x%016llx with SMID %u out of range 1..%u",
-                     (unsigned long long)d, smid, c->nslots);
+                      (unsigned long long)d, smid, c->nslots);
             continue;
         }
         if (!hbaq_complete(&c->q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
@@ -234,8 +234,8 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
         if (plat_now_ns() > deadline) {
             /* The slot stays held until the firmware answers for it. */
             hbaq_abandon(&c->q, slot);
-            plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)", what, slot + 1, (unsigned long long)(timeout_ns / FU_MS_NS), c->reply_next,
-                     fu_fw_status(c));
+            plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
+                      what, slot + 1, (unsigned long long)(timeout_ns / FU_MS_NS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -548,8 +548,8 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_q
         return;
     }
     c->disks[c->ndisks++] = fd;
-    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", c->name, tname, fd->d.id, fd->d.model,
-             fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
+    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", c->name, tname, fd->d.id,
+             fd->d.model, fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
 }
 
 /* ---- Bring-up and release ------------------------------------------------------------------------------------- */
