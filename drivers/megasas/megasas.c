@@ -1073,10 +1073,10 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, ci);
         plat_diag(c->bdf,
                   "%s (%s), firmware READY -> OPERATIONAL, %u commands, %u SGEs, %u KiB per command "
-                  "(max request %u sectors, %u strips of %u sectors)",
+                  "(controller info: %u sectors per request, %u strips of %u sectors)",
                   product, c->id->chip, c->fw_max_cmds, c->fw_max_sge, c->max_transfer_bytes / 1024,
                   ci->max_request_size, ci->max_strips_per_io,
-                  ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
+                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
     } else {
         /* Not fatal: the SGE limit alone is enough to run. */
         plat_diag(c->bdf, "controller info: %s", why);

@@ -274,6 +274,38 @@ static void fu_build_mfi_passthru(struct fu_ctrl *c, uint32_t slot)
     chain->flags = IEEE_SGE_FLAGS_CHAIN_ELEMENT | IEEE_SGE_FLAGS_IOCPLBNTA_ADDR;
 }
 
+/* A DCMD the firmware did not answer: an MFI ABORT naming its frame,
+ * sent like any DCMD through the pass-through function (Linux
+ * megasas_issue_blocked_abort_cmd, which Fusion parts take through
+ * megasas_issue_dcmd_fusion). It is not waited for: its SMID is abandoned
+ * and freed by its reply, and the hung SMID stays held until the firmware
+ * gives it back. */
+static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
+{
+    uint64_t pa = plat_virt_to_phys(&c->mfi[slot]);
+    union mfi_frame *f;
+    int a;
+
+    if (c->failed)
+        return;
+    a = fu_internal_slot(c, FU_DCMD_TIMEOUT_NS);
+    if (a < 0) {
+        plat_diag(c->bdf, "DCMD on SMID %u timed out; no free SMID to abort it with, it stays held", slot + 1);
+        return;
+    }
+    f = &c->mfi[a];
+    f->abort.hdr.cmd = MFI_CMD_ABORT;
+    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->abort.hdr.context = (uint32_t)a;
+    f->abort.abort_context = slot;
+    f->abort.abort_frame_lo = (uint32_t)pa;
+    f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
+    fu_build_mfi_passthru(c, (uint32_t)a);
+    fu_fire_slot(c, (uint32_t)a, FUSION_REQ_TYPE_SCSI_IO, 0);
+    hbaq_abandon(&c->q, (uint32_t)a);
+    plat_diag(c->bdf, "DCMD on SMID %u timed out: abort sent (SMID %d)", slot + 1, a + 1);
+}
+
 /* A DCMD moving len bytes between the firmware and c->scratch. */
 static int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
                    bool write, char *err, size_t errlen)
@@ -307,6 +339,8 @@ static int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
     }
     fu_build_mfi_passthru(c, (uint32_t)slot);
     rc = fu_exec_sync(c, (uint32_t)slot, FUSION_REQ_TYPE_SCSI_IO, 0, FU_DCMD_TIMEOUT_NS, "DCMD");
+    if (rc == BM_ETIMEDOUT)
+        fu_abort_dcmd(c, (uint32_t)slot);
     if (rc != BM_OK) {
         snprintf(err, errlen, "DCMD 0x%08x: no reply descriptor for SMID %d", opcode, slot + 1);
         return rc;
@@ -886,10 +920,10 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
         plat_diag(c->bdf,
                   "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
-                  "%u KiB per command (max request %u sectors, %u strips of %u sectors)",
+                  "%u KiB per command (controller info: %u sectors per request, %u strips of %u sectors)",
                   product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
                   c->max_transfer_bytes / 1024, ci->max_request_size, ci->max_strips_per_io,
-                  ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
+                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
     } else {
         plat_diag(c->bdf, "controller info: %s", why);
     }
