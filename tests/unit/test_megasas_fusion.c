@@ -106,6 +106,15 @@ static void test_ioc_init_and_descriptor_layout(void **state)
     assert_int_equal(MFI_REG_IQPL, 0xc0);
     assert_int_equal(MFI_REG_IQPH, 0xc4);
     assert_int_equal(FUSION_REG_REPLY_POST_HOST_INDEX, 0x6c);
+    /* MFI INIT driver_operations (Linux union MFI_CAPABILITIES). */
+    assert_int_equal(FUSION_INIT_DRV_OPS_OFFSET, 0x04);
+    assert_int_equal(MFI_CAP_FP_REMOTE_LUN, 0x0001);
+    assert_int_equal(MFI_CAP_MAX_255LDS, 0x0008);
+    assert_int_equal(MFI_CAP_SECURITY_PROTOCOL_CMDS_FW, 0x0040);
+    assert_int_equal(MFI_CAP_EXT_IO_SIZE, 0x0100);
+    assert_int_equal(MFI_CAP_FP_RLBYPASS, 0x0400);
+    assert_int_equal(MFI_CAP_PD_MAP_TARGET_ID, 0x1000);
+    assert_int_equal(MFI_CAP_FW_EXPOSED_DEV_LIST, 0x8000);
 }
 
 /* ---- The device model ------------------------------------------------------------------ */
@@ -143,6 +152,10 @@ struct model {
     enum m_gen gen;
     uint32_t osp0;
     bool stuck;                 /* firmware never leaves its state; each read costs a second */
+    /* Boot: FW_INIT whose low bits move every boot_step reads (a second
+     * each), READY after boot_reads. */
+    bool booting;
+    unsigned boot_reads_done, boot_step, boot_reads;
     uint32_t lo;                /* IQPL latch */
     bool lo_written;
     bool inited;
@@ -575,6 +588,15 @@ static uint32_t m_read(void *ctx, int bar, uint32_t off)
     case 0xb0:
         if (m.stuck)
             plat_sim_advance_ns(1000000000ull); /* each look costs a second: deadlines pass at once */
+        if (m.booting) {
+            plat_sim_advance_ns(1000000000ull);
+            if (++m.boot_reads_done >= m.boot_reads) {
+                m.booting = false;
+                m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            } else {
+                m.osp0 = M_STATE_FW_INIT | (m.boot_reads_done / m.boot_step);
+            }
+        }
         return m.osp0;
     case 0xb4:
         return 0x00400000u | (8u << 5); /* 1 MiB units, 8 x 512: 4 KiB chain frames */
@@ -888,6 +910,28 @@ static void test_stuck_firmware_fails_probe_with_state(void **state)
     plat_sim_detach(&dev);
 }
 
+/* Firmware that stays in FW_INIT for 300 s while its status word's low
+ * bits move every 100 s: each change restarts the wait (Linux
+ * megasas_transition_to_ready compares the whole word), the probe
+ * succeeds. */
+static void test_ready_wait_follows_the_status_word(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+
+    (void)state;
+    m.osp0 = M_STATE_FW_INIT;
+    m.booting = true;
+    m.boot_step = 100;
+    m.boot_reads = 300;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.count, 3);
+    check_release(ctrl);
+}
+
 /* A controller left OPERATIONAL (by its option ROM or an earlier run)
  * is taken back to READY through the doorbell before IOC INIT. */
 static void test_operational_firmware_is_reset_first(void **state)
@@ -1173,6 +1217,7 @@ int main(void)
         cmocka_unit_test(test_writes_reach_the_model),
         cmocka_unit_test(test_stuck_firmware_fails_probe_with_state),
         cmocka_unit_test(test_operational_firmware_is_reset_first),
+        cmocka_unit_test(test_ready_wait_follows_the_status_word),
         cmocka_unit_test(test_hung_command_times_out_and_holds_its_smid),
         cmocka_unit_test(test_errors_are_decoded),
         cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
