@@ -80,7 +80,6 @@ struct mfi_ctrl {
     uint32_t max_transfer_bytes;
     bool operational;         /* INIT done: the firmware owns our queues */
     bool failed;              /* firmware faulted */
-    unsigned aborts_sent;
 
     uint32_t nslots;
     union mfi_frame *frames;  /* one 64-byte frame per slot, below 4 GiB */
@@ -387,7 +386,8 @@ static void mfi_drain_replies(struct mfi_ctrl *c)
  * (abandoned in the slot table) until the firmware answers for it, so it
  * is never rewritten while the firmware may still be using it. The abort
  * is not waited for (poll() must not block): its own slot is abandoned
- * too and freed by its reply. Called with the queue lock held. */
+ * too and freed by its reply. Called from poll() under the queue lock and
+ * from the synchronous path that owns the controller during probe. */
 static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
 {
     uint64_t pa = plat_virt_to_phys(&c->frames[slot]);
@@ -411,7 +411,6 @@ static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
     f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
     mfi_post(c, (uint32_t)abort_slot);
     hbaq_abandon(&c->q, (uint32_t)abort_slot);
-    c->aborts_sent++;
     plat_diag(c->bdf, "%s frame %u timed out: abort sent (frame %d)", what, slot, abort_slot);
 }
 
