@@ -31,6 +31,24 @@
 #define MPI2_VERSION 0x0200                /* major 2, minor 0 */
 #define MPI2_HEADER_VERSION 0x1000         /* unit 0x10, dev 0x00 */
 
+/* Driver capabilities in the MFI INIT frame that carries IOC INIT (bytes
+ * 4..7, Linux struct megasas_init_frame driver_operations, union
+ * MFI_CAPABILITIES, little-endian bit order). */
+#define FUSION_INIT_DRV_OPS_OFFSET 0x04
+#define MFI_CAP_FP_REMOTE_LUN (1u << 0)
+#define MFI_CAP_ADDITIONAL_MSIX (1u << 1)
+#define MFI_CAP_MAX_255LDS (1u << 3)
+#define MFI_CAP_NDRIVE_R1_LB (1u << 4)
+#define MFI_CAP_SECURITY_PROTOCOL_CMDS_FW (1u << 6)
+#define MFI_CAP_EXT_QUEUE_DEPTH (1u << 7)
+#define MFI_CAP_EXT_IO_SIZE (1u << 8)
+#define MFI_CAP_FP_RLBYPASS (1u << 10)
+#define MFI_CAP_QD_THROTTLING (1u << 11)
+#define MFI_CAP_PD_MAP_TARGET_ID (1u << 12)
+#define MFI_CAP_64BIT_MODE (1u << 13)
+#define MFI_CAP_NVME_PASSTHRU (1u << 14)
+#define MFI_CAP_FW_EXPOSED_DEV_LIST (1u << 15)
+
 /* Request descriptor type, bits 3:1 of RequestFlags
  * (MEGASAS_REQ_DESCRIPT_FLAGS_TYPE_SHIFT = 1). */
 #define FUSION_REQ_TYPE_SHIFT 1

@@ -25,14 +25,16 @@
 #define MFI_VENDOR_LSI 0x1000
 
 #define MFI_SLOTS_MAX 1024            /* frames we allocate at most */
-#define MFI_DISK_QD_MAX 256           /* per disk: deeper than any workload runs */
 #define MFI_MAX_TRANSFER_BYTES (1u << 20)
+#define MFI_SGE_PAGE_BYTES 4096u      /* Linux SGE_BUFFER_SIZE: one SGE per page at worst */
 #define MFI_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define MFI_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
 #define MFI_INIT_TIMEOUT_NS (30ull * 1000000000ull)
 /* Linux MEGASAS_RESET_WAIT_TIME: a state (device scan on a full
  * enclosure) may legitimately last minutes. */
 #define MFI_STATE_WAIT_NS (180ull * 1000000000ull)
+/* The whole walk to READY, however often the status word moves. */
+#define MFI_READY_TOTAL_NS (900ull * 1000000000ull)
 #define MFI_SCRATCH_BYTES 8192        /* DCMD replies (PD list is ~6 KiB) */
 #define MS_NS 1000000ull
 
@@ -68,7 +70,8 @@ struct mfi_disk {
 struct mfi_ctrl {
     struct megasas_ctrl_head head; /* fusion = false */
     struct pci_addr pci;
-    char name[32];            /* "MEGASAS 0000:03:00.0" */
+    char name[32];            /* "MEGASAS 0000:03:00.0", for the screen log */
+    char bdf[16];             /* "0000:03:00.0": where diagnostics come from */
     unsigned index;
     const struct mfi_id *id;
     volatile void *regs;
@@ -148,6 +151,27 @@ const char *mfi_status_name(uint8_t st)
     }
 }
 
+/* The largest command for a controller whose I/O frames take max_sge
+ * SGEs, as Linux megasas_init_fw computes max_sectors_per_req: max_sge
+ * pages of 4 KiB (SGE_BUFFER_SIZE), capped by the controller info's two
+ * limits, the strip size times the strips one command may span
+ * ((1 << stripe_sz_ops.min) * max_strips_per_io sectors) and
+ * max_request_size. Older firmware leaves the strip figures 0; each limit
+ * applies only when filled in. Never above baremark's own 1 MiB. ci may be
+ * NULL (controller info unavailable). */
+uint32_t mfi_max_transfer_bytes(uint32_t max_sge, const struct mfi_ctrl_info *ci)
+{
+    uint64_t bytes = MFI_MAX_TRANSFER_BYTES;
+
+    if (max_sge)
+        bytes = MIN(bytes, (uint64_t)max_sge * MFI_SGE_PAGE_BYTES);
+    if (ci && ci->max_request_size)
+        bytes = MIN(bytes, (uint64_t)ci->max_request_size * 512);
+    if (ci && ci->max_strips_per_io && ci->stripe_sz_min < 32)
+        bytes = MIN(bytes, ((uint64_t)1 << ci->stripe_sz_min) * ci->max_strips_per_io * 512);
+    return (uint32_t)bytes;
+}
+
 /* The doorbell that moves the firmware between states. */
 static uint32_t mfi_doorbell_reg(struct mfi_ctrl *c)
 {
@@ -157,14 +181,23 @@ static uint32_t mfi_doorbell_reg(struct mfi_ctrl *c)
 /* Bring the firmware to READY through its state machine (the transitions
  * of Linux megasas_transition_to_ready): answer a handshake wait or a
  * pending boot message, bring an operational firmware back to ready, and
- * otherwise wait for the firmware's own initialisation to move on. Each
- * state gets MFI_STATE_WAIT_NS to change. Shared with the Fusion
- * transport, which has the same states in scratch pad 0. */
-int mfi_fw_to_ready(volatile void *regs, const char *name, uint32_t doorbell_reg, bool fusion, char *err,
+ * otherwise wait for the firmware's own initialisation to move on.
+ *
+ * Like Linux (its abs_state / curr_abs_state comparison) the wait is for
+ * the whole status word to change, not only the state in its top nibble:
+ * firmware counts its progress through a long state (a device scan of a
+ * full enclosure) in the low bits, and every change restarts the
+ * MFI_STATE_WAIT_NS timer. MFI_READY_TOTAL_NS bounds the whole walk, which
+ * Linux leaves open. Shared with the Fusion transport, which has the same
+ * states in scratch pad 0. */
+int mfi_fw_to_ready(volatile void *regs, const char *where, uint32_t doorbell_reg, bool fusion, char *err,
                     size_t errlen)
 {
-    for (int step = 0; step < 32; step++) {
-        uint32_t status = mmio_read32(regs, MFI_REG_OSP0), state = status & MFI_FWSTATE_MASK;
+    uint64_t give_up = plat_now_ns() + MFI_READY_TOTAL_NS;
+    uint32_t status = mmio_read32(regs, MFI_REG_OSP0);
+
+    for (;;) {
+        uint32_t state = status & MFI_FWSTATE_MASK, now_status;
         uint64_t deadline;
 
         switch (state) {
@@ -198,29 +231,43 @@ int mfi_fw_to_ready(volatile void *regs, const char *name, uint32_t doorbell_reg
                 }
             }
             break;
-        default:
+        case MFI_FWSTATE_UNDEFINED:
+        case MFI_FWSTATE_BB_INIT:
+        case MFI_FWSTATE_FW_INIT:
+        case MFI_FWSTATE_FW_INIT_2:
+        case MFI_FWSTATE_DEVICE_SCAN:
+        case MFI_FWSTATE_FLUSH_CACHE:
             break; /* the firmware is still initialising itself */
+        default:
+            /* Linux gives up on a state it does not know, too. */
+            snprintf(err, errlen, "firmware in unknown state (OSP0 0x%08x)", status);
+            return BM_EIO;
         }
         deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
-        while ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == state) {
+        while ((now_status = mmio_read32(regs, MFI_REG_OSP0)) == status) {
             if (plat_now_ns() > deadline) {
-                snprintf(err, errlen, "firmware stuck in state %s for %llu s (OSP0 0x%08x)", mfi_state_name(state),
-                         (unsigned long long)(MFI_STATE_WAIT_NS / 1000000000ull), mmio_read32(regs, MFI_REG_OSP0));
+                snprintf(err, errlen, "firmware stuck in state %s: status word unchanged for %llu s (OSP0 0x%08x)",
+                         mfi_state_name(state), (unsigned long long)(MFI_STATE_WAIT_NS / 1000000000ull), status);
                 return BM_ETIMEDOUT;
             }
             plat_delay_ns(MS_NS);
         }
-        plat_log("%s firmware state %s -> %s", name, mfi_state_name(state),
-                 mfi_state_name(mmio_read32(regs, MFI_REG_OSP0)));
+        if ((now_status & MFI_FWSTATE_MASK) != state)
+            plat_diag(where, "firmware state %s -> %s (OSP0 0x%08x)", mfi_state_name(state),
+                      mfi_state_name(now_status), now_status);
+        status = now_status;
+        if ((status & MFI_FWSTATE_MASK) != MFI_FWSTATE_READY && plat_now_ns() > give_up) {
+            snprintf(err, errlen, "firmware not READY after %llu s, status word still moving (OSP0 0x%08x)",
+                     (unsigned long long)(MFI_READY_TOTAL_NS / 1000000000ull), status);
+            return BM_ETIMEDOUT;
+        }
     }
-    snprintf(err, errlen, "firmware did not reach READY (OSP0 0x%08x)", mmio_read32(regs, MFI_REG_OSP0));
-    return BM_ETIMEDOUT;
 }
 
 /* This transport's doorbell and registers through the shared state machine. */
 static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
 {
-    return mfi_fw_to_ready(c->regs, c->name, mfi_doorbell_reg(c), false, err, errlen);
+    return mfi_fw_to_ready(c->regs, c->bdf, mfi_doorbell_reg(c), false, err, errlen);
 }
 
 /* ---- Frames and the reply queue ---------------------------------------------------------- */
@@ -228,14 +275,22 @@ static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
 /* Physical address of host memory we placed below 4 GiB. */
 static uint32_t mfi_pa32(const void *p) { return (uint32_t)plat_virt_to_phys(p); }
 
-/* Post one frame (one 64-byte frame, already filled). */
+/* Post one frame. Every frame this driver builds is a single 64-byte
+ * frame (one SGE fits it, as test_mfi_layout pins), and the inbound queue
+ * port takes the number of frames beyond the first in bits 3:1: Linux
+ * passes frame_count - 1 to megasas_fire_cmd_ppc/gen2/skinny (0 for DCMDs
+ * and INIT, megasas_issue_dcmd) and FreeBSD mfi_send_frame passes
+ * cm_extra_frames. The firmware fetches 1 + that many frames. */
 static void mfi_post(struct mfi_ctrl *c, uint32_t slot)
 {
     uint64_t pa = plat_virt_to_phys(&c->frames[slot]);
-    uint32_t lo = (uint32_t)pa | (1u << MFI_IQP_COUNT_SHIFT) | MFI_IQP_VALID;
+    uint32_t extra_frames = 0;
+    uint32_t lo = (uint32_t)pa | (extra_frames << MFI_IQP_COUNT_SHIFT) | MFI_IQP_VALID;
 
     plat_wmb(); /* the frame must be in memory before the firmware hears of it */
     if (c->id->family == MFI_FAMILY_SKINNY) {
+        /* High half first: the low write makes the firmware take it
+         * (Linux megasas_fire_cmd_skinny). */
         mfi_write(c, MFI_REG_IQPH, (uint32_t)(pa >> 32));
         mfi_write(c, MFI_REG_IQPL, lo);
     } else {
@@ -253,8 +308,12 @@ static void mfi_clear_intr(struct mfi_ctrl *c)
         mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
 }
 
-/* Fill a frame's data SGE: I/O frames on skinny parts use IEEE SGEs (as
- * Linux does), everything else 64-bit MFI SGEs. */
+/* Fill a frame's data SGE. I/O and SCSI pass-through frames on skinny
+ * parts take an IEEE SGE with both the IEEE and the SGL64 flag (Linux
+ * megasas_build_ldio / megasas_build_dcdb with flag_ieee and
+ * megasas_make_sgl_skinny; FreeBSD mfi_data_cb): without SGL64 the
+ * firmware reads a 32-bit SGL. DCMDs and every frame on the other
+ * families use 64-bit MFI SGEs (Linux megasas_set_dma_settings). */
 static void mfi_set_sge(struct mfi_ctrl *c, union mfi_frame *f, union mfi_sgl *sgl, const void *buf, uint32_t len,
                         bool ieee_ok)
 {
@@ -264,7 +323,7 @@ static void mfi_set_sge(struct mfi_ctrl *c, union mfi_frame *f, union mfi_sgl *s
         sgl->ieee.addr = pa;
         sgl->ieee.len = len;
         sgl->ieee.flags = 0;
-        f->hdr.flags |= MFI_FRAME_IEEE_SGL;
+        f->hdr.flags |= MFI_FRAME_SKINNY_SGL;
     } else {
         sgl->sge64.addr = pa;
         sgl->sge64.len = len;
@@ -299,7 +358,7 @@ static void mfi_drain_replies(struct mfi_ctrl *c)
     if (prod == c->rq_next)
         return;
     if (prod >= c->rq_entries) {
-        plat_log("%s reply queue producer %u out of range (%u entries)", c->name, prod, c->rq_entries);
+        plat_diag(c->bdf, "reply queue producer %u out of range (%u entries)", prod, c->rq_entries);
         return;
     }
     plat_rmb(); /* entries are read after the producer index that covers them */
@@ -310,15 +369,49 @@ static void mfi_drain_replies(struct mfi_ctrl *c)
         c->rq_next = (c->rq_next + 1) % c->rq_entries;
         any = true;
         if (ctx >= c->nslots) {
-            plat_log("%s reply with unknown context 0x%08x", c->name, ctx);
+            plat_diag(c->bdf, "reply with unknown context 0x%08x", ctx);
             continue;
         }
         if (!hbaq_complete(&c->q, ctx, mfi_frame_result(c, ctx, detail, sizeof(detail)), detail))
-            plat_log("%s reply for idle frame %u", c->name, ctx);
+            plat_diag(c->bdf, "reply for idle frame %u", ctx);
     }
     *c->consumer = c->rq_next;
     if (any)
         mfi_clear_intr(c);
+}
+
+/* Ask the firmware to give back a frame that timed out: an MFI ABORT
+ * frame naming its context and address (Linux
+ * megasas_issue_blocked_abort_cmd). The timed-out frame itself stays held
+ * (abandoned in the slot table) until the firmware answers for it, so it
+ * is never rewritten while the firmware may still be using it. The abort
+ * is not waited for (poll() must not block): its own slot is abandoned
+ * too and freed by its reply. Called from poll() under the queue lock and
+ * from the synchronous path that owns the controller during probe. */
+static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
+{
+    uint64_t pa = plat_virt_to_phys(&c->frames[slot]);
+    union mfi_frame *f;
+    int abort_slot;
+
+    if (c->failed || !c->operational)
+        return;
+    abort_slot = hbaq_get_internal(&c->q, plat_now_ns(), MFI_DCMD_TIMEOUT_NS);
+    if (abort_slot < 0) {
+        plat_diag(c->bdf, "%s frame %u timed out; no free frame to abort it with, it stays held", what, slot);
+        return;
+    }
+    f = &c->frames[abort_slot];
+    memset(f, 0, sizeof(*f));
+    f->abort.hdr.cmd = MFI_CMD_ABORT;
+    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->abort.hdr.context = (uint32_t)abort_slot;
+    f->abort.abort_context = slot;
+    f->abort.abort_frame_lo = (uint32_t)pa;
+    f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
+    mfi_post(c, (uint32_t)abort_slot);
+    hbaq_abandon(&c->q, (uint32_t)abort_slot);
+    plat_diag(c->bdf, "%s frame %u timed out: abort sent (frame %d)", what, slot, abort_slot);
 }
 
 /* Post an internal frame and wait for its reply. The caller reads the
@@ -335,8 +428,9 @@ static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns,
             return BM_OK;
         if (plat_now_ns() > deadline) {
             hbaq_abandon(&c->q, slot);
-            plat_log("%s %s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", c->name, what,
-                     (unsigned long long)(timeout_ns / MS_NS), *c->producer, mfi_fw_status(c));
+            mfi_send_abort(c, slot, what);
+            plat_diag(c->bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
+                      (unsigned long long)(timeout_ns / MS_NS), *c->producer, mfi_fw_status(c));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -419,7 +513,8 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     f->pass.hdr.cdb_len = cmd->cdb_len;
     f->pass.hdr.sense_len = MFI_SENSE_BYTES;
     f->pass.hdr.data_len = cmd->len;
-    f->pass.hdr.flags = cmd->dir == SCSI_DIR_OUT ? MFI_FRAME_DIR_WRITE : cmd->dir == SCSI_DIR_IN ? MFI_FRAME_DIR_READ : 0;
+    f->pass.hdr.flags =
+        cmd->dir == SCSI_DIR_OUT ? MFI_FRAME_DIR_WRITE : cmd->dir == SCSI_DIR_IN ? MFI_FRAME_DIR_READ : 0;
     f->pass.sense_lo = mfi_pa32(c->sense + (size_t)slot * MFI_SENSE_BYTES);
     memcpy(f->pass.cdb, cmd->cdb, cmd->cdb_len);
     /* QEMU rejects a pass-through frame without an SGE even when no data
@@ -500,7 +595,8 @@ static int mfi_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     return BM_OK;
 }
 
-/* A command timed out: note whether the firmware itself is gone. */
+/* A command timed out: note whether the firmware itself is gone, else ask
+ * it to abort the frame. */
 static void mfi_on_timeout(void *arg, uint32_t slot)
 {
     struct mfi_ctrl *c = arg;
@@ -508,8 +604,9 @@ static void mfi_on_timeout(void *arg, uint32_t slot)
 
     if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
         c->failed = true;
-        plat_log("%s firmware FAULT (OSP0 0x%08x) with frame %u outstanding", c->name, status, slot);
+        plat_diag(c->bdf, "firmware FAULT (OSP0 0x%08x) with frame %u outstanding", status, slot);
     }
+    mfi_send_abort(c, slot, "I/O");
 }
 
 /* Drain the reply queue, expire overdue frames, reap this disk's completions. */
@@ -538,7 +635,8 @@ static const struct bm_disk_ops mfi_disk_ops = {
 
 /* Identify one LD or system PD and add it as a disk; failures of one
  * drive are logged and skipped. */
-static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target)
+static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target,
+                         uint32_t max_qd)
 {
     struct mfi_scsi_target t = { c, logical, target };
     char tname[48];
@@ -547,9 +645,9 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
     struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
     struct mfi_disk *md;
 
-    snprintf(tname, sizeof(tname), "%s %s%u", c->name, logical ? "ld" : "pd", target);
+    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
     if (c->ndisks >= ARRAY_SIZE(c->disks)) {
-        plat_log("%s: too many disks, skipped", tname);
+        plat_diag(c->bdf, "%s: too many disks, skipped", tname);
         return;
     }
     if (scsi_identify_for_hba(&tr, &info) != BM_OK)
@@ -557,7 +655,7 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
     md = plat_alloc(sizeof(*md));
     if (!md)
         return;
-    if (hbaq_disk_init(&md->q, MIN((uint32_t)MFI_DISK_QD_MAX, c->nslots - 1)) != BM_OK) {
+    if (hbaq_disk_init(&md->q, MIN(max_qd, c->nslots - 1)) != BM_OK) {
         plat_free(md);
         return;
     }
@@ -568,14 +666,14 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
     at.max_qd = md->q.max_inflight;
     scsi_fill_hba_disk(&md->d, &info, &at, &mfi_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
-        plat_log("%s: disk list full, skipped", tname);
+        plat_diag(c->bdf, "%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&md->q);
         plat_free(md);
         return;
     }
     c->disks[c->ndisks++] = md;
-    plat_log("%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", tname, md->d.id, md->d.model, md->d.serial,
-             (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", c->name, tname, md->d.id, md->d.model,
+             md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
 }
 
 /* Logical drives that are not offline. */
@@ -587,7 +685,7 @@ void mfi_scan_lds(const struct mfi_scan_ops *ops)
     uint32_t n;
 
     if (ops->dcmd_read(ops->ctx, MFI_DCMD_LD_GET_LIST, NULL, 0, sizeof(*ll), err, sizeof(err)) != BM_OK) {
-        plat_log("%s LD list: %s", ops->name, err);
+        plat_diag(ops->where, "LD list: %s", err);
         return;
     }
     /* Copy out: identification reuses the scratch buffer. */
@@ -605,16 +703,16 @@ void mfi_scan_lds(const struct mfi_scan_ops *ops)
             targets[j - 1] = t;
             states[j - 1] = s;
         }
-    plat_log("%s %u logical drive(s)", ops->name, n);
+    plat_diag(ops->where, "%u logical drive(s)", n);
     for (uint32_t i = 0; i < n; i++) {
         if (states[i] == MFI_LD_STATE_OFFLINE) {
-            plat_log("%s ld%u offline, skipped", ops->name, targets[i]);
+            plat_diag(ops->where, "ld%u offline, skipped", targets[i]);
             continue;
         }
         if (states[i] != MFI_LD_STATE_OPTIMAL)
-            plat_log("%s ld%u is %s degraded", ops->name, targets[i],
-                     states[i] == MFI_LD_STATE_PARTIALLY_DEGRADED ? "partially" : "");
-        ops->add_disk(ops->ctx, true, targets[i]);
+            plat_diag(ops->where, "ld%u is %s degraded", targets[i],
+                      states[i] == MFI_LD_STATE_PARTIALLY_DEGRADED ? "partially" : "");
+        ops->add_disk(ops->ctx, true, targets[i], MFI_LD_QD);
     }
 }
 
@@ -640,11 +738,11 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_PD_QUERY_EXPOSED_TO_HOST };
     uint16_t ids[MFI_MAX_PD];
     char err[96];
-    uint32_t n, m = 0;
+    uint32_t n, m = 0, intf, qd;
 
     if (ops->dcmd_read(ops->ctx, MFI_DCMD_PD_LIST_QUERY, mbox, sizeof(mbox), sizeof(*pl), err, sizeof(err)) !=
         BM_OK) {
-        plat_log("%s PD list: %s", ops->name, err);
+        plat_diag(ops->where, "PD list: %s", err);
         return;
     }
     n = MIN(pl->count, (uint32_t)MFI_MAX_PD);
@@ -656,22 +754,27 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
 
         if (ops->dcmd_read(ops->ctx, MFI_DCMD_PD_GET_INFO, pmbox, sizeof(pmbox), sizeof(*info), err, sizeof(err)) !=
             BM_OK) {
-            plat_log("%s pd%u info: %s", ops->name, ids[i], err);
+            plat_diag(ops->where, "pd%u info: %s", ids[i], err);
             continue;
         }
         if (mfi_pd_state_in_array(info->fw_state)) {
-            plat_log("%s pd%u in state 0x%02x (in an array), though listed as exposed to the host: skipped",
-                     ops->name, ids[i], info->fw_state);
+            plat_diag(ops->where, "pd%u in state 0x%02x (in an array), though listed as exposed to the host: skipped",
+                      ids[i], info->fw_state);
             continue;
         }
         if (info->fw_state != MFI_PD_STATE_SYSTEM)
-            plat_log("%s pd%u is listed as exposed to the host but reports state 0x%02x, not SYSTEM", ops->name,
-                     ids[i], info->fw_state);
+            plat_diag(ops->where, "pd%u is listed as exposed to the host but reports state 0x%02x, not SYSTEM",
+                      ids[i], info->fw_state);
         if (ids[i] > ops->max_pd_target) {
-            plat_log("%s pd%u: device id does not fit a frame, skipped", ops->name, ids[i]);
+            plat_diag(ops->where, "pd%u: device id does not fit a frame, skipped", ids[i]);
             continue;
         }
-        ops->add_disk(ops->ctx, false, ids[i]);
+        intf = (info->ddf_type >> MFI_PD_INTF_SHIFT) & 0xf;
+        qd = intf == MFI_PD_INTF_SATA ? MFI_SATA_PD_QD : intf == MFI_PD_INTF_NVME ? MFI_NVME_PD_QD : MFI_SAS_PD_QD;
+        if (qd != MFI_SAS_PD_QD)
+            plat_diag(ops->where, "pd%u: %s drive, queue depth %u (Linux MEGASAS_%s_QD)", ids[i],
+                      intf == MFI_PD_INTF_SATA ? "SATA" : "NVMe", qd, intf == MFI_PD_INTF_SATA ? "SATA" : "NVME");
+        ops->add_disk(ops->ctx, false, ids[i], qd);
     }
 }
 
@@ -688,10 +791,10 @@ static int mfi_scan_dcmd(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t
 }
 
 /* mfi_scan_ops.add_disk for this transport. */
-static void mfi_scan_add(void *ctx, bool logical, uint16_t target)
+static void mfi_scan_add(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
 {
     struct mfi_scan_ctx *sc = ctx;
-    mfi_add_disk(sc->c, sc->disks, logical, target);
+    mfi_add_disk(sc->c, sc->disks, logical, target, max_qd);
 }
 
 /* Find the controller's logical and system drives. */
@@ -699,7 +802,7 @@ static void mfi_scan(struct mfi_ctrl *c, struct bm_disk_list *disks)
 {
     struct mfi_scan_ctx sc = { c, disks };
     /* Pass-through frames carry an 8-bit target id. */
-    struct mfi_scan_ops ops = { &sc, c->name, c->scratch, 0xff, mfi_scan_dcmd, mfi_scan_add };
+    struct mfi_scan_ops ops = { &sc, c->bdf, c->scratch, 0xff, mfi_scan_dcmd, mfi_scan_add };
 
     mfi_scan_lds(&ops);
     mfi_scan_system_pds(&ops);
@@ -819,7 +922,7 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
 
     if (c->operational && !c->failed && mfi_dcmd_read(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err,
                                                       sizeof(err)) != BM_OK)
-        plat_log("%s cache flush: %s", c->name, err);
+        plat_diag(c->bdf, "cache flush: %s", err);
     if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
         mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
@@ -827,7 +930,7 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
         while ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
             plat_delay_ns(MS_NS);
         if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
-            plat_log("%s firmware did not leave OPERATIONAL state (OSP0 0x%08x)", c->name, mfi_fw_status(c));
+            plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", mfi_fw_status(c));
     }
     mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     if (c->id->family != MFI_FAMILY_SKINNY)
@@ -890,7 +993,7 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mfi_ctrl_info *ci;
     struct mfi_ctrl *c;
-    char bdf[16], why[96];
+    char why[96];
     uint32_t status;
     int rc;
 
@@ -904,8 +1007,8 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     }
     c->pci = a;
     c->id = mfi_find_id(vendor, device);
-    pci_addr_str(a, bdf, sizeof(bdf));
-    snprintf(c->name, sizeof(c->name), "MEGASAS %s", bdf);
+    pci_addr_str(a, c->bdf, sizeof(c->bdf));
+    snprintf(c->name, sizeof(c->name), "MEGASAS %s", c->bdf);
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID (%04x:%04x)", vendor, device);
         rc = BM_ENODEV;
@@ -961,24 +1064,27 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         goto err_stop;
     }
     mfi_enable_replies(c);
-    c->max_transfer_bytes = MFI_MAX_TRANSFER_BYTES;
+    c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, NULL);
     if (mfi_dcmd_read(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), why, sizeof(why)) == BM_OK) {
         char product[81];
         ci = (const struct mfi_ctrl_info *)c->scratch;
         bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
-        if (ci->max_request_size && (uint64_t)ci->max_request_size * 512 < c->max_transfer_bytes)
-            c->max_transfer_bytes = ci->max_request_size * 512;
-        plat_log("%s %s (%s), firmware READY -> OPERATIONAL, %u commands, %u SGEs, %u KiB per command", c->name,
-                 product, c->id->chip, c->fw_max_cmds, c->fw_max_sge, c->max_transfer_bytes / 1024);
+        c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, ci);
+        plat_diag(c->bdf,
+                  "%s (%s), firmware READY -> OPERATIONAL, %u commands, %u SGEs, %u KiB per command "
+                  "(controller info: %u sectors per request, %u strips of %u sectors)",
+                  product, c->id->chip, c->fw_max_cmds, c->fw_max_sge, c->max_transfer_bytes / 1024,
+                  ci->max_request_size, ci->max_strips_per_io,
+                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
     } else {
-        /* Not fatal: the limits above are enough to run. */
-        plat_log("%s controller info: %s", c->name, why);
+        /* Not fatal: the SGE limit alone is enough to run. */
+        plat_diag(c->bdf, "controller info: %s", why);
     }
     c->index = megasas_next_index;
     mfi_scan(c, disks);
     megasas_next_index++;
     if (!c->ndisks)
-        plat_log("%s no logical or system drives", c->name);
+        plat_diag(c->bdf, "no logical or system drives");
     *ctrl_out = c;
     return BM_OK;
 

@@ -35,8 +35,6 @@
 #include "../scsi/hba_queue.h"
 #include "../scsi/scsi.h"
 
-#define FU_DISK_QD_MAX 256
-#define FU_MAX_TRANSFER_BYTES (1u << 20)
 #define FU_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define FU_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
 #define FU_INIT_TIMEOUT_NS (30ull * 1000000000ull)    /* Linux MFI_POLL_TIMEOUT_SECS 60; 30 is plenty */
@@ -77,12 +75,14 @@ struct fu_disk {
 struct fu_ctrl {
     struct megasas_ctrl_head head; /* fusion = true */
     struct pci_addr pci;
-    char name[32];
+    char name[32];            /* "MEGASAS 0000:03:00.0", for the screen log */
+    char bdf[16];             /* where diagnostics come from */
     unsigned index;
     const struct fu_id *id;
     volatile void *regs;
     uint16_t pci_cmd_saved;
     uint32_t fw_max_cmds, fw_max_sge, max_chain_bytes, max_transfer_bytes;
+    uint32_t max_io_sge;      /* SGEs one I/O may carry: main frame plus chain frame */
     bool operational;         /* IOC INIT done */
     bool failed;
 
@@ -204,12 +204,12 @@ static void fu_drain_replies(struct fu_ctrl *c)
         c->reply_next = (c->reply_next + 1) % c->reply_depth;
         any = true;
         if (smid < 1 || smid > c->nslots) {
-            plat_log("%s reply descriptor 0x%016llx with SMID %u out of range 1..%u", c->name,
-                     (unsigned long long)d, smid, c->nslots);
+            plat_diag(c->bdf, "reply descriptor 0x%016llx with SMID %u out of range 1..%u",
+                      (unsigned long long)d, smid, c->nslots);
             continue;
         }
         if (!hbaq_complete(&c->q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
-            plat_log("%s reply for idle SMID %u", c->name, smid);
+            plat_diag(c->bdf, "reply for idle SMID %u", smid);
     }
     if (any) {
         plat_wmb(); /* the all-ones must be visible before the firmware may reuse the entries */
@@ -234,9 +234,8 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
         if (plat_now_ns() > deadline) {
             /* The slot stays held until the firmware answers for it. */
             hbaq_abandon(&c->q, slot);
-            plat_log("%s %s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
-                     c->name, what, slot + 1, (unsigned long long)(timeout_ns / FU_MS_NS), c->reply_next,
-                     fu_fw_status(c));
+            plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
+                      what, slot + 1, (unsigned long long)(timeout_ns / FU_MS_NS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -275,6 +274,38 @@ static void fu_build_mfi_passthru(struct fu_ctrl *c, uint32_t slot)
     chain->flags = IEEE_SGE_FLAGS_CHAIN_ELEMENT | IEEE_SGE_FLAGS_IOCPLBNTA_ADDR;
 }
 
+/* A DCMD the firmware did not answer: an MFI ABORT naming its frame,
+ * sent like any DCMD through the pass-through function (Linux
+ * megasas_issue_blocked_abort_cmd, which Fusion parts take through
+ * megasas_issue_dcmd_fusion). It is not waited for: its SMID is abandoned
+ * and freed by its reply, and the hung SMID stays held until the firmware
+ * gives it back. */
+static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
+{
+    uint64_t pa = plat_virt_to_phys(&c->mfi[slot]);
+    union mfi_frame *f;
+    int a;
+
+    if (c->failed)
+        return;
+    a = fu_internal_slot(c, FU_DCMD_TIMEOUT_NS);
+    if (a < 0) {
+        plat_diag(c->bdf, "DCMD on SMID %u timed out; no free SMID to abort it with, it stays held", slot + 1);
+        return;
+    }
+    f = &c->mfi[a];
+    f->abort.hdr.cmd = MFI_CMD_ABORT;
+    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->abort.hdr.context = (uint32_t)a;
+    f->abort.abort_context = slot;
+    f->abort.abort_frame_lo = (uint32_t)pa;
+    f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
+    fu_build_mfi_passthru(c, (uint32_t)a);
+    fu_fire_slot(c, (uint32_t)a, FUSION_REQ_TYPE_SCSI_IO, 0);
+    hbaq_abandon(&c->q, (uint32_t)a);
+    plat_diag(c->bdf, "DCMD on SMID %u timed out: abort sent (SMID %d)", slot + 1, a + 1);
+}
+
 /* A DCMD moving len bytes between the firmware and c->scratch. */
 static int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
                    bool write, char *err, size_t errlen)
@@ -308,6 +339,8 @@ static int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
     }
     fu_build_mfi_passthru(c, (uint32_t)slot);
     rc = fu_exec_sync(c, (uint32_t)slot, FUSION_REQ_TYPE_SCSI_IO, 0, FU_DCMD_TIMEOUT_NS, "DCMD");
+    if (rc == BM_ETIMEDOUT)
+        fu_abort_dcmd(c, (uint32_t)slot);
     if (rc != BM_OK) {
         snprintf(err, errlen, "DCMD 0x%08x: no reply descriptor for SMID %d", opcode, slot + 1);
         return rc;
@@ -482,7 +515,7 @@ static void fu_on_timeout(void *arg, uint32_t slot)
 
     if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
         c->failed = true;
-        plat_log("%s firmware FAULT (OSP0 0x%08x) with SMID %u outstanding", c->name, status, slot + 1);
+        plat_diag(c->bdf, "firmware FAULT (OSP0 0x%08x) with SMID %u outstanding", status, slot + 1);
     }
 }
 
@@ -511,7 +544,7 @@ static const struct bm_disk_ops fu_disk_ops = {
 /* ---- Discovery ------------------------------------------------------------------------------------------- */
 
 /* Identify one LD or system PD and add it as a disk (mfi_scan_ops.add_disk). */
-static void fu_add_disk(void *ctx, bool logical, uint16_t target)
+static void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
 {
     struct fu_scan_ctx *sc = ctx;
     struct fu_ctrl *c = sc->c;
@@ -522,9 +555,9 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target)
     struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
     struct fu_disk *fd;
 
-    snprintf(tname, sizeof(tname), "%s %s%u", c->name, logical ? "ld" : "pd", target);
+    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
     if (c->ndisks >= ARRAY_SIZE(c->disks)) {
-        plat_log("%s: too many disks, skipped", tname);
+        plat_diag(c->bdf, "%s: too many disks, skipped", tname);
         return;
     }
     if (scsi_identify_for_hba(&tr, &info) != BM_OK)
@@ -532,7 +565,7 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target)
     fd = plat_alloc(sizeof(*fd));
     if (!fd)
         return;
-    if (hbaq_disk_init(&fd->q, MIN((uint32_t)FU_DISK_QD_MAX, c->nslots - 1)) != BM_OK) {
+    if (hbaq_disk_init(&fd->q, MIN(max_qd, c->nslots - 1)) != BM_OK) {
         plat_free(fd);
         return;
     }
@@ -543,14 +576,14 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target)
     at.max_qd = fd->q.max_inflight;
     scsi_fill_hba_disk(&fd->d, &info, &at, &fu_disk_ops, fd);
     if (disk_list_add(sc->disks, &fd->d) != BM_OK) {
-        plat_log("%s: disk list full, skipped", tname);
+        plat_diag(c->bdf, "%s: disk list full, skipped", tname);
         hbaq_disk_destroy(&fd->q);
         plat_free(fd);
         return;
     }
     c->disks[c->ndisks++] = fd;
-    plat_log("%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", tname, fd->d.id, fd->d.model,
-             fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
+    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", c->name, tname, fd->d.id,
+             fd->d.model, fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
 }
 
 /* ---- Bring-up and release ------------------------------------------------------------------------------------- */
@@ -610,6 +643,38 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
     return BM_OK;
 }
 
+/* The driver capabilities IOC INIT announces: what Linux
+ * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
+ * would be claiming falsely.
+ * Set, as Linux does: remote LUN, n-drive RAID 1 load balancing and
+ * region-lock bypass on the fast path (they shape the firmware's fast
+ * path and RAID map, neither of which this driver uses, so they cost
+ * nothing), security protocol commands through the firmware, PD map
+ * entries by target id, and extended I/O size when the firmware offers
+ * chain frames over 1 KiB (Linux: max_chain_frame_sz > MIN).
+ * Left clear:
+ *   ADDITIONAL_MSIX   no MSI-X vector is ever enabled;
+ *   MAX_255LDS        discovery reads the 64-entry LD list (MFI firmware,
+ *                     QEMU's included, refuses a longer buffer there);
+ *   EXT_QUEUE_DEPTH   the pool is sized from scratch pad 0, as Linux with
+ *                     dual_qdepth_disable, not from scratch pad 2;
+ *   QD_THROTTLING     the firmware would answer BUSY to throttle, which
+ *                     this driver reports as an error instead of retrying;
+ *   64BIT_MODE        frames, sense buffers and queues stay below 4 GiB
+ *                     (Linux sets it only with a 64-bit coherent DMA mask);
+ *   NVME_PASSTHRU     no NVMe command is ever encapsulated;
+ *   FW_EXPOSED_DEV_LIST  discovery uses the PD list query as Linux
+ *                     without it. */
+static uint32_t fu_driver_capabilities(const struct fu_ctrl *c)
+{
+    uint32_t caps = MFI_CAP_FP_REMOTE_LUN | MFI_CAP_NDRIVE_R1_LB | MFI_CAP_SECURITY_PROTOCOL_CMDS_FW |
+                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID;
+
+    if (c->max_chain_bytes > FUSION_CHAIN_FRAME_MIN)
+        caps |= MFI_CAP_EXT_IO_SIZE;
+    return caps;
+}
+
 /* IOC INIT: the MPI2 IOC INIT request in an MFI INIT frame, posted with an
  * MFA descriptor and finished when the frame's cmd_status leaves 0xff
  * (Linux megasas_ioc_init_fusion and wait_and_poll). */
@@ -618,6 +683,7 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
     struct mfi_init_frame *f = (struct mfi_init_frame *)c->init_mem;
     struct fusion_ioc_init *ioc = (struct fusion_ioc_init *)(c->init_mem + 256);
     uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc), deadline;
+    uint32_t caps;
     uint8_t st;
     int rc;
 
@@ -637,6 +703,8 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
     f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
     f->hdr.flags = MFI_FRAME_DONT_POST_IN_REPLY_QUEUE;
     f->hdr.data_len = sizeof(*ioc);
+    caps = fu_driver_capabilities(c);
+    memcpy((uint8_t *)f + FUSION_INIT_DRV_OPS_OFFSET, &caps, sizeof(caps));
     f->qinfo_new_lo = (uint32_t)ioc_pa;
     f->qinfo_new_hi = (uint32_t)(ioc_pa >> 32);
 
@@ -689,21 +757,21 @@ static void fu_stop_firmware(struct fu_ctrl *c)
 
     if (c->operational && !c->failed &&
         fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
-        plat_log("%s cache flush: %s", c->name, err);
+        plat_diag(c->bdf, "cache flush: %s", err);
     if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
         fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
         if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
-            plat_log("%s reset to READY: %s", c->name, err);
+            plat_diag(c->bdf, "reset to READY: %s", err);
         deadline = plat_now_ns() + FU_STATE_WAIT_NS;
         while ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
             plat_delay_ns(FU_MS_NS);
         if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
-            plat_log("%s firmware did not leave OPERATIONAL state (OSP0 0x%08x)", c->name, fu_fw_status(c));
+            plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", fu_fw_status(c));
     }
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     if (c->q.busy)
-        plat_log("%s %u SMID(s) never answered before the reset", c->name, c->q.busy);
+        plat_diag(c->bdf, "%u SMID(s) never answered before the reset", c->q.busy);
     c->operational = false;
 }
 
@@ -770,6 +838,12 @@ static int fu_read_limits(struct fu_ctrl *c, char *err, size_t errlen)
         if (c->max_chain_bytes < FUSION_CHAIN_FRAME_MIN)
             c->max_chain_bytes = FUSION_CHAIN_FRAME_MIN;
     }
+    /* Linux megasas_init_adapter_fusion: the SGEs of the main frame and
+     * of one chain frame, less two, rounded down to a power of two (64 on
+     * a 1 KiB chain frame, 256 on a 4 KiB one). */
+    c->max_io_sge = FUSION_SGES_IN_FRAME + c->max_chain_bytes / (uint32_t)sizeof(struct fusion_sge) - 2;
+    while (c->max_io_sge & (c->max_io_sge - 1))
+        c->max_io_sge &= c->max_io_sge - 1;
     return BM_OK;
 }
 
@@ -778,7 +852,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
 {
     uint16_t device = plat_pci_read16(a, PCI_DEVICE_ID);
     struct fu_ctrl *c;
-    char bdf[16], why[128];
+    char why[128];
     int rc;
 
     *ctrl_out = NULL;
@@ -790,8 +864,8 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     c->head.fusion = true;
     c->pci = a;
     c->id = fu_find_id(device);
-    pci_addr_str(a, bdf, sizeof(bdf));
-    snprintf(c->name, sizeof(c->name), "MEGASAS %s", bdf);
+    pci_addr_str(a, c->bdf, sizeof(c->bdf));
+    snprintf(c->name, sizeof(c->name), "MEGASAS %s", c->bdf);
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID Fusion part (1000:%04x)", device);
         rc = BM_ENODEV;
@@ -810,7 +884,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         rc = BM_ENODEV;
         goto err_release;
     }
-    rc = mfi_fw_to_ready(c->regs, c->name, MFI_REG_DOORBELL, true, why, sizeof(why));
+    rc = mfi_fw_to_ready(c->regs, c->bdf, MFI_REG_DOORBELL, true, why, sizeof(why));
     if (rc != BM_OK) {
         snprintf(err, errlen, "%s: %s", c->id->chip, why);
         goto err_release;
@@ -836,34 +910,35 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         goto err_stop;
     }
     fu_enable_replies(c);
-    c->max_transfer_bytes = FU_MAX_TRANSFER_BYTES;
+    c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, NULL);
     if (fu_dcmd(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), false, why, sizeof(why)) ==
         BM_OK) {
         const struct mfi_ctrl_info *ci = (const struct mfi_ctrl_info *)c->scratch;
         char product[81];
 
         bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
-        if (ci->max_request_size && (uint64_t)ci->max_request_size * 512 < c->max_transfer_bytes)
-            c->max_transfer_bytes = ci->max_request_size * 512;
-        plat_log("%s %s (%s), IOC INIT done, %u commands (%u SMIDs), %u SGEs, %u-byte chain frames, "
-                 "%u KiB per command",
-                 c->name, product, c->id->chip, c->fw_max_cmds, c->nslots, c->fw_max_sge, c->max_chain_bytes,
-                 c->max_transfer_bytes / 1024);
+        c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
+        plat_diag(c->bdf,
+                  "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
+                  "%u KiB per command (controller info: %u sectors per request, %u strips of %u sectors)",
+                  product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
+                  c->max_transfer_bytes / 1024, ci->max_request_size, ci->max_strips_per_io,
+                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
     } else {
-        plat_log("%s controller info: %s", c->name, why);
+        plat_diag(c->bdf, "controller info: %s", why);
     }
     c->index = megasas_next_index;
     {
         struct fu_scan_ctx sc = { c, disks };
         /* The RAID context's target id is 16 bits. */
-        struct mfi_scan_ops ops = { &sc, c->name, c->scratch, 0xffff, fu_dcmd_read, fu_add_disk };
+        struct mfi_scan_ops ops = { &sc, c->bdf, c->scratch, 0xffff, fu_dcmd_read, fu_add_disk };
 
         mfi_scan_lds(&ops);
         mfi_scan_system_pds(&ops);
     }
     megasas_next_index++;
     if (!c->ndisks)
-        plat_log("%s no logical or system drives", c->name);
+        plat_diag(c->bdf, "no logical or system drives");
     *ctrl_out = c;
     return BM_OK;
 

@@ -23,23 +23,38 @@ extern unsigned megasas_next_index;
 const char *mfi_state_name(uint32_t state);
 const char *mfi_status_name(uint8_t st);
 
+struct mfi_ctrl_info;
+/* The largest command given the I/O SGE limit and the controller info's
+ * strip and request limits (Linux megasas_init_fw); ci may be NULL. */
+uint32_t mfi_max_transfer_bytes(uint32_t max_sge, const struct mfi_ctrl_info *ci);
+
 /* Drive the firmware to READY (Linux megasas_transition_to_ready).
  * doorbell_reg is where state-change requests go; fusion parts also
  * want the doorbell's bit 0 to clear after a reset request. */
-int mfi_fw_to_ready(volatile void *regs, const char *name, uint32_t doorbell_reg, bool fusion, char *err,
+int mfi_fw_to_ready(volatile void *regs, const char *where, uint32_t doorbell_reg, bool fusion, char *err,
                     size_t errlen);
 
 /* Discovery through DCMDs, with the transport's own DCMD and disk
  * creation. dcmd_read reads len bytes into scratch. */
 struct mfi_scan_ops {
     void *ctx;
-    const char *name;           /* log prefix */
+    const char *where;          /* the controller's BDF, for plat_diag */
     uint8_t *scratch;
     uint32_t max_pd_target;     /* largest PD device id a frame can address */
     int (*dcmd_read)(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
                      size_t errlen);
-    void (*add_disk)(void *ctx, bool logical, uint16_t target);
+    /* max_qd: the per-device queue depth Linux gives this kind of drive
+     * (megasas_set_static_target_properties). */
+    void (*add_disk)(void *ctx, bool logical, uint16_t target, uint32_t max_qd);
 };
+/* Per-device queue depths (Linux megaraid_sas.h): logical drives and SAS
+ * system drives MEGASAS_DEFAULT_CMD_PER_LUN / MEGASAS_SAS_QD (256), SATA
+ * system drives MEGASAS_SATA_QD (32), NVMe MEGASAS_NVME_QD (64). */
+#define MFI_LD_QD 256u
+#define MFI_SAS_PD_QD 256u
+#define MFI_SATA_PD_QD 32u
+#define MFI_NVME_PD_QD 64u
+
 /* Logical drives that are not offline, in target order. */
 void mfi_scan_lds(const struct mfi_scan_ops *ops);
 /* Physical drives the firmware exposes to the host (JBOD / system). */

@@ -28,7 +28,11 @@
 #define MFI_FRAME_SENSE64 0x0004
 #define MFI_FRAME_DIR_WRITE 0x0008
 #define MFI_FRAME_DIR_READ 0x0010
-#define MFI_FRAME_IEEE_SGL 0x0020      /* skinny parts: 16-byte SGEs */
+#define MFI_FRAME_IEEE_SGL 0x0020      /* skinny parts: 16-byte SGEs (Linux MFI_FRAME_IEEE) */
+/* A skinny (SAS2004/2008 iMR) I/O frame carries both: IEEE SGEs are
+ * 64-bit SGEs, and Linux megasas_build_ldio / megasas_build_dcdb and
+ * FreeBSD mfi_data_cb always set SGL64 with the IEEE flag. */
+#define MFI_FRAME_SKINNY_SGL (MFI_FRAME_IEEE_SGL | MFI_FRAME_SGL64)
 
 /* Command status (header byte 2). 0xff means "not done yet" for polled
  * frames. */
@@ -64,6 +68,13 @@
 #define MFI_PD_STATE_ONLINE 0x18        /* member of a logical drive */
 #define MFI_PD_STATE_COPYBACK 0x20
 #define MFI_PD_STATE_SYSTEM 0x40        /* JBOD: exposed to the host as is */
+
+/* PD info ddf_type bits 15:12: the drive's interface (Linux enum
+ * MR_PD_TYPE, read from pd_info->state.ddf.pdType.intf). */
+#define MFI_PD_INTF_SHIFT 12
+#define MFI_PD_INTF_SAS 2
+#define MFI_PD_INTF_SATA 3
+#define MFI_PD_INTF_NVME 5
 
 /* Logical drive states (LD list). */
 #define MFI_LD_STATE_OFFLINE 0
@@ -144,6 +155,17 @@ struct mfi_pass_frame {
     union mfi_sgl sgl;      /* 0x30 */
 } __attribute__((packed));
 
+/* MFI_CMD_ABORT: ask the firmware to give back an outstanding frame
+ * (Linux struct megasas_abort_frame, megasas_issue_blocked_abort_cmd). */
+struct mfi_abort_frame {
+    struct mfi_header hdr;  /* cmd, cmd_status, context, flags = 0 */
+    uint32_t abort_context; /* 0x18: the context of the frame to abort */
+    uint32_t pad1;          /* 0x1c */
+    uint32_t abort_frame_lo;/* 0x20: its physical address */
+    uint32_t abort_frame_hi;/* 0x24 */
+    uint32_t reserved[6];   /* 0x28 */
+} __attribute__((packed));
+
 /* MFI_CMD_DCMD: a firmware management command. */
 struct mfi_dcmd_frame {
     struct mfi_header hdr;
@@ -155,6 +177,7 @@ struct mfi_dcmd_frame {
 union mfi_frame {
     struct mfi_header hdr;
     struct mfi_init_frame init;
+    struct mfi_abort_frame abort;
     struct mfi_io_frame io;
     struct mfi_pass_frame pass;
     struct mfi_dcmd_frame dcmd;
@@ -209,7 +232,11 @@ struct mfi_pd_info {
     uint32_t pred_fail_count;  /* 0xb0 */
     uint32_t last_pred_fail_event_seq_num; /* 0xb4 */
     uint16_t fw_state;      /* 0xb8: MFI_PD_STATE_* */
-    uint8_t rest[512 - 0xba];
+    uint8_t disabled_for_removal; /* 0xba */
+    uint8_t link_speed;     /* 0xbb */
+    uint16_t ddf_type;      /* 0xbc: bits 15:12 the interface (MFI_PD_INTF_*) */
+    uint16_t ddf_reserved;  /* 0xbe */
+    uint8_t rest[512 - 0xc0];
 } __attribute__((packed));
 
 /* MFI_DCMD_CTRL_GET_INFO reply (2048 bytes); the fields we read. */
@@ -232,7 +259,15 @@ struct mfi_ctrl_info {
     uint16_t max_sg_elements;        /* 0x5ba */
     uint32_t max_request_size;       /* 0x5bc: sectors per command */
     uint16_t lds_present;            /* 0x5c0 */
-    uint8_t rest[2048 - 0x5c2];
+    uint8_t counts[0x5da - 0x5c2];   /* 0x5c2: degraded/offline LDs, PDs, memory, errors, cluster */
+    uint16_t max_strips_per_io;      /* 0x5da: strips one command may span */
+    uint32_t raid_levels;            /* 0x5dc */
+    uint32_t adapter_operations;     /* 0x5e0 */
+    uint32_t ld_operations;          /* 0x5e4 */
+    uint8_t stripe_sz_min;           /* 0x5e8: log2 of the smallest strip, in 512-byte sectors */
+    uint8_t stripe_sz_max;           /* 0x5e9 */
+    uint8_t stripe_sz_reserved[2];
+    uint8_t rest[2048 - 0x5ec];
 } __attribute__((packed));
 
 #endif

@@ -106,6 +106,15 @@ static void test_ioc_init_and_descriptor_layout(void **state)
     assert_int_equal(MFI_REG_IQPL, 0xc0);
     assert_int_equal(MFI_REG_IQPH, 0xc4);
     assert_int_equal(FUSION_REG_REPLY_POST_HOST_INDEX, 0x6c);
+    /* MFI INIT driver_operations (Linux union MFI_CAPABILITIES). */
+    assert_int_equal(FUSION_INIT_DRV_OPS_OFFSET, 0x04);
+    assert_int_equal(MFI_CAP_FP_REMOTE_LUN, 0x0001);
+    assert_int_equal(MFI_CAP_MAX_255LDS, 0x0008);
+    assert_int_equal(MFI_CAP_SECURITY_PROTOCOL_CMDS_FW, 0x0040);
+    assert_int_equal(MFI_CAP_EXT_IO_SIZE, 0x0100);
+    assert_int_equal(MFI_CAP_FP_RLBYPASS, 0x0400);
+    assert_int_equal(MFI_CAP_PD_MAP_TARGET_ID, 0x1000);
+    assert_int_equal(MFI_CAP_FW_EXPOSED_DEV_LIST, 0x8000);
 }
 
 /* ---- The device model ------------------------------------------------------------------ */
@@ -119,6 +128,9 @@ static void test_ioc_init_and_descriptor_layout(void **state)
 #define M_FW_CMDS 128               /* scratch pad 0 bits 15:0 */
 #define M_FW_SGE 64                 /* scratch pad 0 bits 23:16 */
 #define M_MAX_SMID 1024
+/* support_fp_remote_lun, support_ndrive_r1_lb, security_protocol_cmds_fw,
+ * support_fp_rlbypass, support_pd_map_target_id (Linux MFI_CAPABILITIES). */
+#define M_CAPS_REQUIRED ((1u << 0) | (1u << 4) | (1u << 6) | (1u << 10) | (1u << 12))
 
 enum m_gen { M_THUNDERBOLT, M_INVADER };
 
@@ -140,6 +152,10 @@ struct model {
     enum m_gen gen;
     uint32_t osp0;
     bool stuck;                 /* firmware never leaves its state; each read costs a second */
+    /* Boot: FW_INIT whose low bits move every boot_step reads (a second
+     * each), READY after boot_reads. */
+    bool booting;
+    unsigned boot_reads_done, boot_step, boot_reads;
     uint32_t lo;                /* IQPL latch */
     bool lo_written;
     bool inited;
@@ -166,6 +182,11 @@ struct model {
     unsigned dcmd_ctrl_info, dcmd_ld_list, dcmd_pd_list, dcmd_pd_info, dcmd_flush;
     unsigned reads, writes, ld_requests, pd_requests;
     bool reset_to_ready;
+    uint32_t caps;              /* driver capabilities IOC INIT announced */
+    unsigned dcmd_aborts;       /* hung DCMDs given back by an MFI ABORT */
+    uint32_t max_request_size;  /* controller info, sectors */
+    uint16_t max_strips;
+    uint8_t stripe_min;
 };
 
 static struct model m;
@@ -279,6 +300,19 @@ static void do_ioc_init(uint64_t desc)
             violation("reply descriptor %u not initialised to all-ones", i);
             break;
         }
+    /* Driver capabilities (MFI_CAPABILITIES at frame bytes 4..7): the
+     * ones Linux megasas_ioc_init_fusion always sets and a firmware-path
+     * driver can claim, and extended I/O size exactly when the chain
+     * frame is larger than 1 KiB (4 KiB on this Invader, 1 KiB on
+     * Thunderbolt). */
+    m.caps = *(uint32_t *)(frame + 4);
+    if ((m.caps & M_CAPS_REQUIRED) != M_CAPS_REQUIRED)
+        violation("IOC INIT driver capabilities 0x%08x lack 0x%08x", m.caps, M_CAPS_REQUIRED & ~m.caps);
+    if (!!(m.caps & (1u << 8)) != (m.gen == M_INVADER))
+        violation("IOC INIT support_ext_io_size %s with a %u-byte chain frame", (m.caps & (1u << 8)) ? "set" : "clear",
+                  m.gen == M_INVADER ? 4096u : 1024u);
+    if (m.caps & (1u << 1))
+        violation("IOC INIT claims additional MSI-X with no vector enabled");
     frame[2] = 0x00; /* MFI_STAT_OK */
     m.inited = true;
     m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
@@ -302,7 +336,9 @@ static uint8_t do_dcmd(uint8_t *f)
     case 0x01010000: /* controller info */
         m.dcmd_ctrl_info++;
         memcpy(buf + 0x540, "PERC H730P Mini (model)", 23);
-        *(uint32_t *)(buf + 0x5bc) = 512; /* 256 KiB per command */
+        *(uint32_t *)(buf + 0x5bc) = m.max_request_size;
+        *(uint16_t *)(buf + 0x5da) = m.max_strips;     /* max_strips_per_io */
+        buf[0x5e8] = m.stripe_min;                     /* stripe_sz_ops.min */
         return 0;
     case 0x03010000: /* LD list: count at 0, 16-byte entries from 8 */
         m.dcmd_ld_list++;
@@ -505,6 +541,26 @@ static void doorbell(uint64_t desc)
             chain->len != (m.gen == M_INVADER ? 4096u : 1024u))
             violation("pass-through: type %u chain offset %u SGL offset %u chain flags 0x%02x length %u", type,
                       r->chain_offset, r->sgl_offset0, chain->flags, chain->len);
+        if (((uint8_t *)host(chain->addr))[0] == 0x06) {
+            /* MFI ABORT: give back the pass-through whose MFI frame it
+             * names (Linux megasas_issue_blocked_abort_cmd), then answer. */
+            uint8_t *ab = host(chain->addr);
+            uint64_t target = *(uint32_t *)(ab + 0x20) | (uint64_t) * (uint32_t *)(ab + 0x24) << 32;
+            for (unsigned i = 0; i < m.nheld; i++) {
+                struct fusion_io_request *h = host(m.req_base + (uint64_t)m.held[i] * 256);
+                if (h->function == 0xf0 && h->sgl[0].addr == target) {
+                    uint16_t hs = m.held[i];
+                    m.held[i] = m.held[--m.nheld];
+                    ((uint8_t *)host(target))[2] = 0x2e;
+                    post_reply(hs);
+                    m.dcmd_aborts++;
+                    break;
+                }
+            }
+            ab[2] = 0x00;
+            complete(smid);
+            break;
+        }
         if (m.hang_dcmd && *(uint32_t *)((uint8_t *)host(chain->addr) + 0x18) == m.hang_dcmd) {
             /* Hung firmware: the driver's 60 s deadline passes now. */
             m.held[m.nheld++] = smid;
@@ -532,6 +588,15 @@ static uint32_t m_read(void *ctx, int bar, uint32_t off)
     case 0xb0:
         if (m.stuck)
             plat_sim_advance_ns(1000000000ull); /* each look costs a second: deadlines pass at once */
+        if (m.booting) {
+            plat_sim_advance_ns(1000000000ull);
+            if (++m.boot_reads_done >= m.boot_reads) {
+                m.booting = false;
+                m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            } else {
+                m.osp0 = M_STATE_FW_INIT | (m.boot_reads_done / m.boot_step);
+            }
+        }
         return m.osp0;
     case 0xb4:
         return 0x00400000u | (8u << 5); /* 1 MiB units, 8 x 512: 4 KiB chain frames */
@@ -581,6 +646,7 @@ static struct pci_addr model_attach(uint16_t device, enum m_gen gen)
     memset(&dev, 0, sizeof(dev));
     m.gen = gen;
     m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+    m.max_request_size = 512;   /* 256 KiB per command */
     dev.addr = a;
     dev.ctx = &m;
     dev.mmio_read32 = m_read;
@@ -844,6 +910,28 @@ static void test_stuck_firmware_fails_probe_with_state(void **state)
     plat_sim_detach(&dev);
 }
 
+/* Firmware that stays in FW_INIT for 300 s while its status word's low
+ * bits move every 100 s: each change restarts the wait (Linux
+ * megasas_transition_to_ready compares the whole word), the probe
+ * succeeds. */
+static void test_ready_wait_follows_the_status_word(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(0x005d, M_INVADER);
+
+    (void)state;
+    m.osp0 = M_STATE_FW_INIT;
+    m.booting = true;
+    m.boot_step = 100;
+    m.boot_reads = 300;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.count, 3);
+    check_release(ctrl);
+}
+
 /* A controller left OPERATIONAL (by its option ROM or an earlier run)
  * is taken back to READY through the doorbell before IOC INIT. */
 static void test_operational_firmware_is_reset_first(void **state)
@@ -996,9 +1084,11 @@ static void test_pool_is_firmware_limit_minus_one(void **state)
 }
 
 /* A DCMD the firmware never answers: discovery of system PDs gives up at
- * its deadline, the rest of the probe goes on, and the hung command's
- * SMID stays out of use (the model flags reuse) until its late answer. */
-static void test_hung_dcmd_keeps_its_smid(void **state)
+ * its deadline, the rest of the probe goes on, and the hung command gets
+ * an MFI ABORT through the pass-through function; its SMID stays out of
+ * use (the model flags reuse) until the firmware gives it back, and then
+ * the whole pool works again. */
+static void test_hung_dcmd_is_aborted_and_its_smid_comes_back(void **state)
 {
     struct bm_disk_list list;
     struct bm_completion done[64];
@@ -1014,10 +1104,12 @@ static void test_hung_dcmd_keeps_its_smid(void **state)
     m.hang_dcmd = 0x02010100; /* PD list query */
     if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
-    assert_int_equal(m.nheld, 1);
     assert_int_equal(list.count, 2); /* the LDs; no system PDs */
     assert_int_equal(m.dcmd_pd_info, 0);
-    /* Fill every SMID the driver will give out: one fewer than before. */
+    assert_int_equal(m.dcmd_aborts, 1);
+    assert_int_equal(m.nheld, 0);
+    /* The next poll takes the two late answers quietly. */
+    assert_int_equal(list.disks[0]->ops->poll(list.disks[0], 0, done, 4), 0);
     m.defer = true;
     for (unsigned i = 0; i < 2 * M_FW_CMDS && rc == BM_OK; i++) {
         struct bm_disk *d = list.disks[i % 2];
@@ -1026,16 +1118,77 @@ static void test_hung_dcmd_keeps_its_smid(void **state)
             submitted++;
     }
     assert_int_equal(rc, BM_EBUSY);
-    assert_int_equal(submitted, M_FW_CMDS - 2);
+    assert_int_equal(submitted, M_FW_CMDS - 1);
     assert_model_clean();
     model_flush();
-    model_release_held();   /* the late answer is taken quietly */
     m.defer = false;
     for (int spin = 0; spin < 1000 && completed < submitted; spin++)
         for (int k = 0; k < 2; k++)
             completed += (unsigned)list.disks[k]->ops->poll(list.disks[k], 0, done, 64);
     assert_int_equal(completed, submitted);
     plat_free_pages(buf, 4096);
+    check_release(ctrl);
+}
+
+/* IOC INIT announces the driver capabilities Linux sets that apply to a
+ * polled firmware-path driver (the model checks the bits and that
+ * extended I/O size follows the chain frame size). */
+static void test_ioc_init_announces_driver_capabilities(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    assert_int_equal(m.caps & M_CAPS_REQUIRED, M_CAPS_REQUIRED);
+    assert_true(m.caps & (1u << 8));
+    check_release(ctrl);
+    ctrl = probe(0x005b, M_THUNDERBOLT, &list);
+    assert_int_equal(m.caps & M_CAPS_REQUIRED, M_CAPS_REQUIRED);
+    assert_false(m.caps & (1u << 8));
+    check_release(ctrl);
+}
+
+/* Largest command (Linux megasas_init_fw / megasas_init_adapter_fusion):
+ * a PERC H710 (Thunderbolt, 1 KiB chain frames: 8 + 64 - 2 SGEs, 64
+ * after rounding) gets 256 KiB even when controller info allows 1 MiB;
+ * an Invader with 4 KiB chain frames gets 1 MiB, or strip size x strips
+ * per I/O when that is smaller. */
+static void test_transfer_capped_by_sge_count_and_strips(void **state)
+{
+    struct bm_disk_list list;
+    struct pci_addr a;
+    char err[160] = "";
+    void *ctrl;
+
+    (void)state;
+    a = model_attach(0x005b, M_THUNDERBOLT);
+    m.max_request_size = 2048;
+    memset(&list, 0, sizeof(list));
+    ctrl = NULL;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, 256 * 1024);
+    check_release(ctrl);
+
+    a = model_attach(0x005d, M_INVADER);
+    m.max_request_size = 2048;
+    memset(&list, 0, sizeof(list));
+    ctrl = NULL;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, 1024 * 1024);
+    check_release(ctrl);
+
+    a = model_attach(0x005d, M_INVADER);
+    m.max_request_size = 2048;
+    m.stripe_min = 7;   /* 64 KiB strips */
+    m.max_strips = 6;
+    memset(&list, 0, sizeof(list));
+    ctrl = NULL;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, 384 * 1024);
     check_release(ctrl);
 }
 
@@ -1064,10 +1217,13 @@ int main(void)
         cmocka_unit_test(test_writes_reach_the_model),
         cmocka_unit_test(test_stuck_firmware_fails_probe_with_state),
         cmocka_unit_test(test_operational_firmware_is_reset_first),
+        cmocka_unit_test(test_ready_wait_follows_the_status_word),
         cmocka_unit_test(test_hung_command_times_out_and_holds_its_smid),
         cmocka_unit_test(test_errors_are_decoded),
         cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
-        cmocka_unit_test(test_hung_dcmd_keeps_its_smid),
+        cmocka_unit_test(test_hung_dcmd_is_aborted_and_its_smid_comes_back),
+        cmocka_unit_test(test_ioc_init_announces_driver_capabilities),
+        cmocka_unit_test(test_transfer_capped_by_sge_count_and_strips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,25 @@ static void test_dcmd_and_init_frame_offsets(void **state)
     assert_int_equal(offsetof(struct mfi_init_qinfo, rq_addr_lo), 0x08);
     assert_int_equal(offsetof(struct mfi_init_qinfo, pi_addr_lo), 0x10);
     assert_int_equal(offsetof(struct mfi_init_qinfo, ci_addr_lo), 0x18);
+    /* ABORT (Linux struct megasas_abort_frame) */
+    assert_int_equal(sizeof(struct mfi_abort_frame), 64);
+    assert_int_equal(offsetof(struct mfi_abort_frame, abort_context), 0x18);
+    assert_int_equal(offsetof(struct mfi_abort_frame, abort_frame_lo), 0x20);
+    assert_int_equal(offsetof(struct mfi_abort_frame, abort_frame_hi), 0x24);
+}
+
+/* Every frame the driver builds is one 64-byte frame (it posts them with
+ * a frame count of 0, Linux megasas_get_frame_count): one SGE of the
+ * largest kind ends inside the first frame for each frame type. */
+static void test_one_sge_fits_one_frame(void **state)
+{
+    assert_true(offsetof(struct mfi_io_frame, sgl) + sizeof(struct mfi_sge_ieee) <= MFI_FRAME_BYTES);
+    assert_true(offsetof(struct mfi_pass_frame, sgl) + sizeof(struct mfi_sge_ieee) <= MFI_FRAME_BYTES);
+    assert_true(offsetof(struct mfi_dcmd_frame, sgl) + sizeof(struct mfi_sge64) <= MFI_FRAME_BYTES);
+    /* Skinny I/O frames: IEEE SGE flag (0x20) together with SGL64 (0x02),
+     * as Linux MFI_FRAME_IEEE | MFI_FRAME_SGL64 and FreeBSD
+     * MFI_FRAME_IEEE_SGL | MFI_FRAME_SGL64. */
+    assert_int_equal(MFI_FRAME_SKINNY_SGL, 0x0022);
 }
 
 static void test_dcmd_data_layouts(void **state)
@@ -85,6 +104,7 @@ static void test_dcmd_data_layouts(void **state)
     assert_int_equal(offsetof(struct mfi_pd_info, inquiry_data), 0x04);
     assert_int_equal(offsetof(struct mfi_pd_info, scsi_dev_type), 0xa5);
     assert_int_equal(offsetof(struct mfi_pd_info, fw_state), 0xb8);
+    assert_int_equal(offsetof(struct mfi_pd_info, ddf_type), 0xbc); /* state.ddf.pdType, intf in bits 15:12 */
     /* controller info: 2 KiB */
     assert_int_equal(sizeof(struct mfi_ctrl_info), 2048);
     assert_int_equal(offsetof(struct mfi_ctrl_info, image_component_count), 0xb4);
@@ -93,6 +113,14 @@ static void test_dcmd_data_layouts(void **state)
     assert_int_equal(offsetof(struct mfi_ctrl_info, serial_number), 0x590);
     assert_int_equal(offsetof(struct mfi_ctrl_info, max_cmds), 0x5b8);
     assert_int_equal(offsetof(struct mfi_ctrl_info, max_request_size), 0x5bc);
+    /* Linux struct megasas_ctrl_info: max_strips_per_io after the device
+     * counts, memory sizes, error counters and cluster bytes; then
+     * raid_levels, adapter_operations, ld_operations, stripe_sz_ops. */
+    assert_int_equal(offsetof(struct mfi_ctrl_info, lds_present), 0x5c0);
+    assert_int_equal(offsetof(struct mfi_ctrl_info, max_strips_per_io), 0x5da);
+    assert_int_equal(offsetof(struct mfi_ctrl_info, adapter_operations), 0x5e0);
+    assert_int_equal(offsetof(struct mfi_ctrl_info, stripe_sz_min), 0x5e8);
+    assert_int_equal(offsetof(struct mfi_ctrl_info, stripe_sz_max), 0x5e9);
 }
 
 static void test_register_and_state_values(void **state)
@@ -119,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_pass_frame_offsets),
         cmocka_unit_test(test_dcmd_and_init_frame_offsets),
         cmocka_unit_test(test_dcmd_data_layouts),
+        cmocka_unit_test(test_one_sge_fits_one_frame),
         cmocka_unit_test(test_register_and_state_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,832 @@
+/* The MegaRAID MFI transport (SAS2108 "gen2", SAS2004/2008 iMR "skinny",
+ * e.g. LSI 9260, PERC H310 / LSI 9240) against a simulated controller.
+ *
+ * The model is written from the interface as the reference drivers use
+ * it, not from baremark's driver:
+ *   - Linux megaraid_sas_base.c: the firmware status word in scratch pad 0
+ *     and megasas_transition_to_ready (the whole word, not only the
+ *     state, is what a waiting driver watches); megasas_fire_cmd_gen2 /
+ *     _skinny (frame address | (frame_count - 1) << 1 | 1 in the inbound
+ *     queue port, skinny parts through IQPH then IQPL) and
+ *     megasas_get_frame_count (how many 64-byte frames a frame's SGL
+ *     spans); megasas_build_ldio / megasas_build_dcdb /
+ *     megasas_make_sgl_skinny (skinny I/O frames carry IEEE SGEs with
+ *     MFI_FRAME_SGL64 and MFI_FRAME_IEEE); megasas_issue_blocked_abort_cmd
+ *     (MFI_CMD_ABORT names a frame by context and address); the reply
+ *     queue of contexts with producer / consumer indices in host memory;
+ *   - FreeBSD mfi.c: mfi_data_cb (MFI_FRAME_IEEE_SGL | MFI_FRAME_SGL64 on
+ *     skinny I/O), mfi_send_frame (cm_extra_frames in the port).
+ * Behaviour real chips have that QEMU's megasas lacks: a skinny firmware
+ * takes no 32-bit SGL on I/O frames and fetches exactly 1 + count frames;
+ * the status word's low bits move during a long boot while the state
+ * stays; a command can hang until the host aborts it; controller info
+ * limits a command by strip size times strips per I/O.
+ *
+ * The driver is reached only through megasas_driver and the bm_disk ops. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "platform_sim.h"
+#include "drivers/megasas/megasas.h"
+#include "drivers/registry.h"
+
+/* ---- Spec values, spelled out here ----------------------------------------------- */
+#define M_STATE_FW_INIT 0x40000000u
+#define M_STATE_READY 0xb0000000u
+#define M_STATE_OPERATIONAL 0xc0000000u
+#define M_STATE_MASK 0xf0000000u
+#define M_FW_CMDS 128
+#define M_FW_SGE 80
+#define M_MAX_OUT 256
+
+#define F_SGL64 0x0002
+#define F_IEEE 0x0020
+#define F_DONT_POST 0x0001
+
+enum m_family { M_GEN2, M_SKINNY };
+
+struct m_disk {
+    bool logical;
+    uint16_t id;
+    uint32_t block;
+    uint64_t blocks;
+    uint8_t intf;               /* PD interface: 2 SAS, 3 SATA */
+};
+
+/* Two LDs, a SAS system drive, a SATA system drive. */
+static const struct m_disk m_disks[] = {
+    { true, 0, 512, 1u << 22, 0 },
+    { true, 1, 512, 1u << 21, 0 },
+    { false, 9, 512, 1u << 20, 2 },
+    { false, 12, 512, 1u << 20, 3 },
+};
+
+struct m_frame {
+    uint64_t pa;
+    uint32_t ctx;
+    bool busy;
+};
+
+struct model {
+    enum m_family family;
+    uint32_t osp0;
+    /* Boot: the state stays FW_INIT while the low bits move every
+     * boot_step reads (each read costs a second), READY after boot_reads. */
+    bool booting;
+    unsigned boot_reads_done, boot_step, boot_reads;
+
+    uint32_t iqph;
+    bool inited;
+    uint64_t rq_pa, prod_pa, cons_pa;
+    uint32_t rq_entries, producer;
+
+    struct m_frame out[M_MAX_OUT];
+    unsigned noutstanding, max_outstanding;
+    unsigned violations;
+    char first_violation[256];
+
+    /* controller info */
+    uint32_t max_request_size;
+    uint16_t max_strips;
+    uint8_t stripe_min;
+
+    uint64_t hold_lba;          /* reads at this LBA never finish until aborted */
+    bool hold;
+    unsigned aborts, aborted;
+    unsigned reads, writes, ld_io, pd_io, posts, skinny_sgl_rejects;
+    uint32_t biggest_transfer;
+};
+
+static struct model m;
+static struct plat_sim_dev dev;
+
+/* Record a broken rule (the first one keeps its text). */
+static void violation(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!m.violations++) {
+        va_start(ap, fmt);
+        vsnprintf(m.first_violation, sizeof(m.first_violation), fmt, ap);
+        va_end(ap);
+    }
+}
+
+#define assert_model_clean() \
+    do { \
+        if (m.violations) \
+            fail_msg("model saw %u violation(s), first: %s", m.violations, m.first_violation); \
+    } while (0)
+
+static void *host(uint64_t pa) { return (void *)(uintptr_t)pa; }
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+static uint64_t pattern(uint16_t id, uint64_t lba, uint32_t word)
+{
+    return ((uint64_t)id << 56) ^ (lba * 0x9e3779b97f4a7c15ull) ^ word;
+}
+
+static const struct m_disk *find_disk(bool logical, uint16_t id)
+{
+    for (size_t i = 0; i < sizeof(m_disks) / sizeof(m_disks[0]); i++)
+        if (m_disks[i].logical == logical && m_disks[i].id == id)
+            return &m_disks[i];
+    return NULL;
+}
+
+/* A finished frame: status into the frame, context into the reply queue
+ * (Linux megasas_complete_cmd_dpc reads it there). */
+static void finish(uint8_t *f, uint64_t pa, uint8_t status)
+{
+    volatile uint32_t *rq = host(m.rq_pa), *prod = host(m.prod_pa), *cons = host(m.cons_pa);
+    uint32_t ctx = rd32(f + 0x08);
+
+    f[2] = status;
+    for (unsigned i = 0; i < M_MAX_OUT; i++)
+        if (m.out[i].busy && m.out[i].pa == pa) {
+            m.out[i].busy = false;
+            m.noutstanding--;
+            break;
+        }
+    if ((m.producer + 1) % m.rq_entries == *cons)
+        violation("reply queue full: producer %u consumer %u of %u", m.producer, *cons, m.rq_entries);
+    rq[m.producer] = ctx;
+    m.producer = (m.producer + 1) % m.rq_entries;
+    *prod = m.producer;
+}
+
+/* How many 64-byte frames this frame's SGL reaches into (Linux
+ * megasas_get_frame_count, from the SGL's offset and SGE size). */
+static unsigned frames_needed(const uint8_t *f)
+{
+    uint16_t flags = rd16(f + 0x10);
+    unsigned off, size = (flags & F_IEEE) ? 16 : (flags & F_SGL64) ? 12 : 8;
+
+    switch (f[0]) {
+    case 0x01: case 0x02: case 0x05: off = 0x28; break;   /* LD read/write, DCMD */
+    case 0x03: case 0x04: off = 0x30; break;              /* LD/PD SCSI I/O */
+    default: return 1;                                    /* INIT, ABORT: no SGL */
+    }
+    return (off + f[7] * size + 63) / 64;
+}
+
+/* The SGE at off as the frame's flags say it is laid out. */
+static void read_sge(const uint8_t *f, unsigned off, uint64_t *addr, uint32_t *len)
+{
+    uint16_t flags = rd16(f + 0x10);
+
+    if (flags & F_IEEE) {
+        *addr = rd64(f + off);
+        *len = rd32(f + off + 8);
+    } else if (flags & F_SGL64) {
+        *addr = rd64(f + off);
+        *len = rd32(f + off + 8);
+    } else {
+        *addr = rd32(f + off);
+        *len = rd32(f + off + 4);
+    }
+}
+
+/* Skinny I/O frames: IEEE SGEs with SGL64 set, as Linux and FreeBSD send
+ * them. A 32-bit SGL is refused with MFI_STAT_INVALID_SGL. */
+static bool skinny_sgl_ok(const uint8_t *f)
+{
+    uint16_t flags = rd16(f + 0x10);
+
+    if (m.family != M_SKINNY || !f[7])
+        return true;
+    if (!(flags & F_SGL64)) {
+        violation("skinny %s frame with a 32-bit SGL (flags 0x%04x): needs SGL64 | IEEE", f[0] <= 2 ? "LD I/O" : "SCSI",
+                  flags);
+        m.skinny_sgl_rejects++;
+        return false;
+    }
+    if (!(flags & F_IEEE))
+        violation("skinny I/O frame without the IEEE SGL flag (flags 0x%04x)", flags);
+    return true;
+}
+
+static void do_init(uint8_t *f, unsigned extra)
+{
+    const uint8_t *q;
+
+    if (f[0] != 0x00)
+        violation("first frame cmd 0x%02x is not INIT", f[0]);
+    if (extra != 0)
+        violation("INIT posted with %u extra frames (Linux posts 0)", extra);
+    q = host(rd32(f + 0x18) | (uint64_t)rd32(f + 0x1c) << 32);
+    m.rq_entries = rd32(q + 0x04);
+    m.rq_pa = rd32(q + 0x08) | (uint64_t)rd32(q + 0x0c) << 32;
+    m.prod_pa = rd32(q + 0x10) | (uint64_t)rd32(q + 0x14) << 32;
+    m.cons_pa = rd32(q + 0x18) | (uint64_t)rd32(q + 0x1c) << 32;
+    if (!m.rq_entries || m.rq_entries > M_FW_CMDS + 1 || !m.rq_pa || !m.prod_pa || !m.cons_pa)
+        violation("INIT queue info: %u entries at 0x%llx", m.rq_entries, (unsigned long long)m.rq_pa);
+    m.producer = 0;
+    f[2] = 0x00;
+    m.inited = true;
+    m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
+}
+
+static uint8_t do_dcmd(uint8_t *f)
+{
+    uint32_t opcode = rd32(f + 0x18), len = rd32(f + 0x14);
+    uint8_t *mbox = f + 0x1c;
+    uint64_t addr = 0;
+    uint32_t sgl_len = 0;
+    uint8_t *buf;
+
+    if (len) {
+        read_sge(f, 0x28, &addr, &sgl_len);
+        if (!f[7] || sgl_len != len || !addr)
+            violation("DCMD 0x%08x SGL: %u SGEs, %u bytes for %u", opcode, f[7], sgl_len, len);
+    }
+    buf = len ? host(addr) : NULL;
+    if (buf)
+        memset(buf, 0, len);
+    switch (opcode) {
+    case 0x01010000: /* controller info */
+        memcpy(buf + 0x540, "PERC H310 Mini (model)", 22);
+        *(uint32_t *)(buf + 0x5bc) = m.max_request_size;
+        *(uint16_t *)(buf + 0x5da) = m.max_strips;
+        buf[0x5e8] = m.stripe_min;
+        return 0;
+    case 0x03010000: /* LD list */
+        *(uint32_t *)buf = 2;
+        buf[8 + 0] = 1, buf[8 + 4] = 3;
+        buf[8 + 16 + 0] = 0, buf[8 + 16 + 4] = 3;
+        return 0;
+    case 0x02010100: /* PD list query, exposed to host */
+        if (mbox[0] != 5)
+            violation("PD list query type %u", mbox[0]);
+        *(uint32_t *)(buf + 4) = 3;
+        *(uint16_t *)(buf + 8) = 9;
+        *(uint16_t *)(buf + 32) = 12;
+        *(uint16_t *)(buf + 56) = 20, buf[56 + 6] = 0x0d;
+        return 0;
+    case 0x02020000: { /* PD info */
+        uint16_t id = (uint16_t)(mbox[0] | mbox[1] << 8);
+        const struct m_disk *d = find_disk(false, id);
+        *(uint16_t *)buf = id;
+        *(uint16_t *)(buf + 0xb8) = 0x40;
+        *(uint16_t *)(buf + 0xbc) = (uint16_t)((d ? d->intf : 0) << 12);
+        return 0;
+    }
+    case 0x01101000:
+        return 0;
+    default:
+        violation("unexpected DCMD 0x%08x", opcode);
+        return 0x02;
+    }
+}
+
+static void inquiry(const struct m_disk *d, const uint8_t *cdb, uint8_t *buf, uint32_t len)
+{
+    uint8_t data[96] = { 0 };
+
+    if (cdb[1] & 1) {
+        data[1] = cdb[2];
+        if (cdb[2] == 0x00) {
+            data[3] = 2, data[4] = 0x00, data[5] = 0x80;
+        } else if (cdb[2] == 0x80) {
+            int n = snprintf((char *)data + 4, 40, "SN-%s%u", d->logical ? "LD" : "PD", d->id);
+            data[3] = (uint8_t)n;
+        }
+    } else {
+        data[2] = 6, data[3] = 2, data[4] = 91;
+        memcpy(data + 8, d->logical ? "DELL    PERC H310 Mini  2.12" : "SEAGATE ST2000NM0023    GS0F", 28);
+    }
+    memcpy(buf, data, MIN(len, sizeof(data)));
+}
+
+/* Check a data transfer against what the firmware allows per command. */
+static void check_transfer(uint32_t bytes)
+{
+    uint64_t limit = (uint64_t)M_FW_SGE * 4096;
+
+    if (m.max_request_size)
+        limit = MIN(limit, (uint64_t)m.max_request_size * 512);
+    if (m.max_strips)
+        limit = MIN(limit, ((uint64_t)1 << m.stripe_min) * m.max_strips * 512);
+    if (bytes > limit)
+        violation("a %u-byte command, beyond the controller's %llu-byte limit", bytes, (unsigned long long)limit);
+    if (bytes > m.biggest_transfer)
+        m.biggest_transfer = bytes;
+}
+
+/* Read or write blocks of a disk through the frame's SGE. */
+static void move_data(const struct m_disk *d, bool read, uint64_t lba, uint32_t blocks, uint8_t *buf)
+{
+    if (read) {
+        m.reads++;
+        for (uint32_t b = 0; b < blocks; b++)
+            for (uint32_t w = 0; w < d->block / 8; w++)
+                ((uint64_t *)buf)[(size_t)b * d->block / 8 + w] = pattern(d->id, lba + b, w);
+    } else {
+        m.writes++;
+    }
+}
+
+static void do_ld_io(uint8_t *f, uint64_t pa)
+{
+    const struct m_disk *d = find_disk(true, f[4]);
+    uint64_t lba = rd32(f + 0x20) | (uint64_t)rd32(f + 0x24) << 32, addr;
+    uint32_t blocks = rd32(f + 0x14), len;
+    bool read = f[0] == 0x01;
+
+    m.ld_io++;
+    if (!skinny_sgl_ok(f)) {
+        finish(f, pa, 0x3c); /* invalid SGL */
+        return;
+    }
+    read_sge(f, 0x28, &addr, &len);
+    if (!d || f[7] != 1 || len != blocks * 512 || lba + blocks > d->blocks) {
+        violation("LD %s: target %u, %u SGEs, %u bytes for %u blocks at %llu", read ? "read" : "write", f[4], f[7],
+                  len, blocks, (unsigned long long)lba);
+        finish(f, pa, 0x03);
+        return;
+    }
+    check_transfer(len);
+    if (m.hold && read && lba == m.hold_lba)
+        return; /* hung until aborted */
+    move_data(d, read, lba, blocks, host(addr));
+    finish(f, pa, 0x00);
+}
+
+static void do_scsi(uint8_t *f, uint64_t pa)
+{
+    bool logical = f[0] == 0x03;
+    const struct m_disk *d = find_disk(logical, f[4]);
+    const uint8_t *cdb = f + 0x20;
+    uint32_t len = rd32(f + 0x14), sge_len = 0;
+    uint64_t addr = 0, lba = 0;
+    uint32_t blocks = 0;
+    uint8_t *sense = host(rd32(f + 0x18) | (uint64_t)rd32(f + 0x1c) << 32);
+    uint8_t *buf;
+
+    if (!logical)
+        m.pd_io++;
+    if (!d) {
+        finish(f, pa, 0x0c);
+        return;
+    }
+    if (!skinny_sgl_ok(f)) {
+        finish(f, pa, 0x3c);
+        return;
+    }
+    if (f[7])
+        read_sge(f, 0x30, &addr, &sge_len);
+    buf = host(addr);
+    switch (cdb[0]) {
+    case 0x12:
+        inquiry(d, cdb, buf, len);
+        break;
+    case 0x00:
+        break;
+    case 0x9e:
+        memset(buf, 0, len);
+        for (int i = 0; i < 8; i++)
+            buf[i] = (uint8_t)((d->blocks - 1) >> (56 - 8 * i));
+        buf[10] = (uint8_t)(d->block >> 8), buf[11] = (uint8_t)d->block;
+        break;
+    case 0x28: case 0x2a:
+        lba = (uint64_t)cdb[2] << 24 | cdb[3] << 16 | cdb[4] << 8 | cdb[5];
+        blocks = (uint32_t)(cdb[7] << 8 | cdb[8]);
+        break;
+    case 0x88: case 0x8a:
+        for (int i = 0; i < 8; i++)
+            lba = lba << 8 | cdb[2 + i];
+        blocks = (uint32_t)cdb[10] << 24 | cdb[11] << 16 | cdb[12] << 8 | cdb[13];
+        break;
+    default:
+        memset(sense, 0, 18);
+        sense[0] = 0x70, sense[2] = 0x05, sense[7] = 10, sense[12] = 0x20;
+        f[3] = 0x02;
+        finish(f, pa, 0x2d);
+        return;
+    }
+    if (blocks) {
+        bool read = cdb[0] == 0x28 || cdb[0] == 0x88;
+        if (sge_len != blocks * d->block || len != sge_len || lba + blocks > d->blocks)
+            violation("PD %s of %u blocks at %llu: SGE %u, data_len %u", read ? "READ" : "WRITE", blocks,
+                      (unsigned long long)lba, sge_len, len);
+        check_transfer(sge_len);
+        if (m.hold && read && lba == m.hold_lba)
+            return;
+        move_data(d, read, lba, blocks, buf);
+    }
+    finish(f, pa, 0x00);
+}
+
+/* MFI_CMD_ABORT: give back the named frame (status "aborted": the SCSI
+ * I/O failed status here), then answer the abort itself. */
+static void do_abort(uint8_t *f, uint64_t pa)
+{
+    uint32_t ctx = rd32(f + 0x18);
+    uint64_t target = rd32(f + 0x20) | (uint64_t)rd32(f + 0x24) << 32;
+    bool found = false;
+
+    m.aborts++;
+    for (unsigned i = 0; i < M_MAX_OUT; i++)
+        if (m.out[i].busy && m.out[i].pa == target) {
+            if (m.out[i].ctx != ctx)
+                violation("ABORT context %u for the frame with context %u", ctx, m.out[i].ctx);
+            finish(host(target), target, 0x2e);
+            m.aborted++;
+            found = true;
+            break;
+        }
+    finish(f, pa, found ? 0x00 : 0x05 /* abort not possible */);
+}
+
+/* A frame address arrived in the inbound queue port. */
+static void take_frame(uint32_t lo, uint32_t hi)
+{
+    uint64_t pa = ((uint64_t)hi << 32) | (lo & ~0xfu);
+    unsigned extra = (lo >> 1) & 7, need, i;
+    uint8_t *f = host(pa);
+
+    m.posts++;
+    if (!(lo & 1))
+        violation("queue port write 0x%08x without bit 0", lo);
+    if (!m.inited) {
+        do_init(f, extra);
+        return;
+    }
+    need = frames_needed(f);
+    if (extra != need - 1)
+        violation("frame cmd 0x%02x posted with count %u; it spans %u frame(s), so the count is %u "
+                  "(Linux megasas_fire_cmd_*: frame_count - 1)",
+                  f[0], extra, need, need - 1);
+    for (i = 0; i < M_MAX_OUT; i++)
+        if (m.out[i].busy && m.out[i].pa == pa) {
+            violation("frame at 0x%llx posted again while the firmware still owns it", (unsigned long long)pa);
+            return;
+        }
+    for (i = 0; i < M_MAX_OUT && m.out[i].busy; i++)
+        ;
+    if (i == M_MAX_OUT || m.noutstanding >= M_FW_CMDS) {
+        violation("more frames outstanding than the firmware's %u commands", M_FW_CMDS);
+        return;
+    }
+    m.out[i] = (struct m_frame){ pa, rd32(f + 0x08), true };
+    if (++m.noutstanding > m.max_outstanding)
+        m.max_outstanding = m.noutstanding;
+    if (rd16(f + 0x10) & F_DONT_POST)
+        violation("frame cmd 0x%02x with DONT_POST_IN_REPLY_QUEUE after INIT", f[0]);
+    switch (f[0]) {
+    case 0x01: case 0x02: do_ld_io(f, pa); break;
+    case 0x03: case 0x04: do_scsi(f, pa); break;
+    case 0x05: finish(f, pa, do_dcmd(f)); break;
+    case 0x06: do_abort(f, pa); break;
+    default:
+        violation("frame cmd 0x%02x", f[0]);
+        finish(f, pa, 0x01);
+    }
+}
+
+static uint32_t m_read(void *ctx, int bar, uint32_t off)
+{
+    (void)ctx, (void)bar;
+    if (off != 0xb0)
+        return 0;
+    if (m.booting) {
+        /* Each look costs a second; the low bits count progress. */
+        plat_sim_advance_ns(1000000000ull);
+        if (++m.boot_reads_done >= m.boot_reads) {
+            m.booting = false;
+            m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+        } else {
+            m.osp0 = M_STATE_FW_INIT | (m.boot_reads_done / m.boot_step);
+        }
+    }
+    return m.osp0;
+}
+
+static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    uint32_t doorbell = m.family == M_SKINNY ? 0x00 : 0x20;
+
+    (void)ctx, (void)bar;
+    if (off == doorbell) {
+        if ((v & 0x2) && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL) {
+            m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            m.inited = false;
+        }
+        return;
+    }
+    if (m.family == M_SKINNY) {
+        if (off == 0x40)
+            violation("skinny part written through the 32-bit IQP");
+        if (off == 0xc4)
+            m.iqph = v;
+        if (off == 0xc0) {
+            take_frame(v, m.iqph);
+            m.iqph = 0;
+        }
+    } else if (off == 0x40) {
+        take_frame(v, 0);
+    }
+}
+
+static struct pci_addr model_attach(uint16_t device, enum m_family family)
+{
+    struct pci_addr a = { 0, 5, 0, 0 };
+
+    memset(&m, 0, sizeof(m));
+    memset(&dev, 0, sizeof(dev));
+    m.family = family;
+    m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+    m.max_request_size = 2048;  /* 1 MiB */
+    dev.addr = a;
+    dev.ctx = &m;
+    dev.mmio_read32 = m_read;
+    dev.mmio_write32 = m_write;
+    dev.config[0] = 0x00, dev.config[1] = 0x10;
+    dev.config[2] = (uint8_t)device, dev.config[3] = (uint8_t)(device >> 8);
+    dev.config[0x0b] = 0x01, dev.config[0x0a] = 0x04;
+    /* gen2: BAR0 I/O, BAR1 memory (Linux megasas_init_fw takes the first
+     * memory BAR); skinny: BAR0 memory. */
+    if (family == M_SKINNY) {
+        dev.config[0x10] = 0x04;
+        dev.bar_size[0] = 0x40000;
+    } else {
+        dev.config[0x10] = 0x01;
+        dev.config[0x14] = 0x04;
+        dev.bar_size[1] = 0x40000;
+    }
+    plat_sim_attach(&dev);
+    return a;
+}
+
+static void *probe(uint16_t device, enum m_family family, struct bm_disk_list *list)
+{
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(device, family);
+
+    memset(list, 0, sizeof(*list));
+    assert_ptr_equal(registry_find(0x1000, device, 0x010400), &megasas_driver);
+    if (megasas_driver.probe(a, list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_non_null(ctrl);
+    return ctrl;
+}
+
+static void release(void *ctrl)
+{
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_READY);
+    assert_model_clean();
+    plat_sim_detach(&dev);
+}
+
+static int reap(struct bm_disk *d, struct bm_completion *out, int n)
+{
+    int got = 0;
+
+    for (int spin = 0; spin < 100000 && got < n; spin++)
+        got += d->ops->poll(d, 0, out + got, n - got);
+    return got;
+}
+
+static bool pattern_ok(const uint8_t *buf, uint16_t id, uint64_t lba, uint32_t blocks)
+{
+    for (uint32_t b = 0; b < blocks; b++)
+        for (uint32_t w = 0; w < 512 / 8; w++)
+            if (((const uint64_t *)buf)[(size_t)b * 64 + w] != pattern(id, lba + b, w))
+                return false;
+    return true;
+}
+
+/* Reads and writes on every disk, data checked. */
+static void check_io(struct bm_disk_list *list)
+{
+    uint8_t *buf = plat_alloc_pages(64 * 1024, false);
+    struct bm_completion done[8];
+
+    assert_int_equal(list->count, 4);
+    for (unsigned i = 0; i < list->count; i++) {
+        struct bm_disk *d = list->disks[i];
+        uint16_t id = (uint16_t)(i == 0 ? 0 : i == 1 ? 1 : i == 2 ? 9 : 12);
+
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 4096 + i, 16, buf), BM_OK);
+        assert_int_equal(reap(d, done, 1), 1);
+        assert_int_equal(done[0].status, BM_OK);
+        assert_true(pattern_ok(buf, id, 4096 + i, 16));
+        assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_WRITE, 77, 8, buf), BM_OK);
+        assert_int_equal(reap(d, done, 1), 1);
+        assert_int_equal(done[0].status, BM_OK);
+    }
+    assert_true(m.ld_io >= 4 && m.pd_io >= 4 && m.writes == 4);
+    plat_free_pages(buf, 64 * 1024);
+    assert_model_clean();
+}
+
+/* ---- Tests ---------------------------------------------------------------------- */
+
+/* SAS2008 iMR (PERC H310, LSI 9240): I/O frames carry IEEE SGEs with
+ * SGL64 set, and every frame goes to IQPH/IQPL with a frame count of 0
+ * (one frame: frames - 1). The model refuses the 32-bit SGL and the wrong
+ * count an older driver sent. */
+static void test_skinny_frames_use_ieee_sgl64_and_count_zero(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0073, M_SKINNY, &list);
+    assert_model_clean();
+    assert_int_equal(m.skinny_sgl_rejects, 0);
+    check_io(&list);
+    release(ctrl);
+}
+
+/* The SAS2004 (1000:0071) is driven the same way. */
+static void test_sas2004_is_skinny_too(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0071, M_SKINNY, &list);
+    check_io(&list);
+    release(ctrl);
+}
+
+/* SAS2108 (LSI 9260, PERC H700): the 32-bit inbound queue port, the same
+ * frame count rule. */
+static void test_gen2_frames_count_zero(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    check_io(&list);
+    release(ctrl);
+}
+
+/* The largest command: strip size x strips per I/O from controller info
+ * (64 KiB strips, 4 per I/O: 256 KiB), below max_request_size (1 MiB) and
+ * the SGE limit (80 x 4 KiB); a bigger submit is refused, never sent. */
+static void test_max_transfer_is_capped_by_strips_and_sges(void **state)
+{
+    struct bm_disk_list list;
+    struct pci_addr a = model_attach(0x0079, M_GEN2);
+    uint8_t *buf = plat_alloc_pages(1u << 20, false);
+    struct bm_completion done[2];
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    memset(&list, 0, sizeof(list));
+    m.stripe_min = 7;           /* 128 sectors */
+    m.max_strips = 4;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    for (unsigned i = 0; i < list.count; i++)
+        assert_int_equal(list.disks[i]->max_transfer_bytes, 256 * 1024);
+    assert_int_equal(list.disks[0]->ops->submit(list.disks[0], 0, 0, BM_IO_READ, 0, 2048, buf), BM_EINVAL);
+    assert_int_equal(list.disks[0]->ops->submit(list.disks[0], 0, 0, BM_IO_READ, 0, 512, buf), BM_OK);
+    assert_int_equal(reap(list.disks[0], done, 1), 1);
+    assert_int_equal(done[0].status, BM_OK);
+    assert_int_equal(m.biggest_transfer, 256 * 1024);
+    plat_free_pages(buf, 1u << 20);
+    release(ctrl);
+
+    /* No strip figures (older firmware): the SGE limit, 80 x 4 KiB. */
+    ctrl = probe(0x0073, M_SKINNY, &list);
+    assert_int_equal(list.disks[0]->max_transfer_bytes, M_FW_SGE * 4096);
+    release(ctrl);
+}
+
+/* Queue depth per drive kind as Linux sets it: LDs and SAS drives deep,
+ * a SATA system drive 32 (MEGASAS_SATA_QD). */
+static void test_sata_system_drive_gets_queue_depth_32(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    assert_int_equal(list.count, 4);
+    assert_non_null(strstr(list.disks[3]->id, "p12"));
+    assert_int_equal(list.disks[3]->max_qd, 32);
+    assert_int_equal(list.disks[2]->max_qd, M_FW_CMDS - 2);
+    assert_int_equal(list.disks[0]->max_qd, M_FW_CMDS - 2);
+    release(ctrl);
+}
+
+/* A firmware whose state stays FW_INIT for 400 s while the low bits of
+ * its status word count progress every 100 s: the wait restarts on each
+ * change (Linux compares the whole word) and the probe succeeds. */
+static void test_ready_wait_restarts_when_status_word_moves(void **state)
+{
+    struct bm_disk_list list;
+    struct pci_addr a = model_attach(0x0073, M_SKINNY);
+    uint64_t t0 = plat_now_ns();
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    memset(&list, 0, sizeof(list));
+    m.booting = true;
+    m.boot_step = 100;
+    m.boot_reads = 400;
+    m.osp0 = M_STATE_FW_INIT;
+    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_true(plat_now_ns() - t0 >= 400ull * 1000000000ull);
+    assert_int_equal(list.count, 4);
+    release(ctrl);
+}
+
+/* A status word that never changes still fails at the per-change deadline
+ * and names the state. */
+static void test_ready_wait_gives_up_on_a_frozen_status_word(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    struct pci_addr a = model_attach(0x0073, M_SKINNY);
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    m.booting = true;
+    m.boot_step = 1000000;
+    m.boot_reads = 1000000;
+    m.osp0 = M_STATE_FW_INIT;
+    assert_int_equal(megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)), BM_ETIMEDOUT);
+    assert_non_null(strstr(err, "FW_INIT"));
+    assert_null(ctrl);
+    assert_int_equal(dev.releases, 1);
+    plat_sim_detach(&dev);
+}
+
+/* A read the firmware never finishes: at the 30 s deadline the engine gets
+ * BM_ETIMEDOUT and the firmware gets an MFI ABORT naming that frame; the
+ * frame is never reposted before the firmware gave it back, and
+ * afterwards the whole pool works again. */
+static void test_hung_read_is_aborted_before_its_frame_is_reused(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[128];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+    unsigned ok = 0;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    assert_int_equal(ld->ops->poll(ld, 0, done, 4), 0);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(reap(ld, done, 1), 1);
+    assert_int_equal(done[0].tag, 3);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_int_equal(m.aborts, 1);
+    assert_int_equal(m.aborted, 1);
+    /* The next poll takes both answers (the aborted frame's and the
+     * abort's) and produces no second completion for tag 3. */
+    assert_int_equal(ld->ops->poll(ld, 0, done, 4), 0);
+    m.hold = false;
+    /* Every frame the disk may use, at once: the aborted one included. */
+    for (uint32_t tag = 0; tag < ld->max_qd; tag++)
+        assert_int_equal(ld->ops->submit(ld, 0, tag, BM_IO_READ, 100 + tag, 1, buf), BM_OK);
+    for (int spin = 0; spin < 100 && ok < ld->max_qd; spin++) {
+        int n = ld->ops->poll(ld, 0, done, 128);
+        for (int i = 0; i < n; i++)
+            assert_int_equal(done[i].status, BM_OK);
+        ok += (unsigned)n;
+    }
+    assert_int_equal(ok, ld->max_qd);
+    assert_int_equal(m.noutstanding, 0);
+    plat_free_pages(buf, 4096);
+    release(ctrl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skinny_frames_use_ieee_sgl64_and_count_zero),
+        cmocka_unit_test(test_sas2004_is_skinny_too),
+        cmocka_unit_test(test_gen2_frames_count_zero),
+        cmocka_unit_test(test_max_transfer_is_capped_by_strips_and_sges),
+        cmocka_unit_test(test_sata_system_drive_gets_queue_depth_32),
+        cmocka_unit_test(test_ready_wait_restarts_when_status_word_moves),
+        cmocka_unit_test(test_ready_wait_gives_up_on_a_frozen_status_word),
+        cmocka_unit_test(test_hung_read_is_aborted_before_its_frame_is_reused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
