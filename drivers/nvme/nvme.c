@@ -143,6 +143,17 @@ static void nvme_apply_quirk(struct nvme_ctrl *c, const char *name)
         c->applied[c->napplied++] = name;
 }
 
+/* An error message without its "NVME <bdf>: " prefix, for plat_diag(),
+ * whose where already names the controller. */
+static const char *nvme_unprefixed(const struct nvme_ctrl *c, const char *err)
+{
+    size_t n = strlen(c->name);
+
+    if (!strncmp(err, c->name, n) && err[n] == ':' && err[n + 1] == ' ')
+        return err + n + 2;
+    return err;
+}
+
 /* Wait for (CSTS & mask) == val within timeout_ms, as Linux nvme_wait_ready()
  * does: all ones means the function has left the bus. A fatal status while
  * waiting for ready is an error of its own. */
@@ -390,7 +401,7 @@ static void nvme_enable_acre(struct nvme_ctrl *c)
     cmd.prp1 = plat_virt_to_phys(c->idbuf);
     cmd.cdw10 = NVME_FEAT_HOST_BEHAVIOR;
     if (nvme_admin(c, &cmd, NULL, err, sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "advanced command retry not enabled (%s)", err);
+        plat_diag(c->bdf, "advanced command retry not enabled (%s)", nvme_unprefixed(c, err));
 }
 
 /* Number of I/O queue pairs the controller grants (Set Features 07h,
@@ -548,7 +559,7 @@ static void nvme_hmb_setup(struct nvme_ctrl *c)
     for (unsigned i = 0; i < 4; i++)
         desc[8 + i] = (uint8_t)((size / NVME_PAGE_BYTES) >> (8 * i));
     if (nvme_hmb_set(c, true, err, sizeof(err)) != BM_OK) {
-        plat_diag(c->bdf, "host memory buffer refused (%s)", err);
+        plat_diag(c->bdf, "host memory buffer refused (%s)", nvme_unprefixed(c, err));
         plat_free_pages(c->hmb, (size_t)c->hmb_bytes);
         plat_free_pages(c->hmb_descs, NVME_PAGE_BYTES);
         c->hmb = c->hmb_descs = NULL;
@@ -577,7 +588,7 @@ static void nvme_shutdown(struct nvme_ctrl *c)
         if (nvme_hmb_set(c, false, err, sizeof(err)) == BM_OK)
             c->hmb_enabled = false;
         else
-            plat_diag(c->bdf, "host memory buffer not released (%s)", err);
+            plat_diag(c->bdf, "host memory buffer not released (%s)", nvme_unprefixed(c, err));
     }
     for (unsigned i = 0; i < c->nns; i++) {
         struct nvme_ns *ns = c->ns[i];
@@ -598,7 +609,7 @@ static void nvme_shutdown(struct nvme_ctrl *c)
     wr32(c, NVME_REG_CC, (cc & ~NVME_CC_SHN_MASK) | NVME_CC_SHN_NORMAL);
     if (nvme_wait_csts(c, NVME_CSTS_SHST_MASK, NVME_CSTS_SHST_CMPLT, c->shutdown_timeout_ms,
                        "CSTS.SHST did not report shutdown complete", err, sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "%s", err);
+        plat_diag(c->bdf, "%s", nvme_unprefixed(c, err));
 }
 
 /* Stop the controller, free everything, hand the function back to the
@@ -616,7 +627,7 @@ static void nvme_teardown(struct nvme_ctrl *c)
          * (section 7.3.2); the firmware's driver sets the controller up
          * again from scratch when it reconnects. */
         if (nvme_disable(c, err, sizeof(err)) != BM_OK) {
-            plat_diag(c->bdf, "%s", err);
+            plat_diag(c->bdf, "%s", nvme_unprefixed(c, err));
             if (rd32(c, NVME_REG_CSTS) != 0xffffffffu) {
                 plat_diag(c->bdf, "the controller did not stop; its queue memory is left allocated");
                 stopped = false;
@@ -993,7 +1004,7 @@ static int nvme_health(struct bm_disk *d, struct bm_health *out)
 
     if (!out)
         return BM_EINVAL;
-    if (c->dead)
+    if (c->dead || !c->admin_live)
         return BM_EIO;
     memset(c->idbuf, 0, NVME_LOG_SMART_BYTES);
     cmd.opcode = NVME_ADMIN_GET_LOG_PAGE;
@@ -1002,7 +1013,7 @@ static int nvme_health(struct bm_disk *d, struct bm_health *out)
     cmd.cdw10 = NVME_LOG_CDW10(NVME_LOG_SMART, NVME_LOG_SMART_BYTES);
     rc = nvme_admin(c, &cmd, NULL, err, sizeof(err));
     if (rc != BM_OK) {
-        plat_diag(d->id, "%s", err);
+        plat_diag(d->id, "%s", nvme_unprefixed(c, err));
         return rc;
     }
     nvme_parse_smart_log(c->idbuf, out);
@@ -1158,7 +1169,8 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     if (!sequential) {
         rc = nvme_identify(c, NVME_CNS_ACTIVE_NS_LIST, 0, c->nslist, why, sizeof(why));
         if (rc == BM_EIO && c->last_admin_status) {
-            plat_diag(c->bdf, "%s; scanning namespaces 1..%u one by one", why, c->info.nn);
+            plat_diag(c->bdf, "active namespace list (CNS 02h): %s; scanning namespaces 1..%u one by one",
+                      nvme_unprefixed(c, why), c->info.nn);
             nvme_apply_quirk(c, "ns_list_refused");
             sequential = true;
         } else if (rc != BM_OK) {
