@@ -115,11 +115,14 @@ uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device);
 
 /* How often a command whose status has DNR clear is submitted again. */
 #define NVME_MAX_RETRIES 5
+/* The longest Command Retry Delay honoured (an I/O timeout). */
+#define NVME_RETRY_DELAY_MAX_MS 30000u
 /* Delay before submitting again a command that failed with status st
  * (CQE status field), in ms, or -1 if it must not be retried (success,
  * DNR set, or retries already used up). CRD names one of crdt[] (100 ms
- * units, Identify Controller CRDT1..3); Namespace Not Ready without a CRD
- * waits 1 s, as the namespace needs time, not another instant try. */
+ * units, Identify Controller CRDT1..3; at most NVME_RETRY_DELAY_MAX_MS);
+ * Namespace Not Ready without a CRD waits 1 s, as the namespace needs
+ * time, not another instant try; anything else goes again at once. */
 int nvme_retry_delay_ms(uint16_t st, const uint16_t crdt[3], unsigned retries);
 
 /* Largest transfer MDTS allows in bytes (0: no limit). */

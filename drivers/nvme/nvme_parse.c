@@ -73,8 +73,10 @@ int nvme_retry_delay_ms(uint16_t st, const uint16_t crdt[3], unsigned retries)
 
     if ((NVME_CQE_SC(st) == 0 && NVME_CQE_SCT(st) == 0) || NVME_CQE_DNR(st) || retries >= NVME_MAX_RETRIES)
         return -1;
+    /* CRDT goes up to 6553.5 s; no retry waits longer than an I/O timeout
+     * (every wait is bounded). */
     if (crd)
-        return (int)crdt[crd - 1] * 100;
+        return (int)MIN((unsigned)crdt[crd - 1] * 100u, NVME_RETRY_DELAY_MAX_MS);
     if (NVME_CQE_SCT(st) == NVME_SCT_GENERIC && NVME_CQE_SC(st) == NVME_SC_NS_NOT_READY)
         return 1000;
     return 0;
