@@ -14,11 +14,15 @@
 #include "../pci.h"
 
 /* Commands without a completion after this long get an Abort; if they are
- * still not back after as long again (or the controller reports a fatal
- * status, or has left the bus), the controller is reset: a controller level
- * reset (section 7.3.2) is the one recovery that surely stops its DMA.
- * 30 s and 60 s are Linux's defaults (nvme_io_timeout, NVME_ADMIN_TIMEOUT). */
+ * still not back NVME_ABORT_WAIT_NS later (or the controller reports a
+ * fatal status, or has left the bus), the controller is reset: a controller
+ * level reset (section 7.3.2) is the one recovery that surely stops its DMA.
+ * 30 s and 60 s are Linux's defaults (nvme_io_timeout, NVME_ADMIN_TIMEOUT).
+ * Linux gives an aborted command a whole timeout more; 10 s keeps the
+ * reset (and the commands it returns) inside the engine's 60 s stall limit
+ * (efi/disk/disk.c DISK_STALL_NS), which would otherwise give up first. */
 #define NVME_IO_TIMEOUT_NS (30ull * 1000000000ull)
+#define NVME_ABORT_WAIT_NS (10ull * 1000000000ull)
 #define NVME_ADMIN_TIMEOUT_NS (60ull * 1000000000ull)
 /* poll() looks for expired commands at most this often: scanning 1024 tags
  * on every poll would cost more than the I/O. */
@@ -892,9 +896,9 @@ static bool nvme_send_abort(struct nvme_ctrl *c, uint16_t sqid, uint16_t cid)
 
 /* Commands older than NVME_IO_TIMEOUT_NS, as Linux nvme_timeout(): a
  * controller with a fatal status or off the bus is reset at once; else the
- * command gets an Abort and as long again to come back (the other commands
- * and namespaces carry on); if it times out again, the controller is reset.
- * Returns true if the controller is being reset. */
+ * command gets an Abort and NVME_ABORT_WAIT_NS to come back (the other
+ * commands and namespaces carry on); if it does not, the controller is
+ * reset. Returns true if the controller is being reset. */
 static bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64_t now)
 {
     struct nvme_ctrl *c = ns->ctrl;
@@ -903,18 +907,19 @@ static bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64
 
     for (uint32_t t = 0; t < ns->disk.max_qd; t++) {
         struct nvme_slot *s = &q->slots[t];
-        if (!s->busy || s->retry_pending || now - s->submit_ns <= NVME_IO_TIMEOUT_NS)
+        uint64_t age = now - s->submit_ns;
+        if (!s->busy || s->retry_pending || age <= NVME_IO_TIMEOUT_NS)
             continue;
         if (healthy < 0) {
             uint32_t csts = rd32(c, NVME_REG_CSTS);
             healthy = csts != 0xffffffffu && !(csts & NVME_CSTS_CFS);
         }
-        if (!healthy || s->aborted || now - s->submit_ns > 2 * NVME_IO_TIMEOUT_NS) {
+        /* Past the Abort's wait: unanswered, or never sent (another was out). */
+        if (!healthy || age > NVME_IO_TIMEOUT_NS + NVME_ABORT_WAIT_NS) {
             s->expired = 1;
             reset = true;
-        } else if (nvme_send_abort(c, q->qid, (uint16_t)t)) {
+        } else if (!s->aborted && nvme_send_abort(c, q->qid, (uint16_t)t)) {
             s->aborted = 1;
-            s->submit_ns = now; /* Linux: BLK_EH_RESET_TIMER */
         }
     }
     if (reset) {

@@ -856,7 +856,7 @@ static void test_read_without_completion_times_out_after_the_controller_is_reset
 
     assert_int_equal(collect(d, 0, c, 1, 70000000000ull), 1);
     /* Abort first (at 30 s); when that does not bring it back either, the
-     * reset (at 60 s, Linux nvme_timeout()). Not reported before the
+     * reset (10 s later, inside the engine's 60 s stall limit). Not reported before the
      * controller stopped: it can no longer write into the buffer the
      * engine gets back. */
     assert_int_equal(m->aborts, 1);
@@ -868,8 +868,8 @@ static void test_read_without_completion_times_out_after_the_controller_is_reset
     snprintf(want, sizeof(want), "SQ 1 CID %u", hung);
     assert_non_null(strstr(c[0].detail, want));
     assert_non_null(strstr(c[0].detail, "no completion"));
-    assert_true(plat_now_ns() - t0 >= 60000000000ull);
-    assert_true(plat_now_ns() - t0 < 62000000000ull);
+    assert_true(plat_now_ns() - t0 >= 40000000000ull);
+    assert_true(plat_now_ns() - t0 < 42000000000ull);
 
     /* The other queue's command was aborted by the reset. */
     assert_int_equal(collect(d, 1, c, 1, 1000000000ull), 1);
