@@ -63,6 +63,9 @@ struct nvme_queue {
     uint64_t *prp_lists;           /* [max_qd] lists of list_bytes each */
     uint64_t next_scan_ns;
     bool dead;                     /* controller reset: report what is left */
+    bool flushed;                  /* ...done: the rest waits for the queue to come back */
+    bool broken;                   /* could not be re-created: out of service */
+    uint32_t gen;                  /* the controller generation it was created in */
 };
 
 struct nvme_ctrl;
@@ -118,10 +121,22 @@ struct nvme_ctrl {
 
     struct nvme_ns *ns[NVME_MAX_NS_PER_CTRL];
     unsigned nns;
-    volatile bool dead;            /* reset after a timeout: every queue is gone */
-    volatile bool stopped;         /* ...and CSTS.RDY went to 0 */
+    /* Recovery after a timeout (Linux nvme_timeout -> nvme_reset_ctrl ->
+     * nvme_reset_work): reset, enable, and each queue re-created by the CPU
+     * that drives it, the commands the reset took resubmitted. Stepped from
+     * poll() without waiting; at most NVME_MAX_RECOVERIES times. */
+    volatile int state;            /* NVME_LIVE ... NVME_FAILED */
+    volatile uint32_t gen;         /* +1 each time the controller is back */
+    volatile bool dead;            /* not LIVE: the I/O queues are gone */
+    volatile bool stopped;         /* ...and CSTS.RDY went to 0 (or it left the bus) */
     bool fatal_seen;               /* CSTS.CFS was set when it was reset */
+    unsigned recoveries;
+    uint64_t reset_at_ns, state_deadline_ns;
+    unsigned queue_want;           /* what Set Features Number of Queues asked */
 };
+
+enum { NVME_LIVE, NVME_RESETTING, NVME_ENABLING, NVME_CONFIGURING, NVME_FAILED };
+#define NVME_MAX_RECOVERIES 3
 
 static unsigned nvme_ctrl_count;
 
@@ -354,13 +369,12 @@ static int nvme_identify(struct nvme_ctrl *c, uint8_t cns, uint32_t nsid, void *
  * nvme_enable_ctrl() does it: CC is written without EN first, CAP read
  * again (it may change after that write), and when CAP.CRMS.CRWMS is set
  * the ready wait is CRTO.CRWMT (NVMe 2.0), unless that is below CAP.TO. */
-static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
+/* Admin queue registers and CC without EN; computes the enable timeout.
+ * Returns the CC value to write with EN. */
+static uint32_t nvme_program_admin_queue(struct nvme_ctrl *c)
 {
-    int rc = nvme_disable(c, err, errlen);
     uint32_t cc, to;
 
-    if (rc != BM_OK)
-        return rc;
     c->asq_tail = c->acq_head = 0;
     c->aphase = 1;
     c->abort_outstanding = false;
@@ -382,6 +396,17 @@ static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
             plat_diag(c->bdf, "CRTO.CRWMT %u is below CAP.TO %u; using CAP.TO", crwmt, to);
     }
     c->enable_timeout_ms = to * 500u;
+    return cc;
+}
+
+static int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
+{
+    int rc = nvme_disable(c, err, errlen);
+    uint32_t cc;
+
+    if (rc != BM_OK)
+        return rc;
+    cc = nvme_program_admin_queue(c);
     wr32(c, NVME_REG_CC, cc | NVME_CC_EN);
     rc = nvme_wait_csts(c, NVME_CSTS_RDY, NVME_CSTS_RDY, c->enable_timeout_ms, "CSTS.RDY did not become 1", err,
                         errlen);
@@ -597,6 +622,8 @@ static void nvme_shutdown(struct nvme_ctrl *c)
     for (unsigned i = 0; i < c->nns; i++) {
         struct nvme_ns *ns = c->ns[i];
         for (unsigned k = 0; k < ns->nq; k++) {
+            if (ns->q[k].dead || ns->q[k].broken)
+                continue;
             memset(&cmd, 0, sizeof(cmd));
             cmd.opcode = NVME_ADMIN_DELETE_SQ;
             cmd.cdw10 = ns->q[k].qid;
@@ -625,7 +652,7 @@ static void nvme_teardown(struct nvme_ctrl *c)
     bool stopped = true;
 
     if (c->bar) {
-        if (c->admin_live && !c->dead)
+        if (c->admin_live && c->state == NVME_LIVE)
             nvme_shutdown(c);
         /* Reset deletes every I/O queue and aborts what is in flight
          * (section 7.3.2); the firmware's driver sets the controller up
@@ -672,40 +699,145 @@ static void nvme_release(void *ctrl)
  * controller reports a fatal status or left the bus, where Linux
  * nvme_should_reset() resets at once): stop the controller so it can no
  * longer write into buffers the engine will reuse (CC.EN = 0 aborts every
- * command, section 7.3.2). Every queue then reports what it had in flight,
- * once the controller has stopped (see nvme_controller_stopped). */
+ * command, section 7.3.2). Once it has stopped, each queue reports its
+ * timed-out commands and keeps the others for when it is back
+ * (nvme_recover_step). */
 static void nvme_fail_controller(struct nvme_ctrl *c)
 {
     uint32_t csts;
 
-    if (c->dead)
+    if (c->state != NVME_LIVE)
         return;
     /* Why it went quiet, if it says: a fatal status is reported in CSTS
      * instead of a completion (section 3.1.6); the reset clears it. */
     csts = rd32(c, NVME_REG_CSTS);
     c->fatal_seen = csts != 0xffffffffu && (csts & NVME_CSTS_CFS);
-    c->dead = true;
+    c->stopped = false;
     c->admin_live = false;
-    wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
+    c->reset_at_ns = plat_now_ns();
+    c->state_deadline_ns = c->reset_at_ns + (uint64_t)c->ready_timeout_ms * 1000000ull;
+    if (c->quirks & NVME_QUIRK_DELAY_BEFORE_CHK_RDY)
+        c->state_deadline_ns += NVME_QUIRK_DELAY_MS * 1000000ull;
+    c->recoveries++;
+    c->state = csts == 0xffffffffu ? NVME_FAILED : NVME_RESETTING;
+    c->dead = true;
+    if (csts == 0xffffffffu)
+        c->stopped = true; /* it has left the bus: it writes nothing any more */
+    else
+        wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
 }
 
-/* Has the reset finished (CSTS.RDY = 0)? Checked once per poll instead of
- * waiting, so poll never blocks. A controller that does not stop may still
- * write into the buffers of the commands it holds, so they are not handed
- * back, however long it takes: the engine's own stall detection then gives
- * up on the disk and keeps those buffers, and release() keeps the queue
- * memory. (A function that reads all ones has left the bus: it writes
- * nothing any more.) */
-static bool nvme_controller_stopped(struct nvme_ctrl *c)
+/* Give up on the controller: its queues report everything they hold (once
+ * it has stopped) and take no more commands. */
+static void nvme_give_up(struct nvme_ctrl *c)
 {
-    uint32_t csts;
+    c->admin_live = false;
+    c->state = NVME_FAILED;
+}
 
-    if (c->stopped)
-        return true;
-    csts = rd32(c, NVME_REG_CSTS);
-    if (!(csts & NVME_CSTS_RDY) || csts == 0xffffffffu)
+/* One step of bringing the controller back, from whichever poll() gets the
+ * admin queue: wait (by looking, not waiting) for CSTS.RDY = 0 after the
+ * reset, then enable it again as at probe, then Set Features Number of
+ * Queues (features do not survive a reset), after which each queue's own
+ * poll() re-creates it. A controller that does not stop keeps its
+ * commands' buffers (they are never reported): the engine's stall
+ * detection gives up on the disk, and release() keeps the queue memory. */
+static void nvme_recover_step(struct nvme_ctrl *c)
+{
+    uint64_t now = plat_now_ns();
+    uint32_t csts, cc;
+    unsigned granted = 0;
+    char err[160];
+
+    if (c->state == NVME_LIVE || c->state == NVME_FAILED || c->state == NVME_CONFIGURING || !admin_trylock(c))
+        return;
+    switch (c->state) {
+    case NVME_RESETTING:
+        /* Linux nvme_disable_ctrl(): these must not be read too soon. */
+        if ((c->quirks & NVME_QUIRK_DELAY_BEFORE_CHK_RDY) &&
+            now - c->reset_at_ns < NVME_QUIRK_DELAY_MS * 1000000ull)
+            break;
+        csts = rd32(c, NVME_REG_CSTS);
+        if (csts == 0xffffffffu) {
+            c->stopped = true;
+            nvme_give_up(c);
+            break;
+        }
+        if (csts & NVME_CSTS_RDY) {
+            if (now > c->state_deadline_ns)
+                nvme_give_up(c); /* it did not stop: stopped stays false */
+            break;
+        }
         c->stopped = true;
-    return c->stopped;
+        if (c->recoveries > NVME_MAX_RECOVERIES) {
+            nvme_give_up(c);
+            break;
+        }
+        cc = nvme_program_admin_queue(c);
+        wr32(c, NVME_REG_CC, cc | NVME_CC_EN);
+        c->state_deadline_ns = now + (uint64_t)c->enable_timeout_ms * 1000000ull;
+        c->state = NVME_ENABLING;
+        break;
+    case NVME_ENABLING:
+        csts = rd32(c, NVME_REG_CSTS);
+        if (csts == 0xffffffffu || (csts & NVME_CSTS_CFS) || (!(csts & NVME_CSTS_RDY) && now > c->state_deadline_ns)) {
+            if (csts != 0xffffffffu)
+                wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
+            nvme_give_up(c);
+            break;
+        }
+        if (!(csts & NVME_CSTS_RDY))
+            break;
+        c->admin_live = true;
+        c->state = NVME_CONFIGURING; /* one poller does the rest */
+        admin_unlock(c);
+        /* Admin commands complete in microseconds on a controller that is
+         * ready; nvme_admin() bounds the wait all the same. */
+        if (nvme_set_queue_count(c, c->queue_want, &granted, err, sizeof(err)) != BM_OK) {
+            nvme_give_up(c);
+            return;
+        }
+        c->gen++;
+        c->fatal_seen = false;
+        c->state = NVME_LIVE;
+        c->dead = false;
+        return;
+    }
+    admin_unlock(c);
+}
+
+/* Re-create a queue after the controller came back (by the CPU that drives
+ * it, so nobody else touches its memory): empty CQ, fresh indices, Create
+ * I/O CQ and SQ again. The commands the reset took are resubmitted by
+ * nvme_resubmit_due(). */
+static void nvme_queue_revive(struct nvme_ctrl *c, struct nvme_ns *ns, struct nvme_queue *q)
+{
+    struct nvme_sqe cmd = { 0 };
+    char err[160];
+
+    memset((void *)q->cq, 0, cq_bytes(q->entries));
+    q->sq_tail = q->sq_head = q->cq_head = 0;
+    q->phase = 1;
+    q->next_scan_ns = 0;
+    cmd.opcode = NVME_ADMIN_CREATE_CQ;
+    cmd.prp1 = plat_virt_to_phys((const void *)q->cq);
+    cmd.cdw10 = NVME_CREATE_CQ_CDW10(q->qid, q->entries);
+    cmd.cdw11 = NVME_CREATE_CQ_PC;
+    if (nvme_admin(c, &cmd, NULL, err, sizeof(err)) == BM_OK) {
+        memset(&cmd, 0, sizeof(cmd));
+        cmd.opcode = NVME_ADMIN_CREATE_SQ;
+        cmd.prp1 = plat_virt_to_phys(q->sq);
+        cmd.cdw10 = NVME_CREATE_SQ_CDW10(q->qid, q->entries);
+        cmd.cdw11 = NVME_CREATE_SQ_PC | NVME_CREATE_SQ_CQID(q->qid);
+        if (nvme_admin(c, &cmd, NULL, err, sizeof(err)) == BM_OK) {
+            q->gen = c->gen;
+            q->dead = q->flushed = false;
+            return;
+        }
+    }
+    (void)ns;
+    q->broken = true; /* its commands are reported by nvme_flush_dead() */
+    q->flushed = false;
 }
 
 /* Put a slot's command on the SQ; false if the SQ is full. */
@@ -741,8 +873,10 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     if (bytes > d->max_transfer_bytes || lba >= d->blocks || blocks > d->blocks - lba)
         return BM_EINVAL;
     q = &ns->q[queue];
-    if (c->dead || q->dead)
+    if (c->state == NVME_FAILED || q->broken)
         return BM_EIO;
+    if (c->dead || q->dead)
+        return BM_EBUSY; /* being reset: poll() brings it back */
     slot = &q->slots[tag];
     if (slot->busy)
         return BM_EINVAL; /* the tag is still in flight: CIDs must be unique (section 4.2) */
@@ -932,16 +1066,28 @@ static bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64
     return reset;
 }
 
-/* After the controller was stopped: report every command still in flight,
- * the expired ones as timed out, the rest as aborted by the reset. */
+/* After the controller was stopped: report the commands that timed out;
+ * keep the others to be submitted again once the queue is back (Linux
+ * requeues what a reset cancels), unless the controller is given up on or
+ * the queue could not be re-created: then they are reported as aborted.
+ * Sets q->flushed when nothing is left to report. */
 static int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_completion *out, int max)
 {
+    bool final = ns->ctrl->state == NVME_FAILED || q->broken;
+    uint32_t t;
     int n = 0;
 
-    for (uint32_t t = 0; t < ns->disk.max_qd && q->inflight && n < max; t++) {
+    for (t = 0; t < ns->disk.max_qd && n < max; t++) {
         struct nvme_slot *s = &q->slots[t];
-        if (!s->busy)
+        if (!s->busy || (!final && !s->expired && s->retry_pending))
             continue;
+        if (!final && !s->expired) {
+            s->retry_pending = 1;
+            s->retry_at_ns = 0;
+            s->aborted = 0;
+            q->retries_pending++;
+            continue;
+        }
         s->busy = 0;
         q->inflight--;
         if (s->retry_pending) {
@@ -959,8 +1105,11 @@ static int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_c
             out[n].status = BM_EIO;
             snprintf(out[n].detail, sizeof(out[n].detail), "aborted: controller reset after a timeout");
         }
+        s->expired = 0;
         n++;
     }
+    if (t == ns->disk.max_qd)
+        q->flushed = true;
     return n;
 }
 
@@ -976,10 +1125,22 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     if (max <= 0)
         return 0;
     q = &ns->q[queue];
-    /* What the controller completed counts, even if it was reset since. */
-    n = nvme_reap(ns, q, out, max);
-    if (!q->dead && c->dead)
+    if (!q->dead && (c->dead || q->gen != c->gen))
         q->dead = true;
+    /* What the controller completed counts, even if it was reset since;
+     * once it has stopped, the CQ holds nothing new. */
+    if (!(q->dead && c->stopped))
+        n = nvme_reap(ns, q, out, max);
+    if (q->dead) {
+        nvme_recover_step(c);
+        if (c->stopped && !q->flushed)
+            n += nvme_flush_dead(ns, q, out + n, max - n);
+        if (q->flushed && !q->broken && c->state == NVME_LIVE && q->gen != c->gen) {
+            nvme_queue_revive(c, ns, q);
+            if (q->broken)
+                n += nvme_flush_dead(ns, q, out + n, max - n);
+        }
+    }
     if (!q->dead && q->retries_pending)
         nvme_resubmit_due(c, ns, q);
     if (!q->dead && q->inflight) {
@@ -991,8 +1152,6 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
                 q->dead = true;
         }
     }
-    if (q->dead && nvme_controller_stopped(c))
-        n += nvme_flush_dead(ns, q, out + n, max - n);
     return n;
 }
 
@@ -1249,7 +1408,8 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
 
     /* Queue pairs: up to 16 per namespace, each namespace its own, so disks
      * never share a CID space or a completion queue. */
-    rc = nvme_set_queue_count(c, MIN(NVME_MAX_QUEUES_PER_NS * nusable, 0xfffeu), &granted, err, errlen);
+    c->queue_want = MIN(NVME_MAX_QUEUES_PER_NS * nusable, 0xfffeu);
+    rc = nvme_set_queue_count(c, c->queue_want, &granted, err, errlen);
     if (rc != BM_OK)
         goto err;
     if (granted < nusable) {
