@@ -528,7 +528,7 @@ static int nvme_queue_create(struct nvme_ctrl *c, struct nvme_ns *ns, struct nvm
 
 /* Set Features Host Memory Buffer (section 5.21.1.13): enable with the
  * buffer described by the one-entry descriptor list, or disable (EHM = 0). */
-static int nvme_hmb_set(struct nvme_ctrl *c, bool enable, char *err, size_t errlen)
+static int nvme_hmb_set(struct nvme_ctrl *c, bool enable, bool returned, char *err, size_t errlen)
 {
     struct nvme_sqe cmd = { 0 };
     uint64_t list = plat_virt_to_phys(c->hmb_descs);
@@ -536,7 +536,9 @@ static int nvme_hmb_set(struct nvme_ctrl *c, bool enable, char *err, size_t errl
     cmd.opcode = NVME_ADMIN_SET_FEATURES;
     cmd.cdw10 = NVME_FEAT_HOST_MEM_BUF;
     if (enable) {
-        cmd.cdw11 = NVME_HMB_EHM;
+        /* MR: the buffer handed back is the one it had (Linux
+         * NVME_HOST_MEM_RETURN), its contents as the controller left them. */
+        cmd.cdw11 = NVME_HMB_EHM | (returned ? NVME_HMB_MR : 0);
         cmd.cdw12 = (uint32_t)(c->hmb_bytes / NVME_PAGE_BYTES);
         cmd.cdw13 = (uint32_t)list;
         cmd.cdw14 = (uint32_t)(list >> 32);
@@ -587,7 +589,7 @@ static void nvme_hmb_setup(struct nvme_ctrl *c)
         desc[i] = (uint8_t)(plat_virt_to_phys(c->hmb) >> (8 * i));
     for (unsigned i = 0; i < 4; i++)
         desc[8 + i] = (uint8_t)((size / NVME_PAGE_BYTES) >> (8 * i));
-    if (nvme_hmb_set(c, true, err, sizeof(err)) != BM_OK) {
+    if (nvme_hmb_set(c, true, false, err, sizeof(err)) != BM_OK) {
         plat_diag(c->bdf, "host memory buffer refused (%s)", nvme_unprefixed(c, err));
         plat_free_pages(c->hmb, (size_t)c->hmb_bytes);
         plat_free_pages(c->hmb_descs, NVME_PAGE_BYTES);
@@ -614,7 +616,7 @@ static void nvme_shutdown(struct nvme_ctrl *c)
     uint32_t cc;
 
     if (c->hmb_enabled) {
-        if (nvme_hmb_set(c, false, err, sizeof(err)) == BM_OK)
+        if (nvme_hmb_set(c, false, false, err, sizeof(err)) == BM_OK)
             c->hmb_enabled = false;
         else
             plat_diag(c->bdf, "host memory buffer not released (%s)", nvme_unprefixed(c, err));
@@ -719,6 +721,7 @@ static void nvme_fail_controller(struct nvme_ctrl *c)
     if (c->quirks & NVME_QUIRK_DELAY_BEFORE_CHK_RDY)
         c->state_deadline_ns += NVME_QUIRK_DELAY_MS * 1000000ull;
     c->recoveries++;
+    c->hmb_enabled = false; /* a reset turns it off (features are not kept) */
     c->state = csts == 0xffffffffu ? NVME_FAILED : NVME_RESETTING;
     c->dead = true;
     if (csts == 0xffffffffu)
@@ -797,6 +800,9 @@ static void nvme_recover_step(struct nvme_ctrl *c)
             nvme_give_up(c);
             return;
         }
+        /* The controller has stopped since, so the buffer is ours to lend again. */
+        if (c->hmb && nvme_hmb_set(c, true, true, err, sizeof(err)) == BM_OK)
+            c->hmb_enabled = true;
         c->gen++;
         c->fatal_seen = false;
         c->state = NVME_LIVE;

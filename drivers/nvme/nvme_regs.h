@@ -145,6 +145,7 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
  * number of descriptors (each 16 bytes: BADD 8, BSIZE in pages 4, 4 reserved). */
 #define NVME_FEAT_HOST_MEM_BUF 0x0d
 #define  NVME_HMB_EHM (1u << 0)
+#define  NVME_HMB_MR (1u << 1)      /* memory return: the same buffer as before */
 #define NVME_HMB_DESC_BYTES 16
 /* Host Behavior Support (section 5.21.1.22): a 512-byte structure whose
  * byte 0 is ACRE, advanced command retry enable (the CRD field in CQEs). */

@@ -141,7 +141,7 @@ struct nvme_model {
     unsigned not_ready_sent, early_retries;
     uint64_t not_ready_at_ns;
     unsigned aborts, aborts_hit;
-    bool hmb_on;
+    bool hmb_on, hmb_returned;     /* ...and whether the last enable set MR */
     uint64_t hmb_bytes;
     unsigned hmb_enables, hmb_disables, resets_with_hmb_on;
     unsigned deleted_sqs, deleted_cqs;
@@ -296,7 +296,7 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
  * HMDLEC descriptors at CDW13/14; the sizes must add up and reach HMMIN. */
 static uint16_t set_hmb(struct nvme_model *m, const uint8_t *sqe)
 {
-    uint32_t ehm = le32(sqe + 44) & 1, hsize = le32(sqe + 48), count = le32(sqe + 60);
+    uint32_t ehm = le32(sqe + 44) & 1, mr = (le32(sqe + 44) >> 1) & 1, hsize = le32(sqe + 48), count = le32(sqe + 60);
     const uint8_t *list = phys((uint64_t)le32(sqe + 52) | (uint64_t)le32(sqe + 56) << 32);
     uint64_t pages = 0;
 
@@ -320,6 +320,7 @@ static uint16_t set_hmb(struct nvme_model *m, const uint8_t *sqe)
     if (pages != hsize)
         return ST_INVALID_FIELD;
     m->hmb_on = true;
+    m->hmb_returned = mr;
     m->hmb_bytes = pages * PAGE;
     m->hmb_enables++;
     return ST_OK;
@@ -1451,6 +1452,34 @@ static void test_host_memory_buffer_is_lent_and_taken_back_before_release(void *
     plat_sim_detach(&m->dev);
 }
 
+static void test_host_memory_buffer_is_lent_again_after_a_timeout_reset(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->hmpre = 2048;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    submit_reads(d, 0, 1, 1);
+    assert_int_equal(collect(d, 0, c, 1, 50000000000ull), 1);
+    assert_int_equal(m->resets, 1);
+    assert_false(m->hmb_on);
+    m->hang_lba = NO_LBA;
+    assert_int_equal(read_when_back(d, 2, lba_of(0, 2), c, 1000000000ull), BM_OK);
+    assert_true(m->hmb_on);
+    assert_int_equal(m->hmb_enables, 2);
+    assert_true(m->hmb_returned);            /* MR: the same memory as before (Linux NVME_HOST_MEM_RETURN) */
+    assert_int_equal(m->resets_with_hmb_on, 1); /* the timeout reset: nothing else would stop it */
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->hmb_disables, 1);
+    assert_int_equal(m->resets_with_hmb_on, 1); /* release turned it off first */
+    plat_sim_detach(&m->dev);
+}
+
 static void test_release_deletes_queues_and_shuts_down_before_the_reset(void **state)
 {
     struct nvme_model *m = model_new();
@@ -1496,6 +1525,7 @@ int main(void)
         cmocka_unit_test(test_namespace_not_ready_is_retried_after_the_command_retry_delay),
         cmocka_unit_test(test_read_that_never_completes_is_aborted_and_the_rest_carry_on),
         cmocka_unit_test(test_host_memory_buffer_is_lent_and_taken_back_before_release),
+        cmocka_unit_test(test_host_memory_buffer_is_lent_again_after_a_timeout_reset),
         cmocka_unit_test(test_release_deletes_queues_and_shuts_down_before_the_reset),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
