@@ -1139,7 +1139,9 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
         n = nvme_reap(ns, q, out, max);
     if (q->dead) {
         nvme_recover_step(c);
-        if (c->stopped && !q->flushed)
+        /* Again once the controller is given up on: what was kept for its
+         * return is reported then. */
+        if (c->stopped && (!q->flushed || (c->state == NVME_FAILED && q->inflight)))
             n += nvme_flush_dead(ns, q, out + n, max - n);
         if (q->flushed && !q->broken && c->state == NVME_LIVE && q->gen != c->gen) {
             nvme_queue_revive(c, ns, q);

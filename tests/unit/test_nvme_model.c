@@ -945,6 +945,33 @@ static void test_other_namespace_carries_on_after_a_reset(void **state)
     finish(m, ctrl);
 }
 
+static void test_commands_kept_for_the_controllers_return_are_reported_if_it_does_not(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    const unsigned held_tag = 7;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    submit_reads(d, 0, 1, 1);
+    plat_sim_advance_ns(5000000000ull);
+    m->hold_sq2 = true;
+    submit_reads(d, 1, held_tag, 1);          /* younger: kept over the reset */
+    m->never_ready = true;                   /* and it will not come back */
+    assert_int_equal(collect(d, 0, c, 1, 50000000000ull), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(collect(d, 1, c, 1, 10000000000ull), 1);
+    assert_int_equal(c[0].tag, held_tag);
+    assert_int_equal(c[0].status, BM_EIO);
+    assert_non_null(strstr(c[0].detail, "aborted"));
+    assert_int_equal(d->ops->submit(d, 1, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+    finish(m, ctrl);
+}
+
 static void test_controller_is_given_up_after_three_resets(void **state)
 {
     struct nvme_model *m = model_new();
@@ -1502,6 +1529,7 @@ int main(void)
         cmocka_unit_test(test_read_without_completion_is_reset_and_the_controller_comes_back),
         cmocka_unit_test(test_other_namespace_carries_on_after_a_reset),
         cmocka_unit_test(test_controller_is_given_up_after_three_resets),
+        cmocka_unit_test(test_commands_kept_for_the_controllers_return_are_reported_if_it_does_not),
         cmocka_unit_test(test_controller_never_ready_fails_probe_within_cap_to_naming_csts),
         cmocka_unit_test(test_fatal_status_while_enabling_fails_probe_naming_cfs),
         cmocka_unit_test(test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs),
