@@ -64,6 +64,11 @@ struct nvme_ctrl_info {
     uint8_t sqes, cqes;    /* required 3:0, maximum 7:4 (log2 bytes) */
     uint32_t nn;           /* number of namespaces */
     uint16_t awupf;        /* atomic write unit power fail, 0-based blocks */
+    uint32_t rtd3e_us;     /* RTD3 entry latency: how long a shutdown may take */
+    uint16_t crdt[3];      /* command retry delay times, 100 ms units */
+    uint32_t hmpre, hmmin; /* host memory buffer preferred / minimum, 4 KiB units */
+    uint32_t hmminds;      /* smallest HMB descriptor entry, 4 KiB units */
+    uint16_t hmmaxd;       /* most HMB descriptor entries (0: no limit) */
 };
 
 /* Fields of an Identify Controller data structure (4096 bytes). */
@@ -90,6 +95,35 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
  * data unit counters (1 unit = 512,000 bytes). Counters beyond INT64_MAX
  * saturate. */
 void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out);
+
+/* ---- Quirks by PCI ID (Linux drivers/nvme/host/pci.c nvme_id_table) ------------ */
+
+/* Wait 2.3 s after CC.EN = 0 before the first CSTS read: these controllers
+ * fail (read all ones, drop off the bus) if CSTS is read too soon after a
+ * reset (Linux NVME_QUIRK_DELAY_BEFORE_CHK_RDY, NVME_QUIRK_DELAY_AMOUNT). */
+#define NVME_QUIRK_DELAY_BEFORE_CHK_RDY (1u << 0)
+/* CAP.MQES reads 0 (an invalid one-entry queue): use 64 entries, as Linux
+ * nvme_pci_enable() does for the Samsung PM1725/PM1725a. */
+#define NVME_QUIRK_MQES0_DEPTH_64 (1u << 1)
+#define NVME_QUIRK_DELAY_MS 2300u
+#define NVME_QUIRK_MQES0_DEPTH 64u
+
+/* The quirks of a controller by PCI vendor and device ID (0: none). */
+uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device);
+
+/* ---- Retries (Linux nvme_decide_disposition / nvme_retry_req) ------------------ */
+
+/* How often a command whose status has DNR clear is submitted again. */
+#define NVME_MAX_RETRIES 5
+/* The longest Command Retry Delay honoured (an I/O timeout). */
+#define NVME_RETRY_DELAY_MAX_MS 30000u
+/* Delay before submitting again a command that failed with status st
+ * (CQE status field), in ms, or -1 if it must not be retried (success,
+ * DNR set, or retries already used up). CRD names one of crdt[] (100 ms
+ * units, Identify Controller CRDT1..3; at most NVME_RETRY_DELAY_MAX_MS);
+ * Namespace Not Ready without a CRD waits 1 s, as the namespace needs
+ * time, not another instant try; anything else goes again at once. */
+int nvme_retry_delay_ms(uint16_t st, const uint16_t crdt[3], unsigned retries);
 
 /* Largest transfer MDTS allows in bytes (0: no limit). */
 uint64_t nvme_mdts_bytes(uint8_t mdts, unsigned mpsmin);

@@ -36,6 +36,50 @@ void nvme_parse_identify_ctrl(const uint8_t *id, struct nvme_ctrl_info *out)
     out->cqes = id[NVME_IDC_CQES];
     out->nn = le32_at(id, NVME_IDC_NN);
     out->awupf = le16_at(id, NVME_IDC_AWUPF);
+    out->rtd3e_us = le32_at(id, NVME_IDC_RTD3E);
+    for (unsigned i = 0; i < 3; i++)
+        out->crdt[i] = le16_at(id, NVME_IDC_CRDT1 + 2 * i);
+    out->hmpre = le32_at(id, NVME_IDC_HMPRE);
+    out->hmmin = le32_at(id, NVME_IDC_HMMIN);
+    out->hmminds = le32_at(id, NVME_IDC_HMMINDS);
+    out->hmmaxd = le16_at(id, NVME_IDC_HMMAXD);
+}
+
+/* Linux drivers/nvme/host/pci.c nvme_id_table (the entries with
+ * NVME_QUIRK_DELAY_BEFORE_CHK_RDY) and nvme_pci_enable() (PM1725 depth). */
+static const struct {
+    uint16_t vendor, device;
+    uint32_t quirks;
+} nvme_quirk_table[] = {
+    { 0x1bb1, 0x0100, NVME_QUIRK_DELAY_BEFORE_CHK_RDY },   /* Seagate Nytro Flash Storage */
+    { 0x1c58, 0x0003, NVME_QUIRK_DELAY_BEFORE_CHK_RDY },   /* HGST adapter */
+    { 0x1c58, 0x0023, NVME_QUIRK_DELAY_BEFORE_CHK_RDY },   /* WDC SN200 adapter */
+    { 0x1c5f, 0x0540, NVME_QUIRK_DELAY_BEFORE_CHK_RDY },   /* Memblaze Pblaze4 adapter */
+    { 0x144d, 0xa821, NVME_QUIRK_DELAY_BEFORE_CHK_RDY | NVME_QUIRK_MQES0_DEPTH_64 }, /* Samsung PM1725 */
+    { 0x144d, 0xa822, NVME_QUIRK_DELAY_BEFORE_CHK_RDY | NVME_QUIRK_MQES0_DEPTH_64 }, /* Samsung PM1725a */
+};
+
+uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(nvme_quirk_table); i++)
+        if (nvme_quirk_table[i].vendor == vendor && nvme_quirk_table[i].device == device)
+            return nvme_quirk_table[i].quirks;
+    return 0;
+}
+
+int nvme_retry_delay_ms(uint16_t st, const uint16_t crdt[3], unsigned retries)
+{
+    unsigned crd = NVME_CQE_CRD(st);
+
+    if ((NVME_CQE_SC(st) == 0 && NVME_CQE_SCT(st) == 0) || NVME_CQE_DNR(st) || retries >= NVME_MAX_RETRIES)
+        return -1;
+    /* CRDT goes up to 6553.5 s; no retry waits longer than an I/O timeout
+     * (every wait is bounded). */
+    if (crd)
+        return (int)MIN((unsigned)crdt[crd - 1] * 100u, NVME_RETRY_DELAY_MAX_MS);
+    if (NVME_CQE_SCT(st) == NVME_SCT_GENERIC && NVME_CQE_SC(st) == NVME_SC_NS_NOT_READY)
+        return 1000;
+    return 0;
 }
 
 int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_ns_info *out, char *why,
@@ -54,7 +98,9 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
         snprintf(why, whylen, "size 0 (inactive)");
         return BM_ENODEV;
     }
-    if (idx > nlbaf) {
+    /* An index beyond NLBAF (or the 64 formats NVMe 2.0 has room for)
+     * describes no format we could trust the block size of. */
+    if (idx > nlbaf || idx >= NVME_IDNS_LBAF_COUNT) {
         snprintf(why, whylen, "FLBAS names LBA format %u of %u", idx, nlbaf + 1u);
         return BM_ENOTSUP;
     }

@@ -18,6 +18,10 @@
 #define   NVME_CAP_CSS_NVM 0x01                              /* NVM command set */
 #define  NVME_CAP_MPSMIN(c) ((uint32_t)(((c) >> 48) & 0xf)) /* min page size: 2^(12+MPSMIN) */
 #define  NVME_CAP_MPSMAX(c) ((uint32_t)(((c) >> 52) & 0xf)) /* max page size: 2^(12+MPSMAX) */
+/* NVMe 2.0 section 3.1.4.1: CRMS, controller ready modes supported. With
+ * CRWMS set, CRTO.CRWMT (not CAP.TO) bounds the wait for CSTS.RDY. */
+#define  NVME_CAP_CRWMS (1ull << 59)                         /* ready with media support */
+#define  NVME_CAP_CRIMS (1ull << 60)                         /* ready independent of media */
 #define NVME_REG_VS 0x08           /* Version: major 31:16, minor 15:8 */
 #define  NVME_VS(major, minor) (((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8))
 #define NVME_REG_INTMS 0x0c        /* Interrupt Mask Set */
@@ -28,18 +32,22 @@
 #define  NVME_CC_MPS(shift) ((uint32_t)((shift) - 12) << 7) /* host page size 2^(12+MPS) */
 #define  NVME_CC_AMS_RR (0u << 11)                       /* arbitration: round robin */
 #define  NVME_CC_SHN_MASK (3u << 14)                     /* shutdown notification */
+#define  NVME_CC_SHN_NORMAL (1u << 14)                   /* normal shutdown (section 7.6.2) */
 #define  NVME_CC_IOSQES(log2) ((uint32_t)(log2) << 16)   /* I/O SQ entry size 2^n */
 #define  NVME_CC_IOCQES(log2) ((uint32_t)(log2) << 20)   /* I/O CQ entry size 2^n */
 #define NVME_REG_CSTS 0x1c         /* Controller Status */
 #define  NVME_CSTS_RDY (1u << 0)                         /* ready */
 #define  NVME_CSTS_CFS (1u << 1)                         /* controller fatal status */
 #define  NVME_CSTS_SHST_MASK (3u << 2)                   /* shutdown status */
+#define  NVME_CSTS_SHST_CMPLT (2u << 2)                  /* shutdown processing complete */
 #define NVME_REG_NSSR 0x20         /* NVM Subsystem Reset */
 #define NVME_REG_AQA 0x24          /* Admin Queue Attributes */
 #define  NVME_AQA_ASQS(n) ((uint32_t)((n) - 1))          /* admin SQ size, 0-based, 11:0 */
 #define  NVME_AQA_ACQS(n) ((uint32_t)((n) - 1) << 16)    /* admin CQ size, 0-based, 27:16 */
 #define NVME_REG_ASQ 0x28          /* Admin Submission Queue base (64-bit, page aligned) */
 #define NVME_REG_ACQ 0x30          /* Admin Completion Queue base (64-bit, page aligned) */
+#define NVME_REG_CRTO 0x68         /* Controller Ready Timeouts (NVMe 2.0 section 3.1.4.23) */
+#define  NVME_CRTO_CRWMT(v) ((v) & 0xffffu)              /* ready with media, 500 ms units */
 #define NVME_REG_DBS 0x1000        /* first doorbell (section 3.1: SQyTDBL, CQyHDBL) */
 
 /* Doorbell offsets: SQ y tail at 1000h + (2y) * stride, CQ y head at
@@ -79,6 +87,7 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_CQE_PHASE(st) ((st) & 1u)
 #define NVME_CQE_SC(st) (((st) >> 1) & 0xffu)   /* status code */
 #define NVME_CQE_SCT(st) (((st) >> 9) & 0x7u)   /* status code type */
+#define NVME_CQE_CRD(st) (((st) >> 12) & 0x3u)  /* command retry delay: CRDT1..3 (NVMe 1.4) */
 #define NVME_CQE_MORE(st) (((st) >> 14) & 1u)
 #define NVME_CQE_DNR(st) (((st) >> 15) & 1u)    /* do not retry */
 
@@ -89,6 +98,10 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_SCT_PATH 0x3
 #define NVME_SCT_VENDOR 0x7
 
+/* Generic status codes the driver acts on (section 4.6.1.2.1). */
+#define NVME_SC_ABORT_REQUESTED 0x07   /* Command Abort Requested */
+#define NVME_SC_NS_NOT_READY 0x82      /* Namespace Not Ready: resubmit later */
+
 /* ---- Admin commands (section 5) --------------------------------------------------- */
 #define NVME_ADMIN_DELETE_SQ 0x00
 #define NVME_ADMIN_CREATE_SQ 0x01
@@ -96,8 +109,14 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_ADMIN_DELETE_CQ 0x04
 #define NVME_ADMIN_CREATE_CQ 0x05
 #define NVME_ADMIN_IDENTIFY 0x06
+#define NVME_ADMIN_ABORT 0x08
 #define NVME_ADMIN_SET_FEATURES 0x09
 #define NVME_ADMIN_GET_FEATURES 0x0a
+
+/* Abort (section 5.1): CDW10 SQID 15:0, CID 31:16; DW0 bit 0 of the
+ * completion set means the command was not aborted. */
+#define NVME_ABORT_CDW10(sqid, cid) ((uint32_t)(sqid) | ((uint32_t)(cid) << 16))
+#define NVME_ABORT_NOT_ABORTED(dw0) ((dw0) & 1u)
 
 /* Create I/O Completion Queue, CDW10/CDW11 (section 5.3). */
 #define NVME_CREATE_CQ_CDW10(qid, entries) ((uint32_t)(qid) | ((uint32_t)((entries) - 1) << 16))
@@ -121,6 +140,17 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_FEAT_NQ(nsq, ncq) ((uint32_t)((nsq) - 1) | ((uint32_t)((ncq) - 1) << 16))
 #define NVME_FEAT_NQ_NSQA(dw0) (((dw0) & 0xffffu) + 1)
 #define NVME_FEAT_NQ_NCQA(dw0) (((dw0) >> 16) + 1)
+/* Host Memory Buffer (section 5.21.1.13): CDW11 EHM bit 0; CDW12 HSIZE in
+ * memory pages; CDW13/14 the descriptor list address; CDW15 HMDLEC, the
+ * number of descriptors (each 16 bytes: BADD 8, BSIZE in pages 4, 4 reserved). */
+#define NVME_FEAT_HOST_MEM_BUF 0x0d
+#define  NVME_HMB_EHM (1u << 0)
+#define  NVME_HMB_MR (1u << 1)      /* memory return: the same buffer as before */
+#define NVME_HMB_DESC_BYTES 16
+/* Host Behavior Support (section 5.21.1.22): a 512-byte structure whose
+ * byte 0 is ACRE, advanced command retry enable (the CRD field in CQEs). */
+#define NVME_FEAT_HOST_BEHAVIOR 0x16
+#define NVME_HOST_BEHAVIOR_BYTES 512
 
 /* Get Log Page (section 5.14): CDW10 LID 7:0, NUMDL 31:16 (0-based dwords). */
 #define NVME_LOG_CDW10(lid, bytes) ((uint32_t)(lid) | ((uint32_t)((bytes) / 4 - 1) << 16))
@@ -159,6 +189,12 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_IDC_MDTS 77           /* max data transfer: 2^n units of CAP.MPSMIN, 0 = no limit */
 #define NVME_IDC_CNTLID 78
 #define NVME_IDC_VER 80
+#define NVME_IDC_RTD3E 88          /* RTD3 entry latency, microseconds, 4 bytes */
+#define NVME_IDC_CRDT1 128         /* command retry delay times 1..3, 100 ms units, 2 bytes each */
+#define NVME_IDC_HMPRE 272         /* host memory buffer preferred size, 4 KiB units */
+#define NVME_IDC_HMMIN 276         /* host memory buffer minimum size, 4 KiB units */
+#define NVME_IDC_HMMINDS 332       /* smallest descriptor entry, 4 KiB units (0: any) */
+#define NVME_IDC_HMMAXD 336        /* most descriptor entries, 2 bytes (0: no limit) */
 #define NVME_IDC_SQES 512          /* required 3:0, maximum 7:4, log2 bytes */
 #define NVME_IDC_CQES 513
 #define NVME_IDC_NN 516            /* number of namespaces (highest NSID), 4 bytes */
@@ -170,17 +206,19 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_IDNS_NSFEAT 24
 #define  NVME_NSFEAT_NSABP (1u << 1)   /* NAWUN/NAWUPF/NACWU are valid */
 #define  NVME_NSFEAT_OPTPERF (1u << 4) /* NPWG/NPWA/NPDG/NPDA/NOWS are valid */
-#define NVME_IDNS_NLBAF 25         /* number of LBA formats, 0-based */
-#define NVME_IDNS_FLBAS 26         /* formatted LBA size: index 3:0, extended metadata bit 4 */
-#define  NVME_FLBAS_INDEX(f) ((f) & 0xfu)
+#define NVME_IDNS_NLBAF 25         /* number of LBA formats, 0-based (up to 63 since NVMe 2.0) */
+#define NVME_IDNS_FLBAS 26         /* formatted LBA size: index 3:0 and 6:5, extended metadata bit 4 */
+/* NVMe 2.0 figure 276: with more than 16 formats, FLBAS bits 6:5 are bits
+ * 5:4 of the index (Linux nvme_lbaf_index()). */
+#define  NVME_FLBAS_INDEX(f) (((f) & 0xfu) | (((f) >> 1) & 0x30u))
 #define  NVME_FLBAS_EXTENDED (1u << 4)
 #define NVME_IDNS_DPS 29           /* data protection settings: PI type 2:0 */
 #define  NVME_DPS_PIT(d) ((d) & 0x7u)
 #define NVME_IDNS_NAWUPF 36        /* namespace atomic write unit power fail, 0-based */
 #define NVME_IDNS_NPWG 64          /* preferred write granularity, 0-based blocks */
-#define NVME_IDNS_LBAF 128         /* LBA format 0; 4 bytes each, 16 formats */
+#define NVME_IDNS_LBAF 128         /* LBA format 0; 4 bytes each, 64 formats (NVMe 2.0) */
 #define  NVME_LBAF_MS(l) ((l) & 0xffffu)         /* metadata bytes per block */
 #define  NVME_LBAF_LBADS(l) (((l) >> 16) & 0xffu) /* data size: 2^LBADS bytes */
-#define NVME_IDNS_LBAF_COUNT 16
+#define NVME_IDNS_LBAF_COUNT 64    /* LBAF0..LBAF63, bytes 128..383 */
 
 #endif

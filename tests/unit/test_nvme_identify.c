@@ -197,6 +197,35 @@ static void test_empty_and_malformed_namespaces(void **state)
     assert_non_null(strstr(why, "FLBAS"));
 }
 
+/* NVMe 2.0: more than 16 formats, FLBAS bits 6:5 hold bits 5:4 of the
+ * index. Format 17 (4096 bytes) is FLBAS 21h; read as 4 bits it would be
+ * format 1 (512 bytes), and every command would move 8x its buffer. */
+static void test_flbas_high_bits_select_formats_beyond_16(void **state)
+{
+    struct nvme_ns_info ns;
+    char why[96];
+
+    (void)state;
+    memset(id, 0, sizeof(id));
+    put64(NVME_IDNS_NSZE, 1000);
+    id[NVME_IDNS_NLBAF] = 19;                      /* 20 formats */
+    for (unsigned i = 0; i < 20; i++)
+        put32(NVME_IDNS_LBAF + 4 * i, (uint32_t)(i == 17 ? 12 : 9) << 16);
+    put32(NVME_IDNS_LBAF + 4 * 18, 8u | 12u << 16); /* 4096 + 8 bytes of metadata */
+    id[NVME_IDNS_FLBAS] = 0x21;                    /* index 1 | 16 */
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_OK);
+    assert_int_equal(ns.lbaf_index, 17);
+    assert_int_equal(ns.lba_bytes, 4096);
+    assert_int_equal(ns.blocks, 1000);
+
+    id[NVME_IDNS_FLBAS] = 0x22;                    /* format 18: metadata, refused */
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_ENOTSUP);
+    assert_non_null(strstr(why, "metadata"));
+    id[NVME_IDNS_FLBAS] = 0x44;                    /* format 36 of 20: refused */
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_ENOTSUP);
+    assert_non_null(strstr(why, "format 36 of 20"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_protection_information_is_skipped),
         cmocka_unit_test(test_other_block_sizes_are_skipped),
         cmocka_unit_test(test_empty_and_malformed_namespaces),
+        cmocka_unit_test(test_flbas_high_bits_select_formats_beyond_16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

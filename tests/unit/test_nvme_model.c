@@ -10,7 +10,26 @@
  * Create I/O CQ/SQ (section 5), Read (NVM command set 6.9), controller
  * reset on CC.EN 1 -> 0 (7.3.2). It executes commands synchronously inside
  * the doorbell write, and moves the clock on (plat_sim_advance_ns) from
- * CSTS reads while it is stuck, so deadlines pass at once. */
+ * CSTS reads while it is stuck, so deadlines pass at once.
+ *
+ * It also has what real controllers do and QEMU does not, each from the
+ * reference it comes from:
+ * - slow ready after a reset, with NVMe 2.0 CAP.CRMS/CRTO saying so;
+ * - CSTS reading all ones if read too soon after CC.EN = 0 on the
+ *   controllers Linux gives NVME_QUIRK_DELAY_BEFORE_CHK_RDY (commit
+ *   "nvme/quirk: Add a delay before checking for adapter readiness": the
+ *   HGST adapter drops off if CSTS is polled during its reset);
+ * - CAP.MQES = 0 on the Samsung PM1725/PM1725a, which take 64-entry queues
+ *   (Linux nvme_pci_enable());
+ * - more than 16 LBA formats, FLBAS bits 6:5 (NVMe 2.0 figure 276);
+ * - an Identify CNS 02h that fails although VS says 1.1+ (Linux
+ *   nvme_scan_work() falls back to a sequential scan for these);
+ * - Namespace Not Ready (82h, DNR clear) just after enable, with a
+ *   Command Retry Delay once ACRE is on (NVMe 1.4 sections 4.6.1.2.1, 5.21.1.22);
+ * - reads that never complete until aborted (Abort, section 5.1);
+ * - a Host Memory Buffer request (HMPRE/HMMIN, Set Features 0Dh, section 8.9);
+ * - normal shutdown (CC.SHN, CSTS.SHST, section 7.6.2);
+ * - a controller the firmware left half enabled (CC.EN = 1, CSTS.RDY = 0). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,6 +54,7 @@ enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_AS
 #define OP_DELETE_CQ 0x04
 #define OP_IDENTIFY 0x06
 #define OP_SET_FEATURES 0x09
+#define OP_ABORT 0x08
 #define OP_READ 0x02
 #define OP_FLUSH 0x00
 
@@ -48,6 +68,14 @@ enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_AS
 #define ST_INVALID_QID 0x101
 #define ST_INVALID_QSIZE 0x102
 #define ST_UNRECOVERED_READ 0x281
+#define ST_ABORT_REQUESTED 0x007
+#define ST_NS_NOT_READY 0x082
+#define ST_DNR 0x4000              /* do not retry (status bit 14 once shifted past the phase) */
+#define ST_CRD1 0x0800             /* command retry delay: CRDT1 */
+#define CC_SHN_MASK (3u << 14)
+#define CC_SHN_NORMAL (1u << 14)
+#define CSTS_SHST_CMPLT (2u << 2)
+#define R_CRTO 0x68
 
 #define MODEL_MQES 255             /* 256 entries per queue */
 #define MODEL_QUEUES 4             /* I/O queue pairs it grants */
@@ -73,7 +101,7 @@ struct held {                      /* a read the model sits on */
 struct nvme_model {
     struct plat_sim_dev dev;
     uint64_t cap;
-    uint32_t cc, csts, aqa;
+    uint32_t cc, csts, aqa, crto;
     uint64_t asq, acq;
     struct mq sq[MAXQ], cq[MAXQ];
     /* Faults */
@@ -90,11 +118,39 @@ struct nvme_model {
     bool fatal_on_read;            /* a read makes it fail: CSTS.CFS, no completions */
     bool refuse_create_sq;         /* Create I/O SQ fails: Invalid Queue Identifier */
     unsigned grant;                /* I/O queue pairs Set Features grants (0: MODEL_QUEUES) */
-    unsigned nns;                  /* active namespaces 1..nns, all alike (0: one) */
+    unsigned nns;                  /* namespaces 1..nns, all alike (0: one) */
+    uint64_t inactive;             /* bit n-1: NSID n is inactive (Identify returns zeroes) */
+    bool ns_list_refused;          /* CNS 02h: Invalid Field in Command, DNR */
+    bool wide_formats;             /* 20 LBA formats, format 17 (4096 B) in use */
+    unsigned max_qsize;            /* largest queue Create I/O CQ/SQ accept (0: MQES + 1) */
+    uint64_t ready_delay_ns;       /* CSTS.RDY follows CC.EN = 1 this much later */
+    uint64_t blackout_ns;          /* CSTS reads all ones this long after CC.EN = 0 */
+    bool half_enabled;             /* left by firmware: EN = 1, RDY never comes until a reset */
+    unsigned not_ready_reads;      /* the first reads after enable: Namespace Not Ready */
+    uint16_t crdt1;                /* Identify CRDT1 (100 ms units); CRD used once ACRE is on */
+    bool ignores_abort;            /* Abort completes, but the command stays held */
+    uint32_t hmpre, hmmin;         /* Identify HMPRE / HMMIN, 4 KiB units */
+    uint32_t rtd3e_us;
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
+    uint64_t enabled_at_ns, reset_at_ns;
+    unsigned early_csts_reads;     /* CSTS read inside the blackout */
+    unsigned shutdowns, resets_after_shutdown;
+    bool acre;                     /* Host Behavior Support: ACRE set */
+    unsigned not_ready_sent, early_retries;
+    uint64_t not_ready_at_ns;
+    unsigned aborts, aborts_hit;
+    bool hmb_on, hmb_returned;     /* ...and whether the last enable set MR */
+    uint64_t hmb_bytes;
+    unsigned hmb_enables, hmb_disables, resets_with_hmb_on;
+    unsigned deleted_sqs, deleted_cqs;
 };
+
+static unsigned model_qsize_max(const struct nvme_model *m)
+{
+    return m->max_qsize ? m->max_qsize : (unsigned)(m->cap & 0xffff) + 1;
+}
 
 static uint64_t le64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static uint32_t le32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
@@ -171,6 +227,9 @@ static void complete(struct nvme_model *m, uint16_t sqid, uint16_t cid, uint16_t
     }
 }
 
+static unsigned model_lba_bytes(const struct nvme_model *m) { return m->wide_formats ? 4096 : 512; }
+static uint64_t model_blocks(const struct nvme_model *m) { return MODEL_BLOCKS * 512 / model_lba_bytes(m); }
+
 /* Identify data (5.15.2): controller, namespaces 1..nns, active namespace list. */
 static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
 {
@@ -193,24 +252,77 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
         d[512] = 0x66;             /* SQES: 64 bytes */
         d[513] = 0x44;             /* CQES: 16 bytes */
         memcpy(d + 516, &nns, 4);  /* NN */
+        memcpy(d + 88, &m->rtd3e_us, 4);             /* RTD3E */
+        memcpy(d + 128, &m->crdt1, 2);               /* CRDT1 */
+        memcpy(d + 272, &m->hmpre, 4);               /* HMPRE */
+        memcpy(d + 276, &m->hmmin, 4);               /* HMMIN */
         break;
     case 0x00:
         if (nsid < 1 || nsid > nns)
-            return ST_INVALID_NS;
+            return ST_INVALID_NS | ST_DNR;
+        if (nsid <= 64 && (m->inactive >> (nsid - 1)) & 1)
+            break;                 /* inactive: a zero-filled structure (5.15.2) */
         for (int i = 0; i < 8; i++)
-            d[i] = d[8 + i] = d[16 + i] = (uint8_t)(MODEL_BLOCKS >> (8 * i));
+            d[i] = d[8 + i] = d[16 + i] = (uint8_t)(model_blocks(m) >> (8 * i));
+        if (m->wide_formats) {
+            /* NVMe 2.0: 20 formats; 1 is 512 B, 17 is 4096 B, FLBAS 21h. */
+            d[25] = 19;
+            for (int f = 0; f < 20; f++)
+                d[128 + 4 * f + 2] = f == 17 ? 12 : 9;
+            d[26] = 0x21;
+            break;
+        }
         d[25] = 0;                 /* NLBAF: one format */
         d[26] = 0;                 /* FLBAS: format 0 */
         d[128 + 2] = 9;            /* LBAF0: LBADS 9 (512 B), no metadata */
         break;
-    case 0x02:                     /* ids above nsid, ascending, up to 1024 */
-        for (uint32_t id = nsid + 1, k = 0; id <= nns && k < 1024; id++, k++)
-            memcpy(d + 4 * k, &id, 4);
+    case 0x02:                     /* active ids above nsid, ascending, up to 1024 */
+        if (m->ns_list_refused)
+            return ST_INVALID_FIELD | ST_DNR;
+        for (uint32_t id = nsid + 1, k = 0; id <= nns && k < 1024; id++) {
+            if (id <= 64 && (m->inactive >> (id - 1)) & 1)
+                continue;
+            memcpy(d + 4 * k++, &id, 4);
+        }
         break;
     default:
         return ST_INVALID_FIELD;
     }
     prp_copy_in(le64(sqe + 24), le64(sqe + 32), d, sizeof(d));
+    return ST_OK;
+}
+
+/* Set Features Host Memory Buffer: EHM with HSIZE pages described by
+ * HMDLEC descriptors at CDW13/14; the sizes must add up and reach HMMIN. */
+static uint16_t set_hmb(struct nvme_model *m, const uint8_t *sqe)
+{
+    uint32_t ehm = le32(sqe + 44) & 1, mr = (le32(sqe + 44) >> 1) & 1, hsize = le32(sqe + 48), count = le32(sqe + 60);
+    const uint8_t *list = phys((uint64_t)le32(sqe + 52) | (uint64_t)le32(sqe + 56) << 32);
+    uint64_t pages = 0;
+
+    if (!ehm) {
+        m->hmb_on = false;
+        m->hmb_disables++;
+        return ST_OK;
+    }
+    if (m->hmb_on || !m->hmpre)
+        return 0x10d;                               /* sequence error-ish: we take it as Invalid */
+    if (!count || (le32(sqe + 52) & 0xf) || hsize < m->hmmin)
+        return ST_INVALID_FIELD;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t badd = le64(list + 16 * i);
+        uint32_t bsize = le32(list + 16 * i + 8);
+        if (!bsize || badd % PAGE)
+            return ST_INVALID_FIELD;
+        memset(phys(badd), 0x5a, (size_t)bsize * PAGE); /* the controller uses it */
+        pages += bsize;
+    }
+    if (pages != hsize)
+        return ST_INVALID_FIELD;
+    m->hmb_on = true;
+    m->hmb_returned = mr;
+    m->hmb_bytes = pages * PAGE;
+    m->hmb_enables++;
     return ST_OK;
 }
 
@@ -234,17 +346,40 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
         }
         return identify(m, sqe);
     case OP_SET_FEATURES:
-        if ((cdw10 & 0xff) != 0x07)
-            return ST_INVALID_FIELD;
-        if ((cdw11 & 0xffff) == 0xffff || (cdw11 >> 16) == 0xffff)
-            return ST_INVALID_FIELD;
-        *dw0 = (m->grant ? m->grant : MODEL_QUEUES) - 1;
-        *dw0 |= *dw0 << 16;                         /* NSQA, NCQA: 0-based */
+        switch (cdw10 & 0xff) {
+        case 0x07:
+            if ((cdw11 & 0xffff) == 0xffff || (cdw11 >> 16) == 0xffff)
+                return ST_INVALID_FIELD;
+            *dw0 = (m->grant ? m->grant : MODEL_QUEUES) - 1;
+            *dw0 |= *dw0 << 16;                     /* NSQA, NCQA: 0-based */
+            return ST_OK;
+        case 0x16: {                                /* Host Behavior Support (5.21.1.22) */
+            const uint8_t *hb = phys(le64(sqe + 24));
+            m->acre = hb[0] & 1;
+            return ST_OK;
+        }
+        case 0x0d:                                  /* Host Memory Buffer (5.21.1.13) */
+            return set_hmb(m, sqe);
+        }
+        return ST_INVALID_FIELD;
+    case OP_ABORT: {                                /* 5.1: SQID 15:0, CID 31:16 */
+        m->aborts++;
+        *dw0 = 1;                                   /* not aborted */
+        for (unsigned i = 0; i < 16 && !m->ignores_abort; i++) {
+            struct held h = m->held[i];
+            if (!h.used || h.sqid != qid || h.cid != (uint16_t)(cdw10 >> 16))
+                continue;
+            m->held[i].used = false;
+            complete(m, h.sqid, h.cid, ST_ABORT_REQUESTED, 0);
+            m->aborts_hit++;
+            *dw0 = 0;
+        }
         return ST_OK;
+    }
     case OP_CREATE_CQ:
         if (qid == 0 || qid >= MAXQ || m->cq[qid].live)
             return ST_INVALID_QID;
-        if (qsize < 2 || qsize > MODEL_MQES + 1)
+        if (qsize < 2 || qsize > model_qsize_max(m))
             return ST_INVALID_QSIZE;
         if (!(cdw11 & 1))
             return ST_INVALID_FIELD;   /* CAP.CQR: contiguous queues required */
@@ -256,7 +391,7 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
             return ST_INVALID_QID;
         if (qid == 0 || qid >= MAXQ || m->sq[qid].live)
             return ST_INVALID_QID;
-        if (qsize < 2 || qsize > MODEL_MQES + 1)
+        if (qsize < 2 || qsize > model_qsize_max(m))
             return ST_INVALID_QSIZE;
         if (cqid == 0 || cqid >= MAXQ || !m->cq[cqid].live)
             return ST_CQ_INVALID;
@@ -267,11 +402,16 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
         if (qid == 0 || qid >= MAXQ || !m->sq[qid].live)
             return ST_INVALID_QID;
         m->sq[qid].live = false;
+        m->deleted_sqs++;
         return ST_OK;
     case OP_DELETE_CQ:
         if (qid == 0 || qid >= MAXQ || !m->cq[qid].live)
             return ST_INVALID_QID;
+        for (unsigned i = 1; i < MAXQ; i++)
+            if (m->sq[i].live && m->sq[i].cqid == qid)
+                return 0x10c;                       /* Invalid Queue Deletion: its SQ is still there */
         m->cq[qid].live = false;
+        m->deleted_cqs++;
         return ST_OK;
     }
     return ST_INVALID_OPCODE;
@@ -286,10 +426,12 @@ static void finish_read(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
     uint64_t slba = le64(sqe + 40);
     uint32_t nlb = (le32(sqe + 48) & 0xffff) + 1;
 
-    assert_true(nlb * 512u <= sizeof(data));
-    for (uint32_t i = 0; i < nlb * 512u; i++)
-        data[i] = pattern(slba + i / 512, i % 512);
-    prp_copy_in(le64(sqe + 24), le64(sqe + 32), data, nlb * 512u);
+    uint32_t bs = model_lba_bytes(m);
+
+    assert_true(nlb * bs <= sizeof(data));
+    for (uint32_t i = 0; i < nlb * bs; i++)
+        data[i] = pattern(slba + i / bs, i % bs);
+    prp_copy_in(le64(sqe + 24), le64(sqe + 32), data, nlb * bs);
     m->reads_done++;
     complete(m, sqid, le16(sqe + 2), ST_OK, 0);
 }
@@ -313,7 +455,9 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
     uint32_t nlb = (le32(sqe + 48) & 0xffff) + 1;
     uint16_t cid = le16(sqe + 2);
 
-    if (le32(sqe + 4) != 1) {
+    uint32_t nsid = le32(sqe + 4);
+
+    if (nsid < 1 || nsid > (m->nns ? m->nns : 1)) {
         complete(m, sqid, cid, ST_INVALID_NS, 0);
         return;
     }
@@ -327,8 +471,17 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
             hold(m, sqid, sqe);
             return;
         }
-        if (slba + nlb > MODEL_BLOCKS) {
+        if (slba + nlb > model_blocks(m)) {
             complete(m, sqid, cid, ST_LBA_RANGE, 0);
+            return;
+        }
+        if (m->not_ready_sent < m->not_ready_reads) {
+            /* A retry before the Command Retry Delay we named is early. */
+            if (m->acre && m->not_ready_sent && plat_now_ns() - m->not_ready_at_ns < m->crdt1 * 100000000ull)
+                m->early_retries++;
+            m->not_ready_sent++;
+            m->not_ready_at_ns = plat_now_ns();
+            complete(m, sqid, cid, ST_NS_NOT_READY | (m->acre && m->crdt1 ? ST_CRD1 : 0), 0);
             return;
         }
         if (covers(slba, nlb, m->hang_lba) || (sqid == 2 && m->hold_sq2)) {
@@ -372,11 +525,18 @@ static void sq_doorbell(struct nvme_model *m, uint16_t qid, uint32_t tail)
 static void controller_reset(struct nvme_model *m)
 {
     m->resets++;
+    if (m->csts & CSTS_SHST_CMPLT)
+        m->resets_after_shutdown++;
+    if (m->hmb_on)
+        m->resets_with_hmb_on++;
+    m->hmb_on = false;             /* features are not kept over a reset */
+    m->reset_at_ns = plat_now_ns();
     memset(m->sq, 0, sizeof(m->sq));
     memset(m->cq, 0, sizeof(m->cq));
     memset(m->held, 0, sizeof(m->held));
-    m->csts &= ~(CSTS_RDY | CSTS_CFS);
+    m->csts &= ~(CSTS_RDY | CSTS_CFS | CSTS_SHST_CMPLT);
     m->admin_hung = false;
+    m->half_enabled = false;
 }
 
 /* Finish what the model held: a late controller completes it, unless it
@@ -406,9 +566,18 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     case R_VS: return 0x00010400;
     case R_CC: return m->cc;
     case R_CSTS:
+        if (m->blackout_ns && m->resets && plat_now_ns() - m->reset_at_ns < m->blackout_ns) {
+            m->early_csts_reads++;
+            plat_sim_advance_ns(50000000ull);
+            return 0xffffffffu;                    /* still resetting: no answer */
+        }
+        if ((m->cc & CC_EN) && !(m->csts & CSTS_RDY) && !m->never_ready && !m->cfs_on_enable &&
+            !m->half_enabled && plat_now_ns() - m->enabled_at_ns >= m->ready_delay_ns)
+            m->csts |= CSTS_RDY;                   /* slow ready has come */
         if (((m->cc & CC_EN) && !(m->csts & CSTS_RDY)) || (m->csts & CSTS_CFS) || m->admin_hung)
             plat_sim_advance_ns(50000000ull);      /* a controller that is stuck */
         return m->csts;
+    case R_CRTO: return m->crto;
     case R_AQA: return m->aqa;
     case R_ASQ: return (uint32_t)m->asq;
     case R_ASQ + 4: return (uint32_t)(m->asq >> 32);
@@ -441,9 +610,16 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->sq[0] = (struct mq){ .live = true, .base = phys(m->asq), .size = (m->aqa & 0xfff) + 1 };
             m->cq[0] = (struct mq){ .live = true, .base = phys(m->acq), .size = ((m->aqa >> 16) & 0xfff) + 1,
                                     .phase = 1 };
-            m->csts |= CSTS_RDY;
+            m->enabled_at_ns = plat_now_ns();
+            m->not_ready_sent = 0;
+            if (!m->ready_delay_ns)
+                m->csts |= CSTS_RDY;
         } else if ((old & CC_EN) && !(v & CC_EN) && !m->ignores_reset) {
             controller_reset(m);
+        } else if ((v & CC_EN) && (m->csts & CSTS_RDY) && (v & CC_SHN_MASK) == CC_SHN_NORMAL &&
+                   !(old & CC_SHN_MASK)) {
+            m->shutdowns++;        /* 7.6.2: done at once here */
+            m->csts |= CSTS_SHST_CMPLT;
         }
         return;
     }
@@ -484,6 +660,18 @@ static struct nvme_model *model_new(void)
     m.bad_lba = m.hang_lba = NO_LBA;
     plat_sim_attach(&m.dev);
     return &m;
+}
+
+/* Give the model another PCI ID (a quirk table entry). */
+static void model_set_id(struct nvme_model *m, uint16_t vendor, uint16_t device)
+{
+    m->dev.config[0] = (uint8_t)vendor, m->dev.config[1] = (uint8_t)(vendor >> 8);
+    m->dev.config[2] = (uint8_t)device, m->dev.config[3] = (uint8_t)(device >> 8);
+}
+
+static bool has_quirk(const struct bm_disk *d, const char *name)
+{
+    return strstr(d->quirks, name) != NULL;
 }
 
 static struct bm_disk *probe_one(struct nvme_model *m, void **ctrl)
@@ -636,6 +824,7 @@ static void test_media_error_fails_that_read_with_the_decoded_status(void **stat
         assert_int_equal(c[i].status, BM_EIO);
         assert_non_null(strstr(c[i].detail, "Unrecovered Read Error"));
         assert_non_null(strstr(c[i].detail, "SCT 2h SC 81h"));
+        assert_non_null(strstr(c[i].detail, "(5 retries)")); /* DNR was clear */
     }
     /* One bad block costs one command, not the disk. */
     m->bad_lba = NO_LBA;
@@ -644,7 +833,7 @@ static void test_media_error_fails_that_read_with_the_decoded_status(void **stat
     finish(m, ctrl);
 }
 
-static void test_read_without_completion_times_out_after_the_controller_is_reset(void **state)
+static void test_read_without_completion_is_reset_and_the_controller_comes_back(void **state)
 {
     struct nvme_model *m = model_new();
     struct bm_completion c[QD];
@@ -657,6 +846,7 @@ static void test_read_without_completion_times_out_after_the_controller_is_reset
     (void)state;
     d = probe_one(m, &ctrl);
     m->hang_lba = lba_of(0, hung);
+    m->ignores_abort = true;
     t0 = plat_now_ns();
     submit_reads(d, 0, 0, 32);
     /* Queue 2 (SQ 2) has a read in flight too, younger than the hung one. */
@@ -667,34 +857,142 @@ static void test_read_without_completion_times_out_after_the_controller_is_reset
     for (unsigned i = 0; i < 31; i++)
         assert_int_equal(c[i].status, BM_OK);
 
-    assert_int_equal(collect(d, 0, c, 1, 30000000000ull), 1);
-    /* Not reported before the controller stopped: it can no longer write
-     * into the buffer the engine gets back. */
+    assert_int_equal(collect(d, 0, c, 1, 70000000000ull), 1);
+    /* Abort first (at 30 s); when that does not bring it back either, the
+     * reset (10 s later, inside the engine's 60 s stall limit). Not reported before the
+     * controller stopped: it can no longer write into the buffer the
+     * engine gets back. */
+    assert_int_equal(m->aborts, 1);
     assert_int_equal(m->resets, 1);
-    assert_false(m->cc & CC_EN);
-    assert_false(m->csts & CSTS_RDY);
     assert_int_equal(c[0].tag, hung);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     snprintf(want, sizeof(want), "SQ 1 CID %u", hung);
     assert_non_null(strstr(c[0].detail, want));
     assert_non_null(strstr(c[0].detail, "no completion"));
-    assert_true(plat_now_ns() - t0 >= 10000000000ull);
-    assert_true(plat_now_ns() - t0 < 12000000000ull);
+    assert_true(plat_now_ns() - t0 >= 40000000000ull);
+    assert_true(plat_now_ns() - t0 < 42000000000ull);
 
-    /* The other queue's command was aborted by the reset. */
-    assert_int_equal(collect(d, 1, c, 1, 1000000000ull), 1);
+    /* The controller is enabled again and each queue re-created by its own
+     * poll (Linux nvme_reset_work()); the other queue's read, which the
+     * reset took, goes out again and completes with its data (Linux
+     * requeues what a reset cancels). */
+    m->hold_sq2 = false;
+    assert_int_equal(collect(d, 1, c, 1, 5000000000ull), 1);
     assert_int_equal(c[0].tag, held_tag);
-    assert_int_equal(c[0].status, BM_EIO);
-    assert_non_null(strstr(c[0].detail, "aborted"));
-    assert_non_null(strstr(c[0].detail, "reset"));
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(held_tag), lba_of(1, held_tag), READ_BLOCKS));
+    assert_int_equal(m->enables, 2);
+    assert_false(m->sq[1].live);             /* queue 0 comes back on its own next poll */
+    assert_int_equal(d->ops->poll(d, 0, c, QD), 0);
+    assert_true(m->sq[1].live && m->cq[1].live);
 
-    /* A late completion finds no queue: nothing is written. */
+    /* A late completion of the reset's command finds nothing: no write. */
     memset(buf_of(hung), 0xee, READ_BLOCKS * 512);
     model_release_held(m);
     assert_int_equal(buf_of(hung)[0], 0xee);
-    /* The disk is out of service, and says so at once. */
+    /* The disk is back in service, the timed-out queue too. */
+    m->hang_lba = NO_LBA;
+    submit_reads(d, 0, 0, QD);
+    expect_reads_ok(d, 0, QD);
+    finish(m, ctrl);
+}
+
+static unsigned probe_many(struct nvme_model *m, unsigned prefill, struct bm_disk_list *list, void **ctrl, char *err,
+                           size_t errlen);
+
+/* Submit one read, retrying while the controller is being brought back
+ * (BM_EBUSY), and wait for it. */
+static int read_when_back(struct bm_disk *d, unsigned tag, uint64_t lba, struct bm_completion *c, uint64_t max_ns)
+{
+    uint64_t t0 = plat_now_ns();
+    int rc;
+
+    while ((rc = d->ops->submit(d, 0, tag, BM_IO_READ, lba, READ_BLOCKS, buf_of(tag))) == BM_EBUSY) {
+        assert_true(d->ops->poll(d, 0, c, 1) == 0);
+        plat_sim_advance_ns(10000000ull);
+        assert_true(plat_now_ns() - t0 < 20000000000ull);
+    }
+    if (rc != BM_OK)
+        return rc;
+    assert_int_equal(collect(d, 0, c, 1, max_ns), 1);
+    return c->status;
+}
+
+static void test_other_namespace_carries_on_after_a_reset(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk_list list;
+    struct bm_disk *a, *b;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->nns = 2;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 2);
+    a = list.disks[0];
+    b = list.disks[1];
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    submit_reads(a, 0, 1, 1);
+    assert_int_equal(collect(a, 0, c, 1, 50000000000ull), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(m->resets, 1);
+    /* The other namespace's disk works on once the controller is back. */
+    assert_int_equal(read_when_back(b, 2, lba_of(0, 2), c, 1000000000ull), BM_OK);
+    assert_true(data_ok(buf_of(2), lba_of(0, 2), READ_BLOCKS));
+    assert_int_equal(m->enables, 2);
+    finish(m, ctrl);
+}
+
+static void test_commands_kept_for_the_controllers_return_are_reported_if_it_does_not(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    const unsigned held_tag = 7;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    submit_reads(d, 0, 1, 1);
+    plat_sim_advance_ns(5000000000ull);
+    m->hold_sq2 = true;
+    submit_reads(d, 1, held_tag, 1);          /* younger: kept over the reset */
+    m->never_ready = true;                   /* and it will not come back */
+    assert_int_equal(collect(d, 0, c, 1, 50000000000ull), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(collect(d, 1, c, 1, 10000000000ull), 1);
+    assert_int_equal(c[0].tag, held_tag);
+    assert_int_equal(c[0].status, BM_EIO);
+    assert_non_null(strstr(c[0].detail, "aborted"));
+    assert_int_equal(d->ops->submit(d, 1, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+    finish(m, ctrl);
+}
+
+static void test_controller_is_given_up_after_three_resets(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(read_when_back(d, 1, lba_of(0, 1), c, 50000000000ull), BM_ETIMEDOUT);
+    assert_int_equal(m->resets, 3);
+    assert_int_equal(read_when_back(d, 1, lba_of(0, 1), c, 50000000000ull), BM_ETIMEDOUT);
+    assert_int_equal(m->resets, 4);
+    /* The fourth reset is the last: the disk is out of service. */
+    m->hang_lba = NO_LBA;
+    for (int i = 0; i < 10; i++)
+        (void)d->ops->poll(d, 0, c, 4);
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
-    assert_int_equal(d->ops->poll(d, 0, c, QD), 0);
     finish(m, ctrl);
 }
 
@@ -783,8 +1081,9 @@ static void test_admin_command_without_completion_fails_probe_in_bounded_time(vo
     assert_int_equal(list.count, 0);
     assert_int_equal(m->dev.releases, 1);
     assert_int_equal(m->resets, 1);          /* reset before its memory went back */
+    assert_int_equal(m->shutdowns, 0);       /* no shutdown asked of a controller that stopped answering */
     assert_false(m->cc & CC_EN);
-    assert_true(plat_now_ns() - t0 < 12000000000ull);
+    assert_true(plat_now_ns() - t0 < 62000000000ull);
     plat_sim_detach(&m->dev);
 }
 
@@ -801,12 +1100,12 @@ static void test_controller_that_vanishes_returns_every_command_as_timed_out(voi
     m->gone = true;
     t0 = plat_now_ns();
     submit_reads(d, 0, 0, 8);
-    assert_int_equal(collect(d, 0, c, 8, 30000000000ull), 8);
+    assert_int_equal(collect(d, 0, c, 8, 40000000000ull), 8);
     for (unsigned i = 0; i < 8; i++) {
         assert_int_equal(c[i].status, BM_ETIMEDOUT);
         assert_non_null(strstr(c[i].detail, "no completion"));
     }
-    assert_true(plat_now_ns() - t0 < 12000000000ull);
+    assert_true(plat_now_ns() - t0 < 32000000000ull);
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
     nvme_driver.release(ctrl);
     assert_int_equal(m->dev.releases, 1);
@@ -825,13 +1124,14 @@ static void test_controller_that_ignores_the_reset_keeps_its_buffers(void **stat
     d = probe_one(m, &ctrl);
     m->hang_lba = lba_of(0, hung);
     m->ignores_reset = true;
+    m->ignores_abort = true;
     submit_reads(d, 0, 0, 8);
     assert_int_equal(collect(d, 0, c, 7, 1000000000ull), 7);
     /* Timed out, reset written (CC.EN = 0), but CSTS.RDY stays 1: the
      * controller may still write into the buffer, so the command must not
      * come back, however long the engine polls (its own stall detection
      * then keeps the buffers). */
-    assert_int_equal(collect(d, 0, c, 1, 60000000000ull), 0);
+    assert_int_equal(collect(d, 0, c, 1, 90000000000ull), 0);
     assert_false(m->cc & CC_EN);
     assert_true(m->csts & CSTS_RDY);
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
@@ -860,7 +1160,8 @@ static void test_fatal_status_during_io_is_named_in_the_timed_out_commands(void 
     d = probe_one(m, &ctrl);
     m->fatal_on_read = true;
     submit_reads(d, 0, 0, 4);
-    assert_int_equal(collect(d, 0, c, 4, 30000000000ull), 4);
+    assert_int_equal(collect(d, 0, c, 4, 40000000000ull), 4);
+    assert_int_equal(m->aborts, 0);          /* a fatal status is reset at once (Linux nvme_should_reset()) */
     assert_int_equal(m->resets, 1);
     for (unsigned i = 0; i < 4; i++) {
         assert_int_equal(c[i].status, BM_ETIMEDOUT);
@@ -984,12 +1285,251 @@ static void test_one_namespace_gives_no_probe_note(void **state)
     finish(m, ctrl);
 }
 
+/* ---- Real-hardware behaviour (issue 11) ---- */
+
+static void test_flbas_high_bits_give_the_4096_byte_format_17(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = buf_of(0);
+    void *ctrl;
+
+    (void)state;
+    m->wide_formats = true;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->lba_bytes, 4096);
+    assert_int_equal(d->blocks, model_blocks(m));
+    memset(buf, 0xee, 16 * 4096);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 1234, 16, buf), BM_OK);
+    assert_int_equal(collect(d, 0, c, 1, 1000000000ull), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    for (uint32_t i = 0; i < 16 * 4096; i++)
+        if (buf[i] != pattern(1234 + i / 4096, i % 4096))
+            fail_msg("byte %u of the 4 KiB-block read differs", i);
+    finish(m, ctrl);
+}
+
+static void test_pm1725_with_mqes_0_gets_64_entry_queues(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x144d, 0xa822);
+    m->cap &= ~0xffffull;                    /* MQES 0 */
+    m->max_qsize = 64;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->max_qd, 63);
+    assert_true(has_quirk(d, "mqes0_depth_64"));
+    assert_true(has_quirk(d, "delay_before_chk_rdy"));
+    submit_reads(d, 0, 0, 63);
+    expect_reads_ok(d, 0, 63);
+    finish(m, ctrl);
+}
+
+static void test_controller_without_the_quirk_and_mqes_0_is_refused(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = (void *)1;
+
+    (void)state;
+    m->cap &= ~0xffffull;
+    assert_int_equal(nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err)), BM_ENOTSUP);
+    assert_non_null(strstr(err, "CAP.MQES 0"));
+    assert_int_equal(m->dev.releases, 1);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_sn200_csts_is_not_read_while_it_resets(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x1c58, 0x0023);         /* WD SN200 */
+    m->blackout_ns = 2000000000ull;
+    /* The firmware's driver left it running. */
+    m->cc = CC_EN;
+    m->csts = CSTS_RDY;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(m->early_csts_reads, 0);
+    assert_true(has_quirk(d, "delay_before_chk_rdy"));
+    finish(m, ctrl);
+    assert_int_equal(m->early_csts_reads, 0);
+}
+
+static void test_failed_active_namespace_list_falls_back_to_scanning_1_to_nn(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->ns_list_refused = true;
+    m->nns = 4;
+    m->inactive = 1u << 1;                   /* NSID 2 */
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 3);
+    assert_string_equal(err, "");
+    assert_string_equal(list.disks[0]->id + strlen(list.disks[0]->id) - 2, "n1");
+    assert_string_equal(list.disks[1]->id + strlen(list.disks[1]->id) - 2, "n3");
+    assert_string_equal(list.disks[2]->id + strlen(list.disks[2]->id) - 2, "n4");
+    assert_true(has_quirk(list.disks[0], "ns_list_refused"));
+    finish(m, ctrl);
+}
+
+static void test_slow_ready_is_waited_for_as_long_as_crto_says(void **state)
+{
+    struct nvme_model *m = model_new();
+    void *ctrl;
+
+    (void)state;
+    m->ready_delay_ns = 5000000000ull;       /* 5 s; CAP.TO says 2 s */
+    m->cap |= 1ull << 59;                    /* CAP.CRMS.CRWMS */
+    m->crto = 12;                            /* CRWMT: 6 s */
+    (void)probe_one(m, &ctrl);
+    assert_int_equal(m->enables, 1);
+    finish(m, ctrl);
+}
+
+static void test_half_enabled_controller_costs_no_cap_to_wait(void **state)
+{
+    struct nvme_model *m = model_new();
+    uint64_t t0 = plat_now_ns();
+    void *ctrl;
+
+    (void)state;
+    m->cc = CC_EN;                           /* EN = 1, RDY = 0, and it stays so */
+    m->half_enabled = true;
+    (void)probe_one(m, &ctrl);
+    assert_true(plat_now_ns() - t0 < MODEL_TO * 500000000ull);
+    finish(m, ctrl);
+}
+
+static void test_namespace_not_ready_is_retried_after_the_command_retry_delay(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[1];
+    struct bm_disk *d;
+    uint64_t t0;
+    void *ctrl;
+
+    (void)state;
+    m->crdt1 = 5;                            /* 500 ms */
+    m->not_ready_reads = 2;
+    d = probe_one(m, &ctrl);
+    assert_true(m->acre);                    /* asked for CRD (Linux nvme_configure_acre()) */
+    t0 = plat_now_ns();
+    submit_reads(d, 0, 0, 1);
+    assert_int_equal(collect(d, 0, c, 1, 5000000000ull), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(0), lba_of(0, 0), READ_BLOCKS));
+    assert_int_equal(m->not_ready_sent, 2);
+    assert_int_equal(m->early_retries, 0);
+    assert_true(plat_now_ns() - t0 >= 1000000000ull);
+    finish(m, ctrl);
+}
+
+static void test_read_that_never_completes_is_aborted_and_the_rest_carry_on(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[QD];
+    const unsigned hung = 5;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, hung);
+    submit_reads(d, 0, 0, 16);
+    assert_int_equal(collect(d, 0, c, 15, 1000000000ull), 15);
+    assert_int_equal(collect(d, 0, c, 1, 35000000000ull), 1);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(c[0].detail, "aborted"));
+    assert_int_equal(m->aborts, 1);
+    assert_int_equal(m->aborts_hit, 1);
+    assert_int_equal(m->resets, 0);          /* no reset: the controller carries on */
+    m->hang_lba = NO_LBA;
+    submit_reads(d, 0, 0, QD);
+    expect_reads_ok(d, 0, QD);
+    finish(m, ctrl);
+}
+
+static void test_host_memory_buffer_is_lent_and_taken_back_before_release(void **state)
+{
+    struct nvme_model *m = model_new();
+    void *ctrl;
+
+    (void)state;
+    m->hmpre = 8192;                         /* 32 MiB */
+    m->hmmin = 1024;                         /* 4 MiB */
+    (void)probe_one(m, &ctrl);
+    assert_true(m->hmb_on);
+    assert_int_equal(m->hmb_enables, 1);
+    assert_int_equal(m->hmb_bytes, 32u << 20);
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->hmb_disables, 1);
+    assert_int_equal(m->resets_with_hmb_on, 0);
+    plat_sim_detach(&m->dev);
+}
+
+static void test_host_memory_buffer_is_lent_again_after_a_timeout_reset(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->hmpre = 2048;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    submit_reads(d, 0, 1, 1);
+    assert_int_equal(collect(d, 0, c, 1, 50000000000ull), 1);
+    assert_int_equal(m->resets, 1);
+    assert_false(m->hmb_on);
+    m->hang_lba = NO_LBA;
+    assert_int_equal(read_when_back(d, 2, lba_of(0, 2), c, 1000000000ull), BM_OK);
+    assert_true(m->hmb_on);
+    assert_int_equal(m->hmb_enables, 2);
+    assert_true(m->hmb_returned);            /* MR: the same memory as before (Linux NVME_HOST_MEM_RETURN) */
+    assert_int_equal(m->resets_with_hmb_on, 1); /* the timeout reset: nothing else would stop it */
+    nvme_driver.release(ctrl);
+    assert_int_equal(m->hmb_disables, 1);
+    assert_int_equal(m->resets_with_hmb_on, 1); /* release turned it off first */
+    plat_sim_detach(&m->dev);
+}
+
+static void test_release_deletes_queues_and_shuts_down_before_the_reset(void **state)
+{
+    struct nvme_model *m = model_new();
+    void *ctrl;
+
+    (void)state;
+    (void)probe_one(m, &ctrl);
+    finish(m, ctrl);
+    assert_int_equal(m->deleted_sqs, MODEL_QUEUES);
+    assert_int_equal(m->deleted_cqs, MODEL_QUEUES);
+    assert_int_equal(m->shutdowns, 1);
+    assert_int_equal(m->resets_after_shutdown, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data),
         cmocka_unit_test(test_media_error_fails_that_read_with_the_decoded_status),
-        cmocka_unit_test(test_read_without_completion_times_out_after_the_controller_is_reset),
+        cmocka_unit_test(test_read_without_completion_is_reset_and_the_controller_comes_back),
+        cmocka_unit_test(test_other_namespace_carries_on_after_a_reset),
+        cmocka_unit_test(test_controller_is_given_up_after_three_resets),
+        cmocka_unit_test(test_commands_kept_for_the_controllers_return_are_reported_if_it_does_not),
         cmocka_unit_test(test_controller_never_ready_fails_probe_within_cap_to_naming_csts),
         cmocka_unit_test(test_fatal_status_while_enabling_fails_probe_naming_cfs),
         cmocka_unit_test(test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs),
@@ -1003,6 +1543,18 @@ int main(void)
         cmocka_unit_test(test_namespaces_without_a_queue_pair_are_named_in_the_probe_note),
         cmocka_unit_test(test_namespaces_past_a_full_disk_list_are_counted_as_dropped),
         cmocka_unit_test(test_one_namespace_gives_no_probe_note),
+        cmocka_unit_test(test_flbas_high_bits_give_the_4096_byte_format_17),
+        cmocka_unit_test(test_pm1725_with_mqes_0_gets_64_entry_queues),
+        cmocka_unit_test(test_controller_without_the_quirk_and_mqes_0_is_refused),
+        cmocka_unit_test(test_sn200_csts_is_not_read_while_it_resets),
+        cmocka_unit_test(test_failed_active_namespace_list_falls_back_to_scanning_1_to_nn),
+        cmocka_unit_test(test_slow_ready_is_waited_for_as_long_as_crto_says),
+        cmocka_unit_test(test_half_enabled_controller_costs_no_cap_to_wait),
+        cmocka_unit_test(test_namespace_not_ready_is_retried_after_the_command_retry_delay),
+        cmocka_unit_test(test_read_that_never_completes_is_aborted_and_the_rest_carry_on),
+        cmocka_unit_test(test_host_memory_buffer_is_lent_and_taken_back_before_release),
+        cmocka_unit_test(test_host_memory_buffer_is_lent_again_after_a_timeout_reset),
+        cmocka_unit_test(test_release_deletes_queues_and_shuts_down_before_the_reset),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
