@@ -376,6 +376,8 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     c->chip = id->chip;
     pci_addr_str(a, bdf, sizeof(bdf));
     snprintf(c->name, sizeof(c->name), "MPT %s", bdf);
+    bm_strlcpy(c->bdf, bdf, sizeof(c->bdf));
+    c->mpi2 = id->be != &mpt_mpi1_backend;
     rc = plat_pci_claim(a);
     if (rc != BM_OK) {
         snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));

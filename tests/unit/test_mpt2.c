@@ -71,6 +71,7 @@
 #define DEVINFO_SSP_TARGET 0x800u
 
 #define S_NS 1000000000ull
+#define MS_NS 1000000ull
 #define MODEL_MAX_CHAIN_DEPTH 8
 #define MODEL_MAX_SEGS 64
 
@@ -113,9 +114,19 @@ struct model {
     uint32_t req_dwords, req_got, req[64];
     uint16_t reply_words[64];
     unsigned reply_n, reply_i;
+    /* Write sequence (mpi2.h MPI2_WRSEQ_*): how many of flush, f, 4, b,
+     * 2, 7, d arrived in order; 0 = not flushed (a new owner cannot know
+     * where an earlier one left the sequencer, so it must flush first). */
     unsigned wrseq_keys;
+    unsigned unlock_refusals;   /* complete sequences the chip ignores first */
     uint32_t diag;
     unsigned murs, diag_resets;
+    bool resetting;             /* RESET_ADAPTER written, chip not back yet */
+    uint64_t reset_at_ns, last_diag_read_ns;
+    /* DOORBELL_USED stays set for this many doorbell reads after a
+     * handshake's last word (real IOCs drop it late; mpt3sas waits with
+     * _base_wait_for_doorbell_not_used). */
+    unsigned used_late_reads, used_late;
     /* IOC FACTS values. */
     uint16_t credit, max_post_depth;
     uint8_t frame_dwords, reply_frame_dwords;
@@ -817,6 +828,18 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
 
 /* ---- Register access ------------------------------------------------------------------------------------------- */
 
+/* An adapter reset takes the chip 100 ms; then RESET_ADAPTER clears and
+ * the IOC is READY (its write-sequence position lost). */
+static void model_tick(struct model *m)
+{
+    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * MS_NS) {
+        m->resetting = false;
+        m->diag &= ~DIAG_RESET_ADAPTER;
+        if (!m->stuck)
+            m->state = ST_READY;
+    }
+}
+
 static uint32_t model_read(void *ctx, int bar, uint32_t off)
 {
     struct model *m = ctx;
@@ -825,11 +848,16 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     (void)bar;
     switch (off) {
     case R_DOORBELL:
+        model_tick(m);
         if (m->stuck || (m->port_enable_hangs && m->initialised))
             plat_sim_advance_ns(S_NS); /* a dead IOC: let the driver's deadlines pass */
         v = m->state | (m->state == ST_FAULT ? m->fault_code : 0);
         if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
             v |= DB_USED;
+        if (m->used_late && (m->phase == HS_IDLE || (m->phase == HS_REPLY && m->reply_i >= m->reply_n))) {
+            m->used_late--;
+            v |= DB_USED;
+        }
         if (m->phase == HS_REPLY && m->reply_i < m->reply_n)
             v = (v & ~0xffffu) | m->reply_words[m->reply_i];
         return v;
@@ -839,8 +867,23 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
          * the host sees it pending once. */
         m->his &= ~HIS_SYS2IOC;
         return v;
-    case R_DIAG:
+    case R_DIAG: {
+        /* mpi2.h Hard Reset delay timings: while the chip resets, the
+         * host reads HostDiagnostic no sooner than 50 ms after
+         * RESET_ADAPTER and then no more often than every 50 ms. */
+        uint64_t now = plat_now_ns();
+        if (m->resetting) {
+            if (now - m->reset_at_ns < 50 * MS_NS)
+                violation(m, "HostDiagnostic read %llu ms after RESET_ADAPTER",
+                          (unsigned long long)((now - m->reset_at_ns) / MS_NS));
+            else if (m->last_diag_read_ns > m->reset_at_ns && now - m->last_diag_read_ns < 50 * MS_NS)
+                violation(m, "HostDiagnostic read %llu ms after the previous read during reset",
+                          (unsigned long long)((now - m->last_diag_read_ns) / MS_NS));
+            m->last_diag_read_ns = now;
+        }
+        model_tick(m);
         return m->diag;
+    }
     default:
         return 0;
     }
@@ -849,7 +892,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
 static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
 {
     struct model *m = ctx;
-    static const uint8_t keys[] = { 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
+    static const uint8_t keys[] = { 0x0, 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
 
     (void)bar;
     switch (off) {
@@ -867,6 +910,10 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         }
         if (v >> 24 == F_HANDSHAKE) {
+            if (m->used_late) {
+                violation(m, "handshake started while DOORBELL_USED is still set");
+                return;
+            }
             if (m->state == ST_FAULT || m->state == ST_RESET) {
                 violation(m, "handshake in state 0x%08x", m->state);
                 return;
@@ -888,7 +935,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
         } else if (m->phase == HS_REPLY) {
             if (m->reply_i < m->reply_n) {
-                m->reply_i++;
+                if (++m->reply_i == m->reply_n)
+                    m->used_late = m->used_late_reads;
                 m->his |= HIS_IOC2SYS; /* next word, or "done" after the last */
             } else {
                 m->phase = HS_IDLE;
@@ -896,13 +944,23 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         }
         return;
     case R_WRITE_SEQ:
-        if ((v & 0xf) == 0)
+        /* The flush key restarts the sequence (and locks the register);
+         * then exactly f 4 b 2 7 d; any other value needs a new flush. */
+        if ((v & 0xf) == keys[0]) {
+            m->wrseq_keys = 1;
+            m->diag &= ~DIAG_WRITE_ENABLE;
+        } else if (m->wrseq_keys >= 1 && m->wrseq_keys < 7 && (v & 0xf) == keys[m->wrseq_keys]) {
+            if (++m->wrseq_keys == 7) {
+                if (m->unlock_refusals) {
+                    m->unlock_refusals--;
+                    m->wrseq_keys = 0;
+                } else {
+                    m->diag |= DIAG_WRITE_ENABLE;
+                }
+            }
+        } else {
             m->wrseq_keys = 0;
-        else if (m->wrseq_keys < 6 && (v & 0xf) == keys[m->wrseq_keys])
-            m->wrseq_keys++;
-        else
-            m->wrseq_keys = (v & 0xf) == keys[0] ? 1 : 0;
-        m->diag = m->wrseq_keys == 6 ? DIAG_WRITE_ENABLE : 0;
+        }
         return;
     case R_DIAG:
         if (!(m->diag & DIAG_WRITE_ENABLE)) {
@@ -912,8 +970,10 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         if (v & DIAG_RESET_ADAPTER) {
             m->diag_resets++;
             m->wrseq_keys = 0;
-            m->diag = 0;
-            model_reset(m, ST_READY);
+            m->diag = DIAG_WRITE_ENABLE | DIAG_RESET_ADAPTER;
+            m->resetting = true;
+            m->reset_at_ns = plat_now_ns();
+            model_reset(m, ST_RESET);
         }
         return;
     case R_HIM:
@@ -960,6 +1020,7 @@ static struct model *model_new(bool mpi25, uint32_t state)
     m->max_post_depth = mpi25 ? 256 : 4096;  /* the SAS3008 model forces smaller queues */
     m->frame_dwords = 32;
     m->reply_frame_dwords = 32;
+    m->used_late_reads = 2;
     m->dev[0] = (struct sim_sas_dev){ 0x0009, 0, 0x5000c50000000001ull, DEVINFO_END_DEVICE | DEVINFO_SSP_TARGET,
                                       1, 512, (1ull << 32) + 4096 };
     m->dev[1] = (struct sim_sas_dev){ 0x000a, 1, 0x4433221100000002ull,
@@ -1319,6 +1380,57 @@ static void test_operational_ioc_is_reset_first(void **state)
     detach();
 }
 
+/* An IOC found in FAULT gets the MPI 2 diagnostic reset: flush key 0
+ * then f 4 b 2 7 d, retried when the chip ignores a sequence (the model
+ * refuses the first), HostDiagnostic read only at the delays mpi2.h
+ * allows, the register locked again with the flush key; then the probe
+ * goes on. The model checks every key exactly and the read timing. */
+static void check_diag_reset_from_fault(bool mpi25)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(mpi25, ST_FAULT);
+
+    m->fault_code = 0x2622;
+    m->unlock_refusals = 1;
+    attach(m);
+    if (probe(&list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->unlock_refusals, 0);
+    assert_false(model->diag & DIAG_WRITE_ENABLE);  /* locked again */
+    assert_int_equal(model->wrseq_keys, 1);          /* by the flush key */
+    assert_int_equal(list.count, 3);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    assert_no_violations();
+    detach();
+}
+
+static void test_diag_reset_keys_sas2008(void **state) { (void)state; check_diag_reset_from_fault(false); }
+static void test_diag_reset_keys_sas3008(void **state) { (void)state; check_diag_reset_from_fault(true); }
+
+/* DOORBELL_USED that clears only a few reads after a handshake's last
+ * word: the next handshake (IOC INIT after IOC FACTS) waits for it. */
+static void test_doorbell_used_clears_late(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->used_late_reads = 5;
+    attach(m);
+    if (probe(&list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.count, 3);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
 /* An unsolicited reply (SMID 0) is handed back and changes nothing. */
 static void test_unsolicited_event_reply(void **state)
 {
@@ -1453,6 +1565,9 @@ int main(void)
         cmocka_unit_test(test_unsolicited_event_reply),
         cmocka_unit_test(test_port_enable_timeout),
         cmocka_unit_test(test_fault_during_port_enable),
+        cmocka_unit_test(test_diag_reset_keys_sas2008),
+        cmocka_unit_test(test_diag_reset_keys_sas3008),
+        cmocka_unit_test(test_doorbell_used_clears_late),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
