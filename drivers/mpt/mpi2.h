@@ -333,6 +333,42 @@ struct mpi2_sas_device_page0 {
 /* Flags and AccessStatus (MPI2_SAS_DEVICE0_FLAGS_*, _ASTATUS_*). */
 #define MPI2_SAS_DEVICE0_FLAGS_DEVICE_PRESENT 0x0001
 #define MPI2_SAS_DEVICE0_ASTATUS_NO_ERRORS 0x00
+#define MPI2_SAS_DEVICE0_ASTATUS_SATA_NEEDS_INITIALIZATION 0x02
+
+/* RAID Physical Disk Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RD_PDISK_0): one
+ * per disk IR firmware has made a volume member (or hot spare). */
+#define MPI2_CONFIG_PAGETYPE_RAID_PHYSDISK 0x0a
+#define MPI2_RAIDPHYSDISKPAGE0_PAGEVERSION 0x05
+#define MPI2_PHYSDISK_PGAD_FORM_GET_NEXT_PHYSDISKNUM 0x00000000u
+
+struct mpi2_config_page_header {
+    uint8_t page_version;       /* 0x00 */
+    uint8_t page_length;        /* 0x01: dwords */
+    uint8_t page_number;        /* 0x02 */
+    uint8_t page_type;          /* 0x03 */
+} __attribute__((packed));
+
+struct mpi2_raid_physdisk_page0 {
+    struct mpi2_config_page_header header; /* 0x00 */
+    uint16_t dev_handle;        /* 0x04 */
+    uint8_t reserved1;          /* 0x06 */
+    uint8_t phys_disk_num;      /* 0x07 */
+    uint32_t phys_disk_settings; /* 0x08 */
+    uint32_t reserved2;         /* 0x0c */
+    uint8_t inquiry_data[60];   /* 0x10: vendor, product, revision, serial */
+    uint32_t reserved3;         /* 0x4c */
+    uint8_t phys_disk_state;    /* 0x50 */
+    uint8_t offline_reason;     /* 0x51 */
+    uint8_t incompatible_reason; /* 0x52 */
+    uint8_t phys_disk_attributes; /* 0x53 */
+    uint32_t phys_disk_status_flags; /* 0x54 */
+    uint64_t device_max_lba;    /* 0x58 */
+    uint64_t host_max_lba;      /* 0x60 */
+    uint64_t coerced_max_lba;   /* 0x68 */
+    uint16_t block_size;        /* 0x70 */
+    uint16_t reserved5;         /* 0x72 */
+    uint32_t reserved6;         /* 0x74 */
+} __attribute__((packed));
 
 /* ---- SCSI IO (mpi2_init.h MPI2_SCSI_IO_REQUEST / MPI25_SCSI_IO_REQUEST) -------------------------------------------- */
 #define MPI2_SCSIIO_MSGFLAGS_SYSTEM_SENSE_ADDR 0x00

@@ -208,6 +208,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     struct scsi_disk_info info;
     struct scsi_hba_place at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes };
     struct mpt_disk *md;
+    uint32_t qd;
     int rc;
 
     snprintf(tname, sizeof(tname), "%s %s l%u", c->name, a->label, lun);
@@ -219,7 +220,12 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     md = plat_alloc(sizeof(*md));
     if (!md)
         return BM_ENOMEM;
-    if (hbaq_disk_init(&md->q, MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1)) != BM_OK) {
+    qd = MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1);
+    if (a->max_qd)
+        qd = MIN(qd, a->max_qd);
+    if (!info.inq.cmdque)
+        qd = 1; /* untagged LUN: one command at a time */
+    if (hbaq_disk_init(&md->q, qd) != BM_OK) {
         plat_free(md);
         return BM_ENOMEM;
     }
@@ -272,7 +278,7 @@ int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct m
 static void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
 {
     for (uint32_t t = 0; t < c->max_targets; t++) {
-        struct mpt_addr a = { .target = (uint8_t)t, .port = t };
+        struct mpt_addr a = { .target = (uint8_t)t, .port = t, .max_qd = MPT1_DEVICE_QUEUE_DEPTH };
 
         if (t == c->port_id)
             continue; /* the IOC itself */
@@ -416,12 +422,15 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     if (c->be->discover) {
         plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight", c->name, id->chip, c->be->name,
                  c->nslots);
+        why[0] = '\0';
         rc = c->be->discover(c, disks, why, sizeof(why));
         if (rc != BM_OK) {
             snprintf(err, errlen, "%s", why);
             mpt_free_disks(c);
             goto err_stop;
         }
+        /* Disks left out on purpose (RAID members): the caller notes it. */
+        snprintf(err, errlen, "%s", why);
     } else {
         plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", c->name, id->chip,
                  c->be->name, c->nslots, c->max_targets);

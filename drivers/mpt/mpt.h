@@ -84,7 +84,17 @@ struct mpt_addr {
     uint16_t dev_handle;        /* MPI 2 device handle */
     uint32_t port;              /* bm_disk.port: target id or enclosure slot */
     char label[12];             /* disk id suffix: "t3" (mpt0t3), "s5" (mpt0s5) */
+    uint32_t max_qd;            /* the reference driver's depth for this kind of device (0: no cap) */
 };
+
+/* Per-device queue depths: Linux mpt3sas MPT3SAS_SAS_QUEUE_DEPTH and
+ * MPT3SAS_SATA_QUEUE_DEPTH (scsih_slave_configure); a LUN without CMDQUE
+ * gets one command at a time (mpt3sas_scsih_change_queue_depth). */
+#define MPT_SAS_QUEUE_DEPTH 254
+#define MPT_SATA_QUEUE_DEPTH 32
+/* MPI 1: Linux mptscsih_slave_configure asks MPT_SCSI_CMD_PER_DEV_HIGH
+ * (64) for every SAS/SATA device (mptscsih_change_queue_depth). */
+#define MPT1_DEVICE_QUEUE_DEPTH 64
 
 struct mpt_disk {
     struct bm_disk d;

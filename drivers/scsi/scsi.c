@@ -114,6 +114,7 @@ int scsi_parse_inquiry(const uint8_t *data, size_t len, struct scsi_inquiry *out
     out->qualifier = SCSI_INQ_QUAL(data[0]);
     out->type = SCSI_INQ_TYPE(data[0]);
     out->removable = (data[1] & 0x80) != 0;
+    out->cmdque = (data[7] & 0x02) != 0; /* SPC-4 6.6.2 */
     bm_copy_padded(out->vendor, sizeof(out->vendor), data + SCSI_INQ_VENDOR_OFF, SCSI_INQ_VENDOR_LEN);
     bm_copy_padded(out->product, sizeof(out->product), data + SCSI_INQ_PRODUCT_OFF, SCSI_INQ_PRODUCT_LEN);
     bm_copy_padded(out->revision, sizeof(out->revision), data + SCSI_INQ_REV_OFF, SCSI_INQ_REV_LEN);

@@ -97,6 +97,8 @@ struct sim_sas_dev {
     uint16_t flags;             /* bit 0: present */
     uint32_t block_bytes;
     uint64_t blocks;
+    uint8_t access_status;      /* SAS Device Page 0 AccessStatus */
+    uint8_t physdisk;           /* IR: RAID physical disk number + 1 (0: not a member) */
 };
 
 enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
@@ -160,6 +162,8 @@ struct model {
     /* The devices behind the IOC. */
     struct sim_sas_dev dev[8];
     unsigned ndev;
+    bool ir;                    /* IR firmware (IOCCapabilities INTEGRATED_RAID) */
+    unsigned ios_by_handle[256];
     /* Protocol errors of the driver. */
     unsigned violations;
     char first_violation[160];
@@ -202,6 +206,7 @@ static void do_ioc_facts(struct model *m)
     r[0x16] = 1;                                       /* NumberOfPorts */
     put16(r + 0x18, m->credit);                        /* RequestCredit */
     put16(r + 0x1a, m->device_id);                     /* ProductID */
+    put32(r + 0x1c, m->ir ? 0x00001000u : 0);          /* IOCCapabilities: INTEGRATED_RAID */
     put32(r + 0x20, m->mpi25 ? 0x10000000 : 0x14000000); /* FWVersion 16.0.0.0 / 20.0.0.0 */
     put16(r + 0x24, m->frame_dwords);                  /* IOCRequestFrameSize */
     put16(r + 0x26, m->mpi25 ? 8 : 0);                 /* IOCMaxChainSegmentSize: 8 x 16 bytes (2.5 only) */
@@ -374,6 +379,52 @@ static const struct sim_sas_dev *find_next(struct model *m, uint16_t after)
     return best;
 }
 
+/* RAID Physical Disk Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RD_PDISK_0,
+ * 0x78 bytes, page type 0x0A, version 5) by GET_NEXT_PHYSDISKNUM: only
+ * IR firmware has it. */
+static void do_config_physdisk(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    uint8_t r[0x18] = { 0 };
+    uint8_t action = f[0x00];
+    uint32_t page_address = get32(f + 0x18), fl = get32(f + 0x1c);
+    const struct sim_sas_dev *d = NULL;
+    uint8_t *p;
+
+    r[0x00] = action;
+    r[0x14] = 0x05, r[0x15] = 0x78 / 4, r[0x16] = 0, r[0x17] = 0x0a;
+    if (!m->ir) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    if (action == 0x00) {
+        reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+        return;
+    }
+    if (action != 0x01 || f[0x15] != 0x78 / 4 || (fl & 0xffffff) < 0x78 || (page_address & 0xf0000000u)) {
+        violation(m, "RAID Physical Disk Page 0 request: action %u, length %u, SGE 0x%08x, address 0x%08x", action,
+                  f[0x15], fl, page_address);
+        reply_status(m, smid, F_CONFIG, 0x0020, r, sizeof(r));
+        return;
+    }
+    for (unsigned i = 0; i < m->ndev; i++) {
+        unsigned num = m->dev[i].physdisk;
+        if (num && ((page_address & 0xff) == 0xff || num - 1 > (page_address & 0xff)) &&
+            (!d || num < d->physdisk))
+            d = &m->dev[i];
+    }
+    if (!d) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    p = pa_ptr(get64(f + 0x20));
+    memset(p, 0, 0x78);
+    p[0x00] = 0x05, p[0x01] = 0x78 / 4, p[0x03] = 0x0a;
+    put16(p + 0x04, d->handle);
+    p[0x07] = (uint8_t)(d->physdisk - 1);
+    p[0x50] = 0x07;                 /* PhysDiskState: optimal */
+    reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+}
+
 /* CONFIG request (mpi2_cnfg.h MPI2_CONFIG_REQUEST) for SAS Device Page 0. */
 static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
 {
@@ -385,6 +436,10 @@ static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
     uint8_t *p;
 
     r[0x00] = action;
+    if (f[0x17] == 0x0a) {
+        do_config_physdisk(m, smid, f);
+        return;
+    }
     if (f[0x17] != 0x0f || f[0x06] != 0x12) {
         violation(m, "config page type 0x%02x ext 0x%02x", f[0x17], f[0x06]);
         reply_status(m, smid, F_CONFIG, 0x0021, r, sizeof(r));
@@ -430,7 +485,7 @@ static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
     put16(p + 0x0a, 0x0001);        /* EnclosureHandle */
     put64(p + 0x0c, d->sas_address);
     put16(p + 0x14, 0x0001);        /* ParentDevHandle */
-    p[0x17] = 0;                    /* AccessStatus: no errors */
+    p[0x17] = d->access_status;     /* AccessStatus */
     put16(p + 0x18, d->handle);
     put32(p + 0x1c, d->device_info);
     put16(p + 0x20, d->flags);
@@ -573,6 +628,10 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
     if (buf && (control & 0x03000000u) == 0x01000000u)
         sgl_copy(segs, nsegs, buf, data_len, false);
 
+    if (handle < 256)
+        m->ios_by_handle[handle]++;
+    if (d && d->physdisk && (cdb[0] == 0x2a || cdb[0] == 0x8a))
+        violation(m, "WRITE to IR RAID member handle 0x%04x", handle);
     if (!d || !m->port_enabled) {
         put16(reply + 0x0e, IOS_DEVICE_NOT_THERE);
         reply[0x0d] = 0x04;     /* no SCSI status */
@@ -1431,6 +1490,94 @@ static void test_doorbell_used_clears_late(void **state)
     detach();
 }
 
+/* A SATA drive whose SAS Device Page 0 says SATA_NEEDS_INITIALIZATION
+ * (AccessStatus 0x02) is a disk like any other (mpt3sas
+ * _scsih_check_access_status), with a diagnostic saying so. */
+static char diag_log[4096];
+static void diag_capture(const char *where, const char *message)
+{
+    size_t used = strlen(diag_log);
+    snprintf(diag_log + used, sizeof(diag_log) - used, "%s: %s\n", where, message);
+}
+
+static void test_sata_needs_initialization_is_used(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->dev[1].access_status = 0x02;
+    attach(m);
+    diag_log[0] = '\0';
+    plat_set_diag_sink(diag_capture);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    plat_set_diag_sink(NULL);
+    assert_int_equal(list.count, 3);
+    assert_non_null(disk_by_model(&list, "SIMVEND SIM SATA", 512));
+    assert_non_null(strstr(diag_log, "0000:03:00.0: s1: SATA drive the IOC still initialises (AccessStatus 0x02)"));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* IR firmware: the disks RAID Physical Disk Page 0 names are volume
+ * members. They are not listed (never read or written natively), each is
+ * named in a diagnostic, and the probe's message says they were left
+ * out; the other disks carry on with their per-device queue depths
+ * (SATA 32, SAS 254 as mpt3sas). */
+static void test_ir_members_hidden(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(true, ST_READY);
+    struct bm_disk *sata;
+
+    (void)state;
+    m->ir = true;
+    m->dev[0].physdisk = 1;   /* handle 0x0009, slot 0 */
+    m->dev[4].physdisk = 2;   /* handle 0x000e, slot 5 */
+    attach(m);
+    diag_log[0] = '\0';
+    plat_set_diag_sink(diag_capture);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    plat_set_diag_sink(NULL);
+    assert_int_equal(list.count, 1);
+    sata = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(sata);
+    assert_int_equal(sata->max_qd, 32);
+    assert_int_equal(model->ios_by_handle[0x0009], 0);
+    assert_int_equal(model->ios_by_handle[0x000e], 0);
+    assert_non_null(strstr(diag_log, "s0 (handle 0x0009"));
+    assert_non_null(strstr(diag_log, "is IR RAID physical disk 0: hidden"));
+    assert_non_null(strstr(diag_log, "s5 (handle 0x000e"));
+    assert_non_null(strstr(err, "RAID volume members not listed: s0, s5"));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* Queue depths per device as mpt3sas sets them: SAS 254, SATA 32 (all
+ * below what the controller's slots allow). */
+static void test_queue_depth_per_device_type(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->credit = 1000;
+    attach(m);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(disk_by_model(&list, "SIMVEND SIM SATA", 512)->max_qd, 32);
+    assert_int_equal(disk_by_model(&list, "SIMVEND SIM SAS", 512)->max_qd, 254);
+    mpt_driver.release(ctrl);
+    detach();
+}
+
 /* An unsolicited reply (SMID 0) is handed back and changes nothing. */
 static void test_unsolicited_event_reply(void **state)
 {
@@ -1568,6 +1715,9 @@ int main(void)
         cmocka_unit_test(test_diag_reset_keys_sas2008),
         cmocka_unit_test(test_diag_reset_keys_sas3008),
         cmocka_unit_test(test_doorbell_used_clears_late),
+        cmocka_unit_test(test_sata_needs_initialization_is_used),
+        cmocka_unit_test(test_ir_members_hidden),
+        cmocka_unit_test(test_queue_depth_per_device_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
