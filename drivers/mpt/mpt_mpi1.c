@@ -69,7 +69,7 @@ static int mpt1_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
         return got;
     if (mpt1_check_reply(c, "IOC FACTS", got, f->ioc_status, err, errlen) != BM_OK)
         return BM_EIO;
-    if (!f->request_frame_size || !f->global_credits || !f->reply_queue_depth || !f->block_size) {
+    if (!f->request_frame_size || f->global_credits < 2 || !f->reply_queue_depth || !f->block_size) {
         snprintf(err, errlen, "IOC FACTS: frame size %u dwords, %u credits, reply depth %u, block %u",
                  f->request_frame_size, f->global_credits, f->reply_queue_depth, f->block_size);
         return BM_EIO;
@@ -87,9 +87,13 @@ static int mpt1_alloc(struct mpt_ctrl *c)
     struct mpt1_state *s = st(c);
     uint32_t hp = s->facts.host_page_buffer_sge.flags_length & MPI_SGE_LENGTH_MASK;
 
-    /* One reply frame per outstanding request: every request may end in an
-     * address reply at the same moment. */
+    /* Reply frames: no more than the reply queue holds (Linux mptbase
+     * reply_depth) and never more than GlobalCredits - 1 (FreeBSD mpt
+     * mpt_configure_ioc: "Do *not* exceed global credits"). One per
+     * outstanding request: every request may end in an address reply at
+     * the same moment. */
     s->nreply = MIN((uint32_t)s->facts.reply_queue_depth, (uint32_t)MPT1_SLOTS_MAX);
+    s->nreply = MIN(s->nreply, (uint32_t)s->facts.global_credits - 1u);
     c->nslots = MIN((uint32_t)s->facts.global_credits, s->nreply);
     s->req_bytes = ALIGN_UP((size_t)c->nslots * MPT1_REQ_FRAME_BYTES, (size_t)4096);
     s->reply_bytes = ALIGN_UP((size_t)s->nreply * MPT1_REPLY_FRAME_BYTES, (size_t)4096);
@@ -212,7 +216,7 @@ static void mpt1_destroy(struct mpt_ctrl *c)
 static int mpt1_init(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt1_state *s;
-    unsigned shift = 0;
+    unsigned shift = 1;
     int rc;
 
     s = plat_alloc(sizeof(*s));
@@ -224,7 +228,9 @@ static int mpt1_init(struct mpt_ctrl *c, char *err, size_t errlen)
     rc = mpt1_ioc_facts(c, err, errlen);
     if (rc != BM_OK)
         goto err;
-    /* Linux GetIocFacts: NBShiftFactor is the bit length of BlockSize. */
+    /* Linux mptbase GetIocFacts: NBShiftFactor starts at 1 and adds the
+     * bit length of BlockSize (dwords), so a block of BlockSize * 4 bytes
+     * is 1 << NBShiftFactor for the usual powers of two (8 dwords: 5). */
     for (unsigned b = s->facts.block_size; b; b >>= 1)
         shift++;
     s->nb_shift = shift;
