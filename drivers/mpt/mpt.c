@@ -56,6 +56,17 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
     if (!r)
         r = &ok;
     c->results[slot] = *r;
+    /* BUSY / TASK SET FULL from the target, or the IOC out of resources
+     * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
+     * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
+    if (r->address_reply &&
+        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES ||
+         ((r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
+           r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
+          !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
+          hbaq_status_is_busy(r->scsi_status))) &&
+        hbaq_requeue(&c->q, slot, plat_now_ns()))
+        return;
     status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
                                sizeof(detail));
     if (!hbaq_complete(&c->q, slot, status, detail))
@@ -158,6 +169,7 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     }
     io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
     c->slot_bytes[slot] = io.data_len;
+    c->slot_io[slot] = io;
     c->be->post(c, (uint32_t)slot, &io);
     hbaq_unlock(&c->q);
     return BM_OK;
@@ -180,13 +192,18 @@ static int mpt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out
 {
     struct mpt_disk *md = d->priv;
     struct mpt_ctrl *c = md->c;
-    int n;
+    int n, slot;
 
     if (queue != 0 || max <= 0)
         return 0;
     hbaq_lock(&c->q);
     c->be->drain(c);
     hbaq_expire(&c->q, plat_now_ns(), mpt_on_timeout, c);
+    /* Commands a BUSY target wants again, once their back-off is over. */
+    while ((slot = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+        memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
+        c->be->post(c, (uint32_t)slot, &c->slot_io[slot]);
+    }
     n = hbaq_reap(&md->q, out, max);
     hbaq_unlock(&c->q);
     return n;
@@ -320,8 +337,10 @@ static void mpt_stop(struct mpt_ctrl *c)
         c->be->destroy(c);
     plat_free(c->results);
     plat_free(c->slot_bytes);
+    plat_free(c->slot_io);
     c->results = NULL;
     c->slot_bytes = NULL;
+    c->slot_io = NULL;
     hbaq_destroy(&c->q);
 }
 
@@ -412,7 +431,8 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     }
     c->results = plat_alloc(sizeof(*c->results) * c->nslots);
     c->slot_bytes = plat_alloc(sizeof(*c->slot_bytes) * c->nslots);
-    rc = c->results && c->slot_bytes ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
+    c->slot_io = plat_alloc(sizeof(*c->slot_io) * c->nslots);
+    rc = c->results && c->slot_bytes && c->slot_io ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u request slots", c->nslots);
         goto err_stop;

@@ -127,6 +127,7 @@ struct mpt_ctrl {
     size_t sense_bytes;
     struct mpt_result *results; /* last result per slot (internal commands) */
     uint32_t *slot_bytes;       /* bytes each outstanding request asked for */
+    struct mpt_scsi_io *slot_io; /* each engine request, to send again after BUSY */
 
     struct mpt_disk *disks[BM_MAX_DISKS];
     unsigned ndisks;

@@ -400,6 +400,8 @@ void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char 
 /* ---- Commands over a transport ------------------------------------------------------------ */
 
 #define SCSI_CMD_TIMEOUT_NS (10ull * 1000000000ull)
+#define SCSI_BUSY_DELAY_NS (3ull * 1000000ull)       /* the midlayer's SCSI_QUEUE_DELAY */
+#define SCSI_BUSY_DELAY_MAX_NS (200ull * 1000000ull)
 #define SCSI_TUR_TIMEOUT_NS (30ull * 1000000000ull)
 #define SCSI_RETRY_DELAY_NS (100ull * 1000000ull)
 #define SCSI_ID_BUF_BYTES 4096
@@ -439,6 +441,7 @@ int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_s
              size_t detail_len)
 {
     struct scsi_sense local;
+    uint64_t deadline = 0, delay = SCSI_BUSY_DELAY_NS;
     int rc;
 
     if (!sense)
@@ -446,14 +449,27 @@ int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_s
     memset(sense, 0, sizeof(*sense));
     if (detail_len)
         detail[0] = '\0';
-    cmd->status = SCSI_STATUS_GOOD;
-    cmd->sense_len = 0;
-    cmd->resid = 0;
-    rc = t->exec(t->ctx, cmd, detail, detail_len);
-    if (rc != BM_OK) {
-        if (detail_len && !detail[0])
-            snprintf(detail, detail_len, "%s", bm_strerror(rc));
-        return rc;
+    for (unsigned busy = 0;; busy++) {
+        cmd->status = SCSI_STATUS_GOOD;
+        cmd->sense_len = 0;
+        cmd->resid = 0;
+        rc = t->exec(t->ctx, cmd, detail, detail_len);
+        if (rc != BM_OK) {
+            if (detail_len && !detail[0])
+                snprintf(detail, detail_len, "%s", bm_strerror(rc));
+            return rc;
+        }
+        if (cmd->status != SCSI_STATUS_BUSY && cmd->status != SCSI_STATUS_TASK_SET_FULL)
+            break;
+        /* BUSY / TASK SET FULL: the target wants the command again later,
+         * as the Linux midlayer requeues it (ADD_TO_MLQUEUE); 3 ms, then
+         * twice as long each time, for at most the command's timeout. */
+        if (!busy)
+            deadline = plat_now_ns() + (cmd->timeout_ns ? cmd->timeout_ns : SCSI_CMD_TIMEOUT_NS);
+        if (plat_now_ns() + delay >= deadline)
+            break;
+        plat_delay_ns(delay);
+        delay = MIN(delay * 2, (uint64_t)SCSI_BUSY_DELAY_MAX_NS);
     }
     if (cmd->status == SCSI_STATUS_GOOD || cmd->status == SCSI_STATUS_CONDITION_MET)
         return BM_OK;

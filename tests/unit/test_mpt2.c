@@ -155,6 +155,10 @@ struct model {
     bool hang_armed, error_armed;
     struct pending hung;
     bool have_hung;
+    /* BUSY (08h) / TASK SET FULL (28h) for the next busy_count commands
+     * to busy_handle, alternating (as a disk with a full queue answers). */
+    uint16_t busy_handle;
+    unsigned busy_count, busy_answered;
     unsigned writes_seen;
     bool port_enable_hangs;     /* PORT ENABLE never answered */
     bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
@@ -720,6 +724,12 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
             m->have_hung = true;
             free(buf);
             return;
+        }
+        if (m->busy_count && handle == m->busy_handle) {
+            scsi_status = m->busy_count-- % 2 ? 0x08 : 0x28;
+            m->busy_answered++;
+            moved = 0;
+            break;
         }
         if (m->error_armed && handle == m->error_handle && lba == m->error_lba) {
             /* Unrecovered read error: CHECK CONDITION, MEDIUM ERROR 11/00. */
@@ -1559,6 +1569,63 @@ static void test_ir_members_hidden(void **state)
     detach();
 }
 
+/* A disk answering BUSY and TASK SET FULL: the commands are sent again
+ * after a back-off (not failed), complete with the right data, and the
+ * disk takes no new command while it is blocked. A disk that never stops
+ * being busy: BM_ETIMEDOUT at the command's deadline, slot freed. */
+static void test_busy_and_task_set_full_retried(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(8192, false);
+    int got = 0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->busy_handle = 0x000a;
+    model->busy_count = 4;
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 4000, 8, buf), BM_OK);
+    assert_int_equal(model->busy_answered, 1);
+    /* Once the BUSY is seen the disk is blocked: a second command waits
+     * for the back-off. */
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf + 4096), BM_EBUSY);
+    for (int spins = 0; got < 1 && spins < 1000000; spins++)
+        got += d->ops->poll(d, 0, c, 4);
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 2);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(model->busy_answered, 4);
+    assert_true(block_ok(buf, 0x000a, 4000, 512));
+    assert_no_violations();
+    /* Busy for good. */
+    model->busy_count = 1000000;
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
+    got = 0;
+    for (int spins = 0; got < 1 && spins < 100000; spins++) {
+        plat_sim_advance_ns(50 * MS_NS);
+        got += d->ops->poll(d, 0, c, 4);
+    }
+    assert_int_equal(got, 1);
+    assert_int_not_equal(c[0].status, BM_OK);
+    assert_non_null(strstr(c[0].detail, "BUSY"));
+    model->busy_count = 0;
+    plat_sim_advance_ns(S_NS);
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(model->n_outstanding, 0);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 8192);
+}
+
 /* Queue depths per device as mpt3sas sets them: SAS 254, SATA 32 (all
  * below what the controller's slots allow). */
 static void test_queue_depth_per_device_type(void **state)
@@ -1718,6 +1785,7 @@ int main(void)
         cmocka_unit_test(test_sata_needs_initialization_is_used),
         cmocka_unit_test(test_ir_members_hidden),
         cmocka_unit_test(test_queue_depth_per_device_type),
+        cmocka_unit_test(test_busy_and_task_set_full_retried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
