@@ -16,6 +16,7 @@
 
 /* Function codes (mpi2.h MPI2_FUNCTION_*). */
 #define MPI2_FUNCTION_SCSI_IO_REQUEST 0x00
+#define MPI2_FUNCTION_SCSI_TASK_MGMT 0x01
 #define MPI2_FUNCTION_IOC_INIT 0x02
 #define MPI2_FUNCTION_IOC_FACTS 0x03
 #define MPI2_FUNCTION_CONFIG 0x04
@@ -35,6 +36,7 @@
  * 64 bits: RequestFlags (0x00), MSIxIndex (0x01), SMID (0x02), LMID (0x04),
  * DevHandle for SCSI IO (0x06). Posted low dword then high dword. */
 #define MPI2_REQ_DESCRIPT_FLAGS_SCSI_IO 0x00
+#define MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY 0x06 /* task management requests */
 #define MPI2_REQ_DESCRIPT_FLAGS_DEFAULT_TYPE 0x08
 #define MPI2_REQ_DESCRIPT_FLAGS_TYPE_MASK 0x1e
 
@@ -233,6 +235,47 @@ struct mpi2_event_notification_request {
     uint16_t sas_broadcast_primitive_masks; /* 0x24 */
     uint16_t sas_notify_primitive_masks; /* 0x26 */
     uint32_t reserved8;         /* 0x28 */
+} __attribute__((packed));
+
+/* ---- SCSI TASK MANAGEMENT (mpi2_init.h MPI2_SCSI_TASK_MANAGE_REQUEST / _REPLY) ------------------------------------ */
+#define MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK 0x01
+#define MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET 0x03
+#define MPI2_SCSITASKMGMT_RSP_TM_COMPLETE 0x00
+#define MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED 0x08
+
+struct mpi2_scsi_task_manage_request {
+    uint16_t dev_handle;        /* 0x00 */
+    uint8_t chain_offset;       /* 0x02 */
+    uint8_t function;           /* 0x03 */
+    uint8_t reserved1;          /* 0x04 */
+    uint8_t task_type;          /* 0x05 */
+    uint8_t reserved2;          /* 0x06 */
+    uint8_t msg_flags;          /* 0x07 */
+    uint8_t vp_id;              /* 0x08 */
+    uint8_t vf_id;              /* 0x09 */
+    uint16_t reserved3;         /* 0x0a */
+    uint8_t lun[8];             /* 0x0c */
+    uint32_t reserved4[7];      /* 0x14 */
+    uint16_t task_mid;          /* 0x30: the SMID to abort */
+    uint16_t reserved5;         /* 0x32 */
+} __attribute__((packed));
+
+struct mpi2_scsi_task_manage_reply {
+    uint16_t dev_handle;        /* 0x00 */
+    uint8_t msg_length;         /* 0x02 */
+    uint8_t function;           /* 0x03 */
+    uint8_t response_code;      /* 0x04 */
+    uint8_t task_type;          /* 0x05 */
+    uint8_t reserved1;          /* 0x06 */
+    uint8_t msg_flags;          /* 0x07 */
+    uint8_t vp_id;              /* 0x08 */
+    uint8_t vf_id;              /* 0x09 */
+    uint16_t reserved2;         /* 0x0a */
+    uint16_t reserved3;         /* 0x0c */
+    uint16_t ioc_status;        /* 0x0e */
+    uint32_t ioc_log_info;      /* 0x10 */
+    uint32_t termination_count; /* 0x14 */
+    uint32_t response_info;     /* 0x18 */
 } __attribute__((packed));
 
 /* ---- CONFIG (mpi2.h header, mpi2_cnfg.h request and pages) ------------------------------------------------------ */

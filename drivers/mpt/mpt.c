@@ -4,6 +4,7 @@
 #include "mpt.h"
 #include "mpt_regs.h"
 #include "mpi.h"
+#include "mpi2.h"
 #include "../pci.h"
 #include "../pci_regs.h"
 
@@ -175,16 +176,51 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     return BM_OK;
 }
 
-/* A command timed out: note whether the IOC itself faulted. */
+/* A command timed out (its slot is abandoned: held until the IOC answers
+ * for it). Unless the IOC itself faulted, ask the target to give it up,
+ * as Linux escalates (mpt3sas scsih_abort, then scsih_target_reset;
+ * mptscsih_abort): ABORT TASK, then TARGET RESET if the request is still
+ * the IOC's. A request that survives both keeps its slot for good. */
 static void mpt_on_timeout(void *arg, uint32_t slot)
 {
+    static const struct { uint8_t type; const char *name; } steps[] = {
+        { MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, "ABORT TASK" },
+        { MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, "TARGET RESET" },
+    };
     struct mpt_ctrl *c = arg;
     uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+    const struct mpt_scsi_io *io = &c->slot_io[slot];
+    char err[128];
 
     if (!c->failed && (db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
         c->failed = true;
-        plat_log("%s IOC FAULT 0x%04x with request %u outstanding", c->name, db & MPT_DOORBELL_DATA_MASK, slot);
+        plat_diag(c->bdf, "IOC FAULT 0x%04x with request %u outstanding", db & MPT_DOORBELL_DATA_MASK, slot);
     }
+    if (c->failed || !c->be->task_mgmt)
+        return;
+    for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+        int rc;
+
+        if (c->q.slots[slot].state != HBAQ_ABANDONED)
+            return; /* answered meanwhile */
+        rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
+        if (rc != BM_OK) {
+            plat_diag(c->bdf, "request %u (handle 0x%04x) timed out; %s", slot, io->dev_handle, err);
+            if (rc == BM_ETIMEDOUT || rc == BM_EBUSY) {
+                /* An IOC that does not answer task management is gone. */
+                c->failed = true;
+                return;
+            }
+            continue;
+        }
+        if (c->q.slots[slot].state != HBAQ_ABANDONED) {
+            plat_diag(c->bdf, "request %u (handle 0x%04x) timed out; %s ended it", slot, io->dev_handle,
+                      steps[i].name);
+            return;
+        }
+    }
+    plat_diag(c->bdf, "request %u (handle 0x%04x) still held by the IOC after ABORT TASK and TARGET RESET: its "
+              "frame stays reserved until the IOC answers", slot, io->dev_handle);
 }
 
 /* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */

@@ -76,6 +76,12 @@ struct mpt_backend {
      * (runs once the slot table exists). NULL: scan bus 0 target ids
      * 0..max_targets-1. A negative return fails the probe. */
     int (*discover)(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen);
+    /* Optional: a SCSI task management request (MPI2_SCSITASKMGMT_TASKTYPE_*)
+     * for the device of io (ABORT TASK: the request in slot), waited for;
+     * the replies it makes the IOC send for other requests are handled.
+     * BM_ETIMEDOUT when the IOC does not answer it. */
+    int (*task_mgmt)(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot, char *err,
+                     size_t errlen);
 };
 
 /* Where a device sits, for mpt_add_disks(). */
@@ -154,6 +160,8 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
                   uint64_t reply_timeout_ns, char *err, size_t errlen);
 
 /* ---- mpt_scsi.c ----------------------------------------------------------------------------- */
+/* The 8-byte SAM LUN field of a request. */
+void mpt_encode_lun(uint8_t lun_out[8], uint32_t lun);
 /* Fill an MPI 1 SCSI IO request for io with this context; returns the
  * bytes of the frame used (header plus SGL). */
 unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t context);

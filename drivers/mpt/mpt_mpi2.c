@@ -32,6 +32,7 @@
 #define MPT2_OPERATIONAL_TIMEOUT_NS (30 * S_NS)
 #define MPT2_EVENT_TIMEOUT_NS (30 * S_NS)
 #define MPT2_CONFIG_TIMEOUT_NS (15 * S_NS)       /* Linux mpt3sas config requests: 15 s */
+#define MPT2_TM_TIMEOUT_NS (30 * S_NS)           /* Linux mpt3sas task management: 30 s */
 #define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux mpt3sas: 300 s for SAS discovery */
 #define MPT2_MAX_DEVICES 128
 #define MPT2_HANDLES 0x10000            /* every 16-bit device handle */
@@ -73,6 +74,11 @@ struct mpt2_state {
     size_t chain_bytes;
     struct mpt2_sgl_space sgl;  /* geometry; chain and chain_pa set per request */
     uint8_t *page;              /* config page buffer */
+    /* Task management: one request at a time in its own frame (SMID
+     * nslots + 1, outside the engine's slots, so a full queue can still
+     * be aborted). */
+    bool tm_outstanding, tm_done;
+    struct mpi2_scsi_task_manage_reply tm_reply;
 };
 
 /* The MPI 2 backend's state of a controller. */
@@ -144,7 +150,7 @@ static int mpt2_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
                  f->msg_version & 0xff);
         return BM_ENOTSUP;
     }
-    if (!f->request_credit || !f->reply_frame_size || !f->max_reply_descriptor_post_queue_depth ||
+    if (f->request_credit < 2 || !f->reply_frame_size || !f->max_reply_descriptor_post_queue_depth ||
         (uint32_t)f->ioc_request_frame_size * 4 < sizeof(struct mpi2_scsi_io_request)) {
         snprintf(err, errlen, "IOC FACTS: %u credits, request frame %u bytes, reply frame %u bytes, post depth %u",
                  f->request_credit, f->ioc_request_frame_size * 4, f->reply_frame_size * 4,
@@ -170,7 +176,9 @@ static int mpt2_size_queues(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
     uint32_t max_post = s->facts.max_reply_descriptor_post_queue_depth & ~15u;
-    uint32_t n = MIN((uint32_t)s->facts.request_credit, (uint32_t)MPT2_SLOTS_MAX);
+    /* One credit stays free for task management (mpt3sas keeps
+     * hi_priority_depth apart from scsiio_depth the same way). */
+    uint32_t n = MIN((uint32_t)s->facts.request_credit - 1u, (uint32_t)MPT2_SLOTS_MAX);
 
     for (;;) {
         s->free_depth = ALIGN_UP(n + 64, 16u);
@@ -247,7 +255,8 @@ static int mpt2_alloc(struct mpt_ctrl *c)
 {
     struct mpt2_state *s = st(c);
 
-    s->req_bytes = ALIGN_UP((size_t)(c->nslots + 1) * s->frame_bytes, (size_t)4096);
+    /* SMID 0 (unused), the engine's SMIDs, the task management SMID. */
+    s->req_bytes = ALIGN_UP((size_t)(c->nslots + 2) * s->frame_bytes, (size_t)4096);
     s->reply_bytes = ALIGN_UP((size_t)s->free_depth * s->reply_frame_bytes, (size_t)4096);
     s->free_q_bytes = ALIGN_UP((size_t)s->free_depth * 4, (size_t)4096);
     s->post_q_bytes = ALIGN_UP((size_t)s->post_depth * 8, (size_t)4096);
@@ -454,6 +463,13 @@ static void mpt2_address_reply(struct mpt_ctrl *c, uint32_t smid, uint32_t pa)
     }
     plat_rmb();
     d = (const struct mpi2_default_reply *)(s->reply + off);
+    if (smid == c->nslots + 1 && s->tm_outstanding) {
+        memcpy(&s->tm_reply, d, MIN(sizeof(s->tm_reply), (size_t)s->reply_frame_bytes));
+        s->tm_outstanding = false;
+        s->tm_done = true;
+        mpt2_free_reply(c, pa);
+        return;
+    }
     if (smid == 0 || smid > c->nslots) {
         /* SMID 0: an event notification or other unsolicited reply; we
          * masked every event, so just note it. */
@@ -590,6 +606,59 @@ static int mpt2_message_ok(struct mpt_ctrl *c, const void *req, unsigned req_byt
     if ((rep.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
         snprintf(err, errlen, "%s: IOC status 0x%04x %s (log info 0x%08x)", what, rep.ioc_status & MPI_IOCSTATUS_MASK,
                  mpt_ioc_status_name(rep.ioc_status), rep.ioc_log_info);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
+/* A task management request for io's device, waited for (Linux mpt3sas
+ * mpt3sas_scsih_issue_tm: a high-priority request descriptor, 30 s). */
+static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
+                          char *err, size_t errlen)
+{
+    struct mpt2_state *s = st(c);
+    struct mpi2_scsi_task_manage_request *r = (struct mpi2_scsi_task_manage_request *)mpt2_frame(s, c->nslots);
+    uint64_t deadline = plat_now_ns() + MPT2_TM_TIMEOUT_NS;
+    const char *what = task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
+
+    if (s->tm_outstanding) {
+        snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
+        return BM_EBUSY;
+    }
+    memset(r, 0, s->frame_bytes);
+    r->dev_handle = io->dev_handle;
+    r->function = MPI2_FUNCTION_SCSI_TASK_MGMT;
+    r->task_type = task_type;
+    mpt_encode_lun(r->lun, io->lun);
+    if (task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK)
+        r->task_mid = (uint16_t)(slot + 1);
+    memset(&s->tm_reply, 0, sizeof(s->tm_reply));
+    s->tm_done = false;
+    s->tm_outstanding = true;
+    mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY, c->nslots, 0);
+    while (!s->tm_done) {
+        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+        mpt2_drain(c);
+        if (s->tm_done)
+            break;
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
+            return BM_EIO;
+        }
+        if (plat_now_ns() > deadline) {
+            snprintf(err, errlen, "%s: no reply within %llu ms (doorbell 0x%08x)", what,
+                     (unsigned long long)(MPT2_TM_TIMEOUT_NS / MS_NS), db);
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS ||
+        (s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_COMPLETE &&
+         s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED)) {
+        snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what,
+                 s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK, mpt_ioc_status_name(s->tm_reply.ioc_status),
+                 s->tm_reply.response_code);
         return BM_EIO;
     }
     return BM_OK;
@@ -882,6 +951,7 @@ const struct mpt_backend mpt_mpi2_backend = {
     .drain = mpt2_drain,
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
+    .task_mgmt = mpt2_task_mgmt,
 };
 
 const struct mpt_backend mpt_mpi25_backend = {
@@ -891,4 +961,5 @@ const struct mpt_backend mpt_mpi25_backend = {
     .drain = mpt2_drain,
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
+    .task_mgmt = mpt2_task_mgmt,
 };

@@ -159,6 +159,11 @@ struct model {
      * to busy_handle, alternating (as a disk with a full queue answers). */
     uint16_t busy_handle;
     unsigned busy_count, busy_answered;
+    /* SCSI task management (mpi2_init.h): what arrived, and whether the
+     * hung request ignores it (a target that never gives a command back). */
+    bool tm_ignored;
+    unsigned tm_aborts, tm_target_resets;
+    uint16_t tm_last_mid;
     unsigned writes_seen;
     bool port_enable_hangs;     /* PORT ENABLE never answered */
     bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
@@ -818,6 +823,56 @@ static void model_answer_hung(struct model *m)
     }
 }
 
+/* The IOC gives up a request: a SCSI IO reply with IOCStatus
+ * SCSI_TASK_TERMINATED and SCSIState TERMINATED. */
+static void terminate(struct model *m, uint16_t smid, uint16_t handle)
+{
+    uint8_t reply[0x30] = { 0 };
+
+    put16(reply + 0x00, handle);
+    reply[0x02] = sizeof(reply) / 4;
+    reply[0x03] = F_SCSI_IO;
+    reply[0x0d] = 0x08;
+    put16(reply + 0x0e, 0x0048);
+    reply_frame(m, smid, reply, sizeof(reply));
+}
+
+/* SCSI TASK MANAGEMENT (MPI2_SCSI_TASK_MANAGE_REQUEST, 0x34 bytes): ABORT
+ * TASK gives back the request TaskMID names, TARGET RESET every request
+ * of the device; both are answered after the requests they ended. */
+static void do_task_mgmt(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    uint8_t r[0x1c] = { 0 };
+    uint16_t handle = get16(f + 0x00), mid = get16(f + 0x30);
+    uint8_t type = f[0x05];
+    uint32_t count = 0;
+
+    if (type == 0x01) {
+        m->tm_aborts++;
+        m->tm_last_mid = mid;
+        if (!m->tm_ignored && m->have_hung && m->hung.smid == mid && get16(m->hung.frame) == handle) {
+            m->have_hung = false;
+            terminate(m, mid, handle);
+            count = 1;
+        }
+    } else if (type == 0x03) {
+        m->tm_target_resets++;
+        if (!m->tm_ignored && m->have_hung && get16(m->hung.frame) == handle) {
+            m->have_hung = false;
+            terminate(m, m->hung.smid, handle);
+            count++;
+        }
+    } else {
+        violation(m, "task type 0x%02x", type);
+    }
+    put16(r + 0x00, handle);
+    r[0x02] = sizeof(r) / 4;
+    r[0x03] = 0x01;
+    r[0x05] = type;
+    put32(r + 0x14, count);
+    reply_frame(m, smid, r, sizeof(r));
+}
+
 /* The host posted a request descriptor (the high dword just arrived). */
 static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
 {
@@ -847,6 +902,15 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
         if (f[0x03] != F_SCSI_IO)
             violation(m, "SCSI IO descriptor for function 0x%02x", f[0x03]);
         do_scsi_io(m, smid, handle, f);
+        return;
+    }
+    if (type == 0x06) {
+        /* High priority: task management only (MPI 2: such requests go
+         * through the high-priority descriptor). */
+        if (f[0x03] != 0x01)
+            violation(m, "high-priority descriptor for function 0x%02x", f[0x03]);
+        else
+            do_task_mgmt(m, smid, f);
         return;
     }
     if (type != 0x08) {
@@ -1369,6 +1433,7 @@ static void test_timeout_holds_smid(void **state)
     model->hang_armed = true;
     model->hang_handle = 0x0009;
     model->hang_lba = 4242;
+    model->tm_ignored = true;
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
     assert_true(model->have_hung);
     hung_smid = model->hung.smid;
@@ -1377,6 +1442,10 @@ static void test_timeout_holds_smid(void **state)
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    /* ABORT TASK for it, then TARGET RESET: neither got it back. */
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_last_mid, hung_smid);
+    assert_int_equal(model->tm_target_resets, 1);
     /* Tag 0 is the engine's again; many commands later the hung SMID has
      * still not been handed to the IOC twice (the model would count it). */
     for (int i = 0; i < 50; i++) {
@@ -1401,6 +1470,57 @@ static void test_timeout_holds_smid(void **state)
         }
         assert_true(reused);
     }
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* A request the target holds until it is aborted (as a hung disk does):
+ * on the timeout the driver sends ABORT TASK naming its SMID, the IOC
+ * gives the request back (TASK TERMINATED), the engine sees one
+ * BM_ETIMEDOUT, and only then is the SMID used again; no TARGET RESET. */
+static void test_timeout_aborts_the_command(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint16_t hung_smid;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    bool reused = false;
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->hang_armed = true;
+    model->hang_handle = 0x000a;
+    model->hang_lba = 99;
+    assert_int_equal(d->ops->submit(d, 0, 7, BM_IO_READ, 99, 1, buf), BM_OK);
+    hung_smid = model->hung.smid;
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    assert_int_equal(model->tm_aborts, 0);
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(c[0].tag, 7);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_last_mid, hung_smid);
+    assert_int_equal(model->tm_target_resets, 0);
+    assert_false(model->have_hung);
+    /* No second completion for the terminated request, and its SMID is
+     * free again. */
+    for (int i = 0; i < 300 && !reused; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 10, 1, buf), BM_OK);
+        reused = model->last_smid == hung_smid;
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].tag, 1);
+        assert_int_equal(c[0].status, BM_OK);
+    }
+    assert_true(reused);
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     assert_no_violations();
     mpt_driver.release(ctrl);
     detach();
@@ -1773,6 +1893,7 @@ int main(void)
         cmocka_unit_test(test_write_direction),
         cmocka_unit_test(test_check_condition_sense),
         cmocka_unit_test(test_timeout_holds_smid),
+        cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
