@@ -51,7 +51,7 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
     int status;
 
     if (slot >= c->nslots) {
-        plat_log("%s reply for unknown request %u", c->name, slot);
+        plat_diag(c->bdf, "reply for unknown request %u", slot);
         return;
     }
     if (!r)
@@ -71,7 +71,7 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
     status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
                                sizeof(detail));
     if (!hbaq_complete(&c->q, slot, status, detail))
-        plat_log("%s reply for idle request %u", c->name, slot);
+        plat_diag(c->bdf, "reply for idle request %u", slot);
 }
 
 /* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
@@ -297,14 +297,14 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     at.max_qd = md->q.max_inflight;
     scsi_fill_hba_disk(&md->d, &info, &at, &mpt_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
-        plat_log("%s: disk list full, skipped", tname);
+        plat_diag(c->bdf, "%s l%u: disk list full, skipped", a->label, lun);
         hbaq_disk_destroy(&md->q);
         plat_free(md);
         return BM_ENOSPC;
     }
     c->disks[c->ndisks++] = md;
-    plat_log("%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", tname, md->d.id, md->d.model, md->d.serial,
-             (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    plat_diag(c->bdf, "%s l%u: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", a->label, lun, md->d.id,
+              md->d.model, md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
     return BM_OK;
 }
 
@@ -363,9 +363,9 @@ static void mpt_stop(struct mpt_ctrl *c)
      * diagnostic reset mpt_make_ready() does. */
     if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
         if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
-            plat_log("%s reset of the faulted IOC on release: %s", c->name, err);
+            plat_diag(c->bdf, "reset of the faulted IOC on release: %s", err);
     } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
-        plat_log("%s message unit reset on release: %s", c->name, err);
+        plat_diag(c->bdf, "message unit reset on release: %s", err);
     }
     c->operational = false;
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
@@ -391,7 +391,7 @@ static void mpt_release(void *ctrl)
     plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
     mpt_free_disks(c);
     plat_pci_release(c->pci);
-    plat_log("%s released", c->name);
+    plat_diag(c->bdf, "released");
     plat_free(c);
 }
 
@@ -476,8 +476,8 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     c->max_transfer_bytes = MPT_MAX_TRANSFER_BYTES;
     c->index = mpt_next_index;
     if (c->be->discover) {
-        plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight", c->name, id->chip, c->be->name,
-                 c->nslots);
+        plat_diag(c->bdf, "%s (%s), IOC OPERATIONAL, %u requests in flight", id->chip, c->be->name,
+                  c->nslots);
         why[0] = '\0';
         rc = c->be->discover(c, disks, why, sizeof(why));
         if (rc != BM_OK) {
@@ -488,13 +488,13 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
         /* Disks left out on purpose (RAID members): the caller notes it. */
         snprintf(err, errlen, "%s", why);
     } else {
-        plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", c->name, id->chip,
-                 c->be->name, c->nslots, c->max_targets);
+        plat_diag(c->bdf, "%s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", id->chip,
+                  c->be->name, c->nslots, c->max_targets);
         mpt_scan(c, disks);
     }
     mpt_next_index++;
     if (!c->ndisks)
-        plat_log("%s no disks found", c->name);
+        plat_diag(c->bdf, "no disks found");
     *ctrl_out = c;
     return BM_OK;
 

@@ -172,8 +172,8 @@ static int mpt1_ports(struct mpt_ctrl *c, char *err, size_t errlen)
             if (pf.max_devices)
                 max_targets = MIN(max_targets, (uint32_t)pf.max_devices);
             c->port_id = pf.port_scsi_id;
-            plat_log("%s port 0: type 0x%02x, %u devices, IOC id %u, protocols 0x%04x", c->name, pf.port_type,
-                     pf.max_devices, pf.port_scsi_id, pf.protocol_flags);
+            plat_diag(c->bdf, "port 0: type 0x%02x, %u devices, IOC id %u, protocols 0x%04x", pf.port_type,
+                      pf.max_devices, pf.port_scsi_id, pf.protocol_flags);
         }
     }
     c->max_targets = MIN(max_targets, 256u);
@@ -234,10 +234,10 @@ static int mpt1_init(struct mpt_ctrl *c, char *err, size_t errlen)
     for (unsigned b = s->facts.block_size; b; b >>= 1)
         shift++;
     s->nb_shift = shift;
-    plat_log("%s MPI %u.%u, firmware %u.%u.%u.%u, %u credits, reply depth %u, %u ports, %u devices", c->name,
-             s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
-             s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.global_credits,
-             s->facts.reply_queue_depth, s->facts.number_of_ports, s->facts.max_devices);
+    plat_diag(c->bdf, "MPI %u.%u, firmware %u.%u.%u.%u, %u credits, reply depth %u, %u ports, %u devices",
+              s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
+              s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.global_credits,
+              s->facts.reply_queue_depth, s->facts.number_of_ports, s->facts.max_devices);
     rc = mpt1_alloc(c);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory below 4 GiB for %u request frames", c->nslots);
@@ -294,7 +294,7 @@ static void mpt1_drain(struct mpt_ctrl *c)
             struct mpt_result res;
 
             if (pa < s->reply_pa || off >= s->nreply * MPT1_REPLY_FRAME_BYTES || off % MPT1_REPLY_FRAME_BYTES) {
-                plat_log("%s reply at 0x%08x is not one of our reply frames", c->name, pa);
+                plat_diag(c->bdf, "reply at 0x%08x is not one of our reply frames", pa);
                 continue;
             }
             plat_rmb();

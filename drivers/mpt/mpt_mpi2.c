@@ -238,8 +238,8 @@ static void mpt2_sgl_geometry(struct mpt_ctrl *c)
         g->chain_seg_bytes = s->frame_bytes;
     segs = mpt2_chain_segments(g, MPT2_MAX_SGE_BYTES);
     if (segs == ~0u || (s->facts.max_chain_depth && segs > s->facts.max_chain_depth)) {
-        plat_log("%s chain limits (segment %u bytes, depth %u): one SGE per transfer", c->name,
-                 g->chain_seg_bytes, s->facts.max_chain_depth);
+        plat_diag(c->bdf, "chain limits (segment %u bytes, depth %u): one SGE per transfer",
+                  g->chain_seg_bytes, s->facts.max_chain_depth);
         g->max_sge_bytes = MPT_MAX_TRANSFER_BYTES;
         segs = 0;
     } else {
@@ -377,14 +377,14 @@ static int mpt2_init_common(struct mpt_ctrl *c, bool ieee_sgl, char *err, size_t
                  s->facts.msg_version & 0xff);
         return BM_ENOTSUP;
     }
-    plat_log("%s MPI %u.%u, firmware %u.%u.%u.%u, %u credits, frames %u/%u bytes, post queue up to %u, %u ports",
-             c->name, s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
-             s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.request_credit,
-             s->facts.ioc_request_frame_size * 4, s->facts.reply_frame_size * 4,
-             s->facts.max_reply_descriptor_post_queue_depth, s->facts.number_of_ports);
+    plat_diag(c->bdf, "MPI %u.%u, firmware %u.%u.%u.%u, %u credits, frames %u/%u bytes, post queue up to %u, %u ports",
+              s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
+              s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.request_credit,
+              s->facts.ioc_request_frame_size * 4, s->facts.reply_frame_size * 4,
+              s->facts.max_reply_descriptor_post_queue_depth, s->facts.number_of_ports);
     if (s->facts.ioc_capabilities & MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID)
-        plat_log("%s IR (integrated RAID) firmware: volumes are not driven, their member disks may show up as "
-                 "disks", c->name);
+        plat_diag(c->bdf, "IR (integrated RAID) firmware: RAID volumes are not driven natively, their member "
+                  "disks are hidden");
     rc = mpt2_size_queues(c, err, errlen);
     if (rc != BM_OK)
         return rc;
@@ -431,7 +431,7 @@ static void mpt2_post(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_i
     if (!mpt2_build_scsi_io(mpt2_frame(s, slot), io, &sp)) {
         /* Sized so that it cannot happen; fail the command, not the IOC. */
         struct mpt_result r = { .ioc_status = MPI_IOCSTATUS_INVALID_SGL };
-        plat_log("%s request %u: SGL for %u bytes does not fit", c->name, slot, io->data_len);
+        plat_diag(c->bdf, "request %u: SGL for %u bytes does not fit", slot, io->data_len);
         mpt_slot_done(c, slot, &r);
         return;
     }
@@ -458,7 +458,7 @@ static void mpt2_address_reply(struct mpt_ctrl *c, uint32_t smid, uint32_t pa)
     struct mpt_result res;
 
     if (pa < s->reply_pa || off >= s->free_depth * s->reply_frame_bytes || off % s->reply_frame_bytes) {
-        plat_log("%s reply at 0x%08x is not one of our reply frames", c->name, pa);
+        plat_diag(c->bdf, "reply at 0x%08x is not one of our reply frames", pa);
         return;
     }
     plat_rmb();
@@ -473,7 +473,7 @@ static void mpt2_address_reply(struct mpt_ctrl *c, uint32_t smid, uint32_t pa)
     if (smid == 0 || smid > c->nslots) {
         /* SMID 0: an event notification or other unsolicited reply; we
          * masked every event, so just note it. */
-        plat_log("%s unsolicited reply (function 0x%02x, SMID %u)", c->name, d->function, smid);
+        plat_diag(c->bdf, "unsolicited reply (function 0x%02x, SMID %u)", d->function, smid);
         mpt2_free_reply(c, pa);
         return;
     }
@@ -521,7 +521,7 @@ static void mpt2_drain(struct mpt_ctrl *c)
         case MPI2_RPY_DESCRIPT_FLAGS_SCSI_IO_SUCCESS:
         case MPI25_RPY_DESCRIPT_FLAGS_FAST_PATH_SCSI_IO_SUCCESS:
             if (smid == 0 || smid > c->nslots)
-                plat_log("%s success descriptor for SMID %u", c->name, smid);
+                plat_diag(c->bdf, "success descriptor for SMID %u", smid);
             else
                 mpt_slot_done(c, smid - 1, NULL);
             break;
@@ -529,7 +529,7 @@ static void mpt2_drain(struct mpt_ctrl *c)
             mpt2_address_reply(c, smid, hi);
             break;
         default:
-            plat_log("%s reply descriptor of type 0x%x (0x%08x 0x%08x) ignored", c->name, type, lo, hi);
+            plat_diag(c->bdf, "reply descriptor of type 0x%x (0x%08x 0x%08x) ignored", type, lo, hi);
             break;
         }
     }
@@ -827,25 +827,25 @@ static int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsign
         if (ios == MPI2_IOCSTATUS_CONFIG_INVALID_PAGE)
             break; /* past the last handle */
         if (ios != MPI_IOCSTATUS_SUCCESS) {
-            plat_log("%s SAS Device Page 0 after handle 0x%04x: IOC status 0x%04x %s", c->name, handle, ios,
-                     mpt_ioc_status_name((uint16_t)ios));
+            plat_diag(c->bdf, "SAS Device Page 0 after handle 0x%04x: IOC status 0x%04x %s", handle, ios,
+                      mpt_ioc_status_name((uint16_t)ios));
             break;
         }
         plat_rmb();
         if (p->dev_handle == 0 || (handle != 0xffff && p->dev_handle <= handle)) {
-            plat_log("%s SAS Device Page 0: handle 0x%04x after 0x%04x, walk stopped", c->name, p->dev_handle,
-                     handle);
+            plat_diag(c->bdf, "SAS Device Page 0: handle 0x%04x after 0x%04x, walk stopped", p->dev_handle,
+                      handle);
             break;
         }
         handle = p->dev_handle;
         if (!mpt2_is_target(p)) {
-            plat_log("%s handle 0x%04x SAS address %016llx: not a target (info 0x%08x, flags 0x%04x, access 0x%02x)",
-                     c->name, p->dev_handle, (unsigned long long)p->sas_address, p->device_info, p->flags,
-                     p->access_status);
+            plat_diag(c->bdf, "handle 0x%04x SAS address %016llx: not a target (info 0x%08x, flags 0x%04x, access "
+                      "0x%02x)", p->dev_handle, (unsigned long long)p->sas_address, p->device_info, p->flags,
+                      p->access_status);
             continue;
         }
         if (n == cap) {
-            plat_log("%s more than %u devices: handle 0x%04x and later skipped", c->name, cap, handle);
+            plat_diag(c->bdf, "more than %u devices: handle 0x%04x and later skipped", cap, handle);
             break;
         }
         out[n].handle = p->dev_handle;

@@ -684,11 +684,11 @@ int scsi_identify_for_hba(const struct scsi_transport *t, struct scsi_disk_info 
     if (rc == BM_ENODEV)
         return rc;
     if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", t->name, err);
+        plat_diag(t->name, "skipped: %s", err);
         return rc;
     }
     if (info->cap.block_bytes != 512 && info->cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", t->name, info->cap.block_bytes);
+        plat_diag(t->name, "skipped: %u-byte blocks", info->cap.block_bytes);
         return BM_ENOTSUP;
     }
     return BM_OK;
