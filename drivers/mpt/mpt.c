@@ -74,6 +74,8 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
         plat_diag(c->bdf, "reply for idle request %u", slot);
 }
 
+static void mpt_on_timeout(void *arg, uint32_t slot);
+
 /* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
 
 struct mpt_target {
@@ -107,12 +109,15 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     io.data_len = cmd->len;
     io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
     c->slot_bytes[slot] = cmd->len;
+    c->slot_io[slot] = io;
     memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
     c->be->post(c, (uint32_t)slot, &io);
     while (!hbaq_internal_done(&c->q, (uint32_t)slot, &st)) {
         c->be->drain(c);
         if (plat_now_ns() > deadline) {
             hbaq_abandon(&c->q, (uint32_t)slot);
+            /* Same recovery as an engine command's (task management). */
+            mpt_on_timeout(c, (uint32_t)slot);
             snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
                      (unsigned long long)(cmd->timeout_ns / MS_NS), mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
