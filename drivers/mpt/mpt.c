@@ -209,8 +209,11 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
         if (c->q.slots[slot].state != HBAQ_ABANDONED)
             return; /* answered meanwhile */
         rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
+        if (rc == BM_ENOTSUP)
+            break; /* the slot just stays reserved until the IOC answers */
         if (rc != BM_OK) {
-            plat_diag(c->bdf, "request %u (handle 0x%04x) timed out; %s", slot, io->dev_handle, err);
+            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s", slot, io->target,
+                      io->dev_handle, err);
             if (rc == BM_ETIMEDOUT || rc == BM_EBUSY) {
                 /* An IOC that does not answer task management is gone. */
                 c->failed = true;
@@ -219,13 +222,13 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
             continue;
         }
         if (c->q.slots[slot].state != HBAQ_ABANDONED) {
-            plat_diag(c->bdf, "request %u (handle 0x%04x) timed out; %s ended it", slot, io->dev_handle,
-                      steps[i].name);
+            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
+                      io->dev_handle, steps[i].name);
             return;
         }
     }
-    plat_diag(c->bdf, "request %u (handle 0x%04x) still held by the IOC after ABORT TASK and TARGET RESET: its "
-              "frame stays reserved until the IOC answers", slot, io->dev_handle);
+    plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) still held by the IOC after task management: its "
+              "frame stays reserved until the IOC answers", slot, io->target, io->dev_handle);
 }
 
 /* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */

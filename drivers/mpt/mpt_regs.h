@@ -12,6 +12,7 @@
 #define MPT_REG_HOST_INT_MASK 0x34   /* HIM */
 #define MPT_REG_REQUEST_FIFO 0x40    /* MPI 1: post a request frame address */
 #define MPT_REG_REPLY_FIFO 0x44      /* MPI 1: read = reply post FIFO, write = reply free FIFO */
+#define MPT_REG_REQUEST_HI_PRI_FIFO 0x48 /* MPI 1: high-priority requests (task management) */
 /* MPI 2 queue registers (mpi2.h MPI2_SYSTEM_INTERFACE_REGS). */
 #define MPT2_REG_REPLY_FREE_HOST_INDEX 0x48   /* last reply free queue entry the host filled */
 #define MPT2_REG_REPLY_POST_HOST_INDEX 0x6c   /* next reply descriptor the host will read */

@@ -34,6 +34,7 @@
 #define R_HIM 0x34
 #define R_REQUEST_FIFO 0x40
 #define R_REPLY_FIFO 0x44
+#define R_REQUEST_HI_PRI_FIFO 0x48
 
 #define ST_READY 0x10000000u
 #define ST_OPERATIONAL 0x20000000u
@@ -83,6 +84,18 @@ struct model {
     unsigned nb_last, requests;
     bool targets[16];
     uint64_t blocks;
+    /* Requests the IOC owns, by MsgContext (a frame is never posted twice). */
+    bool outstanding[FIFO_MAX];
+    uint32_t last_context;
+    /* A READ that is never answered until aborted (mpi_init.h task
+     * management through the high-priority FIFO, IOCCapabilities
+     * HIGH_PRI_Q). */
+    bool hipri;
+    bool hang_armed, have_hung;
+    unsigned hang_target;
+    uint32_t hang_lba, hung_context;
+    unsigned tm_aborts, tm_target_resets;
+    uint32_t tm_last_context;
     unsigned violations;
     char first_violation[160];
 };
@@ -124,6 +137,7 @@ static void do_ioc_facts(struct model *m)
     r[0x26] = 1;                        /* NumberOfPorts */
     r[0x2e] = 8;                        /* MaxDevices */
     r[0x2f] = 1;                        /* MaxBuses */
+    put32(r + 0x34, m->hipri ? 1u : 0); /* IOCCapabilities: HIGH_PRI_Q */
     put32(r + 0x38, 0x01170000);        /* FWVersion */
     hs_reply(m, r, sizeof(r));
 }
@@ -191,6 +205,13 @@ static void post_reply(struct model *m, uint32_t v)
     m->post_fifo[(m->post_head + m->post_count++) % FIFO_MAX] = v;
 }
 
+/* The request with this MsgContext is no longer the IOC's. */
+static void retire(struct model *m, uint32_t context)
+{
+    if (context < FIFO_MAX)
+        m->outstanding[context] = false;
+}
+
 /* An address reply in a frame the host lent us. */
 static void address_reply(struct model *m, const uint8_t *reply, unsigned n)
 {
@@ -230,6 +251,7 @@ static void do_scsi_io(struct model *m, const uint8_t *f)
     if ((fl & 0xffffff) != data_len)
         violation(m, "SGE length %u, DataLength %u", fl & 0xffffff, data_len);
     if (target >= 16 || !m->targets[target] || !m->port_enabled || f[0x0d]) {
+        retire(m, context);
         put16(reply + 0x0e, IOS_DEVICE_NOT_THERE);
         reply[0x0d] = 0x04;
         address_reply(m, reply, sizeof(reply));
@@ -284,6 +306,12 @@ static void do_scsi_io(struct model *m, const uint8_t *f)
         uint32_t lba = be32(cdb + 2), blocks = (uint32_t)(cdb[7] << 8 | cdb[8]);
         if ((uint64_t)blocks * 512 != data_len || lba + blocks > m->blocks)
             goto illegal;
+        if (m->hang_armed && target == m->hang_target && lba == m->hang_lba) {
+            m->hang_armed = false;
+            m->have_hung = true;
+            m->hung_context = context;
+            return; /* never answered until aborted */
+        }
         if (cdb[0] == 0x28)
             for (uint32_t i = 0; i < data_len; i++)
                 buf[i] = disk_byte(target, lba + i / 512, i % 512);
@@ -296,9 +324,11 @@ static void do_scsi_io(struct model *m, const uint8_t *f)
         break;
     }
     if (scsi_status == 0 && moved == data_len) {
+        retire(m, context);
         post_reply(m, context & 0x7fffffffu); /* context reply */
         return;
     }
+    retire(m, context);
     reply[0x0c] = scsi_status;
     put16(reply + 0x0e, scsi_status ? 0 : 0x0045);
     put32(reply + 0x14, moved);
@@ -331,7 +361,58 @@ static void do_request(struct model *m, uint32_t v)
         violation(m, "request function 0x%02x", f[0x03]);
         return;
     }
+    m->last_context = get32(f + 0x08);
+    if (m->last_context < FIFO_MAX) {
+        if (m->outstanding[m->last_context])
+            violation(m, "request frame with MsgContext %u posted while the IOC still owns it", m->last_context);
+        m->outstanding[m->last_context] = true;
+    }
     do_scsi_io(m, f);
+}
+
+/* SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT, 0x34 bytes) from
+ * the high-priority FIFO: ABORT TASK gives back the request whose
+ * MsgContext TaskMsgContext names, TARGET RESET all of the target's;
+ * answered after the requests it ended. */
+static void do_hi_pri(struct model *m, uint32_t v)
+{
+    const uint8_t *f = pa_ptr(v & ~3u);
+    uint8_t r[0x18] = { 0 };
+    uint32_t count = 0;
+
+    if (!m->hipri || f[0x03] != 0x01) {
+        violation(m, "high-priority request function 0x%02x (FIFO offered: %d)", f[0x03], m->hipri);
+        return;
+    }
+    if (f[0x05] == 0x01) {
+        m->tm_aborts++;
+        m->tm_last_context = get32(f + 0x30);
+    } else if (f[0x05] == 0x03) {
+        m->tm_target_resets++;
+    } else {
+        violation(m, "task type 0x%02x", f[0x05]);
+    }
+    if (m->have_hung && f[0x00] == m->hang_target &&
+        (f[0x05] == 0x03 || get32(f + 0x30) == m->hung_context)) {
+        uint8_t t[0x24] = { 0 };
+        t[0x00] = f[0x00];
+        t[0x02] = sizeof(t) / 4;
+        t[0x03] = F_SCSI_IO;
+        put32(t + 0x08, m->hung_context);
+        t[0x0d] = 0x08;                 /* SCSIState: terminated */
+        put16(t + 0x0e, 0x0048);        /* IOCStatus: SCSI_TASK_TERMINATED */
+        m->have_hung = false;
+        retire(m, m->hung_context);
+        address_reply(m, t, sizeof(t));
+        count = 1;
+    }
+    r[0x00] = f[0x00];
+    r[0x02] = sizeof(r) / 4;
+    r[0x03] = 0x01;
+    r[0x05] = f[0x05];
+    put32(r + 0x08, get32(f + 0x08));
+    put32(r + 0x14, count);
+    address_reply(m, r, sizeof(r));
 }
 
 static uint32_t model_read(void *ctx, int bar, uint32_t off)
@@ -409,6 +490,9 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         return;
     case R_REQUEST_FIFO:
         do_request(m, v);
+        return;
+    case R_REQUEST_HI_PRI_FIFO:
+        do_hi_pri(m, v);
         return;
     case R_REPLY_FIFO:
         /* A reply frame lent to the IOC: never more than GlobalCredits - 1
@@ -586,6 +670,55 @@ static void test_reply_frames_within_credits(void **state)
     detach();
 }
 
+/* A READ the target holds until it is aborted: at the timeout the engine
+ * gets BM_ETIMEDOUT, the driver sends ABORT TASK naming the request's
+ * MsgContext through the high-priority FIFO, and the frame is used again
+ * only after the IOC gave the request back. */
+static void test_timeout_aborts_the_command(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    uint32_t hung;
+    bool reused = false;
+
+    (void)state;
+    attach(model_new(8));
+    model->hipri = true;
+    memset(&list, 0, sizeof(list));
+    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    d = list.disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 8, buf), BM_OK);
+    assert_true(model->have_hung);
+    hung = model->hung_context;
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_last_context, hung);
+    assert_int_equal(model->tm_target_resets, 0);
+    assert_false(model->have_hung);
+    for (int i = 0; i < 100 && !reused; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 8, buf), BM_OK);
+        reused = model->last_context == hung;
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_OK);
+    }
+    assert_true(reused);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_nb_hint_as_mptbase_computes),
         cmocka_unit_test(test_nb_hint_value),
         cmocka_unit_test(test_reply_frames_within_credits),
+        cmocka_unit_test(test_timeout_aborts_the_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
