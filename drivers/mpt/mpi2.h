@@ -384,11 +384,35 @@ struct mpi2_sas_device_page0 {
 #define MPI2_RAIDPHYSDISKPAGE0_PAGEVERSION 0x05
 #define MPI2_PHYSDISK_PGAD_FORM_GET_NEXT_PHYSDISKNUM 0x00000000u
 
+/* RAID Volume Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RAID_VOL_0), by
+ * GET_NEXT_HANDLE; the fixed part before the PhysDisk[] entries. */
+#define MPI2_CONFIG_PAGETYPE_RAID_VOLUME 0x08
+#define MPI2_RAIDVOLPAGE0_PAGEVERSION 0x0a
+#define MPI2_RAID_VOLUME_PGAD_FORM_GET_NEXT_HANDLE 0x00000000u
+
 struct mpi2_config_page_header {
     uint8_t page_version;       /* 0x00 */
     uint8_t page_length;        /* 0x01: dwords */
     uint8_t page_number;        /* 0x02 */
     uint8_t page_type;          /* 0x03 */
+} __attribute__((packed));
+
+struct mpi2_raid_volume_page0 {
+    struct mpi2_config_page_header header; /* 0x00 */
+    uint16_t dev_handle;        /* 0x04 */
+    uint8_t volume_state;       /* 0x06 */
+    uint8_t volume_type;        /* 0x07: 0 RAID0, 1 RAID1E, 2 RAID1, 5 RAID10 */
+    uint32_t volume_status_flags; /* 0x08 */
+    uint32_t volume_settings;   /* 0x0c */
+    uint64_t max_lba;           /* 0x10 */
+    uint32_t stripe_size;       /* 0x18 */
+    uint16_t block_size;        /* 0x1c */
+    uint16_t reserved1;         /* 0x1e */
+    uint8_t supported_phys_disks; /* 0x20 */
+    uint8_t resync_rate;        /* 0x21 */
+    uint16_t data_scrub_duration; /* 0x22 */
+    uint8_t num_phys_disks;     /* 0x24 */
+    uint8_t reserved2[3];       /* 0x25 */
 } __attribute__((packed));
 
 struct mpi2_raid_physdisk_page0 {

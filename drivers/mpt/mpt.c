@@ -427,7 +427,7 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mpt_id *id = mpt_find_id(vendor, device);
     struct mpt_ctrl *c;
-    char bdf[16], why[128];
+    char bdf[16], why[256];
     int rc;
 
     *ctrl_out = NULL;

@@ -677,6 +677,9 @@ static const struct mpt2_page_id mpt2_sas_device0 = {
     MPI2_CONFIG_PAGETYPE_EXTENDED, MPI2_CONFIG_EXTPAGETYPE_SAS_DEVICE, 0, MPI2_SASDEVICE0_PAGEVERSION,
     "SAS Device Page 0"
 };
+static const struct mpt2_page_id mpt2_volume0 = {
+    MPI2_CONFIG_PAGETYPE_RAID_VOLUME, 0, 0, MPI2_RAIDVOLPAGE0_PAGEVERSION, "RAID Volume Page 0"
+};
 static const struct mpt2_page_id mpt2_physdisk0 = {
     MPI2_CONFIG_PAGETYPE_RAID_PHYSDISK, 0, 0, MPI2_RAIDPHYSDISKPAGE0_PAGEVERSION, "RAID Physical Disk Page 0"
 };
@@ -741,6 +744,47 @@ static int mpt2_page_header(struct mpt_ctrl *c, const struct mpt2_page_id *id, s
         return BM_EIO;
     }
     return BM_OK;
+}
+
+/* IR firmware's volumes (RAID Volume Page 0 by GET_NEXT_HANDLE, as
+ * mpt3sas _scsih_search_responding_raid_devices walks them): each named in
+ * a diagnostic and in note (they are not benchmarked natively). Returns
+ * how many, or a negative error. */
+static int mpt2_raid_volumes(struct mpt_ctrl *c, char *note, size_t note_len, char *err, size_t errlen)
+{
+    static const char *const types[] = { "RAID0", "RAID1E", "RAID1", "?", "?", "RAID10" };
+    struct mpt2_state *s = st(c);
+    struct mpi2_config_reply hdr, rep;
+    uint32_t handle = 0xffff;
+    int n = 0, rc;
+
+    rc = mpt2_page_header(c, &mpt2_volume0, &hdr, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    for (unsigned guard = 0; guard < 256; guard++) {
+        const struct mpi2_raid_volume_page0 *v = (const struct mpi2_raid_volume_page0 *)s->page;
+        int ios = mpt2_config(c, &mpt2_volume0, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &hdr,
+                              MPI2_RAID_VOLUME_PGAD_FORM_GET_NEXT_HANDLE | handle, &rep, err, errlen);
+        size_t used = strlen(note);
+
+        if (ios < 0)
+            return ios;
+        if (ios != MPI_IOCSTATUS_SUCCESS)
+            break; /* CONFIG_INVALID_PAGE: past the last volume */
+        plat_rmb();
+        if (v->dev_handle == 0 || (handle != 0xffff && v->dev_handle <= handle))
+            break;
+        handle = v->dev_handle;
+        plat_diag(c->bdf, "IR RAID volume handle 0x%04x: %s of %u disks, %llu x %u-byte blocks, state %u: not "
+                  "benchmarked natively", v->dev_handle, v->volume_type < ARRAY_SIZE(types) ? types[v->volume_type]
+                  : "RAID", v->num_phys_disks, (unsigned long long)v->max_lba + 1, v->block_size,
+                  v->volume_state);
+        snprintf(note + used, note_len - used, "%s%s volume 0x%04x (%u disks)", used ? ", " : "IR RAID volumes "
+                 "not benchmarked natively: ", v->volume_type < ARRAY_SIZE(types) ? types[v->volume_type] : "RAID",
+                 v->dev_handle, v->num_phys_disks);
+        n++;
+    }
+    return n;
 }
 
 /* The device handles IR firmware has made RAID volume members (or hot
@@ -868,6 +912,7 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
     struct mpi2_port_enable_request pe;
     struct mpt2_device *dev;
     uint16_t *members;
+    bool members_noted = false;
     int n, rc;
 
     memset(&ev, 0, sizeof(ev));
@@ -908,6 +953,13 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
         return n;
     }
     err[0] = '\0';
+    if (st(c)->facts.ioc_capabilities & MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID) {
+        char why[128];
+        if (mpt2_raid_volumes(c, err, errlen, why, sizeof(why)) < 0)
+            plat_diag(c->bdf, "IR RAID volumes not listed: %s", why);
+        if (err[0])
+            snprintf(err + strlen(err), errlen - strlen(err), "; ");
+    }
     for (int i = 0; i < n; i++) {
         struct mpt_addr a;
         bool slot_shared = false, sata = (dev[i].device_info & MPI2_SAS_DEVICE_INFO_SATA_DEVICE) != 0;
@@ -926,7 +978,9 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
                       "physical disk %u: hidden, never read or written natively", a.label, dev[i].handle,
                       (unsigned long long)dev[i].sas_address, dev[i].enclosure, dev[i].slot, sata ? "SATA" : "SAS",
                       members[dev[i].handle] - 1u);
-            snprintf(err + used, errlen - used, "%s%s", used ? ", " : "RAID volume members not listed: ", a.label);
+            snprintf(err + used, errlen - used, "%s%s", members_noted ? ", " : "RAID volume members not listed: ",
+                     a.label);
+            members_noted = true;
             continue;
         }
         plat_diag(c->bdf, "%s: handle 0x%04x, SAS address %016llx, enclosure 0x%04x slot %u, %s", a.label,
@@ -937,6 +991,8 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
                       a.label);
         mpt_add_disks(c, disks, &a);
     }
+    if (!members_noted && strlen(err) >= 2 && !strcmp(err + strlen(err) - 2, "; "))
+        err[strlen(err) - 2] = '\0';
     if (!n)
         plat_diag(c->bdf, "no end devices in SAS Device Page 0");
     plat_free(dev);

@@ -434,6 +434,47 @@ static void do_config_physdisk(struct model *m, uint16_t smid, const uint8_t *f)
     reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
 }
 
+/* RAID Volume Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RAID_VOL_0, type 0x08,
+ * version 0x0A) by GET_NEXT_HANDLE: one RAID1 volume of the members. */
+static void do_config_volume(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    enum { LEN = 0x28 + 2 * 4, VOLUME = 0x00f0 };
+    uint8_t r[0x18] = { 0 };
+    uint32_t page_address = get32(f + 0x18);
+    uint8_t *p;
+
+    r[0x00] = f[0x00];
+    r[0x14] = 0x0a, r[0x15] = LEN / 4, r[0x17] = 0x08;
+    if (!m->ir) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    if (f[0x00] == 0x00) {
+        reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+        return;
+    }
+    if (f[0x00] != 0x01 || f[0x15] != LEN / 4 || (page_address & 0xf0000000u)) {
+        violation(m, "RAID Volume Page 0 request: action %u, length %u, address 0x%08x", f[0x00], f[0x15],
+                  page_address);
+        reply_status(m, smid, F_CONFIG, 0x0020, r, sizeof(r));
+        return;
+    }
+    if ((page_address & 0xffff) != 0xffff && (page_address & 0xffff) >= VOLUME) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    p = pa_ptr(get64(f + 0x20));
+    memset(p, 0, LEN);
+    p[0x00] = 0x0a, p[0x01] = LEN / 4, p[0x03] = 0x08;
+    put16(p + 0x04, VOLUME);
+    p[0x06] = 0x05;                 /* optimal */
+    p[0x07] = 0x02;                 /* RAID1 */
+    put64(p + 0x10, (1ull << 32) + 4095);
+    put16(p + 0x1c, 512);
+    p[0x24] = 2;
+    reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+}
+
 /* CONFIG request (mpi2_cnfg.h MPI2_CONFIG_REQUEST) for SAS Device Page 0. */
 static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
 {
@@ -445,6 +486,10 @@ static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
     uint8_t *p;
 
     r[0x00] = action;
+    if (f[0x17] == 0x08) {
+        do_config_volume(m, smid, f);
+        return;
+    }
     if (f[0x17] == 0x0a) {
         do_config_physdisk(m, smid, f);
         return;
@@ -1684,6 +1729,9 @@ static void test_ir_members_hidden(void **state)
     assert_non_null(strstr(diag_log, "is IR RAID physical disk 0: hidden"));
     assert_non_null(strstr(diag_log, "s5 (handle 0x000e"));
     assert_non_null(strstr(err, "RAID volume members not listed: s0, s5"));
+    /* The volume itself is named (nothing the firmware shows goes missing). */
+    assert_non_null(strstr(err, "IR RAID volumes not benchmarked natively: RAID1 volume 0x00f0 (2 disks)"));
+    assert_non_null(strstr(diag_log, "IR RAID volume handle 0x00f0: RAID1 of 2 disks, 4294971392 x 512-byte"));
     assert_no_violations();
     mpt_driver.release(ctrl);
     detach();
