@@ -12,6 +12,7 @@
 
 /* Function codes (header byte 3). */
 #define MPI_FUNCTION_SCSI_IO_REQUEST 0x00
+#define MPI_FUNCTION_SCSI_TASK_MGMT 0x01
 #define MPI_FUNCTION_IOC_INIT 0x02
 #define MPI_FUNCTION_IOC_FACTS 0x03
 #define MPI_FUNCTION_PORT_FACTS 0x05
@@ -118,7 +119,7 @@ struct mpi_ioc_facts_reply {
     uint8_t max_devices;        /* 0x2e */
     uint8_t max_buses;          /* 0x2f */
     uint32_t fw_image_size;     /* 0x30 */
-    uint32_t ioc_capabilities;  /* 0x34 */
+    uint32_t ioc_capabilities;  /* 0x34: MPI_IOCFACTS_CAPABILITY_* */
     uint8_t fw_version_dev;     /* 0x38 */
     uint8_t fw_version_unit;    /* 0x39 */
     uint8_t fw_version_minor;   /* 0x3a */
@@ -128,6 +129,8 @@ struct mpi_ioc_facts_reply {
     struct mpi_sge64 host_page_buffer_sge; /* 0x40: a buffer the IOC wants, if any */
     uint32_t reply_fifo_host_signaling_addr; /* 0x4c */
 } __attribute__((packed));
+
+#define MPI_IOCFACTS_CAPABILITY_HIGH_PRI_Q 0x00000001u /* a high-priority request FIFO */
 
 /* ---- IOC INIT ---------------------------------------------------------------------------- */
 struct mpi_ioc_init_request {
@@ -234,6 +237,41 @@ struct mpi_scsi_io_reply {
     uint32_t response_info;     /* 0x1c */
     uint16_t task_tag;          /* 0x20 */
     uint16_t reserved1;         /* 0x22 */
+} __attribute__((packed));
+
+/* ---- SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT / _REPLY) --------------------------------------- */
+#define MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK 0x01
+#define MPI_SCSITASKMGMT_TASKTYPE_TARGET_RESET 0x03
+
+struct mpi_scsi_task_mgmt_request {
+    uint8_t target_id;          /* 0x00 */
+    uint8_t bus;                /* 0x01 */
+    uint8_t chain_offset;       /* 0x02 */
+    uint8_t function;           /* 0x03 */
+    uint8_t reserved;           /* 0x04 */
+    uint8_t task_type;          /* 0x05 */
+    uint8_t reserved1;          /* 0x06 */
+    uint8_t msg_flags;          /* 0x07 */
+    uint32_t msg_context;       /* 0x08 */
+    uint8_t lun[8];             /* 0x0c */
+    uint32_t reserved2[7];      /* 0x14 */
+    uint32_t task_msg_context;  /* 0x30: the MsgContext of the request to abort */
+} __attribute__((packed));
+
+struct mpi_scsi_task_mgmt_reply {
+    uint8_t target_id;          /* 0x00 */
+    uint8_t bus;                /* 0x01 */
+    uint8_t msg_length;         /* 0x02 */
+    uint8_t function;           /* 0x03 */
+    uint8_t response_code;      /* 0x04 */
+    uint8_t task_type;          /* 0x05 */
+    uint8_t reserved1;          /* 0x06 */
+    uint8_t msg_flags;          /* 0x07 */
+    uint32_t msg_context;       /* 0x08 */
+    uint16_t reserved2;         /* 0x0c */
+    uint16_t ioc_status;        /* 0x0e */
+    uint32_t ioc_log_info;      /* 0x10 */
+    uint32_t termination_count; /* 0x14 */
 } __attribute__((packed));
 
 /* SCSIState bits. */

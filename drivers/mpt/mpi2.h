@@ -16,6 +16,7 @@
 
 /* Function codes (mpi2.h MPI2_FUNCTION_*). */
 #define MPI2_FUNCTION_SCSI_IO_REQUEST 0x00
+#define MPI2_FUNCTION_SCSI_TASK_MGMT 0x01
 #define MPI2_FUNCTION_IOC_INIT 0x02
 #define MPI2_FUNCTION_IOC_FACTS 0x03
 #define MPI2_FUNCTION_CONFIG 0x04
@@ -35,6 +36,7 @@
  * 64 bits: RequestFlags (0x00), MSIxIndex (0x01), SMID (0x02), LMID (0x04),
  * DevHandle for SCSI IO (0x06). Posted low dword then high dword. */
 #define MPI2_REQ_DESCRIPT_FLAGS_SCSI_IO 0x00
+#define MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY 0x06 /* task management requests */
 #define MPI2_REQ_DESCRIPT_FLAGS_DEFAULT_TYPE 0x08
 #define MPI2_REQ_DESCRIPT_FLAGS_TYPE_MASK 0x1e
 
@@ -235,6 +237,47 @@ struct mpi2_event_notification_request {
     uint32_t reserved8;         /* 0x28 */
 } __attribute__((packed));
 
+/* ---- SCSI TASK MANAGEMENT (mpi2_init.h MPI2_SCSI_TASK_MANAGE_REQUEST / _REPLY) ------------------------------------ */
+#define MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK 0x01
+#define MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET 0x03
+#define MPI2_SCSITASKMGMT_RSP_TM_COMPLETE 0x00
+#define MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED 0x08
+
+struct mpi2_scsi_task_manage_request {
+    uint16_t dev_handle;        /* 0x00 */
+    uint8_t chain_offset;       /* 0x02 */
+    uint8_t function;           /* 0x03 */
+    uint8_t reserved1;          /* 0x04 */
+    uint8_t task_type;          /* 0x05 */
+    uint8_t reserved2;          /* 0x06 */
+    uint8_t msg_flags;          /* 0x07 */
+    uint8_t vp_id;              /* 0x08 */
+    uint8_t vf_id;              /* 0x09 */
+    uint16_t reserved3;         /* 0x0a */
+    uint8_t lun[8];             /* 0x0c */
+    uint32_t reserved4[7];      /* 0x14 */
+    uint16_t task_mid;          /* 0x30: the SMID to abort */
+    uint16_t reserved5;         /* 0x32 */
+} __attribute__((packed));
+
+struct mpi2_scsi_task_manage_reply {
+    uint16_t dev_handle;        /* 0x00 */
+    uint8_t msg_length;         /* 0x02 */
+    uint8_t function;           /* 0x03 */
+    uint8_t response_code;      /* 0x04 */
+    uint8_t task_type;          /* 0x05 */
+    uint8_t reserved1;          /* 0x06 */
+    uint8_t msg_flags;          /* 0x07 */
+    uint8_t vp_id;              /* 0x08 */
+    uint8_t vf_id;              /* 0x09 */
+    uint16_t reserved2;         /* 0x0a */
+    uint16_t reserved3;         /* 0x0c */
+    uint16_t ioc_status;        /* 0x0e */
+    uint32_t ioc_log_info;      /* 0x10 */
+    uint32_t termination_count; /* 0x14 */
+    uint32_t response_info;     /* 0x18 */
+} __attribute__((packed));
+
 /* ---- CONFIG (mpi2.h header, mpi2_cnfg.h request and pages) ------------------------------------------------------ */
 #define MPI2_CONFIG_ACTION_PAGE_HEADER 0x00
 #define MPI2_CONFIG_ACTION_PAGE_READ_CURRENT 0x01
@@ -333,6 +376,66 @@ struct mpi2_sas_device_page0 {
 /* Flags and AccessStatus (MPI2_SAS_DEVICE0_FLAGS_*, _ASTATUS_*). */
 #define MPI2_SAS_DEVICE0_FLAGS_DEVICE_PRESENT 0x0001
 #define MPI2_SAS_DEVICE0_ASTATUS_NO_ERRORS 0x00
+#define MPI2_SAS_DEVICE0_ASTATUS_SATA_NEEDS_INITIALIZATION 0x02
+
+/* RAID Physical Disk Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RD_PDISK_0): one
+ * per disk IR firmware has made a volume member (or hot spare). */
+#define MPI2_CONFIG_PAGETYPE_RAID_PHYSDISK 0x0a
+#define MPI2_RAIDPHYSDISKPAGE0_PAGEVERSION 0x05
+#define MPI2_PHYSDISK_PGAD_FORM_GET_NEXT_PHYSDISKNUM 0x00000000u
+
+/* RAID Volume Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RAID_VOL_0), by
+ * GET_NEXT_HANDLE; the fixed part before the PhysDisk[] entries. */
+#define MPI2_CONFIG_PAGETYPE_RAID_VOLUME 0x08
+#define MPI2_RAIDVOLPAGE0_PAGEVERSION 0x0a
+#define MPI2_RAID_VOLUME_PGAD_FORM_GET_NEXT_HANDLE 0x00000000u
+
+struct mpi2_config_page_header {
+    uint8_t page_version;       /* 0x00 */
+    uint8_t page_length;        /* 0x01: dwords */
+    uint8_t page_number;        /* 0x02 */
+    uint8_t page_type;          /* 0x03 */
+} __attribute__((packed));
+
+struct mpi2_raid_volume_page0 {
+    struct mpi2_config_page_header header; /* 0x00 */
+    uint16_t dev_handle;        /* 0x04 */
+    uint8_t volume_state;       /* 0x06 */
+    uint8_t volume_type;        /* 0x07: 0 RAID0, 1 RAID1E, 2 RAID1, 5 RAID10 */
+    uint32_t volume_status_flags; /* 0x08 */
+    uint32_t volume_settings;   /* 0x0c */
+    uint64_t max_lba;           /* 0x10 */
+    uint32_t stripe_size;       /* 0x18 */
+    uint16_t block_size;        /* 0x1c */
+    uint16_t reserved1;         /* 0x1e */
+    uint8_t supported_phys_disks; /* 0x20 */
+    uint8_t resync_rate;        /* 0x21 */
+    uint16_t data_scrub_duration; /* 0x22 */
+    uint8_t num_phys_disks;     /* 0x24 */
+    uint8_t reserved2[3];       /* 0x25 */
+} __attribute__((packed));
+
+struct mpi2_raid_physdisk_page0 {
+    struct mpi2_config_page_header header; /* 0x00 */
+    uint16_t dev_handle;        /* 0x04 */
+    uint8_t reserved1;          /* 0x06 */
+    uint8_t phys_disk_num;      /* 0x07 */
+    uint32_t phys_disk_settings; /* 0x08 */
+    uint32_t reserved2;         /* 0x0c */
+    uint8_t inquiry_data[60];   /* 0x10: vendor, product, revision, serial */
+    uint32_t reserved3;         /* 0x4c */
+    uint8_t phys_disk_state;    /* 0x50 */
+    uint8_t offline_reason;     /* 0x51 */
+    uint8_t incompatible_reason; /* 0x52 */
+    uint8_t phys_disk_attributes; /* 0x53 */
+    uint32_t phys_disk_status_flags; /* 0x54 */
+    uint64_t device_max_lba;    /* 0x58 */
+    uint64_t host_max_lba;      /* 0x60 */
+    uint64_t coerced_max_lba;   /* 0x68 */
+    uint16_t block_size;        /* 0x70 */
+    uint16_t reserved5;         /* 0x72 */
+    uint32_t reserved6;         /* 0x74 */
+} __attribute__((packed));
 
 /* ---- SCSI IO (mpi2_init.h MPI2_SCSI_IO_REQUEST / MPI25_SCSI_IO_REQUEST) -------------------------------------------- */
 #define MPI2_SCSIIO_MSGFLAGS_SYSTEM_SENSE_ADDR 0x00

@@ -4,6 +4,7 @@
 #include "mpt.h"
 #include "mpt_regs.h"
 #include "mpi.h"
+#include "mpi2.h"
 #include "../pci.h"
 #include "../pci_regs.h"
 
@@ -50,17 +51,30 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
     int status;
 
     if (slot >= c->nslots) {
-        plat_log("%s reply for unknown request %u", c->name, slot);
+        plat_diag(c->bdf, "reply for unknown request %u", slot);
         return;
     }
     if (!r)
         r = &ok;
     c->results[slot] = *r;
+    /* BUSY / TASK SET FULL from the target, or the IOC out of resources
+     * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
+     * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
+    if (r->address_reply &&
+        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES ||
+         ((r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
+           r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
+          !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
+          hbaq_status_is_busy(r->scsi_status))) &&
+        hbaq_requeue(&c->q, slot, plat_now_ns()))
+        return;
     status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
                                sizeof(detail));
     if (!hbaq_complete(&c->q, slot, status, detail))
-        plat_log("%s reply for idle request %u", c->name, slot);
+        plat_diag(c->bdf, "reply for idle request %u", slot);
 }
+
+static void mpt_on_timeout(void *arg, uint32_t slot);
 
 /* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
 
@@ -95,12 +109,15 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     io.data_len = cmd->len;
     io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
     c->slot_bytes[slot] = cmd->len;
+    c->slot_io[slot] = io;
     memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
     c->be->post(c, (uint32_t)slot, &io);
     while (!hbaq_internal_done(&c->q, (uint32_t)slot, &st)) {
         c->be->drain(c);
         if (plat_now_ns() > deadline) {
             hbaq_abandon(&c->q, (uint32_t)slot);
+            /* Same recovery as an engine command's (task management). */
+            mpt_on_timeout(c, (uint32_t)slot);
             snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
                      (unsigned long long)(cmd->timeout_ns / MS_NS), mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
@@ -158,21 +175,60 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     }
     io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
     c->slot_bytes[slot] = io.data_len;
+    c->slot_io[slot] = io;
     c->be->post(c, (uint32_t)slot, &io);
     hbaq_unlock(&c->q);
     return BM_OK;
 }
 
-/* A command timed out: note whether the IOC itself faulted. */
+/* A command timed out (its slot is abandoned: held until the IOC answers
+ * for it). Unless the IOC itself faulted, ask the target to give it up,
+ * as Linux escalates (mpt3sas scsih_abort, then scsih_target_reset;
+ * mptscsih_abort): ABORT TASK, then TARGET RESET if the request is still
+ * the IOC's. A request that survives both keeps its slot for good. */
 static void mpt_on_timeout(void *arg, uint32_t slot)
 {
+    static const struct { uint8_t type; const char *name; } steps[] = {
+        { MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, "ABORT TASK" },
+        { MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, "TARGET RESET" },
+    };
     struct mpt_ctrl *c = arg;
     uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+    const struct mpt_scsi_io *io = &c->slot_io[slot];
+    char err[128];
 
     if (!c->failed && (db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
         c->failed = true;
-        plat_log("%s IOC FAULT 0x%04x with request %u outstanding", c->name, db & MPT_DOORBELL_DATA_MASK, slot);
+        plat_diag(c->bdf, "IOC FAULT 0x%04x with request %u outstanding", db & MPT_DOORBELL_DATA_MASK, slot);
     }
+    if (c->failed || !c->be->task_mgmt)
+        return;
+    for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+        int rc;
+
+        if (c->q.slots[slot].state != HBAQ_ABANDONED)
+            return; /* answered meanwhile */
+        rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
+        if (rc == BM_ENOTSUP)
+            break; /* the slot just stays reserved until the IOC answers */
+        if (rc != BM_OK) {
+            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s", slot, io->target,
+                      io->dev_handle, err);
+            if (rc == BM_ETIMEDOUT || rc == BM_EBUSY) {
+                /* An IOC that does not answer task management is gone. */
+                c->failed = true;
+                return;
+            }
+            continue;
+        }
+        if (c->q.slots[slot].state != HBAQ_ABANDONED) {
+            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
+                      io->dev_handle, steps[i].name);
+            return;
+        }
+    }
+    plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) still held by the IOC after task management: its "
+              "frame stays reserved until the IOC answers", slot, io->target, io->dev_handle);
 }
 
 /* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */
@@ -180,13 +236,18 @@ static int mpt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out
 {
     struct mpt_disk *md = d->priv;
     struct mpt_ctrl *c = md->c;
-    int n;
+    int n, slot;
 
     if (queue != 0 || max <= 0)
         return 0;
     hbaq_lock(&c->q);
     c->be->drain(c);
     hbaq_expire(&c->q, plat_now_ns(), mpt_on_timeout, c);
+    /* Commands a BUSY target wants again, once their back-off is over. */
+    while ((slot = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+        memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
+        c->be->post(c, (uint32_t)slot, &c->slot_io[slot]);
+    }
     n = hbaq_reap(&md->q, out, max);
     hbaq_unlock(&c->q);
     return n;
@@ -208,6 +269,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     struct scsi_disk_info info;
     struct scsi_hba_place at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes };
     struct mpt_disk *md;
+    uint32_t qd;
     int rc;
 
     snprintf(tname, sizeof(tname), "%s %s l%u", c->name, a->label, lun);
@@ -219,7 +281,12 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     md = plat_alloc(sizeof(*md));
     if (!md)
         return BM_ENOMEM;
-    if (hbaq_disk_init(&md->q, MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1)) != BM_OK) {
+    qd = MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1);
+    if (a->max_qd)
+        qd = MIN(qd, a->max_qd);
+    if (!info.inq.cmdque)
+        qd = 1; /* untagged LUN: one command at a time */
+    if (hbaq_disk_init(&md->q, qd) != BM_OK) {
         plat_free(md);
         return BM_ENOMEM;
     }
@@ -238,14 +305,14 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     at.max_qd = md->q.max_inflight;
     scsi_fill_hba_disk(&md->d, &info, &at, &mpt_disk_ops, md);
     if (disk_list_add(disks, &md->d) != BM_OK) {
-        plat_log("%s: disk list full, skipped", tname);
+        plat_diag(c->bdf, "%s l%u: disk list full, skipped", a->label, lun);
         hbaq_disk_destroy(&md->q);
         plat_free(md);
         return BM_ENOSPC;
     }
     c->disks[c->ndisks++] = md;
-    plat_log("%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", tname, md->d.id, md->d.model, md->d.serial,
-             (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    plat_diag(c->bdf, "%s l%u: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", a->label, lun, md->d.id,
+              md->d.model, md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
     return BM_OK;
 }
 
@@ -272,7 +339,7 @@ int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct m
 static void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
 {
     for (uint32_t t = 0; t < c->max_targets; t++) {
-        struct mpt_addr a = { .target = (uint8_t)t, .port = t };
+        struct mpt_addr a = { .target = (uint8_t)t, .port = t, .max_qd = MPT1_DEVICE_QUEUE_DEPTH };
 
         if (t == c->port_id)
             continue; /* the IOC itself */
@@ -304,9 +371,9 @@ static void mpt_stop(struct mpt_ctrl *c)
      * diagnostic reset mpt_make_ready() does. */
     if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
         if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
-            plat_log("%s reset of the faulted IOC on release: %s", c->name, err);
+            plat_diag(c->bdf, "reset of the faulted IOC on release: %s", err);
     } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
-        plat_log("%s message unit reset on release: %s", c->name, err);
+        plat_diag(c->bdf, "message unit reset on release: %s", err);
     }
     c->operational = false;
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
@@ -314,8 +381,10 @@ static void mpt_stop(struct mpt_ctrl *c)
         c->be->destroy(c);
     plat_free(c->results);
     plat_free(c->slot_bytes);
+    plat_free(c->slot_io);
     c->results = NULL;
     c->slot_bytes = NULL;
+    c->slot_io = NULL;
     hbaq_destroy(&c->q);
 }
 
@@ -330,7 +399,7 @@ static void mpt_release(void *ctrl)
     plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
     mpt_free_disks(c);
     plat_pci_release(c->pci);
-    plat_log("%s released", c->name);
+    plat_diag(c->bdf, "released");
     plat_free(c);
 }
 
@@ -358,7 +427,7 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mpt_id *id = mpt_find_id(vendor, device);
     struct mpt_ctrl *c;
-    char bdf[16], why[128];
+    char bdf[16], why[256];
     int rc;
 
     *ctrl_out = NULL;
@@ -376,6 +445,8 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     c->chip = id->chip;
     pci_addr_str(a, bdf, sizeof(bdf));
     snprintf(c->name, sizeof(c->name), "MPT %s", bdf);
+    bm_strlcpy(c->bdf, bdf, sizeof(c->bdf));
+    c->mpi2 = id->be != &mpt_mpi1_backend;
     rc = plat_pci_claim(a);
     if (rc != BM_OK) {
         snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
@@ -404,7 +475,8 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     }
     c->results = plat_alloc(sizeof(*c->results) * c->nslots);
     c->slot_bytes = plat_alloc(sizeof(*c->slot_bytes) * c->nslots);
-    rc = c->results && c->slot_bytes ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
+    c->slot_io = plat_alloc(sizeof(*c->slot_io) * c->nslots);
+    rc = c->results && c->slot_bytes && c->slot_io ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u request slots", c->nslots);
         goto err_stop;
@@ -412,22 +484,25 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     c->max_transfer_bytes = MPT_MAX_TRANSFER_BYTES;
     c->index = mpt_next_index;
     if (c->be->discover) {
-        plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight", c->name, id->chip, c->be->name,
-                 c->nslots);
+        plat_diag(c->bdf, "%s (%s), IOC OPERATIONAL, %u requests in flight", id->chip, c->be->name,
+                  c->nslots);
+        why[0] = '\0';
         rc = c->be->discover(c, disks, why, sizeof(why));
         if (rc != BM_OK) {
             snprintf(err, errlen, "%s", why);
             mpt_free_disks(c);
             goto err_stop;
         }
+        /* Disks left out on purpose (RAID members): the caller notes it. */
+        snprintf(err, errlen, "%s", why);
     } else {
-        plat_log("%s %s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", c->name, id->chip,
-                 c->be->name, c->nslots, c->max_targets);
+        plat_diag(c->bdf, "%s (%s), IOC OPERATIONAL, %u requests in flight, scanning %u target ids", id->chip,
+                  c->be->name, c->nslots, c->max_targets);
         mpt_scan(c, disks);
     }
     mpt_next_index++;
     if (!c->ndisks)
-        plat_log("%s no disks found", c->name);
+        plat_diag(c->bdf, "no disks found");
     *ctrl_out = c;
     return BM_OK;
 

@@ -76,6 +76,12 @@ struct mpt_backend {
      * (runs once the slot table exists). NULL: scan bus 0 target ids
      * 0..max_targets-1. A negative return fails the probe. */
     int (*discover)(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen);
+    /* Optional: a SCSI task management request (MPI2_SCSITASKMGMT_TASKTYPE_*)
+     * for the device of io (ABORT TASK: the request in slot), waited for;
+     * the replies it makes the IOC send for other requests are handled.
+     * BM_ETIMEDOUT when the IOC does not answer it. */
+    int (*task_mgmt)(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot, char *err,
+                     size_t errlen);
 };
 
 /* Where a device sits, for mpt_add_disks(). */
@@ -84,7 +90,17 @@ struct mpt_addr {
     uint16_t dev_handle;        /* MPI 2 device handle */
     uint32_t port;              /* bm_disk.port: target id or enclosure slot */
     char label[12];             /* disk id suffix: "t3" (mpt0t3), "s5" (mpt0s5) */
+    uint32_t max_qd;            /* the reference driver's depth for this kind of device (0: no cap) */
 };
+
+/* Per-device queue depths: Linux mpt3sas MPT3SAS_SAS_QUEUE_DEPTH and
+ * MPT3SAS_SATA_QUEUE_DEPTH (scsih_slave_configure); a LUN without CMDQUE
+ * gets one command at a time (mpt3sas_scsih_change_queue_depth). */
+#define MPT_SAS_QUEUE_DEPTH 254
+#define MPT_SATA_QUEUE_DEPTH 32
+/* MPI 1: Linux mptscsih_slave_configure asks MPT_SCSI_CMD_PER_DEV_HIGH
+ * (64) for every SAS/SATA device (mptscsih_change_queue_depth). */
+#define MPT1_DEVICE_QUEUE_DEPTH 64
 
 struct mpt_disk {
     struct bm_disk d;
@@ -98,6 +114,8 @@ struct mpt_disk {
 struct mpt_ctrl {
     struct pci_addr pci;
     char name[32];              /* "MPT 0000:03:00.0" */
+    char bdf[16];               /* "0000:03:00.0": where plat_diag() messages are about */
+    bool mpi2;                  /* MPI 2.x (write-sequence keys, reset timings) */
     unsigned index;
     volatile void *regs;
     uint16_t pci_cmd_saved;
@@ -115,6 +133,7 @@ struct mpt_ctrl {
     size_t sense_bytes;
     struct mpt_result *results; /* last result per slot (internal commands) */
     uint32_t *slot_bytes;       /* bytes each outstanding request asked for */
+    struct mpt_scsi_io *slot_io; /* each engine request, to send again after BUSY */
 
     struct mpt_disk *disks[BM_MAX_DISKS];
     unsigned ndisks;
@@ -141,6 +160,8 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
                   uint64_t reply_timeout_ns, char *err, size_t errlen);
 
 /* ---- mpt_scsi.c ----------------------------------------------------------------------------- */
+/* The 8-byte SAM LUN field of a request. */
+void mpt_encode_lun(uint8_t lun_out[8], uint32_t lun);
 /* Fill an MPI 1 SCSI IO request for io with this context; returns the
  * bytes of the frame used (header plus SGL). */
 unsigned mpt1_build_scsi_io(void *frame, const struct mpt_scsi_io *io, uint32_t context);

@@ -86,12 +86,31 @@ static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const 
     return BM_OK;
 }
 
+/* Wait for DOORBELL_USED to clear after a handshake: real IOCs drop it a
+ * little after the last reply word, and the next handshake must not find
+ * it set (as Linux mpt3sas _base_handshake_req_reply_wait ends with
+ * _base_wait_for_doorbell_not_used). */
+static int mpt_wait_doorbell_free(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    uint64_t deadline = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
+    uint32_t db;
+
+    while ((db = mpt_read(c, MPT_REG_DOORBELL)) & MPT_DOORBELL_USED) {
+        if (plat_now_ns() > deadline) {
+            snprintf(err, errlen, "handshake end: doorbell still in use (0x%08x)", db);
+            return BM_ETIMEDOUT;
+        }
+        plat_delay_ns(10000);
+    }
+    return BM_OK;
+}
+
 /* One request and its reply through the doorbell (MPI 1.5). */
 int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
                   uint64_t reply_timeout_ns, char *err, size_t errlen)
 {
     const uint8_t *r = req;
-    uint16_t *out = reply;
+    uint8_t *out = reply; /* often a packed struct: stored byte by byte */
     unsigned words, msg_words = 2;
     int rc;
 
@@ -134,8 +153,10 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
         if (rc != BM_OK)
             return rc;
         v = (uint16_t)(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_DATA_MASK);
-        if ((words + 1) * 2 <= reply_cap)
-            out[words] = v;
+        if ((words + 1) * 2 <= reply_cap) {
+            out[2 * words] = (uint8_t)v;
+            out[2 * words + 1] = (uint8_t)(v >> 8);
+        }
         mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
         if (words == 1) {
             msg_words = (v & 0xff) ? (v & 0xff) : 2; /* MsgLength */
@@ -145,6 +166,8 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
     }
     /* A last doorbell interrupt says the IOC is done with the doorbell. */
     rc = mpt_wait_doorbell_int(c, MPT_WORD_TIMEOUT_NS, "handshake end", err, errlen);
+    if (rc == BM_OK)
+        rc = mpt_wait_doorbell_free(c, err, errlen);
     mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
     if (rc != BM_OK)
         return rc;
@@ -163,43 +186,71 @@ int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen)
     return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
 }
 
-/* Hard reset through the diagnostic register (MPI 1.5):
- * unlock it with the write-sequence keys, set RESET_ADAPTER, wait for the
- * IOC to come back to READY. */
+/* Unlock the diagnostic register: the write-sequence keys, then
+ * DiagWriteEnable read back, retried as Linux (mptbase mpt_diag_reset,
+ * mpt3sas mpt3sas_base_unlock_and_get_host_diagnostic) and FreeBSD
+ * (mps_diag_reset) retry it. Returns the unlocked register's value. */
+static int mpt_diag_unlock(struct mpt_ctrl *c, uint32_t *diag, char *err, size_t errlen)
+{
+    static const uint8_t mpi1_keys[] = { MPT1_WRSEQ_FLUSH, MPT_WRSEQ_KEY1, MPT_WRSEQ_KEY2, MPT_WRSEQ_KEY3,
+                                         MPT_WRSEQ_KEY4, MPT_WRSEQ_KEY5 };
+    static const uint8_t mpi2_keys[] = { MPT2_WRSEQ_FLUSH, MPT2_WRSEQ_KEY1, MPT_WRSEQ_KEY1, MPT_WRSEQ_KEY2,
+                                         MPT_WRSEQ_KEY3, MPT_WRSEQ_KEY4, MPT_WRSEQ_KEY5 };
+    const uint8_t *keys = c->mpi2 ? mpi2_keys : mpi1_keys;
+    size_t nkeys = c->mpi2 ? sizeof(mpi2_keys) : sizeof(mpi1_keys);
+
+    for (unsigned attempt = 1; attempt <= MPT_WRSEQ_TRIES; attempt++) {
+        for (size_t i = 0; i < nkeys; i++)
+            mpt_write(c, MPT_REG_WRITE_SEQUENCE, keys[i]);
+        plat_delay_ns(MPT_WRSEQ_WAIT_MS * MS_NS);
+        *diag = mpt_read(c, MPT_REG_DIAGNOSTIC);
+        if (*diag & MPT_DIAG_DRWE) {
+            if (attempt > 1)
+                plat_diag(c->bdf, "diagnostic register unlocked on attempt %u", attempt);
+            return BM_OK;
+        }
+    }
+    snprintf(err, errlen, "diagnostic register stayed locked after %u write sequences (0x%08x)", MPT_WRSEQ_TRIES,
+             *diag);
+    return BM_ETIMEDOUT;
+}
+
+/* Lock the diagnostic register again with the flush key. */
+static void mpt_diag_lock(struct mpt_ctrl *c)
+{
+    mpt_write(c, MPT_REG_WRITE_SEQUENCE, c->mpi2 ? MPT2_WRSEQ_FLUSH : MPT1_WRSEQ_FLUSH);
+}
+
+/* Hard reset through the diagnostic register: unlock it, set
+ * RESET_ADAPTER, read HostDiagnostic only at the times the MPI 2 header
+ * allows while the chip resets (mpt3sas _base_diag_reset), lock it again,
+ * then wait for READY. */
 static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
 {
-    static const uint8_t keys[] = { MPT_WRSEQ_FLUSH, MPT_WRSEQ_KEY1, MPT_WRSEQ_KEY2, MPT_WRSEQ_KEY3,
-                                    MPT_WRSEQ_KEY4, MPT_WRSEQ_KEY5 };
     uint64_t deadline;
     uint32_t diag;
     int rc;
 
     mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-    for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-        mpt_write(c, MPT_REG_WRITE_SEQUENCE, keys[i]);
-    deadline = plat_now_ns() + 2 * S_NS;
-    while (!((diag = mpt_read(c, MPT_REG_DIAGNOSTIC)) & MPT_DIAG_DRWE)) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "diagnostic register stayed locked (0x%08x)", diag);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(MS_NS);
+    rc = mpt_diag_unlock(c, &diag, err, errlen);
+    if (rc != BM_OK) {
+        mpt_diag_lock(c);
+        return rc;
     }
     mpt_write(c, MPT_REG_DIAGNOSTIC, diag | MPT_DIAG_RESET_ADAPTER);
-    /* The chip is unreachable for a while after the reset starts. */
-    plat_delay_ns(100 * MS_NS);
+    /* The chip's PCIe side is resetting: no read before the first delay. */
+    plat_delay_ns(MPT_DIAG_FIRST_READ_DELAY_MS * MS_NS);
     deadline = plat_now_ns() + MPT_READY_TIMEOUT_NS;
     while ((diag = mpt_read(c, MPT_REG_DIAGNOSTIC)) & MPT_DIAG_RESET_ADAPTER) {
-        if (plat_now_ns() > deadline) {
+        if (diag == 0xffffffffu || plat_now_ns() > deadline) {
+            mpt_diag_lock(c);
             snprintf(err, errlen, "adapter reset did not finish (diagnostic 0x%08x)", diag);
             return BM_ETIMEDOUT;
         }
-        plat_delay_ns(MS_NS);
+        plat_delay_ns(MPT_DIAG_SECOND_READ_DELAY_MS * MS_NS);
     }
-    rc = mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
-    /* Lock the diagnostic register again. */
-    mpt_write(c, MPT_REG_WRITE_SEQUENCE, MPT_WRSEQ_FLUSH);
-    return rc;
+    mpt_diag_lock(c);
+    return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
 }
 
 /* Any IOC state to READY (Linux mptbase MakeIocReady). */
@@ -217,15 +268,15 @@ int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen)
             return BM_OK;
     }
     if (state == MPT_IOC_STATE_OPERATIONAL) {
-        plat_log("%s IOC was OPERATIONAL (who init %u): message unit reset", c->name,
-                 (db & MPT_DOORBELL_WHO_INIT_MASK) >> MPT_DOORBELL_WHO_INIT_SHIFT);
+        plat_diag(c->bdf, "IOC was OPERATIONAL (who init %u): message unit reset",
+                  (db & MPT_DOORBELL_WHO_INIT_MASK) >> MPT_DOORBELL_WHO_INIT_SHIFT);
         rc = mpt_message_unit_reset(c, err, errlen);
         if (rc == BM_OK)
             return BM_OK;
     }
-    plat_log("%s IOC %s (doorbell 0x%08x): diagnostic reset", c->name, mpt_ioc_state_name(db), db);
+    plat_diag(c->bdf, "IOC %s (doorbell 0x%08x): diagnostic reset", mpt_ioc_state_name(db), db);
     rc = mpt_diag_reset(c, err, errlen);
     if (rc == BM_OK)
-        plat_log("%s IOC READY after diagnostic reset", c->name);
+        plat_diag(c->bdf, "IOC READY after diagnostic reset");
     return rc;
 }

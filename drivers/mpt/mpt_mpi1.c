@@ -21,6 +21,7 @@
 #define MPT1_HANDSHAKE_TIMEOUT_NS (10 * S_NS)
 #define MPT1_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux allows SAS discovery 300 s */
 #define MPT1_OPERATIONAL_TIMEOUT_NS (30 * S_NS)
+#define MPT1_TM_TIMEOUT_NS (30 * S_NS)          /* Linux mptscsih task management */
 
 struct mpt1_state {
     uint8_t *req;               /* nslots request frames */
@@ -33,6 +34,9 @@ struct mpt1_state {
     size_t host_page_bytes;
     unsigned nb_shift;          /* Linux NBShiftFactor, from BlockSize */
     struct mpi_ioc_facts_reply facts;
+    /* Task management: frame nslots, MsgContext nslots (no engine slot). */
+    bool tm_outstanding, tm_done;
+    struct mpi_scsi_task_mgmt_reply tm_reply;
 };
 
 /* The MPI 1 backend's state of a controller. */
@@ -69,7 +73,7 @@ static int mpt1_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
         return got;
     if (mpt1_check_reply(c, "IOC FACTS", got, f->ioc_status, err, errlen) != BM_OK)
         return BM_EIO;
-    if (!f->request_frame_size || !f->global_credits || !f->reply_queue_depth || !f->block_size) {
+    if (!f->request_frame_size || f->global_credits < 2 || !f->reply_queue_depth || !f->block_size) {
         snprintf(err, errlen, "IOC FACTS: frame size %u dwords, %u credits, reply depth %u, block %u",
                  f->request_frame_size, f->global_credits, f->reply_queue_depth, f->block_size);
         return BM_EIO;
@@ -87,11 +91,16 @@ static int mpt1_alloc(struct mpt_ctrl *c)
     struct mpt1_state *s = st(c);
     uint32_t hp = s->facts.host_page_buffer_sge.flags_length & MPI_SGE_LENGTH_MASK;
 
-    /* One reply frame per outstanding request: every request may end in an
-     * address reply at the same moment. */
+    /* Reply frames: no more than the reply queue holds (Linux mptbase
+     * reply_depth) and never more than GlobalCredits - 1 (FreeBSD mpt
+     * mpt_configure_ioc: "Do *not* exceed global credits"). One per
+     * outstanding request: every request may end in an address reply at
+     * the same moment. */
     s->nreply = MIN((uint32_t)s->facts.reply_queue_depth, (uint32_t)MPT1_SLOTS_MAX);
+    s->nreply = MIN(s->nreply, (uint32_t)s->facts.global_credits - 1u);
     c->nslots = MIN((uint32_t)s->facts.global_credits, s->nreply);
-    s->req_bytes = ALIGN_UP((size_t)c->nslots * MPT1_REQ_FRAME_BYTES, (size_t)4096);
+    /* One frame more than the slots: task management's own. */
+    s->req_bytes = ALIGN_UP((size_t)(c->nslots + 1) * MPT1_REQ_FRAME_BYTES, (size_t)4096);
     s->reply_bytes = ALIGN_UP((size_t)s->nreply * MPT1_REPLY_FRAME_BYTES, (size_t)4096);
     c->sense_bytes = ALIGN_UP((size_t)c->nslots * MPT_SENSE_BYTES, (size_t)4096);
     s->req = plat_alloc_pages(s->req_bytes, true);
@@ -168,8 +177,8 @@ static int mpt1_ports(struct mpt_ctrl *c, char *err, size_t errlen)
             if (pf.max_devices)
                 max_targets = MIN(max_targets, (uint32_t)pf.max_devices);
             c->port_id = pf.port_scsi_id;
-            plat_log("%s port 0: type 0x%02x, %u devices, IOC id %u, protocols 0x%04x", c->name, pf.port_type,
-                     pf.max_devices, pf.port_scsi_id, pf.protocol_flags);
+            plat_diag(c->bdf, "port 0: type 0x%02x, %u devices, IOC id %u, protocols 0x%04x", pf.port_type,
+                      pf.max_devices, pf.port_scsi_id, pf.protocol_flags);
         }
     }
     c->max_targets = MIN(max_targets, 256u);
@@ -212,7 +221,7 @@ static void mpt1_destroy(struct mpt_ctrl *c)
 static int mpt1_init(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt1_state *s;
-    unsigned shift = 0;
+    unsigned shift = 1;
     int rc;
 
     s = plat_alloc(sizeof(*s));
@@ -224,14 +233,16 @@ static int mpt1_init(struct mpt_ctrl *c, char *err, size_t errlen)
     rc = mpt1_ioc_facts(c, err, errlen);
     if (rc != BM_OK)
         goto err;
-    /* Linux GetIocFacts: NBShiftFactor is the bit length of BlockSize. */
+    /* Linux mptbase GetIocFacts: NBShiftFactor starts at 1 and adds the
+     * bit length of BlockSize (dwords), so a block of BlockSize * 4 bytes
+     * is 1 << NBShiftFactor for the usual powers of two (8 dwords: 5). */
     for (unsigned b = s->facts.block_size; b; b >>= 1)
         shift++;
     s->nb_shift = shift;
-    plat_log("%s MPI %u.%u, firmware %u.%u.%u.%u, %u credits, reply depth %u, %u ports, %u devices", c->name,
-             s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
-             s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.global_credits,
-             s->facts.reply_queue_depth, s->facts.number_of_ports, s->facts.max_devices);
+    plat_diag(c->bdf, "MPI %u.%u, firmware %u.%u.%u.%u, %u credits, reply depth %u, %u ports, %u devices",
+              s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
+              s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.global_credits,
+              s->facts.reply_queue_depth, s->facts.number_of_ports, s->facts.max_devices);
     rc = mpt1_alloc(c);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory below 4 GiB for %u request frames", c->nslots);
@@ -279,6 +290,12 @@ static void mpt1_drain(struct mpt_ctrl *c)
             return;
         if (!(v & MPT_REPLY_ADDRESS_BIT)) {
             /* Context reply: the request finished without anything to report. */
+            if ((v & MPT_CONTEXT_REPLY_CONTEXT_MASK) == c->nslots && s->tm_outstanding) {
+                memset(&s->tm_reply, 0, sizeof(s->tm_reply));
+                s->tm_outstanding = false;
+                s->tm_done = true;
+                continue;
+            }
             mpt_slot_done(c, v & MPT_CONTEXT_REPLY_CONTEXT_MASK, NULL);
             continue;
         }
@@ -288,11 +305,19 @@ static void mpt1_drain(struct mpt_ctrl *c)
             struct mpt_result res;
 
             if (pa < s->reply_pa || off >= s->nreply * MPT1_REPLY_FRAME_BYTES || off % MPT1_REPLY_FRAME_BYTES) {
-                plat_log("%s reply at 0x%08x is not one of our reply frames", c->name, pa);
+                plat_diag(c->bdf, "reply at 0x%08x is not one of our reply frames", pa);
                 continue;
             }
             plat_rmb();
             r = (const struct mpi_scsi_io_reply *)(s->reply + off);
+            if (r->function == MPI_FUNCTION_SCSI_TASK_MGMT && s->tm_outstanding &&
+                (r->msg_context & MPT_CONTEXT_REPLY_CONTEXT_MASK) == c->nslots) {
+                memcpy(&s->tm_reply, r, sizeof(s->tm_reply));
+                s->tm_outstanding = false;
+                s->tm_done = true;
+                mpt_write(c, MPT_REG_REPLY_FIFO, pa);
+                continue;
+            }
             memset(&res, 0, sizeof(res));
             res.address_reply = true;
             res.ioc_status = r->ioc_status & MPI_IOCSTATUS_MASK;
@@ -310,10 +335,71 @@ static void mpt1_drain(struct mpt_ctrl *c)
     }
 }
 
+/* A task management request through the high-priority request FIFO, as
+ * Linux mptscsih_IssueTaskMgmt sends it when the IOC has one
+ * (mpt_put_msg_frame_hi_pri: the frame address, no NB hint), waited for
+ * up to 30 s. BM_ENOTSUP without a high-priority FIFO. */
+static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
+                          char *err, size_t errlen)
+{
+    struct mpt1_state *s = st(c);
+    struct mpi_scsi_task_mgmt_request *r =
+        (struct mpi_scsi_task_mgmt_request *)(s->req + (size_t)c->nslots * MPT1_REQ_FRAME_BYTES);
+    uint64_t deadline = plat_now_ns() + MPT1_TM_TIMEOUT_NS;
+    const char *what = task_type == MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
+
+    if (!(s->facts.ioc_capabilities & MPI_IOCFACTS_CAPABILITY_HIGH_PRI_Q)) {
+        snprintf(err, errlen, "%s: the IOC has no high-priority request FIFO", what);
+        return BM_ENOTSUP;
+    }
+    if (s->tm_outstanding) {
+        snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
+        return BM_EBUSY;
+    }
+    memset(r, 0, MPT1_REQ_FRAME_BYTES);
+    r->target_id = io->target;
+    r->bus = io->bus;
+    r->function = MPI_FUNCTION_SCSI_TASK_MGMT;
+    r->task_type = task_type;
+    r->msg_context = c->nslots;
+    mpt_encode_lun(r->lun, io->lun);
+    if (task_type == MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK)
+        r->task_msg_context = slot;
+    s->tm_done = false;
+    s->tm_outstanding = true;
+    plat_wmb();
+    mpt_write(c, MPT_REG_REQUEST_HI_PRI_FIFO, (uint32_t)plat_virt_to_phys(r));
+    while (!s->tm_done) {
+        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+        mpt1_drain(c);
+        if (s->tm_done)
+            break;
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
+            return BM_EIO;
+        }
+        if (plat_now_ns() > deadline) {
+            snprintf(err, errlen, "%s: no reply within %llu s (doorbell 0x%08x)", what,
+                     (unsigned long long)(MPT1_TM_TIMEOUT_NS / S_NS), db);
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
+        snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what,
+                 s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK, mpt_ioc_status_name(s->tm_reply.ioc_status),
+                 s->tm_reply.response_code);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
 const struct mpt_backend mpt_mpi1_backend = {
     .name = "MPI 1.5",
     .init = mpt1_init,
     .post = mpt1_post,
     .drain = mpt1_drain,
     .destroy = mpt1_destroy,
+    .task_mgmt = mpt1_task_mgmt,
 };

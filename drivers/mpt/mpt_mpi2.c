@@ -32,8 +32,10 @@
 #define MPT2_OPERATIONAL_TIMEOUT_NS (30 * S_NS)
 #define MPT2_EVENT_TIMEOUT_NS (30 * S_NS)
 #define MPT2_CONFIG_TIMEOUT_NS (15 * S_NS)       /* Linux mpt3sas config requests: 15 s */
+#define MPT2_TM_TIMEOUT_NS (30 * S_NS)           /* Linux mpt3sas task management: 30 s */
 #define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux mpt3sas: 300 s for SAS discovery */
 #define MPT2_MAX_DEVICES 128
+#define MPT2_HANDLES 0x10000            /* every 16-bit device handle */
 #define MPT2_CONFIG_PAGE_BYTES 4096
 /* Data per SGE: 64 KiB, the largest segment Linux hands these chips
  * (BLK_MAX_SEGMENT_SIZE; mpt3sas sets no other), so big transfers take
@@ -47,6 +49,7 @@ struct mpt2_device {
     uint16_t handle, slot, enclosure;
     uint64_t sas_address;
     uint32_t device_info;
+    uint8_t access_status;
 };
 
 struct mpt2_state {
@@ -71,6 +74,11 @@ struct mpt2_state {
     size_t chain_bytes;
     struct mpt2_sgl_space sgl;  /* geometry; chain and chain_pa set per request */
     uint8_t *page;              /* config page buffer */
+    /* Task management: one request at a time in its own frame (SMID
+     * nslots + 1, outside the engine's slots, so a full queue can still
+     * be aborted). */
+    bool tm_outstanding, tm_done;
+    struct mpi2_scsi_task_manage_reply tm_reply;
 };
 
 /* The MPI 2 backend's state of a controller. */
@@ -142,7 +150,7 @@ static int mpt2_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
                  f->msg_version & 0xff);
         return BM_ENOTSUP;
     }
-    if (!f->request_credit || !f->reply_frame_size || !f->max_reply_descriptor_post_queue_depth ||
+    if (f->request_credit < 2 || !f->reply_frame_size || !f->max_reply_descriptor_post_queue_depth ||
         (uint32_t)f->ioc_request_frame_size * 4 < sizeof(struct mpi2_scsi_io_request)) {
         snprintf(err, errlen, "IOC FACTS: %u credits, request frame %u bytes, reply frame %u bytes, post depth %u",
                  f->request_credit, f->ioc_request_frame_size * 4, f->reply_frame_size * 4,
@@ -168,7 +176,9 @@ static int mpt2_size_queues(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
     uint32_t max_post = s->facts.max_reply_descriptor_post_queue_depth & ~15u;
-    uint32_t n = MIN((uint32_t)s->facts.request_credit, (uint32_t)MPT2_SLOTS_MAX);
+    /* One credit stays free for task management (mpt3sas keeps
+     * hi_priority_depth apart from scsiio_depth the same way). */
+    uint32_t n = MIN((uint32_t)s->facts.request_credit - 1u, (uint32_t)MPT2_SLOTS_MAX);
 
     for (;;) {
         s->free_depth = ALIGN_UP(n + 64, 16u);
@@ -228,8 +238,8 @@ static void mpt2_sgl_geometry(struct mpt_ctrl *c)
         g->chain_seg_bytes = s->frame_bytes;
     segs = mpt2_chain_segments(g, MPT2_MAX_SGE_BYTES);
     if (segs == ~0u || (s->facts.max_chain_depth && segs > s->facts.max_chain_depth)) {
-        plat_log("%s chain limits (segment %u bytes, depth %u): one SGE per transfer", c->name,
-                 g->chain_seg_bytes, s->facts.max_chain_depth);
+        plat_diag(c->bdf, "chain limits (segment %u bytes, depth %u): one SGE per transfer",
+                  g->chain_seg_bytes, s->facts.max_chain_depth);
         g->max_sge_bytes = MPT_MAX_TRANSFER_BYTES;
         segs = 0;
     } else {
@@ -245,7 +255,8 @@ static int mpt2_alloc(struct mpt_ctrl *c)
 {
     struct mpt2_state *s = st(c);
 
-    s->req_bytes = ALIGN_UP((size_t)(c->nslots + 1) * s->frame_bytes, (size_t)4096);
+    /* SMID 0 (unused), the engine's SMIDs, the task management SMID. */
+    s->req_bytes = ALIGN_UP((size_t)(c->nslots + 2) * s->frame_bytes, (size_t)4096);
     s->reply_bytes = ALIGN_UP((size_t)s->free_depth * s->reply_frame_bytes, (size_t)4096);
     s->free_q_bytes = ALIGN_UP((size_t)s->free_depth * 4, (size_t)4096);
     s->post_q_bytes = ALIGN_UP((size_t)s->post_depth * 8, (size_t)4096);
@@ -366,14 +377,14 @@ static int mpt2_init_common(struct mpt_ctrl *c, bool ieee_sgl, char *err, size_t
                  s->facts.msg_version & 0xff);
         return BM_ENOTSUP;
     }
-    plat_log("%s MPI %u.%u, firmware %u.%u.%u.%u, %u credits, frames %u/%u bytes, post queue up to %u, %u ports",
-             c->name, s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
-             s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.request_credit,
-             s->facts.ioc_request_frame_size * 4, s->facts.reply_frame_size * 4,
-             s->facts.max_reply_descriptor_post_queue_depth, s->facts.number_of_ports);
+    plat_diag(c->bdf, "MPI %u.%u, firmware %u.%u.%u.%u, %u credits, frames %u/%u bytes, post queue up to %u, %u ports",
+              s->facts.msg_version >> 8, s->facts.msg_version & 0xff, s->facts.fw_version_major,
+              s->facts.fw_version_minor, s->facts.fw_version_unit, s->facts.fw_version_dev, s->facts.request_credit,
+              s->facts.ioc_request_frame_size * 4, s->facts.reply_frame_size * 4,
+              s->facts.max_reply_descriptor_post_queue_depth, s->facts.number_of_ports);
     if (s->facts.ioc_capabilities & MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID)
-        plat_log("%s IR (integrated RAID) firmware: volumes are not driven, their member disks may show up as "
-                 "disks", c->name);
+        plat_diag(c->bdf, "IR (integrated RAID) firmware: RAID volumes are not driven natively, their member "
+                  "disks are hidden");
     rc = mpt2_size_queues(c, err, errlen);
     if (rc != BM_OK)
         return rc;
@@ -420,7 +431,7 @@ static void mpt2_post(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_i
     if (!mpt2_build_scsi_io(mpt2_frame(s, slot), io, &sp)) {
         /* Sized so that it cannot happen; fail the command, not the IOC. */
         struct mpt_result r = { .ioc_status = MPI_IOCSTATUS_INVALID_SGL };
-        plat_log("%s request %u: SGL for %u bytes does not fit", c->name, slot, io->data_len);
+        plat_diag(c->bdf, "request %u: SGL for %u bytes does not fit", slot, io->data_len);
         mpt_slot_done(c, slot, &r);
         return;
     }
@@ -447,15 +458,22 @@ static void mpt2_address_reply(struct mpt_ctrl *c, uint32_t smid, uint32_t pa)
     struct mpt_result res;
 
     if (pa < s->reply_pa || off >= s->free_depth * s->reply_frame_bytes || off % s->reply_frame_bytes) {
-        plat_log("%s reply at 0x%08x is not one of our reply frames", c->name, pa);
+        plat_diag(c->bdf, "reply at 0x%08x is not one of our reply frames", pa);
         return;
     }
     plat_rmb();
     d = (const struct mpi2_default_reply *)(s->reply + off);
+    if (smid == c->nslots + 1 && s->tm_outstanding) {
+        memcpy(&s->tm_reply, d, MIN(sizeof(s->tm_reply), (size_t)s->reply_frame_bytes));
+        s->tm_outstanding = false;
+        s->tm_done = true;
+        mpt2_free_reply(c, pa);
+        return;
+    }
     if (smid == 0 || smid > c->nslots) {
         /* SMID 0: an event notification or other unsolicited reply; we
          * masked every event, so just note it. */
-        plat_log("%s unsolicited reply (function 0x%02x, SMID %u)", c->name, d->function, smid);
+        plat_diag(c->bdf, "unsolicited reply (function 0x%02x, SMID %u)", d->function, smid);
         mpt2_free_reply(c, pa);
         return;
     }
@@ -503,7 +521,7 @@ static void mpt2_drain(struct mpt_ctrl *c)
         case MPI2_RPY_DESCRIPT_FLAGS_SCSI_IO_SUCCESS:
         case MPI25_RPY_DESCRIPT_FLAGS_FAST_PATH_SCSI_IO_SUCCESS:
             if (smid == 0 || smid > c->nslots)
-                plat_log("%s success descriptor for SMID %u", c->name, smid);
+                plat_diag(c->bdf, "success descriptor for SMID %u", smid);
             else
                 mpt_slot_done(c, smid - 1, NULL);
             break;
@@ -511,7 +529,7 @@ static void mpt2_drain(struct mpt_ctrl *c)
             mpt2_address_reply(c, smid, hi);
             break;
         default:
-            plat_log("%s reply descriptor of type 0x%x (0x%08x 0x%08x) ignored", c->name, type, lo, hi);
+            plat_diag(c->bdf, "reply descriptor of type 0x%x (0x%08x 0x%08x) ignored", type, lo, hi);
             break;
         }
     }
@@ -593,51 +611,223 @@ static int mpt2_message_ok(struct mpt_ctrl *c, const void *req, unsigned req_byt
     return BM_OK;
 }
 
+/* A task management request for io's device, waited for (Linux mpt3sas
+ * mpt3sas_scsih_issue_tm: a high-priority request descriptor, 30 s). */
+static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
+                          char *err, size_t errlen)
+{
+    struct mpt2_state *s = st(c);
+    struct mpi2_scsi_task_manage_request *r = (struct mpi2_scsi_task_manage_request *)mpt2_frame(s, c->nslots);
+    uint64_t deadline = plat_now_ns() + MPT2_TM_TIMEOUT_NS;
+    const char *what = task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
+
+    if (s->tm_outstanding) {
+        snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
+        return BM_EBUSY;
+    }
+    memset(r, 0, s->frame_bytes);
+    r->dev_handle = io->dev_handle;
+    r->function = MPI2_FUNCTION_SCSI_TASK_MGMT;
+    r->task_type = task_type;
+    mpt_encode_lun(r->lun, io->lun);
+    if (task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK)
+        r->task_mid = (uint16_t)(slot + 1);
+    memset(&s->tm_reply, 0, sizeof(s->tm_reply));
+    s->tm_done = false;
+    s->tm_outstanding = true;
+    mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY, c->nslots, 0);
+    while (!s->tm_done) {
+        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+        mpt2_drain(c);
+        if (s->tm_done)
+            break;
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
+            return BM_EIO;
+        }
+        if (plat_now_ns() > deadline) {
+            snprintf(err, errlen, "%s: no reply within %llu ms (doorbell 0x%08x)", what,
+                     (unsigned long long)(MPT2_TM_TIMEOUT_NS / MS_NS), db);
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS ||
+        (s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_COMPLETE &&
+         s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED)) {
+        snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what,
+                 s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK, mpt_ioc_status_name(s->tm_reply.ioc_status),
+                 s->tm_reply.response_code);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
 /* ---- Discovery ------------------------------------------------------------------------------------------------- */
 
-/* A config request for SAS Device Page 0: the header (action
- * PAGE_HEADER) or the page itself into s->page (READ_CURRENT). Returns
- * the reply's IOC status (>= 0) or a negative error. */
-static int mpt2_sas_device_page0(struct mpt_ctrl *c, uint8_t action, const struct mpi2_config_reply *hdr,
-                                 uint32_t page_address, struct mpi2_config_reply *rep, char *err, size_t errlen)
+/* A configuration page: its type (extended pages name an ext type), number
+ * and the version we read it as. */
+struct mpt2_page_id {
+    uint8_t type, ext_type, number, version;
+    const char *what;
+};
+
+static const struct mpt2_page_id mpt2_sas_device0 = {
+    MPI2_CONFIG_PAGETYPE_EXTENDED, MPI2_CONFIG_EXTPAGETYPE_SAS_DEVICE, 0, MPI2_SASDEVICE0_PAGEVERSION,
+    "SAS Device Page 0"
+};
+static const struct mpt2_page_id mpt2_volume0 = {
+    MPI2_CONFIG_PAGETYPE_RAID_VOLUME, 0, 0, MPI2_RAIDVOLPAGE0_PAGEVERSION, "RAID Volume Page 0"
+};
+static const struct mpt2_page_id mpt2_physdisk0 = {
+    MPI2_CONFIG_PAGETYPE_RAID_PHYSDISK, 0, 0, MPI2_RAIDPHYSDISKPAGE0_PAGEVERSION, "RAID Physical Disk Page 0"
+};
+
+/* A config request: the page's header (action PAGE_HEADER, hdr NULL) or
+ * the page itself into s->page (READ_CURRENT with the header hdr got).
+ * Returns the reply's IOC status (>= 0) or a negative error. */
+static int mpt2_config(struct mpt_ctrl *c, const struct mpt2_page_id *id, uint8_t action,
+                       const struct mpi2_config_reply *hdr, uint32_t page_address, struct mpi2_config_reply *rep,
+                       char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
     struct mpi2_config_request req;
+    uint32_t flags = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_LAST_ELEMENT | MPI_SGE_FLAGS_END_OF_BUFFER |
+                     MPI_SGE_FLAGS_END_OF_LIST | MPI_SGE_FLAGS_64_BIT_ADDRESSING;
     int rc;
 
     memset(&req, 0, sizeof(req));
     req.action = action;
     req.function = MPI2_FUNCTION_CONFIG;
-    req.ext_page_type = MPI2_CONFIG_EXTPAGETYPE_SAS_DEVICE;
-    req.header_page_type = MPI2_CONFIG_PAGETYPE_EXTENDED;
-    req.header_page_number = 0;
-    req.header_page_version = MPI2_SASDEVICE0_PAGEVERSION;
+    req.header_page_type = id->type;
+    req.ext_page_type = id->ext_type;
+    req.header_page_number = id->number;
+    req.header_page_version = id->version;
     req.page_address = page_address;
     if (hdr) {
-        uint32_t bytes = MIN((uint32_t)hdr->ext_page_length * 4, (uint32_t)MPT2_CONFIG_PAGE_BYTES);
+        uint32_t bytes = id->type == MPI2_CONFIG_PAGETYPE_EXTENDED ? (uint32_t)hdr->ext_page_length * 4
+                                                                   : (uint32_t)hdr->header_page_length * 4;
 
+        bytes = MIN(bytes, (uint32_t)MPT2_CONFIG_PAGE_BYTES);
         req.ext_page_length = hdr->ext_page_length;
         req.header_page_version = hdr->header_page_version;
         req.header_page_number = hdr->header_page_number;
         req.header_page_length = hdr->header_page_length;
         /* Linux mpt3sas _config_request: one simple SGE, IOC to host. */
-        req.page_buffer_sge.flags_length = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_LAST_ELEMENT |
-                                           MPI_SGE_FLAGS_END_OF_BUFFER | MPI_SGE_FLAGS_END_OF_LIST |
-                                           MPI_SGE_FLAGS_64_BIT_ADDRESSING | bytes;
+        req.page_buffer_sge.flags_length = flags | bytes;
         req.page_buffer_sge.address = plat_virt_to_phys(s->page);
         memset(s->page, 0, bytes);
     } else {
-        req.page_buffer_sge.flags_length = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_LAST_ELEMENT |
-                                           MPI_SGE_FLAGS_END_OF_BUFFER | MPI_SGE_FLAGS_END_OF_LIST |
-                                           MPI_SGE_FLAGS_64_BIT_ADDRESSING;
+        req.page_buffer_sge.flags_length = flags;
         req.page_buffer_sge.address = ~0ull;
     }
     memset(rep, 0, sizeof(*rep));
-    rc = mpt2_message(c, &req, sizeof(req), rep, sizeof(*rep), MPT2_CONFIG_TIMEOUT_NS, "SAS Device Page 0", err,
-                      errlen);
+    rc = mpt2_message(c, &req, sizeof(req), rep, sizeof(*rep), MPT2_CONFIG_TIMEOUT_NS, id->what, err, errlen);
     if (rc != BM_OK)
         return rc;
     return rep->ioc_status & MPI_IOCSTATUS_MASK;
+}
+
+/* The header of a page that must exist (BM_EIO naming it otherwise). */
+static int mpt2_page_header(struct mpt_ctrl *c, const struct mpt2_page_id *id, struct mpi2_config_reply *hdr,
+                            char *err, size_t errlen)
+{
+    int ios = mpt2_config(c, id, MPI2_CONFIG_ACTION_PAGE_HEADER, NULL, 0, hdr, err, errlen);
+    uint32_t len = id->type == MPI2_CONFIG_PAGETYPE_EXTENDED ? hdr->ext_page_length : hdr->header_page_length;
+
+    if (ios < 0)
+        return ios;
+    if (ios != MPI_IOCSTATUS_SUCCESS || !len) {
+        snprintf(err, errlen, "%s header: IOC status 0x%04x %s, %u dwords", id->what, ios,
+                 mpt_ioc_status_name((uint16_t)ios), len);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
+/* IR firmware's volumes (RAID Volume Page 0 by GET_NEXT_HANDLE, as
+ * mpt3sas _scsih_search_responding_raid_devices walks them): each named in
+ * a diagnostic and in note (they are not benchmarked natively). Returns
+ * how many, or a negative error. */
+static int mpt2_raid_volumes(struct mpt_ctrl *c, char *note, size_t note_len, char *err, size_t errlen)
+{
+    static const char *const types[] = { "RAID0", "RAID1E", "RAID1", "?", "?", "RAID10" };
+    struct mpt2_state *s = st(c);
+    struct mpi2_config_reply hdr, rep;
+    uint32_t handle = 0xffff;
+    int n = 0, rc;
+
+    rc = mpt2_page_header(c, &mpt2_volume0, &hdr, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    for (unsigned guard = 0; guard < 256; guard++) {
+        const struct mpi2_raid_volume_page0 *v = (const struct mpi2_raid_volume_page0 *)s->page;
+        int ios = mpt2_config(c, &mpt2_volume0, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &hdr,
+                              MPI2_RAID_VOLUME_PGAD_FORM_GET_NEXT_HANDLE | handle, &rep, err, errlen);
+        size_t used = strlen(note);
+
+        if (ios < 0)
+            return ios;
+        if (ios != MPI_IOCSTATUS_SUCCESS)
+            break; /* CONFIG_INVALID_PAGE: past the last volume */
+        plat_rmb();
+        if (v->dev_handle == 0 || (handle != 0xffff && v->dev_handle <= handle))
+            break;
+        handle = v->dev_handle;
+        plat_diag(c->bdf, "IR RAID volume handle 0x%04x: %s of %u disks, %llu x %u-byte blocks, state %u: not "
+                  "benchmarked natively", v->dev_handle, v->volume_type < ARRAY_SIZE(types) ? types[v->volume_type]
+                  : "RAID", v->num_phys_disks, (unsigned long long)v->max_lba + 1, v->block_size,
+                  v->volume_state);
+        snprintf(note + used, note_len - used, "%s%s volume 0x%04x (%u disks)", used ? ", " : "IR RAID volumes "
+                 "not benchmarked natively: ", v->volume_type < ARRAY_SIZE(types) ? types[v->volume_type] : "RAID",
+                 v->dev_handle, v->num_phys_disks);
+        n++;
+    }
+    return n;
+}
+
+/* The device handles IR firmware has made RAID volume members (or hot
+ * spares), from RAID Physical Disk Page 0 walked by GET_NEXT_PHYSDISKNUM,
+ * as Linux mpt3sas _scsih_search_responding_raid_devices fills pd_handles.
+ * members[h] gets the PhysDiskNum + 1 of handle h. Returns how many. */
+static int mpt2_raid_members(struct mpt_ctrl *c, uint16_t *members, unsigned cap, char *err, size_t errlen)
+{
+    struct mpt2_state *s = st(c);
+    struct mpi2_config_reply hdr, rep;
+    uint32_t num = 0xff;
+    int n = 0, rc;
+
+    rc = mpt2_page_header(c, &mpt2_physdisk0, &hdr, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    for (unsigned guard = 0; guard < 256; guard++) {
+        const struct mpi2_raid_physdisk_page0 *p = (const struct mpi2_raid_physdisk_page0 *)s->page;
+        int ios = mpt2_config(c, &mpt2_physdisk0, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &hdr,
+                              MPI2_PHYSDISK_PGAD_FORM_GET_NEXT_PHYSDISKNUM | num, &rep, err, errlen);
+
+        if (ios < 0)
+            return ios;
+        if (ios == MPI2_IOCSTATUS_CONFIG_INVALID_PAGE)
+            return n; /* past the last member */
+        if (ios != MPI_IOCSTATUS_SUCCESS) {
+            snprintf(err, errlen, "RAID Physical Disk Page 0 after %u: IOC status 0x%04x %s", num, ios,
+                     mpt_ioc_status_name((uint16_t)ios));
+            return BM_EIO;
+        }
+        plat_rmb();
+        if (num != 0xff && p->phys_disk_num <= num) {
+            snprintf(err, errlen, "RAID Physical Disk Page 0: disk %u after %u", p->phys_disk_num, num);
+            return BM_EIO;
+        }
+        num = p->phys_disk_num;
+        if (p->dev_handle < cap) {
+            if (!members[p->dev_handle])
+                n++;
+            members[p->dev_handle] = (uint16_t)(num + 1);
+        }
+    }
+    return n;
 }
 
 /* Is a SAS Device Page 0 entry a target we drive: an end device that
@@ -652,8 +842,11 @@ static bool mpt2_is_target(const struct mpi2_sas_device_page0 *p)
     if (!(info & (MPI2_SAS_DEVICE_INFO_SSP_TARGET | MPI2_SAS_DEVICE_INFO_STP_TARGET |
                   MPI2_SAS_DEVICE_INFO_SATA_DEVICE)))
         return false;
+    /* A SATA drive the IOC still has to initialise is accessible, as
+     * Linux mpt3sas _scsih_check_access_status treats it. */
     return (p->flags & MPI2_SAS_DEVICE0_FLAGS_DEVICE_PRESENT) &&
-           p->access_status == MPI2_SAS_DEVICE0_ASTATUS_NO_ERRORS;
+           (p->access_status == MPI2_SAS_DEVICE0_ASTATUS_NO_ERRORS ||
+            p->access_status == MPI2_SAS_DEVICE0_ASTATUS_SATA_NEEDS_INITIALIZATION);
 }
 
 /* Walk SAS Device Page 0 by GET_NEXT_HANDLE and list the end devices. */
@@ -665,43 +858,38 @@ static int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsign
     unsigned n = 0;
     int ios;
 
-    ios = mpt2_sas_device_page0(c, MPI2_CONFIG_ACTION_PAGE_HEADER, NULL, 0, &hdr, err, errlen);
-    if (ios < 0)
+    ios = mpt2_page_header(c, &mpt2_sas_device0, &hdr, err, errlen);
+    if (ios != BM_OK)
         return ios;
-    if (ios != MPI_IOCSTATUS_SUCCESS || !hdr.ext_page_length) {
-        snprintf(err, errlen, "SAS Device Page 0 header: IOC status 0x%04x %s, %u dwords", ios,
-                 mpt_ioc_status_name((uint16_t)ios), hdr.ext_page_length);
-        return BM_EIO;
-    }
     for (unsigned guard = 0; guard < 0x10000; guard++) {
         const struct mpi2_sas_device_page0 *p = (const struct mpi2_sas_device_page0 *)s->page;
 
-        ios = mpt2_sas_device_page0(c, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &hdr,
-                                    MPI2_SAS_DEVICE_PGAD_FORM_GET_NEXT_HANDLE | handle, &rep, err, errlen);
+        ios = mpt2_config(c, &mpt2_sas_device0, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &hdr,
+                          MPI2_SAS_DEVICE_PGAD_FORM_GET_NEXT_HANDLE | handle, &rep, err, errlen);
         if (ios < 0)
             return ios;
         if (ios == MPI2_IOCSTATUS_CONFIG_INVALID_PAGE)
             break; /* past the last handle */
         if (ios != MPI_IOCSTATUS_SUCCESS) {
-            plat_log("%s SAS Device Page 0 after handle 0x%04x: IOC status 0x%04x %s", c->name, handle, ios,
-                     mpt_ioc_status_name((uint16_t)ios));
+            plat_diag(c->bdf, "SAS Device Page 0 after handle 0x%04x: IOC status 0x%04x %s", handle, ios,
+                      mpt_ioc_status_name((uint16_t)ios));
             break;
         }
         plat_rmb();
         if (p->dev_handle == 0 || (handle != 0xffff && p->dev_handle <= handle)) {
-            plat_log("%s SAS Device Page 0: handle 0x%04x after 0x%04x, walk stopped", c->name, p->dev_handle,
-                     handle);
+            plat_diag(c->bdf, "SAS Device Page 0: handle 0x%04x after 0x%04x, walk stopped", p->dev_handle,
+                      handle);
             break;
         }
         handle = p->dev_handle;
         if (!mpt2_is_target(p)) {
-            plat_log("%s handle 0x%04x SAS address %016llx: not a target (info 0x%08x, flags 0x%04x, access 0x%02x)",
-                     c->name, p->dev_handle, (unsigned long long)p->sas_address, p->device_info, p->flags,
-                     p->access_status);
+            plat_diag(c->bdf, "handle 0x%04x SAS address %016llx: not a target (info 0x%08x, flags 0x%04x, access "
+                      "0x%02x)", p->dev_handle, (unsigned long long)p->sas_address, p->device_info, p->flags,
+                      p->access_status);
             continue;
         }
         if (n == cap) {
-            plat_log("%s more than %u devices: handle 0x%04x and later skipped", c->name, cap, handle);
+            plat_diag(c->bdf, "more than %u devices: handle 0x%04x and later skipped", cap, handle);
             break;
         }
         out[n].handle = p->dev_handle;
@@ -709,6 +897,7 @@ static int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsign
         out[n].enclosure = p->enclosure_handle;
         out[n].sas_address = p->sas_address;
         out[n].device_info = p->device_info;
+        out[n].access_status = p->access_status;
         n++;
     }
     return (int)n;
@@ -722,6 +911,8 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
     struct mpi2_event_notification_request ev;
     struct mpi2_port_enable_request pe;
     struct mpt2_device *dev;
+    uint16_t *members;
+    bool members_noted = false;
     int n, rc;
 
     memset(&ev, 0, sizeof(ev));
@@ -739,18 +930,39 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
     if (rc != BM_OK)
         return rc;
     dev = plat_alloc(sizeof(*dev) * MPT2_MAX_DEVICES);
-    if (!dev) {
+    members = plat_alloc(sizeof(*members) * MPT2_HANDLES);
+    if (!dev || !members) {
+        plat_free(dev);
+        plat_free(members);
         snprintf(err, errlen, "out of memory");
         return BM_ENOMEM;
     }
     n = mpt2_list_devices(c, dev, MPT2_MAX_DEVICES, err, errlen);
+    /* IR firmware: its volume members must never be driven (a write would
+     * corrupt the volume; Linux mpt3sas keeps them from the disk driver,
+     * no_uld_attach). Unknown membership is no reason to guess: the probe
+     * fails and the firmware keeps the controller. */
+    if (n >= 0 && (st(c)->facts.ioc_capabilities & MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID)) {
+        rc = mpt2_raid_members(c, members, MPT2_HANDLES, err, errlen);
+        if (rc < 0)
+            n = rc;
+    }
     if (n < 0) {
         plat_free(dev);
+        plat_free(members);
         return n;
+    }
+    err[0] = '\0';
+    if (st(c)->facts.ioc_capabilities & MPI2_IOCFACTS_CAPABILITY_INTEGRATED_RAID) {
+        char why[128];
+        if (mpt2_raid_volumes(c, err, errlen, why, sizeof(why)) < 0)
+            plat_diag(c->bdf, "IR RAID volumes not listed: %s", why);
+        if (err[0])
+            snprintf(err + strlen(err), errlen - strlen(err), "; ");
     }
     for (int i = 0; i < n; i++) {
         struct mpt_addr a;
-        bool slot_shared = false;
+        bool slot_shared = false, sata = (dev[i].device_info & MPI2_SAS_DEVICE_INFO_SATA_DEVICE) != 0;
 
         for (int j = 0; j < n; j++)
             if (j != i && dev[j].slot == dev[i].slot)
@@ -758,15 +970,33 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
         memset(&a, 0, sizeof(a));
         a.dev_handle = dev[i].handle;
         a.port = slot_shared ? dev[i].handle : dev[i].slot;
+        a.max_qd = sata ? MPT_SATA_QUEUE_DEPTH : MPT_SAS_QUEUE_DEPTH;
         snprintf(a.label, sizeof(a.label), slot_shared ? "h%u" : "s%u", a.port);
-        plat_log("%s %s: handle 0x%04x, SAS address %016llx, enclosure 0x%04x slot %u, %s", c->name, a.label,
-                 dev[i].handle, (unsigned long long)dev[i].sas_address, dev[i].enclosure, dev[i].slot,
-                 (dev[i].device_info & MPI2_SAS_DEVICE_INFO_SATA_DEVICE) ? "SATA" : "SAS");
+        if (members[dev[i].handle]) {
+            size_t used = strlen(err);
+            plat_diag(c->bdf, "%s (handle 0x%04x, SAS address %016llx, enclosure 0x%04x slot %u, %s) is IR RAID "
+                      "physical disk %u: hidden, never read or written natively", a.label, dev[i].handle,
+                      (unsigned long long)dev[i].sas_address, dev[i].enclosure, dev[i].slot, sata ? "SATA" : "SAS",
+                      members[dev[i].handle] - 1u);
+            snprintf(err + used, errlen - used, "%s%s", members_noted ? ", " : "RAID volume members not listed: ",
+                     a.label);
+            members_noted = true;
+            continue;
+        }
+        plat_diag(c->bdf, "%s: handle 0x%04x, SAS address %016llx, enclosure 0x%04x slot %u, %s", a.label,
+                  dev[i].handle, (unsigned long long)dev[i].sas_address, dev[i].enclosure, dev[i].slot,
+                  sata ? "SATA" : "SAS");
+        if (dev[i].access_status == MPI2_SAS_DEVICE0_ASTATUS_SATA_NEEDS_INITIALIZATION)
+            plat_diag(c->bdf, "%s: SATA drive the IOC still initialises (AccessStatus 0x02): used, as mpt3sas does",
+                      a.label);
         mpt_add_disks(c, disks, &a);
     }
+    if (!members_noted && strlen(err) >= 2 && !strcmp(err + strlen(err) - 2, "; "))
+        err[strlen(err) - 2] = '\0';
     if (!n)
-        plat_log("%s no end devices in SAS Device Page 0", c->name);
+        plat_diag(c->bdf, "no end devices in SAS Device Page 0");
     plat_free(dev);
+    plat_free(members);
     return BM_OK;
 }
 
@@ -777,6 +1007,7 @@ const struct mpt_backend mpt_mpi2_backend = {
     .drain = mpt2_drain,
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
+    .task_mgmt = mpt2_task_mgmt,
 };
 
 const struct mpt_backend mpt_mpi25_backend = {
@@ -786,4 +1017,5 @@ const struct mpt_backend mpt_mpi25_backend = {
     .drain = mpt2_drain,
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
+    .task_mgmt = mpt2_task_mgmt,
 };

@@ -12,6 +12,7 @@
 #define MPT_REG_HOST_INT_MASK 0x34   /* HIM */
 #define MPT_REG_REQUEST_FIFO 0x40    /* MPI 1: post a request frame address */
 #define MPT_REG_REPLY_FIFO 0x44      /* MPI 1: read = reply post FIFO, write = reply free FIFO */
+#define MPT_REG_REQUEST_HI_PRI_FIFO 0x48 /* MPI 1: high-priority requests (task management) */
 /* MPI 2 queue registers (mpi2.h MPI2_SYSTEM_INTERFACE_REGS). */
 #define MPT2_REG_REPLY_FREE_HOST_INDEX 0x48   /* last reply free queue entry the host filled */
 #define MPT2_REG_REPLY_POST_HOST_INDEX 0x6c   /* next reply descriptor the host will read */
@@ -37,15 +38,30 @@
 #define MPT_FUNC_IO_UNIT_RESET 0x41
 #define MPT_FUNC_HANDSHAKE 0x42
 
-/* ---- Write sequence keys (written low nibble first to last) ----------------------------------
- * MPI 1 (mptbase writes 0xff, then keys 4 b 2 7 d) and MPI 2 (mpi2.h
- * MPI2_WRSEQ_1ST..6TH_KEY_VALUE: f 4 b 2 7 d) take the same nibbles. */
-#define MPT_WRSEQ_FLUSH 0x0f               /* restarts the sequence */
-#define MPT_WRSEQ_KEY1 0x04
+/* ---- Write sequence keys (the low nibble of each write) ------------------------------------------
+ * MPI 1 (mpi_ioc.h MPI_WRSEQ_*; Linux mptbase mpt_diag_reset writes 0xff
+ * first, then keys 4 b 2 7 d). MPI 2 (mpi2.h MPI2_WRSEQ_*) puts a flush
+ * key 0 before six keys f 4 b 2 7 d (Linux mpt3sas
+ * mpt3sas_base_unlock_and_get_host_diagnostic, FreeBSD mps
+ * mpt2_reset_magic), and locks the register again with the flush key. */
+#define MPT1_WRSEQ_FLUSH 0xff              /* no key: restarts the sequence, locks */
+#define MPT2_WRSEQ_FLUSH 0x00              /* MPI2_WRSEQ_FLUSH_KEY_VALUE */
+#define MPT2_WRSEQ_KEY1 0x0f               /* MPI2_WRSEQ_1ST_KEY_VALUE */
+#define MPT_WRSEQ_KEY1 0x04                /* MPI 1 first key = MPI 2 second */
 #define MPT_WRSEQ_KEY2 0x0b
 #define MPT_WRSEQ_KEY3 0x02
 #define MPT_WRSEQ_KEY4 0x07
 #define MPT_WRSEQ_KEY5 0x0d
+/* Unlock attempts and the wait after each (mpt3sas: more than 20 tries
+ * fail; FreeBSD mps_diag_reset: 20 tries, 100 ms apart). */
+#define MPT_WRSEQ_TRIES 20
+#define MPT_WRSEQ_WAIT_MS 100
+/* After RESET_ADAPTER (mpi2.h "Hard Reset delay timings"): the first
+ * HostDiagnostic read no sooner than 50 ms, later reads 256 ms apart
+ * (MPI2_HARD_RESET_PCIE_FIRST/SECOND_READ_DELAY_MICRO_SEC, as mpt3sas
+ * _base_diag_reset waits). */
+#define MPT_DIAG_FIRST_READ_DELAY_MS 50
+#define MPT_DIAG_SECOND_READ_DELAY_MS 256
 
 /* ---- Diagnostic register bits ------------------------------------------------------------------ */
 #define MPT_DIAG_DRWE 0x00000080u          /* diagnostic register write enabled */

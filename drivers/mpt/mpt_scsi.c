@@ -5,7 +5,7 @@
 #include "mpi2.h"
 
 /* SAM single-level LUN: peripheral addressing below 256, flat above. */
-static void mpt_encode_lun(uint8_t lun_out[8], uint32_t lun)
+void mpt_encode_lun(uint8_t lun_out[8], uint32_t lun)
 {
     if (lun < 256) {
         lun_out[1] = (uint8_t)lun;

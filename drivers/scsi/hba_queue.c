@@ -81,7 +81,7 @@ int hbaq_get(struct hba_queue *q, struct hbaq_disk *owner, uint32_t tag, uint64_
     struct hbaq_slot *s;
     int slot;
 
-    if (owner->inflight >= owner->max_inflight)
+    if (owner->inflight >= owner->max_inflight || now_ns < owner->blocked_until_ns)
         return BM_EBUSY;
     slot = take_slot(q);
     if (slot < 0)
@@ -91,6 +91,7 @@ int hbaq_get(struct hba_queue *q, struct hbaq_disk *owner, uint32_t tag, uint64_
     s->tag = tag;
     s->state = HBAQ_BUSY;
     s->deadline_ns = now_ns + q->timeout_ns;
+    s->retries = 0;
     owner->inflight++;
     return slot;
 }
@@ -117,8 +118,10 @@ void hbaq_put(struct hba_queue *q, uint32_t slot)
     if (slot >= q->nslots || q->slots[slot].state == HBAQ_FREE)
         return;
     s = &q->slots[slot];
-    if (s->state == HBAQ_BUSY && s->owner)
+    if ((s->state == HBAQ_BUSY || s->state == HBAQ_RETRY) && s->owner)
         s->owner->inflight--;
+    if (s->state == HBAQ_RETRY)
+        q->retry_waiting--;
     free_slot(q, slot);
 }
 
@@ -199,10 +202,21 @@ int hbaq_expire(struct hba_queue *q, uint64_t now_ns, void (*on_timeout)(void *a
     q->next_expire_ns = now_ns + HBAQ_EXPIRE_PERIOD_NS;
     for (uint32_t i = 0; i < q->nslots; i++) {
         struct hbaq_slot *s = &q->slots[i];
-        char detail[64];
+        char detail[80];
 
-        if (s->state != HBAQ_BUSY || now_ns < s->deadline_ns)
+        if ((s->state != HBAQ_BUSY && s->state != HBAQ_RETRY) || now_ns < s->deadline_ns)
             continue;
+        if (s->state == HBAQ_RETRY) {
+            /* Waiting for its next try: the hardware does not own it. */
+            snprintf(detail, sizeof(detail), "still BUSY/TASK SET FULL: %u retries in %llu ms",
+                     s->retries, (unsigned long long)(q->timeout_ns / 1000000ull));
+            s->owner->inflight--;
+            push_completion(s->owner, s->tag, BM_ETIMEDOUT, detail);
+            q->retry_waiting--;
+            free_slot(q, i);
+            n++;
+            continue;
+        }
         snprintf(detail, sizeof(detail), "no completion within %llu ms",
                  (unsigned long long)(q->timeout_ns / 1000000ull));
         s->owner->inflight--;
@@ -227,4 +241,49 @@ int hbaq_reap(struct hbaq_disk *d, struct bm_completion *out, int max)
         d->count--;
     }
     return n;
+}
+
+/* A BUSY / TASK SET FULL answer: wait, then send the command again. */
+bool hbaq_requeue(struct hba_queue *q, uint32_t slot, uint64_t now_ns)
+{
+    struct hbaq_slot *s;
+    uint64_t delay = HBAQ_BUSY_DELAY_NS;
+
+    if (slot >= q->nslots)
+        return false;
+    s = &q->slots[slot];
+    if (s->state != HBAQ_BUSY || !s->owner)
+        return false;
+    for (uint32_t i = 0; i < s->retries && delay < HBAQ_BUSY_DELAY_MAX_NS; i++)
+        delay *= 2;
+    delay = MIN(delay, HBAQ_BUSY_DELAY_MAX_NS);
+    if (now_ns + delay >= s->deadline_ns)
+        return false;
+    s->state = HBAQ_RETRY;
+    s->retry_at_ns = now_ns + delay;
+    s->retries++;
+    q->retry_waiting++;
+    /* The device is busy: no new command for it either (the midlayer's
+     * device_blocked). */
+    if (s->owner->blocked_until_ns < s->retry_at_ns)
+        s->owner->blocked_until_ns = s->retry_at_ns;
+    return true;
+}
+
+/* The next command whose back-off is over, now outstanding again. */
+int hbaq_next_retry(struct hba_queue *q, uint64_t now_ns)
+{
+    if (!q->retry_waiting)
+        return -1;
+    for (uint32_t i = 0; i < q->nslots; i++) {
+        struct hbaq_slot *s = &q->slots[i];
+
+        if (s->state == HBAQ_RETRY && now_ns >= s->retry_at_ns) {
+            s->state = HBAQ_BUSY;
+            q->retry_waiting--;
+            s->owner->busy_retries++;
+            return (int)i;
+        }
+    }
+    return -1;
 }

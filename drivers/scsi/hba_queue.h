@@ -8,6 +8,13 @@
  * ("abandoned") until the hardware answers for it, so a late completion
  * can never land on a reused frame.
  *
+ * A command the target answers with BUSY (08h) or TASK SET FULL (28h) is
+ * not an error: the target wants it again later. The table keeps its slot,
+ * blocks the disk for a back-off and hands the slot back to the driver
+ * when it is due, as the Linux SCSI midlayer requeues such commands and
+ * blocks the device (scsi_decide_disposition ADD_TO_MLQUEUE,
+ * device_blocked). See "BUSY and TASK SET FULL" below.
+ *
  * Hardware-free, so it is unit tested on the host. The lock makes submit
  * and poll safe when the engine drives two disks of one controller from
  * two processors.
@@ -23,6 +30,8 @@ struct hbaq_disk {
     uint32_t cap, head, count;
     uint32_t inflight;      /* slots this disk holds (timed-out ones excluded) */
     uint32_t max_inflight;
+    uint64_t blocked_until_ns; /* BUSY / TASK SET FULL back-off: no new command before */
+    uint32_t busy_retries;  /* commands sent again after BUSY / TASK SET FULL */
 };
 
 enum hbaq_state {
@@ -31,6 +40,7 @@ enum hbaq_state {
     HBAQ_ABANDONED,         /* timed out; held until the hardware answers */
     HBAQ_INTERNAL,          /* a driver's own synchronous command */
     HBAQ_INTERNAL_DONE,
+    HBAQ_RETRY,             /* BUSY / TASK SET FULL: the driver sends it again when due */
 };
 
 struct hbaq_slot {
@@ -39,6 +49,8 @@ struct hbaq_slot {
     uint8_t state;
     int status;             /* internal commands: the result */
     uint64_t deadline_ns;
+    uint64_t retry_at_ns;   /* HBAQ_RETRY: when to send it again */
+    uint32_t retries;       /* times this command met BUSY / TASK SET FULL */
 };
 
 struct hba_queue {
@@ -49,6 +61,7 @@ struct hba_queue {
     uint64_t timeout_ns;    /* per engine command */
     uint64_t next_expire_ns;
     uint32_t busy;          /* slots not free */
+    uint32_t retry_waiting; /* slots in HBAQ_RETRY */
     volatile int lock;
 };
 
@@ -91,5 +104,44 @@ void hbaq_abandon(struct hba_queue *q, uint32_t slot);
 int hbaq_expire(struct hba_queue *q, uint64_t now_ns, void (*on_timeout)(void *arg, uint32_t slot), void *arg);
 /* Move up to max completions of this disk to out. */
 int hbaq_reap(struct hbaq_disk *d, struct bm_completion *out, int max);
+
+/* ---- BUSY and TASK SET FULL ------------------------------------------------------------------
+ *
+ * For an engine command whose target answered SCSI status BUSY (08h) or
+ * TASK SET FULL (28h) (or whose HBA said "busy, try again", e.g. MPI
+ * IOCStatus BUSY / INSUFFICIENT_RESOURCES):
+ *
+ *   1. In the completion path, instead of hbaq_complete():
+ *          if (!hbaq_requeue(q, slot, now_ns))
+ *              hbaq_complete(q, slot, BM_EIO, "BUSY ...");  // past its deadline
+ *      The slot stays the command's (same tag, same frame); the hardware
+ *      no longer owns it. Its disk takes no new command (hbaq_get says
+ *      BM_EBUSY) until the back-off is over.
+ *   2. In poll(), after handling replies:
+ *          int s;
+ *          while ((s = hbaq_next_retry(q, now_ns)) >= 0)
+ *              post the command of slot s again, unchanged;
+ *      The driver keeps what it needs to rebuild each slot's command (or
+ *      leaves the frame untouched).
+ *   3. hbaq_expire() completes a waiting command with BM_ETIMEDOUT once its
+ *      deadline (set by hbaq_get) passes, and frees its slot at once.
+ *
+ * Back-off: HBAQ_BUSY_DELAY_NS after the first BUSY (the midlayer's 3 ms
+ * SCSI_QUEUE_DELAY), doubling with each retry of the same command up to
+ * HBAQ_BUSY_DELAY_MAX_NS. A disk's queue depth is not lowered. Internal
+ * (synchronous) commands are not requeued here: scsi_run() retries BUSY
+ * itself. */
+#define HBAQ_BUSY_DELAY_NS (3ull * 1000000ull)
+#define HBAQ_BUSY_DELAY_MAX_NS (200ull * 1000000ull)
+
+/* Is this SCSI status BUSY or TASK SET FULL (retry, not an error)? */
+static inline bool hbaq_status_is_busy(uint8_t scsi_status) { return scsi_status == 0x08 || scsi_status == 0x28; }
+/* Keep an engine command for a later retry (see above). Returns false,
+ * changing nothing, when slot is not an outstanding engine command or its
+ * deadline is too near for another try: complete it then. */
+bool hbaq_requeue(struct hba_queue *q, uint32_t slot, uint64_t now_ns);
+/* The next requeued slot whose back-off is over (the driver posts it
+ * again; it is outstanding from here on), or -1. */
+int hbaq_next_retry(struct hba_queue *q, uint64_t now_ns);
 
 #endif

@@ -114,6 +114,7 @@ int scsi_parse_inquiry(const uint8_t *data, size_t len, struct scsi_inquiry *out
     out->qualifier = SCSI_INQ_QUAL(data[0]);
     out->type = SCSI_INQ_TYPE(data[0]);
     out->removable = (data[1] & 0x80) != 0;
+    out->cmdque = (data[7] & 0x02) != 0; /* SPC-4 6.6.2 */
     bm_copy_padded(out->vendor, sizeof(out->vendor), data + SCSI_INQ_VENDOR_OFF, SCSI_INQ_VENDOR_LEN);
     bm_copy_padded(out->product, sizeof(out->product), data + SCSI_INQ_PRODUCT_OFF, SCSI_INQ_PRODUCT_LEN);
     bm_copy_padded(out->revision, sizeof(out->revision), data + SCSI_INQ_REV_OFF, SCSI_INQ_REV_LEN);
@@ -399,6 +400,8 @@ void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char 
 /* ---- Commands over a transport ------------------------------------------------------------ */
 
 #define SCSI_CMD_TIMEOUT_NS (10ull * 1000000000ull)
+#define SCSI_BUSY_DELAY_NS (3ull * 1000000ull)       /* the midlayer's SCSI_QUEUE_DELAY */
+#define SCSI_BUSY_DELAY_MAX_NS (200ull * 1000000ull)
 #define SCSI_TUR_TIMEOUT_NS (30ull * 1000000000ull)
 #define SCSI_RETRY_DELAY_NS (100ull * 1000000ull)
 #define SCSI_ID_BUF_BYTES 4096
@@ -438,6 +441,7 @@ int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_s
              size_t detail_len)
 {
     struct scsi_sense local;
+    uint64_t deadline = 0, delay = SCSI_BUSY_DELAY_NS;
     int rc;
 
     if (!sense)
@@ -445,14 +449,27 @@ int scsi_run(const struct scsi_transport *t, struct scsi_cmd *cmd, struct scsi_s
     memset(sense, 0, sizeof(*sense));
     if (detail_len)
         detail[0] = '\0';
-    cmd->status = SCSI_STATUS_GOOD;
-    cmd->sense_len = 0;
-    cmd->resid = 0;
-    rc = t->exec(t->ctx, cmd, detail, detail_len);
-    if (rc != BM_OK) {
-        if (detail_len && !detail[0])
-            snprintf(detail, detail_len, "%s", bm_strerror(rc));
-        return rc;
+    for (unsigned busy = 0;; busy++) {
+        cmd->status = SCSI_STATUS_GOOD;
+        cmd->sense_len = 0;
+        cmd->resid = 0;
+        rc = t->exec(t->ctx, cmd, detail, detail_len);
+        if (rc != BM_OK) {
+            if (detail_len && !detail[0])
+                snprintf(detail, detail_len, "%s", bm_strerror(rc));
+            return rc;
+        }
+        if (cmd->status != SCSI_STATUS_BUSY && cmd->status != SCSI_STATUS_TASK_SET_FULL)
+            break;
+        /* BUSY / TASK SET FULL: the target wants the command again later,
+         * as the Linux midlayer requeues it (ADD_TO_MLQUEUE); 3 ms, then
+         * twice as long each time, for at most the command's timeout. */
+        if (!busy)
+            deadline = plat_now_ns() + (cmd->timeout_ns ? cmd->timeout_ns : SCSI_CMD_TIMEOUT_NS);
+        if (plat_now_ns() + delay >= deadline)
+            break;
+        plat_delay_ns(delay);
+        delay = MIN(delay * 2, (uint64_t)SCSI_BUSY_DELAY_MAX_NS);
     }
     if (cmd->status == SCSI_STATUS_GOOD || cmd->status == SCSI_STATUS_CONDITION_MET)
         return BM_OK;
@@ -667,11 +684,11 @@ int scsi_identify_for_hba(const struct scsi_transport *t, struct scsi_disk_info 
     if (rc == BM_ENODEV)
         return rc;
     if (rc != BM_OK) {
-        plat_log("%s: skipped: %s", t->name, err);
+        plat_diag(t->name, "skipped: %s", err);
         return rc;
     }
     if (info->cap.block_bytes != 512 && info->cap.block_bytes != 4096) {
-        plat_log("%s: skipped: %u-byte blocks", t->name, info->cap.block_bytes);
+        plat_diag(t->name, "skipped: %u-byte blocks", info->cap.block_bytes);
         return BM_ENOTSUP;
     }
     return BM_OK;

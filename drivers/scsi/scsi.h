@@ -42,6 +42,7 @@ struct scsi_inquiry {
     uint8_t qualifier;      /* peripheral qualifier */
     uint8_t type;           /* peripheral device type */
     bool removable;
+    bool cmdque;            /* CMDQUE (byte 7 bit 1): takes tagged commands */
     char vendor[SCSI_INQ_VENDOR_LEN + 1];
     char product[SCSI_INQ_PRODUCT_LEN + 1];
     char revision[SCSI_INQ_REV_LEN + 1];

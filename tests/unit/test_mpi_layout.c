@@ -260,6 +260,34 @@ static void test_mpi2_config_and_scsi_io_offsets(void **state)
     assert_int_equal(offsetof(struct mpi2_scsi_io_reply, task_tag), 0x20);
 }
 
+/* Task management and RAID Physical Disk Page 0 (mpi2_init.h,
+ * mpi2_cnfg.h). */
+static void test_mpi2_task_mgmt_and_physdisk_offsets(void **state)
+{
+    (void)state;
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_request, function), 0x03);
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_request, task_type), 0x05);
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_request, lun), 0x0c);
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_request, task_mid), 0x30);
+    assert_int_equal(sizeof(struct mpi2_scsi_task_manage_request), 0x34);
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_reply, response_code), 0x04);
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_reply, ioc_status), 0x0e);
+    assert_int_equal(offsetof(struct mpi2_scsi_task_manage_reply, termination_count), 0x14);
+    assert_int_equal(sizeof(struct mpi2_scsi_task_manage_reply), 0x1c);
+    assert_int_equal(offsetof(struct mpi2_raid_physdisk_page0, dev_handle), 0x04);
+    assert_int_equal(offsetof(struct mpi2_raid_physdisk_page0, phys_disk_num), 0x07);
+    assert_int_equal(offsetof(struct mpi2_raid_physdisk_page0, phys_disk_state), 0x50);
+    assert_int_equal(offsetof(struct mpi2_raid_physdisk_page0, block_size), 0x70);
+    assert_int_equal(sizeof(struct mpi2_raid_physdisk_page0), 0x78);
+    assert_int_equal(MPI2_CONFIG_PAGETYPE_RAID_PHYSDISK, 0x0a);
+    assert_int_equal(MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY, 0x06);
+    /* mpi2.h write sequence keys and hard reset delays. */
+    assert_int_equal(MPT2_WRSEQ_FLUSH, 0x0);
+    assert_int_equal(MPT2_WRSEQ_KEY1, 0xf);
+    assert_int_equal(MPT_DIAG_FIRST_READ_DELAY_MS, 50);
+    assert_int_equal(MPT_DIAG_SECOND_READ_DELAY_MS, 256);
+}
+
 /* The MPI 2 SCSI IO the driver builds, with each SGL format. */
 static void test_built_mpi2_requests(void **state)
 {
@@ -394,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_register_values),
         cmocka_unit_test(test_mpi2_ioc_facts_and_init_offsets),
         cmocka_unit_test(test_mpi2_config_and_scsi_io_offsets),
+        cmocka_unit_test(test_mpi2_task_mgmt_and_physdisk_offsets),
         cmocka_unit_test(test_built_mpi2_requests),
         cmocka_unit_test(test_built_mpi2_chains),
     };

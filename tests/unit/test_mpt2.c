@@ -71,6 +71,7 @@
 #define DEVINFO_SSP_TARGET 0x800u
 
 #define S_NS 1000000000ull
+#define MS_NS 1000000ull
 #define MODEL_MAX_CHAIN_DEPTH 8
 #define MODEL_MAX_SEGS 64
 
@@ -96,6 +97,8 @@ struct sim_sas_dev {
     uint16_t flags;             /* bit 0: present */
     uint32_t block_bytes;
     uint64_t blocks;
+    uint8_t access_status;      /* SAS Device Page 0 AccessStatus */
+    uint8_t physdisk;           /* IR: RAID physical disk number + 1 (0: not a member) */
 };
 
 enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
@@ -113,9 +116,19 @@ struct model {
     uint32_t req_dwords, req_got, req[64];
     uint16_t reply_words[64];
     unsigned reply_n, reply_i;
+    /* Write sequence (mpi2.h MPI2_WRSEQ_*): how many of flush, f, 4, b,
+     * 2, 7, d arrived in order; 0 = not flushed (a new owner cannot know
+     * where an earlier one left the sequencer, so it must flush first). */
     unsigned wrseq_keys;
+    unsigned unlock_refusals;   /* complete sequences the chip ignores first */
     uint32_t diag;
     unsigned murs, diag_resets;
+    bool resetting;             /* RESET_ADAPTER written, chip not back yet */
+    uint64_t reset_at_ns, last_diag_read_ns;
+    /* DOORBELL_USED stays set for this many doorbell reads after a
+     * handshake's last word (real IOCs drop it late; mpt3sas waits with
+     * _base_wait_for_doorbell_not_used). */
+    unsigned used_late_reads, used_late;
     /* IOC FACTS values. */
     uint16_t credit, max_post_depth;
     uint8_t frame_dwords, reply_frame_dwords;
@@ -142,6 +155,15 @@ struct model {
     bool hang_armed, error_armed;
     struct pending hung;
     bool have_hung;
+    /* BUSY (08h) / TASK SET FULL (28h) for the next busy_count commands
+     * to busy_handle, alternating (as a disk with a full queue answers). */
+    uint16_t busy_handle;
+    unsigned busy_count, busy_answered;
+    /* SCSI task management (mpi2_init.h): what arrived, and whether the
+     * hung request ignores it (a target that never gives a command back). */
+    bool tm_ignored;
+    unsigned tm_aborts, tm_target_resets;
+    uint16_t tm_last_mid;
     unsigned writes_seen;
     bool port_enable_hangs;     /* PORT ENABLE never answered */
     bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
@@ -149,6 +171,8 @@ struct model {
     /* The devices behind the IOC. */
     struct sim_sas_dev dev[8];
     unsigned ndev;
+    bool ir;                    /* IR firmware (IOCCapabilities INTEGRATED_RAID) */
+    unsigned ios_by_handle[256];
     /* Protocol errors of the driver. */
     unsigned violations;
     char first_violation[160];
@@ -191,6 +215,7 @@ static void do_ioc_facts(struct model *m)
     r[0x16] = 1;                                       /* NumberOfPorts */
     put16(r + 0x18, m->credit);                        /* RequestCredit */
     put16(r + 0x1a, m->device_id);                     /* ProductID */
+    put32(r + 0x1c, m->ir ? 0x00001000u : 0);          /* IOCCapabilities: INTEGRATED_RAID */
     put32(r + 0x20, m->mpi25 ? 0x10000000 : 0x14000000); /* FWVersion 16.0.0.0 / 20.0.0.0 */
     put16(r + 0x24, m->frame_dwords);                  /* IOCRequestFrameSize */
     put16(r + 0x26, m->mpi25 ? 8 : 0);                 /* IOCMaxChainSegmentSize: 8 x 16 bytes (2.5 only) */
@@ -363,6 +388,93 @@ static const struct sim_sas_dev *find_next(struct model *m, uint16_t after)
     return best;
 }
 
+/* RAID Physical Disk Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RD_PDISK_0,
+ * 0x78 bytes, page type 0x0A, version 5) by GET_NEXT_PHYSDISKNUM: only
+ * IR firmware has it. */
+static void do_config_physdisk(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    uint8_t r[0x18] = { 0 };
+    uint8_t action = f[0x00];
+    uint32_t page_address = get32(f + 0x18), fl = get32(f + 0x1c);
+    const struct sim_sas_dev *d = NULL;
+    uint8_t *p;
+
+    r[0x00] = action;
+    r[0x14] = 0x05, r[0x15] = 0x78 / 4, r[0x16] = 0, r[0x17] = 0x0a;
+    if (!m->ir) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    if (action == 0x00) {
+        reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+        return;
+    }
+    if (action != 0x01 || f[0x15] != 0x78 / 4 || (fl & 0xffffff) < 0x78 || (page_address & 0xf0000000u)) {
+        violation(m, "RAID Physical Disk Page 0 request: action %u, length %u, SGE 0x%08x, address 0x%08x", action,
+                  f[0x15], fl, page_address);
+        reply_status(m, smid, F_CONFIG, 0x0020, r, sizeof(r));
+        return;
+    }
+    for (unsigned i = 0; i < m->ndev; i++) {
+        unsigned num = m->dev[i].physdisk;
+        if (num && ((page_address & 0xff) == 0xff || num - 1 > (page_address & 0xff)) &&
+            (!d || num < d->physdisk))
+            d = &m->dev[i];
+    }
+    if (!d) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    p = pa_ptr(get64(f + 0x20));
+    memset(p, 0, 0x78);
+    p[0x00] = 0x05, p[0x01] = 0x78 / 4, p[0x03] = 0x0a;
+    put16(p + 0x04, d->handle);
+    p[0x07] = (uint8_t)(d->physdisk - 1);
+    p[0x50] = 0x07;                 /* PhysDiskState: optimal */
+    reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+}
+
+/* RAID Volume Page 0 (mpi2_cnfg.h MPI2_CONFIG_PAGE_RAID_VOL_0, type 0x08,
+ * version 0x0A) by GET_NEXT_HANDLE: one RAID1 volume of the members. */
+static void do_config_volume(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    enum { LEN = 0x28 + 2 * 4, VOLUME = 0x00f0 };
+    uint8_t r[0x18] = { 0 };
+    uint32_t page_address = get32(f + 0x18);
+    uint8_t *p;
+
+    r[0x00] = f[0x00];
+    r[0x14] = 0x0a, r[0x15] = LEN / 4, r[0x17] = 0x08;
+    if (!m->ir) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    if (f[0x00] == 0x00) {
+        reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+        return;
+    }
+    if (f[0x00] != 0x01 || f[0x15] != LEN / 4 || (page_address & 0xf0000000u)) {
+        violation(m, "RAID Volume Page 0 request: action %u, length %u, address 0x%08x", f[0x00], f[0x15],
+                  page_address);
+        reply_status(m, smid, F_CONFIG, 0x0020, r, sizeof(r));
+        return;
+    }
+    if ((page_address & 0xffff) != 0xffff && (page_address & 0xffff) >= VOLUME) {
+        reply_status(m, smid, F_CONFIG, IOS_CONFIG_INVALID_PAGE, r, sizeof(r));
+        return;
+    }
+    p = pa_ptr(get64(f + 0x20));
+    memset(p, 0, LEN);
+    p[0x00] = 0x0a, p[0x01] = LEN / 4, p[0x03] = 0x08;
+    put16(p + 0x04, VOLUME);
+    p[0x06] = 0x05;                 /* optimal */
+    p[0x07] = 0x02;                 /* RAID1 */
+    put64(p + 0x10, (1ull << 32) + 4095);
+    put16(p + 0x1c, 512);
+    p[0x24] = 2;
+    reply_status(m, smid, F_CONFIG, IOS_SUCCESS, r, sizeof(r));
+}
+
 /* CONFIG request (mpi2_cnfg.h MPI2_CONFIG_REQUEST) for SAS Device Page 0. */
 static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
 {
@@ -374,6 +486,14 @@ static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
     uint8_t *p;
 
     r[0x00] = action;
+    if (f[0x17] == 0x08) {
+        do_config_volume(m, smid, f);
+        return;
+    }
+    if (f[0x17] == 0x0a) {
+        do_config_physdisk(m, smid, f);
+        return;
+    }
     if (f[0x17] != 0x0f || f[0x06] != 0x12) {
         violation(m, "config page type 0x%02x ext 0x%02x", f[0x17], f[0x06]);
         reply_status(m, smid, F_CONFIG, 0x0021, r, sizeof(r));
@@ -419,7 +539,7 @@ static void do_config(struct model *m, uint16_t smid, const uint8_t *f)
     put16(p + 0x0a, 0x0001);        /* EnclosureHandle */
     put64(p + 0x0c, d->sas_address);
     put16(p + 0x14, 0x0001);        /* ParentDevHandle */
-    p[0x17] = 0;                    /* AccessStatus: no errors */
+    p[0x17] = d->access_status;     /* AccessStatus */
     put16(p + 0x18, d->handle);
     put32(p + 0x1c, d->device_info);
     put16(p + 0x20, d->flags);
@@ -562,6 +682,10 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
     if (buf && (control & 0x03000000u) == 0x01000000u)
         sgl_copy(segs, nsegs, buf, data_len, false);
 
+    if (handle < 256)
+        m->ios_by_handle[handle]++;
+    if (d && d->physdisk && (cdb[0] == 0x2a || cdb[0] == 0x8a))
+        violation(m, "WRITE to IR RAID member handle 0x%04x", handle);
     if (!d || !m->port_enabled) {
         put16(reply + 0x0e, IOS_DEVICE_NOT_THERE);
         reply[0x0d] = 0x04;     /* no SCSI status */
@@ -651,6 +775,12 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
             free(buf);
             return;
         }
+        if (m->busy_count && handle == m->busy_handle) {
+            scsi_status = m->busy_count-- % 2 ? 0x08 : 0x28;
+            m->busy_answered++;
+            moved = 0;
+            break;
+        }
         if (m->error_armed && handle == m->error_handle && lba == m->error_lba) {
             /* Unrecovered read error: CHECK CONDITION, MEDIUM ERROR 11/00. */
             scsi_status = 0x02;
@@ -738,6 +868,56 @@ static void model_answer_hung(struct model *m)
     }
 }
 
+/* The IOC gives up a request: a SCSI IO reply with IOCStatus
+ * SCSI_TASK_TERMINATED and SCSIState TERMINATED. */
+static void terminate(struct model *m, uint16_t smid, uint16_t handle)
+{
+    uint8_t reply[0x30] = { 0 };
+
+    put16(reply + 0x00, handle);
+    reply[0x02] = sizeof(reply) / 4;
+    reply[0x03] = F_SCSI_IO;
+    reply[0x0d] = 0x08;
+    put16(reply + 0x0e, 0x0048);
+    reply_frame(m, smid, reply, sizeof(reply));
+}
+
+/* SCSI TASK MANAGEMENT (MPI2_SCSI_TASK_MANAGE_REQUEST, 0x34 bytes): ABORT
+ * TASK gives back the request TaskMID names, TARGET RESET every request
+ * of the device; both are answered after the requests they ended. */
+static void do_task_mgmt(struct model *m, uint16_t smid, const uint8_t *f)
+{
+    uint8_t r[0x1c] = { 0 };
+    uint16_t handle = get16(f + 0x00), mid = get16(f + 0x30);
+    uint8_t type = f[0x05];
+    uint32_t count = 0;
+
+    if (type == 0x01) {
+        m->tm_aborts++;
+        m->tm_last_mid = mid;
+        if (!m->tm_ignored && m->have_hung && m->hung.smid == mid && get16(m->hung.frame) == handle) {
+            m->have_hung = false;
+            terminate(m, mid, handle);
+            count = 1;
+        }
+    } else if (type == 0x03) {
+        m->tm_target_resets++;
+        if (!m->tm_ignored && m->have_hung && get16(m->hung.frame) == handle) {
+            m->have_hung = false;
+            terminate(m, m->hung.smid, handle);
+            count++;
+        }
+    } else {
+        violation(m, "task type 0x%02x", type);
+    }
+    put16(r + 0x00, handle);
+    r[0x02] = sizeof(r) / 4;
+    r[0x03] = 0x01;
+    r[0x05] = type;
+    put32(r + 0x14, count);
+    reply_frame(m, smid, r, sizeof(r));
+}
+
 /* The host posted a request descriptor (the high dword just arrived). */
 static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
 {
@@ -767,6 +947,15 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
         if (f[0x03] != F_SCSI_IO)
             violation(m, "SCSI IO descriptor for function 0x%02x", f[0x03]);
         do_scsi_io(m, smid, handle, f);
+        return;
+    }
+    if (type == 0x06) {
+        /* High priority: task management only (MPI 2: such requests go
+         * through the high-priority descriptor). */
+        if (f[0x03] != 0x01)
+            violation(m, "high-priority descriptor for function 0x%02x", f[0x03]);
+        else
+            do_task_mgmt(m, smid, f);
         return;
     }
     if (type != 0x08) {
@@ -817,6 +1006,18 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
 
 /* ---- Register access ------------------------------------------------------------------------------------------- */
 
+/* An adapter reset takes the chip 100 ms; then RESET_ADAPTER clears and
+ * the IOC is READY (its write-sequence position lost). */
+static void model_tick(struct model *m)
+{
+    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * MS_NS) {
+        m->resetting = false;
+        m->diag &= ~DIAG_RESET_ADAPTER;
+        if (!m->stuck)
+            m->state = ST_READY;
+    }
+}
+
 static uint32_t model_read(void *ctx, int bar, uint32_t off)
 {
     struct model *m = ctx;
@@ -825,11 +1026,16 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     (void)bar;
     switch (off) {
     case R_DOORBELL:
+        model_tick(m);
         if (m->stuck || (m->port_enable_hangs && m->initialised))
             plat_sim_advance_ns(S_NS); /* a dead IOC: let the driver's deadlines pass */
         v = m->state | (m->state == ST_FAULT ? m->fault_code : 0);
         if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
             v |= DB_USED;
+        if (m->used_late && (m->phase == HS_IDLE || (m->phase == HS_REPLY && m->reply_i >= m->reply_n))) {
+            m->used_late--;
+            v |= DB_USED;
+        }
         if (m->phase == HS_REPLY && m->reply_i < m->reply_n)
             v = (v & ~0xffffu) | m->reply_words[m->reply_i];
         return v;
@@ -839,8 +1045,23 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
          * the host sees it pending once. */
         m->his &= ~HIS_SYS2IOC;
         return v;
-    case R_DIAG:
+    case R_DIAG: {
+        /* mpi2.h Hard Reset delay timings: while the chip resets, the
+         * host reads HostDiagnostic no sooner than 50 ms after
+         * RESET_ADAPTER and then no more often than every 50 ms. */
+        uint64_t now = plat_now_ns();
+        if (m->resetting) {
+            if (now - m->reset_at_ns < 50 * MS_NS)
+                violation(m, "HostDiagnostic read %llu ms after RESET_ADAPTER",
+                          (unsigned long long)((now - m->reset_at_ns) / MS_NS));
+            else if (m->last_diag_read_ns > m->reset_at_ns && now - m->last_diag_read_ns < 50 * MS_NS)
+                violation(m, "HostDiagnostic read %llu ms after the previous read during reset",
+                          (unsigned long long)((now - m->last_diag_read_ns) / MS_NS));
+            m->last_diag_read_ns = now;
+        }
+        model_tick(m);
         return m->diag;
+    }
     default:
         return 0;
     }
@@ -849,7 +1070,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
 static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
 {
     struct model *m = ctx;
-    static const uint8_t keys[] = { 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
+    static const uint8_t keys[] = { 0x0, 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
 
     (void)bar;
     switch (off) {
@@ -867,6 +1088,10 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         }
         if (v >> 24 == F_HANDSHAKE) {
+            if (m->used_late) {
+                violation(m, "handshake started while DOORBELL_USED is still set");
+                return;
+            }
             if (m->state == ST_FAULT || m->state == ST_RESET) {
                 violation(m, "handshake in state 0x%08x", m->state);
                 return;
@@ -888,7 +1113,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
         } else if (m->phase == HS_REPLY) {
             if (m->reply_i < m->reply_n) {
-                m->reply_i++;
+                if (++m->reply_i == m->reply_n)
+                    m->used_late = m->used_late_reads;
                 m->his |= HIS_IOC2SYS; /* next word, or "done" after the last */
             } else {
                 m->phase = HS_IDLE;
@@ -896,13 +1122,23 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         }
         return;
     case R_WRITE_SEQ:
-        if ((v & 0xf) == 0)
+        /* The flush key restarts the sequence (and locks the register);
+         * then exactly f 4 b 2 7 d; any other value needs a new flush. */
+        if ((v & 0xf) == keys[0]) {
+            m->wrseq_keys = 1;
+            m->diag &= ~DIAG_WRITE_ENABLE;
+        } else if (m->wrseq_keys >= 1 && m->wrseq_keys < 7 && (v & 0xf) == keys[m->wrseq_keys]) {
+            if (++m->wrseq_keys == 7) {
+                if (m->unlock_refusals) {
+                    m->unlock_refusals--;
+                    m->wrseq_keys = 0;
+                } else {
+                    m->diag |= DIAG_WRITE_ENABLE;
+                }
+            }
+        } else {
             m->wrseq_keys = 0;
-        else if (m->wrseq_keys < 6 && (v & 0xf) == keys[m->wrseq_keys])
-            m->wrseq_keys++;
-        else
-            m->wrseq_keys = (v & 0xf) == keys[0] ? 1 : 0;
-        m->diag = m->wrseq_keys == 6 ? DIAG_WRITE_ENABLE : 0;
+        }
         return;
     case R_DIAG:
         if (!(m->diag & DIAG_WRITE_ENABLE)) {
@@ -912,8 +1148,10 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         if (v & DIAG_RESET_ADAPTER) {
             m->diag_resets++;
             m->wrseq_keys = 0;
-            m->diag = 0;
-            model_reset(m, ST_READY);
+            m->diag = DIAG_WRITE_ENABLE | DIAG_RESET_ADAPTER;
+            m->resetting = true;
+            m->reset_at_ns = plat_now_ns();
+            model_reset(m, ST_RESET);
         }
         return;
     case R_HIM:
@@ -960,6 +1198,7 @@ static struct model *model_new(bool mpi25, uint32_t state)
     m->max_post_depth = mpi25 ? 256 : 4096;  /* the SAS3008 model forces smaller queues */
     m->frame_dwords = 32;
     m->reply_frame_dwords = 32;
+    m->used_late_reads = 2;
     m->dev[0] = (struct sim_sas_dev){ 0x0009, 0, 0x5000c50000000001ull, DEVINFO_END_DEVICE | DEVINFO_SSP_TARGET,
                                       1, 512, (1ull << 32) + 4096 };
     m->dev[1] = (struct sim_sas_dev){ 0x000a, 1, 0x4433221100000002ull,
@@ -1239,6 +1478,7 @@ static void test_timeout_holds_smid(void **state)
     model->hang_armed = true;
     model->hang_handle = 0x0009;
     model->hang_lba = 4242;
+    model->tm_ignored = true;
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
     assert_true(model->have_hung);
     hung_smid = model->hung.smid;
@@ -1247,6 +1487,10 @@ static void test_timeout_holds_smid(void **state)
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    /* ABORT TASK for it, then TARGET RESET: neither got it back. */
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_last_mid, hung_smid);
+    assert_int_equal(model->tm_target_resets, 1);
     /* Tag 0 is the engine's again; many commands later the hung SMID has
      * still not been handed to the IOC twice (the model would count it). */
     for (int i = 0; i < 50; i++) {
@@ -1271,6 +1515,57 @@ static void test_timeout_holds_smid(void **state)
         }
         assert_true(reused);
     }
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* A request the target holds until it is aborted (as a hung disk does):
+ * on the timeout the driver sends ABORT TASK naming its SMID, the IOC
+ * gives the request back (TASK TERMINATED), the engine sees one
+ * BM_ETIMEDOUT, and only then is the SMID used again; no TARGET RESET. */
+static void test_timeout_aborts_the_command(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint16_t hung_smid;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    bool reused = false;
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->hang_armed = true;
+    model->hang_handle = 0x000a;
+    model->hang_lba = 99;
+    assert_int_equal(d->ops->submit(d, 0, 7, BM_IO_READ, 99, 1, buf), BM_OK);
+    hung_smid = model->hung.smid;
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    assert_int_equal(model->tm_aborts, 0);
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(c[0].tag, 7);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_last_mid, hung_smid);
+    assert_int_equal(model->tm_target_resets, 0);
+    assert_false(model->have_hung);
+    /* No second completion for the terminated request, and its SMID is
+     * free again. */
+    for (int i = 0; i < 300 && !reused; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 10, 1, buf), BM_OK);
+        reused = model->last_smid == hung_smid;
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].tag, 1);
+        assert_int_equal(c[0].status, BM_OK);
+    }
+    assert_true(reused);
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     assert_no_violations();
     mpt_driver.release(ctrl);
     detach();
@@ -1315,6 +1610,205 @@ static void test_operational_ioc_is_reset_first(void **state)
     assert_true(model->murs >= 1);
     assert_int_equal(list.count, 3);
     assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* An IOC found in FAULT gets the MPI 2 diagnostic reset: flush key 0
+ * then f 4 b 2 7 d, retried when the chip ignores a sequence (the model
+ * refuses the first), HostDiagnostic read only at the delays mpi2.h
+ * allows, the register locked again with the flush key; then the probe
+ * goes on. The model checks every key exactly and the read timing. */
+static void check_diag_reset_from_fault(bool mpi25)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(mpi25, ST_FAULT);
+
+    m->fault_code = 0x2622;
+    m->unlock_refusals = 1;
+    attach(m);
+    if (probe(&list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->unlock_refusals, 0);
+    assert_false(model->diag & DIAG_WRITE_ENABLE);  /* locked again */
+    assert_int_equal(model->wrseq_keys, 1);          /* by the flush key */
+    assert_int_equal(list.count, 3);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    assert_no_violations();
+    detach();
+}
+
+static void test_diag_reset_keys_sas2008(void **state) { (void)state; check_diag_reset_from_fault(false); }
+static void test_diag_reset_keys_sas3008(void **state) { (void)state; check_diag_reset_from_fault(true); }
+
+/* DOORBELL_USED that clears only a few reads after a handshake's last
+ * word: the next handshake (IOC INIT after IOC FACTS) waits for it. */
+static void test_doorbell_used_clears_late(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->used_late_reads = 5;
+    attach(m);
+    if (probe(&list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list.count, 3);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* A SATA drive whose SAS Device Page 0 says SATA_NEEDS_INITIALIZATION
+ * (AccessStatus 0x02) is a disk like any other (mpt3sas
+ * _scsih_check_access_status), with a diagnostic saying so. */
+static char diag_log[4096];
+static void diag_capture(const char *where, const char *message)
+{
+    size_t used = strlen(diag_log);
+    snprintf(diag_log + used, sizeof(diag_log) - used, "%s: %s\n", where, message);
+}
+
+static void test_sata_needs_initialization_is_used(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->dev[1].access_status = 0x02;
+    attach(m);
+    diag_log[0] = '\0';
+    plat_set_diag_sink(diag_capture);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    plat_set_diag_sink(NULL);
+    assert_int_equal(list.count, 3);
+    assert_non_null(disk_by_model(&list, "SIMVEND SIM SATA", 512));
+    assert_non_null(strstr(diag_log, "0000:03:00.0: s1: SATA drive the IOC still initialises (AccessStatus 0x02)"));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* IR firmware: the disks RAID Physical Disk Page 0 names are volume
+ * members. They are not listed (never read or written natively), each is
+ * named in a diagnostic, and the probe's message says they were left
+ * out; the other disks carry on with their per-device queue depths
+ * (SATA 32, SAS 254 as mpt3sas). */
+static void test_ir_members_hidden(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(true, ST_READY);
+    struct bm_disk *sata;
+
+    (void)state;
+    m->ir = true;
+    m->dev[0].physdisk = 1;   /* handle 0x0009, slot 0 */
+    m->dev[4].physdisk = 2;   /* handle 0x000e, slot 5 */
+    attach(m);
+    diag_log[0] = '\0';
+    plat_set_diag_sink(diag_capture);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    plat_set_diag_sink(NULL);
+    assert_int_equal(list.count, 1);
+    sata = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(sata);
+    assert_int_equal(sata->max_qd, 32);
+    assert_int_equal(model->ios_by_handle[0x0009], 0);
+    assert_int_equal(model->ios_by_handle[0x000e], 0);
+    assert_non_null(strstr(diag_log, "s0 (handle 0x0009"));
+    assert_non_null(strstr(diag_log, "is IR RAID physical disk 0: hidden"));
+    assert_non_null(strstr(diag_log, "s5 (handle 0x000e"));
+    assert_non_null(strstr(err, "RAID volume members not listed: s0, s5"));
+    /* The volume itself is named (nothing the firmware shows goes missing). */
+    assert_non_null(strstr(err, "IR RAID volumes not benchmarked natively: RAID1 volume 0x00f0 (2 disks)"));
+    assert_non_null(strstr(diag_log, "IR RAID volume handle 0x00f0: RAID1 of 2 disks, 4294971392 x 512-byte"));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* A disk answering BUSY and TASK SET FULL: the commands are sent again
+ * after a back-off (not failed), complete with the right data, and the
+ * disk takes no new command while it is blocked. A disk that never stops
+ * being busy: BM_ETIMEDOUT at the command's deadline, slot freed. */
+static void test_busy_and_task_set_full_retried(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(8192, false);
+    int got = 0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->busy_handle = 0x000a;
+    model->busy_count = 4;
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 4000, 8, buf), BM_OK);
+    assert_int_equal(model->busy_answered, 1);
+    /* Once the BUSY is seen the disk is blocked: a second command waits
+     * for the back-off. */
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf + 4096), BM_EBUSY);
+    for (int spins = 0; got < 1 && spins < 1000000; spins++)
+        got += d->ops->poll(d, 0, c, 4);
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 2);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(model->busy_answered, 4);
+    assert_true(block_ok(buf, 0x000a, 4000, 512));
+    assert_no_violations();
+    /* Busy for good. */
+    model->busy_count = 1000000;
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
+    got = 0;
+    for (int spins = 0; got < 1 && spins < 100000; spins++) {
+        plat_sim_advance_ns(50 * MS_NS);
+        got += d->ops->poll(d, 0, c, 4);
+    }
+    assert_int_equal(got, 1);
+    assert_int_not_equal(c[0].status, BM_OK);
+    assert_non_null(strstr(c[0].detail, "BUSY"));
+    model->busy_count = 0;
+    plat_sim_advance_ns(S_NS);
+    assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(model->n_outstanding, 0);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 8192);
+}
+
+/* Queue depths per device as mpt3sas sets them: SAS 254, SATA 32 (all
+ * below what the controller's slots allow). */
+static void test_queue_depth_per_device_type(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct model *m = model_new(false, ST_READY);
+
+    (void)state;
+    m->credit = 1000;
+    attach(m);
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(disk_by_model(&list, "SIMVEND SIM SATA", 512)->max_qd, 32);
+    assert_int_equal(disk_by_model(&list, "SIMVEND SIM SAS", 512)->max_qd, 254);
     mpt_driver.release(ctrl);
     detach();
 }
@@ -1447,12 +1941,20 @@ int main(void)
         cmocka_unit_test(test_write_direction),
         cmocka_unit_test(test_check_condition_sense),
         cmocka_unit_test(test_timeout_holds_smid),
+        cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
         cmocka_unit_test(test_unsolicited_event_reply),
         cmocka_unit_test(test_port_enable_timeout),
         cmocka_unit_test(test_fault_during_port_enable),
+        cmocka_unit_test(test_diag_reset_keys_sas2008),
+        cmocka_unit_test(test_diag_reset_keys_sas3008),
+        cmocka_unit_test(test_doorbell_used_clears_late),
+        cmocka_unit_test(test_sata_needs_initialization_is_used),
+        cmocka_unit_test(test_ir_members_hidden),
+        cmocka_unit_test(test_queue_depth_per_device_type),
+        cmocka_unit_test(test_busy_and_task_set_full_retried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

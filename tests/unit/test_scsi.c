@@ -323,6 +323,7 @@ struct fake_target {
     uint64_t blocks;
     uint32_t block_bytes;
     int tur_count;
+    int busy_answers;       /* INQUIRYs answered BUSY / TASK SET FULL first */
 };
 
 static void fake_check(struct scsi_cmd *c, uint8_t key, uint8_t asc, uint8_t ascq)
@@ -345,6 +346,10 @@ static int fake_exec(void *ctx, struct scsi_cmd *c, char *detail, size_t detail_
     if (!t->present)
         return BM_ENODEV;
     c->status = SCSI_STATUS_GOOD;
+    if (c->cdb[0] == SCSI_OP_INQUIRY && t->busy_answers > 0) {
+        c->status = t->busy_answers-- % 2 ? SCSI_STATUS_BUSY : SCSI_STATUS_TASK_SET_FULL;
+        return BM_OK;
+    }
     switch (c->cdb[0]) {
     case SCSI_OP_INQUIRY:
         memset(b, 0, c->len);
@@ -388,6 +393,40 @@ static int fake_exec(void *ctx, struct scsi_cmd *c, char *detail, size_t detail_
         fake_check(c, SCSI_KEY_ILLEGAL_REQUEST, 0x20, 0);
     }
     return BM_OK;
+}
+
+/* BUSY and TASK SET FULL are "ask again later", not failures: scsi_run
+ * retries them with a growing delay (3 ms doubling) within the command's
+ * timeout, and reports BM_EBUSY only once that is used up. */
+static void test_busy_and_task_set_full_are_retried(void **state)
+{
+    struct fake_target t = { true, true, true, 0, 262144, 512, 0, 4 };
+    struct scsi_transport tr = { fake_exec, &t, "fake" };
+    struct scsi_disk_info info;
+    char err[128] = "";
+    struct scsi_cmd c;
+    uint8_t buf[96];
+    uint64_t t0;
+
+    (void)state;
+    assert_int_equal(scsi_identify(&tr, &info, err, sizeof(err)), BM_OK);
+    assert_int_equal(t.busy_answers, 0);
+    assert_string_equal(info.inq.vendor, "QEMU");
+    /* Always busy: BM_EBUSY after about the timeout, not at once. */
+    t.busy_answers = 1000000;
+    memset(&c, 0, sizeof(c));
+    c.dir = SCSI_DIR_IN;
+    c.buf = buf;
+    c.len = sizeof(buf);
+    c.cdb[0] = SCSI_OP_INQUIRY;
+    c.cdb[4] = sizeof(buf);
+    c.cdb_len = 6;
+    c.timeout_ns = 50ull * 1000000ull;
+    t0 = plat_now_ns();
+    assert_int_equal(scsi_run(&tr, &c, NULL, err, sizeof(err)), BM_EBUSY);
+    assert_true(plat_now_ns() - t0 >= 20ull * 1000000ull);
+    assert_true(plat_now_ns() - t0 < 1000ull * 1000000ull);
+    assert_true(1000000 - t.busy_answers >= 3);
 }
 
 static void test_identify_4k_disk_through_unit_attentions(void **state)
@@ -483,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_sense_unknown_format_rejected),
         cmocka_unit_test(test_asc_text_wildcard_and_unknown),
         cmocka_unit_test(test_identify_4k_disk_through_unit_attentions),
+        cmocka_unit_test(test_busy_and_task_set_full_are_retried),
         cmocka_unit_test(test_identify_falls_back_to_capacity10),
         cmocka_unit_test(test_identify_huge_disk_without_rc16_fails),
         cmocka_unit_test(test_identify_huge_disk_uses_16),

@@ -130,6 +130,100 @@ static void test_timeout_callback_told_each_slot(void **state)
     hbaq_destroy(&q);
 }
 
+/* BUSY / TASK SET FULL: the slot is kept, the disk blocked for 3 ms, the
+ * slot handed back when due, and a good answer then completes it once. */
+static void test_busy_command_is_retried_after_backoff(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a;
+    struct bm_completion out[4];
+    int s;
+
+    hbaq_init(&q, 4, 1000 * MS);
+    hbaq_disk_init(&a, 4);
+    s = hbaq_get(&q, &a, 9, 0);
+    assert_true(hbaq_status_is_busy(0x08));
+    assert_true(hbaq_status_is_busy(0x28));
+    assert_false(hbaq_status_is_busy(0x02));
+    assert_true(hbaq_requeue(&q, (uint32_t)s, 10 * MS));
+    /* Not a completion; the hardware does not own it: a reply is spurious. */
+    assert_int_equal(hbaq_reap(&a, out, 4), 0);
+    assert_false(hbaq_complete(&q, (uint32_t)s, BM_OK, NULL));
+    /* The disk is blocked for the back-off, then not. */
+    assert_int_equal(hbaq_get(&q, &a, 1, 11 * MS), BM_EBUSY);
+    assert_int_equal(hbaq_next_retry(&q, 12 * MS), -1);
+    assert_int_equal(hbaq_next_retry(&q, 13 * MS), s);
+    assert_int_equal(hbaq_next_retry(&q, 13 * MS), -1);
+    assert_true(hbaq_get(&q, &a, 1, 13 * MS) >= 0);
+    /* Outstanding again: the next answer completes it. */
+    assert_true(hbaq_complete(&q, (uint32_t)s, BM_OK, NULL));
+    assert_int_equal(hbaq_reap(&a, out, 4), 1);
+    assert_int_equal(out[0].tag, 9);
+    assert_int_equal(out[0].status, BM_OK);
+    assert_int_equal(a.busy_retries, 1);
+    hbaq_disk_destroy(&a);
+    hbaq_destroy(&q);
+}
+
+/* Each retry of the same command waits twice as long (3, 6, 12 ms...). */
+static void test_busy_backoff_doubles(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a;
+    uint64_t now = 0;
+    int s;
+
+    hbaq_init(&q, 2, 10000 * MS);
+    hbaq_disk_init(&a, 2);
+    s = hbaq_get(&q, &a, 0, 0);
+    for (uint64_t delay = 3 * MS; delay <= 96 * MS; delay *= 2) {
+        assert_true(hbaq_requeue(&q, (uint32_t)s, now));
+        assert_int_equal(hbaq_next_retry(&q, now + delay - 1), -1);
+        assert_int_equal(hbaq_next_retry(&q, now + delay), s);
+        now += delay;
+    }
+    hbaq_disk_destroy(&a);
+    hbaq_destroy(&q);
+}
+
+/* A target that stays BUSY: the command times out at its deadline, its
+ * slot freed at once (nothing of it is in the hardware). */
+static void test_busy_forever_times_out_at_deadline(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a;
+    struct bm_completion out[2];
+    uint64_t now = 0;
+    int s, retries = 0;
+
+    hbaq_init(&q, 2, 100 * MS);
+    hbaq_disk_init(&a, 2);
+    s = hbaq_get(&q, &a, 5, 0);
+    while (hbaq_requeue(&q, (uint32_t)s, now)) {
+        retries++;
+        while (hbaq_next_retry(&q, now) != s)
+            now += MS;
+    }
+    /* Too near the deadline for another try: the driver completes it. */
+    assert_true(retries >= 4);
+    assert_true(hbaq_complete(&q, (uint32_t)s, BM_EIO, "BUSY"));
+    assert_int_equal(hbaq_reap(&a, out, 2), 1);
+    assert_int_equal(out[0].status, BM_EIO);
+    /* A command still waiting at its deadline: BM_ETIMEDOUT from expire. */
+    s = hbaq_get(&q, &a, 6, now);
+    assert_true(hbaq_requeue(&q, (uint32_t)s, now + 99 * MS - 10 * MS));
+    assert_int_equal(hbaq_expire(&q, now + 200 * MS, NULL, NULL), 1);
+    assert_int_equal(hbaq_reap(&a, out, 2), 1);
+    assert_int_equal(out[0].tag, 6);
+    assert_int_equal(out[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(out[0].detail, "BUSY"));
+    assert_int_equal(q.nfree, 2);
+    assert_int_equal(a.inflight, 0);
+    assert_int_equal(hbaq_next_retry(&q, now + 300 * MS), -1);
+    hbaq_disk_destroy(&a);
+    hbaq_destroy(&q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +232,9 @@ int main(void)
         cmocka_unit_test(test_overdue_command_times_out_and_slot_held),
         cmocka_unit_test(test_internal_command_result),
         cmocka_unit_test(test_timeout_callback_told_each_slot),
+        cmocka_unit_test(test_busy_command_is_retried_after_backoff),
+        cmocka_unit_test(test_busy_backoff_doubles),
+        cmocka_unit_test(test_busy_forever_times_out_at_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

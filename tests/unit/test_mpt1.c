@@ -1,0 +1,732 @@
+/* The MPT driver's MPI 1.5 backend against a simulated SAS1068-like IOC
+ * (efi/platform_sim.h).
+ *
+ * The model is written from the MPI 1.5 facts (mpi_ioc.h / mpi_init.h
+ * layouts, the system interface registers) with its own byte offsets and
+ * none of the driver's structures: the doorbell handshake (IOC FACTS, IOC
+ * INIT, PORT FACTS, PORT ENABLE), the request FIFO, and the reply FIFO in
+ * both directions (the host lends reply frames by writing it, the IOC
+ * answers by reading it: context replies and address replies). It holds
+ * the driver to what the chip needs:
+ *   - the two low bits of a request FIFO write (the NB hint) tell the IOC
+ *     how many BlockSize blocks of the frame to fetch first (Linux
+ *     mptscsih_AddSGE: ((bytes - 1) >> NBShiftFactor) + 1, NBShiftFactor
+ *     from mptbase GetIocFacts starting at 1); a hint that fetches less
+ *     than the message is a truncated request;
+ *   - the reply free FIFO holds no more frames than GlobalCredits - 1
+ *     (FreeBSD mpt mpt_configure_ioc: "Do *not* exceed global credits").
+ * Every rule the driver breaks is counted as a violation.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "platform_sim.h"
+#include "drivers/blkdev.h"
+#include "drivers/mpt/mpt.h"
+
+#define R_DOORBELL 0x00
+#define R_HIS 0x30
+#define R_HIM 0x34
+#define R_REQUEST_FIFO 0x40
+#define R_REPLY_FIFO 0x44
+#define R_REQUEST_HI_PRI_FIFO 0x48
+
+#define ST_READY 0x10000000u
+#define ST_OPERATIONAL 0x20000000u
+#define DB_USED 0x08000000u
+#define HIS_IOC2SYS 0x00000001u
+
+#define F_SCSI_IO 0x00
+#define F_IOC_INIT 0x02
+#define F_IOC_FACTS 0x03
+#define F_PORT_FACTS 0x05
+#define F_PORT_ENABLE 0x06
+#define F_MUR 0x40
+#define F_HANDSHAKE 0x42
+
+#define IOS_DEVICE_NOT_THERE 0x0043
+#define FIFO_MAX 1024
+#define PORT_SCSI_ID 7
+
+static uint8_t *pa_ptr(uint64_t pa) { return (uint8_t *)(uintptr_t)pa; }
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) | (uint32_t)get16(p + 2) << 16; }
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v), put16(p + 2, (uint16_t)(v >> 16)); }
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+static void put_be32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v; }
+
+enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
+
+struct model {
+    uint32_t state, his;
+    enum hs_phase phase;
+    uint32_t req_dwords, req_got, req[64];
+    uint16_t reply_words[64];
+    unsigned reply_n, reply_i;
+    /* IOC FACTS. */
+    uint16_t credits, reply_depth;
+    uint8_t block_dwords;       /* BlockSize */
+    uint16_t frame_dwords;      /* RequestFrameSize */
+    uint16_t reply_frame_bytes; /* what IOC INIT set */
+    bool port_enabled;
+    /* Reply free FIFO (frames lent by the host) and reply post FIFO. */
+    uint32_t free_fifo[FIFO_MAX];
+    unsigned free_head, free_count, max_free;
+    uint32_t post_fifo[FIFO_MAX];
+    unsigned post_head, post_count;
+    unsigned nb_last, requests;
+    bool targets[16];
+    uint64_t blocks;
+    /* Requests the IOC owns, by MsgContext (a frame is never posted twice). */
+    bool outstanding[FIFO_MAX];
+    uint32_t last_context;
+    /* A READ that is never answered until aborted (mpi_init.h task
+     * management through the high-priority FIFO, IOCCapabilities
+     * HIGH_PRI_Q). */
+    bool hipri;
+    bool hang_armed, have_hung;
+    unsigned hang_target;
+    uint32_t hang_lba, hung_context;
+    unsigned tm_aborts, tm_target_resets;
+    uint32_t tm_last_context;
+    unsigned violations;
+    char first_violation[160];
+};
+
+static void violation(struct model *m, const char *fmt, ...)
+{
+    va_list ap;
+    if (!m->violations++) {
+        va_start(ap, fmt);
+        vsnprintf(m->first_violation, sizeof(m->first_violation), fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void hs_reply(struct model *m, const uint8_t *bytes, unsigned n)
+{
+    for (unsigned i = 0; i < n / 2; i++)
+        m->reply_words[i] = get16(bytes + 2 * i);
+    m->reply_n = n / 2;
+    m->reply_i = 0;
+    m->phase = HS_REPLY;
+    m->his |= HIS_IOC2SYS;
+}
+
+/* mpi_ioc.h MSG_IOC_FACTS_REPLY (0x50 bytes). */
+static void do_ioc_facts(struct model *m)
+{
+    uint8_t r[0x50] = { 0 };
+    put16(r + 0x00, 0x0105);
+    r[0x02] = sizeof(r) / 4;
+    r[0x03] = F_IOC_FACTS;
+    put16(r + 0x04, 0x0c00);
+    r[0x14] = 16;                       /* MaxChainDepth */
+    r[0x16] = m->block_dwords;          /* BlockSize */
+    put16(r + 0x18, m->reply_depth);    /* ReplyQueueDepth */
+    put16(r + 0x1a, m->frame_dwords);   /* RequestFrameSize */
+    put16(r + 0x1e, 0x2200);            /* ProductID */
+    put16(r + 0x24, m->credits);        /* GlobalCredits */
+    r[0x26] = 1;                        /* NumberOfPorts */
+    r[0x2e] = 8;                        /* MaxDevices */
+    r[0x2f] = 1;                        /* MaxBuses */
+    put32(r + 0x34, m->hipri ? 1u : 0); /* IOCCapabilities: HIGH_PRI_Q */
+    put32(r + 0x38, 0x01170000);        /* FWVersion */
+    hs_reply(m, r, sizeof(r));
+}
+
+static void do_ioc_init(struct model *m)
+{
+    const uint8_t *q = (const uint8_t *)m->req;
+    uint8_t r[20] = { 0 };
+
+    if (q[0x00] != 0x04)
+        violation(m, "IOC INIT WhoInit 0x%02x", q[0x00]);
+    m->reply_frame_bytes = get16(q + 0x0c);
+    if (m->reply_frame_bytes < 0x24 || m->reply_frame_bytes % 4)
+        violation(m, "IOC INIT ReplyFrameSize %u", m->reply_frame_bytes);
+    if (get32(q + 0x10) || get32(q + 0x14))
+        violation(m, "IOC INIT high addresses not 0");
+    r[0x02] = 5;
+    r[0x03] = F_IOC_INIT;
+    m->state = ST_OPERATIONAL;
+    m->free_count = m->free_head = m->post_count = m->post_head = 0;
+    hs_reply(m, r, sizeof(r));
+}
+
+static void hs_request_done(struct model *m)
+{
+    uint8_t function = (uint8_t)(m->req[0] >> 24);
+    uint8_t r[0x28] = { 0 };
+
+    switch (function) {
+    case F_IOC_FACTS: do_ioc_facts(m); return;
+    case F_IOC_INIT: do_ioc_init(m); return;
+    case F_PORT_FACTS:
+        if (m->state != ST_OPERATIONAL)
+            violation(m, "PORT FACTS before IOC INIT");
+        r[0x02] = sizeof(r) / 4;
+        r[0x03] = F_PORT_FACTS;
+        r[0x15] = 0x30;                 /* PortType: SAS */
+        put16(r + 0x16, 8);             /* MaxDevices */
+        put16(r + 0x18, PORT_SCSI_ID);
+        put16(r + 0x1a, 0x0008);        /* initiator */
+        hs_reply(m, r, sizeof(r));
+        return;
+    case F_PORT_ENABLE:
+        r[0x02] = 5;
+        r[0x03] = F_PORT_ENABLE;
+        m->port_enabled = true;
+        hs_reply(m, r, 20);
+        return;
+    default:
+        violation(m, "handshake function 0x%02x", function);
+        r[0x02] = 5;
+        r[0x03] = function;
+        put16(r + 0x0e, 0x0001);
+        hs_reply(m, r, 20);
+    }
+}
+
+/* The IOC's answer goes to the reply post FIFO. */
+static void post_reply(struct model *m, uint32_t v)
+{
+    if (m->post_count == FIFO_MAX) {
+        violation(m, "reply post FIFO overflow");
+        return;
+    }
+    m->post_fifo[(m->post_head + m->post_count++) % FIFO_MAX] = v;
+}
+
+/* The request with this MsgContext is no longer the IOC's. */
+static void retire(struct model *m, uint32_t context)
+{
+    if (context < FIFO_MAX)
+        m->outstanding[context] = false;
+}
+
+/* An address reply in a frame the host lent us. */
+static void address_reply(struct model *m, const uint8_t *reply, unsigned n)
+{
+    uint32_t pa;
+
+    if (!m->free_count) {
+        violation(m, "no reply frame to answer into");
+        return;
+    }
+    pa = m->free_fifo[m->free_head];
+    m->free_head = (m->free_head + 1) % FIFO_MAX;
+    m->free_count--;
+    memcpy(pa_ptr(pa), reply, n);
+    post_reply(m, 0x80000000u | (pa >> 1));
+}
+
+static uint8_t disk_byte(unsigned target, uint64_t lba, uint32_t off)
+{
+    return (uint8_t)(target * 29u + lba * 5u + off * 3u);
+}
+
+/* A SCSI IO (mpi_init.h MSG_SCSI_IO_REQUEST) as the IOC fetched it. */
+static void do_scsi_io(struct model *m, const uint8_t *f)
+{
+    unsigned target = f[0x00];
+    uint32_t context = get32(f + 0x08), data_len = get32(f + 0x28);
+    const uint8_t *cdb = f + 0x18;
+    uint32_t fl = get32(f + 0x30);
+    uint8_t *buf = (fl & 0xffffff) ? pa_ptr(get64(f + 0x34)) : NULL;
+    uint8_t reply[0x24] = { 0 }, scsi_status = 0;
+    uint32_t moved = data_len;
+
+    reply[0x00] = f[0x00];
+    reply[0x02] = sizeof(reply) / 4;
+    reply[0x03] = F_SCSI_IO;
+    put32(reply + 0x08, context);
+    if ((fl & 0xffffff) != data_len)
+        violation(m, "SGE length %u, DataLength %u", fl & 0xffffff, data_len);
+    if (target >= 16 || !m->targets[target] || !m->port_enabled || f[0x0d]) {
+        retire(m, context);
+        put16(reply + 0x0e, IOS_DEVICE_NOT_THERE);
+        reply[0x0d] = 0x04;
+        address_reply(m, reply, sizeof(reply));
+        return;
+    }
+    switch (cdb[0]) {
+    case 0x00:
+        moved = 0;
+        break;
+    case 0x12: {
+        uint8_t out[96] = { 0 };
+        unsigned n = 96;
+        if (cdb[1] & 1) {
+            if (cdb[2] == 0x00) {
+                out[3] = 2, out[5] = 0x80;
+                n = 6;
+            } else if (cdb[2] == 0x80) {
+                char sn[16];
+                snprintf(sn, sizeof(sn), "MPT1SN%02u", target);
+                out[1] = 0x80, out[3] = (uint8_t)strlen(sn);
+                memcpy(out + 4, sn, strlen(sn));
+                n = 4 + (unsigned)strlen(sn);
+            } else {
+                goto illegal;
+            }
+        } else {
+            out[2] = 0x05, out[3] = 0x02, out[4] = 91, out[7] = 0x02;
+            memcpy(out + 8, "SIMVEND SIM MPT1 DISK   1.00", 28);
+        }
+        moved = n < data_len ? n : data_len;
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0x25: {
+        uint8_t out[8];
+        put_be32(out, (uint32_t)(m->blocks - 1));
+        put_be32(out + 4, 512);
+        moved = 8 < data_len ? 8 : data_len;
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0x9e:
+        goto illegal; /* READ CAPACITY(16): an older target */
+    case 0xa0: {
+        uint8_t out[16] = { 0 };
+        put_be32(out, 8);
+        moved = 16 < data_len ? 16 : data_len;
+        memcpy(buf, out, moved);
+        break;
+    }
+    case 0x28: case 0x2a: {
+        uint32_t lba = be32(cdb + 2), blocks = (uint32_t)(cdb[7] << 8 | cdb[8]);
+        if ((uint64_t)blocks * 512 != data_len || lba + blocks > m->blocks)
+            goto illegal;
+        if (m->hang_armed && target == m->hang_target && lba == m->hang_lba) {
+            m->hang_armed = false;
+            m->have_hung = true;
+            m->hung_context = context;
+            return; /* never answered until aborted */
+        }
+        if (cdb[0] == 0x28)
+            for (uint32_t i = 0; i < data_len; i++)
+                buf[i] = disk_byte(target, lba + i / 512, i % 512);
+        break;
+    }
+    default:
+    illegal:
+        scsi_status = 0x02;
+        moved = 0;
+        break;
+    }
+    if (scsi_status == 0 && moved == data_len) {
+        retire(m, context);
+        post_reply(m, context & 0x7fffffffu); /* context reply */
+        return;
+    }
+    retire(m, context);
+    reply[0x0c] = scsi_status;
+    put16(reply + 0x0e, scsi_status ? 0 : 0x0045);
+    put32(reply + 0x14, moved);
+    address_reply(m, reply, sizeof(reply));
+}
+
+/* The host posted a request frame address. */
+static void do_request(struct model *m, uint32_t v)
+{
+    uint32_t block = m->block_dwords * 4u, frame = m->frame_dwords * 4u;
+    unsigned nb = v & 3;
+    uint32_t fetched = nb ? nb * block : frame;
+    uint8_t f[512] = { 0 };
+    const uint8_t *host = pa_ptr(v & ~3u);
+    uint32_t need;
+
+    m->requests++;
+    m->nb_last = nb;
+    if (m->state != ST_OPERATIONAL) {
+        violation(m, "request while not operational");
+        return;
+    }
+    /* What the IOC fetched first: the message must be in it. */
+    memcpy(f, host, fetched < sizeof(f) ? fetched : sizeof(f));
+    need = host[0x03] == F_SCSI_IO ? 0x3c : 0x0c;
+    if (fetched < need)
+        violation(m, "NB hint %u fetches %u bytes of a %u-byte request (BlockSize %u dwords)", nb, fetched, need,
+                  m->block_dwords);
+    if (f[0x03] != F_SCSI_IO) {
+        violation(m, "request function 0x%02x", f[0x03]);
+        return;
+    }
+    m->last_context = get32(f + 0x08);
+    if (m->last_context < FIFO_MAX) {
+        if (m->outstanding[m->last_context])
+            violation(m, "request frame with MsgContext %u posted while the IOC still owns it", m->last_context);
+        m->outstanding[m->last_context] = true;
+    }
+    do_scsi_io(m, f);
+}
+
+/* SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT, 0x34 bytes) from
+ * the high-priority FIFO: ABORT TASK gives back the request whose
+ * MsgContext TaskMsgContext names, TARGET RESET all of the target's;
+ * answered after the requests it ended. */
+static void do_hi_pri(struct model *m, uint32_t v)
+{
+    const uint8_t *f = pa_ptr(v & ~3u);
+    uint8_t r[0x18] = { 0 };
+    uint32_t count = 0;
+
+    if (!m->hipri || f[0x03] != 0x01) {
+        violation(m, "high-priority request function 0x%02x (FIFO offered: %d)", f[0x03], m->hipri);
+        return;
+    }
+    if (f[0x05] == 0x01) {
+        m->tm_aborts++;
+        m->tm_last_context = get32(f + 0x30);
+    } else if (f[0x05] == 0x03) {
+        m->tm_target_resets++;
+    } else {
+        violation(m, "task type 0x%02x", f[0x05]);
+    }
+    if (m->have_hung && f[0x00] == m->hang_target &&
+        (f[0x05] == 0x03 || get32(f + 0x30) == m->hung_context)) {
+        uint8_t t[0x24] = { 0 };
+        t[0x00] = f[0x00];
+        t[0x02] = sizeof(t) / 4;
+        t[0x03] = F_SCSI_IO;
+        put32(t + 0x08, m->hung_context);
+        t[0x0d] = 0x08;                 /* SCSIState: terminated */
+        put16(t + 0x0e, 0x0048);        /* IOCStatus: SCSI_TASK_TERMINATED */
+        m->have_hung = false;
+        retire(m, m->hung_context);
+        address_reply(m, t, sizeof(t));
+        count = 1;
+    }
+    r[0x00] = f[0x00];
+    r[0x02] = sizeof(r) / 4;
+    r[0x03] = 0x01;
+    r[0x05] = f[0x05];
+    put32(r + 0x08, get32(f + 0x08));
+    put32(r + 0x14, count);
+    address_reply(m, r, sizeof(r));
+}
+
+static uint32_t model_read(void *ctx, int bar, uint32_t off)
+{
+    struct model *m = ctx;
+    uint32_t v;
+
+    (void)bar;
+    switch (off) {
+    case R_DOORBELL:
+        v = m->state;
+        if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
+            v |= DB_USED;
+        if (m->phase == HS_REPLY && m->reply_i < m->reply_n)
+            v = (v & ~0xffffu) | m->reply_words[m->reply_i];
+        return v;
+    case R_HIS:
+        return m->his;
+    case R_REPLY_FIFO:
+        if (!m->post_count)
+            return 0xffffffffu;
+        v = m->post_fifo[m->post_head];
+        m->post_head = (m->post_head + 1) % FIFO_MAX;
+        m->post_count--;
+        return v;
+    default:
+        return 0;
+    }
+}
+
+static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
+{
+    struct model *m = ctx;
+
+    (void)bar;
+    switch (off) {
+    case R_DOORBELL:
+        if (m->phase == HS_REQUEST) {
+            m->req[m->req_got++] = v;
+            if (m->req_got == m->req_dwords)
+                hs_request_done(m);
+            return;
+        }
+        if (v >> 24 == F_MUR) {
+            m->state = ST_READY;
+            m->port_enabled = false;
+            m->free_count = m->post_count = 0;
+            return;
+        }
+        if (v >> 24 == F_HANDSHAKE) {
+            m->req_dwords = (v >> 16) & 0xff;
+            m->req_got = 0;
+            m->phase = HS_START;
+            m->his |= HIS_IOC2SYS;
+            return;
+        }
+        violation(m, "doorbell write 0x%08x", v);
+        return;
+    case R_HIS:
+        if (!(m->his & HIS_IOC2SYS))
+            return;
+        m->his &= ~HIS_IOC2SYS;
+        if (m->phase == HS_START) {
+            m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
+        } else if (m->phase == HS_REPLY) {
+            if (m->reply_i < m->reply_n) {
+                m->reply_i++;
+                m->his |= HIS_IOC2SYS;
+            } else {
+                m->phase = HS_IDLE;
+            }
+        }
+        return;
+    case R_HIM:
+        return;
+    case R_REQUEST_FIFO:
+        do_request(m, v);
+        return;
+    case R_REQUEST_HI_PRI_FIFO:
+        do_hi_pri(m, v);
+        return;
+    case R_REPLY_FIFO:
+        /* A reply frame lent to the IOC: never more than GlobalCredits - 1
+         * of them at once. */
+        if (m->state != ST_OPERATIONAL)
+            violation(m, "reply frame posted while not operational");
+        if (m->free_count + 1 > (unsigned)m->credits - 1u) {
+            violation(m, "reply free FIFO overflow: frame %u with GlobalCredits %u", m->free_count + 1, m->credits);
+            return;
+        }
+        m->free_fifo[(m->free_head + m->free_count++) % FIFO_MAX] = v;
+        if (m->free_count > m->max_free)
+            m->max_free = m->free_count;
+        return;
+    default:
+        violation(m, "write 0x%08x to register 0x%02x", v, off);
+    }
+}
+
+/* ---- Fixture ---------------------------------------------------------------------------------------------- */
+
+static struct plat_sim_dev simdev;
+static struct model *model;
+static const struct pci_addr sim_addr = { 0, 4, 0, 0 };
+
+/* A SAS1068E-like IOC with disks at target ids 0 and 3. */
+static struct model *model_new(uint8_t block_dwords)
+{
+    struct model *m = calloc(1, sizeof(*m));
+    m->state = ST_READY;
+    m->credits = 32;
+    m->reply_depth = 64;
+    m->block_dwords = block_dwords;
+    m->frame_dwords = 32;
+    m->targets[0] = m->targets[3] = true;
+    m->blocks = 1 << 20;
+    return m;
+}
+
+static void attach(struct model *m)
+{
+    memset(&simdev, 0, sizeof(simdev));
+    simdev.addr = sim_addr;
+    simdev.ctx = m;
+    simdev.mmio_read32 = model_read;
+    simdev.mmio_write32 = model_write;
+    put16(simdev.config + 0x00, 0x1000);
+    put16(simdev.config + 0x02, 0x0058);                     /* SAS1068E */
+    simdev.config[0x0b] = 0x01, simdev.config[0x0a] = 0x07;
+    put32(simdev.config + 0x10, 0x00000001);                 /* BAR0: I/O */
+    put32(simdev.config + 0x14, 0x00000004);                 /* BAR1: 64-bit memory */
+    simdev.bar_size[1] = 0x10000;
+    model = m;
+    plat_sim_attach(&simdev);
+}
+
+static void detach(void)
+{
+    plat_sim_detach(&simdev);
+    free(model);
+    model = NULL;
+}
+
+static void assert_no_violations(void)
+{
+    if (model->violations)
+        fail_msg("%u protocol violations, first: %s", model->violations, model->first_violation);
+}
+
+static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
+{
+    int got = 0;
+    for (int spins = 0; got < n && spins < 100000; spins++)
+        got += d->ops->poll(d, 0, out + got, n - got);
+    return got;
+}
+
+/* Probe, then reads at depth 16 on both disks, data checked. */
+static void check_probe_and_reads(uint8_t block_dwords)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    enum { QD = 16 };
+    uint8_t *bufs[QD];
+
+    attach(model_new(block_dwords));
+    memset(&list, 0, sizeof(list));
+    if (mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+    assert_no_violations();
+    assert_int_equal(list.count, 2);
+    assert_true(model->max_free <= model->credits - 1u);
+    for (int t = 0; t < QD; t++)
+        bufs[t] = plat_alloc_pages(4096, false);
+    for (unsigned k = 0; k < list.count; k++) {
+        struct bm_disk *d = list.disks[k];
+        struct bm_completion out[QD];
+        unsigned target = d->port;
+
+        assert_true(d->max_qd <= 64);
+        assert_true(d->max_qd < model->credits);
+        for (int t = 0; t < QD; t++)
+            assert_int_equal(d->ops->submit(d, 0, (uint32_t)t, BM_IO_READ, 100u + 8u * t, 8, bufs[t]), BM_OK);
+        assert_int_equal(poll_n(d, out, QD), QD);
+        for (int i = 0; i < QD; i++)
+            assert_int_equal(out[i].status, BM_OK);
+        for (int t = 0; t < QD; t++)
+            for (uint32_t i = 0; i < 4096; i++)
+                if (bufs[t][i] != disk_byte(target, 100u + 8u * t + i / 512, i % 512))
+                    fail_msg("target %u tag %d byte %u wrong", target, t, i);
+    }
+    assert_no_violations();
+    for (int t = 0; t < QD; t++)
+        plat_free_pages(bufs[t], 4096);
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* BlockSize 2 dwords (8-byte blocks): Linux's NBShiftFactor is 3 and a
+ * 60-byte SCSI IO gets hint 8 & 3 = 0 (the whole frame); one bit short, a
+ * shift of 2 asks for 3 blocks, 24 bytes, and the IOC fetches half a
+ * request. */
+static void test_nb_hint_covers_request_small_blocks(void **state) { (void)state; check_probe_and_reads(2); }
+
+/* BlockSize 8 dwords (as an FC909 reports it, Linux log "NBShiftFactor=5
+ * BlockSize=8"): the 60-byte SCSI IO's hint is exactly 2, as mptbase
+ * computes it. */
+static void test_nb_hint_as_mptbase_computes(void **state)
+{
+    (void)state;
+    check_probe_and_reads(8);
+}
+
+/* The last request's hint on the 8-dword model. */
+static void test_nb_hint_value(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+
+    (void)state;
+    attach(model_new(8));
+    memset(&list, 0, sizeof(list));
+    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    d = list.disks[0];
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
+    assert_int_equal(model->nb_last, 2);
+    assert_int_equal(poll_n(d, &c, 1), 1);
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* ReplyQueueDepth above GlobalCredits: the host lends at most
+ * GlobalCredits - 1 reply frames, and keeps no more requests outstanding
+ * than it has frames for their replies. */
+static void test_reply_frames_within_credits(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+
+    (void)state;
+    attach(model_new(8));
+    memset(&list, 0, sizeof(list));
+    if (mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+    assert_int_equal(model->max_free, model->credits - 1u);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
+/* A READ the target holds until it is aborted: at the timeout the engine
+ * gets BM_ETIMEDOUT, the driver sends ABORT TASK naming the request's
+ * MsgContext through the high-priority FIFO, and the frame is used again
+ * only after the IOC gave the request back. */
+static void test_timeout_aborts_the_command(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    uint32_t hung;
+    bool reused = false;
+
+    (void)state;
+    attach(model_new(8));
+    model->hipri = true;
+    memset(&list, 0, sizeof(list));
+    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    d = list.disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 8, buf), BM_OK);
+    assert_true(model->have_hung);
+    hung = model->hung_context;
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_last_context, hung);
+    assert_int_equal(model->tm_target_resets, 0);
+    assert_false(model->have_hung);
+    for (int i = 0; i < 100 && !reused; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 8, buf), BM_OK);
+        reused = model->last_context == hung;
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_OK);
+    }
+    assert_true(reused);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nb_hint_covers_request_small_blocks),
+        cmocka_unit_test(test_nb_hint_as_mptbase_computes),
+        cmocka_unit_test(test_nb_hint_value),
+        cmocka_unit_test(test_reply_frames_within_credits),
+        cmocka_unit_test(test_timeout_aborts_the_command),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
