@@ -699,15 +699,24 @@ volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size)
 
 /* ---- Console and input ------------------------------------------------------------ */
 
+/* UTF-8 in, UCS-2 out (ConOut takes UCS-2): a byte at a time would turn
+ * each byte of a sequence into its own character, and a C1 byte into a
+ * terminal control. Characters beyond the BMP, invalid sequences and
+ * control characters other than CR, LF and TAB are shown as '?'. */
 void plat_console_write(const char *s)
 {
     CHAR16 buf[256];
     size_t n = 0;
 
-    for (; *s; s++) {
-        if (*s == '\n')
+    while (*s) {
+        uint32_t cp;
+        s += bm_utf8_next(s, &cp);
+        if (cp == '\n')
             buf[n++] = L'\r';
-        buf[n++] = (CHAR16)(unsigned char)*s;
+        if (cp == BM_UTF8_INVALID || cp > 0xffff || (cp < 0x20 && cp != '\n' && cp != '\r' && cp != '\t') ||
+            (cp >= 0x7f && cp <= 0x9f))
+            cp = '?';
+        buf[n++] = (CHAR16)cp;
         if (n >= ARRAY_SIZE(buf) - 3) {
             buf[n] = 0;
             uefi_call_wrapper(bm_st->ConOut->OutputString, 2, bm_st->ConOut, buf);
