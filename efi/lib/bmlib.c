@@ -84,6 +84,25 @@ void bm_copy_padded(char *dst, size_t cap, const void *src, size_t len)
     dst[n] = '\0';
 }
 
+bool bm_path_has_dot_part(const char *path)
+{
+    const char *p = path;
+
+    while (*p) {
+        bool only_dots = true, dot = false;
+        const char *start = p;
+        for (; *p && *p != '\\' && *p != '/'; p++) {
+            dot |= *p == '.';
+            only_dots &= *p == '.' || *p == ' ';
+        }
+        if (p > start && only_dots && dot)
+            return true;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
 size_t bm_utf8_next(const char *s, uint32_t *cp)
 {
     const uint8_t *p = (const uint8_t *)s;
