@@ -226,7 +226,7 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
     for run in all_runs_seen:
         runs_per_source[run.source.path] = runs_per_source.get(run.source.path, 0) + 1
     shown["files"] = [{"file": s.path, "format": s.fmt, "lines": s.lines, "records": len(s.found),
-                       "bad": len(s.bad), "runs": runs_per_source.get(s.path, 0)} for s in sources]
+                       "bad": s.bad_count, "runs": runs_per_source.get(s.path, 0)} for s in sources]
     shown["machines"] = fleet.machine_rows(runs)
     shown["disks"] = fleet.disk_rows(runs)
     shown["errors"] = fleet.error_rows(runs)
@@ -250,6 +250,8 @@ def _verbose(sources, all_runs_seen, chosen, err):
     for s in sources:
         for b in s.bad:
             err.write("%s:%d: %s: %s\n" % (s.path, b.line, b.reason, b.text))
+        if s.bad_count > len(s.bad):
+            err.write("%s: %d more bad record(s) not listed\n" % (s.path, s.bad_count - len(s.bad)))
     picked = {id(r) for r in chosen}
     copies = set()
     for run in all_runs_seen:
@@ -263,6 +265,13 @@ def _verbose(sources, all_runs_seen, chosen, err):
 
 def main(argv=None, out=None, err=None):
     """Run the tool; returns the exit status (0 no flags, 1 flags, 2 usage error)."""
+    # A file name that is not UTF-8 must not end the report on output.
+    for stream in (sys.stdout, sys.stderr):
+        if out is None or err is None:
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (AttributeError, ValueError):
+                pass
     out = out or sys.stdout
     err = err or sys.stderr
     ap = build_parser(out, err)
@@ -297,16 +306,17 @@ def main(argv=None, out=None, err=None):
     shown, flags = build_tables(chosen, sources, all_runs_seen, limits, args.by_pass)
 
     for s in sources:
-        if s.bad:
+        if s.bad_count:
             err.write("baremark-report: %s: %d record(s) could not be read%s\n"
-                      % (s.path, len(s.bad), "" if args.verbose else " (--verbose lists them)"))
+                      % (s.path, s.bad_count, "" if args.verbose else " (--verbose lists them)"))
     if args.verbose:
         _verbose(sources, all_runs_seen, chosen, err)
 
     if args.csv:
         try:
             for name in names:
-                with open(os.path.join(args.csv, name + ".csv"), "w", newline="") as f:
+                with open(os.path.join(args.csv, name + ".csv"), "w", newline="", encoding="utf-8",
+                          errors="backslashreplace") as f:
                     f.write(tables.csv_text(name, shown[name]))
         except OSError as e:
             err.write("baremark-report: --csv %s: %s\n" % (args.csv, e.strerror or e))
