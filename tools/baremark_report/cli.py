@@ -197,7 +197,8 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
         "dimms": fleet.dimm_rows(runs),
         "dimm_summary": fleet.dimm_summary_rows(runs),
     }
-    flags = outliers.find_flags(runs, sources, folded, limits)
+    peers = outliers.all_peers(folded, limits)
+    flags = outliers.find_flags(runs, sources, folded, limits, peers)
     shown = dict(folded)
     if by_pass:
         shown["disk_results"] = fleet.disk_result_rows(runs, True)
@@ -205,13 +206,13 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
         shown["mem_bandwidth"] = fleet.mem_bandwidth_rows(runs, True)
 
     # "vs median" columns, against the medians the flags used.
-    mbps, p99 = outliers.disk_peers(folded["disk_results"], limits)
+    mbps, p99 = peers["disk"]
     for r in shown["disk_results"]:
         r["mbps_vs_median"], r["p99_vs_median"] = mbps.ratio(r), p99.ratio(r)
-    lat = outliers.mem_latency_peers(folded["mem_latency"], limits)
+    lat = peers["mem_latency"]
     for r in shown["mem_latency"]:
         r["ns_vs_median"] = lat.ratio(r)
-    bw = outliers.mem_bandwidth_peers(folded["mem_bandwidth"], limits)
+    bw = peers["mem_bandwidth"]
     for r in shown["mem_bandwidth"]:
         r["gbps_vs_median"] = bw.ratio(r)
     best = outliers.pci_fleet_best(folded["pci"])

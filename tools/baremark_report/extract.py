@@ -20,6 +20,7 @@ over, and only the first MAX_BAD_KEPT bad lines of a file keep their text.
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -60,36 +61,32 @@ MAX_BAD_KEPT = 1000
 # decimals up to 1e18 (larger ones become null); anything beyond is not
 # from baremark and would overflow a median or a format.
 MAX_DEPTH = 32
-MAX_INT_DIGITS = 20
 MAX_FLOAT = 1e18
 SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
-class BadValue(ValueError):
-    """A record holding a value no baremark record can hold."""
+# Text that may hold such a value: a run of 19+ digits, an exponent of two
+# digits or more, a \\uD800-\\uDFFF escape. Only records whose text matches
+# (or that have many brackets) are walked value by value.
+SUSPECT_RE = re.compile(r"\d{19}|[eE]\+?\d\d|\\u[dD][89a-fA-F]")
+_decoder = json.JSONDecoder()
 
 
-def _parse_int(s):
-    if len(s.lstrip("-")) > MAX_INT_DIGITS:
-        raise BadValue("bad value: integer of %d digits" % len(s.lstrip("-")))
-    return int(s)
-
-
-def _parse_float(s):
-    v = float(s)
-    if abs(v) > MAX_FLOAT:
-        raise BadValue("bad value: number %s out of range" % s[:24])
-    return v
-
-
-_decoder = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float)
+def _bad_number(v):
+    """Why a number is out of what baremark writes, or None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int) and not -(1 << 63) <= v < (1 << 64):
+        return "bad value: integer of %d digits" % len(str(abs(v)))
+    if isinstance(v, float) and v == v and abs(v) > MAX_FLOAT and abs(v) != float("inf"):
+        return "bad value: number %.3g out of range" % v
+    return None
 
 
 def _check_values(obj, raw):
     """The reason a parsed record is unusable, or None. `raw` is its text:
     the walk over the values only runs when the text could hold a problem."""
     deep = raw.count("[") + raw.count("{") > MAX_DEPTH
-    surrogates = "\\ud" in raw or "\\uD" in raw
-    if not (deep or surrogates):
+    if not deep and not SUSPECT_RE.search(raw):
         return None
     stack = [(obj, 1)]
     while stack:
@@ -98,19 +95,24 @@ def _check_values(obj, raw):
             if depth > MAX_DEPTH:
                 return "bad value: nested deeper than %d" % MAX_DEPTH
             for k, x in v.items():
-                if surrogates and SURROGATE_RE.search(k):
+                if SURROGATE_RE.search(k):
                     return "bad value: lone surrogate in a key"
                 stack.append((x, depth + 1))
         elif isinstance(v, list):
             if depth > MAX_DEPTH:
                 return "bad value: nested deeper than %d" % MAX_DEPTH
             stack.extend((x, depth + 1) for x in v)
-        elif surrogates and isinstance(v, str) and SURROGATE_RE.search(v):
-            return "bad value: lone surrogate in a string"
+        elif isinstance(v, str):
+            if SURROGATE_RE.search(v):
+                return "bad value: lone surrogate in a string"
+        elif isinstance(v, (int, float)):
+            why = _bad_number(v)
+            if why:
+                return why
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class Found:
     """One record: the parsed object, the line it starts on, the tag of the
     shared-log stream it came from (None unless --tag is used)."""
@@ -175,8 +177,6 @@ def _parse_object(text, start, src=None):
         try:
             obj, end = _decoder.raw_decode(doc, 0)
             break
-        except BadValue as e:
-            return None, str(e)
         except ValueError as e:  # json.JSONDecodeError is a ValueError
             msg = getattr(e, "msg", str(e))
             pos = getattr(e, "pos", 0)
@@ -192,7 +192,21 @@ def _parse_object(text, start, src=None):
     why = _check_values(obj, doc[:end])
     if why:
         return None, why
-    return obj, start + end
+    return _shared_keys(obj), start + end
+
+
+def _shared_keys(obj):
+    """The record with its keys (and those of its nested objects) and its
+    short strings interned: the parser makes new strings for every record,
+    and a fleet's records are mostly keys and the same few words."""
+    out = {}
+    for k, v in obj.items():
+        if v.__class__ is dict:
+            v = {sys.intern(k2): v2 for k2, v2 in v.items()}
+        elif v.__class__ is str and len(v) <= 16:
+            v = sys.intern(v)  # "disk_result", "read", "nvme0n1", "ok"
+        out[sys.intern(k)] = v
+    return out
 
 
 def _snippet(text):

@@ -191,8 +191,8 @@ def dimm_majority(rows):
 
 # ---- the rules -----------------------------------------------------------------------------
 
-def _disk_flags(rows, limits):
-    mbps, p99 = disk_peers(rows, limits)
+def _disk_flags(rows, limits, peers):
+    mbps, p99 = peers
     flags = []
     for row in rows:
         what = "disk %s %s %s" % (row.get("disk"), row.get("test"), row.get("rw"))
@@ -306,15 +306,24 @@ def _end_flags(runs):
     return flags
 
 
-def find_flags(runs, sources, tables, limits):
+def all_peers(tables, limits):
+    """The peer groups of the folded rows, built once for the flags and the
+    "vs median" columns."""
+    return {"disk": disk_peers(tables["disk_results"], limits),
+            "mem_latency": mem_latency_peers(tables["mem_latency"], limits),
+            "mem_bandwidth": mem_bandwidth_peers(tables["mem_bandwidth"], limits)}
+
+
+def find_flags(runs, sources, tables, limits, peers=None):
     """Every flag, sorted by machine then kind. `tables` holds the folded rows by name."""
+    peers = peers or all_peers(tables, limits)
     flags = []
-    flags += _disk_flags(tables["disk_results"], limits)
-    flags += _mem_flags(tables["mem_latency"], mem_latency_peers(tables["mem_latency"], limits), "mem_latency",
+    flags += _disk_flags(tables["disk_results"], limits, peers["disk"])
+    flags += _mem_flags(tables["mem_latency"], peers["mem_latency"], "mem_latency",
                         "ns", "ns", lambda r: "memory latency %s %s%s" % (
                             size_name(r.get("bytes")), r.get("pattern"), " " + r["extra"] if r.get("extra") else ""),
                         limits.mem_tolerance)
-    flags += _mem_flags(tables["mem_bandwidth"], mem_bandwidth_peers(tables["mem_bandwidth"], limits),
+    flags += _mem_flags(tables["mem_bandwidth"], peers["mem_bandwidth"],
                         "mem_bandwidth", "gbps", "GB/s", lambda r: "memory bandwidth %s %s thread(s)%s" % (
                             r.get("op"), fmt_value(r.get("threads")), " " + r["extra"] if r.get("extra") else ""),
                         limits.mem_tolerance)
