@@ -156,6 +156,8 @@ def clean_line(raw):
     return CONTROL_RE.sub("", text)
 
 
+_OBJECT_START_RE = re.compile(r'\{[ \t\n\r]*["}]|\{[ \t\n\r]*$')
+
 # The first window a record is parsed in (characters); it grows 8-fold
 # while the parser stops for lack of text.
 PARSE_WINDOW = 1024
@@ -170,6 +172,13 @@ def _parse_object(text, start, src=None):
     before it. The window grows only while the parser ran out of text."""
     if src is not None:
         src.parses += 1
+    # An object opens with a key or closes at once: tell garbage after a
+    # prefix ("BAREMARK {BAREMARK {...") without raising from the parser.
+    m = _OBJECT_START_RE.match(text, start)
+    if m is None:
+        if text[start:start + 1] != "{":
+            return None, "not a JSON object"
+        return None, "bad JSON: Expecting property name enclosed in double quotes"
     window = PARSE_WINDOW
     while True:
         stop = min(len(text), start + window)
