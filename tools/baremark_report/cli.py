@@ -21,8 +21,10 @@ inputs:
   escape sequences, a progress line, a tag). ANSI escape sequences and control
   characters are removed first; a record wrapped onto following lines is joined
   again. An object that does not parse (cut by a reset, two writers on one
-  line) is skipped and counted per file (the "bad" column; --verbose lists the
-  lines). Files ending .jsonl/.json, or holding bare {...} lines and no prefix,
+  line), or that holds values no baremark record can hold (a lone surrogate,
+  an integer beyond 64 bits, a number beyond 1e18, nesting deeper than 32), is
+  skipped and counted per file (the "bad" column; --verbose lists the first
+  1000 lines of each file with the reason). Files ending .jsonl/.json, or holding bare {...} lines and no prefix,
   are read as one JSON object per line.
 
 machines, runs and passes:
