@@ -124,3 +124,53 @@ test: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- Fuzzing (not part of make test) ------------------------------------------------------
+# make fuzz: libFuzzer harnesses in tests/fuzz/ (clang, with ASan and UBSan),
+# each run for FUZZ_SECONDS. Crashes are saved as $(BUILD)/fuzz/crash-NAME-*;
+# corpora grow in $(BUILD)/fuzz/corpus/NAME, seeded from tests/fuzz/corpus/NAME.
+FUZZ_SECONDS ?= 10
+FUZZ_CC ?= clang
+FUZZ_PACKAGES := clang libclang-rt-14-dev
+FUZZB := $(BUILD)/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Iefi -I. -DBAREMARK_HOST -pthread $(FUZZ_SAN)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZB)/%,$(FUZZ_SRC))
+FUZZ_LIB_OBJ := $(patsubst %,$(FUZZB)/obj/%.o,$(filter-out %.S,$(HOST_LIB_SRC)))
+
+.PHONY: fuzz fuzz-deps fuzz-build
+# clang with its libFuzzer runtime: installed when missing (as root), else
+# a clear message; a trial link proves the runtime is there.
+fuzz-deps:
+	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, long n){return 0;}\n' | \
+	    $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "make fuzz needs clang and libFuzzer: apt-get install $(FUZZ_PACKAGES)" >&2; exit 1; fi; \
+	  echo "Installing: $(FUZZ_PACKAGES)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(FUZZ_PACKAGES); \
+	fi
+
+$(FUZZB)/obj/%.c.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "CC  [fuzz] $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZB)/libbaremark.a: $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZB)/libbaremark.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< -o $@ $(FUZZB)/libbaremark.a -lm
+
+fuzz-build: fuzz-deps
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@fail=0; for b in $(FUZZ_BIN); do n=$$(basename $$b); n=$${n#fuzz_}; \
+	  mkdir -p $(FUZZB)/corpus/$$n; \
+	  seeds=""; [ -d tests/fuzz/corpus/$$n ] && seeds=tests/fuzz/corpus/$$n; \
+	  echo "FUZZ $$n for $(FUZZ_SECONDS) s"; \
+	  if $$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 -print_final_stats=1 \
+	       -artifact_prefix=$(FUZZB)/crash-$$n- $(FUZZB)/corpus/$$n $$seeds > $(FUZZB)/$$n.log 2>&1; then \
+	    grep -E "^stat::number_of_executed_units" $(FUZZB)/$$n.log | sed "s/^/  $$n /"; \
+	  else fail=1; echo "  $$n FAILED (see $(FUZZB)/$$n.log):"; grep -E "ERROR|runtime error|SUMMARY" $(FUZZB)/$$n.log | head -5; fi; \
+	done; exit $$fail

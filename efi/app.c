@@ -14,31 +14,57 @@ static struct config cfg;
 static struct sysinfo sys;
 static struct serial_plan serial_plan;
 
+/* A text file from the boot volume into text (NUL-terminated): 0 when it
+ * is there, 1 when there is none, BM_EINVAL with err filled when it cannot
+ * be read whole, is too large, or holds a NUL byte (which would hide the
+ * rest of it from the parser). */
+static int read_text_file(const char *path, const char *name, char *text, size_t cap, char *err, size_t errlen)
+{
+    long n = plat_boot_file_read(path, text, cap - 1);
+    unsigned nul;
+
+    if (n == BM_ENODEV)
+        return 1;
+    if (n == BM_ENOSPC || n >= (long)cap - 1) {
+        snprintf(err, errlen, "%s: file too large (at most %lu bytes)", name, (unsigned long)cap - 2);
+        return BM_EINVAL;
+    }
+    if (n < 0) {
+        snprintf(err, errlen, "%s: cannot read it: %s", name, bm_strerror((int)n));
+        return BM_EINVAL;
+    }
+    nul = config_nul_line(text, (size_t)n);
+    if (nul) {
+        snprintf(err, errlen, "%s line %u: a NUL byte (the file must be text)", name, nul);
+        return BM_EINVAL;
+    }
+    text[n] = '\0';
+    return 0;
+}
+
 /* Options: defaults, then the file on the boot volume, then the command
  * line. Returns BM_OK or BM_EINVAL with err naming the problem. */
 static int load_options(struct config *c, char *err, size_t errlen)
 {
-    static char text[8192];
+    static char text[65536];
     const char *args = plat_load_options();
-    long n;
+    int rc;
 
     config_defaults(c);
-    n = plat_boot_file_read(CONFIG_FILE_PATH, text, sizeof(text) - 1);
-    if (n >= 0) {
-        text[n] = '\0';
-        if (config_parse_file(c, text, err, errlen) != BM_OK)
-            return BM_EINVAL;
-    }
+    rc = read_text_file(CONFIG_FILE_PATH, "baremark.cfg", text, sizeof(text), err, errlen);
+    if (rc < 0)
+        return BM_EINVAL;
+    if (rc == 0 && config_parse_file(c, text, err, errlen) != BM_OK)
+        return BM_EINVAL;
     bm_strlcpy(c->args, args, sizeof(c->args));
     if (config_parse_args(c, args, err, errlen) != BM_OK)
         return BM_EINVAL;
     /* Limits are options too: a bad file stops the run before it starts. */
-    n = plat_boot_file_read(LIMITS_FILE_PATH, text, sizeof(text) - 1);
-    if (n >= 0) {
-        text[n] = '\0';
-        if (limits_parse_file(&c->limits, text, err, errlen) != BM_OK)
-            return BM_EINVAL;
-    }
+    rc = read_text_file(LIMITS_FILE_PATH, "limits.cfg", text, sizeof(text), err, errlen);
+    if (rc < 0)
+        return BM_EINVAL;
+    if (rc == 0 && limits_parse_file(&c->limits, text, err, errlen) != BM_OK)
+        return BM_EINVAL;
     return BM_OK;
 }
 
@@ -73,7 +99,7 @@ static void open_serial(const struct config *c)
 static void emit_run_record(const char *iso_time)
 {
     static struct record r;
-    char human[1200];
+    static char human[2 * CONFIG_ARGS_MAX + 160];
 
     record_begin(&r, "run");
     json_str(&r.j, "version", BAREMARK_VERSION);

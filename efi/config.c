@@ -179,6 +179,9 @@ static int set_out(struct config *c, const char *v)
     for (const char *p = path; *p; p++)
         if (*p < ' ' || *p == '"' || *p == '*' || *p == '?' || *p == '<' || *p == '>' || *p == '|' || *p == ':')
             return BM_EINVAL;
+    /* "..\.." would leave the results volume (the host build's folder). */
+    if (bm_path_has_dot_part(path))
+        return BM_EINVAL;
     c->out_off = false;
     bm_strlcpy(c->out, v, sizeof(c->out));
     for (char *p = c->out; *p; p++)
@@ -268,7 +271,7 @@ static const struct key_def keys[] = {
     { "serial", "auto (the firmware console's port: ACPI SPCR, else ConOut, else com1), off, com1..com4, "
                 "an I/O port like 0x2f8, or mmio:0xADDR[,32] (32: registers 4 bytes apart)", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
-    { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume", set_out },
+    { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume (no . or .. in the path)", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
     { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
@@ -350,10 +353,10 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
     const char *p = text;
 
     while (*p) {
-        char line[512];
+        char line[CONFIG_LINE_MAX + 1];
         char msg[CONFIG_ERR_LEN];
         const char *end = p;
-        size_t n;
+        size_t n, real;
         char *s, *hash;
 
         while (*end && *end != '\n')
@@ -361,8 +364,10 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         n = (size_t)(end - p);
         lineno++;
         if (n >= sizeof(line)) {
-            snprintf(err, errlen, "baremark.cfg line %u: line too long (%u bytes, at most %u)", lineno,
-                     (unsigned)n, (unsigned)sizeof(line) - 1);
+            /* The whole line's length, without a CR of a CRLF line end. */
+            real = n - (p[n - 1] == '\r');
+            snprintf(err, errlen, "baremark.cfg line %u: line too long (%lu bytes, at most %u)", lineno,
+                     (unsigned long)real, (unsigned)CONFIG_LINE_MAX);
             return BM_EINVAL;
         }
         memcpy(line, p, n);
@@ -390,15 +395,28 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
     return BM_OK;
 }
 
+unsigned config_nul_line(const char *text, size_t len)
+{
+    const char *nul = memchr(text, '\0', len);
+    unsigned line = 1;
+
+    if (!nul)
+        return 0;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    return line;
+}
+
 int config_parse_args(struct config *c, const char *args, char *err, size_t errlen)
 {
-    char buf[512];
+    static char buf[CONFIG_ARGS_MAX + 1];
+    size_t len = strlen(args);
     char *p;
     bool first = true;
 
-    if (strlen(args) >= sizeof(buf)) {
-        snprintf(err, errlen, "options too long (%u bytes, at most %u)", (unsigned)strlen(args),
-                 (unsigned)sizeof(buf) - 1);
+    if (len > CONFIG_ARGS_MAX) {
+        snprintf(err, errlen, "command line too long (%lu bytes, at most %u): no option was applied",
+                 (unsigned long)len, (unsigned)CONFIG_ARGS_MAX);
         return BM_EINVAL;
     }
     bm_strlcpy(buf, args, sizeof(buf));

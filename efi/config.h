@@ -12,6 +12,11 @@
 #define CONFIG_ID_LEN 48
 #define CONFIG_ERR_LEN 256
 #define CONFIG_FILE_PATH "\\baremark\\baremark.cfg"
+/* The longest command line taken (bytes, without the NUL); a longer one is
+ * refused whole, never cut. */
+#define CONFIG_ARGS_MAX 4095
+/* The longest line of baremark.cfg (bytes, without the line end). */
+#define CONFIG_LINE_MAX 511
 
 enum bm_level { LEVEL_OFF = 0, LEVEL_QUICK, LEVEL_FULL };
 enum bm_driver_mode { DRIVER_AUTO = 0, DRIVER_NATIVE, DRIVER_FIRMWARE };
@@ -44,8 +49,8 @@ struct config {
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
     uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
-    char args[512];        /* the command line, as given, for the run record */
-    char file_args[512];   /* the key=value lines of the configuration file, joined */
+    char args[CONFIG_ARGS_MAX + 1];      /* the command line, as given, for the run record */
+    char file_args[CONFIG_ARGS_MAX + 1]; /* the key=value lines of the configuration file, joined */
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
@@ -60,8 +65,13 @@ int config_set(struct config *c, const char *key, const char *value, char *err, 
  * Errors name the file line. */
 int config_parse_file(struct config *c, const char *text, char *err, size_t errlen);
 
+/* The 1-based line of the first NUL byte in text[0..len), 0 when there is
+ * none: a NUL would hide the rest of a file from the parser. */
+unsigned config_nul_line(const char *text, size_t len);
+
 /* Parse the load options: space-separated key=value words; a first word
- * without '=' that is not a key is the program's own name and skipped. */
+ * without '=' that is not a key is the program's own name and skipped.
+ * A line longer than CONFIG_ARGS_MAX is refused whole (nothing applied). */
 int config_parse_args(struct config *c, const char *args, char *err, size_t errlen);
 
 /* Is this id or serial selected by disks=? */

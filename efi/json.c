@@ -28,14 +28,21 @@ static void emit_c(struct json *j, char c)
     emit(j, &c, 1);
 }
 
+/* A JSON string that is valid UTF-8 whatever bytes it is given (device
+ * and SMBIOS strings are what the hardware returns): valid UTF-8 is kept
+ * as it is, each invalid or truncated sequence becomes U+FFFD, and control
+ * characters (C0, DEL, C1 = U+0080..U+009F) and U+2028/U+2029 are \u
+ * escapes, so no raw escape sequence reaches a terminal showing the line. */
 static void emit_string(struct json *j, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
 
     emit_c(j, '"');
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
+    while (s && *s) {
+        uint32_t cp;
+        size_t n = bm_utf8_next(s, &cp);
+
+        switch (cp) {
         case '"':  emit(j, "\\\"", 2); break;
         case '\\': emit(j, "\\\\", 2); break;
         case '\n': emit(j, "\\n", 2); break;
@@ -43,14 +50,18 @@ static void emit_string(struct json *j, const char *s)
         case '\t': emit(j, "\\t", 2); break;
         case '\b': emit(j, "\\b", 2); break;
         case '\f': emit(j, "\\f", 2); break;
+        case BM_UTF8_INVALID:
+            emit(j, "\xef\xbf\xbd", 3); /* U+FFFD REPLACEMENT CHARACTER */
+            break;
         default:
-            if (c < 0x20 || c == 0x7f) {
-                char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029) {
+                char u[6] = { '\\', 'u', hex[cp >> 12], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15] };
                 emit(j, u, 6);
             } else {
-                emit_c(j, (char)c);
+                emit(j, s, n);
             }
         }
+        s += n;
     }
     emit_c(j, '"');
 }
@@ -65,10 +76,12 @@ static void rollback_if_overflow(struct json *j, size_t mark)
     }
 }
 
-/* Comma and key before a value at the current depth. */
+/* Comma and key before a value at the current depth. Scopes deeper than
+ * JSON_MAX_DEPTH were refused by open_scope (overflow), so nothing is
+ * tracked for them. */
 static void prefix(struct json *j, const char *key)
 {
-    if (j->depth > 0) {
+    if (j->depth > 0 && j->depth <= JSON_MAX_DEPTH) {
         if (j->need_comma[j->depth - 1])
             emit_c(j, ',');
         j->need_comma[j->depth - 1] = true;
@@ -79,12 +92,18 @@ static void prefix(struct json *j, const char *key)
     }
 }
 
+/* Nesting deeper than JSON_MAX_DEPTH is an overflow, like a full buffer:
+ * the depth is still counted so that the closing calls pair up. */
 static void open_scope(struct json *j, const char *key, char c)
 {
+    if (j->depth >= JSON_MAX_DEPTH) {
+        j->overflow = true;
+        j->depth++;
+        return;
+    }
     prefix(j, key);
     emit_c(j, c);
-    if (j->depth < JSON_MAX_DEPTH)
-        j->need_comma[j->depth] = false;
+    j->need_comma[j->depth] = false;
     j->depth++;
 }
 

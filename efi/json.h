@@ -3,7 +3,9 @@
  * Keys are passed with each value; inside arrays pass key = NULL. Numbers
  * that are not finite are written as null (JSON has no NaN). A buffer that
  * fills up sets overflow and the output is cut at a value boundary, never
- * mid-escape. */
+ * mid-escape; so does nesting deeper than JSON_MAX_DEPTH. Strings come out
+ * as valid UTF-8 whatever bytes they hold: invalid sequences become U+FFFD,
+ * control characters (C0, DEL, C1) are \u escapes. */
 #ifndef BAREMARK_JSON_H
 #define BAREMARK_JSON_H
 

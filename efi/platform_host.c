@@ -530,17 +530,24 @@ bool plat_abort_requested(void)
 void plat_sim_set_abort(bool pressed) { sim_abort = pressed, sim_abort_seen = false; }
 bool plat_sim_abort_seen(void) { return sim_abort_seen; }
 
-static char options[512];
-const char *plat_load_options(void) { return options; }
+static char *options;
+const char *plat_load_options(void) { return options ? options : ""; }
 
+/* argv joined by spaces, however long: the options are never cut here. */
 void plat_host_set_args(int argc, char **argv);
 void plat_host_set_args(int argc, char **argv)
 {
-    size_t n = 0;
+    size_t total = 1, n = 0;
+
+    for (int i = 0; i < argc; i++)
+        total += strlen(argv[i]) + 1;
+    free(options);
+    options = malloc(total);
+    if (!options)
+        return;
     options[0] = '\0';
     for (int i = 0; i < argc; i++)
-        n += (size_t)snprintf(options + n, n < sizeof(options) ? sizeof(options) - n : 0, "%s%s", i ? " " : "",
-                              argv[i]);
+        n += (size_t)snprintf(options + n, total - n, "%s%s", i ? " " : "", argv[i]);
 }
 
 /* Records go to standard output, as they go to the serial port on UEFI. */
@@ -617,7 +624,8 @@ void *plat_file_create(const char *path)
 
     if (colon)
         path = colon + 1; /* one volume on the host: labels name it too */
-    if (!plat_boot_volume_writable())
+    /* config refuses these in out=; never leave the volume folder anyway. */
+    if (!plat_boot_volume_writable() || bm_path_has_dot_part(path))
         return NULL;
     host_path(p, sizeof(p), path);
     for (char *s = p + strlen(volume()) + 1; *s; s++) {

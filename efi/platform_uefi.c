@@ -705,15 +705,24 @@ volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size)
 
 /* ---- Console and input ------------------------------------------------------------ */
 
+/* UTF-8 in, UCS-2 out (ConOut takes UCS-2): a byte at a time would turn
+ * each byte of a sequence into its own character, and a C1 byte into a
+ * terminal control. Characters beyond the BMP, invalid sequences and
+ * control characters other than CR, LF and TAB are shown as '?'. */
 void plat_console_write(const char *s)
 {
     CHAR16 buf[256];
     size_t n = 0;
 
-    for (; *s; s++) {
-        if (*s == '\n')
+    while (*s) {
+        uint32_t cp;
+        s += bm_utf8_next(s, &cp);
+        if (cp == '\n')
             buf[n++] = L'\r';
-        buf[n++] = (CHAR16)(unsigned char)*s;
+        if (cp == BM_UTF8_INVALID || cp > 0xffff || (cp < 0x20 && cp != '\n' && cp != '\r' && cp != '\t') ||
+            (cp >= 0x7f && cp <= 0x9f))
+            cp = '?';
+        buf[n++] = (CHAR16)cp;
         if (n >= ARRAY_SIZE(buf) - 3) {
             buf[n] = 0;
             uefi_call_wrapper(bm_st->ConOut->OutputString, 2, bm_st->ConOut, buf);
@@ -755,27 +764,41 @@ bool plat_abort_requested(void)
     return aborted;
 }
 
-static char load_options[512];
+static char *load_options;
 
-const char *plat_load_options(void) { return load_options; }
+static bool load_options_lost;
+
+/* Without memory for them the options are refused by name, not dropped. */
+const char *plat_load_options(void)
+{
+    return load_options ? load_options : load_options_lost ? "baremark load_options=out_of_memory" : "";
+}
 
 /* LoadOptions from the shell or iPXE are UCS-2 text; boot-manager entries
- * may carry binary data, which we ignore. */
+ * may carry binary data, which we ignore. The text is taken whole,
+ * whatever its length: config_parse_args refuses a line it cannot take
+ * rather than have options silently cut off here. */
 static void read_load_options(void)
 {
     const CHAR16 *p = loaded_image->LoadOptions;
     size_t chars = loaded_image->LoadOptionsSize / 2, n = 0;
+    char *text;
 
-    load_options[0] = '\0';
+    load_options = NULL;
     if (!p || !chars)
         return;
-    for (size_t i = 0; i < chars && p[i]; i++) {
-        if (p[i] != '\t' && (p[i] < 0x20 || p[i] >= 0x7f))
+    for (n = 0; n < chars && p[n]; n++)
+        if (p[n] != '\t' && (p[n] < 0x20 || p[n] >= 0x7f))
             return; /* not text */
-        if (n + 1 < sizeof(load_options))
-            load_options[n++] = (char)p[i];
+    text = plat_alloc(n + 1);
+    if (!text) {
+        load_options_lost = true;
+        return;
     }
-    load_options[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)p[i];
+    text[n] = '\0';
+    load_options = text;
 }
 
 /* ---- Serial --------------------------------------------------------------------- */
@@ -1065,7 +1088,9 @@ void *plat_file_create(const char *path)
     } else {
         root = plat_boot_volume_writable() ? boot_root : NULL;
     }
-    if (!root)
+    /* config refuses ".." in out=; a firmware file system other than
+     * EDK2's (whose FatLocateOFile stops ".." at the root) might not. */
+    if (!root || bm_path_has_dot_part(path))
         return NULL;
     ascii_to_ucs2(wpath, ARRAY_SIZE(wpath), path);
     n = StrLen(wpath);

@@ -148,7 +148,7 @@ unsigned record_error_count(void)
 
 void ui_text(const char *fmt, ...)
 {
-    char text[4096];   /* the help text is one call */
+    static char text[4096]; /* the help text is longer than a screen line */
     va_list ap;
 
     va_start(ap, fmt);

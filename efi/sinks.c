@@ -6,6 +6,55 @@
 
 static bool progress_shown;
 
+size_t sink_screen_text(char *dst, size_t cap, const char *src)
+{
+    size_t len = 0;
+
+    if (!cap)
+        return 0;
+    while (src && *src) {
+        uint32_t cp;
+        size_t n = bm_utf8_next(src, &cp);
+        bool bad = cp == BM_UTF8_INVALID || (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f);
+        size_t out = bad ? 1 : n;
+
+        if (len + out + 1 > cap)
+            break;
+        if (bad)
+            dst[len] = '?';
+        else
+            memcpy(dst + len, src, n);
+        len += out;
+        src += n;
+    }
+    dst[len] = '\0';
+    return len;
+}
+
+/* Device strings (models, serials, SMBIOS text) reach the screen inside
+ * human lines: they go out through sink_screen_text, a piece at a time. */
+static void console_write_safe(const char *s)
+{
+    char piece[256];
+
+    while (s && *s) {
+        size_t used = 0;
+        /* Feed at most what fits, whole sequences only. */
+        while (s[used] && used < sizeof(piece) - 8) {
+            uint32_t cp;
+            used += bm_utf8_next(s + used, &cp);
+        }
+        {
+            char in[256];
+            memcpy(in, s, used);
+            in[used] = '\0';
+            sink_screen_text(piece, sizeof(piece), in);
+        }
+        plat_console_write(piece);
+        s += used;
+    }
+}
+
 static void console_end_progress(void)
 {
     if (progress_shown) {
@@ -22,7 +71,7 @@ static void console_record(struct sink *s, const char *type, const char *json, c
     if (!human)
         return;
     console_end_progress();
-    plat_console_write(human);
+    console_write_safe(human);
     plat_console_write("\n");
 }
 
@@ -30,17 +79,19 @@ static void console_text(struct sink *s, const char *human)
 {
     (void)s;
     console_end_progress();
-    plat_console_write(human);
+    console_write_safe(human);
     plat_console_write("\n");
 }
 
 static void console_progress(struct sink *s, const char *human)
 {
-    char line[96];
+    char safe[80], line[96];
+    size_t n;
 
     (void)s;
     /* Pad to a fixed width so a shorter line hides the previous one. */
-    snprintf(line, sizeof(line), "\r%-78.78s", human);
+    n = sink_screen_text(safe, 79, human);
+    snprintf(line, sizeof(line), "\r%s%*s", safe, n < 78 ? (int)(78 - n) : 0, "");
     plat_console_write(line);
     progress_shown = true;
 }

@@ -4,6 +4,12 @@
 
 #include "record.h"
 
+/* Text for the screen from text that may hold device strings: valid UTF-8
+ * is kept, invalid sequences and control characters other than newline
+ * and tab (C0, DEL, C1 U+0080..U+009F, so no ESC or CSI) become '?'.
+ * Never cuts a sequence; returns the bytes written (dst always ends). */
+size_t sink_screen_text(char *dst, size_t cap, const char *src);
+
 /* The screen: human text only. */
 struct sink *sink_console(void);
 /* Serial: "BAREMARK {json}" lines, on the port plat_serial_open() opened

@@ -84,6 +84,70 @@ void bm_copy_padded(char *dst, size_t cap, const void *src, size_t len)
     dst[n] = '\0';
 }
 
+bool bm_path_has_dot_part(const char *path)
+{
+    const char *p = path;
+
+    while (*p) {
+        bool only_dots = true, dot = false;
+        const char *start = p;
+        for (; *p && *p != '\\' && *p != '/'; p++) {
+            dot |= *p == '.';
+            only_dots &= *p == '.' || *p == ' ';
+        }
+        if (p > start && only_dots && dot)
+            return true;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
+size_t bm_utf8_next(const char *s, uint32_t *cp)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    uint8_t lo = 0x80, hi = 0xbf; /* the range the second byte must fall in */
+    size_t need, i;
+    uint32_t v;
+
+    if (p[0] < 0x80) {
+        *cp = p[0];
+        return p[0] ? 1 : 0;
+    }
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        need = 1;
+        v = p[0] & 0x1f;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        need = 2;
+        v = p[0] & 0x0f;
+        if (p[0] == 0xe0)
+            lo = 0xa0; /* overlong below U+0800 */
+        else if (p[0] == 0xed)
+            hi = 0x9f; /* surrogates */
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        need = 3;
+        v = p[0] & 0x07;
+        if (p[0] == 0xf0)
+            lo = 0x90; /* overlong below U+10000 */
+        else if (p[0] == 0xf4)
+            hi = 0x8f; /* above U+10FFFF */
+    } else {
+        /* A lone continuation byte, C0/C1 (always overlong) or F5..FF. */
+        *cp = BM_UTF8_INVALID;
+        return 1;
+    }
+    for (i = 1; i <= need; i++) {
+        uint8_t b = p[i];
+        if (i == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) {
+            *cp = BM_UTF8_INVALID;
+            return i;
+        }
+        v = (v << 6) | (b & 0x3f);
+    }
+    *cp = v;
+    return need + 1;
+}
+
 static uint64_t rotl64(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));

@@ -49,6 +49,19 @@ char *bm_trim(char *s);
 /* Copy a fixed-width, space-padded ASCII field (IDENTIFY, INQUIRY, SMBIOS)
  * into a C string, dropping padding and non-printable bytes. */
 void bm_copy_padded(char *dst, size_t cap, const void *src, size_t len);
+/* Does a path ('\\' or '/' separated) have a part made only of dots and
+ * spaces ("..", ".", ". .")? Such a part names a parent or the folder
+ * itself (FAT drops trailing dots and spaces), so it can leave the folder
+ * a path is meant to stay in. */
+bool bm_path_has_dot_part(const char *path);
+/* Decode one UTF-8 sequence at s (NUL-terminated) as RFC 3629 defines it:
+ * no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
+ * U+10FFFF. Returns the bytes consumed (at least 1 unless *s is NUL) and
+ * the code point in *cp, or BM_UTF8_INVALID for an invalid or truncated
+ * sequence, whose length is then its maximal valid prefix (Unicode 15
+ * section 3.9 "U+FFFD substitution of maximal subparts"). */
+#define BM_UTF8_INVALID 0xffffffffu
+size_t bm_utf8_next(const char *s, uint32_t *cp);
 /* 64-bit PRNG (xoshiro256**), deterministic from its seed. */
 struct bm_rng {
     uint64_t s[4];

@@ -21,8 +21,10 @@ inputs:
   escape sequences, a progress line, a tag). ANSI escape sequences and control
   characters are removed first; a record wrapped onto following lines is joined
   again. An object that does not parse (cut by a reset, two writers on one
-  line) is skipped and counted per file (the "bad" column; --verbose lists the
-  lines). Files ending .jsonl/.json, or holding bare {...} lines and no prefix,
+  line), or that holds values no baremark record can hold (a lone surrogate,
+  an integer beyond 64 bits, a number beyond 1e18, nesting deeper than 32), is
+  skipped and counted per file (the "bad" column; --verbose lists the first
+  1000 lines of each file with the reason). Files ending .jsonl/.json, or holding bare {...} lines and no prefix,
   are read as one JSON object per line.
 
 machines, runs and passes:
@@ -197,7 +199,8 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
         "dimms": fleet.dimm_rows(runs),
         "dimm_summary": fleet.dimm_summary_rows(runs),
     }
-    flags = outliers.find_flags(runs, sources, folded, limits)
+    peers = outliers.all_peers(folded, limits)
+    flags = outliers.find_flags(runs, sources, folded, limits, peers)
     shown = dict(folded)
     if by_pass:
         shown["disk_results"] = fleet.disk_result_rows(runs, True)
@@ -205,13 +208,13 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
         shown["mem_bandwidth"] = fleet.mem_bandwidth_rows(runs, True)
 
     # "vs median" columns, against the medians the flags used.
-    mbps, p99 = outliers.disk_peers(folded["disk_results"], limits)
+    mbps, p99 = peers["disk"]
     for r in shown["disk_results"]:
         r["mbps_vs_median"], r["p99_vs_median"] = mbps.ratio(r), p99.ratio(r)
-    lat = outliers.mem_latency_peers(folded["mem_latency"], limits)
+    lat = peers["mem_latency"]
     for r in shown["mem_latency"]:
         r["ns_vs_median"] = lat.ratio(r)
-    bw = outliers.mem_bandwidth_peers(folded["mem_bandwidth"], limits)
+    bw = peers["mem_bandwidth"]
     for r in shown["mem_bandwidth"]:
         r["gbps_vs_median"] = bw.ratio(r)
     best = outliers.pci_fleet_best(folded["pci"])
@@ -226,7 +229,7 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
     for run in all_runs_seen:
         runs_per_source[run.source.path] = runs_per_source.get(run.source.path, 0) + 1
     shown["files"] = [{"file": s.path, "format": s.fmt, "lines": s.lines, "records": len(s.found),
-                       "bad": len(s.bad), "runs": runs_per_source.get(s.path, 0)} for s in sources]
+                       "bad": s.bad_count, "runs": runs_per_source.get(s.path, 0)} for s in sources]
     shown["machines"] = fleet.machine_rows(runs)
     shown["disks"] = fleet.disk_rows(runs)
     shown["errors"] = fleet.error_rows(runs)
@@ -250,6 +253,8 @@ def _verbose(sources, all_runs_seen, chosen, err):
     for s in sources:
         for b in s.bad:
             err.write("%s:%d: %s: %s\n" % (s.path, b.line, b.reason, b.text))
+        if s.bad_count > len(s.bad):
+            err.write("%s: %d more bad record(s) not listed\n" % (s.path, s.bad_count - len(s.bad)))
     picked = {id(r) for r in chosen}
     copies = set()
     for run in all_runs_seen:
@@ -263,6 +268,13 @@ def _verbose(sources, all_runs_seen, chosen, err):
 
 def main(argv=None, out=None, err=None):
     """Run the tool; returns the exit status (0 no flags, 1 flags, 2 usage error)."""
+    # A file name that is not UTF-8 must not end the report on output.
+    for stream in (sys.stdout, sys.stderr):
+        if out is None or err is None:
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (AttributeError, ValueError):
+                pass
     out = out or sys.stdout
     err = err or sys.stderr
     ap = build_parser(out, err)
@@ -297,16 +309,17 @@ def main(argv=None, out=None, err=None):
     shown, flags = build_tables(chosen, sources, all_runs_seen, limits, args.by_pass)
 
     for s in sources:
-        if s.bad:
+        if s.bad_count:
             err.write("baremark-report: %s: %d record(s) could not be read%s\n"
-                      % (s.path, len(s.bad), "" if args.verbose else " (--verbose lists them)"))
+                      % (s.path, s.bad_count, "" if args.verbose else " (--verbose lists them)"))
     if args.verbose:
         _verbose(sources, all_runs_seen, chosen, err)
 
     if args.csv:
         try:
             for name in names:
-                with open(os.path.join(args.csv, name + ".csv"), "w", newline="") as f:
+                with open(os.path.join(args.csv, name + ".csv"), "w", newline="", encoding="utf-8",
+                          errors="backslashreplace") as f:
                     f.write(tables.csv_text(name, shown[name]))
         except OSError as e:
             err.write("baremark-report: --csv %s: %s\n" % (args.csv, e.strerror or e))

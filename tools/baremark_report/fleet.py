@@ -82,23 +82,30 @@ class Run:
     runs_seen: int = 1
     duplicates: List[str] = field(default_factory=list)
 
+    def _index(self):
+        """The records by type, built once (rebuilt if records were added):
+        row builders ask for the system record once per record."""
+        idx = self.__dict__.get("_by_type")
+        if idx is None or self.__dict__.get("_indexed") != len(self.records):
+            idx = {}
+            for r in self.records:
+                idx.setdefault(r.get("type"), []).append(r)
+            self.__dict__["_by_type"], self.__dict__["_indexed"] = idx, len(self.records)
+        return idx
+
     def of_type(self, kind):
         """The records of one type, in order."""
-        return [r for r in self.records if r.get("type") == kind]
+        return list(self._index().get(kind, ()))
 
     def first(self, kind):
         """The first record of a type, {} when there is none."""
-        for r in self.records:
-            if r.get("type") == kind:
-                return r
-        return {}
+        recs = self._index().get(kind)
+        return recs[0] if recs else {}
 
     def last(self, kind):
         """The last record of a type, {} when there is none."""
-        for r in reversed(self.records):
-            if r.get("type") == kind:
-                return r
-        return {}
+        recs = self._index().get(kind)
+        return recs[-1] if recs else {}
 
     @property
     def run_record(self):
@@ -154,12 +161,21 @@ def split_runs(sources):
 def _name_stream(stream_runs, fallback):
     """Name each run of one stream; runs without a system record borrow a neighbour's name."""
     ids = [r.identity() for r in stream_runs]
+    # The nearest named run after each run, then walk forwards keeping the
+    # nearest named one before: linear in the runs of the stream.
+    after = [None] * len(ids)
+    nearest = None
+    for i in range(len(ids) - 1, -1, -1):
+        after[i] = nearest
+        if ids[i][0]:
+            nearest = ids[i]
+    before = None
     for i, run in enumerate(stream_runs):
         name, how = ids[i]
         if not name:
-            before = [ids[j] for j in range(i - 1, -1, -1) if ids[j][0]]
-            after = [ids[j] for j in range(i + 1, len(ids)) if ids[j][0]]
-            name, how = (before or after or [(fallback, "file")])[0]
+            name, how = before or after[i] or (fallback, "file")
+        else:
+            before = ids[i]
         run.machine, run.named_by = name, how
 
 
@@ -175,18 +191,21 @@ def _same_run(a, b):
 def choose_runs(runs, all_runs=False):
     """One run per machine (its last), or every run; duplicates dropped; labels unique."""
     kept = []
+    position = {}  # id(run) -> its index in kept
     by_key = {}
     for run in runs:
         key = run.dedupe_key()
         other = next((o for o in by_key.get(key, []) if _same_run(o, run)), None) if key else None
         if other is None:
+            position[id(run)] = len(kept)
             kept.append(run)
             if key:
                 by_key.setdefault(key, []).append(run)
             continue
         # Keep the fuller copy (a serial capture may have lost lines).
         if len(run.records) > len(other.records):
-            kept[kept.index(other)] = run
+            kept[position[id(other)]] = run
+            position[id(run)] = position.pop(id(other))
             by_key[key][by_key[key].index(other)] = run
             run.duplicates += [other.where] + other.duplicates
         else:

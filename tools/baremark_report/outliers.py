@@ -66,11 +66,15 @@ class Flag:
 
 
 class Peers:
-    """Peer medians of one value: per key and model, falling back to the whole key."""
+    """Peer medians of one value: per key and model, falling back to the whole key.
+
+    Each peer group's median is computed once, the first time a row of the
+    group asks for it: a fleet of N machines costs O(N log N), not O(N^2)."""
 
     def __init__(self, rows, key, model, value, min_peers):
         self.key, self.model, self.value, self.min_peers = key, model, value, min_peers
         self.by_key, self.by_model = {}, {}
+        self._medians = {}
         for row in rows:
             v = row.get(value)
             if v is None:
@@ -80,15 +84,23 @@ class Peers:
             if m:
                 self.by_model.setdefault((key(row), m), []).append(v)
 
+    median_fn = staticmethod(median)  # a test counts the calls through it
+
+    def _median_of(self, group, values):
+        """The median of one peer group, computed once."""
+        if group not in self._medians:
+            self._medians[group] = self.median_fn(values)
+        return self._medians[group]
+
     def reference(self, row):
         """(median, which peers) for a row, or (None, '') when there are too few peers."""
         k, m = self.key(row), self.model(row)
         same = self.by_model.get((k, m), []) if m else []
         if len(same) >= self.min_peers:
-            return median(same), "same model, %d results" % len(same)
+            return self._median_of(("model", k, m), same), "same model, %d results" % len(same)
         everyone = self.by_key.get(k, [])
         if len(everyone) >= self.min_peers:
-            return median(everyone), "all models, %d results" % len(everyone)
+            return self._median_of(("all", k), everyone), "all models, %d results" % len(everyone)
         return None, ""
 
     def ratio(self, row):
@@ -179,8 +191,8 @@ def dimm_majority(rows):
 
 # ---- the rules -----------------------------------------------------------------------------
 
-def _disk_flags(rows, limits):
-    mbps, p99 = disk_peers(rows, limits)
+def _disk_flags(rows, limits, peers):
+    mbps, p99 = peers
     flags = []
     for row in rows:
         what = "disk %s %s %s" % (row.get("disk"), row.get("test"), row.get("rw"))
@@ -294,15 +306,24 @@ def _end_flags(runs):
     return flags
 
 
-def find_flags(runs, sources, tables, limits):
+def all_peers(tables, limits):
+    """The peer groups of the folded rows, built once for the flags and the
+    "vs median" columns."""
+    return {"disk": disk_peers(tables["disk_results"], limits),
+            "mem_latency": mem_latency_peers(tables["mem_latency"], limits),
+            "mem_bandwidth": mem_bandwidth_peers(tables["mem_bandwidth"], limits)}
+
+
+def find_flags(runs, sources, tables, limits, peers=None):
     """Every flag, sorted by machine then kind. `tables` holds the folded rows by name."""
+    peers = peers or all_peers(tables, limits)
     flags = []
-    flags += _disk_flags(tables["disk_results"], limits)
-    flags += _mem_flags(tables["mem_latency"], mem_latency_peers(tables["mem_latency"], limits), "mem_latency",
+    flags += _disk_flags(tables["disk_results"], limits, peers["disk"])
+    flags += _mem_flags(tables["mem_latency"], peers["mem_latency"], "mem_latency",
                         "ns", "ns", lambda r: "memory latency %s %s%s" % (
                             size_name(r.get("bytes")), r.get("pattern"), " " + r["extra"] if r.get("extra") else ""),
                         limits.mem_tolerance)
-    flags += _mem_flags(tables["mem_bandwidth"], mem_bandwidth_peers(tables["mem_bandwidth"], limits),
+    flags += _mem_flags(tables["mem_bandwidth"], peers["mem_bandwidth"],
                         "mem_bandwidth", "gbps", "GB/s", lambda r: "memory bandwidth %s %s thread(s)%s" % (
                             r.get("op"), fmt_value(r.get("threads")), " " + r["extra"] if r.get("extra") else ""),
                         limits.mem_tolerance)
@@ -313,6 +334,6 @@ def find_flags(runs, sources, tables, limits):
     for src in sources:
         if not src.found:
             flags.append(Flag(src.name, "no_records", "input %s" % src.path, "no records",
-                              "%d lines, %d bad" % (src.lines, len(src.bad)), "baremark never ran or the capture is empty"))
+                              "%d lines, %d bad" % (src.lines, src.bad_count), "baremark never ran or the capture is empty"))
     flags.sort(key=lambda f: (f.machine, f.kind, f.what))
     return flags
