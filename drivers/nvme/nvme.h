@@ -136,4 +136,57 @@ struct nvme_io_limits {
 };
 void nvme_io_limits(uint8_t mdts, unsigned mpsmin, unsigned nqueues, unsigned qd, struct nvme_io_limits *out);
 
+
+/* ---- Namespace selection (pure: Identify data in, decisions out) --------------- */
+
+/* Namespaces one controller can contribute. */
+#define NVME_MAX_NS_PER_CTRL 32
+/* NSIDs tried one by one when there is no active namespace list. */
+#define NVME_SCAN_MAX_NSID 1024u
+
+/* Which namespaces of a controller become disks, which are skipped and why,
+ * and what the probe's note says about those left out. The probe asks
+ * nvme_ns_select_next() which NSID to identify and gives the answer to
+ * nvme_ns_select_offer(); nothing here touches the controller. */
+struct nvme_ns_select {
+    const uint32_t *nslist;  /* active namespace list, or NULL: scan 1..NN */
+    unsigned ncand, next;    /* candidates, and the next one to hand out */
+    uint32_t asked;          /* the NSID last handed out */
+    unsigned looked;         /* active namespaces identified */
+    unsigned listed;         /* active namespaces known of */
+    unsigned nskipped;
+    unsigned nused;          /* ids[] / infos[] in use */
+    uint32_t ids[NVME_MAX_NS_PER_CTRL];
+    struct nvme_ns_info infos[NVME_MAX_NS_PER_CTRL];
+    uint32_t skipped_id;     /* the last namespace skipped ... */
+    char why[96];            /* ... and why */
+    char limit[80];          /* why namespaces beyond nused were left out */
+};
+
+enum nvme_ns_verdict {
+    NVME_NS_TAKEN,           /* becomes a disk */
+    NVME_NS_SKIPPED,         /* active but not driven (format): why says why */
+    NVME_NS_INACTIVE,        /* not there: ignored */
+    NVME_NS_OVER_LIMIT,      /* usable, but NVME_MAX_NS_PER_CTRL are taken */
+};
+
+/* Start with the active namespace list (CNS 02h, zero-terminated, at most
+ * NVME_NS_LIST_MAX entries), or with nslist NULL a scan of NSIDs 1..nn
+ * (at most NVME_SCAN_MAX_NSID of them). */
+void nvme_ns_select_begin(struct nvme_ns_select *s, const uint32_t *nslist, uint32_t nn);
+/* The next NSID to identify, or 0 when no more need asking. */
+uint32_t nvme_ns_select_next(struct nvme_ns_select *s);
+/* The Identify Namespace data (4096 bytes) of the NSID last handed out, or
+ * NULL if the controller refused the Identify with a status (in a scan, an
+ * unallocated NSID may be refused). */
+enum nvme_ns_verdict nvme_ns_select_offer(struct nvme_ns_select *s, const uint8_t *id, uint16_t ctrl_awupf);
+/* After the last offer: keep no more than room namespaces (the disk list's
+ * free entries); *dropped says how many did not fit. Returns BM_OK,
+ * BM_ENOSPC if none fits, BM_ENODEV if none is usable (with why in err). */
+int nvme_ns_select_fit(struct nvme_ns_select *s, unsigned room, unsigned *dropped, char *err, size_t errlen);
+/* Keep no more namespaces than the controller granted queue pairs. */
+void nvme_ns_select_granted(struct nvme_ns_select *s, unsigned granted);
+/* The probe's note on a success that leaves namespaces out ("" if none). */
+void nvme_ns_select_note(const struct nvme_ns_select *s, char *note, size_t len);
+
 #endif

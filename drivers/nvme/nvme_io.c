@@ -1,0 +1,245 @@
+/* The NVMe I/O path: Read/Write with CID = the caller's tag, PRP lists
+ * prepared per tag, completions polled through the phase bit, failed
+ * commands retried, and the SMART log for health(). No interrupts.
+ *
+ * Threads: a queue is driven by one CPU at a time; different queues (also of
+ * one namespace) may be driven from different CPUs at once. submit and poll
+ * never call the firmware, never allocate and never wait. */
+#include "nvme_internal.h"
+
+/* Put a slot's command on the SQ; false if the SQ is full. */
+static bool nvme_sq_push(struct nvme_ctrl *c, struct nvme_queue *q, struct nvme_slot *slot)
+{
+    uint32_t next = q->sq_tail + 1 == q->entries ? 0 : q->sq_tail + 1;
+
+    if (next == q->sq_head)
+        return false;
+    q->sq[q->sq_tail] = slot->cmd;
+    slot->submit_ns = plat_now_ns();
+    q->sq_tail = next;
+    /* The entry (and PRP list) must be in memory before the doorbell. */
+    plat_wmb();
+    wr32(c, q->sq_db, next);
+    return true;
+}
+
+static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
+                       uint32_t blocks, void *buf)
+{
+    struct nvme_ns *ns = d->priv;
+    struct nvme_ctrl *c = ns->ctrl;
+    struct nvme_queue *q;
+    struct nvme_slot *slot;
+    struct nvme_sqe *cmd;
+    struct nvme_prp prp;
+    uint64_t *list;
+    uint64_t bytes = (uint64_t)blocks * d->lba_bytes;
+
+    if (queue >= ns->nq || tag >= d->max_qd || !buf || blocks == 0 || (op != BM_IO_READ && op != BM_IO_WRITE))
+        return BM_EINVAL;
+    if (bytes > d->max_transfer_bytes || lba >= d->blocks || blocks > d->blocks - lba)
+        return BM_EINVAL;
+    q = &ns->q[queue];
+    if (c->state == NVME_FAILED || q->broken)
+        return BM_EIO;
+    if (c->dead || q->dead)
+        return BM_EBUSY; /* being reset: poll() brings it back */
+    slot = &q->slots[tag];
+    if (slot->busy)
+        return BM_EINVAL; /* the tag is still in flight: CIDs must be unique (section 4.2) */
+    if ((q->sq_tail + 1) % q->entries == q->sq_head)
+        return BM_EBUSY;
+
+    list = (uint64_t *)((uint8_t *)q->prp_lists + (size_t)tag * ns->list_bytes);
+    if (nvme_prp_build(plat_virt_to_phys(buf), (uint32_t)bytes, NVME_PAGE_BYTES, list, plat_virt_to_phys(list),
+                       ns->list_bytes / 8, &prp) != BM_OK)
+        return BM_EINVAL;
+
+    cmd = &slot->cmd;
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->opcode = op == BM_IO_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ;
+    cmd->cid = (uint16_t)tag;
+    cmd->nsid = ns->nsid;
+    cmd->prp1 = prp.prp1;
+    cmd->prp2 = prp.prp2;
+    cmd->cdw10 = (uint32_t)lba;
+    cmd->cdw11 = (uint32_t)(lba >> 32);
+    cmd->cdw12 = NVME_RW_NLB(blocks);
+
+    slot->busy = 1;
+    slot->expired = 0;
+    slot->retry_pending = 0;
+    slot->retries = 0;
+    slot->aborted = 0;
+    q->inflight++;
+    (void)nvme_sq_push(c, q, slot); /* room was checked above */
+    return BM_OK;
+}
+
+/* Reap new completion entries (section 4.6: an entry is new when its phase
+ * tag matches the phase of the current pass through the queue). A failure
+ * whose status has DNR clear is not reported but submitted again later,
+ * up to NVME_MAX_RETRIES times, after the Command Retry Delay it names
+ * (Linux nvme_decide_disposition() and nvme_retry_req()). */
+static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_completion *out, int max)
+{
+    struct nvme_ctrl *c = ns->ctrl;
+    int n = 0;
+    bool moved = false;
+
+    while (n < max) {
+        volatile struct nvme_cqe *e = &q->cq[q->cq_head];
+        uint16_t st = e->status, cid, sqhd;
+        struct nvme_slot *slot;
+        bool failed;
+
+        if (NVME_CQE_PHASE(st) != q->phase)
+            break;
+        plat_rmb();
+        cid = e->cid;
+        sqhd = e->sq_head;
+        moved = true;
+        if (++q->cq_head == q->entries) {
+            q->cq_head = 0;
+            q->phase ^= 1;
+        }
+        /* SQHD tells which SQ entries the controller has consumed
+         * (section 4.6); they may be reused. */
+        if (sqhd < q->entries)
+            q->sq_head = sqhd;
+        if (cid >= ns->disk.max_qd || !q->slots[cid].busy || q->slots[cid].retry_pending)
+            continue; /* not a command we have at the controller: ignore it */
+        slot = &q->slots[cid];
+        failed = NVME_CQE_SC(st) || NVME_CQE_SCT(st);
+        if (failed && !slot->aborted && !c->dead) {
+            int delay_ms = nvme_retry_delay_ms(st, c->info.crdt, slot->retries);
+            if (delay_ms >= 0) {
+                slot->retries++;
+                slot->retry_pending = 1;
+                slot->retry_at_ns = plat_now_ns() + (uint64_t)delay_ms * NS_PER_MS;
+                q->retries_pending++;
+                continue;
+            }
+        }
+        slot->busy = 0;
+        q->inflight--;
+        out[n].tag = cid;
+        if (!failed) {
+            out[n].status = BM_OK;
+            out[n].detail[0] = '\0';
+        } else if (slot->aborted && NVME_CQE_SCT(st) == NVME_SCT_GENERIC &&
+                   NVME_CQE_SC(st) == NVME_SC_ABORT_REQUESTED) {
+            out[n].status = BM_ETIMEDOUT;
+            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s: aborted (SQ %u CID %u)",
+                     (unsigned long long)(NVME_IO_TIMEOUT_NS / NS_PER_S), q->qid, cid);
+        } else {
+            size_t len;
+            out[n].status = BM_EIO;
+            nvme_status_detail(st, out[n].detail, sizeof(out[n].detail));
+            len = strlen(out[n].detail);
+            if (slot->retries && len + 16 < sizeof(out[n].detail))
+                snprintf(out[n].detail + len, sizeof(out[n].detail) - len, " (%u retries)", slot->retries);
+        }
+        n++;
+    }
+    /* One head doorbell per batch; none once the controller is being
+     * reset (its queues no longer exist). */
+    if (moved && !c->dead)
+        wr32(c, q->cq_db, q->cq_head);
+    return n;
+}
+
+/* Submit again the commands whose retry delay has passed. */
+static void nvme_resubmit_due(struct nvme_ctrl *c, struct nvme_ns *ns, struct nvme_queue *q)
+{
+    uint64_t now = plat_now_ns();
+
+    for (uint32_t t = 0; t < ns->disk.max_qd && q->retries_pending; t++) {
+        struct nvme_slot *s = &q->slots[t];
+        if (!s->retry_pending || now < s->retry_at_ns)
+            continue;
+        if (!nvme_sq_push(c, q, s))
+            return;
+        s->retry_pending = 0;
+        q->retries_pending--;
+    }
+}
+
+static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    struct nvme_ns *ns = d->priv;
+    struct nvme_ctrl *c = ns->ctrl;
+    struct nvme_queue *q;
+    int n = 0;
+
+    if (queue >= ns->nq || !out)
+        return BM_EINVAL;
+    if (max <= 0)
+        return 0;
+    q = &ns->q[queue];
+    if (!q->dead && (c->dead || q->gen != c->gen))
+        q->dead = true;
+    /* What the controller completed counts, even if it was reset since;
+     * once it has stopped, the CQ holds nothing new. */
+    if (!(q->dead && c->stopped))
+        n = nvme_reap(ns, q, out, max);
+    if (q->dead) {
+        nvme_recover_step(c);
+        /* Again once the controller is given up on: what was kept for its
+         * return is reported then. */
+        if (c->stopped && (!q->flushed || (c->state == NVME_FAILED && q->inflight)))
+            n += nvme_flush_dead(ns, q, out + n, max - n);
+        if (q->flushed && !q->broken && c->state == NVME_LIVE && q->gen != c->gen) {
+            nvme_queue_revive(c, q);
+            if (q->broken)
+                n += nvme_flush_dead(ns, q, out + n, max - n);
+        }
+    }
+    if (!q->dead && q->retries_pending)
+        nvme_resubmit_due(c, ns, q);
+    if (!q->dead && q->inflight) {
+        uint64_t now = plat_now_ns();
+        nvme_admin_poll(c);
+        if (now >= q->next_scan_ns) {
+            q->next_scan_ns = now + NVME_TIMEOUT_SCAN_NS;
+            if (nvme_check_timeouts(ns, q, now))
+                q->dead = true;
+        }
+    }
+    return n;
+}
+
+/* The controller's SMART / Health Information log (Get Log Page 02h for
+ * the whole controller, section 5.14.1.2) through the admin queue. The
+ * engine calls it between workloads, from one CPU. */
+static int nvme_health(struct bm_disk *d, struct bm_health *out)
+{
+    struct nvme_ns *ns = d->priv;
+    struct nvme_ctrl *c = ns->ctrl;
+    struct nvme_sqe cmd = { 0 };
+    char err[160];
+    int rc;
+
+    if (!out)
+        return BM_EINVAL;
+    if (c->dead || !c->admin_live)
+        return BM_EIO;
+    memset(c->idbuf, 0, NVME_LOG_SMART_BYTES);
+    cmd.opcode = NVME_ADMIN_GET_LOG_PAGE;
+    cmd.nsid = NVME_NSID_ALL;
+    cmd.prp1 = plat_virt_to_phys(c->idbuf);
+    cmd.cdw10 = NVME_LOG_CDW10(NVME_LOG_SMART, NVME_LOG_SMART_BYTES);
+    rc = nvme_admin(c, &cmd, NULL, err, sizeof(err));
+    if (rc != BM_OK) {
+        plat_diag(d->id, "%s", err);
+        return rc;
+    }
+    nvme_parse_smart_log(c->idbuf, out);
+    return BM_OK;
+}
+
+const struct bm_disk_ops nvme_disk_ops = {
+    .submit = nvme_submit,
+    .poll = nvme_poll,
+    .health = nvme_health,
+};
