@@ -36,8 +36,8 @@
 #define AHCI_RESUME_TRIES 5        /* ATA_LINK_RESUME_TRIES: SControl writes that did not stick */
 #define AHCI_DEB_INTERVAL_MS 5     /* SStatus.DET polled this often ... */
 #define AHCI_DEB_DURATION_MS 100   /* ... and must hold one value this long */
-#define AHCI_DET1_MS 5000          /* DET=1 (device seen, no phy link yet) waited on this long: a link
-                                    * that takes seconds (sata_deb_timing_long's 5 s) */
+#define AHCI_DEB_TIMEOUT_MS 2000   /* DET=1 (presence, no phy communication) waited on this long from
+                                    * the debounce's start; then the link is offline: no device */
 /* Deadline of each hardreset, from the COMRESET to the device's first
  * D2H FIS (BSY clear): Linux ata_eh_reset_timeouts[], "most drives spin up
  * by 10sec", "> 99% ... before 20sec", "> 30 secs of idleness for outlier
@@ -90,7 +90,7 @@ struct ahci_port {
     /* Link bring-up (ports_hardreset) */
     enum ahci_link {
         LINK_PENDING,              /* COMRESET done, DET not settled yet */
-        LINK_EMPTY,                /* DET settled at 0 (or 4): nothing attached */
+        LINK_EMPTY,                /* DET settled at 0, 4 or (2 s) 1: link offline */
         LINK_UP,                   /* DET=3: waiting for the device's first D2H FIS */
         LINK_READY,                /* BSY and DRQ clear: the device answered */
         LINK_FAILED,               /* a device is there but did not come up: see why */
@@ -332,8 +332,9 @@ static void link_failed(struct ahci_port *p, const char *fmt, ...)
  * ms without touching SStatus, and SControl must read DET=0 back (writes
  * get lost on some controllers: written again, up to 5 times). Then
  * sata_link_debounce(): SStatus.DET must hold one value for 100 ms, polled
- * every 5 ms; DET=0 then means an empty port, DET=3 a link. DET=1 (device
- * seen, phy not up yet) is waited on for up to AHCI_DET1_MS. Last
+ * every 5 ms; DET=3 then means a link, anything else an empty port. DET=1
+ * (presence, phy not up yet) is waited on for up to 2 s
+ * (sata_deb_timing_normal's timeout), then it too is an empty port. Last
  * ata_wait_ready(): PxTFD BSY and DRQ clear (7Fh, then BSY, until the
  * device's first D2H register FIS) before deadline_ms from the COMRESET.
  * Each port ends LINK_EMPTY, LINK_READY or LINK_FAILED (why says what);
@@ -341,7 +342,7 @@ static void link_failed(struct ahci_port *p, const char *fmt, ...)
 static uint32_t ports_hardreset(struct ahci_ctrl *c, uint32_t mask, unsigned deadline_ms)
 {
     uint32_t todo = mask, pending = 0, ready = 0;
-    uint64_t deadline, now;
+    uint64_t deadline, now, deb_start;
     unsigned tries = 0;
 
     if (!mask)
@@ -377,7 +378,7 @@ static uint32_t ports_hardreset(struct ahci_ctrl *c, uint32_t mask, unsigned dea
         port_diag(p, "PxSCTL 0x%08x after %u writes of DET=0: the COMRESET may still be held", port_rd(p, AHCI_PxSCTL),
                   tries);
 
-    now = plat_now_ns();
+    now = deb_start = plat_now_ns();
     for_each_port(c, mask, i, p) {
         p->det_last = port_rd(p, AHCI_PxSSTS) & AHCI_PxSSTS_DET_MASK;
         p->det_since_ns = now;
@@ -393,10 +394,16 @@ static uint32_t ports_hardreset(struct ahci_ctrl *c, uint32_t mask, unsigned dea
             if (det != p->det_last) {
                 p->det_last = det;
                 p->det_since_ns = now;
-            } else if (det == AHCI_PxSSTS_DET_NOPHY) {
-                if (held >= MS(AHCI_DET1_MS))
-                    link_failed(p, "device seen (PxSSTS.DET=1) but no link after %u ms", AHCI_DET1_MS);
+            } else if (det == AHCI_PxSSTS_DET_NOPHY && now - deb_start < MS(AHCI_DEB_TIMEOUT_MS)) {
+                /* sata_link_debounce(): "if (cur == 1 && time_before(jiffies, deadline)) continue" */
             } else if (held >= MS(AHCI_DEB_DURATION_MS)) {
+                /* Settled. Only DET=3 is online (ata_phys_link_offline()):
+                 * sata_link_hardreset() stops there and ata_eh_reset()
+                 * clears the class to NONE, so a DET stuck at 1 (a PHY that
+                 * reports presence on an empty port) is an empty port. */
+                if (det == AHCI_PxSSTS_DET_NOPHY)
+                    port_diag(p, "PxSSTS.DET=1 (presence, no phy communication) for %u ms: link offline, no device",
+                              AHCI_DEB_TIMEOUT_MS);
                 p->link = det == AHCI_PxSSTS_DET_UP ? LINK_UP : LINK_EMPTY;
             }
             if (p->link == LINK_PENDING && now > deadline)
