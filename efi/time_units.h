@@ -1,4 +1,5 @@
-/* Time units for nanosecond clocks (plat_now_ns, plat_delay_ns): one definition for every file. */
+/* Time units: one definition for every file that converts between
+ * nanoseconds (plat_now_ns, plat_delay_ns) and larger units. */
 #ifndef BAREMARK_TIME_UNITS_H
 #define BAREMARK_TIME_UNITS_H
 
