@@ -6,12 +6,13 @@
 #define BAREMARK_AHCI_H
 
 #include "../blkdev.h"
+#include "../../efi/time_units.h"
 
 extern const struct bm_driver ahci_driver;
 
 /* A command that has not finished after this long is reported as
  * BM_ETIMEDOUT and the port is reset. */
-#define AHCI_CMD_TIMEOUT_NS (10ull * 1000 * 1000 * 1000)
+#define AHCI_CMD_TIMEOUT_NS (10 * NS_PER_S)
 /* Largest single command (max_transfer_bytes): 4 MiB, one or two PRD
  * entries for a physically contiguous buffer. */
 #define AHCI_MAX_TRANSFER_BYTES (4u << 20)

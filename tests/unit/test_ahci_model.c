@@ -130,6 +130,7 @@ struct ahci_model {
     uint32_t port_caps;           /* PxCMD's firmware-written capability bits */
     uint32_t empty_regs[32][PORT_STRIDE / 4]; /* the ports with nothing attached */
     bool gone;                    /* unplugged: no link, no FIS, ever */
+    bool det1_stuck;              /* empty port whose PHY reports presence (DET=1) for ever */
     bool identify_aborts;         /* IDENTIFY DEVICE ends in ABRT */
     uint8_t log10[512];
     uint32_t hung;                /* slots (non-queued) or tags (queued) the drive sits on */
@@ -571,7 +572,9 @@ static void drive_reset(struct ahci_model *m)
         m->ssts = 0;                /* DET 0: nothing on the cable */
         return;
     }
-    m->ssts = 0x1;                  /* DET 1: device presence detected, no phy link yet */
+    m->ssts = 0x1;
+    if (m->det1_stuck)
+        return;                     /* no device: the link never trains */                  /* DET 1: device presence detected, no phy link yet */
     m->link_at_ns = plat_now_ns() + m->link_delay_ns;
 }
 
@@ -1478,9 +1481,10 @@ static void test_disk_without_lba48_gets_28bit_dma_commands_of_at_most_256_secto
     finish(m, ctrl);
 }
 
-/* A link that takes seconds (DET=1 for 3 s after the COMRESET) and a disk
- * that spins up for 15 s: libata's hardreset waits for both, resetting
- * again with its next deadline (10 s, then 10 s, then 35 s). */
+/* A link that takes seconds (DET=1 for 1.5 s after the COMRESET: libata's
+ * debounce waits on DET=1 for up to 2 s) and a disk that spins up for
+ * 15 s: libata's hardreset waits for both, resetting again with its next
+ * deadline (10 s, then 10 s, then 35 s). */
 static void test_slow_link_and_slow_spin_up_are_waited_for_with_libata_deadlines(void **state)
 {
     struct ahci_model *m = model_new(true, true, true);
@@ -1490,7 +1494,7 @@ static void test_slow_link_and_slow_spin_up_are_waited_for_with_libata_deadlines
     uint64_t t0;
 
     (void)state;
-    m->link_delay_ns = 3000000000ull;
+    m->link_delay_ns = 1500000000ull;
     m->spinup_ns = 15000000000ull;
     drive_power_on(m);
     t0 = plat_now_ns();
@@ -1503,6 +1507,40 @@ static void test_slow_link_and_slow_spin_up_are_waited_for_with_libata_deadlines
     assert_true(plat_now_ns() - t0 < 21000000000ull);
     submit_reads(d, QD);
     expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+/* A controller whose PHY keeps SStatus.DET=1 (presence, no phy
+ * communication) on an empty port: as Linux sata_link_debounce() (DET=1
+ * waited on until sata_deb_timing_normal's 2 s timeout) and
+ * sata_link_hardreset() (a link that is not DET=3 is offline, so
+ * ata_eh_reset() classes it NONE), the port is empty after one COMRESET
+ * and ~2 s, with a log record naming DET=1 but nothing in err. */
+static void test_port_whose_det_stays_1_is_an_empty_port_after_the_2s_debounce(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk_list list = { .count = 0 };
+    char err[160] = "";
+    void *ctrl = NULL;
+    const char *log;
+    uint64_t t0, took;
+    int rc;
+
+    (void)state;
+    m->det1_stuck = true;
+    t0 = plat_now_ns();
+    log_capture_begin();
+    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    log = log_capture_end();
+    took = plat_now_ns() - t0;
+    assert_int_equal(rc, BM_OK);
+    assert_int_equal(list.count, 0);
+    assert_string_equal(err, "");
+    assert_int_equal(m->comresets, 1);
+    assert_true(took >= 2000000000ull);
+    assert_true(took < 3000000000ull);
+    assert_non_null(strstr(log, "DET=1"));
+    assert_null(strstr(log, "did not come up"));
     finish(m, ctrl);
 }
 
@@ -1672,6 +1710,7 @@ int main(void)
         cmocka_unit_test_teardown(test_disk_without_lba48_gets_28bit_dma_commands_of_at_most_256_sectors,
                                   log_restore),
         cmocka_unit_test_teardown(test_slow_link_and_slow_spin_up_are_waited_for_with_libata_deadlines, log_restore),
+        cmocka_unit_test_teardown(test_port_whose_det_stays_1_is_an_empty_port_after_the_2s_debounce, log_restore),
         cmocka_unit_test_teardown(test_comreset_release_that_does_not_stick_is_written_again, log_restore),
         cmocka_unit_test_teardown(test_six_ports_are_brought_up_together_and_empty_ones_decided_at_once, log_restore),
         cmocka_unit_test_teardown(test_drive_powered_up_in_standby_is_spun_up_and_identified_again, log_restore),

@@ -1,0 +1,177 @@
+/* The tagged queue of drivers/blkdev.h for one AHCI port: submit with
+ * tag = slot, poll reaping finished slots, errors and timeouts, and SMART
+ * between workloads. */
+#include "ahci_priv.h"
+
+#define AHCI_ERROR_CHECK_NS (100 * NS_PER_US) /* PxIS is read at least this often while commands run */
+
+static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
+                       uint32_t blocks, void *buf)
+{
+    struct ahci_port *p = d->priv;
+    uint64_t bytes = (uint64_t)blocks * d->lba_bytes, phys = phys_of(buf);
+    bool write = op == BM_IO_WRITE;
+    uint8_t fis[SATA_FIS_H2D_BYTES];
+    uint32_t bit = 1u << tag;
+    struct ahci_slot *s;
+    int rc;
+
+    if (p->dead)
+        return BM_EIO;
+    if (queue != 0 || tag >= d->max_qd || blocks == 0 || bytes > d->max_transfer_bytes || lba >= d->blocks ||
+        blocks > d->blocks - lba || (op != BM_IO_READ && op != BM_IO_WRITE))
+        return BM_EINVAL;
+    if (p->busy & bit)
+        return BM_EINVAL; /* the engine's tags are unique among commands in flight */
+    if (!(p->ctrl->cap & AHCI_CAP_S64A) && phys + bytes > (1ull << 32))
+        return BM_EINVAL; /* this HBA reaches only the low 4 GiB */
+
+    if (p->ncq) {
+        ata_fis_fpdma(fis, write, tag, lba, blocks);
+    } else if (p->id.lba48) {
+        ata_fis_dma_ext(fis, write, lba, blocks);
+    } else {
+        rc = ata_fis_dma28(fis, write, lba, blocks);
+        if (rc != BM_OK)
+            return rc; /* an LBA or count the disk cannot be given */
+    }
+    rc = ahci_slot_prepare(p, tag, fis, buf, (uint32_t)bytes, write);
+    if (rc != BM_OK)
+        return rc;
+
+    s = &p->slot[tag];
+    s->lba = lba;
+    s->blocks = blocks;
+    s->write = write;
+    s->deadline_ns = plat_now_ns() + AHCI_CMD_TIMEOUT_NS;
+    if (!p->busy || s->deadline_ns < p->next_check_ns)
+        p->next_check_ns = s->deadline_ns;
+    p->busy |= bit;
+
+    /* The command table and header must be in memory before the doorbell;
+     * PxSACT before PxCI for a queued command (section 5.3.2). Both
+     * registers only set the bits written as 1. */
+    if (!p->ncq)
+        p->rfis[AHCI_RFIS_RFIS + FIS_TYPE] = 0; /* see d2h_error_lba */
+    plat_wmb();
+    if (p->ncq)
+        port_wr(p, AHCI_PxSACT, bit);
+    port_wr(p, AHCI_PxCI, bit);
+    return BM_OK;
+}
+
+/* Look for errors in PxIS (and PxTFD when a FIS arrived) and recover from
+ * them. Returns true when it recovered: the caught commands are then
+ * completed already. */
+static bool port_check_errors(struct ahci_port *p)
+{
+    uint32_t is = port_rd(p, AHCI_PxIS);
+    bool device_error;
+
+    if (!is)
+        return false;
+    port_wr(p, AHCI_PxIS, is);
+    if (is & (AHCI_PxIS_FATAL & ~AHCI_PxIS_TFES)) {
+        ahci_port_recover(p, FAULT_HBA, is, -1);
+        return true;
+    }
+    /* Some HBAs (QEMU 7.2) report a failed queued command only through the
+     * status of the SDB FIS, without TFES: look at PxTFD when a FIS came. */
+    device_error = (is & AHCI_PxIS_TFES) ||
+                   ((is & AHCI_PxIS_FIS_RX) && (port_rd(p, AHCI_PxTFD) & (ATA_STS_ERR | ATA_STS_DF)));
+    if (device_error)
+        ahci_port_recover(p, FAULT_DEVICE, is, -1);
+    return device_error;
+}
+
+/* Look at the hardware once: finished slots, errors, timeouts. An idle
+ * poll costs one register read (PxSACT or PxCI): under emulation every
+ * MMIO read competes with the device model itself. */
+static void port_reap(struct ahci_port *p)
+{
+    uint32_t active = port_rd(p, p->ncq ? AHCI_PxSACT : AHCI_PxCI);
+    uint32_t finished = p->busy & ~active;
+    uint64_t now = plat_now_ns();
+
+    /* Errors are checked before a finished command is believed (an HBA
+     * may clear PxCI of a non-queued command that failed), and every
+     * AHCI_ERROR_CHECK_NS while nothing finishes (a queued error finishes
+     * nothing: the device aborts all its commands). */
+    if (finished || now >= p->next_error_check_ns) {
+        p->next_error_check_ns = now + AHCI_ERROR_CHECK_NS;
+        if (port_check_errors(p))
+            return;
+    }
+    if (finished) {
+        plat_rmb(); /* data before the engine looks at it */
+        for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+            if (finished & (1u << t))
+                ahci_complete(p, t, BM_OK, NULL);
+    }
+
+    if (!p->busy || now < p->next_check_ns)
+        return;
+    p->next_check_ns = UINT64_MAX;
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++) {
+        if (!(p->busy & (1u << t)))
+            continue;
+        if (now >= p->slot[t].deadline_ns) {
+            ahci_port_recover(p, FAULT_TIMEOUT, port_rd(p, AHCI_PxIS), (int)t);
+            return;
+        }
+        p->next_check_ns = MIN(p->next_check_ns, p->slot[t].deadline_ns);
+    }
+}
+
+static int ahci_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    struct ahci_port *p = d->priv;
+    int n = 0;
+
+    if (queue != 0)
+        return 0;
+    if (p->busy && !p->dead)
+        port_reap(p);
+    while (n < max && p->done_count) {
+        out[n++] = p->done[p->done_head];
+        p->done_head = (p->done_head + 1) % AHCI_SLOTS_MAX;
+        p->done_count--;
+    }
+    return n;
+}
+
+/* ATA SMART attributes and thresholds through slot 0, with nothing else
+ * in flight (the engine calls it between workloads). A drive that refuses
+ * (SMART disabled: ABRT) gets its port restarted, so I/O goes on. */
+static int ahci_health(struct bm_disk *d, struct bm_health *h)
+{
+    struct ahci_port *p = d->priv;
+    uint8_t fis[SATA_FIS_H2D_BYTES], sts = 0, err = 0;
+    bool reset;
+    int rc;
+
+    if (p->dead || p->busy)
+        return BM_EBUSY;
+    ata_fis_smart(fis, ATA_SMART_READ_THRESHOLDS);
+    rc = ahci_port_exec_sync(p, fis, p->scratch + ATA_SECTOR_BYTES, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
+    if (rc == BM_OK) {
+        ata_fis_smart(fis, ATA_SMART_READ_DATA);
+        rc = ahci_port_exec_sync(p, fis, p->scratch, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
+    }
+    if (rc != BM_OK) {
+        ahci_port_diag(p, "SMART not read (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts, err);
+        if (ahci_port_restart(p, rc == BM_ETIMEDOUT, &reset) != BM_OK)
+            p->dead = true;
+        return rc;
+    }
+    plat_rmb();
+    ata_parse_smart(p->scratch, p->scratch + ATA_SECTOR_BYTES, h);
+    port_wr(p, AHCI_PxIS, ~0u);
+    return BM_OK;
+}
+
+const struct bm_disk_ops ahci_ops = {
+    .submit = ahci_submit,
+    .poll = ahci_poll,
+    .health = ahci_health,
+};
