@@ -829,19 +829,20 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
  * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
  * would be claiming falsely.
  * Set, as Linux does: remote LUN, n-drive RAID 1 load balancing and
- * region-lock bypass on the fast path (they shape the firmware's fast
- * path and RAID map, neither of which this driver uses, so they cost
+ * region-lock bypass on the fast path (they shape the firmware's LD fast
+ * path and RAID map, which this driver does not use, so they cost
  * nothing), security protocol commands through the firmware, PD map
- * entries by target id, and extended I/O size when the firmware offers
- * chain frames over 1 KiB (Linux: max_chain_frame_sz > MIN).
+ * entries by target id, QD throttling (Linux sets it unconditionally and
+ * meets a throttling firmware only through the midlayer's BUSY / TASK SET
+ * FULL retry, which fu_retry_later does here), and extended I/O size when
+ * the firmware offers chain frames over 1 KiB (Linux: max_chain_frame_sz
+ * > MIN).
  * Left clear:
  *   ADDITIONAL_MSIX   no MSI-X vector is ever enabled;
  *   MAX_255LDS        discovery reads the 64-entry LD list (MFI firmware,
  *                     QEMU's included, refuses a longer buffer there);
  *   EXT_QUEUE_DEPTH   the pool is sized from scratch pad 0, as Linux with
  *                     dual_qdepth_disable, not from scratch pad 2;
- *   QD_THROTTLING     the firmware would answer BUSY to throttle, which
- *                     this driver reports as an error instead of retrying;
  *   64BIT_MODE        frames, sense buffers and queues stay below 4 GiB
  *                     (Linux sets it only with a 64-bit coherent DMA mask);
  *   NVME_PASSTHRU     no NVMe command is ever encapsulated;
@@ -850,7 +851,7 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
 static uint32_t fu_driver_capabilities(const struct fu_ctrl *c)
 {
     uint32_t caps = MFI_CAP_FP_REMOTE_LUN | MFI_CAP_NDRIVE_R1_LB | MFI_CAP_SECURITY_PROTOCOL_CMDS_FW |
-                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID;
+                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID | MFI_CAP_QD_THROTTLING;
 
     if (c->max_chain_bytes > FUSION_CHAIN_FRAME_MIN)
         caps |= MFI_CAP_EXT_IO_SIZE;

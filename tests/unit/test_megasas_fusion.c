@@ -129,8 +129,9 @@ static void test_ioc_init_and_descriptor_layout(void **state)
 #define M_FW_SGE 64                 /* scratch pad 0 bits 23:16 */
 #define M_MAX_SMID 1024
 /* support_fp_remote_lun, support_ndrive_r1_lb, security_protocol_cmds_fw,
- * support_fp_rlbypass, support_pd_map_target_id (Linux MFI_CAPABILITIES). */
-#define M_CAPS_REQUIRED ((1u << 0) | (1u << 4) | (1u << 6) | (1u << 10) | (1u << 12))
+ * support_fp_rlbypass, support_qd_throttling, support_pd_map_target_id
+ * (Linux MFI_CAPABILITIES, set by megasas_ioc_init_fusion). */
+#define M_CAPS_REQUIRED ((1u << 0) | (1u << 4) | (1u << 6) | (1u << 10) | (1u << 11) | (1u << 12))
 
 enum m_gen { M_THUNDERBOLT, M_INVADER };
 
