@@ -115,6 +115,18 @@ static void test_ioc_init_and_descriptor_layout(void **state)
     assert_int_equal(MFI_CAP_FP_RLBYPASS, 0x0400);
     assert_int_equal(MFI_CAP_PD_MAP_TARGET_ID, 0x1000);
     assert_int_equal(MFI_CAP_FW_EXPOSED_DEV_LIST, 0x8000);
+    /* MR_TASK_MANAGE_REQUEST: MPI2 SCSI task management, then tmReqFlags. */
+    assert_int_equal(offsetof(struct fusion_tm_request, function), 0x03);
+    assert_int_equal(offsetof(struct fusion_tm_request, task_type), 0x05);
+    assert_int_equal(offsetof(struct fusion_tm_request, lun), 0x0c);
+    assert_int_equal(offsetof(struct fusion_tm_request, task_mid), 0x30);
+    assert_int_equal(offsetof(struct fusion_tm_request, tm_req_flags), 0x34);
+    /* Controller info adapterOperations3 and the JBOD sequence map
+     * (MR_PD_CFG_SEQ_NUM_SYNC with MAX_PHYSICAL_DEVICES entries). */
+    assert_int_equal(offsetof(struct mfi_ctrl_info, adapter_operations3), 0x7e8);
+    assert_int_equal(sizeof(struct mfi_ctrl_info), 2048);
+    assert_int_equal(sizeof(struct mfi_jbod_map), 2056);
+    assert_int_equal(offsetof(struct mfi_jbod_map, seq[1].dev_handle), 0x08 + 8 + 2);
 }
 
 /* ---- The device model ------------------------------------------------------------------ */
