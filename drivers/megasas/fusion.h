@@ -22,6 +22,7 @@
 
 /* MPI2 functions (byte 3 of a request). */
 #define MPI2_FUNCTION_SCSI_IO_REQUEST 0x00
+#define MPI2_FUNCTION_SCSI_TASK_MGMT 0x01
 #define MPI2_FUNCTION_IOC_INIT 0x02
 #define FUSION_FUNCTION_PASSTHRU_IO 0xf0   /* MEGASAS_MPI2_FUNCTION_PASSTHRU_IO_REQUEST: an MFI frame */
 #define FUSION_FUNCTION_LD_IO 0xf1         /* MEGASAS_MPI2_FUNCTION_LD_IO_REQUEST: firmware path I/O */
@@ -55,7 +56,8 @@
 #define FUSION_REQ_TYPE_SCSI_IO 0x0        /* MPI2_REQ_DESCRIPT_FLAGS_SCSI_IO */
 #define FUSION_REQ_TYPE_MFA 0x1            /* MEGASAS_REQ_DESCRIPT_FLAGS_MFA: address of an MFI frame */
 #define FUSION_REQ_TYPE_NO_LOCK 0x2        /* MEGASAS_REQ_DESCRIPT_FLAGS_NO_LOCK (Invader) */
-#define FUSION_REQ_TYPE_HIGH_PRIORITY 0x3  /* fast path; not used here */
+#define FUSION_REQ_TYPE_HIGH_PRIORITY 0x3  /* MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY: task management */
+#define FUSION_REQ_TYPE_FP_IO 0x6          /* MPI2_REQ_DESCRIPT_FLAGS_FP_IO: fast path I/O */
 #define FUSION_REQ_TYPE_LD_IO 0x7          /* MEGASAS_REQ_DESCRIPT_FLAGS_LD_IO */
 
 /* Reply descriptor flags (byte 0). An all-ones descriptor is unused. */
@@ -74,6 +76,8 @@
 #define FUSION_RAID_TYPE_CUDA 0x2              /* MPI2_TYPE_CUDA (Invader) */
 #define FUSION_RL_GRANT_DESTINATION_CPU0 0x00  /* MR_RL_FLAGS_GRANT_DESTINATION_CPU0 */
 #define FUSION_RL_SEQ_NUM_ENABLE 0x08          /* MR_RL_FLAGS_SEQ_NUM_ENABLE */
+#define FUSION_RL_GRANT_DESTINATION_CUDA 0x80  /* MR_RL_FLAGS_GRANT_DESTINATION_CUDA */
+#define FUSION_JBOD_TGT_OFFSET 255             /* MAX_PHYSICAL_DEVICES - 1: JBOD target ids sit above the LDs */
 #define FUSION_RAID_FLAGS_SUBTYPE_SHIFT 4      /* MR_RAID_CTX_RAID_FLAGS_IO_SUB_TYPE_SHIFT */
 #define FUSION_RAID_FLAGS_SUBTYPE_SYSTEM_PD 1  /* MR_RAID_FLAGS_IO_SUB_TYPE_SYSTEM_PD */
 #define FUSION_DEVHANDLE_INVALID 0xffff        /* MR_DEVHANDLE_INVALID: firmware picks the path */
@@ -87,6 +91,31 @@
  * context (megaraid_sas.h enum MFI_STAT). */
 #define MFI_STAT_LD_INIT_IN_PROGRESS 0x35
 #define MFI_STAT_CONFIG_SEQ_MISMATCH 0x67
+
+/* MPI2 SCSI task management (MPI2_SCSI_TASK_MANAGE_REQUEST, 0x34 bytes)
+ * followed by the MegaRAID flags word (Linux struct MR_TASK_MANAGE_REQUEST:
+ * tmReqFlags, where the firmware later writes its TM reply). */
+#define MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK 0x01
+#define MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET 0x03
+#define FUSION_TM_FOR_LD 0x1                   /* tmReqFlags.isTMForLD */
+#define FUSION_TM_FOR_PD 0x2                   /* tmReqFlags.isTMForPD */
+struct fusion_tm_request {
+    uint16_t dev_handle;    /* 0x00 */
+    uint8_t chain_offset;   /* 0x02 */
+    uint8_t function;       /* 0x03: MPI2_FUNCTION_SCSI_TASK_MGMT */
+    uint8_t reserved1;      /* 0x04 */
+    uint8_t task_type;      /* 0x05 */
+    uint8_t reserved2;      /* 0x06 */
+    uint8_t msg_flags;      /* 0x07 */
+    uint8_t vp_id, vf_id;   /* 0x08 */
+    uint16_t reserved3;     /* 0x0a */
+    uint8_t lun[8];         /* 0x0c */
+    uint32_t reserved4[7];  /* 0x14 */
+    uint16_t task_mid;      /* 0x30: the SMID to abort */
+    uint16_t reserved5;     /* 0x32 */
+    uint32_t tm_req_flags;  /* 0x34: FUSION_TM_FOR_* */
+    uint32_t reserved6;     /* 0x38 */
+} __attribute__((packed));
 
 /* 16-byte IEEE SGE, simple or chain (MPI25_IEEE_SGE_CHAIN64). */
 struct fusion_sge {

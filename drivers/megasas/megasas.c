@@ -349,6 +349,41 @@ static int mfi_frame_result(struct mfi_ctrl *c, uint32_t slot, char *detail, siz
     return BM_EIO;
 }
 
+/* An engine I/O whose target answered BUSY or TASK SET FULL: keep it for
+ * a later retry instead of failing it. Linux megasas_complete_cmd passes
+ * MFI_STAT_SCSI_DONE_WITH_ERROR up as DID_OK with the SCSI status, and the
+ * midlayer requeues BUSY / TASK SET FULL (scsi_decide_disposition); the
+ * shared queue does the back-off (hba_queue.h "BUSY and TASK SET FULL").
+ * False: complete it as usual. */
+static bool mfi_retry_later(struct mfi_ctrl *c, uint32_t slot)
+{
+    const union mfi_frame *f = &c->frames[slot];
+    const struct hbaq_slot *s = &c->q.slots[slot];
+
+    if (s->state != HBAQ_BUSY || !s->owner)
+        return false;
+    if (f->hdr.cmd != MFI_CMD_LD_READ && f->hdr.cmd != MFI_CMD_LD_WRITE && f->hdr.cmd != MFI_CMD_PD_SCSI_IO)
+        return false;
+    if (f->hdr.cmd_status != MFI_STAT_SCSI_DONE_WITH_ERROR || !hbaq_status_is_busy(f->hdr.scsi_status))
+        return false;
+    return hbaq_requeue(&c->q, slot, plat_now_ns());
+}
+
+/* Post again the frames whose BUSY back-off is over, unchanged but for
+ * the status the firmware wrote into them. */
+static void mfi_send_retries(struct mfi_ctrl *c)
+{
+    int s;
+
+    while ((s = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+        union mfi_frame *f = &c->frames[s];
+
+        f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+        f->hdr.scsi_status = 0;
+        mfi_post(c, (uint32_t)s);
+    }
+}
+
 /* Move every context the firmware has posted into the slot table. */
 static void mfi_drain_replies(struct mfi_ctrl *c)
 {
@@ -372,6 +407,8 @@ static void mfi_drain_replies(struct mfi_ctrl *c)
             plat_diag(c->bdf, "reply with unknown context 0x%08x", ctx);
             continue;
         }
+        if (mfi_retry_later(c, ctx))
+            continue;
         if (!hbaq_complete(&c->q, ctx, mfi_frame_result(c, ctx, detail, sizeof(detail)), detail))
             plat_diag(c->bdf, "reply for idle frame %u", ctx);
     }
@@ -621,6 +658,7 @@ static int mfi_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out
     hbaq_lock(&c->q);
     mfi_drain_replies(c);
     hbaq_expire(&c->q, plat_now_ns(), mfi_on_timeout, c);
+    mfi_send_retries(c);
     n = hbaq_reap(&md->q, out, max);
     hbaq_unlock(&c->q);
     return n;

@@ -16,9 +16,11 @@
  *   - afterwards every command is a request frame posted as a 64-bit
  *     request descriptor (low half to IQPL, then high half to IQPH); DCMDs
  *     are MPI2 pass-through requests whose chain SGE points at the MFI
- *     frame; I/O is LD IO requests on the firmware path (no fast path:
+ *     frame; LD I/O is LD IO requests on the firmware path (no fast path:
  *     the RAID map is never read) with the RAID context of the chip
- *     generation; system (JBOD) drives go the firmware path too;
+ *     generation; system (JBOD) drive reads and writes go the fast path
+ *     with the device handle and sequence number of the JBOD sequence map
+ *     when the firmware has one, else the firmware path;
  *   - completions are reply descriptors carrying the SMID; poll() drains
  *     them, puts all-ones back and tells the firmware through the reply
  *     post host index register.
@@ -43,6 +45,10 @@
 #define FU_SENSE_STRIDE 128           /* 96-byte sense buffers, 64-byte aligned as Linux's pool */
 #define FU_SCRATCH_BYTES 8192
 #define FU_CDB_TIMEOUT_S 30
+/* Linux MEGASAS_DEFAULT_TM_TIMEOUT: what megasas_issue_tm waits for an
+ * ABORT_TASK or TARGET_RESET when the target has no timeouts of its own. */
+#define FU_TM_TIMEOUT_NS (50ull * 1000000000ull)
+#define FU_FP_PD_TIMEOUT_S 255        /* Linux caps a fast-path disk command's timeout here */
 #define FU_MS_NS 1000000ull
 
 enum fu_gen {
@@ -98,6 +104,8 @@ struct fu_ctrl {
     uint32_t reply_depth, reply_next;
     uint8_t *init_mem;        /* MFI INIT frame at 0, IOC INIT request at 256 */
     uint8_t *scratch;         /* DCMD data */
+    struct mfi_jbod_map *jbod_map; /* MR_DCMD_SYSTEM_PD_MAP_GET_INFO, read once at probe */
+    bool jbod_fp;             /* system drive reads/writes take the fast path with it */
     struct hba_queue q;
 
     struct fu_disk *disks[BM_MAX_DISKS];
@@ -161,6 +169,8 @@ static int fu_result(struct fu_ctrl *c, uint32_t slot, char *detail, size_t len)
     struct fusion_io_request *r = fu_request(c, slot);
     uint8_t st, ex;
 
+    if (r->function == MPI2_FUNCTION_SCSI_TASK_MGMT)
+        return BM_OK; /* the TM's effect is judged by the task it named (Linux megasas_issue_tm) */
     if (r->function == FUSION_FUNCTION_PASSTHRU_IO) {
         st = c->mfi[slot].hdr.cmd_status;
         if (st == MFI_STAT_OK)
@@ -178,6 +188,86 @@ static int fu_result(struct fu_ctrl *c, uint32_t slot, char *detail, size_t len)
     }
     snprintf(detail, len, "MFI status 0x%02x %s", st, fu_status_name(st));
     return st == MFI_STAT_DEVICE_NOT_FOUND ? BM_ENODEV : BM_EIO;
+}
+
+/* The descriptor type a built I/O frame is posted with (as fu_build_scsi
+ * chose it): fast path, LD read/write, or the firmware's SCSI IO queue. */
+static uint8_t fu_io_desc_type(const struct fu_ctrl *c, const struct fusion_io_request *r)
+{
+    if (r->function == MPI2_FUNCTION_SCSI_IO_REQUEST)
+        return FUSION_REQ_TYPE_FP_IO;
+    if (r->dev_handle == FUSION_DEVHANDLE_INVALID)
+        return FUSION_REQ_TYPE_SCSI_IO;
+    return c->id->gen == FU_INVADER ? FUSION_REQ_TYPE_NO_LOCK : FUSION_REQ_TYPE_LD_IO;
+}
+
+/* Turn a fast-path system drive request into its firmware-path form
+ * (Linux megasas_build_syspd_fusion with fp_possible false): LD IO
+ * function, no device handle, the PD's own target id, no sequence check. */
+static void fu_jbod_to_firmware_path(struct fusion_io_request *r)
+{
+    struct fusion_raid_context *rc = &r->raid_context;
+
+    r->function = FUSION_FUNCTION_LD_IO;
+    r->dev_handle = FUSION_DEVHANDLE_INVALID;
+    r->io_flags &= (uint16_t)~MPI25_IOFLAGS_FAST_PATH;
+    rc->virtual_disk_tgt_id = (uint16_t)(rc->virtual_disk_tgt_id - FUSION_JBOD_TGT_OFFSET);
+    rc->config_seq_num = 0;
+    rc->reg_lock_flags = 0;
+    rc->type_nseg = 0;
+    rc->timeout_value = FU_CDB_TIMEOUT_S;
+}
+
+/* An engine I/O the firmware wants again later rather than failed:
+ * SCSI status BUSY or TASK SET FULL (Linux map_cmd_status passes the SCSI
+ * status up and the midlayer requeues it, scsi_decide_disposition), or
+ * MFI_STAT_CONFIG_SEQ_MISMATCH (Linux map_cmd_status DID_IMM_RETRY,
+ * FreeBSD mrsas_map_mpt_cmd_status CAM_REQUEUE_REQ). A sequence mismatch
+ * means the JBOD map is stale: Linux refreshes it from the firmware's
+ * pended map DCMD; a polled driver has no pended DCMD, so system drive
+ * I/O goes the firmware path from here on, this command included. The
+ * slot waits in the shared queue (hba_queue.h "BUSY and TASK SET FULL")
+ * and fu_poll sends it again. False: complete it as usual. */
+static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
+{
+    struct fusion_io_request *r = fu_request(c, slot);
+    struct fusion_raid_context *rc = &r->raid_context;
+    const struct hbaq_slot *s = &c->q.slots[slot];
+    bool busy, seq;
+
+    if (s->state != HBAQ_BUSY || !s->owner ||
+        (r->function != FUSION_FUNCTION_LD_IO && r->function != MPI2_FUNCTION_SCSI_IO_REQUEST))
+        return false;
+    busy = rc->status == MFI_STAT_SCSI_DONE_WITH_ERROR && hbaq_status_is_busy(rc->ex_status);
+    seq = rc->status == MFI_STAT_CONFIG_SEQ_MISMATCH && r->function == MPI2_FUNCTION_SCSI_IO_REQUEST;
+    if (!busy && !seq)
+        return false;
+    if (!hbaq_requeue(&c->q, slot, plat_now_ns()))
+        return false;
+    if (seq) {
+        if (c->jbod_fp)
+            plat_diag(c->bdf, "pd%u: JBOD sequence number %u is stale (config sequence mismatch): system drives "
+                      "go the firmware path from now on",
+                      (unsigned)(rc->virtual_disk_tgt_id - FUSION_JBOD_TGT_OFFSET), rc->config_seq_num);
+        c->jbod_fp = false;
+        fu_jbod_to_firmware_path(r);
+    }
+    return true;
+}
+
+/* Send again the requests whose BUSY back-off is over, unchanged but for
+ * the status the firmware wrote into their RAID context. */
+static void fu_send_retries(struct fu_ctrl *c)
+{
+    int s;
+
+    while ((s = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+        struct fusion_io_request *r = fu_request(c, (uint32_t)s);
+
+        r->raid_context.status = 0;
+        r->raid_context.ex_status = 0;
+        fu_fire_slot(c, (uint32_t)s, fu_io_desc_type(c, r), r->dev_handle);
+    }
 }
 
 /* Hand every posted reply descriptor to the slot table, mark it unused
@@ -208,6 +298,8 @@ static void fu_drain_replies(struct fu_ctrl *c)
                       (unsigned long long)d, smid, c->nslots);
             continue;
         }
+        if (fu_retry_later(c, smid - 1))
+            continue;
         if (!hbaq_complete(&c->q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
             plat_diag(c->bdf, "reply for idle SMID %u", smid);
     }
@@ -410,9 +502,33 @@ static uint8_t fu_build_scsi(struct fu_ctrl *c, uint32_t slot, bool logical, uin
         } else {
             rc->timeout_value = FU_CDB_TIMEOUT_S;
         }
+    } else if (rw && c->jbod_fp && target < MFI_JBOD_MAP_ENTRIES) {
+        /* System PD read/write on the fast path with the JBOD sequence
+         * map (Linux megasas_build_syspd_fusion with use_seqnum_jbod_fp
+         * and fp_possible; FreeBSD mrsas_build_syspdio): SCSI IO function
+         * to the map's device handle, target id above the LDs, the map's
+         * sequence number checked by the firmware, CUDA context, FP_IO
+         * descriptor, the fast-path flag on Invader and later, and the
+         * OS timeout plus one capped at 255 s for a disk. */
+        r->function = MPI2_FUNCTION_SCSI_IO_REQUEST;
+        r->dev_handle = c->jbod_map->seq[target].dev_handle;
+        *dev_handle = r->dev_handle;
+        rc->virtual_disk_tgt_id = (uint16_t)(target + FUSION_JBOD_TGT_OFFSET);
+        rc->config_seq_num = c->jbod_map->seq[target].seq_num;
+        rc->reg_lock_flags = FUSION_RL_SEQ_NUM_ENABLE | FUSION_RL_GRANT_DESTINATION_CUDA;
+        rc->type_nseg = FUSION_RAID_TYPE_CUDA | (1u << 4);
+        rc->raid_flags = FUSION_RAID_FLAGS_SUBTYPE_SYSTEM_PD << FUSION_RAID_FLAGS_SUBTYPE_SHIFT;
+        rc->timeout_value = MIN(FU_CDB_TIMEOUT_S + 1, FU_FP_PD_TIMEOUT_S);
+        if (c->id->gen == FU_INVADER)
+            r->io_flags |= MPI25_IOFLAGS_FAST_PATH;
+        type = FUSION_REQ_TYPE_FP_IO;
     } else {
-        /* System PD, firmware path: no device handle, the target id in
-         * the RAID context and the SYSTEM_PD I/O sub-type. */
+        /* System PD, firmware path (Linux megasas_build_syspd_fusion with
+         * fp_possible false, which Linux takes for non-read/write CDBs
+         * with secure JBOD; FreeBSD mrsas_build_syspdio "FW PATH"): no
+         * device handle, the target id in the RAID context and the
+         * SYSTEM_PD I/O sub-type. Identification always comes this way;
+         * reads and writes too when the firmware has no JBOD map. */
         *dev_handle = FUSION_DEVHANDLE_INVALID;
         r->dev_handle = FUSION_DEVHANDLE_INVALID;
         rc->raid_flags = FUSION_RAID_FLAGS_SUBTYPE_SYSTEM_PD << FUSION_RAID_FLAGS_SUBTYPE_SHIFT;
@@ -507,16 +623,78 @@ static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     return BM_OK;
 }
 
-/* A command timed out: note whether the firmware itself is gone. */
+/* One MPI2 SCSI task management request through the high-priority
+ * descriptor, waited for (Linux megasas_issue_tm): DevHandle, task type,
+ * the SMID it names, LUN 0, and the MegaRAID flag saying a PD is meant.
+ * BM_OK once the firmware answered it. */
+static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type, uint32_t task_slot)
+{
+    struct fusion_tm_request *tm;
+    int slot, rc;
+
+    slot = fu_internal_slot(c, FU_TM_TIMEOUT_NS);
+    if (slot < 0)
+        return slot;
+    tm = (struct fusion_tm_request *)fu_request(c, (uint32_t)slot);
+    tm->function = MPI2_FUNCTION_SCSI_TASK_MGMT;
+    tm->dev_handle = dev_handle;
+    tm->task_type = task_type;
+    tm->task_mid = (uint16_t)(task_slot + 1);
+    tm->tm_req_flags = FUSION_TM_FOR_PD;
+    /* The high-priority descriptor carries no device handle. */
+    rc = fu_exec_sync(c, (uint32_t)slot, FUSION_REQ_TYPE_HIGH_PRIORITY, 0, FU_TM_TIMEOUT_NS,
+                      task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT_TASK" : "TARGET_RESET");
+    return rc;
+}
+
+/* Has the firmware given a timed-out SMID back? */
+static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->q.slots[slot].state != HBAQ_ABANDONED; }
+
+/* A command timed out (its slot stays held, see hba_queue.h). Note whether
+ * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion
+ * and megasas_reset_target_fusion, ask for the task back with ABORT_TASK
+ * and, when it is still outstanding after that, reset the target. Linux
+ * does this only for devices the firmware marks TM-capable and addresses
+ * them by device handle (megasas_get_tm_devhandle): for a system drive the
+ * handle and capability come from the JBOD sequence map; for an LD they
+ * come from the RAID map, which this driver does not read, so a hung LD
+ * command (and a system drive command on the firmware path) just keeps
+ * its SMID until the firmware answers. Waited for under the queue lock:
+ * the controller's other I/O waits meanwhile, as it does during Linux's
+ * error handling. */
 static void fu_on_timeout(void *arg, uint32_t slot)
 {
     struct fu_ctrl *c = arg;
+    struct fusion_io_request *r = fu_request(c, slot);
     uint32_t status = fu_fw_status(c);
+    uint16_t pd, handle;
+    int rc;
 
     if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
         c->failed = true;
         plat_diag(c->bdf, "firmware FAULT (OSP0 0x%08x) with SMID %u outstanding", status, slot + 1);
     }
+    if (c->failed || r->function != MPI2_FUNCTION_SCSI_IO_REQUEST || !c->jbod_map)
+        return;
+    pd = (uint16_t)(r->raid_context.virtual_disk_tgt_id - FUSION_JBOD_TGT_OFFSET);
+    if (pd >= MFI_JBOD_MAP_ENTRIES || !(c->jbod_map->seq[pd].capability & MFI_JBOD_TM_CAPABLE)) {
+        plat_diag(c->bdf, "pd%u: SMID %u timed out; the drive is not TM-capable, its SMID stays held", pd, slot + 1);
+        return;
+    }
+    handle = r->dev_handle;
+    rc = fu_issue_tm(c, handle, MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, slot);
+    if (rc == BM_OK && fu_slot_returned(c, slot)) {
+        plat_diag(c->bdf, "pd%u: SMID %u timed out and was aborted (ABORT_TASK)", pd, slot + 1);
+        return;
+    }
+    plat_diag(c->bdf, "pd%u: SMID %u timed out; ABORT_TASK %s, resetting the target (handle 0x%04x)", pd, slot + 1,
+              rc == BM_OK ? "did not return it" : bm_strerror(rc), handle);
+    rc = fu_issue_tm(c, handle, MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, slot);
+    if (rc == BM_OK && fu_slot_returned(c, slot))
+        plat_diag(c->bdf, "pd%u: target reset returned SMID %u", pd, slot + 1);
+    else
+        plat_diag(c->bdf, "pd%u: target reset %s; SMID %u stays held until the firmware answers", pd,
+                  rc == BM_OK ? "did not return the command" : bm_strerror(rc), slot + 1);
 }
 
 /* Drain the reply queue, expire overdue requests, reap this disk's completions. */
@@ -531,6 +709,7 @@ static int fu_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
     hbaq_lock(&c->q);
     fu_drain_replies(c);
     hbaq_expire(&c->q, plat_now_ns(), fu_on_timeout, c);
+    fu_send_retries(c);
     n = hbaq_reap(&fd->q, out, max);
     hbaq_unlock(&c->q);
     return n;
@@ -598,6 +777,9 @@ static void fu_free_memory(struct fu_ctrl *c)
     plat_free_pages((void *)c->reply, c->reply_bytes);
     plat_free_pages(c->init_mem, 4096);
     plat_free_pages(c->scratch, FU_SCRATCH_BYTES);
+    plat_free(c->jbod_map);
+    c->jbod_map = NULL;
+    c->jbod_fp = false;
     c->req = c->sense = c->init_mem = c->scratch = NULL;
     c->mfi = NULL;
     c->reply = NULL;
@@ -647,19 +829,20 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
  * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
  * would be claiming falsely.
  * Set, as Linux does: remote LUN, n-drive RAID 1 load balancing and
- * region-lock bypass on the fast path (they shape the firmware's fast
- * path and RAID map, neither of which this driver uses, so they cost
+ * region-lock bypass on the fast path (they shape the firmware's LD fast
+ * path and RAID map, which this driver does not use, so they cost
  * nothing), security protocol commands through the firmware, PD map
- * entries by target id, and extended I/O size when the firmware offers
- * chain frames over 1 KiB (Linux: max_chain_frame_sz > MIN).
+ * entries by target id, QD throttling (Linux sets it unconditionally and
+ * meets a throttling firmware only through the midlayer's BUSY / TASK SET
+ * FULL retry, which fu_retry_later does here), and extended I/O size when
+ * the firmware offers chain frames over 1 KiB (Linux: max_chain_frame_sz
+ * > MIN).
  * Left clear:
  *   ADDITIONAL_MSIX   no MSI-X vector is ever enabled;
  *   MAX_255LDS        discovery reads the 64-entry LD list (MFI firmware,
  *                     QEMU's included, refuses a longer buffer there);
  *   EXT_QUEUE_DEPTH   the pool is sized from scratch pad 0, as Linux with
  *                     dual_qdepth_disable, not from scratch pad 2;
- *   QD_THROTTLING     the firmware would answer BUSY to throttle, which
- *                     this driver reports as an error instead of retrying;
  *   64BIT_MODE        frames, sense buffers and queues stay below 4 GiB
  *                     (Linux sets it only with a 64-bit coherent DMA mask);
  *   NVME_PASSTHRU     no NVMe command is ever encapsulated;
@@ -668,7 +851,7 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
 static uint32_t fu_driver_capabilities(const struct fu_ctrl *c)
 {
     uint32_t caps = MFI_CAP_FP_REMOTE_LUN | MFI_CAP_NDRIVE_R1_LB | MFI_CAP_SECURITY_PROTOCOL_CMDS_FW |
-                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID;
+                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID | MFI_CAP_QD_THROTTLING;
 
     if (c->max_chain_bytes > FUSION_CHAIN_FRAME_MIN)
         caps |= MFI_CAP_EXT_IO_SIZE;
@@ -802,6 +985,33 @@ void megasas_fusion_release(void *ctrl)
     plat_free(c);
 }
 
+/* Read the JBOD sequence map once (Linux megasas_sync_pd_seq_num without
+ * pend, called from megasas_setup_jbod_map when controller info says
+ * useSeqNumJbodFP); without it system drive I/O stays on the firmware
+ * path, as Linux when the DCMD fails. */
+static void fu_read_jbod_map(struct fu_ctrl *c)
+{
+    char why[128];
+    int rc;
+
+    rc = fu_dcmd(c, MFI_DCMD_SYSTEM_PD_MAP_GET_INFO, NULL, 0, sizeof(struct mfi_jbod_map), false, why, sizeof(why));
+    if (rc != BM_OK) {
+        plat_diag(c->bdf, "JBOD sequence map: %s; system drives go the firmware path", why);
+        return;
+    }
+    if (((const struct mfi_jbod_map *)c->scratch)->count > MFI_JBOD_MAP_ENTRIES) {
+        plat_diag(c->bdf, "JBOD sequence map lists %u drives, more than %u; system drives go the firmware path",
+                  ((const struct mfi_jbod_map *)c->scratch)->count, MFI_JBOD_MAP_ENTRIES);
+        return;
+    }
+    c->jbod_map = plat_alloc(sizeof(*c->jbod_map));
+    if (!c->jbod_map)
+        return;
+    memcpy(c->jbod_map, c->scratch, sizeof(*c->jbod_map));
+    c->jbod_fp = true;
+    plat_diag(c->bdf, "JBOD sequence map read: system drive reads and writes take the fast path");
+}
+
 /* The Fusion part with this LSI device id, or NULL. */
 static const struct fu_id *fu_find_id(uint16_t device)
 {
@@ -917,6 +1127,8 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         char product[81];
 
         bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
+        bool seq_map = (ci->adapter_operations3 & MFI_CTRL_OPS3_USE_SEQ_NUM_JBOD_FP) != 0;
+
         c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
         plat_diag(c->bdf,
                   "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
@@ -924,6 +1136,8 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
                   product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
                   c->max_transfer_bytes / 1024, ci->max_request_size, ci->max_strips_per_io,
                   ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
+        if (seq_map)
+            fu_read_jbod_map(c);
     } else {
         plat_diag(c->bdf, "controller info: %s", why);
     }

@@ -59,6 +59,10 @@
 #define  MFI_PD_QUERY_EXPOSED_TO_HOST 5 /* mbox byte 0: system (JBOD) drives only */
 #define MFI_DCMD_PD_GET_INFO 0x02020000u /* mbox bytes 0..1: device id */
 #define MFI_DCMD_LD_GET_LIST 0x03010000u
+/* JBOD sequence map (Linux MR_DCMD_SYSTEM_PD_MAP_GET_INFO): per PD device
+ * id the device handle and configuration sequence number for fast-path
+ * system drive I/O (struct mfi_jbod_map). */
+#define MFI_DCMD_SYSTEM_PD_MAP_GET_INFO 0x0200e102u
 
 /* Physical drive firmware states (PD info fw_state). */
 #define MFI_PD_STATE_UNCONFIGURED_GOOD 0x00
@@ -267,7 +271,29 @@ struct mfi_ctrl_info {
     uint8_t stripe_sz_min;           /* 0x5e8: log2 of the smallest strip, in 512-byte sectors */
     uint8_t stripe_sz_max;           /* 0x5e9 */
     uint8_t stripe_sz_reserved[2];
-    uint8_t rest[2048 - 0x5ec];
+    uint8_t rest1[0x7e8 - 0x5ec];
+    uint32_t adapter_operations3;    /* 0x7e8: MFI_CTRL_OPS3_* */
+    uint8_t rest[2048 - 0x7ec];
+} __attribute__((packed));
+
+/* adapterOperations3 bits (Linux megaraid_sas.h struct megasas_ctrl_info,
+ * little-endian bitfield order). */
+#define MFI_CTRL_OPS3_USE_SEQ_NUM_JBOD_FP (1u << 24) /* useSeqNumJbodFP: the JBOD sequence map exists */
+
+/* MFI_DCMD_SYSTEM_PD_MAP_GET_INFO reply (Linux MR_PD_CFG_SEQ_NUM_SYNC with
+ * MAX_PHYSICAL_DEVICES entries: 8 + 256 x 8 = 2056 bytes). */
+#define MFI_JBOD_MAP_ENTRIES 256
+#define MFI_JBOD_TM_CAPABLE 0x01     /* capability bit 0: tmCapable */
+struct mfi_jbod_map {
+    uint32_t size;          /* 0x00 */
+    uint32_t count;         /* 0x04 */
+    struct {
+        uint16_t seq_num;   /* +0: goes to the RAID context's config_seq_num */
+        uint16_t dev_handle;/* +2: the fast-path device handle */
+        uint8_t capability; /* +4: MFI_JBOD_TM_CAPABLE */
+        uint8_t reserved;
+        uint16_t pd_target_id; /* +6: Ventura and later only */
+    } __attribute__((packed)) seq[MFI_JBOD_MAP_ENTRIES]; /* 0x08, indexed by PD device id */
 } __attribute__((packed));
 
 #endif

@@ -115,6 +115,18 @@ static void test_ioc_init_and_descriptor_layout(void **state)
     assert_int_equal(MFI_CAP_FP_RLBYPASS, 0x0400);
     assert_int_equal(MFI_CAP_PD_MAP_TARGET_ID, 0x1000);
     assert_int_equal(MFI_CAP_FW_EXPOSED_DEV_LIST, 0x8000);
+    /* MR_TASK_MANAGE_REQUEST: MPI2 SCSI task management, then tmReqFlags. */
+    assert_int_equal(offsetof(struct fusion_tm_request, function), 0x03);
+    assert_int_equal(offsetof(struct fusion_tm_request, task_type), 0x05);
+    assert_int_equal(offsetof(struct fusion_tm_request, lun), 0x0c);
+    assert_int_equal(offsetof(struct fusion_tm_request, task_mid), 0x30);
+    assert_int_equal(offsetof(struct fusion_tm_request, tm_req_flags), 0x34);
+    /* Controller info adapterOperations3 and the JBOD sequence map
+     * (MR_PD_CFG_SEQ_NUM_SYNC with MAX_PHYSICAL_DEVICES entries). */
+    assert_int_equal(offsetof(struct mfi_ctrl_info, adapter_operations3), 0x7e8);
+    assert_int_equal(sizeof(struct mfi_ctrl_info), 2048);
+    assert_int_equal(sizeof(struct mfi_jbod_map), 2056);
+    assert_int_equal(offsetof(struct mfi_jbod_map, seq[1].dev_handle), 0x08 + 8 + 2);
 }
 
 /* ---- The device model ------------------------------------------------------------------ */
@@ -129,8 +141,9 @@ static void test_ioc_init_and_descriptor_layout(void **state)
 #define M_FW_SGE 64                 /* scratch pad 0 bits 23:16 */
 #define M_MAX_SMID 1024
 /* support_fp_remote_lun, support_ndrive_r1_lb, security_protocol_cmds_fw,
- * support_fp_rlbypass, support_pd_map_target_id (Linux MFI_CAPABILITIES). */
-#define M_CAPS_REQUIRED ((1u << 0) | (1u << 4) | (1u << 6) | (1u << 10) | (1u << 12))
+ * support_fp_rlbypass, support_qd_throttling, support_pd_map_target_id
+ * (Linux MFI_CAPABILITIES, set by megasas_ioc_init_fusion). */
+#define M_CAPS_REQUIRED ((1u << 0) | (1u << 4) | (1u << 6) | (1u << 10) | (1u << 11) | (1u << 12))
 
 enum m_gen { M_THUNDERBOLT, M_INVADER };
 
@@ -187,7 +200,24 @@ struct model {
     uint32_t max_request_size;  /* controller info, sectors */
     uint16_t max_strips;
     uint8_t stripe_min;
+
+    /* JBOD sequence map (Linux MR_PD_CFG_SEQ_NUM_SYNC): controller info
+     * adapterOperations3.useSeqNumJbodFP, PD 9's device handle and
+     * configuration sequence number, and whether it takes TMs. */
+    bool seq_map;
+    uint16_t pd_seq;
+    bool pd_tm_capable;
+    unsigned dcmd_jbod_map, fp_requests, seq_mismatches;
+    /* Task management (MPI2 SCSI task management, high-priority). */
+    bool ignore_abort;          /* ABORT_TASK answers but leaves the task hung */
+    unsigned tm_aborts, tm_target_resets, tm_requests;
+    /* BUSY / TASK SET FULL: the next busy_left system-drive reads get
+     * SCSI status busy_status. */
+    unsigned busy_left, busy_answers;
+    uint8_t busy_status;
 };
+
+#define M_PD9_HANDLE 0x0021     /* PD 9's SAS device handle behind the firmware */
 
 static struct model m;
 static struct plat_sim_dev dev;
@@ -339,6 +369,21 @@ static uint8_t do_dcmd(uint8_t *f)
         *(uint32_t *)(buf + 0x5bc) = m.max_request_size;
         *(uint16_t *)(buf + 0x5da) = m.max_strips;     /* max_strips_per_io */
         buf[0x5e8] = m.stripe_min;                     /* stripe_sz_ops.min */
+        if (m.seq_map)
+            *(uint32_t *)(buf + 0x7e8) = 1u << 24;    /* adapterOperations3.useSeqNumJbodFP */
+        return 0;
+    case 0x0200e102: /* JBOD sequence map: size, count, 8-byte entries by device id */
+        m.dcmd_jbod_map++;
+        if (!m.seq_map)
+            return 0x01; /* firmware without the map: invalid command */
+        if (len != 8 + 256 * 8 || !(*(uint16_t *)(f + 0x10) & 0x0010))
+            violation("JBOD map DCMD: %u bytes flags 0x%04x (Linux reads 2056 bytes)", len, *(uint16_t *)(f + 0x10));
+        *(uint32_t *)buf = 8 + 256 * 8;
+        *(uint32_t *)(buf + 4) = 256;
+        *(uint16_t *)(buf + 8 + 9 * 8) = m.pd_seq;
+        *(uint16_t *)(buf + 8 + 9 * 8 + 2) = M_PD9_HANDLE;
+        buf[8 + 9 * 8 + 4] = m.pd_tm_capable ? 1 : 0;
+        *(uint16_t *)(buf + 8 + 10 * 8 + 2) = 0x0022;  /* the array member has a handle too */
         return 0;
     case 0x03010000: /* LD list: count at 0, 16-byte entries from 8 */
         m.dcmd_ld_list++;
@@ -393,12 +438,14 @@ static void inquiry(const struct m_disk *d, const uint8_t *cdb, uint8_t *buf, ui
     memcpy(buf, data, MIN(len, sizeof(data)));
 }
 
-/* An LD IO request (function 0xf1) to an LD or system PD. */
-static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, uint16_t desc_handle)
+/* An LD IO request (function 0xf1) to an LD or system PD, or (fast) an
+ * MPI2 SCSI IO to a system PD's device handle. */
+static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, uint16_t desc_handle, bool fast)
 {
     struct fusion_raid_context *rc = &r->raid_context;
-    bool logical = r->dev_handle != 0xffff;
-    const struct m_disk *d = find_disk(logical, rc->virtual_disk_tgt_id);
+    bool logical = !fast && r->dev_handle != 0xffff;
+    const struct m_disk *d = fast ? find_disk(false, (uint16_t)(rc->virtual_disk_tgt_id - 255))
+                                  : find_disk(logical, rc->virtual_disk_tgt_id);
     uint8_t op = r->cdb[0], cdb_len = op >= 0x80 ? 16 : op >= 0x20 ? 10 : 6;
     bool rw = op == 0x28 || op == 0x88 || op == 0x2a || op == 0x8a;
     uint8_t *buf = r->data_length ? host(r->sgl[0].addr) : NULL;
@@ -438,6 +485,32 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
             violation("Invader LD read/write: descriptor type %u, RAID context type/nseg 0x%02x", type, rc->type_nseg);
         if (!rw && type != 0)
             violation("LD non-read/write CDB with descriptor type %u", type);
+    } else if (fast) {
+        /* Fast path to a system drive (Linux megasas_build_syspd_fusion
+         * with the JBOD sequence map): the FP_IO descriptor, the map's
+         * device handle, target id + 255, the sequence check asked for,
+         * CUDA context, FAST_PATH IoFlag on Invader. The firmware checks
+         * the handle and the sequence number: a stale number comes back
+         * as MFI_STAT_CONFIG_SEQ_MISMATCH, which Linux retries. */
+        m.fp_requests++;
+        if (!m.seq_map || m.dcmd_jbod_map == 0)
+            violation("fast-path system drive I/O without the JBOD sequence map");
+        if (type != 0x6 || ((rc->raid_flags >> 4) & 3) != 1 || rc->type_nseg != 0x12 ||
+            (rc->reg_lock_flags & 0x88) != 0x88 || (m.gen == M_INVADER && !(r->io_flags & 0x4000)))
+            violation("fast-path PD request: descriptor type %u, RAID flags 0x%02x, type/nseg 0x%02x, lock flags "
+                      "0x%02x, IoFlags 0x%04x", type, rc->raid_flags, rc->type_nseg, rc->reg_lock_flags, r->io_flags);
+        if (r->dev_handle != M_PD9_HANDLE) {
+            violation("fast-path PD request to device handle 0x%04x, PD 9 is 0x%04x", r->dev_handle, M_PD9_HANDLE);
+            rc->status = 0x0c; /* device not found */
+            complete(smid);
+            return;
+        }
+        if (rc->config_seq_num != m.pd_seq) {
+            m.seq_mismatches++;
+            rc->status = 0x67; /* MFI_STAT_CONFIG_SEQ_MISMATCH */
+            complete(smid);
+            return;
+        }
     } else {
         m.pd_requests++;
         if (type != 0 || ((rc->raid_flags >> 4) & 3) != 1)
@@ -479,6 +552,13 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
                       (unsigned long long)lba, r->data_length);
         if (r->control != (read ? 0x02000000u : 0x01000000u))
             violation("Control 0x%08x for a %s", r->control, read ? "read" : "write");
+        if (!d->logical && m.busy_left && read) {
+            m.busy_left--;
+            m.busy_answers++;
+            rc->status = 0x2d, rc->ex_status = m.busy_status; /* SCSI done with error: BUSY / TASK SET FULL */
+            complete(smid);
+            return;
+        }
         if (m.hold && read && lba == m.hold_lba) {
             m.held[m.nheld++] = smid; /* hung: never answered unless released */
             return;
@@ -504,6 +584,43 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
             m.writes++;
         }
     }
+    complete(smid);
+}
+
+/* MPI2 SCSI task management (Linux megasas_issue_tm): a high-priority
+ * descriptor; ABORT_TASK gives back the hung command it names (answering
+ * it first, as the firmware completes the aborted I/O before the TM),
+ * TARGET_RESET every hung command of that device handle. */
+static void do_tm(uint16_t smid, struct fusion_io_request *r, uint8_t type)
+{
+    const struct fusion_tm_request *tm = (const struct fusion_tm_request *)r;
+
+    m.tm_requests++;
+    if (type != 0x3)
+        violation("task management with descriptor type %u, not high priority", type);
+    if (tm->tm_req_flags != 0x2 || tm->dev_handle != M_PD9_HANDLE)
+        violation("task management to handle 0x%04x flags 0x%x", tm->dev_handle, tm->tm_req_flags);
+    if (!m.pd_tm_capable)
+        violation("task management to a device the map does not mark TM-capable");
+    for (unsigned i = 0; i < m.nheld;) {
+        struct fusion_io_request *h = host(m.req_base + (uint64_t)m.held[i] * 256);
+        bool hit = h->dev_handle == tm->dev_handle &&
+                   ((tm->task_type == 0x01 && m.held[i] == tm->task_mid && !m.ignore_abort) || tm->task_type == 0x03);
+        if (hit) {
+            uint16_t hs = m.held[i];
+            m.held[i] = m.held[--m.nheld];
+            h->raid_context.status = 0x2d, h->raid_context.ex_status = 0x40; /* TASK ABORTED */
+            post_reply(hs);
+        } else {
+            i++;
+        }
+    }
+    if (tm->task_type == 0x01)
+        m.tm_aborts++;
+    else if (tm->task_type == 0x03)
+        m.tm_target_resets++;
+    else
+        violation("task management type 0x%02x", tm->task_type);
     complete(smid);
 }
 
@@ -572,7 +689,13 @@ static void doorbell(uint64_t desc)
         break;
     }
     case 0xf1:
-        do_scsi(smid, r, type, handle);
+        do_scsi(smid, r, type, handle, false);
+        break;
+    case 0x00:
+        do_scsi(smid, r, type, handle, true);
+        break;
+    case 0x01:
+        do_tm(smid, r, type);
         break;
     default:
         violation("SMID %u: function 0x%02x", smid, r->function);
@@ -1192,6 +1315,216 @@ static void test_transfer_capped_by_sge_count_and_strips(void **state)
     check_release(ctrl);
 }
 
+/* Poll one disk until n completions are in, letting model time run a
+ * millisecond per poll (BUSY back-off). */
+static int reap_timed(struct bm_disk *d, struct bm_completion *out, int n)
+{
+    int got = 0;
+
+    for (int spin = 0; spin < 20000 && got < n; spin++) {
+        got += d->ops->poll(d, 0, out + got, n - got);
+        plat_sim_advance_ns(1000000ull);
+    }
+    return got;
+}
+
+/* Probe with the JBOD sequence map on offer (controller info
+ * useSeqNumJbodFP), PD 9 at sequence number 7. */
+static void *probe_with_jbod_map(uint16_t device, enum m_gen gen, bool tm_capable, struct bm_disk_list *list)
+{
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct pci_addr a = model_attach(device, gen);
+
+    m.seq_map = true;
+    m.pd_seq = 7;
+    m.pd_tm_capable = tm_capable;
+    memset(list, 0, sizeof(*list));
+    if (megasas_driver.probe(a, list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(list->count, 3);
+    assert_int_equal(m.dcmd_jbod_map, 1);
+    return ctrl;
+}
+
+/* System drive reads and writes take the fast path when the firmware has
+ * the JBOD sequence map, as Linux megasas_build_syspd_fusion sends them:
+ * SCSI IO to the map's device handle with its sequence number (the model
+ * checks both), FP_IO descriptor. Identification stays on the firmware
+ * path. */
+static void test_jbod_io_takes_the_fast_path_with_the_sequence_map(void **state)
+{
+    static const struct { uint16_t device; enum m_gen gen; } chips[] = {
+        { 0x005d, M_INVADER }, { 0x005b, M_THUNDERBOLT } };
+    struct bm_disk_list list;
+    struct bm_completion done[8];
+    uint8_t *buf = plat_alloc_pages(8 * 8192, false);
+
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        void *ctrl = probe_with_jbod_map(chips[k].device, chips[k].gen, false, &list);
+        struct bm_disk *pd9 = list.disks[2];
+        unsigned pd_before = m.pd_requests;
+
+        for (uint32_t tag = 0; tag < 8; tag++)
+            assert_int_equal(pd9->ops->submit(pd9, 0, tag, tag % 2 ? BM_IO_WRITE : BM_IO_READ, 100 + tag * 2, 2,
+                                              buf + tag * 8192),
+                             BM_OK);
+        assert_int_equal(reap(pd9, done, 8), 8);
+        for (int i = 0; i < 8; i++) {
+            assert_int_equal(done[i].status, BM_OK);
+            if (!(done[i].tag % 2))
+                assert_true(pattern_ok(buf + done[i].tag * 8192, 9, 100 + done[i].tag * 2, 2, 4096));
+        }
+        assert_int_equal(m.fp_requests, 8);
+        assert_int_equal(m.pd_requests, pd_before);
+        assert_int_equal(m.seq_mismatches, 0);
+        assert_model_clean();
+        check_release(ctrl);
+    }
+    plat_free_pages(buf, 8 * 8192);
+}
+
+/* Without useSeqNumJbodFP the map is not asked for and system drive I/O
+ * keeps the firmware path. */
+static void test_jbod_io_stays_on_the_firmware_path_without_the_map(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[1];
+    uint8_t *buf = plat_alloc_pages(8192, false);
+    void *ctrl;
+    unsigned pd_before;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    assert_int_equal(m.dcmd_jbod_map, 0);
+    pd_before = m.pd_requests;
+    assert_int_equal(list.disks[2]->ops->submit(list.disks[2], 0, 0, BM_IO_READ, 5, 2, buf), BM_OK);
+    assert_int_equal(reap(list.disks[2], done, 1), 1);
+    assert_int_equal(done[0].status, BM_OK);
+    assert_int_equal(m.fp_requests, 0);
+    assert_int_equal(m.pd_requests, pd_before + 1);
+    plat_free_pages(buf, 8192);
+    check_release(ctrl);
+}
+
+/* The drive's configuration changed after the map was read: the firmware
+ * answers CONFIG_SEQ_MISMATCH, which Linux retries (map_cmd_status
+ * DID_IMM_RETRY); the driver sends the read again on the firmware path
+ * and keeps system drives there. */
+static void test_stale_jbod_sequence_number_is_retried_on_the_firmware_path(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[2];
+    uint8_t *buf = plat_alloc_pages(2 * 8192, false);
+    void *ctrl = probe_with_jbod_map(0x005d, M_INVADER, false, &list);
+    struct bm_disk *pd9 = list.disks[2];
+    unsigned pd_before = m.pd_requests;
+
+    (void)state;
+    m.pd_seq = 8;
+    assert_int_equal(pd9->ops->submit(pd9, 0, 3, BM_IO_READ, 40, 2, buf), BM_OK);
+    assert_int_equal(reap_timed(pd9, done, 1), 1);
+    assert_int_equal(done[0].status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 40, 2, 4096));
+    assert_int_equal(m.seq_mismatches, 1);
+    assert_int_equal(m.pd_requests, pd_before + 1);
+    assert_int_equal(pd9->ops->submit(pd9, 0, 4, BM_IO_READ, 44, 2, buf + 8192), BM_OK);
+    assert_int_equal(reap_timed(pd9, done, 1), 1);
+    assert_int_equal(done[0].status, BM_OK);
+    assert_int_equal(m.fp_requests, 1);
+    assert_int_equal(m.pd_requests, pd_before + 2);
+    assert_model_clean();
+    plat_free_pages(buf, 2 * 8192);
+    check_release(ctrl);
+}
+
+/* A fast-path system drive read the firmware never answers: at its
+ * deadline the driver sends ABORT_TASK naming its SMID through a
+ * high-priority descriptor (Linux megasas_task_abort_fusion /
+ * megasas_issue_tm) and the firmware gives the SMID back; when the abort
+ * does not bring it back, a TARGET_RESET follows (megasas_reset_target_fusion).
+ * The SMID is never reused before (the model flags reuse). */
+static void test_hung_jbod_read_gets_abort_task_then_target_reset(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[64];
+    uint8_t *buf = plat_alloc_pages(64 * 4096, false);
+    void *ctrl = probe_with_jbod_map(0x005d, M_INVADER, true, &list);
+    struct bm_disk *pd9 = list.disks[2];
+
+    (void)state;
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(pd9->ops->submit(pd9, 0, 7, BM_IO_READ, 4242, 1, buf), BM_OK);
+    assert_int_equal(m.nheld, 1);
+    /* Busy traffic on the same disk meanwhile never reuses the hung SMID. */
+    for (uint32_t tag = 0; tag < 16; tag++)
+        if (tag != 7)
+            assert_int_equal(pd9->ops->submit(pd9, 0, tag, BM_IO_READ, 10 + tag, 1, buf + tag * 4096), BM_OK);
+    assert_int_equal(reap(pd9, done, 15), 15);
+    assert_int_equal(m.tm_requests, 0);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(reap(pd9, done, 1), 1);
+    assert_int_equal(done[0].tag, 7);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_int_equal(m.tm_aborts, 1);
+    assert_int_equal(m.tm_target_resets, 0);
+    assert_int_equal(m.nheld, 0);
+    assert_model_clean();
+    /* The whole queue works again afterwards. */
+    for (uint32_t tag = 0; tag < 32; tag++)
+        assert_int_equal(pd9->ops->submit(pd9, 0, tag, BM_IO_READ, 100 + tag, 1, buf + tag * 4096), BM_OK);
+    assert_int_equal(reap(pd9, done, 32), 32);
+    for (int i = 0; i < 32; i++)
+        assert_int_equal(done[i].status, BM_OK);
+
+    /* Firmware that answers the abort without giving the task back. */
+    m.ignore_abort = true;
+    assert_int_equal(pd9->ops->submit(pd9, 0, 9, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(reap(pd9, done, 1), 1);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_int_equal(m.tm_aborts, 2);
+    assert_int_equal(m.tm_target_resets, 1);
+    assert_int_equal(m.nheld, 0);
+    assert_model_clean();
+    plat_free_pages(buf, 64 * 4096);
+    check_release(ctrl);
+}
+
+/* A system drive answering BUSY or TASK SET FULL: the read is sent again
+ * after a back-off (Linux: the SCSI status goes up, the midlayer requeues)
+ * and completes with the data, on both paths. */
+static void test_busy_and_task_set_full_are_retried(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4 * 8192, false);
+    void *ctrl;
+
+    (void)state;
+    for (int pass = 0; pass < 2; pass++) {
+        ctrl = pass ? probe_with_jbod_map(0x005d, M_INVADER, false, &list) : probe(0x005b, M_THUNDERBOLT, &list);
+        m.busy_left = 3;
+        m.busy_status = pass ? 0x28 : 0x08;
+        for (uint32_t tag = 0; tag < 2; tag++)
+            assert_int_equal(list.disks[2]->ops->submit(list.disks[2], 0, tag, BM_IO_READ, 60 + tag * 2, 2,
+                                                        buf + tag * 8192),
+                             BM_OK);
+        assert_int_equal(reap_timed(list.disks[2], done, 2), 2);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(done[i].status, BM_OK);
+            assert_true(pattern_ok(buf + done[i].tag * 8192, 9, 60 + done[i].tag * 2, 2, 4096));
+        }
+        assert_int_equal(m.busy_answers, 3);
+        assert_int_equal(m.reads, 2);
+        assert_model_clean();
+        check_release(ctrl);
+    }
+    plat_free_pages(buf, 4 * 8192);
+}
+
 /* The MFI transport's ids still go to the MFI path, Ventura does not match. */
 static void test_match_table(void **state)
 {
@@ -1224,6 +1557,11 @@ int main(void)
         cmocka_unit_test(test_hung_dcmd_is_aborted_and_its_smid_comes_back),
         cmocka_unit_test(test_ioc_init_announces_driver_capabilities),
         cmocka_unit_test(test_transfer_capped_by_sge_count_and_strips),
+        cmocka_unit_test(test_jbod_io_takes_the_fast_path_with_the_sequence_map),
+        cmocka_unit_test(test_jbod_io_stays_on_the_firmware_path_without_the_map),
+        cmocka_unit_test(test_stale_jbod_sequence_number_is_retried_on_the_firmware_path),
+        cmocka_unit_test(test_hung_jbod_read_gets_abort_task_then_target_reset),
+        cmocka_unit_test(test_busy_and_task_set_full_are_retried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,10 @@ struct model {
     uint64_t hold_lba;          /* reads at this LBA never finish until aborted */
     bool hold;
     unsigned aborts, aborted;
+    /* The next busy_left system-drive reads answer SCSI status busy_status
+     * (BUSY 08h / TASK SET FULL 28h) with MFI_STAT_SCSI_DONE_WITH_ERROR. */
+    unsigned busy_left, busy_answers;
+    uint8_t busy_status;
     unsigned reads, writes, ld_io, pd_io, posts, skinny_sgl_rejects;
     uint32_t biggest_transfer;
 };
@@ -419,6 +423,13 @@ static void do_scsi(uint8_t *f, uint64_t pa)
             violation("PD %s of %u blocks at %llu: SGE %u, data_len %u", read ? "READ" : "WRITE", blocks,
                       (unsigned long long)lba, sge_len, len);
         check_transfer(sge_len);
+        if (m.busy_left && read) {
+            m.busy_left--;
+            m.busy_answers++;
+            f[3] = m.busy_status;
+            finish(f, pa, 0x2d);
+            return;
+        }
         if (m.hold && read && lba == m.hold_lba)
             return;
         move_data(d, read, lba, blocks, buf);
@@ -816,6 +827,40 @@ static void test_hung_read_is_aborted_before_its_frame_is_reused(void **state)
     release(ctrl);
 }
 
+/* A system drive answering BUSY, then TASK SET FULL, to pass-through
+ * reads: each read is posted again after a back-off (Linux
+ * megasas_complete_cmd hands the SCSI status to the midlayer, which
+ * requeues) and completes with its data, never as an error. */
+static void test_busy_and_task_set_full_pass_through_reads_are_retried(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[2];
+    uint8_t *buf = plat_alloc_pages(2 * 8192, false);
+    struct bm_disk *pd;
+    void *ctrl;
+    int got = 0;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    pd = list.disks[2];
+    m.busy_left = 4;
+    m.busy_status = 0x08;
+    assert_int_equal(pd->ops->submit(pd, 0, 0, BM_IO_READ, 300, 16, buf), BM_OK);
+    for (int spin = 0; spin < 20000 && got < 1; spin++) {
+        if (m.busy_answers == 2)
+            m.busy_status = 0x28;
+        got += pd->ops->poll(pd, 0, done, 1);
+        plat_sim_advance_ns(1000000ull);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(done[0].status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 300, 16));
+    assert_int_equal(m.busy_answers, 4);
+    assert_int_equal(m.noutstanding, 0);
+    plat_free_pages(buf, 2 * 8192);
+    release(ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -827,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_ready_wait_restarts_when_status_word_moves),
         cmocka_unit_test(test_ready_wait_gives_up_on_a_frozen_status_word),
         cmocka_unit_test(test_hung_read_is_aborted_before_its_frame_is_reused),
+        cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
