@@ -1,7 +1,7 @@
 /* Netboot: files from the TFTP server the firmware's PXE boot used. */
 #include "uefi_private.h"
 
-static EFI_PXE_BASE_CODE *pxe;            /* NULL: not booted through the firmware's PXE */
+static EFI_PXE_BASE_CODE *pxe;             /* NULL: not booted through the firmware's PXE */
 static EFI_IP_ADDRESS pxe_server;
 static char pxe_dir[128];                  /* the boot file's folder on the TFTP server */
 
@@ -32,9 +32,9 @@ void uefi_pxe_open(EFI_HANDLE device)
         pxe_dir[0] = '\0';
 }
 
-/* iPXE installs a read-only file system serving what it fetched on the
- * same handle as its PXE base code; the firmware's PXE boot has only
- * the PXE base code. Either way the device has one. */
+/* Whether we were netbooted: iPXE installs a read-only file system serving
+ * what it fetched on the same handle as its PXE base code; the firmware's
+ * PXE boot has only the PXE base code. Either way the device has one. */
 bool uefi_has_pxe_base_code(EFI_HANDLE device)
 {
     EFI_GUID pxeg = EFI_PXE_BASE_CODE_PROTOCOL_GUID;
