@@ -1,0 +1,81 @@
+/* Files on Linux: BAREMARK_HOST_VOLUME names a folder that plays the boot
+ * volume (and the results volume). */
+#include "host_private.h"
+
+static const char *volume(void) { return getenv("BAREMARK_HOST_VOLUME"); }
+
+static void host_path(char *dst, size_t cap, const char *path)
+{
+    snprintf(dst, cap, "%s/%s", volume(), path[0] == '\\' ? path + 1 : path);
+    for (char *p = dst; *p; p++)
+        if (*p == '\\')
+            *p = '/';
+}
+
+long plat_boot_file_read(const char *path, char *buf, size_t cap)
+{
+    char p[512];
+    int fd;
+    ssize_t n;
+
+    if (!volume())
+        return BM_ENODEV;
+    host_path(p, sizeof(p), path);
+    fd = open(p, O_RDONLY);
+    if (fd < 0)
+        return BM_ENODEV;
+    n = read(fd, buf, cap);
+    close(fd);
+    return n < 0 ? BM_EIO : (long)n;
+}
+
+bool plat_boot_volume_writable(void) { return volume() && access(volume(), W_OK) == 0; }
+
+const char *plat_boot_source(void) { return volume() ? "disk" : "unknown"; }
+
+static bool results_open;
+
+void *plat_file_create(const char *path)
+{
+    char p[512];
+    FILE *f;
+    const char *colon = strchr(path, ':');
+
+    if (colon)
+        path = colon + 1; /* one volume on the host: labels name it too */
+    /* config refuses these in out=; never leave the volume folder anyway. */
+    if (!plat_boot_volume_writable() || bm_path_has_dot_part(path))
+        return NULL;
+    host_path(p, sizeof(p), path);
+    for (char *s = p + strlen(volume()) + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    }
+    f = fopen(p, "w");
+    results_open = results_open || f;
+    return f;
+}
+
+int plat_file_write(void *f, const void *data, size_t len)
+{
+    return fwrite(data, 1, len, f) == len ? BM_OK : BM_EIO;
+}
+
+int plat_file_flush(void *f) { return fflush(f) == 0 ? BM_OK : BM_EIO; }
+void plat_file_close(void *f) { fclose(f); }
+
+void plat_boot_location(struct plat_boot_location *loc)
+{
+    memset(loc, 0, sizeof(*loc));
+    loc->has_volume = volume() != NULL;
+    bm_strlcpy(loc->description, "host", sizeof(loc->description));
+}
+
+void plat_results_location(struct plat_boot_location *loc)
+{
+    plat_boot_location(loc);
+    loc->has_volume = results_open;
+}

@@ -1,0 +1,80 @@
+/* The boot volume: the device the image was loaded from, the files on it
+ * (or on the TFTP server it came from), and where it is. */
+#include "uefi_private.h"
+
+static EFI_HANDLE boot_device;             /* the loaded image's device handle */
+static EFI_FILE_HANDLE boot_root;          /* NULL: no file system on it */
+static bool boot_root_writable;
+static const char *boot_source = "unknown";
+
+/* Open the file system and the PXE base code of the device the image was
+ * loaded from, and tell how we were booted. */
+void uefi_boot_volume_open(EFI_HANDLE device)
+{
+    bool ro = true;
+    char label[64];
+
+    boot_device = device;
+    boot_root = NULL;
+    boot_root_writable = false;
+    if (!device)
+        return;
+    boot_root = uefi_open_root(device, &ro, label, sizeof(label));
+    boot_root_writable = boot_root && !ro;
+    uefi_pxe_open(device);
+    if (uefi_has_pxe_base_code(device))
+        boot_source = boot_root ? "ipxe" : "pxe";
+    else if (boot_root)
+        boot_source = "disk";
+}
+
+const char *plat_boot_source(void) { return boot_source; }
+
+static long read_from_root(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap)
+{
+    CHAR16 wpath[256];
+    EFI_FILE_HANDLE f;
+    UINTN size = cap;
+    EFI_STATUS st;
+
+    uefi_ascii_to_ucs2(wpath, ARRAY_SIZE(wpath), path);
+    if (uefi_call_wrapper(root->Open, 5, root, &f, wpath, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
+        return BM_ENODEV;
+    st = uefi_call_wrapper(f->Read, 3, f, &size, buf);
+    uefi_call_wrapper(f->Close, 1, f);
+    return st == EFI_SUCCESS ? (long)size : BM_EIO;
+}
+
+long plat_boot_file_read(const char *path, char *buf, size_t cap)
+{
+    const char *base = strrchr(path, '\\');
+    long n = BM_ENODEV;
+
+    base = base ? base + 1 : path;
+    if (boot_root) {
+        n = read_from_root(boot_root, path, buf, cap);
+        if (n == BM_ENODEV)
+            n = read_from_root(boot_root, base, buf, cap);
+    }
+    if (n == BM_ENODEV)
+        n = uefi_tftp_read(base, buf, cap);
+    return n;
+}
+
+bool plat_boot_volume_writable(void) { return boot_root && boot_root_writable; }
+
+void plat_boot_location(struct plat_boot_location *loc)
+{
+    uefi_volume_location(boot_device, boot_root != NULL, loc);
+}
+
+EFI_HANDLE uefi_boot_device(void) { return boot_device; }
+EFI_FILE_HANDLE uefi_boot_root(void) { return boot_root; }
+
+void uefi_boot_volume_close(void)
+{
+    if (boot_root) {
+        uefi_call_wrapper(boot_root->Close, 1, boot_root);
+        boot_root = NULL;
+    }
+}

@@ -1,0 +1,123 @@
+/* The clock: the TSC, calibrated against the ACPI PM timer, the HPET or,
+ * failing both, the firmware's Stall(). */
+#include "uefi_private.h"
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t tsc_hz, tsc_base;
+static const char *clock_source = "none";
+
+#define PM_TIMER_HZ 3579545ull
+
+/* The ACPI PM timer's I/O port from the FADT (ACPI 6.5 table 5.9:
+ * PM_TMR_BLK at offset 76, X_PM_TMR_BLK at 208, TMR_VAL_EXT flag bit 8). */
+static uint16_t pm_timer_port(bool *ext32)
+{
+    const uint8_t *fadt = plat_acpi_table("FACP", 0);
+    uint32_t len, port = 0;
+
+    if (!fadt)
+        return 0;
+    len = ((const struct acpi_header *)fadt)->length;
+    if (len >= 220 && fadt[208] == 1 /* system I/O */ && *(const uint64_t *)(fadt + 212))
+        port = (uint32_t) * (const uint64_t *)(fadt + 212);
+    else if (len >= 80)
+        port = *(const uint32_t *)(fadt + 76);
+    *ext32 = len >= 116 && (*(const uint32_t *)(fadt + 112) & (1u << 8));
+    return port <= 0xffff ? (uint16_t)port : 0;
+}
+
+/* Count TSC ticks over ~50 ms of the PM timer. */
+static uint64_t calibrate_pm_timer(void)
+{
+    bool ext32 = false;
+    uint16_t port = pm_timer_port(&ext32);
+    uint32_t mask, start, now, elapsed = 0;
+    uint64_t t0, t1, target = PM_TIMER_HZ / 20;
+    uint64_t guard;
+
+    if (!port)
+        return 0;
+    mask = ext32 ? 0xffffffffu : 0xffffffu;
+    start = plat_inl(port) & mask;
+    t0 = rdtsc();
+    /* Guard: a dead timer must not hang us; 2^32 TSC ticks is >1 s anywhere. */
+    guard = t0 + (1ull << 32);
+    do {
+        now = plat_inl(port) & mask;
+        elapsed = (now - start) & mask;
+        t1 = rdtsc();
+        if (t1 > guard)
+            return 0;
+    } while (elapsed < target);
+    return (t1 - t0) * PM_TIMER_HZ / elapsed;
+}
+
+/* HPET (IA-PC HPET spec 1.0a: GCAP_ID at 0 with the period in fs in bits
+ * 63:32, GEN_CONF at 0x10 bit 0 enables, main counter at 0xf0). */
+static uint64_t calibrate_hpet(void)
+{
+    const uint8_t *t = plat_acpi_table("HPET", 0);
+    volatile uint8_t *base;
+    uint64_t period_fs, c0, c1, t0, t1, target, guard;
+
+    if (!t)
+        return 0;
+    base = (volatile uint8_t *)(uintptr_t) * (const uint64_t *)(t + 44);
+    period_fs = mmio_read64(base, 0) >> 32;
+    if (!period_fs || period_fs > 100000000ull)
+        return 0;
+    mmio_write32(base, 0x10, mmio_read32(base, 0x10) | 1);
+    target = 50000000000000ull / period_fs; /* 50 ms in counter ticks */
+    c0 = mmio_read64(base, 0xf0);
+    t0 = rdtsc();
+    guard = t0 + (1ull << 32);
+    do {
+        c1 = mmio_read64(base, 0xf0);
+        t1 = rdtsc();
+        if (t1 > guard)
+            return 0;
+    } while (c1 - c0 < target);
+    return (uint64_t)((double)(t1 - t0) * 1e15 / ((double)(c1 - c0) * (double)period_fs));
+}
+
+void uefi_clock_init(void)
+{
+    uint64_t t0;
+
+    tsc_hz = calibrate_pm_timer();
+    if (tsc_hz) {
+        clock_source = "acpi_pm";
+    } else if ((tsc_hz = calibrate_hpet())) {
+        clock_source = "hpet";
+    } else {
+        t0 = rdtsc();
+        uefi_call_wrapper(bm_st->BootServices->Stall, 1, 50000);
+        tsc_hz = (rdtsc() - t0) * 20;
+        clock_source = "stall";
+    }
+    tsc_base = rdtsc();
+}
+
+uint64_t plat_now_ns(void)
+{
+    uint64_t d = rdtsc() - tsc_base;
+    if (!tsc_hz)
+        return 0;
+    return (uint64_t)((unsigned __int128)d * 1000000000ull / tsc_hz);
+}
+
+uint64_t plat_tsc_hz(void) { return tsc_hz; }
+const char *plat_clock_source(void) { return clock_source; }
+
+void plat_delay_ns(uint64_t ns)
+{
+    uint64_t end = plat_now_ns() + ns;
+    while (plat_now_ns() < end)
+        __asm__ __volatile__("pause");
+}

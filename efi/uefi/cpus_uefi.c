@@ -1,0 +1,114 @@
+/* CPUs: the application processors, through EFI MP services (PI spec vol. 2, section 13.4). */
+#include "uefi_private.h"
+
+#define MP_SERVICES_GUID { 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+
+typedef struct {
+    UINT64 ProcessorId;
+    UINT32 StatusFlag;
+    struct {
+        UINT32 Package, Core, Thread;
+    } Location;
+} MP_PROCESSOR_INFO;
+
+typedef VOID(EFIAPI *MP_PROCEDURE)(VOID *arg);
+
+typedef struct _MP_SERVICES MP_SERVICES;
+struct _MP_SERVICES {
+    EFI_STATUS(EFIAPI *GetNumberOfProcessors)(MP_SERVICES *This, UINTN *Total, UINTN *Enabled);
+    EFI_STATUS(EFIAPI *GetProcessorInfo)(MP_SERVICES *This, UINTN Number, MP_PROCESSOR_INFO *Info);
+    EFI_STATUS(EFIAPI *StartupAllAPs)(MP_SERVICES *This, MP_PROCEDURE Proc, BOOLEAN SingleThread, EFI_EVENT WaitEvent,
+                                      UINTN TimeoutUs, VOID *Arg, UINTN **FailedCpuList);
+    EFI_STATUS(EFIAPI *StartupThisAP)(MP_SERVICES *This, MP_PROCEDURE Proc, UINTN Number, EFI_EVENT WaitEvent,
+                                      UINTN TimeoutUs, VOID *Arg, BOOLEAN *Finished);
+    EFI_STATUS(EFIAPI *SwitchBSP)(MP_SERVICES *This, UINTN Number, BOOLEAN EnableOldBSP);
+    EFI_STATUS(EFIAPI *EnableDisableAP)(MP_SERVICES *This, UINTN Number, BOOLEAN Enable, UINT32 *HealthFlag);
+    EFI_STATUS(EFIAPI *WhoAmI)(MP_SERVICES *This, UINTN *Number);
+};
+
+#define MP_STATUS_ENABLED 0x2
+#define MP_STATUS_BSP 0x1
+#define MAX_CPUS 256
+
+static MP_SERVICES *mp;
+static unsigned ncpus = 1;
+static UINTN cpu_number[MAX_CPUS]; /* our index -> MP services processor number */
+static uint32_t cpu_apic[MAX_CPUS];
+
+/* Number our CPUs: the bootstrap processor is 0, then each enabled AP. */
+void uefi_cpus_init(void)
+{
+    EFI_GUID guid = MP_SERVICES_GUID;
+    UINTN total = 0, enabled = 0, self = 0;
+    MP_PROCESSOR_INFO info;
+
+    ncpus = 1;
+    cpu_apic[0] = 0;
+    if (uefi_call_wrapper(bm_st->BootServices->LocateProtocol, 3, &guid, NULL, (void **)&mp) != EFI_SUCCESS) {
+        mp = NULL;
+        return;
+    }
+    if (mp->GetNumberOfProcessors(mp, &total, &enabled) != EFI_SUCCESS)
+        return;
+    mp->WhoAmI(mp, &self);
+    cpu_number[0] = self;
+    if (mp->GetProcessorInfo(mp, self, &info) == EFI_SUCCESS)
+        cpu_apic[0] = (uint32_t)info.ProcessorId;
+    for (UINTN i = 0; i < total && ncpus < MAX_CPUS; i++) {
+        if (i == self || mp->GetProcessorInfo(mp, i, &info) != EFI_SUCCESS)
+            continue;
+        if (!(info.StatusFlag & MP_STATUS_ENABLED))
+            continue;
+        cpu_number[ncpus] = i;
+        cpu_apic[ncpus] = (uint32_t)info.ProcessorId;
+        ncpus++;
+    }
+}
+
+unsigned plat_cpu_count(void) { return ncpus; }
+uint32_t plat_cpu_apic_id(unsigned i) { return i < ncpus ? cpu_apic[i] : 0; }
+
+struct ap_job {
+    plat_cpu_fn fn;
+    void *arg;
+    unsigned index;
+};
+
+static VOID EFIAPI ap_entry(VOID *p)
+{
+    struct ap_job *job = p;
+    job->fn(job->index, job->arg);
+}
+
+int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
+{
+    static struct ap_job jobs[MAX_CPUS];
+    static EFI_EVENT events[MAX_CPUS];
+    unsigned started = 1;
+
+    if (n == 0)
+        return BM_EINVAL;
+    if (n > ncpus)
+        n = ncpus;
+    /* Non-blocking StartupThisAP (a WaitEvent) lets the BSP work too. */
+    for (unsigned i = 1; i < n && mp; i++) {
+        events[i] = NULL;
+        jobs[i] = (struct ap_job){ fn, arg, i };
+        if (uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, 0, 0, NULL, NULL, &events[i]) != EFI_SUCCESS)
+            break;
+        if (mp->StartupThisAP(mp, ap_entry, cpu_number[i], events[i], 0, &jobs[i], NULL) != EFI_SUCCESS) {
+            uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, events[i]);
+            break;
+        }
+        started++;
+    }
+    fn(0, arg);
+    for (unsigned i = 1; i < started; i++) {
+        /* The AP signals its event when fn returns; CheckEvent polls it.
+         * No timeout: fn is our own bounded compute loop. */
+        while (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, events[i]) == EFI_NOT_READY)
+            __asm__ __volatile__("pause");
+        uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, events[i]);
+    }
+    return (int)started;
+}

@@ -1,0 +1,30 @@
+/* Start and end of the UEFI platform layer. */
+#include "uefi_private.h"
+
+int plat_init(void)
+{
+    EFI_GUID lip = LOADED_IMAGE_PROTOCOL;
+    EFI_LOADED_IMAGE *image;
+
+    /* The UEFI watchdog resets the machine after 5 minutes otherwise. */
+    uefi_call_wrapper(bm_st->BootServices->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, bm_image_handle, &lip, (void **)&image) !=
+        EFI_SUCCESS)
+        return BM_ENODEV;
+    uefi_clock_init();
+    uefi_pci_config_init();
+    uefi_cpus_init();
+    uefi_load_options_init(image);
+    uefi_boot_volume_open(image->DeviceHandle);
+    return BM_OK;
+}
+
+void plat_exit(enum plat_exit_mode mode)
+{
+    uefi_results_close();
+    uefi_boot_volume_close();
+    if (mode == PLAT_EXIT_REBOOT)
+        uefi_call_wrapper(bm_st->RuntimeServices->ResetSystem, 4, EfiResetCold, EFI_SUCCESS, 0, NULL);
+    else if (mode == PLAT_EXIT_SHUTDOWN)
+        uefi_call_wrapper(bm_st->RuntimeServices->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
+}

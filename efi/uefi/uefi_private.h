@@ -1,0 +1,53 @@
+/* What the files of the UEFI platform layer (efi/uefi/) share with each
+ * other and with nothing else. The seam itself is efi/platform.h; what
+ * other UEFI-only code may use is efi/platform_uefi.h. Each file here owns
+ * its own state; the functions below are how the others reach it. */
+#ifndef BAREMARK_UEFI_PRIVATE_H
+#define BAREMARK_UEFI_PRIVATE_H
+
+#include "../platform_uefi.h"
+
+/* The header every ACPI table starts with (ACPI 6.5 section 5.2.6). */
+struct acpi_header {
+    char sig[4];
+    uint32_t length;
+    uint8_t revision, checksum;
+    char oem_id[6], oem_table_id[8];
+    uint32_t oem_revision, creator_id, creator_revision;
+} __attribute__((packed));
+
+/* ucs2_uefi.c: firmware strings to ASCII ('?' for the rest), and paths to
+ * UCS-2 with '/' turned into '\'. */
+void uefi_ucs2_to_ascii(char *dst, size_t cap, const CHAR16 *src, size_t max_chars);
+void uefi_ascii_to_ucs2(CHAR16 *dst, size_t cap, const char *src);
+
+/* What plat_init (start_uefi.c) starts, in this order. */
+void uefi_clock_init(void);                                   /* clock_uefi.c */
+void uefi_pci_config_init(void);                              /* pci_config_uefi.c */
+void uefi_cpus_init(void);                                    /* cpus_uefi.c */
+void uefi_load_options_init(const EFI_LOADED_IMAGE *image);   /* load_options_uefi.c */
+void uefi_boot_volume_open(EFI_HANDLE device);                /* boot_volume_uefi.c */
+
+/* netboot_uefi.c: the firmware's PXE base code on the boot device. */
+bool uefi_has_pxe_base_code(EFI_HANDLE device);
+void uefi_pxe_open(EFI_HANDLE device);
+long uefi_tftp_read(const char *name, char *buf, size_t cap);
+
+/* volumes_uefi.c: FAT volumes. */
+EFI_FILE_HANDLE uefi_open_root(EFI_HANDLE h, bool *read_only, char *label, size_t label_len);
+EFI_FILE_HANDLE uefi_find_writable_volume(const char *label, EFI_HANDLE *handle_out);
+
+/* boot_volume_uefi.c: the device the image was loaded from and its root
+ * directory (NULL when it has no file system). */
+EFI_HANDLE uefi_boot_device(void);
+EFI_FILE_HANDLE uefi_boot_root(void);
+void uefi_boot_volume_close(void);
+
+/* results_file_uefi.c: close the results volume unless it is the boot
+ * volume (closed by uefi_boot_volume_close). */
+void uefi_results_close(void);
+
+/* devpath_uefi.c: where the disk under a volume's device handle sits. */
+void uefi_volume_location(EFI_HANDLE volume, bool has_volume, struct plat_boot_location *loc);
+
+#endif
