@@ -1,8 +1,8 @@
 /* The one seam between baremark and whatever it runs on.
  *
  * Everything portable (options, records, inventory parsers, engines, drivers)
- * reaches the machine only through these functions. platform_uefi.c
- * implements them on UEFI firmware; platform_host.c implements them on Linux,
+ * reaches the machine only through these functions. efi/uefi/ implements
+ * them on UEFI firmware; efi/host/ implements them on Linux,
  * so the same engines and parsers run in host unit tests and benchmarks.
  *
  * Conventions: physical address == virtual address (the UEFI identity map);
