@@ -42,6 +42,7 @@
 #define HIS_IOC2SYS 0x00000001u
 
 #define F_SCSI_IO 0x00
+#define F_TASK_MGMT 0x01
 #define F_IOC_INIT 0x02
 #define F_IOC_FACTS 0x03
 #define F_PORT_FACTS 0x05
@@ -94,7 +95,7 @@ struct model {
     bool hang_armed, have_hung;
     unsigned hang_target;
     uint32_t hang_lba, hung_context;
-    unsigned tm_aborts, tm_target_resets;
+    unsigned tm_aborts, tm_target_resets, tm_handshakes;
     uint32_t tm_last_context;
     unsigned violations;
     char first_violation[160];
@@ -161,6 +162,8 @@ static void do_ioc_init(struct model *m)
     hs_reply(m, r, sizeof(r));
 }
 
+static void hs_task_mgmt(struct model *m);
+
 static void hs_request_done(struct model *m)
 {
     uint8_t function = (uint8_t)(m->req[0] >> 24);
@@ -169,6 +172,7 @@ static void hs_request_done(struct model *m)
     switch (function) {
     case F_IOC_FACTS: do_ioc_facts(m); return;
     case F_IOC_INIT: do_ioc_init(m); return;
+    case F_TASK_MGMT: hs_task_mgmt(m); return;
     case F_PORT_FACTS:
         if (m->state != ST_OPERATIONAL)
             violation(m, "PORT FACTS before IOC INIT");
@@ -370,20 +374,15 @@ static void do_request(struct model *m, uint32_t v)
     do_scsi_io(m, f);
 }
 
-/* SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT, 0x34 bytes) from
- * the high-priority FIFO: ABORT TASK gives back the request whose
- * MsgContext TaskMsgContext names, TARGET RESET all of the target's;
- * answered after the requests it ended. */
-static void do_hi_pri(struct model *m, uint32_t v)
+/* SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT, 0x34 bytes):
+ * ABORT TASK gives back the request whose MsgContext TaskMsgContext
+ * names, TARGET RESET all of the target's; answered through the reply
+ * FIFO after the requests it ended. */
+static void do_task_mgmt(struct model *m, const uint8_t *f)
 {
-    const uint8_t *f = pa_ptr(v & ~3u);
     uint8_t r[0x18] = { 0 };
     uint32_t count = 0;
 
-    if (!m->hipri || f[0x03] != 0x01) {
-        violation(m, "high-priority request function 0x%02x (FIFO offered: %d)", f[0x03], m->hipri);
-        return;
-    }
     if (f[0x05] == 0x01) {
         m->tm_aborts++;
         m->tm_last_context = get32(f + 0x30);
@@ -408,11 +407,40 @@ static void do_hi_pri(struct model *m, uint32_t v)
     }
     r[0x00] = f[0x00];
     r[0x02] = sizeof(r) / 4;
-    r[0x03] = 0x01;
+    r[0x03] = F_TASK_MGMT;
     r[0x05] = f[0x05];
     put32(r + 0x08, get32(f + 0x08));
     put32(r + 0x14, count);
     address_reply(m, r, sizeof(r));
+}
+
+/* Task management from the high-priority FIFO: only an IOC whose FACTS
+ * offered one (IOCCapabilities HIGH_PRI_Q) has that FIFO. */
+static void do_hi_pri(struct model *m, uint32_t v)
+{
+    const uint8_t *f = pa_ptr(v & ~3u);
+
+    if (!m->hipri || f[0x03] != F_TASK_MGMT) {
+        violation(m, "high-priority request function 0x%02x (FIFO offered: %d)", f[0x03], m->hipri);
+        return;
+    }
+    do_task_mgmt(m, f);
+}
+
+/* Task management through the doorbell handshake (the only way into an
+ * IOC without a high-priority FIFO; Linux mpt_send_handshake_request):
+ * the whole 0x34-byte request, then one doorbell interrupt saying the IOC
+ * took it and no reply words; the reply comes through the reply FIFO. */
+static void hs_task_mgmt(struct model *m)
+{
+    if (m->req_dwords != 0x34 / 4)
+        violation(m, "task management handshake of %u dwords", m->req_dwords);
+    if (m->state != ST_OPERATIONAL)
+        violation(m, "task management while not operational");
+    m->tm_handshakes++;
+    do_task_mgmt(m, (const uint8_t *)m->req);
+    m->phase = HS_IDLE;
+    m->his |= HIS_IOC2SYS;
 }
 
 static uint32_t model_read(void *ctx, int bar, uint32_t off)
@@ -672,9 +700,10 @@ static void test_reply_frames_within_credits(void **state)
 
 /* A READ the target holds until it is aborted: at the timeout the engine
  * gets BM_ETIMEDOUT, the driver sends ABORT TASK naming the request's
- * MsgContext through the high-priority FIFO, and the frame is used again
- * only after the IOC gave the request back. */
-static void test_timeout_aborts_the_command(void **state)
+ * MsgContext (through the high-priority FIFO when the IOC has one, else
+ * through the doorbell handshake), and the frame is used again only after
+ * the IOC gave the request back. */
+static void check_timeout_aborts(bool hipri)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
@@ -685,9 +714,8 @@ static void test_timeout_aborts_the_command(void **state)
     uint32_t hung;
     bool reused = false;
 
-    (void)state;
     attach(model_new(8));
-    model->hipri = true;
+    model->hipri = hipri;
     memset(&list, 0, sizeof(list));
     assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
     d = list.disks[0];
@@ -703,6 +731,7 @@ static void test_timeout_aborts_the_command(void **state)
     assert_int_equal(c[0].tag, 4);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_handshakes, hipri ? 0 : 1);
     assert_int_equal(model->tm_last_context, hung);
     assert_int_equal(model->tm_target_resets, 0);
     assert_false(model->have_hung);
@@ -719,6 +748,17 @@ static void test_timeout_aborts_the_command(void **state)
     plat_free_pages(buf, 4096);
 }
 
+static void test_timeout_aborts_the_command(void **state) { (void)state; check_timeout_aborts(true); }
+
+/* The same on an IOC without a high-priority request FIFO (IOC FACTS
+ * without HIGH_PRI_Q): ABORT TASK goes through the doorbell handshake as
+ * Linux mptscsih_IssueTaskMgmt sends it there (mpt_send_handshake_request). */
+static void test_timeout_aborts_through_handshake_without_high_priority_fifo(void **state)
+{
+    (void)state;
+    check_timeout_aborts(false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -727,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_nb_hint_value),
         cmocka_unit_test(test_reply_frames_within_credits),
         cmocka_unit_test(test_timeout_aborts_the_command),
+        cmocka_unit_test(test_timeout_aborts_through_handshake_without_high_priority_fifo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
