@@ -1539,6 +1539,48 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     plat_free_pages(many, 4096);
 }
 
+/* The IOC faults while a request is outstanding: at its timeout the
+ * driver sends no task management to a faulted IOC but resets it (mpt3sas
+ * _base_fault_reset_work -> mpt3sas_base_hard_reset_handler) and the
+ * disks carry on. */
+static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->hang_armed = true;
+    model->hang_handle = 0x000a;
+    model->hang_lba = 99;
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 99, 1, buf), BM_OK);
+    model->state = ST_FAULT;
+    model->fault_code = 0x2622;
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_aborts + model->tm_target_resets, 0);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, (uint64_t)i, 1, buf), BM_OK);
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_OK);
+        assert_true(block_ok(buf, 0x000a, (uint64_t)i, 512));
+    }
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* A request the target holds until it is aborted (as a hung disk does):
  * on the timeout the driver sends ABORT TASK naming its SMID, the IOC
  * gives the request back (TASK TERMINATED), the engine sees one
@@ -1959,6 +2001,7 @@ int main(void)
         cmocka_unit_test(test_write_direction),
         cmocka_unit_test(test_check_condition_sense),
         cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
+        cmocka_unit_test(test_fault_with_request_outstanding_resets_the_ioc),
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
