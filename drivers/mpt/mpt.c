@@ -368,6 +368,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     md->c = c;
     md->target = a->target;
     md->dev_handle = a->dev_handle;
+    md->sas_address = a->sas_address;
     md->lun = lun;
     {
         char id[48];

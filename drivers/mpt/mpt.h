@@ -93,6 +93,7 @@ struct mpt_backend {
 struct mpt_addr {
     uint8_t target;             /* MPI 1 target id */
     uint16_t dev_handle;        /* MPI 2 device handle */
+    uint64_t sas_address;       /* MPI 2: finds the device again after an IOC reset */
     uint32_t port;              /* bm_disk.port: target id or enclosure slot */
     char label[12];             /* disk id suffix: "t3" (mpt0t3), "s5" (mpt0s5) */
     uint32_t max_qd;            /* the reference driver's depth for this kind of device (0: no cap) */
@@ -113,6 +114,7 @@ struct mpt_disk {
     struct hbaq_disk q;
     uint8_t target;
     uint16_t dev_handle;
+    uint64_t sas_address;
     uint32_t lun;
 };
 

@@ -988,6 +988,7 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
                 slot_shared = true;
         memset(&a, 0, sizeof(a));
         a.dev_handle = dev[i].handle;
+        a.sas_address = dev[i].sas_address;
         a.port = slot_shared ? dev[i].handle : dev[i].slot;
         a.max_qd = sata ? MPT_SATA_QUEUE_DEPTH : MPT_SAS_QUEUE_DEPTH;
         snprintf(a.label, sizeof(a.label), slot_shared ? "h%u" : "s%u", a.port);
@@ -1019,15 +1020,57 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
     return BM_OK;
 }
 
+/* After an IOC reset, find each disk's device again by SAS address and
+ * follow a handle the firmware changed, as Linux mpt3sas
+ * _scsih_search_responding_sas_devices does (called from
+ * _scsih_reset_done_handler); requests waiting for a BUSY retry are
+ * addressed to the new handle. A device no longer listed keeps its old
+ * handle: its commands end with DEVICE_NOT_THERE. */
+static void mpt2_find_devices_again(struct mpt_ctrl *c)
+{
+    struct mpt2_device *dev = plat_alloc(sizeof(*dev) * MPT2_MAX_DEVICES);
+    char err[128];
+    int n;
+
+    if (!dev) {
+        plat_diag(c->bdf, "after the IOC reset: out of memory to look the devices up again");
+        return;
+    }
+    n = mpt2_list_devices(c, dev, MPT2_MAX_DEVICES, err, sizeof(err));
+    if (n < 0) {
+        plat_diag(c->bdf, "after the IOC reset: SAS Device Page 0 not read: %s", err);
+        plat_free(dev);
+        return;
+    }
+    for (unsigned i = 0; i < c->ndisks; i++) {
+        struct mpt_disk *md = c->disks[i];
+        int j;
+
+        for (j = 0; j < n && dev[j].sas_address != md->sas_address; j++)
+            ;
+        if (j == n) {
+            plat_diag(c->bdf, "%s (SAS address %016llx) not found after the IOC reset", md->d.id,
+                      (unsigned long long)md->sas_address);
+            continue;
+        }
+        if (dev[j].handle == md->dev_handle)
+            continue;
+        plat_diag(c->bdf, "%s (SAS address %016llx): handle 0x%04x after the IOC reset (was 0x%04x)", md->d.id,
+                  (unsigned long long)md->sas_address, dev[j].handle, md->dev_handle);
+        for (uint32_t slot = 0; slot < c->nslots; slot++)
+            if (c->q.slots[slot].state == HBAQ_RETRY && c->q.slots[slot].owner == &md->q)
+                c->slot_io[slot].dev_handle = dev[j].handle;
+        md->dev_handle = dev[j].handle;
+    }
+    plat_free(dev);
+}
+
 /* After a diagnostic reset, as mpt3sas_base_hard_reset_handler goes on
  * once _base_diag_reset is done: IOC FACTS again, which must still fit
  * the queues sized from the first ones (_base_check_ioc_facts_changes),
  * the reply free queue refilled and the post queue cleared, IOC INIT,
- * events masked and PORT ENABLE (_base_make_ioc_operational). Device
- * handles are not looked up again: mpt3sas re-reads SAS Device Page 0
- * and follows a handle that changed (_scsih_search_responding_sas_devices);
- * here a handle the IOC no longer knows ends its disk's commands with
- * DEVICE_NOT_THERE. */
+ * events masked and PORT ENABLE (_base_make_ioc_operational), then every
+ * disk's device looked up again by SAS address. */
 static int mpt2_reinit(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
@@ -1051,7 +1094,11 @@ static int mpt2_reinit(struct mpt_ctrl *c, char *err, size_t errlen)
     rc = mpt2_ioc_init(c, err, errlen);
     if (rc != BM_OK)
         return rc;
-    return mpt2_enable_ports(c, err, errlen);
+    rc = mpt2_enable_ports(c, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    mpt2_find_devices_again(c);
+    return BM_OK;
 }
 
 const struct mpt_backend mpt_mpi2_backend = {

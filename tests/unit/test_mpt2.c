@@ -162,6 +162,9 @@ struct model {
     /* SCSI task management (mpi2_init.h): what arrived, and whether the
      * hung request ignores it (a target that never gives a command back). */
     bool tm_ignored;
+    /* The firmware numbers the devices anew after an adapter reset (every
+     * handle + 0x10), as mpt3sas allows for (_scsih_search_responding_sas_devices). */
+    bool renumber_on_reset;
     unsigned tm_aborts, tm_target_resets;
     uint16_t tm_last_mid;
     unsigned writes_seen;
@@ -1143,6 +1146,9 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->resetting = true;
             m->reset_at_ns = plat_now_ns();
             model_reset(m, ST_RESET);
+            if (m->renumber_on_reset)
+                for (unsigned i = 0; i < m->ndev; i++)
+                    m->dev[i].handle = (uint16_t)(m->dev[i].handle + 0x10);
         }
         return;
     case R_HIM:
@@ -1537,6 +1543,49 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     plat_free_pages(buf, 4096);
     plat_free_pages(buf2, 4096);
     plat_free_pages(many, 4096);
+}
+
+/* After the IOC reset the firmware gives the devices new handles: the
+ * driver finds each disk again by SAS address (mpt3sas
+ * _scsih_search_responding_sas_devices) and its commands reach the right
+ * device under the new handle. */
+static void test_handles_followed_across_ioc_reset(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *k4;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    k4 = disk_by_model(&list, "SIMVEND SIM SAS", 4096);
+    assert_non_null(k4);
+    model->hang_armed = true;
+    model->hang_handle = 0x0009;
+    model->hang_lba = 4242;
+    model->tm_ignored = true;
+    model->renumber_on_reset = true;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x0019, 5, 512));
+    assert_int_equal(k4->ops->submit(k4, 0, 0, BM_IO_READ, 6, 1, buf), BM_OK);
+    assert_int_equal(poll_n(k4, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x001e, 6, 4096));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
 }
 
 /* The IOC faults while a request is outstanding: at its timeout the
@@ -2002,6 +2051,7 @@ int main(void)
         cmocka_unit_test(test_check_condition_sense),
         cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
         cmocka_unit_test(test_fault_with_request_outstanding_resets_the_ioc),
+        cmocka_unit_test(test_handles_followed_across_ioc_reset),
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
