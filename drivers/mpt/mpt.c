@@ -444,10 +444,14 @@ static void mpt_stop(struct mpt_ctrl *c)
     char err[128];
 
     /* A faulted IOC takes no message unit reset: it needs the
-     * diagnostic reset mpt_make_ready() does. */
+     * diagnostic reset mpt_make_ready() does. A controller given up may
+     * still own requests: the diagnostic reset takes them back. */
     if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
         if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
             plat_diag(c->bdf, "reset of the faulted IOC on release: %s", err);
+    } else if (c->operational && c->failed) {
+        if (mpt_hard_reset(c, err, sizeof(err)) != BM_OK)
+            plat_diag(c->bdf, "reset of the failed IOC on release: %s", err);
     } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
         plat_diag(c->bdf, "message unit reset on release: %s", err);
     }

@@ -1588,6 +1588,43 @@ static void test_handles_followed_across_ioc_reset(void **state)
     plat_free_pages(buf, 4096);
 }
 
+/* A disk that hangs command after command: each one costs an IOC reset,
+ * but after MPT_MAX_HOST_RESETS (4) the controller is given up and its
+ * disks' commands end with an error at once instead of costing a minute
+ * each. */
+static void test_host_resets_are_limited(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    model->tm_ignored = true;
+    for (unsigned i = 0; i < 5; i++) {
+        model->hang_armed = true;
+        model->hang_handle = 0x0009;
+        model->hang_lba = 4242;
+        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+        plat_sim_advance_ns(31 * S_NS);
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_ETIMEDOUT);
+        assert_int_equal(model->diag_resets, i < 4 ? i + 1 : 4);
+    }
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 1, 1, buf), BM_EIO);
+    assert_no_violations();
+    /* The request it still holds is taken back on release. */
+    mpt_driver.release(ctrl);
+    assert_int_equal(model->diag_resets, 5);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* The IOC faults while a request is outstanding: at its timeout the
  * driver sends no task management to a faulted IOC but resets it (mpt3sas
  * _base_fault_reset_work -> mpt3sas_base_hard_reset_handler) and the
@@ -2052,6 +2089,7 @@ int main(void)
         cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
         cmocka_unit_test(test_fault_with_request_outstanding_resets_the_ioc),
         cmocka_unit_test(test_handles_followed_across_ioc_reset),
+        cmocka_unit_test(test_host_resets_are_limited),
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
