@@ -12,6 +12,10 @@
 #define MPT_DISK_QD_MAX 256
 #define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define MS_NS 1000000ull
+/* IOC resets one controller may need to take back timed-out requests
+ * before it is given up (a disk that hangs every command would otherwise
+ * cost the run two minutes per command). */
+#define MPT_MAX_HOST_RESETS 4
 
 /* MPI 1.5 ids as Linux mptsas lists them; MPI 2 ids from Linux
  * mpt3sas_scsih.c's PCI table (MPI2_MFGPAGE_DEVID_* in mpi2_cnfg.h),
@@ -181,11 +185,76 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     return BM_OK;
 }
 
+/* Take every request back from the IOC by resetting it, as Linux
+ * mpt3sas_base_hard_reset_handler does when task management could not
+ * end a command (scsih_abort / scsih_target_reset escalate to
+ * scsih_host_reset; MPI 1: mptscsih_IssueTaskMgmt calls
+ * mpt_HardResetHandler): diagnostic reset, so the IOC owns no request and
+ * writes no buffer any more; every command it held ends with an error
+ * (mpt3sas _scsih_flush_running_cmds, DID_RESET) and every frame held
+ * for a timed-out request is free again; then the IOC is made
+ * OPERATIONAL with the same queues (_base_make_ioc_operational) and the
+ * controller's disks carry on. A controller that cannot be brought back,
+ * or that needed MPT_MAX_HOST_RESETS already, is marked failed (its
+ * disks' commands end with an error). Every wait in it is bounded (diag
+ * reset 60 s, IOC INIT 10 s + 30 s, PORT ENABLE 300 s). */
+static void mpt_host_reset(struct mpt_ctrl *c, const char *why)
+{
+    static const struct mpt_result reset = { .ioc_status = MPI_IOCSTATUS_SCSI_IOC_TERMINATED,
+                                             .scsi_state = MPI_SCSI_STATE_TERMINATED, .address_reply = true };
+    unsigned ended = 0, released = 0;
+    char err[160];
+    int rc;
+
+    if (!c->be->reinit || c->host_resets >= MPT_MAX_HOST_RESETS) {
+        plat_diag(c->bdf, "%s; %u IOC resets already: controller given up, its disks end their commands with an "
+                  "error", why, c->host_resets);
+        c->failed = true;
+        return;
+    }
+    c->host_resets++;
+    plat_diag(c->bdf, "%s: IOC host reset %u (diagnostic reset, then IOC INIT and PORT ENABLE again)", why,
+              c->host_resets);
+    rc = mpt_hard_reset(c, err, sizeof(err));
+    if (rc != BM_OK) {
+        /* The IOC may still own its requests: nothing is freed. */
+        plat_diag(c->bdf, "host reset: %s; controller given up", err);
+        c->failed = true;
+        return;
+    }
+    c->operational = false;
+    for (uint32_t i = 0; i < c->nslots; i++) {
+        switch (c->q.slots[i].state) {
+        case HBAQ_BUSY:
+        case HBAQ_INTERNAL:
+            c->results[i] = reset;
+            hbaq_complete(&c->q, i, BM_EIO, "IOC reset after a command timed out");
+            ended++;
+            break;
+        case HBAQ_ABANDONED:
+            hbaq_complete(&c->q, i, BM_EIO, NULL);
+            released++;
+            break;
+        default:
+            break; /* free, or waiting for a BUSY retry (not the IOC's) */
+        }
+    }
+    rc = c->be->reinit(c, err, sizeof(err));
+    if (rc != BM_OK) {
+        plat_diag(c->bdf, "host reset: IOC not brought back: %s; controller given up", err);
+        c->failed = true;
+        return;
+    }
+    plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL, %u commands in flight ended with an error, %u timed-out "
+              "requests released", c->host_resets, ended, released);
+}
+
 /* A command timed out (its slot is abandoned: held until the IOC answers
- * for it). Unless the IOC itself faulted, ask the target to give it up,
- * as Linux escalates (mpt3sas scsih_abort, then scsih_target_reset;
- * mptscsih_abort): ABORT TASK, then TARGET RESET if the request is still
- * the IOC's. A request that survives both keeps its slot for good. */
+ * for it). Ask the target to give it up, as Linux escalates (mpt3sas
+ * scsih_abort, then scsih_target_reset; mptscsih_abort): ABORT TASK, then
+ * TARGET RESET if the request is still the IOC's; a request that survives
+ * both (or an IOC that does not answer task management, or faulted) gets
+ * the host reset. */
 static void mpt_on_timeout(void *arg, uint32_t slot)
 {
     static const struct { uint8_t type; const char *name; } steps[] = {
@@ -195,29 +264,34 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
     struct mpt_ctrl *c = arg;
     uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
     const struct mpt_scsi_io *io = &c->slot_io[slot];
-    char err[128];
+    char err[128], why[200];
 
-    if (!c->failed && (db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
-        c->failed = true;
-        plat_diag(c->bdf, "IOC FAULT 0x%04x with request %u outstanding", db & MPT_DOORBELL_DATA_MASK, slot);
-    }
-    if (c->failed || !c->be->task_mgmt)
+    if (c->failed)
         return;
-    for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+    if ((db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
+        /* mpt3sas _base_fault_reset_work: a faulted IOC gets the host reset. */
+        snprintf(why, sizeof(why), "IOC FAULT 0x%04x with request %u outstanding", db & MPT_DOORBELL_DATA_MASK, slot);
+        mpt_host_reset(c, why);
+        return;
+    }
+    snprintf(why, sizeof(why), "request %u (target %u, handle 0x%04x) still held by the IOC after task management",
+             slot, io->target, io->dev_handle);
+    for (size_t i = 0; c->be->task_mgmt && i < ARRAY_SIZE(steps); i++) {
         int rc;
 
         if (c->q.slots[slot].state != HBAQ_ABANDONED)
             return; /* answered meanwhile */
         rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
         if (rc == BM_ENOTSUP)
-            break; /* the slot just stays reserved until the IOC answers */
+            break;
         if (rc != BM_OK) {
             plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s", slot, io->target,
                       io->dev_handle, err);
             if (rc == BM_ETIMEDOUT || rc == BM_EBUSY) {
-                /* An IOC that does not answer task management is gone. */
-                c->failed = true;
-                return;
+                /* Task management itself went unanswered (mptscsih:
+                 * "TaskMgmt TIMED OUT" -> hard reset). */
+                snprintf(why, sizeof(why), "request %u: %s", slot, err);
+                break;
             }
             continue;
         }
@@ -227,8 +301,9 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
             return;
         }
     }
-    plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) still held by the IOC after task management: its "
-              "frame stays reserved until the IOC answers", slot, io->target, io->dev_handle);
+    if (c->q.slots[slot].state != HBAQ_ABANDONED)
+        return;
+    mpt_host_reset(c, why);
 }
 
 /* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */
@@ -293,6 +368,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     md->c = c;
     md->target = a->target;
     md->dev_handle = a->dev_handle;
+    md->sas_address = a->sas_address;
     md->lun = lun;
     {
         char id[48];
@@ -368,10 +444,14 @@ static void mpt_stop(struct mpt_ctrl *c)
     char err[128];
 
     /* A faulted IOC takes no message unit reset: it needs the
-     * diagnostic reset mpt_make_ready() does. */
+     * diagnostic reset mpt_make_ready() does. A controller given up may
+     * still own requests: the diagnostic reset takes them back. */
     if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
         if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
             plat_diag(c->bdf, "reset of the faulted IOC on release: %s", err);
+    } else if (c->operational && c->failed) {
+        if (mpt_hard_reset(c, err, sizeof(err)) != BM_OK)
+            plat_diag(c->bdf, "reset of the failed IOC on release: %s", err);
     } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
         plat_diag(c->bdf, "message unit reset on release: %s", err);
     }

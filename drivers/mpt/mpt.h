@@ -82,12 +82,18 @@ struct mpt_backend {
      * BM_ETIMEDOUT when the IOC does not answer it. */
     int (*task_mgmt)(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot, char *err,
                      size_t errlen);
+    /* Optional: after a diagnostic reset (IOC READY, owning no request),
+     * make it OPERATIONAL again with the queues init allocated: IOC FACTS
+     * (refused if they shrank), IOC INIT, reply frames lent again, ports
+     * enabled. Discovery is not repeated: device addresses are kept. */
+    int (*reinit)(struct mpt_ctrl *c, char *err, size_t errlen);
 };
 
 /* Where a device sits, for mpt_add_disks(). */
 struct mpt_addr {
     uint8_t target;             /* MPI 1 target id */
     uint16_t dev_handle;        /* MPI 2 device handle */
+    uint64_t sas_address;       /* MPI 2: finds the device again after an IOC reset */
     uint32_t port;              /* bm_disk.port: target id or enclosure slot */
     char label[12];             /* disk id suffix: "t3" (mpt0t3), "s5" (mpt0s5) */
     uint32_t max_qd;            /* the reference driver's depth for this kind of device (0: no cap) */
@@ -108,6 +114,7 @@ struct mpt_disk {
     struct hbaq_disk q;
     uint8_t target;
     uint16_t dev_handle;
+    uint64_t sas_address;
     uint32_t lun;
 };
 
@@ -123,6 +130,7 @@ struct mpt_ctrl {
     const char *chip;           /* "SAS2008" */
     void *be_state;
     bool operational, failed;
+    unsigned host_resets;       /* IOC resets done to take back a request */
 
     uint32_t nslots;            /* requests we may have outstanding */
     uint32_t max_targets;       /* target ids to scan on bus 0 */
@@ -158,6 +166,13 @@ int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen);
  * Returns the reply length in bytes (at most reply_cap are stored). */
 int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
                   uint64_t reply_timeout_ns, char *err, size_t errlen);
+
+/* Hand a request to the IOC through the doorbell without reading a reply
+ * there (its reply comes through the reply queue): MPI 1 task management
+ * without a high-priority FIFO (Linux mpt_send_handshake_request). */
+int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
+/* Diagnostic (hard) reset of the IOC in any state, back to READY. */
+int mpt_hard_reset(struct mpt_ctrl *c, char *err, size_t errlen);
 
 /* ---- mpt_scsi.c ----------------------------------------------------------------------------- */
 /* The 8-byte SAM LUN field of a request. */

@@ -17,6 +17,7 @@
 #define MPT_ACK_TIMEOUT_NS (5 * S_NS)     /* per doorbell word */
 #define MPT_WORD_TIMEOUT_NS (5 * S_NS)    /* per reply word after the first */
 #define MPT_READY_TIMEOUT_NS (60 * S_NS)  /* a reset back to READY */
+#define MPT_HANDSHAKE_SEND_TIMEOUT_NS (10 * S_NS) /* mptbase mpt_send_handshake_request: 10 s */
 
 /* The IOC state bits of the doorbell. */
 uint32_t mpt_ioc_state(struct mpt_ctrl *c) { return mpt_read(c, MPT_REG_DOORBELL) & MPT_IOC_STATE_MASK; }
@@ -105,13 +106,12 @@ static int mpt_wait_doorbell_free(struct mpt_ctrl *c, char *err, size_t errlen)
     return BM_OK;
 }
 
-/* One request and its reply through the doorbell (MPI 1.5). */
-int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
-                  uint64_t reply_timeout_ns, char *err, size_t errlen)
+/* The request half of a handshake: claim the doorbell for req_bytes / 4
+ * dwords, then write them one by one, each acknowledged (Linux mptbase
+ * mpt_handshake_req_reply_wait and mpt_send_handshake_request share it). */
+static int mpt_handshake_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
 {
     const uint8_t *r = req;
-    uint8_t *out = reply; /* often a packed struct: stored byte by byte */
-    unsigned words, msg_words = 2;
     int rc;
 
     if (req_bytes % 4 || req_bytes > 4 * 0xff)
@@ -144,6 +144,35 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
         if (rc != BM_OK)
             return rc;
     }
+    return BM_OK;
+}
+
+/* A request handed over through the doorbell whose reply comes through
+ * the reply FIFO (MPI 1 task management on IOCs without a high-priority
+ * FIFO): as Linux mptbase mpt_send_handshake_request, after the last
+ * dword the IOC raises one doorbell interrupt (waited for up to 10 s) to
+ * say it took the request; no reply words follow. */
+int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
+{
+    int rc = mpt_handshake_request(c, req, req_bytes, err, errlen);
+
+    if (rc == BM_OK)
+        rc = mpt_wait_doorbell_int(c, MPT_HANDSHAKE_SEND_TIMEOUT_NS, "handshake request taken", err, errlen);
+    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+    return rc;
+}
+
+/* One request and its reply through the doorbell (MPI 1.5). */
+int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
+                  uint64_t reply_timeout_ns, char *err, size_t errlen)
+{
+    uint8_t *out = reply; /* often a packed struct: stored byte by byte */
+    unsigned words, msg_words = 2;
+    int rc;
+
+    rc = mpt_handshake_request(c, req, req_bytes, err, errlen);
+    if (rc != BM_OK)
+        return rc;
     /* The reply, 16 bits per doorbell interrupt. The first two words
      * hold MsgLength (dwords) in their third byte. */
     for (words = 0; words < msg_words * 2; words++) {
@@ -274,6 +303,24 @@ int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen)
         if (rc == BM_OK)
             return BM_OK;
     }
+    plat_diag(c->bdf, "IOC %s (doorbell 0x%08x): diagnostic reset", mpt_ioc_state_name(db), db);
+    rc = mpt_diag_reset(c, err, errlen);
+    if (rc == BM_OK)
+        plat_diag(c->bdf, "IOC READY after diagnostic reset");
+    return rc;
+}
+
+/* Hard reset of an operational IOC whose requests must be taken back (a
+ * command that survived task management): the diagnostic reset whatever
+ * the IOC's state, as Linux mpt3sas_base_hard_reset_handler calls
+ * _base_diag_reset (mptbase mpt_HardResetHandler: mpt_diag_reset). Once
+ * it returns BM_OK the IOC is READY and owns no request: it can no longer
+ * write any buffer it was given. */
+int mpt_hard_reset(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+    int rc;
+
     plat_diag(c->bdf, "IOC %s (doorbell 0x%08x): diagnostic reset", mpt_ioc_state_name(db), db);
     rc = mpt_diag_reset(c, err, errlen);
     if (rc == BM_OK)

@@ -335,10 +335,12 @@ static void mpt1_drain(struct mpt_ctrl *c)
     }
 }
 
-/* A task management request through the high-priority request FIFO, as
- * Linux mptscsih_IssueTaskMgmt sends it when the IOC has one
- * (mpt_put_msg_frame_hi_pri: the frame address, no NB hint), waited for
- * up to 30 s. BM_ENOTSUP without a high-priority FIFO. */
+/* A task management request, waited for up to 30 s, sent as Linux
+ * mptscsih_IssueTaskMgmt sends it: through the high-priority request FIFO
+ * when IOC FACTS advertises one (HIGH_PRI_Q, MPI 1.5 and later;
+ * mpt_put_msg_frame_hi_pri: the frame address, no NB hint), else through
+ * the doorbell handshake (mpt_send_handshake_request). Either way the
+ * IOC answers through the reply FIFO. */
 static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
                           char *err, size_t errlen)
 {
@@ -347,11 +349,9 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
         (struct mpi_scsi_task_mgmt_request *)(s->req + (size_t)c->nslots * MPT1_REQ_FRAME_BYTES);
     uint64_t deadline = plat_now_ns() + MPT1_TM_TIMEOUT_NS;
     const char *what = task_type == MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
+    bool hi_pri = (s->facts.ioc_capabilities & MPI_IOCFACTS_CAPABILITY_HIGH_PRI_Q) &&
+                  s->facts.msg_version >= MPI_VERSION_1_5;
 
-    if (!(s->facts.ioc_capabilities & MPI_IOCFACTS_CAPABILITY_HIGH_PRI_Q)) {
-        snprintf(err, errlen, "%s: the IOC has no high-priority request FIFO", what);
-        return BM_ENOTSUP;
-    }
     if (s->tm_outstanding) {
         snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
         return BM_EBUSY;
@@ -368,7 +368,19 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
     s->tm_done = false;
     s->tm_outstanding = true;
     plat_wmb();
-    mpt_write(c, MPT_REG_REQUEST_HI_PRI_FIFO, (uint32_t)plat_virt_to_phys(r));
+    if (hi_pri) {
+        mpt_write(c, MPT_REG_REQUEST_HI_PRI_FIFO, (uint32_t)plat_virt_to_phys(r));
+    } else {
+        char why[128];
+        int rc = mpt_handshake_send(c, r, sizeof(*r), why, sizeof(why));
+
+        if (rc != BM_OK) {
+            /* Not taken: the frame is ours again (Linux frees it). */
+            s->tm_outstanding = false;
+            snprintf(err, errlen, "%s through the doorbell: %s", what, why);
+            return rc == BM_EBUSY ? BM_EBUSY : BM_ETIMEDOUT;
+        }
+    }
     while (!s->tm_done) {
         uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
 
@@ -395,6 +407,36 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
     return BM_OK;
 }
 
+/* After a diagnostic reset (Linux mptbase mpt_HardResetHandler ->
+ * mpt_do_ioc_recovery): IOC FACTS again, which must still fit the
+ * queues sized from the first ones, IOC INIT, every reply frame lent
+ * again, PORT FACTS / PORT ENABLE. */
+static int mpt1_reinit(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    struct mpt1_state *s = st(c);
+    struct mpi_ioc_facts_reply old = s->facts;
+    int rc;
+
+    s->tm_outstanding = s->tm_done = false;
+    rc = mpt1_ioc_facts(c, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    if (s->facts.global_credits < old.global_credits || s->facts.reply_queue_depth < s->nreply ||
+        s->facts.block_size != old.block_size || s->facts.request_frame_size != old.request_frame_size) {
+        snprintf(err, errlen, "IOC FACTS changed across the reset: %u credits (was %u), reply depth %u, block %u "
+                 "(was %u)", s->facts.global_credits, old.global_credits, s->facts.reply_queue_depth,
+                 s->facts.block_size, old.block_size);
+        return BM_EIO;
+    }
+    rc = mpt1_ioc_init(c, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    c->operational = true;
+    for (uint32_t i = 0; i < s->nreply; i++)
+        mpt_write(c, MPT_REG_REPLY_FIFO, s->reply_pa + i * MPT1_REPLY_FRAME_BYTES);
+    return mpt1_ports(c, err, errlen);
+}
+
 const struct mpt_backend mpt_mpi1_backend = {
     .name = "MPI 1.5",
     .init = mpt1_init,
@@ -402,4 +444,5 @@ const struct mpt_backend mpt_mpi1_backend = {
     .drain = mpt1_drain,
     .destroy = mpt1_destroy,
     .task_mgmt = mpt1_task_mgmt,
+    .reinit = mpt1_reinit,
 };

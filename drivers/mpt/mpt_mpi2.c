@@ -248,6 +248,19 @@ static void mpt2_sgl_geometry(struct mpt_ctrl *c)
     g->chain_segs = segs;
 }
 
+/* The reply free queue full of reply frames, the post queue all ones
+ * (unused), as IOC INIT must find them. */
+static void mpt2_reset_queues(struct mpt_ctrl *c)
+{
+    struct mpt2_state *s = st(c);
+
+    for (uint32_t i = 0; i < s->free_depth; i++)
+        s->free_q[i] = s->reply_pa + i * s->reply_frame_bytes;
+    for (uint32_t i = 0; i < s->post_depth; i++)
+        s->post_q[i] = MPT2_DESCRIPTOR_UNUSED;
+    plat_wmb();
+}
+
 /* Request frames, reply frames, both queues and sense buffers, below
  * 4 GiB; the free queue filled with every reply frame, the post queue all
  * ones (unused). */
@@ -277,10 +290,7 @@ static int mpt2_alloc(struct mpt_ctrl *c)
     memset(s->req, 0, s->req_bytes);
     memset(s->reply, 0, s->reply_bytes);
     s->reply_pa = (uint32_t)plat_virt_to_phys(s->reply);
-    for (uint32_t i = 0; i < s->free_depth; i++)
-        s->free_q[i] = s->reply_pa + i * s->reply_frame_bytes;
-    for (uint32_t i = 0; i < s->post_depth; i++)
-        s->post_q[i] = MPT2_DESCRIPTOR_UNUSED;
+    mpt2_reset_queues(c);
     return BM_OK;
 }
 
@@ -903,17 +913,14 @@ static int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsign
     return (int)n;
 }
 
-/* Mask every event, enable the ports (the IOC discovers the SAS domain
- * before it answers), then add a disk for each end device, named by its
- * enclosure slot (or by handle when two enclosures share slot numbers). */
-static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen)
+/* Mask every event, then enable the ports: the IOC discovers the SAS
+ * domain before it answers (mpt3sas _base_make_ioc_operational:
+ * _base_event_notification, then mpt3sas_port_enable). */
+static int mpt2_enable_ports(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpi2_event_notification_request ev;
     struct mpi2_port_enable_request pe;
-    struct mpt2_device *dev;
-    uint16_t *members;
-    bool members_noted = false;
-    int n, rc;
+    int rc;
 
     memset(&ev, 0, sizeof(ev));
     ev.function = MPI2_FUNCTION_EVENT_NOTIFICATION;
@@ -926,7 +933,19 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
         return rc;
     memset(&pe, 0, sizeof(pe));
     pe.function = MPI2_FUNCTION_PORT_ENABLE;
-    rc = mpt2_message_ok(c, &pe, sizeof(pe), MPT2_PORT_ENABLE_TIMEOUT_NS, "PORT ENABLE", err, errlen);
+    return mpt2_message_ok(c, &pe, sizeof(pe), MPT2_PORT_ENABLE_TIMEOUT_NS, "PORT ENABLE", err, errlen);
+}
+
+/* Enable the ports, then add a disk for each end device, named by its
+ * enclosure slot (or by handle when two enclosures share slot numbers). */
+static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen)
+{
+    struct mpt2_device *dev;
+    uint16_t *members;
+    bool members_noted = false;
+    int n, rc;
+
+    rc = mpt2_enable_ports(c, err, errlen);
     if (rc != BM_OK)
         return rc;
     dev = plat_alloc(sizeof(*dev) * MPT2_MAX_DEVICES);
@@ -969,6 +988,7 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
                 slot_shared = true;
         memset(&a, 0, sizeof(a));
         a.dev_handle = dev[i].handle;
+        a.sas_address = dev[i].sas_address;
         a.port = slot_shared ? dev[i].handle : dev[i].slot;
         a.max_qd = sata ? MPT_SATA_QUEUE_DEPTH : MPT_SAS_QUEUE_DEPTH;
         snprintf(a.label, sizeof(a.label), slot_shared ? "h%u" : "s%u", a.port);
@@ -1000,6 +1020,87 @@ static int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *e
     return BM_OK;
 }
 
+/* After an IOC reset, find each disk's device again by SAS address and
+ * follow a handle the firmware changed, as Linux mpt3sas
+ * _scsih_search_responding_sas_devices does (called from
+ * _scsih_reset_done_handler); requests waiting for a BUSY retry are
+ * addressed to the new handle. A device no longer listed keeps its old
+ * handle: its commands end with DEVICE_NOT_THERE. */
+static void mpt2_find_devices_again(struct mpt_ctrl *c)
+{
+    struct mpt2_device *dev = plat_alloc(sizeof(*dev) * MPT2_MAX_DEVICES);
+    char err[128];
+    int n;
+
+    if (!dev) {
+        plat_diag(c->bdf, "after the IOC reset: out of memory to look the devices up again");
+        return;
+    }
+    n = mpt2_list_devices(c, dev, MPT2_MAX_DEVICES, err, sizeof(err));
+    if (n < 0) {
+        plat_diag(c->bdf, "after the IOC reset: SAS Device Page 0 not read: %s", err);
+        plat_free(dev);
+        return;
+    }
+    for (unsigned i = 0; i < c->ndisks; i++) {
+        struct mpt_disk *md = c->disks[i];
+        int j;
+
+        for (j = 0; j < n && dev[j].sas_address != md->sas_address; j++)
+            ;
+        if (j == n) {
+            plat_diag(c->bdf, "%s (SAS address %016llx) not found after the IOC reset", md->d.id,
+                      (unsigned long long)md->sas_address);
+            continue;
+        }
+        if (dev[j].handle == md->dev_handle)
+            continue;
+        plat_diag(c->bdf, "%s (SAS address %016llx): handle 0x%04x after the IOC reset (was 0x%04x)", md->d.id,
+                  (unsigned long long)md->sas_address, dev[j].handle, md->dev_handle);
+        for (uint32_t slot = 0; slot < c->nslots; slot++)
+            if (c->q.slots[slot].state == HBAQ_RETRY && c->q.slots[slot].owner == &md->q)
+                c->slot_io[slot].dev_handle = dev[j].handle;
+        md->dev_handle = dev[j].handle;
+    }
+    plat_free(dev);
+}
+
+/* After a diagnostic reset, as mpt3sas_base_hard_reset_handler goes on
+ * once _base_diag_reset is done: IOC FACTS again, which must still fit
+ * the queues sized from the first ones (_base_check_ioc_facts_changes),
+ * the reply free queue refilled and the post queue cleared, IOC INIT,
+ * events masked and PORT ENABLE (_base_make_ioc_operational), then every
+ * disk's device looked up again by SAS address. */
+static int mpt2_reinit(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    struct mpt2_state *s = st(c);
+    struct mpi2_ioc_facts_reply old = s->facts;
+    int rc;
+
+    s->tm_outstanding = s->tm_done = false;
+    rc = mpt2_ioc_facts(c, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    if (s->facts.request_credit < old.request_credit || s->facts.ioc_request_frame_size != old.ioc_request_frame_size ||
+        s->facts.reply_frame_size != old.reply_frame_size ||
+        s->facts.max_reply_descriptor_post_queue_depth < s->post_depth) {
+        snprintf(err, errlen, "IOC FACTS changed across the reset: %u credits (was %u), frames %u/%u dwords (were "
+                 "%u/%u), post queue up to %u", s->facts.request_credit, old.request_credit,
+                 s->facts.ioc_request_frame_size, s->facts.reply_frame_size, old.ioc_request_frame_size,
+                 old.reply_frame_size, s->facts.max_reply_descriptor_post_queue_depth);
+        return BM_EIO;
+    }
+    mpt2_reset_queues(c);
+    rc = mpt2_ioc_init(c, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    rc = mpt2_enable_ports(c, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    mpt2_find_devices_again(c);
+    return BM_OK;
+}
+
 const struct mpt_backend mpt_mpi2_backend = {
     .name = "MPI 2.0",
     .init = mpt2_init,
@@ -1008,6 +1109,7 @@ const struct mpt_backend mpt_mpi2_backend = {
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
     .task_mgmt = mpt2_task_mgmt,
+    .reinit = mpt2_reinit,
 };
 
 const struct mpt_backend mpt_mpi25_backend = {
@@ -1018,4 +1120,5 @@ const struct mpt_backend mpt_mpi25_backend = {
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
     .task_mgmt = mpt2_task_mgmt,
+    .reinit = mpt2_reinit,
 };

@@ -30,6 +30,8 @@
 #include "drivers/mpt/mpt.h"
 
 #define R_DOORBELL 0x00
+#define R_WRITE_SEQ 0x04
+#define R_DIAG 0x08
 #define R_HIS 0x30
 #define R_HIM 0x34
 #define R_REQUEST_FIFO 0x40
@@ -40,8 +42,11 @@
 #define ST_OPERATIONAL 0x20000000u
 #define DB_USED 0x08000000u
 #define HIS_IOC2SYS 0x00000001u
+#define DIAG_WRITE_ENABLE 0x80u
+#define DIAG_RESET_ADAPTER 0x04u
 
 #define F_SCSI_IO 0x00
+#define F_TASK_MGMT 0x01
 #define F_IOC_INIT 0x02
 #define F_IOC_FACTS 0x03
 #define F_PORT_FACTS 0x05
@@ -94,8 +99,13 @@ struct model {
     bool hang_armed, have_hung;
     unsigned hang_target;
     uint32_t hang_lba, hung_context;
-    unsigned tm_aborts, tm_target_resets;
+    unsigned tm_aborts, tm_target_resets, tm_handshakes;
     uint32_t tm_last_context;
+    bool tm_ignored;            /* the hung request survives task management */
+    /* Diagnostic register (mpi_ioc.h MPI_WRSEQ_*: 0xff flush, then 4 b 2
+     * 7 d unlocks it; RESET_ADAPTER resets the chip to READY). */
+    unsigned wrseq_keys, diag_resets, ioc_inits;
+    uint32_t diag;
     unsigned violations;
     char first_violation[160];
 };
@@ -156,10 +166,13 @@ static void do_ioc_init(struct model *m)
         violation(m, "IOC INIT high addresses not 0");
     r[0x02] = 5;
     r[0x03] = F_IOC_INIT;
+    m->ioc_inits++;
     m->state = ST_OPERATIONAL;
     m->free_count = m->free_head = m->post_count = m->post_head = 0;
     hs_reply(m, r, sizeof(r));
 }
+
+static void hs_task_mgmt(struct model *m);
 
 static void hs_request_done(struct model *m)
 {
@@ -169,6 +182,7 @@ static void hs_request_done(struct model *m)
     switch (function) {
     case F_IOC_FACTS: do_ioc_facts(m); return;
     case F_IOC_INIT: do_ioc_init(m); return;
+    case F_TASK_MGMT: hs_task_mgmt(m); return;
     case F_PORT_FACTS:
         if (m->state != ST_OPERATIONAL)
             violation(m, "PORT FACTS before IOC INIT");
@@ -370,20 +384,15 @@ static void do_request(struct model *m, uint32_t v)
     do_scsi_io(m, f);
 }
 
-/* SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT, 0x34 bytes) from
- * the high-priority FIFO: ABORT TASK gives back the request whose
- * MsgContext TaskMsgContext names, TARGET RESET all of the target's;
- * answered after the requests it ended. */
-static void do_hi_pri(struct model *m, uint32_t v)
+/* SCSI TASK MANAGEMENT (mpi_init.h MSG_SCSI_TASK_MGMT, 0x34 bytes):
+ * ABORT TASK gives back the request whose MsgContext TaskMsgContext
+ * names, TARGET RESET all of the target's; answered through the reply
+ * FIFO after the requests it ended. */
+static void do_task_mgmt(struct model *m, const uint8_t *f)
 {
-    const uint8_t *f = pa_ptr(v & ~3u);
     uint8_t r[0x18] = { 0 };
     uint32_t count = 0;
 
-    if (!m->hipri || f[0x03] != 0x01) {
-        violation(m, "high-priority request function 0x%02x (FIFO offered: %d)", f[0x03], m->hipri);
-        return;
-    }
     if (f[0x05] == 0x01) {
         m->tm_aborts++;
         m->tm_last_context = get32(f + 0x30);
@@ -392,7 +401,7 @@ static void do_hi_pri(struct model *m, uint32_t v)
     } else {
         violation(m, "task type 0x%02x", f[0x05]);
     }
-    if (m->have_hung && f[0x00] == m->hang_target &&
+    if (!m->tm_ignored && m->have_hung && f[0x00] == m->hang_target &&
         (f[0x05] == 0x03 || get32(f + 0x30) == m->hung_context)) {
         uint8_t t[0x24] = { 0 };
         t[0x00] = f[0x00];
@@ -408,11 +417,40 @@ static void do_hi_pri(struct model *m, uint32_t v)
     }
     r[0x00] = f[0x00];
     r[0x02] = sizeof(r) / 4;
-    r[0x03] = 0x01;
+    r[0x03] = F_TASK_MGMT;
     r[0x05] = f[0x05];
     put32(r + 0x08, get32(f + 0x08));
     put32(r + 0x14, count);
     address_reply(m, r, sizeof(r));
+}
+
+/* Task management from the high-priority FIFO: only an IOC whose FACTS
+ * offered one (IOCCapabilities HIGH_PRI_Q) has that FIFO. */
+static void do_hi_pri(struct model *m, uint32_t v)
+{
+    const uint8_t *f = pa_ptr(v & ~3u);
+
+    if (!m->hipri || f[0x03] != F_TASK_MGMT) {
+        violation(m, "high-priority request function 0x%02x (FIFO offered: %d)", f[0x03], m->hipri);
+        return;
+    }
+    do_task_mgmt(m, f);
+}
+
+/* Task management through the doorbell handshake (the only way into an
+ * IOC without a high-priority FIFO; Linux mpt_send_handshake_request):
+ * the whole 0x34-byte request, then one doorbell interrupt saying the IOC
+ * took it and no reply words; the reply comes through the reply FIFO. */
+static void hs_task_mgmt(struct model *m)
+{
+    if (m->req_dwords != 0x34 / 4)
+        violation(m, "task management handshake of %u dwords", m->req_dwords);
+    if (m->state != ST_OPERATIONAL)
+        violation(m, "task management while not operational");
+    m->tm_handshakes++;
+    do_task_mgmt(m, (const uint8_t *)m->req);
+    m->phase = HS_IDLE;
+    m->his |= HIS_IOC2SYS;
 }
 
 static uint32_t model_read(void *ctx, int bar, uint32_t off)
@@ -431,6 +469,10 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
         return v;
     case R_HIS:
         return m->his;
+    case R_DIAG:
+        v = m->diag;
+        m->diag &= ~DIAG_RESET_ADAPTER; /* the chip is back at the next look */
+        return v;
     case R_REPLY_FIFO:
         if (!m->post_count)
             return 0xffffffffu;
@@ -487,6 +529,38 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         }
         return;
     case R_HIM:
+        return;
+    case R_WRITE_SEQ: {
+        static const uint8_t keys[] = { 0x4, 0xb, 0x2, 0x7, 0xd };
+        if (v == 0xff) {
+            m->wrseq_keys = 1;
+            m->diag &= ~DIAG_WRITE_ENABLE;
+        } else if (m->wrseq_keys >= 1 && m->wrseq_keys <= 5 && (v & 0xf) == keys[m->wrseq_keys - 1]) {
+            if (++m->wrseq_keys == 6)
+                m->diag |= DIAG_WRITE_ENABLE;
+        } else {
+            m->wrseq_keys = 0;
+        }
+        return;
+    }
+    case R_DIAG:
+        if (!(m->diag & DIAG_WRITE_ENABLE)) {
+            violation(m, "diagnostic write 0x%08x while locked", v);
+            return;
+        }
+        if (v & DIAG_RESET_ADAPTER) {
+            /* The chip forgets every request, frame and FIFO entry. */
+            m->diag_resets++;
+            m->diag = DIAG_WRITE_ENABLE | DIAG_RESET_ADAPTER;
+            m->wrseq_keys = 0;
+            m->state = ST_READY;
+            m->phase = HS_IDLE;
+            m->his = 0;
+            m->port_enabled = false;
+            m->have_hung = false;
+            m->free_count = m->free_head = m->post_count = m->post_head = 0;
+            memset(m->outstanding, 0, sizeof(m->outstanding));
+        }
         return;
     case R_REQUEST_FIFO:
         do_request(m, v);
@@ -672,9 +746,10 @@ static void test_reply_frames_within_credits(void **state)
 
 /* A READ the target holds until it is aborted: at the timeout the engine
  * gets BM_ETIMEDOUT, the driver sends ABORT TASK naming the request's
- * MsgContext through the high-priority FIFO, and the frame is used again
- * only after the IOC gave the request back. */
-static void test_timeout_aborts_the_command(void **state)
+ * MsgContext (through the high-priority FIFO when the IOC has one, else
+ * through the doorbell handshake), and the frame is used again only after
+ * the IOC gave the request back. */
+static void check_timeout_aborts(bool hipri)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
@@ -685,9 +760,8 @@ static void test_timeout_aborts_the_command(void **state)
     uint32_t hung;
     bool reused = false;
 
-    (void)state;
     attach(model_new(8));
-    model->hipri = true;
+    model->hipri = hipri;
     memset(&list, 0, sizeof(list));
     assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
     d = list.disks[0];
@@ -703,6 +777,7 @@ static void test_timeout_aborts_the_command(void **state)
     assert_int_equal(c[0].tag, 4);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_handshakes, hipri ? 0 : 1);
     assert_int_equal(model->tm_last_context, hung);
     assert_int_equal(model->tm_target_resets, 0);
     assert_false(model->have_hung);
@@ -719,6 +794,77 @@ static void test_timeout_aborts_the_command(void **state)
     plat_free_pages(buf, 4096);
 }
 
+static void test_timeout_aborts_the_command(void **state) { (void)state; check_timeout_aborts(true); }
+
+/* The same on an IOC without a high-priority request FIFO (IOC FACTS
+ * without HIGH_PRI_Q): ABORT TASK goes through the doorbell handshake as
+ * Linux mptscsih_IssueTaskMgmt sends it there (mpt_send_handshake_request). */
+static void test_timeout_aborts_through_handshake_without_high_priority_fifo(void **state)
+{
+    (void)state;
+    check_timeout_aborts(false);
+}
+
+/* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
+ * by handshake, no high-priority FIFO): the IOC gets a diagnostic reset
+ * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
+ * IOC INIT, reply frames lent again, PORT ENABLE), the held frame is free
+ * again and both disks carry on. */
+static void test_request_surviving_target_reset_resets_the_ioc(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[8];
+    uint8_t *buf = plat_alloc_pages(8 * 4096, false);
+    struct bm_disk *d;
+    uint32_t hung;
+    bool reused = false;
+
+    (void)state;
+    attach(model_new(8));
+    memset(&list, 0, sizeof(list));
+    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(model->ioc_inits, 1);
+    d = list.disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    model->tm_ignored = true;
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 8, buf), BM_OK);
+    hung = model->hung_context;
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_handshakes, 2);
+    assert_int_equal(model->tm_target_resets, 1);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->ioc_inits, 2);
+    assert_true(model->port_enabled);
+    assert_int_equal(model->free_count, model->credits - 1u);
+    for (uint32_t t = 0; t < 8; t++) {
+        assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8u * t, 8, buf + 4096u * t), BM_OK);
+        reused |= model->last_context == hung;
+    }
+    assert_int_equal(poll_n(d, c, 8), 8);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(c[i].status, BM_OK);
+        for (uint32_t b = 0; b < 4096; b++)
+            if (buf[4096u * c[i].tag + b] != disk_byte(d->port, 8u * c[i].tag + b / 512, b % 512))
+                fail_msg("tag %u byte %u wrong after the reset", c[i].tag, b);
+    }
+    assert_true(reused);
+    d = list.disks[1];
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 8 * 4096);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -727,6 +873,8 @@ int main(void)
         cmocka_unit_test(test_nb_hint_value),
         cmocka_unit_test(test_reply_frames_within_credits),
         cmocka_unit_test(test_timeout_aborts_the_command),
+        cmocka_unit_test(test_timeout_aborts_through_handshake_without_high_priority_fifo),
+        cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,6 +162,9 @@ struct model {
     /* SCSI task management (mpi2_init.h): what arrived, and whether the
      * hung request ignores it (a target that never gives a command back). */
     bool tm_ignored;
+    /* The firmware numbers the devices anew after an adapter reset (every
+     * handle + 0x10), as mpt3sas allows for (_scsih_search_responding_sas_devices). */
+    bool renumber_on_reset;
     unsigned tm_aborts, tm_target_resets;
     uint16_t tm_last_mid;
     unsigned writes_seen;
@@ -859,15 +862,6 @@ static void model_flush(struct model *m)
     }
 }
 
-/* Answer the request the model swallowed. */
-static void model_answer_hung(struct model *m)
-{
-    if (m->have_hung) {
-        m->have_hung = false;
-        scsi_answer(m, m->hung.smid, m->hung.frame);
-    }
-}
-
 /* The IOC gives up a request: a SCSI IO reply with IOCStatus
  * SCSI_TASK_TERMINATED and SCSIState TERMINATED. */
 static void terminate(struct model *m, uint16_t smid, uint16_t handle)
@@ -1152,6 +1146,9 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->resetting = true;
             m->reset_at_ns = plat_now_ns();
             model_reset(m, ST_RESET);
+            if (m->renumber_on_reset)
+                for (unsigned i = 0; i < m->ndev; i++)
+                    m->dev[i].handle = (uint16_t)(m->dev[i].handle + 0x10);
         }
         return;
     case R_HIM:
@@ -1457,24 +1454,36 @@ static void test_check_condition_sense(void **state)
     plat_free_pages(buf, 4096);
 }
 
-/* A request the IOC never answers: BM_ETIMEDOUT after the deadline, its
- * SMID held (never reused) while other commands run, and freed once the
- * IOC answers late, without a second completion. */
-static void test_timeout_holds_smid(void **state)
+/* A request the target never gives back, not for ABORT TASK nor for
+ * TARGET RESET: the engine gets BM_ETIMEDOUT at the deadline, then the
+ * driver resets the IOC as Linux mpt3sas_base_hard_reset_handler does
+ * (diagnostic reset; IOC INIT with the reply queues posted again; events
+ * masked and PORT ENABLE again). A command another disk had in flight
+ * ends with an error (the reset took it from the IOC); the hung SMID is
+ * free again (the reset IOC owns nothing, the model would count a reuse
+ * of a SMID it still owns); every disk of the controller carries on. */
+static void test_request_surviving_target_reset_resets_the_ioc(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
     char err[160] = "";
     struct bm_completion c[4];
-    struct bm_disk *d;
+    struct bm_disk *d, *other;
     uint16_t hung_smid;
-    uint8_t *buf = plat_alloc_pages(4096, false);
+    uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
+    uint8_t *many = plat_alloc_pages(4096, false);
+    struct bm_completion c8[8];
+    uint64_t t0;
+    bool reused = false;
 
     (void)state;
     attach(model_new(false, ST_READY));
     assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
     d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    other = disk_by_model(&list, "SIMVEND SIM SATA", 512);
     assert_non_null(d);
+    assert_non_null(other);
+    assert_int_equal(model->diag_resets, 0);
     model->hang_armed = true;
     model->hang_handle = 0x0009;
     model->hang_lba = 4242;
@@ -1483,37 +1492,174 @@ static void test_timeout_holds_smid(void **state)
     assert_true(model->have_hung);
     hung_smid = model->hung.smid;
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
-    plat_sim_advance_ns(31 * S_NS);
+    /* 20 s later the other disk starts a command the IOC is still working
+     * on when the hung one times out. */
+    plat_sim_advance_ns(20 * S_NS);
+    model->defer = true;
+    assert_int_equal(other->ops->submit(other, 0, 3, BM_IO_READ, 77, 1, buf2), BM_OK);
+    assert_int_equal(model->nheld, 1);
+    model->defer = false;
+    plat_sim_advance_ns(11 * S_NS);
+    t0 = plat_now_ns();
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    /* ABORT TASK for it, then TARGET RESET: neither got it back. */
+    /* ABORT TASK for it, then TARGET RESET: neither got it back... */
     assert_int_equal(model->tm_aborts, 1);
     assert_int_equal(model->tm_last_mid, hung_smid);
     assert_int_equal(model->tm_target_resets, 1);
-    /* Tag 0 is the engine's again; many commands later the hung SMID has
-     * still not been handed to the IOC twice (the model would count it). */
-    for (int i = 0; i < 50; i++) {
-        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, (uint64_t)i, 1, buf), BM_OK);
+    /* ...so the IOC was reset and brought back, within a bounded time. */
+    assert_int_equal(model->diag_resets, 1);
+    assert_true(plat_now_ns() - t0 < 5 * S_NS);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->initialised);
+    assert_true(model->events_masked);
+    assert_true(model->port_enabled);
+    assert_false(model->diag & DIAG_WRITE_ENABLE);
+    /* The other disk's command was the IOC's: it ends with an error. */
+    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(c[0].tag, 3);
+    assert_int_equal(c[0].status, BM_EIO);
+    /* Both disks carry on; the hung SMID is used again (eight commands
+     * at once take the few frames freed last, the hung one among them). */
+    for (uint32_t t = 0; t < 8; t++) {
+        assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 1000u + t, 1, many + 512u * t), BM_OK);
+        reused |= model->last_smid == hung_smid;
+    }
+    assert_int_equal(poll_n(d, c8, 8), 8);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(c8[i].status, BM_OK);
+        assert_true(block_ok(many + 512u * c8[i].tag, 0x0009, 1000u + c8[i].tag, 512));
+    }
+    assert_true(reused);
+    assert_int_equal(other->ops->submit(other, 0, 3, BM_IO_READ, 77, 1, buf2), BM_OK);
+    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf2, 0x000a, 77, 512));
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+    plat_free_pages(buf2, 4096);
+    plat_free_pages(many, 4096);
+}
+
+/* After the IOC reset the firmware gives the devices new handles: the
+ * driver finds each disk again by SAS address (mpt3sas
+ * _scsih_search_responding_sas_devices) and its commands reach the right
+ * device under the new handle. */
+static void test_handles_followed_across_ioc_reset(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *k4;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    k4 = disk_by_model(&list, "SIMVEND SIM SAS", 4096);
+    assert_non_null(k4);
+    model->hang_armed = true;
+    model->hang_handle = 0x0009;
+    model->hang_lba = 4242;
+    model->tm_ignored = true;
+    model->renumber_on_reset = true;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x0019, 5, 512));
+    assert_int_equal(k4->ops->submit(k4, 0, 0, BM_IO_READ, 6, 1, buf), BM_OK);
+    assert_int_equal(poll_n(k4, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x001e, 6, 4096));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* A disk that hangs command after command: each one costs an IOC reset,
+ * but after MPT_MAX_HOST_RESETS (4) the controller is given up and its
+ * disks' commands end with an error at once instead of costing a minute
+ * each. */
+static void test_host_resets_are_limited(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    model->tm_ignored = true;
+    for (unsigned i = 0; i < 5; i++) {
+        model->hang_armed = true;
+        model->hang_handle = 0x0009;
+        model->hang_lba = 4242;
+        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+        plat_sim_advance_ns(31 * S_NS);
+        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(c[0].status, BM_ETIMEDOUT);
+        assert_int_equal(model->diag_resets, i < 4 ? i + 1 : 4);
+    }
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 1, 1, buf), BM_EIO);
+    assert_no_violations();
+    /* The request it still holds is taken back on release. */
+    mpt_driver.release(ctrl);
+    assert_int_equal(model->diag_resets, 5);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* The IOC faults while a request is outstanding: at its timeout the
+ * driver sends no task management to a faulted IOC but resets it (mpt3sas
+ * _base_fault_reset_work -> mpt3sas_base_hard_reset_handler) and the
+ * disks carry on. */
+static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->hang_armed = true;
+    model->hang_handle = 0x000a;
+    model->hang_lba = 99;
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 99, 1, buf), BM_OK);
+    model->state = ST_FAULT;
+    model->fault_code = 0x2622;
+    plat_sim_advance_ns(31 * S_NS);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->tm_aborts + model->tm_target_resets, 0);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, (uint64_t)i, 1, buf), BM_OK);
         assert_int_equal(poll_n(d, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
-        assert_true(block_ok(buf, 0x0009, (uint64_t)i, 512));
-        assert_int_not_equal(model->last_smid, hung_smid);
-    }
-    assert_no_violations();
-    /* The late answer frees the SMID without a completion... */
-    model_answer_hung(model);
-    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
-    /* ...and the frame is used again. */
-    {
-        bool reused = false;
-        for (int i = 0; i < 300 && !reused; i++) {
-            assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 10, 1, buf), BM_OK);
-            reused = model->last_smid == hung_smid;
-            assert_int_equal(poll_n(d, c, 1), 1);
-            assert_int_equal(c[0].status, BM_OK);
-        }
-        assert_true(reused);
+        assert_true(block_ok(buf, 0x000a, (uint64_t)i, 512));
     }
     assert_no_violations();
     mpt_driver.release(ctrl);
@@ -1940,7 +2086,10 @@ int main(void)
         cmocka_unit_test(test_large_transfers_sas3008),
         cmocka_unit_test(test_write_direction),
         cmocka_unit_test(test_check_condition_sense),
-        cmocka_unit_test(test_timeout_holds_smid),
+        cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
+        cmocka_unit_test(test_fault_with_request_outstanding_resets_the_ioc),
+        cmocka_unit_test(test_handles_followed_across_ioc_reset),
+        cmocka_unit_test(test_host_resets_are_limited),
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
