@@ -170,8 +170,8 @@ void engine_job_free(struct disk_job *j)
 {
     if (j->buf) {
         if (j->stuck || j->inflight)
-            plat_log("DISK %s: %u command%s never completed; keeping their %u KiB of buffers", j->disk->id,
-                     j->inflight, j->inflight == 1 ? "" : "s", (unsigned)(j->buf_bytes >> 10));
+            plat_diag(j->disk->id, "%u command%s never completed; keeping their %u KiB of buffers", j->inflight,
+                      j->inflight == 1 ? "" : "s", (unsigned)(j->buf_bytes >> 10));
         else
             plat_free_pages(j->buf, j->buf_bytes);
     }
