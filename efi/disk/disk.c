@@ -13,6 +13,7 @@
 #include "verify.h"
 #include "../record.h"
 
+/* A disk found at disk_open(), and what the run knows and has decided about it. */
 struct disk_entry {
     struct bm_disk *d;
     bool selected;
@@ -26,6 +27,7 @@ static struct disk_set set;
 
 /* ---- Running ------------------------------------------------------------------------ */
 
+/* A seed per disk and test: offsets and data differ between disks, tests and passes. */
 static uint64_t seed_for(const struct bm_disk *d, unsigned salt)
 {
     uint64_t h = plat_now_ns() ^ ((uint64_t)salt << 32);
