@@ -94,6 +94,9 @@ struct bm_disk {
     bool has_pci;
     uint32_t port;        /* namespace id / port / target, for boot-disk identity */
     uint32_t lun;
+    bool controller_serial; /* serial is the controller's, carried by each of its disks and told apart
+                             * by port: NVMe namespaces (NVMe 1.4 section 6.1). The write safety rules
+                             * then do not count two of them as one serial on two disks. */
     double link_gbps;     /* SATA/SAS negotiated link, 0 if not applicable */
 
     unsigned nqueues;     /* independent queues (NVMe I/O queue pairs), >= 1 */

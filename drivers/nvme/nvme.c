@@ -326,6 +326,7 @@ static void nvme_fill_disk(struct nvme_ctrl *c, struct nvme_ns *ns, const struct
     d->pci_addr = c->addr;
     d->has_pci = true;
     d->port = ns->nsid;
+    d->controller_serial = true;
     d->lun = 0;
     d->link_gbps = 0;
     d->nqueues = p->qpn;

@@ -5,6 +5,7 @@
 #include "../config.h"
 #include "../platform.h"
 #include "engine.h"
+#include "plan.h"
 
 /* Find disks (native drivers or the firmware path as c->driver says),
  * emit disk records, run the workloads at c->disk, hand controllers back.
@@ -19,12 +20,9 @@ int disk_open(const struct config *c, const struct plat_boot_location *boot);
 int disk_pass(const struct config *c);
 void disk_close(void);
 
-/* The read tests of a level in run order (writes, where allowed, repeat
- * them except the queue-depth sweep). Returns how many were written. */
-unsigned disk_build_tests(enum bm_level level, struct disk_test *out, unsigned max);
-
-/* Host tests only: measure for measure_ns after warmup_ns instead of
- * time= seconds (0, 0 restores time=). */
-void disk_set_test_timing(uint64_t warmup_ns, uint64_t measure_ns);
+/* The same with the given warm-up, window and stall limit instead of
+ * time= (host tests run in milliseconds). */
+int disk_run_timed(const struct config *c, const struct plat_boot_location *boot, const struct engine_timing *t);
+int disk_pass_timed(const struct config *c, const struct engine_timing *t);
 
 #endif

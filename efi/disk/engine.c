@@ -1,9 +1,12 @@
 /* The disk benchmark engine (see engine.h). */
 #include "engine.h"
 #include "../record.h"
+#include "../time_units.h"
 
 #define ENGINE_POLL_BATCH 64
-#define ENGINE_UI_INTERVAL_NS 500000000ull
+#define ENGINE_UI_INTERVAL_NS (500 * NS_PER_MS)
+/* A sweep's window: open until its last I/O (distinct from UINT64_MAX, see engine_run). */
+#define ENGINE_SWEEP_WINDOW (UINT64_MAX - 1)
 
 enum phase { PHASE_WARMUP, PHASE_MEASURE, PHASE_DRAIN };
 
@@ -36,12 +39,29 @@ static void *alloc_dma(size_t bytes)
     return p ? p : plat_alloc_pages(bytes, false);
 }
 
+/* Slots, histogram and data buffers for nq queues of qd I/Os of test.bs bytes. */
+static int job_alloc(struct disk_job *j, char *why, size_t why_len)
+{
+    size_t nslots = (size_t)j->nq * j->qd;
+
+    j->buf_bytes = nslots * j->test.bs;
+    j->slots = plat_alloc(nslots * sizeof(*j->slots));
+    j->hist = plat_alloc(sizeof(*j->hist));
+    j->buf = alloc_dma(j->buf_bytes);
+    if (!j->slots || !j->hist || !j->buf) {
+        snprintf(why, why_len, "out of memory for %u MiB of buffers", (unsigned)(j->buf_bytes >> 20));
+        engine_job_free(j);
+        return BM_ENOMEM;
+    }
+    hist_reset(j->hist);
+    return BM_OK;
+}
+
 /* Fit a test to a disk (block size, capacity, queues, transfer size) and allocate its state. */
 int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_test *t, uint64_t seed, char *why,
                        size_t why_len)
 {
     uint32_t piece_bytes, total_qd, qd_limit;
-    size_t nslots;
     int rc;
 
     memset(j, 0, sizeof(*j));
@@ -96,21 +116,51 @@ int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_
         j->qd = qd_limit;
     }
 
-    nslots = (size_t)j->nq * j->qd;
-    j->buf_bytes = nslots * t->bs;
-    j->slots = plat_alloc(nslots * sizeof(*j->slots));
-    j->hist = plat_alloc(sizeof(*j->hist));
-    j->buf = alloc_dma(j->buf_bytes);
-    if (!j->slots || !j->hist || !j->buf) {
-        snprintf(why, why_len, "out of memory for %u MiB of buffers", (unsigned)(j->buf_bytes >> 20));
-        engine_job_free(j);
+    if (job_alloc(j, why, why_len) != BM_OK)
         return BM_ENOMEM;
-    }
-    hist_reset(j->hist);
     bm_rng_seed(&j->gen.rng, seed ^ 0x5eed); /* reseeded: the start position came from the first seed */
     j->stamp_key = seed * 0x9e3779b97f4a7c15ull;
     if (t->op == BM_IO_WRITE)
         fill_random(j->buf, j->buf_bytes, seed ^ 0xda7a);
+    j->status = BM_OK;
+    return BM_OK;
+}
+
+/* A sweep over a range of the disk (see engine.h). */
+int engine_job_prepare_sweep(struct disk_job *j, struct bm_disk *d, enum bm_io_op op, uint64_t first_lba,
+                             uint64_t blocks, uint32_t chunk_blocks, uint32_t qd, const struct engine_io_hooks *hooks,
+                             void *hooks_ctx, char *why, size_t why_len)
+{
+    memset(j, 0, sizeof(*j));
+    j->disk = d;
+    if (why_len)
+        why[0] = '\0';
+    if (!d->lba_bytes || !chunk_blocks || !d->max_qd || !qd ||
+        (d->max_transfer_bytes && (uint64_t)chunk_blocks * d->lba_bytes > d->max_transfer_bytes) ||
+        first_lba + blocks > d->blocks) {
+        snprintf(why, why_len, "a sweep of %llu blocks in I/Os of %u does not fit the disk",
+                 (unsigned long long)blocks, chunk_blocks);
+        return BM_ENOTSUP;
+    }
+    bm_strlcpy(j->test.name, "sweep", sizeof(j->test.name));
+    j->test.op = op;
+    j->test.bs = chunk_blocks * d->lba_bytes;
+    j->test.qd = qd;
+    j->test.threads = 1;
+    j->nq = 1;
+    j->qd = MIN(qd, d->max_qd);
+    j->pieces = 1;
+    j->piece_blocks = chunk_blocks;
+    j->io_blocks = chunk_blocks;
+    j->sweep = true;
+    j->sweep_first = j->sweep_next = first_lba;
+    j->sweep_end = first_lba + blocks;
+    j->hooks = hooks;
+    j->hooks_ctx = hooks_ctx;
+    if (job_alloc(j, why, why_len) != BM_OK)
+        return BM_ENOMEM;
+    if (op == BM_IO_READ)
+        memset(j->buf, 0xa5, j->buf_bytes);
     j->status = BM_OK;
     return BM_OK;
 }
@@ -120,8 +170,8 @@ void engine_job_free(struct disk_job *j)
 {
     if (j->buf) {
         if (j->stuck || j->inflight)
-            plat_log("DISK %s: %u command%s never completed; keeping their %u KiB of buffers", j->disk->id,
-                     j->inflight, j->inflight == 1 ? "" : "s", (unsigned)(j->buf_bytes >> 10));
+            plat_diag(j->disk->id, "%u command%s never completed; keeping their %u KiB of buffers", j->inflight,
+                      j->inflight == 1 ? "" : "s", (unsigned)(j->buf_bytes >> 10));
         else
             plat_free_pages(j->buf, j->buf_bytes);
     }
@@ -132,9 +182,10 @@ void engine_job_free(struct disk_job *j)
     j->hist = NULL;
 }
 
-/* Record the first failure of a job and stop its new I/O. */
-static void job_fail(struct disk_job *j, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void job_fail(struct disk_job *j, int status, const char *fmt, ...)
+/* Record the first failure of a job (where, and the I/O's LBA) and stop its new I/O. */
+static void job_fail(struct disk_job *j, int status, enum engine_fail_at at, uint64_t lba, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void job_fail(struct disk_job *j, int status, enum engine_fail_at at, uint64_t lba, const char *fmt, ...)
 {
     va_list ap;
 
@@ -143,6 +194,8 @@ static void job_fail(struct disk_job *j, int status, const char *fmt, ...)
     if (j->status != BM_OK)
         return;
     j->status = status;
+    j->fail_at = at;
+    j->fail_lba = lba;
     va_start(ap, fmt);
     vsnprintf(j->detail, sizeof(j->detail), fmt, ap);
     va_end(ap);
@@ -173,19 +226,28 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
     struct bm_disk *d = j->disk;
 
     if (!slot->busy) {
-        if (j->stopping)
+        if (j->stopping || (j->sweep && j->sweep_next >= j->sweep_end))
             return true;
-        slot->lba = offset_gen_next(&j->gen);
+        if (j->sweep) {
+            slot->lba = j->sweep_next;
+            slot->blocks = (uint32_t)MIN(j->io_blocks, j->sweep_end - j->sweep_next);
+            j->sweep_next += slot->blocks;
+        } else {
+            slot->lba = offset_gen_next(&j->gen);
+            slot->blocks = (uint32_t)j->io_blocks;
+        }
         slot->next_piece = 0;
         slot->pieces_left = 0;
         slot->busy = true;
-        if (j->test.op == BM_IO_WRITE)
+        if (j->hooks && j->hooks->fill)
+            j->hooks->fill(j->hooks_ctx, slot->lba, slot->blocks, slot_buf(j, q, s));
+        else if (j->test.op == BM_IO_WRITE)
             stamp_blocks(j, slot_buf(j, q, s));
     }
     while (slot->next_piece < j->pieces) {
         uint32_t p = slot->next_piece;
         uint64_t first = (uint64_t)p * j->piece_blocks;
-        uint32_t blocks = (uint32_t)MIN((uint64_t)j->piece_blocks, j->io_blocks - first);
+        uint32_t blocks = (uint32_t)MIN((uint64_t)j->piece_blocks, slot->blocks - first);
         int rc;
 
         if (j->stopping && p == 0) {
@@ -197,7 +259,7 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
         if (rc == BM_EBUSY)
             return false;
         if (rc < 0) {
-            job_fail(j, rc, "%s submitting %u blocks at LBA %llu: %s", engine_rw_name(&j->test), blocks,
+            job_fail(j, rc, ENGINE_FAIL_SUBMIT, slot->lba + first, "%s submitting %u blocks at LBA %llu: %s", engine_rw_name(&j->test), blocks,
                      (unsigned long long)(slot->lba + first), bm_strerror(rc));
             if (slot->pieces_left == 0)
                 slot->busy = false;
@@ -239,21 +301,28 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
 
     if (c->tag >= j->qd * j->pieces || !j->slots[q * j->qd + s].busy ||
         j->slots[q * j->qd + s].pieces_left == 0) {
-        job_fail(j, BM_EIO, "the driver completed tag %u on queue %u, which was not in flight", c->tag, q);
+        job_fail(j, BM_EIO, ENGINE_FAIL_OTHER, 0, "the driver completed tag %u on queue %u, which was not in flight",
+                 c->tag, q);
         return;
     }
     slot = &j->slots[q * j->qd + s];
     slot->pieces_left--;
     j->inflight--;
     j->last_event_ns = now;
-    if (c->status != BM_OK)
-        job_fail(j, c->status, "%s of %u KiB at LBA %llu: %s%s%s", engine_rw_name(&j->test), j->test.bs >> 10,
-                 (unsigned long long)slot->lba, bm_strerror(c->status), c->detail[0] ? ": " : "", c->detail);
+    if (c->status != BM_OK) {
+        if (j->status == BM_OK)
+            bm_strlcpy(j->fail_device, c->detail, sizeof(j->fail_device));
+        job_fail(j, c->status, ENGINE_FAIL_COMPLETION, slot->lba, "%s of %u KiB at LBA %llu: %s%s%s",
+                 engine_rw_name(&j->test), j->test.bs >> 10, (unsigned long long)slot->lba, bm_strerror(c->status),
+                 c->detail[0] ? ": " : "", c->detail);
+    }
     if (slot->pieces_left || slot->next_piece < j->pieces)
         return;
     slot->busy = false;
+    if (j->status == BM_OK && j->hooks && j->hooks->check)
+        j->hooks->check(j->hooks_ctx, slot->lba, slot->blocks, slot_buf(j, q, s));
     if (j->status == BM_OK) {
-        j->live_bytes += j->test.bs;
+        j->live_bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
         /* Counted when it completes inside the window: I/Os submitted
          * in the warm-up and finishing in the window count, the ones
          * finishing after the window do not (fio's ramp_time rule). */
@@ -261,7 +330,7 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
             lat = now - slot->start_ns;
             hist_add(j->hist, lat);
             j->ios++;
-            j->bytes += j->test.bs;
+            j->bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
             /* An open window (see engine_run) closes on its first I/O. */
             if (j->window_end == UINT64_MAX) {
                 j->window_end = now + 1;
@@ -288,7 +357,7 @@ static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_tim
     for (unsigned q = 0; q < j->nq; q++) {
         int n = d->ops->poll(d, q, cq, ENGINE_POLL_BATCH);
         if (n < 0) {
-            job_fail(j, n, "polling queue %u: %s", q, bm_strerror(n));
+            job_fail(j, n, ENGINE_FAIL_OTHER, 0, "polling queue %u: %s", q, bm_strerror(n));
             continue;
         }
         if (n == 0)
@@ -301,15 +370,27 @@ static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_tim
     now = plat_now_ns();
     if (j->pending)
         job_retry_pending(j, now);
-    if (j->inflight && now - j->last_event_ns > t->stall_ns) {
-        job_fail(j, BM_ETIMEDOUT, "%u command%s in flight and no completion for %llu s", j->inflight,
-                 j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / 1000000000ull));
+    /* A sweep whose driver keeps refusing (BM_EBUSY) with nothing in
+     * flight would never finish: that stalls too. */
+    if ((j->inflight || (j->sweep && j->pending)) && now - j->last_event_ns > t->stall_ns) {
+        job_fail(j, BM_ETIMEDOUT, ENGINE_FAIL_STALL, 0, "%u command%s in flight and no completion for %llu s",
+                 j->inflight, j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / NS_PER_S));
         j->stuck = true;
     }
     return work;
 }
 
-/* The progress line: test, elapsed time, MB/s since the last line. */
+/* Has the job work left: commands in flight, or a sweep with I/O still to start? */
+static bool job_active(const struct disk_job *j)
+{
+    if (j->stuck)
+        return false;
+    if (j->inflight)
+        return true;
+    return j->sweep && !j->stopping && (j->sweep_next < j->sweep_end || j->pending);
+}
+
+/* The progress line: test, elapsed time (a sweep: how far it is), MB/s since the last line. */
 static void show_progress(struct disk_job *jobs, unsigned n, const char *label, enum phase phase, uint64_t elapsed,
                           const struct engine_timing *t, uint64_t *last_bytes, uint64_t *last_ns, uint64_t now)
 {
@@ -321,13 +402,81 @@ static void show_progress(struct disk_job *jobs, unsigned n, const char *label, 
     mbps = now > *last_ns ? (double)(total - *last_bytes) * 1e3 / (double)(now - *last_ns) : 0;
     *last_bytes = total;
     *last_ns = now;
-    if (phase == PHASE_WARMUP)
+    if (jobs[0].sweep)
+        ui_progress("%s  %.0f%%  %.1f MB/s", label,
+                    100.0 * (double)(jobs[0].sweep_next - jobs[0].sweep_first) /
+                        (double)MAX(jobs[0].sweep_end - jobs[0].sweep_first, 1ull), mbps);
+    else if (phase == PHASE_WARMUP)
         ui_progress("%s  warm-up  %.1f MB/s", label, mbps);
     else if (phase == PHASE_MEASURE)
         ui_progress("%s  %.1f/%.1f s  %.1f MB/s", label, (double)(elapsed - t->warmup_ns) / 1e9,
                     (double)t->measure_ns / 1e9, mbps);
     else
         ui_progress("%s  finishing", label);
+}
+
+/* Every job's first I/Os, and its window. */
+static void start_jobs(struct disk_job *jobs, unsigned n, uint64_t t0, uint64_t t_end)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct disk_job *j = &jobs[i];
+        j->pending = 0;
+        j->last_event_ns = t0;
+        j->window_end = j->sweep ? ENGINE_SWEEP_WINDOW : t_end;
+        for (unsigned q = 0; q < j->nq; q++)
+            for (uint32_t s = 0; s < j->qd && !j->stopping; s++)
+                if (!slot_pump(j, q, s, t0))
+                    j->pending++;
+    }
+}
+
+/* The measured window is over: stop new I/O, except where not one I/O
+ * finished in it (each takes longer than time=): that window stays open
+ * until one does, rather than report nothing (the stall deadline still
+ * applies). A sweep runs on to its end. */
+static void close_windows(struct disk_job *jobs, unsigned n, bool aborted)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct disk_job *j = &jobs[i];
+        if (j->sweep)
+            continue;
+        if (!aborted && j->status == BM_OK && !j->ios && j->inflight && !j->stuck)
+            j->window_end = UINT64_MAX;
+        else
+            j->stopping = true;
+    }
+}
+
+/* Esc: stop new I/O and let what is in flight finish, so no buffer is
+ * freed under a device still writing into it. */
+static void stop_for_esc(struct disk_job *jobs, unsigned n, uint64_t now)
+{
+    for (unsigned i = 0; i < n; i++) {
+        jobs[i].stopping = true;
+        jobs[i].window_end = MIN(jobs[i].window_end, now);
+    }
+}
+
+/* Each job's measured seconds (a sweep: to its last completion), with a
+ * note when a window was kept open. */
+static void finish_windows(struct disk_job *jobs, unsigned n, uint64_t t_meas, uint64_t t_end)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct disk_job *j = &jobs[i];
+        uint64_t end;
+        if (j->sweep) {
+            end = MIN(j->window_end, j->last_event_ns);
+            j->seconds = end > t_meas ? (double)(end - t_meas) / 1e9 : 0;
+            continue;
+        }
+        end = j->window_end == UINT64_MAX ? t_end : j->window_end;
+        j->seconds = (double)(end - t_meas) / 1e9;
+        if (end > t_end) {
+            size_t len = strlen(j->note);
+            snprintf(j->note + len, sizeof(j->note) - len, "%swindow kept open to %.2f s for a first I/O to finish",
+                     len ? "; " : "", j->seconds);
+        }
+    }
 }
 
 /* Warm-up, measured window and drain for jobs running at the same time. */
@@ -339,16 +488,7 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
     enum phase phase = PHASE_WARMUP;
     bool aborted = false;
 
-    for (unsigned i = 0; i < n; i++) {
-        struct disk_job *j = &jobs[i];
-        j->pending = 0;
-        j->last_event_ns = t0;
-        j->window_end = t_end;
-        for (unsigned q = 0; q < j->nq; q++)
-            for (uint32_t s = 0; s < j->qd && !j->stopping; s++)
-                if (!slot_pump(j, q, s, t0))
-                    j->pending++;
-    }
+    start_jobs(jobs, n, t0, t_end);
     for (;;) {
         bool busy_left = false;
         int work = 0;
@@ -357,20 +497,11 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
             phase = PHASE_MEASURE;
         if (phase == PHASE_MEASURE && now >= t_end) {
             phase = PHASE_DRAIN;
-            for (unsigned i = 0; i < n; i++) {
-                struct disk_job *j = &jobs[i];
-                /* Not one I/O finished in the window (each takes longer
-                 * than time=): keep the window open until one does, rather
-                 * than report nothing. The stall deadline still applies. */
-                if (!aborted && j->status == BM_OK && !j->ios && j->inflight && !j->stuck)
-                    j->window_end = UINT64_MAX;
-                else
-                    j->stopping = true;
-            }
+            close_windows(jobs, n, aborted);
         }
         for (unsigned i = 0; i < n; i++) {
             work += job_step(&jobs[i], t_meas, t);
-            if (jobs[i].inflight && !jobs[i].stuck)
+            if (job_active(&jobs[i]))
                 busy_left = true;
         }
         if (phase == PHASE_DRAIN && !busy_left)
@@ -387,28 +518,14 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
         if (now >= next_ui) {
             next_ui = now + ENGINE_UI_INTERVAL_NS;
             show_progress(jobs, n, label, phase, now - t0, t, &last_bytes, &last_ns, now);
-            /* Esc: stop new I/O and let what is in flight finish, so no
-             * buffer is freed under a device still writing into it. */
             if (!aborted && plat_abort_requested()) {
                 aborted = true;
                 phase = PHASE_DRAIN;
-                for (unsigned i = 0; i < n; i++) {
-                    jobs[i].stopping = true;
-                    jobs[i].window_end = MIN(jobs[i].window_end, now);
-                }
+                stop_for_esc(jobs, n, now);
             }
         }
     }
-    for (unsigned i = 0; i < n; i++) {
-        struct disk_job *j = &jobs[i];
-        uint64_t end = j->window_end == UINT64_MAX ? t_end : j->window_end;
-        j->seconds = (double)(end - t_meas) / 1e9;
-        if (end > t_end) {
-            size_t len = strlen(j->note);
-            snprintf(j->note + len, sizeof(j->note) - len, "%swindow kept open to %.2f s for a first I/O to finish",
-                     len ? "; " : "", j->seconds);
-        }
-    }
+    finish_windows(jobs, n, t_meas, t_end);
     if (stats) {
         stats->loops = loops;
         stats->core_busy_pct = t->measure_ns ? MIN(100.0, 100.0 * (double)busy_ns / (double)t->measure_ns) : 0;

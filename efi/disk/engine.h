@@ -34,10 +34,28 @@ struct engine_timing {
     uint64_t stall_ns;    /* commands in flight and no completion for this long: the disk is dead */
 };
 
+/* Where a job's first failure happened, for callers that word it themselves. */
+enum engine_fail_at {
+    ENGINE_FAIL_NONE = 0,
+    ENGINE_FAIL_SUBMIT,     /* the driver refused a command (fail_lba) */
+    ENGINE_FAIL_COMPLETION, /* a command completed with an error (fail_lba, fail_device) */
+    ENGINE_FAIL_STALL,      /* commands in flight and no completion for stall_ns */
+    ENGINE_FAIL_OTHER,      /* polling failed, or the driver completed a tag not in flight */
+};
+
+/* What a sweep (engine_job_prepare_sweep) does with the data of each I/O:
+ * fill the buffer before a write is submitted, check it once a read has
+ * completed without error. Either may be NULL. */
+struct engine_io_hooks {
+    void (*fill)(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf);
+    void (*check)(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t *buf);
+};
+
 /* One logical I/O slot: an I/O of bs bytes, split into `pieces` commands
  * when the disk takes less per command. */
 struct io_slot {
     uint64_t lba;
+    uint32_t blocks;      /* this I/O's length (a sweep's last one may be short) */
     uint64_t start_ns;    /* first command submitted */
     uint32_t next_piece;  /* the next command to submit */
     uint32_t pieces_left; /* submitted and not completed */
@@ -55,6 +73,12 @@ struct disk_job {
     uint32_t piece_blocks;
     uint64_t io_blocks;
     char note[120];       /* how what ran differs from the test's name, "" if not */
+
+    /* A sweep: every block of [sweep_first, sweep_end) once, in order, then done. */
+    bool sweep;
+    uint64_t sweep_first, sweep_next, sweep_end;
+    const struct engine_io_hooks *hooks;
+    void *hooks_ctx;
 
     /* Running state. */
     struct offset_gen gen;
@@ -75,6 +99,9 @@ struct disk_job {
     double seconds;          /* the measured window (longer than asked when no I/O finished in it) */
     int status;              /* BM_OK, or the first failure */
     char detail[160];        /* the failure, decoded */
+    enum engine_fail_at fail_at; /* where it happened */
+    uint64_t fail_lba;       /* the I/O's first LBA (submit, completion) */
+    char fail_device[64];    /* the device's decoded status (completion), "" if none */
     bool stuck;              /* commands may still be in flight: never free buf */
 };
 
@@ -88,6 +115,16 @@ struct engine_run_stats {
  * Write tests get a buffer of incompressible data. */
 int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_test *t, uint64_t seed, char *why,
                        size_t why_len);
+/* Set up a sweep of disk d: op over blocks blocks from first_lba, once, in
+ * I/Os of chunk_blocks (one command each: at most the disk's transfer
+ * limit) with qd of them in flight on queue 0. Reads start from a buffer
+ * of 0xa5 bytes, so nothing left in it passes a check. Run it with
+ * engine_run(), whose window it ignores: it ends when the last I/O has
+ * completed (t->stall_ns still applies). BM_OK, BM_ENOTSUP (why says
+ * why), BM_ENOMEM. */
+int engine_job_prepare_sweep(struct disk_job *j, struct bm_disk *d, enum bm_io_op op, uint64_t first_lba,
+                             uint64_t blocks, uint32_t chunk_blocks, uint32_t qd, const struct engine_io_hooks *hooks,
+                             void *hooks_ctx, char *why, size_t why_len);
 /* Free a job's memory. The data buffer is kept (leaked, with a log line)
  * when commands may still be in flight: a device may DMA into it. */
 void engine_job_free(struct disk_job *j);

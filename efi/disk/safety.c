@@ -1,5 +1,6 @@
 /* Write-safety rules (see safety.h). */
 #include "safety.h"
+#include "../../drivers/fwblk/fwblk.h"
 
 /* May this disk be written? The rule of safety.h, in the order a reader checks it. */
 enum write_perm disk_write_permission(const struct config *c, const char *serial, const struct disk_facts *f,
@@ -76,4 +77,42 @@ bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *b
     /* No firmware answer: a location that names no port makes every disk
      * on its controller count as the boot disk. */
     return same_port || (same_ctrl && !boot->has_port);
+}
+
+/* Does the disk carry its controller's serial: an NVMe namespace, natively
+ * (the driver says so) or as the firmware's device path names it? */
+static bool carries_controller_serial(const struct bm_disk *d)
+{
+    return d->controller_serial || strstr(fwblk_device_path(d), "/NVMe(") != NULL;
+}
+
+/* The facts about disks[i] and the permission that follows from them. */
+void disk_decide_writes(const struct config *c, struct bm_disk *const *disks, unsigned n,
+                        const struct plat_boot_location *boot, const struct plat_boot_location *results,
+                        struct disk_write_decision *out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct bm_disk *d = disks[i];
+        struct disk_write_decision *w = &out[i];
+        int fw = fwblk_boot_disk(d);
+        enum boot_answer ans = fw < 0 ? BOOT_UNKNOWN : fw ? BOOT_YES : BOOT_NO;
+
+        memset(w, 0, sizeof(*w));
+        /* Another disk with this serial: write= names a serial, and could
+         * mean either (the first one found is named in the refusal). */
+        for (unsigned k = 0; k < n && !w->facts.serial_twin; k++)
+            if (k != i && disk_serials_clash(d, carries_controller_serial(d), disks[k],
+                                             carries_controller_serial(disks[k])))
+                w->facts.serial_twin = disks[k]->id;
+
+        w->facts.boot = disk_holds_boot(d, boot, ans);
+        /* The results volume may be another one (out=LABEL:\path). The
+         * firmware's exact answer is about the boot volume only, so this
+         * one is matched by controller and port (a location without a port
+         * protects every disk on its controller). */
+        w->facts.results = results->has_volume && disk_holds_boot(d, results, BOOT_UNKNOWN);
+        w->facts.results_by_controller = w->facts.results && !results->has_port;
+        w->facts.read_only = fwblk_read_only(d);
+        w->perm = disk_write_permission(c, d->serial, &w->facts, w->refusal, sizeof(w->refusal));
+    }
 }

@@ -50,4 +50,19 @@ enum boot_answer { BOOT_UNKNOWN = 0, BOOT_YES, BOOT_NO };
  * PCI location when the boot location has one (nothing rules it out). */
 bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *boot, enum boot_answer fw);
 
+/* What was decided for one disk, and why. */
+struct disk_write_decision {
+    struct disk_facts facts;
+    enum write_perm perm;
+    char refusal[200];    /* the rule that refused it (WRITE_REFUSED) */
+};
+
+/* Gather the facts of each of the n disks (boot and results volumes, the
+ * firmware's read-only flag, serial twins among them) and decide, into
+ * out[i], whether disks[i] may be written. boot: where the app was loaded
+ * from; results: where the results file goes. */
+void disk_decide_writes(const struct config *c, struct bm_disk *const *disks, unsigned n,
+                        const struct plat_boot_location *boot, const struct plat_boot_location *results,
+                        struct disk_write_decision *out);
+
 #endif

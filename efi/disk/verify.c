@@ -1,11 +1,14 @@
 /* Write, read back, compare: the check burn-in teams run before a disk goes
- * into service. Driven through the tagged queue like every workload. */
+ * into service. Each phase is an engine sweep (engine.c), driven through
+ * the tagged queue like every workload; this file owns the pattern, the
+ * comparison and the words of its failures. */
 #include "verify.h"
-#include "../record.h"
+#include "engine.h"
+#include "../time_units.h"
 
 #define VERIFY_QD 8
 #define VERIFY_CHUNK_MAX (1u << 20)
-#define VERIFY_TIMEOUT_NS 30000000000ull /* no completion for 30 s: give up */
+#define VERIFY_TIMEOUT_NS (30 * NS_PER_S) /* no completion for 30 s: give up */
 
 void verify_fill_block(uint8_t *buf, uint32_t block_bytes, uint64_t seed, uint64_t lba)
 {
@@ -42,114 +45,105 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-struct verify_io {
-    bool busy;
-    uint64_t lba;
-    uint64_t start_ns;
+struct verify_ctx {
+    struct verify_result *v;
+    uint64_t seed;
+    uint32_t lba_bytes;
+    uint8_t *expect;      /* one block of the pattern */
 };
 
-/* One phase over the range: op with a queue of VERIFY_QD chunks. On reads,
- * compare each chunk as it completes. */
-static int verify_phase(struct bm_disk *d, enum bm_io_op op, uint8_t *bufs, uint32_t chunk_blocks, uint64_t seed,
-                        struct verify_result *v)
+/* Before a write: the pattern of every block of the I/O. */
+static void verify_fill(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf)
 {
-    struct verify_io ios[VERIFY_QD];
-    struct bm_completion comp[VERIFY_QD];
-    uint32_t lb = d->lba_bytes, qd = MIN((uint32_t)VERIFY_QD, d->max_qd);
-    uint64_t next = v->first_lba, end = v->first_lba + v->blocks, last_progress = plat_now_ns();
-    unsigned inflight = 0;
-    uint8_t *expect = plat_alloc(lb);
+    struct verify_ctx *x = ctx;
 
-    if (!expect)
-        return BM_ENOMEM;
-    memset(ios, 0, sizeof(ios));
-    while (next < end || inflight) {
-        for (uint32_t t = 0; t < qd && next < end; t++) {
-            uint32_t n;
-            uint8_t *buf = bufs + (size_t)t * chunk_blocks * lb;
-            if (ios[t].busy)
-                continue;
-            n = (uint32_t)MIN((uint64_t)chunk_blocks, end - next);
-            if (op == BM_IO_WRITE)
-                for (uint32_t b = 0; b < n; b++)
-                    verify_fill_block(buf + (size_t)b * lb, lb, seed, next + b);
-            int rc = d->ops->submit(d, 0, t, op, next, n, buf);
-            if (rc == BM_EBUSY)
-                break;
-            if (rc != BM_OK) {
-                snprintf(v->detail, sizeof(v->detail), "%s submit at LBA %llu: %s", op == BM_IO_WRITE ? "write" : "read",
-                         (unsigned long long)next, bm_strerror(rc));
-                v->status = rc;
-                goto drain;
-            }
-            ios[t] = (struct verify_io){ true, next, plat_now_ns() };
-            inflight++;
-            next += n;
-        }
-        int got = d->ops->poll(d, 0, comp, VERIFY_QD);
-        if (got > 0)
-            last_progress = plat_now_ns();
-        for (int i = 0; i < got; i++) {
-            uint32_t t = comp[i].tag;
-            if (t >= qd || !ios[t].busy)
-                continue;
-            ios[t].busy = false;
-            inflight--;
-            if (comp[i].status != BM_OK) {
-                snprintf(v->detail, sizeof(v->detail), "%s at LBA %llu: %s", op == BM_IO_WRITE ? "write" : "read",
-                         (unsigned long long)ios[t].lba, comp[i].detail[0] ? comp[i].detail : bm_strerror(comp[i].status));
-                v->status = comp[i].status;
-                goto drain;
-            }
-            if (op == BM_IO_READ) {
-                uint32_t n = (uint32_t)MIN((uint64_t)chunk_blocks, end - ios[t].lba);
-                const uint8_t *buf = bufs + (size_t)t * chunk_blocks * lb;
-                for (uint32_t b = 0; b < n; b++) {
-                    verify_fill_block(expect, lb, seed, ios[t].lba + b);
-                    if (memcmp(expect, buf + (size_t)b * lb, lb)) {
-                        note_bad_lba(v, ios[t].lba + b);
-                        v->bad_blocks++;
-                    }
-                }
-            }
-        }
-        if (plat_now_ns() - last_progress > VERIFY_TIMEOUT_NS && inflight) {
-            snprintf(v->detail, sizeof(v->detail), "no completion for %u s", (unsigned)(VERIFY_TIMEOUT_NS / 1000000000ull));
-            v->status = BM_ETIMEDOUT;
-            plat_free(expect);
-            return v->status; /* commands may be in flight: the caller keeps the buffers */
-        }
-        if (plat_abort_requested() && next < end) {
-            v->status = BM_EABORT;
-            end = next; /* submit nothing more; drain below */
+    for (uint32_t b = 0; b < blocks; b++)
+        verify_fill_block(buf + (size_t)b * x->lba_bytes, x->lba_bytes, x->seed, lba + b);
+}
+
+/* After a read: compare each block with its pattern. */
+static void verify_check(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t *buf)
+{
+    struct verify_ctx *x = ctx;
+
+    for (uint32_t b = 0; b < blocks; b++) {
+        verify_fill_block(x->expect, x->lba_bytes, x->seed, lba + b);
+        if (memcmp(x->expect, buf + (size_t)b * x->lba_bytes, x->lba_bytes)) {
+            note_bad_lba(x->v, lba + b);
+            x->v->bad_blocks++;
         }
     }
-    plat_free(expect);
-    return v->status;
-drain:
-    /* Wait (bounded) for what is in flight before the buffers can go. */
-    while (inflight && plat_now_ns() - last_progress < VERIFY_TIMEOUT_NS) {
-        int got = d->ops->poll(d, 0, comp, VERIFY_QD);
-        for (int i = 0; i < got; i++)
-            if (comp[i].tag < qd && ios[comp[i].tag].busy) {
-                ios[comp[i].tag].busy = false;
-                inflight--;
-                last_progress = plat_now_ns();
-            }
+}
+
+static const struct engine_io_hooks verify_hooks = { verify_fill, verify_check };
+
+/* The verify record's words for the sweep's first failure. */
+static void word_failure(const struct disk_job *j, struct verify_result *v)
+{
+    const char *op = j->test.op == BM_IO_WRITE ? "write" : "read";
+
+    v->status = j->status;
+    switch (j->fail_at) {
+    case ENGINE_FAIL_SUBMIT:
+        snprintf(v->detail, sizeof(v->detail), "%s submit at LBA %llu: %s", op, (unsigned long long)j->fail_lba,
+                 bm_strerror(j->status));
+        break;
+    case ENGINE_FAIL_COMPLETION:
+        snprintf(v->detail, sizeof(v->detail), "%s at LBA %llu: %s", op, (unsigned long long)j->fail_lba,
+                 j->fail_device[0] ? j->fail_device : bm_strerror(j->status));
+        break;
+    case ENGINE_FAIL_STALL:
+        snprintf(v->detail, sizeof(v->detail), "no completion for %u s", (unsigned)(VERIFY_TIMEOUT_NS / NS_PER_S));
+        break;
+    default:
+        bm_strlcpy(v->detail, j->detail, sizeof(v->detail));
+        break;
     }
-    plat_free(expect);
-    return inflight ? BM_ETIMEDOUT : v->status;
+}
+
+/* One phase over the range: op with a queue of VERIFY_QD chunks, as an
+ * engine sweep. On reads each chunk is compared as it completes. Returns
+ * BM_OK, the I/O error, BM_ETIMEDOUT when commands may still be in flight
+ * (the engine then keeps their buffers) or BM_EABORT on Esc. */
+static int verify_phase(struct bm_disk *d, enum bm_io_op op, uint32_t chunk_blocks, struct verify_ctx *x)
+{
+    const struct engine_timing tm = { 0, 0, VERIFY_TIMEOUT_NS };
+    struct verify_result *v = x->v;
+    struct disk_job j;
+    char why[160], label[64];
+    bool stuck;
+    int rc;
+
+    rc = engine_job_prepare_sweep(&j, d, op, v->first_lba, v->blocks, chunk_blocks, VERIFY_QD, &verify_hooks, x,
+                                  why, sizeof(why));
+    if (rc == BM_ENOMEM) {
+        snprintf(v->detail, sizeof(v->detail), "no memory for %zu bytes of buffers",
+                 (size_t)VERIFY_QD * chunk_blocks * d->lba_bytes);
+        return v->status = rc;
+    }
+    if (rc != BM_OK) {
+        bm_strlcpy(v->detail, why, sizeof(v->detail));
+        return v->status = rc;
+    }
+    snprintf(label, sizeof(label), "%.23s verify %s", d->id, op == BM_IO_WRITE ? "write" : "read");
+    rc = engine_run(&j, 1, &tm, label, NULL);
+    if (j.status != BM_OK)
+        word_failure(&j, v);
+    stuck = j.stuck;
+    engine_job_free(&j);
+    if (rc == BM_EABORT)
+        return v->status = BM_EABORT;
+    return stuck ? BM_ETIMEDOUT : v->status;
 }
 
 int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_result *v)
 {
     uint32_t lb = d->lba_bytes;
     uint32_t chunk = MIN((uint32_t)VERIFY_CHUNK_MAX, d->max_transfer_bytes);
-    uint32_t chunk_blocks = chunk / lb;
+    uint32_t chunk_blocks = lb ? chunk / lb : 0;
     uint64_t blocks, span;
-    size_t buf_bytes;
-    uint8_t *bufs;
     uint64_t t0 = plat_now_ns();
+    struct verify_ctx x;
     struct bm_rng rng;
     int rc;
 
@@ -166,52 +160,16 @@ int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_
     span = (d->blocks - blocks) / chunk_blocks;
     v->first_lba = span ? bm_rng_below(&rng, span + 1) * chunk_blocks : 0;
     v->blocks = blocks;
-    buf_bytes = (size_t)VERIFY_QD * chunk_blocks * lb;
-    bufs = plat_alloc_pages(buf_bytes, true);
-    if (!bufs)
-        bufs = plat_alloc_pages(buf_bytes, false);
-    if (!bufs) {
-        snprintf(v->detail, sizeof(v->detail), "no memory for %zu bytes of buffers", buf_bytes);
+    x = (struct verify_ctx){ v, seed, lb, plat_alloc(lb) };
+    if (!x.expect) {
+        snprintf(v->detail, sizeof(v->detail), "no memory for one block");
         return v->status = BM_ENOMEM;
     }
-    rc = verify_phase(d, BM_IO_WRITE, bufs, chunk_blocks, seed, v);
-    if (rc == BM_OK) {
-        /* Nothing of the pattern may linger in the buffers we read into. */
-        memset(bufs, 0xa5, buf_bytes);
-        rc = verify_phase(d, BM_IO_READ, bufs, chunk_blocks, seed, v);
-    }
+    rc = verify_phase(d, BM_IO_WRITE, chunk_blocks, &x);
+    if (rc == BM_OK)
+        rc = verify_phase(d, BM_IO_READ, chunk_blocks, &x);
+    plat_free(x.expect);
     v->seconds = (double)(plat_now_ns() - t0) / 1e9;
     qsort(v->bad_lba, v->nbad_listed, sizeof(v->bad_lba[0]), cmp_u64);
-    if (rc == BM_ETIMEDOUT)
-        plat_log("%s: verify buffers kept: a command may still be in flight", d->id);
-    else
-        plat_free_pages(bufs, buf_bytes);
     return rc;
-}
-
-void verify_emit_record(const struct bm_disk *d, const struct verify_result *v)
-{
-    static struct record r;
-    char human[256];
-    bool ok = v->status == BM_OK && v->bad_blocks == 0;
-
-    record_begin(&r, "verify");
-    json_str(&r.j, "disk", d->id);
-    json_str(&r.j, "result", ok ? "pass" : "fail");
-    json_u64(&r.j, "first_lba", v->first_lba);
-    json_u64(&r.j, "blocks", v->blocks);
-    json_u64(&r.j, "bytes", v->blocks * d->lba_bytes);
-    json_u64(&r.j, "bad_blocks", v->bad_blocks);
-    json_arr_begin(&r.j, "bad_lba");
-    for (unsigned i = 0; i < v->nbad_listed; i++)
-        json_u64(&r.j, NULL, v->bad_lba[i]);
-    json_arr_end(&r.j);
-    if (v->status != BM_OK)
-        json_str(&r.j, "error", v->detail);
-    json_num(&r.j, "seconds", v->seconds, 3);
-    snprintf(human, sizeof(human), "%s verify %s: %llu MB at LBA %llu, %llu bad block%s%s%s", d->id,
-             ok ? "passed" : "FAILED", (unsigned long long)(v->blocks * d->lba_bytes / 1000000),
-             (unsigned long long)v->first_lba, (unsigned long long)v->bad_blocks, v->bad_blocks == 1 ? "" : "s",
-             v->status != BM_OK ? " - " : "", v->status != BM_OK ? v->detail : "");
-    record_emit(&r, human);
 }

@@ -24,10 +24,8 @@ void verify_fill_block(uint8_t *buf, uint32_t block_bytes, uint64_t seed, uint64
 
 /* Write then read back `bytes` (rounded down to whole transfers, at least
  * one block) from a seed-chosen, aligned start. Only for disks the safety
- * rules allow to be written: the caller checks. BM_EABORT on Esc. */
+ * rules allow to be written: the caller checks. BM_EABORT on Esc. The
+ * record is report_verify() (report.c). */
 int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_result *out);
-
-/* The verify record. */
-void verify_emit_record(const struct bm_disk *d, const struct verify_result *v);
 
 #endif

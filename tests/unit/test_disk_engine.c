@@ -411,11 +411,23 @@ static unsigned count_records(const char *type, const char *needle1, const char 
     return n;
 }
 
+/* Time for the disk_run tests: a warm-up and window of milliseconds, the run's own stall limit. */
+static struct engine_timing test_timing(const struct config *c, uint64_t warmup_ns, uint64_t measure_ns)
+{
+    struct engine_timing t;
+
+    disk_timing_for(c, &t);
+    t.warmup_ns = warmup_ns;
+    t.measure_ns = measure_ns;
+    return t;
+}
+
 static void test_disk_run_end_to_end(void **state)
 {
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
     struct plat_boot_location boot;
     struct config c;
+    struct engine_timing tm;
     char a[512], b[512], x[512], env[2048], err[256];
     size_t na, nb, na2, nb2;
     uint8_t *a0, *b0, *a1, *b1;
@@ -438,9 +450,8 @@ static void test_disk_run_end_to_end(void **state)
     sinks_reset();
     sinks_add(&sink);
     nrecs = 0;
-    disk_set_test_timing(10000000ull, 60000000ull);
-    assert_int_equal(disk_run(&c, &boot), BM_OK);
-    disk_set_test_timing(0, 0);
+    tm = test_timing(&c, 10000000ull, 60000000ull);
+    assert_int_equal(disk_run_timed(&c, &boot, &tm), BM_OK);
     sinks_close();
     unsetenv("BAREMARK_HOST_DISKS");
     unsetenv("BAREMARK_HOST_BOOT");
@@ -486,6 +497,7 @@ static void test_esc_during_a_write_test_stops_all_writing(void **state)
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
     struct plat_boot_location boot;
     struct config c;
+    struct engine_timing tm;
     char b[512], env[1024], err[256];
     size_t nb, nb2, changed = 0;
     uint8_t *b0, *b1;
@@ -504,9 +516,8 @@ static void test_esc_during_a_write_test_stops_all_writing(void **state)
     sinks_add(&sink);
     nrecs = 0;
     fileblk_reset_counters();
-    disk_set_test_timing(10000000ull, 200000000ull);
-    assert_int_equal(disk_run(&c, &boot), BM_EABORT);
-    disk_set_test_timing(0, 0);
+    tm = test_timing(&c, 10000000ull, 200000000ull);
+    assert_int_equal(disk_run_timed(&c, &boot, &tm), BM_EABORT);
     sinks_close();
     unsetenv("BAREMARK_HOST_DISKS");
     assert_true(plat_abort_requested()); /* the disk did press it */
@@ -528,6 +539,7 @@ static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
     struct plat_boot_location boot;
     struct config c;
+    struct engine_timing tm;
     char a[512], b[512], k[512], env[2048], err[256];
     (void)state;
 
@@ -543,9 +555,8 @@ static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
     sinks_reset();
     sinks_add(&sink);
     nrecs = 0;
-    disk_set_test_timing(3000000ull, 30000000ull);
-    assert_int_equal(disk_run(&c, &boot), BM_OK);
-    disk_set_test_timing(0, 0);
+    tm = test_timing(&c, 3000000ull, 30000000ull);
+    assert_int_equal(disk_run_timed(&c, &boot, &tm), BM_OK);
     sinks_close();
     unsetenv("BAREMARK_HOST_DISKS");
 
@@ -573,6 +584,7 @@ static void test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note(void **sta
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
     struct plat_boot_location boot;
     struct config c;
+    struct engine_timing tm;
     char a[512], k[512], env[1200], err[256];
     (void)state;
 
@@ -588,9 +600,8 @@ static void test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note(void **sta
     sinks_reset();
     sinks_add(&sink);
     nrecs = 0;
-    disk_set_test_timing(1000000ull, 5000000ull);
-    assert_int_equal(disk_run(&c, &boot), BM_OK);
-    disk_set_test_timing(0, 0);
+    tm = test_timing(&c, 1000000ull, 5000000ull);
+    assert_int_equal(disk_run_timed(&c, &boot, &tm), BM_OK);
     sinks_close();
     unsetenv("BAREMARK_HOST_DISKS");
     assert_int_equal(count_records("note", "\"where\":\"fw0\"", "BS4M-Q4 read skipped: the disk is smaller"), 1);

@@ -10,6 +10,7 @@
 
 #include "disk/verify.h"
 #include "../drivers/fileblk.h"
+#include "platform_sim.h"
 
 static char path[64];
 
@@ -96,6 +97,67 @@ static void test_failing_disk_reports_the_error(void **state)
     unlink(path);
 }
 
+/* verify= runs as engine sweeps: a range that is not whole chunks is
+ * written and read exactly once, block for block, at no more than the
+ * disk's depth, without breaking the disk's contract. */
+static void test_range_of_part_chunks_is_written_and_read_once(void **state)
+{
+    struct bm_disk *d = open_disk(512, 4 << 20, 2);
+    struct fileblk_stats st;
+    struct verify_result v;
+    uint8_t expect[512], got[512];
+    FILE *f;
+    (void)state;
+    assert_non_null(d);
+    assert_int_equal(disk_verify(d, 100 * 1024, 3, &v), BM_OK);  /* one 64 KiB chunk and 36 KiB */
+    assert_int_equal(v.blocks, 200);
+    assert_int_equal(v.bad_blocks, 0);
+    fileblk_get_stats(d, &st);
+    assert_int_equal(st.bytes_written, 200 * 512);
+    assert_int_equal(st.bytes_read, 200 * 512);
+    assert_int_equal(st.writes + st.reads, 4);
+    assert_true(st.max_inflight <= 2);
+    assert_int_equal(st.bad_tag + st.bad_range + st.too_big + st.bad_queue + st.unaligned_buffers, 0);
+    fileblk_close(d);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    for (uint64_t b = 0; b < v.blocks; b++) {
+        assert_int_equal(fseek(f, (long)((v.first_lba + b) * 512), SEEK_SET), 0);
+        assert_int_equal(fread(got, 1, 512, f), 512);
+        verify_fill_block(expect, 512, 3, v.first_lba + b);
+        assert_memory_equal(got, expect, 512);
+    }
+    fclose(f);
+    unlink(path);
+}
+
+/* Esc during the write phase: BM_EABORT, and not one write once the run has seen the key. */
+static void test_esc_stops_verify(void **state)
+{
+    struct fileblk_opts o;
+    struct bm_disk *d;
+    struct verify_result v;
+    FILE *f;
+    (void)state;
+    snprintf(path, sizeof(path), "/tmp/baremark-verify-%d.img", (int)getpid());
+    f = fopen(path, "w");
+    assert_int_equal(ftruncate(fileno(f), 8 << 20), 0);
+    fclose(f);
+    memset(&o, 0, sizeof(o));
+    o.max_qd = 2;
+    o.max_transfer_bytes = 4096;
+    o.esc_after_writes = 3;
+    o.path_kind = BM_PATH_NATIVE;
+    d = fileblk_open(path, "file0", "F1", &o, NULL, 0);
+    assert_non_null(d);
+    fileblk_reset_counters();
+    assert_int_equal(disk_verify(d, 1 << 20, 1, &v), BM_EABORT);
+    assert_int_equal(fileblk_writes_after_esc(), 0);
+    plat_sim_set_abort(false);
+    fileblk_close(d);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +165,8 @@ int main(void)
         cmocka_unit_test(test_good_disk_passes_for_each_block_size),
         cmocka_unit_test(test_range_is_clamped_to_the_disk),
         cmocka_unit_test(test_failing_disk_reports_the_error),
+        cmocka_unit_test(test_range_of_part_chunks_is_written_and_read_once),
+        cmocka_unit_test(test_esc_stops_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

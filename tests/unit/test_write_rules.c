@@ -162,6 +162,38 @@ static void test_shared_serial_clashes_unless_namespaces_of_one_controller(void 
     assert_false(disk_serials_clash(&e1, false, &e2, false));
 }
 
+/* The namespace exception rests on a property the driver sets
+ * (controller_serial), not on the driver's name: two disks on one
+ * controller with one serial are twins unless they say they carry their
+ * controller's serial. */
+static void test_namespace_exception_follows_the_controller_serial_property(void **state)
+{
+    struct bm_disk ns1 = disk("NVME1", 5, 1), ns2 = disk("NVME1", 5, 2);
+    struct bm_disk *both[2] = { &ns1, &ns2 };
+    struct disk_write_decision w[2];
+    struct plat_boot_location boot, results;
+    struct config c;
+    char err[160];
+    (void)state;
+
+    config_defaults(&c);
+    assert_int_equal(config_set(&c, "write", "NVME1", err, sizeof(err)), BM_OK);
+    memset(&boot, 0, sizeof(boot));
+    memset(&results, 0, sizeof(results));
+    bm_strlcpy(ns1.id, "d0", sizeof(ns1.id));
+    bm_strlcpy(ns2.id, "d1", sizeof(ns2.id));
+    bm_strlcpy(ns1.driver, "nvme", sizeof(ns1.driver)); /* the name alone proves nothing */
+    bm_strlcpy(ns2.driver, "nvme", sizeof(ns2.driver));
+    disk_decide_writes(&c, both, 2, &boot, &results, w);
+    assert_int_equal(w[0].perm, WRITE_REFUSED);
+    assert_string_equal(w[0].facts.serial_twin, "d1");
+    ns1.controller_serial = ns2.controller_serial = true;
+    disk_decide_writes(&c, both, 2, &boot, &results, w);
+    assert_int_equal(w[0].perm, WRITE_ALLOWED);
+    assert_int_equal(w[1].perm, WRITE_ALLOWED);
+    assert_null(w[0].facts.serial_twin);
+}
+
 static void test_write_refused_when_serial_is_shared(void **state)
 {
     struct config c;
@@ -248,6 +280,7 @@ static void run_disks(const char *env, const char *boot_path, const char *const 
 {
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
     struct plat_boot_location boot;
+    struct engine_timing tm;
     struct config c;
     char err[256];
 
@@ -262,16 +295,18 @@ static void run_disks(const char *env, const char *boot_path, const char *const 
     sinks_reset();
     sinks_add(&sink);
     nrecs = 0;
-    disk_set_test_timing(2000000ull, 10000000ull);
+    /* A short warm-up and window; the run's own stall limit. */
+    disk_timing_for(&c, &tm);
+    tm.warmup_ns = 2000000ull;
+    tm.measure_ns = 10000000ull;
     if (c.passes > 1) {
         assert_int_equal(disk_open(&c, &boot), BM_OK);
         for (unsigned p = 0; p < c.passes; p++)
-            assert_int_equal(disk_pass(&c), BM_OK);
+            assert_int_equal(disk_pass_timed(&c, &tm), BM_OK);
         disk_close();
     } else {
-        assert_int_equal(disk_run(&c, &boot), BM_OK);
+        assert_int_equal(disk_run_timed(&c, &boot, &tm), BM_OK);
     }
-    disk_set_test_timing(0, 0);
     sinks_close();
     unsetenv("BAREMARK_HOST_DISKS");
     unsetenv("BAREMARK_HOST_BOOT");
@@ -615,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_padded_drive_serials_match_their_trimmed_name),
         cmocka_unit_test(test_last_write_wins_and_command_line_overrides_file),
         cmocka_unit_test(test_shared_serial_clashes_unless_namespaces_of_one_controller),
+        cmocka_unit_test(test_namespace_exception_follows_the_controller_serial_property),
         cmocka_unit_test(test_write_refused_when_serial_is_shared),
         cmocka_unit_test(test_two_disks_with_one_serial_are_never_written),
         cmocka_unit_test(test_boot_disk_twin_is_never_written),
