@@ -49,7 +49,6 @@ static const unsigned ahci_reset_deadline_ms[] = { 10000, 10000, 35000 };
 #define AHCI_SPINUP_CMD_MS 30000   /* SET FEATURES spin-up (Linux SETFEATURES_SPINUP_TIMEOUT) */
 #define AHCI_POLL_NS 10000ull      /* pause between register reads in setup waits */
 #define AHCI_ERROR_CHECK_NS 100000ull /* PxIS is read at least this often while commands run */
-#define AHCI_MAX_CTRLS 16
 
 /* ---- Per-port memory: one allocation, laid out as the spec aligns it ---------------- */
 
@@ -124,8 +123,6 @@ struct ahci_ctrl {
     uint32_t cap, cap2, pi, vs;
     struct ahci_port *port[AHCI_MAX_PORTS];
 };
-
-static struct ahci_ctrl *ctrl_in_use[AHCI_MAX_CTRLS];
 
 /* ---- Register access ------------------------------------------------------------------- */
 
@@ -1139,20 +1136,6 @@ static bool ahci_match(uint16_t vendor, uint16_t device, uint32_t class_code)
     return class_code == AHCI_PCI_CLASS;
 }
 
-/* Lowest free controller number, so ids stay "ahci0p..", "ahci1p.." in
- * probe order. */
-static int ctrl_index_take(struct ahci_ctrl *c)
-{
-    for (unsigned i = 0; i < AHCI_MAX_CTRLS; i++) {
-        if (!ctrl_in_use[i]) {
-            ctrl_in_use[i] = c;
-            c->index = i;
-            return BM_OK;
-        }
-    }
-    return BM_ENOSPC;
-}
-
 static void ahci_release(void *ctrl)
 {
     struct ahci_ctrl *c = ctrl;
@@ -1164,13 +1147,12 @@ static void ahci_release(void *ctrl)
             port_free(c->port[i]);
         c->port[i] = NULL;
     }
-    if (c->index < AHCI_MAX_CTRLS && ctrl_in_use[c->index] == c)
-        ctrl_in_use[c->index] = NULL;
     plat_pci_release(c->addr);
     plat_free(c);
 }
 
-static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int ahci_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                      size_t errlen)
 {
     struct ahci_ctrl *c;
     uint32_t vs, set_up = 0, ready = 0, retry;
@@ -1185,7 +1167,7 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         return BM_ENOMEM;
     }
     c->addr = a;
-    c->index = AHCI_MAX_CTRLS;
+    c->index = index;
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
 
     rc = plat_pci_claim(a);
@@ -1200,14 +1182,9 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         rc = BM_ENODEV;
         goto err_release;
     }
-    rc = ctrl_index_take(c);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "more than %u AHCI controllers", AHCI_MAX_CTRLS);
-        goto err_release;
-    }
     rc = hba_reset(c, err, errlen);
     if (rc != BM_OK)
-        goto err_index;
+        goto err_release;
     vs = c->vs;
     /* Section 3.1.5: BCD, major in 31:16, minor 15:8 and 7:0 (1.3.1 is
      * 00010301h, 1.3 is 00010300h). */
@@ -1276,8 +1253,6 @@ static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     *ctrl_out = c;
     return BM_OK;
 
-err_index:
-    ctrl_in_use[c->index] = NULL;
 err_release:
     plat_pci_release(a);
 err_free:

@@ -99,8 +99,6 @@ struct mfi_ctrl {
     unsigned ndisks;
 };
 
-unsigned megasas_next_index;
-
 /* ---- Registers and firmware state ------------------------------------------------------- */
 
 /* Read a controller register. */
@@ -988,7 +986,8 @@ static bool megasas_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 }
 
 /* Take the controller, bring up its firmware, find its disks. */
-static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int megasas_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                         size_t errlen)
 {
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mfi_ctrl_info *ci;
@@ -999,7 +998,7 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
 
     *ctrl_out = NULL;
     if (vendor == MFI_VENDOR_LSI && megasas_fusion_supported(device))
-        return megasas_fusion_probe(a, disks, ctrl_out, err, errlen);
+        return megasas_fusion_probe(a, index, disks, ctrl_out, err, errlen);
     c = plat_alloc(sizeof(*c));
     if (!c) {
         snprintf(err, errlen, "out of memory");
@@ -1080,9 +1079,8 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         /* Not fatal: the SGE limit alone is enough to run. */
         plat_diag(c->bdf, "controller info: %s", why);
     }
-    c->index = megasas_next_index;
+    c->index = index;
     mfi_scan(c, disks);
-    megasas_next_index++;
     if (!c->ndisks)
         plat_diag(c->bdf, "no logical or system drives");
     *ctrl_out = c;

@@ -848,7 +848,8 @@ static int fu_read_limits(struct fu_ctrl *c, char *err, size_t errlen)
 }
 
 /* Take a Fusion controller, bring up its firmware, find its disks. */
-int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+int megasas_fusion_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                         size_t errlen)
 {
     uint16_t device = plat_pci_read16(a, PCI_DEVICE_ID);
     struct fu_ctrl *c;
@@ -927,7 +928,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     } else {
         plat_diag(c->bdf, "controller info: %s", why);
     }
-    c->index = megasas_next_index;
+    c->index = index;
     {
         struct fu_scan_ctx sc = { c, disks };
         /* The RAID context's target id is 16 bits. */
@@ -936,7 +937,6 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         mfi_scan_lds(&ops);
         mfi_scan_system_pds(&ops);
     }
-    megasas_next_index++;
     if (!c->ndisks)
         plat_diag(c->bdf, "no logical or system drives");
     *ctrl_out = c;

@@ -39,8 +39,6 @@ static const struct mpt_id {
     { 0x0097, "SAS3008", &mpt_mpi25_backend },
 };
 
-static unsigned mpt_next_index;
-
 /* ---- Completions ---------------------------------------------------------------------------- */
 
 /* Record a request's outcome and complete its slot. */
@@ -422,7 +420,8 @@ static bool mpt_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 }
 
 /* Take the controller, make the IOC operational, find its disks. */
-static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                     size_t errlen)
 {
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mpt_id *id = mpt_find_id(vendor, device);
@@ -482,7 +481,7 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
         goto err_stop;
     }
     c->max_transfer_bytes = MPT_MAX_TRANSFER_BYTES;
-    c->index = mpt_next_index;
+    c->index = index;
     if (c->be->discover) {
         plat_diag(c->bdf, "%s (%s), IOC OPERATIONAL, %u requests in flight", id->chip, c->be->name,
                   c->nslots);
@@ -500,7 +499,6 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
                   c->be->name, c->nslots, c->max_targets);
         mpt_scan(c, disks);
     }
-    mpt_next_index++;
     if (!c->ndisks)
         plat_diag(c->bdf, "no disks found");
     *ctrl_out = c;

@@ -81,7 +81,6 @@ struct nvme_ns {
 
 struct nvme_ctrl {
     struct pci_addr addr;
-    char name[24];                 /* "NVME 0000:01:00.0" for error messages */
     char bdf[16];                  /* where of plat_diag */
     unsigned index;                /* nvme<index>n<nsid> */
     volatile void *bar;
@@ -138,8 +137,6 @@ struct nvme_ctrl {
 enum { NVME_LIVE, NVME_RESETTING, NVME_ENABLING, NVME_CONFIGURING, NVME_FAILED };
 #define NVME_MAX_RECOVERIES 3
 
-static unsigned nvme_ctrl_count;
-
 /* ---- Registers ------------------------------------------------------------------ */
 
 static uint32_t rd32(struct nvme_ctrl *c, uint32_t off)
@@ -162,17 +159,6 @@ static void nvme_apply_quirk(struct nvme_ctrl *c, const char *name)
         c->applied[c->napplied++] = name;
 }
 
-/* An error message without its "NVME <bdf>: " prefix, for plat_diag(),
- * whose where already names the controller. */
-static const char *nvme_unprefixed(const struct nvme_ctrl *c, const char *err)
-{
-    size_t n = strlen(c->name);
-
-    if (!strncmp(err, c->name, n) && err[n] == ':' && err[n + 1] == ' ')
-        return err + n + 2;
-    return err;
-}
-
 /* Wait for (CSTS & mask) == val within timeout_ms, as Linux nvme_wait_ready()
  * does: all ones means the function has left the bus. A fatal status while
  * waiting for ready is an error of its own. */
@@ -185,17 +171,17 @@ static int nvme_wait_csts(struct nvme_ctrl *c, uint32_t mask, uint32_t val, uint
     for (;;) {
         csts = rd32(c, NVME_REG_CSTS);
         if (csts == 0xffffffffu) {
-            snprintf(err, errlen, "%s: CSTS reads all ones: the controller is not answering", c->name);
+            snprintf(err, errlen, "CSTS reads all ones: the controller is not answering");
             return BM_ENODEV;
         }
         if (mask == NVME_CSTS_RDY && val && (csts & NVME_CSTS_CFS)) {
-            snprintf(err, errlen, "%s: CSTS.CFS set (controller fatal status) while enabling", c->name);
+            snprintf(err, errlen, "CSTS.CFS set (controller fatal status) while enabling");
             return BM_EIO;
         }
         if ((csts & mask) == val)
             return BM_OK;
         if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: %s within %u ms", c->name, what, timeout_ms);
+            snprintf(err, errlen, "%s within %u ms", what, timeout_ms);
             return BM_ETIMEDOUT;
         }
         plat_delay_ns(10000);
@@ -306,7 +292,7 @@ static int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, 
     /* A poller holds the lock only to post or reap, never to wait. */
     while (!admin_trylock(c)) {
         if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: the admin queue stayed busy", c->name);
+            snprintf(err, errlen, "the admin queue stayed busy");
             return BM_ETIMEDOUT;
         }
         plat_delay_ns(1000);
@@ -319,14 +305,14 @@ static int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, 
         if (c->wait_done)
             break;
         if (rd32(c, NVME_REG_CSTS) & NVME_CSTS_CFS) {
-            snprintf(err, errlen, "%s: CSTS.CFS set (controller fatal status) during %s", c->name,
+            snprintf(err, errlen, "CSTS.CFS set (controller fatal status) during %s",
                      admin_name(cmd->opcode));
             rc = BM_EIO;
             c->admin_live = false;
             break;
         }
         if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: %s got no completion within %llu ms (admin CQ phase bit)", c->name,
+            snprintf(err, errlen, "%s got no completion within %llu ms (admin CQ phase bit)",
                      admin_name(cmd->opcode), (unsigned long long)(NVME_ADMIN_TIMEOUT_NS / 1000000ull));
             rc = BM_ETIMEDOUT;
             c->admin_live = false; /* no more admin commands: only a reset is left */
@@ -342,7 +328,7 @@ static int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, 
         char detail[64];
         c->last_admin_status = c->wait_status;
         nvme_status_detail(c->wait_status, detail, sizeof(detail));
-        snprintf(err, errlen, "%s: %s failed: %s", c->name, admin_name(cmd->opcode), detail);
+        snprintf(err, errlen, "%s failed: %s", admin_name(cmd->opcode), detail);
         return BM_EIO;
     }
     if (dw0)
@@ -430,7 +416,7 @@ static void nvme_enable_acre(struct nvme_ctrl *c)
     cmd.prp1 = plat_virt_to_phys(c->idbuf);
     cmd.cdw10 = NVME_FEAT_HOST_BEHAVIOR;
     if (nvme_admin(c, &cmd, NULL, err, sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "advanced command retry not enabled (%s)", nvme_unprefixed(c, err));
+        plat_diag(c->bdf, "advanced command retry not enabled (%s)", err);
 }
 
 /* Number of I/O queue pairs the controller grants (Set Features 07h,
@@ -498,7 +484,7 @@ static int nvme_queue_create(struct nvme_ctrl *c, struct nvme_ns *ns, struct nvm
     q->prp_lists = plat_alloc_pages(prp_pool_bytes(ns), false);
     q->slots = plat_alloc(sizeof(*q->slots) * ns->disk.max_qd);
     if (!q->sq || !q->cq || !q->prp_lists || !q->slots) {
-        snprintf(err, errlen, "%s: out of memory for I/O queue %u (%u entries)", c->name, qid, entries);
+        snprintf(err, errlen, "out of memory for I/O queue %u (%u entries)", qid, entries);
         nvme_queue_free(ns, q);
         return BM_ENOMEM;
     }
@@ -590,7 +576,7 @@ static void nvme_hmb_setup(struct nvme_ctrl *c)
     for (unsigned i = 0; i < 4; i++)
         desc[8 + i] = (uint8_t)((size / NVME_PAGE_BYTES) >> (8 * i));
     if (nvme_hmb_set(c, true, false, err, sizeof(err)) != BM_OK) {
-        plat_diag(c->bdf, "host memory buffer refused (%s)", nvme_unprefixed(c, err));
+        plat_diag(c->bdf, "host memory buffer refused (%s)", err);
         plat_free_pages(c->hmb, (size_t)c->hmb_bytes);
         plat_free_pages(c->hmb_descs, NVME_PAGE_BYTES);
         c->hmb = c->hmb_descs = NULL;
@@ -619,7 +605,7 @@ static void nvme_shutdown(struct nvme_ctrl *c)
         if (nvme_hmb_set(c, false, false, err, sizeof(err)) == BM_OK)
             c->hmb_enabled = false;
         else
-            plat_diag(c->bdf, "host memory buffer not released (%s)", nvme_unprefixed(c, err));
+            plat_diag(c->bdf, "host memory buffer not released (%s)", err);
     }
     for (unsigned i = 0; i < c->nns; i++) {
         struct nvme_ns *ns = c->ns[i];
@@ -642,7 +628,7 @@ static void nvme_shutdown(struct nvme_ctrl *c)
     wr32(c, NVME_REG_CC, (cc & ~NVME_CC_SHN_MASK) | NVME_CC_SHN_NORMAL);
     if (nvme_wait_csts(c, NVME_CSTS_SHST_MASK, NVME_CSTS_SHST_CMPLT, c->shutdown_timeout_ms,
                        "CSTS.SHST did not report shutdown complete", err, sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "%s", nvme_unprefixed(c, err));
+        plat_diag(c->bdf, "%s", err);
 }
 
 /* Stop the controller, free everything, hand the function back to the
@@ -660,7 +646,7 @@ static void nvme_teardown(struct nvme_ctrl *c)
          * (section 7.3.2); the firmware's driver sets the controller up
          * again from scratch when it reconnects. */
         if (nvme_disable(c, err, sizeof(err)) != BM_OK) {
-            plat_diag(c->bdf, "%s", nvme_unprefixed(c, err));
+            plat_diag(c->bdf, "%s", err);
             if (rd32(c, NVME_REG_CSTS) != 0xffffffffu) {
                 plat_diag(c->bdf, "the controller did not stop; its queue memory is left allocated");
                 stopped = false;
@@ -1185,7 +1171,7 @@ static int nvme_health(struct bm_disk *d, struct bm_health *out)
     cmd.cdw10 = NVME_LOG_CDW10(NVME_LOG_SMART, NVME_LOG_SMART_BYTES);
     rc = nvme_admin(c, &cmd, NULL, err, sizeof(err));
     if (rc != BM_OK) {
-        plat_diag(d->id, "%s", nvme_unprefixed(c, err));
+        plat_diag(d->id, "%s", err);
         return rc;
     }
     nvme_parse_smart_log(c->idbuf, out);
@@ -1236,7 +1222,7 @@ static void nvme_fill_disk(struct nvme_ctrl *c, struct nvme_ns *ns, const struct
     d->priv = ns;
 }
 
-static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int nvme_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
     struct nvme_ctrl *c;
     static uint32_t ids[NVME_MAX_NS_PER_CTRL];
@@ -1253,23 +1239,22 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     *ctrl_out = NULL;
     c = plat_alloc(sizeof(*c));
     if (!c) {
-        snprintf(err, errlen, "NVME: out of memory");
+        snprintf(err, errlen, "out of memory");
         return BM_ENOMEM;
     }
     c->addr = a;
     c->shutdown_timeout_ms = NVME_SHUTDOWN_MIN_MS;
-    c->index = nvme_ctrl_count++;
+    c->index = index;
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
-    snprintf(c->name, sizeof(c->name), "NVME %s", c->bdf);
 
     rc = plat_pci_claim(a);
     if (rc != BM_OK) {
-        snprintf(err, errlen, "%s: could not take the controller from the firmware: %s", c->name, bm_strerror(rc));
+        snprintf(err, errlen, "could not take the controller from the firmware: %s", bm_strerror(rc));
         goto err;
     }
     c->bar = plat_pci_map_bar(a, 0, &c->bar_size);
     if (!c->bar || c->bar_size < 2 * NVME_REG_DBS) {
-        snprintf(err, errlen, "%s: BAR0 is not a usable register window", c->name);
+        snprintf(err, errlen, "BAR0 is not a usable register window");
         rc = BM_ENODEV;
         goto err;
     }
@@ -1281,20 +1266,20 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     c->cap = mmio_read64(c->bar, NVME_REG_CAP);
     c->vs = rd32(c, NVME_REG_VS);
     if (c->cap == ~0ull) {
-        snprintf(err, errlen, "%s: CAP reads all ones: the controller is not answering", c->name);
+        snprintf(err, errlen, "CAP reads all ones: the controller is not answering");
         rc = BM_ENODEV;
         goto err;
     }
     c->dstrd = NVME_CAP_DSTRD(c->cap);
     c->ready_timeout_ms = MAX(NVME_CAP_TO(c->cap), 1u) * 500u;
     if (!(NVME_CAP_CSS(c->cap) & NVME_CAP_CSS_NVM)) {
-        snprintf(err, errlen, "%s: CAP.CSS lacks the NVM command set", c->name);
+        snprintf(err, errlen, "CAP.CSS lacks the NVM command set");
         rc = BM_ENOTSUP;
         goto err;
     }
     /* CC.MPS = 0 (4 KiB, the x86 page) must be within CAP.MPSMIN..MPSMAX. */
     if (NVME_CAP_MPSMIN(c->cap) != 0) {
-        snprintf(err, errlen, "%s: CAP.MPSMIN is %u KiB; only 4 KiB memory pages are supported", c->name,
+        snprintf(err, errlen, "CAP.MPSMIN is %u KiB; only 4 KiB memory pages are supported",
                  4u << NVME_CAP_MPSMIN(c->cap));
         rc = BM_ENOTSUP;
         goto err;
@@ -1305,7 +1290,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     c->idbuf = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
     c->nslist = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
     if (!c->asq || !c->acq || !c->idbuf || !c->nslist) {
-        snprintf(err, errlen, "%s: out of memory for the admin queue", c->name);
+        snprintf(err, errlen, "out of memory for the admin queue");
         rc = BM_ENOMEM;
         goto err;
     }
@@ -1325,7 +1310,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
      * entry sizes; ours are 64 and 16 bytes. Zero means not reported. */
     if ((c->info.sqes && ((c->info.sqes & 0xf) > NVME_SQE_LOG2 || (c->info.sqes >> 4) < NVME_SQE_LOG2)) ||
         (c->info.cqes && ((c->info.cqes & 0xf) > NVME_CQE_LOG2 || (c->info.cqes >> 4) < NVME_CQE_LOG2))) {
-        snprintf(err, errlen, "%s: queue entry sizes SQES %02xh CQES %02xh exclude 64/16 bytes", c->name,
+        snprintf(err, errlen, "queue entry sizes SQES %02xh CQES %02xh exclude 64/16 bytes",
                  c->info.sqes, c->info.cqes);
         rc = BM_ENOTSUP;
         goto err;
@@ -1342,7 +1327,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         rc = nvme_identify(c, NVME_CNS_ACTIVE_NS_LIST, 0, c->nslist, why, sizeof(why));
         if (rc == BM_EIO && c->last_admin_status) {
             plat_diag(c->bdf, "active namespace list (CNS 02h): %s; scanning namespaces 1..%u one by one",
-                      nvme_unprefixed(c, why), c->info.nn);
+                      why, c->info.nn);
             nvme_apply_quirk(c, "ns_list_refused");
             sequential = true;
         } else if (rc != BM_OK) {
@@ -1395,7 +1380,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         nusable = room;
         snprintf(limit, sizeof(limit), "the disk list is full (%u disks)", (unsigned)BM_MAX_DISKS);
         if (!nusable) {
-            snprintf(err, errlen, "%s: %u namespace%s left out: %s", c->name, looked - nskipped,
+            snprintf(err, errlen, "%u namespace%s left out: %s", looked - nskipped,
                      looked - nskipped == 1 ? "" : "s", limit);
             rc = BM_ENOSPC;
             goto err;
@@ -1404,10 +1389,10 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     if (nusable == 0) {
         /* The last skip reason says why, e.g. a format with metadata. */
         if (skipped_id)
-            snprintf(err, errlen, "%s: no usable namespace (%u active; namespace %u: %s)", c->name, looked,
+            snprintf(err, errlen, "no usable namespace (%u active; namespace %u: %s)", looked,
                      skipped_id, why);
         else
-            snprintf(err, errlen, "%s: no usable namespace (%u active)", c->name, looked);
+            snprintf(err, errlen, "no usable namespace (%u active)", looked);
         rc = BM_ENODEV;
         goto err;
     }
@@ -1436,14 +1421,14 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
         nvme_apply_quirk(c, "mqes0_depth_64");
     }
     if (entries < 2) {
-        snprintf(err, errlen, "%s: CAP.MQES %u is too small", c->name, NVME_CAP_MQES(c->cap));
+        snprintf(err, errlen, "CAP.MQES %u is too small", NVME_CAP_MQES(c->cap));
         rc = BM_ENOTSUP;
         goto err;
     }
     max_qd = entries - 1;
     nvme_io_limits(c->info.mdts, NVME_CAP_MPSMIN(c->cap), qpn, max_qd, &lim);
     if (NVME_CQ_HEAD_DB(nusable * qpn, c->dstrd) + 4 > c->bar_size) {
-        snprintf(err, errlen, "%s: BAR0 (%llu bytes) has no doorbell for queue %u", c->name,
+        snprintf(err, errlen, "BAR0 (%llu bytes) has no doorbell for queue %u",
                  (unsigned long long)c->bar_size, nusable * qpn);
         rc = BM_ENODEV;
         goto err;
@@ -1452,7 +1437,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     for (unsigned i = 0; i < nusable; i++) {
         struct nvme_ns *ns = plat_alloc(sizeof(*ns));
         if (!ns) {
-            snprintf(err, errlen, "%s: out of memory", c->name);
+            snprintf(err, errlen, "out of memory");
             rc = BM_ENOMEM;
             goto err;
         }
@@ -1479,12 +1464,12 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
      * makes it a note), so no active namespace vanishes without a word. */
     err[0] = '\0';
     if (limit[0] && nskipped)
-        snprintf(err, errlen, "%s: %u of %u namespaces used: %s; namespace %u skipped: %s", c->name,
+        snprintf(err, errlen, "%u of %u namespaces used: %s; namespace %u skipped: %s",
                  c->nns, listed, limit, skipped_id, why);
     else if (limit[0])
-        snprintf(err, errlen, "%s: %u of %u namespaces used: %s", c->name, c->nns, listed, limit);
+        snprintf(err, errlen, "%u of %u namespaces used: %s", c->nns, listed, limit);
     else if (nskipped)
-        snprintf(err, errlen, "%s: namespace %u skipped: %s", c->name, skipped_id, why);
+        snprintf(err, errlen, "namespace %u skipped: %s", skipped_id, why);
     plat_diag(c->bdf, "%s, serial %s, firmware %s: %u namespace%s, %u queue%s of %u, up to %u KiB per command",
              c->info.model, c->info.serial, c->info.firmware, c->nns, c->nns == 1 ? "" : "s", qpn,
              qpn == 1 ? "" : "s", max_qd, lim.max_transfer_bytes / 1024);
@@ -1492,10 +1477,6 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     return BM_OK;
 
 err:
-    /* Give the number back (probes run one at a time), so the next
-     * controller's disks are not named as if this one had some. */
-    if (c->index + 1 == nvme_ctrl_count)
-        nvme_ctrl_count--;
     nvme_teardown(c);
     return rc;
 }

@@ -1241,7 +1241,7 @@ static int probe(struct bm_disk_list *list, void **ctrl, char *err, size_t errle
 {
     memset(list, 0, sizeof(*list));
     assert_true(mpt_driver.match(0x1000, model->device_id, 0x010700));
-    return mpt_driver.probe(sim_addr, list, ctrl, err, errlen);
+    return mpt_driver.probe(sim_addr, 0, list, ctrl, err, errlen);
 }
 
 static void assert_no_violations(void)
