@@ -78,7 +78,6 @@ struct ahci_port {
     struct ahci_ctrl *ctrl;
     unsigned num;
     volatile void *regs;
-    char name[40];                 /* "AHCI 0000:00:1f.2 port 3", for log lines */
 
     uint8_t *mem;                  /* AHCI_MEM_BYTES of DMA memory */
     struct ahci_cmd_header *hdr;
@@ -932,7 +931,6 @@ static struct ahci_port *port_setup(struct ahci_ctrl *c, unsigned num)
     p->ctrl = c;
     p->num = num;
     p->regs = (volatile uint8_t *)c->abar + AHCI_PORT_BASE + num * AHCI_PORT_STRIDE;
-    snprintf(p->name, sizeof(p->name), "AHCI %s port %u", c->bdf, num);
 
     if (port_quiesce(p) != BM_OK) {
         port_diag(p, "skipped: the port does not stop");
@@ -1121,9 +1119,9 @@ static int port_attach(struct ahci_port *p)
         plat_diag(p->disk.id, "no 48-bit addressing (IDENTIFY word 83): READ/WRITE DMA with 28-bit LBAs, at most %u "
                               "sectors a command%s",
                   ATA_LBA28_MAX_BLOCKS, p->id.ncq ? "; its NCQ is not used (FPDMA commands are 48-bit)" : "");
-    plat_log("%s: %s (serial %s, fw %s): %llu x %u B (physical %u B), %.1f Gb/s, %s %u", p->name, p->id.model,
-             p->id.serial, p->id.firmware, (unsigned long long)p->id.blocks, p->id.logical_bytes,
-             p->id.physical_bytes, p->disk.link_gbps, p->ncq ? "NCQ depth" : "no NCQ, depth", p->disk.max_qd);
+    plat_diag(p->disk.id, "%s (serial %s, fw %s): %llu x %u B (physical %u B), %.1f Gb/s, %s %u", p->id.model,
+              p->id.serial, p->id.firmware, (unsigned long long)p->id.blocks, p->id.logical_bytes,
+              p->id.physical_bytes, p->disk.link_gbps, p->ncq ? "NCQ depth" : "no NCQ, depth", p->disk.max_qd);
     return BM_OK;
 }
 
@@ -1189,11 +1187,11 @@ static int ahci_probe(struct pci_addr a, unsigned index, struct bm_disk_list *di
     /* Section 3.1.5: BCD, major in 31:16, minor 15:8 and 7:0 (1.3.1 is
      * 00010301h, 1.3 is 00010300h). */
     snprintf(version, sizeof(version), (vs & 0xff) ? "%x.%x.%x" : "%x.%x", vs >> 16, (vs >> 8) & 0xff, vs & 0xff);
-    plat_log("AHCI %s: version %s, %u ports (PI 0x%08x), %u slots,%s%s%s%s", c->bdf, version,
-             (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
-             ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1, (c->cap & AHCI_CAP_SNCQ) ? " NCQ" : "",
-             (c->cap & AHCI_CAP_S64A) ? " 64-bit DMA" : " 32-bit DMA",
-             (c->cap & AHCI_CAP_SSS) ? " staggered spin-up" : "", (c->cap & AHCI_CAP_SCLO) ? " CLO" : "");
+    plat_diag(c->bdf, "version %s, %u ports (PI 0x%08x), %u slots,%s%s%s%s", version,
+              (c->cap & AHCI_CAP_NP_MASK) + 1, c->pi,
+              ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1, (c->cap & AHCI_CAP_SNCQ) ? " NCQ" : "",
+              (c->cap & AHCI_CAP_S64A) ? " 64-bit DMA" : " 32-bit DMA",
+              (c->cap & AHCI_CAP_SSS) ? " staggered spin-up" : "", (c->cap & AHCI_CAP_SCLO) ? " CLO" : "");
 
     for (unsigned i = 0; i < AHCI_MAX_PORTS; i++) {
         if (!(c->pi & (1u << i)))

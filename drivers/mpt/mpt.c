@@ -7,11 +7,11 @@
 #include "mpi2.h"
 #include "../pci.h"
 #include "../pci_regs.h"
+#include "../../efi/time_units.h"
 
 #define MPT_VENDOR_LSI 0x1000
 #define MPT_DISK_QD_MAX 256
 #define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
-#define MS_NS 1000000ull
 
 /* MPI 1.5 ids as Linux mptsas lists them; MPI 2 ids from Linux
  * mpt3sas_scsih.c's PCI table (MPI2_MFGPAGE_DEVID_* in mpi2_cnfg.h),
@@ -117,7 +117,7 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
             /* Same recovery as an engine command's (task management). */
             mpt_on_timeout(c, (uint32_t)slot);
             snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
-                     (unsigned long long)(cmd->timeout_ns / MS_NS), mpt_read(c, MPT_REG_DOORBELL));
+                     (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -270,7 +270,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     uint32_t qd;
     int rc;
 
-    snprintf(tname, sizeof(tname), "%s %s l%u", c->name, a->label, lun);
+    snprintf(tname, sizeof(tname), "%s %s l%u", c->bdf, a->label, lun);
     rc = scsi_identify_for_hba(&tr, &info);
     if (rc != BM_OK)
         return rc;
@@ -319,7 +319,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a)
 {
     struct mpt_target tgt = { c, a->target, a->dev_handle, 0 };
-    struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->name };
+    struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->bdf };
     uint32_t luns[16];
     int n, rc;
 
@@ -443,7 +443,6 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     c->be = id->be;
     c->chip = id->chip;
     pci_addr_str(a, bdf, sizeof(bdf));
-    snprintf(c->name, sizeof(c->name), "MPT %s", bdf);
     bm_strlcpy(c->bdf, bdf, sizeof(c->bdf));
     c->mpi2 = id->be != &mpt_mpi1_backend;
     rc = plat_pci_claim(a);

@@ -27,6 +27,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "efi/time_units.h"
 
 /* ---- Facts of the MPI 2 interface (mpi2.h, mpi2_ioc.h, mpi2_init.h, mpi2_cnfg.h) ----------------------- */
 #define R_DOORBELL 0x00
@@ -70,8 +71,6 @@
 #define DEVINFO_STP_TARGET 0x400u
 #define DEVINFO_SSP_TARGET 0x800u
 
-#define S_NS 1000000000ull
-#define MS_NS 1000000ull
 #define MODEL_MAX_CHAIN_DEPTH 8
 #define MODEL_MAX_SEGS 64
 
@@ -1010,7 +1009,7 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
  * the IOC is READY (its write-sequence position lost). */
 static void model_tick(struct model *m)
 {
-    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * MS_NS) {
+    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * NS_PER_MS) {
         m->resetting = false;
         m->diag &= ~DIAG_RESET_ADAPTER;
         if (!m->stuck)
@@ -1028,7 +1027,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     case R_DOORBELL:
         model_tick(m);
         if (m->stuck || (m->port_enable_hangs && m->initialised))
-            plat_sim_advance_ns(S_NS); /* a dead IOC: let the driver's deadlines pass */
+            plat_sim_advance_ns(NS_PER_S); /* a dead IOC: let the driver's deadlines pass */
         v = m->state | (m->state == ST_FAULT ? m->fault_code : 0);
         if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
             v |= DB_USED;
@@ -1051,12 +1050,12 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
          * RESET_ADAPTER and then no more often than every 50 ms. */
         uint64_t now = plat_now_ns();
         if (m->resetting) {
-            if (now - m->reset_at_ns < 50 * MS_NS)
+            if (now - m->reset_at_ns < 50 * NS_PER_MS)
                 violation(m, "HostDiagnostic read %llu ms after RESET_ADAPTER",
-                          (unsigned long long)((now - m->reset_at_ns) / MS_NS));
-            else if (m->last_diag_read_ns > m->reset_at_ns && now - m->last_diag_read_ns < 50 * MS_NS)
+                          (unsigned long long)((now - m->reset_at_ns) / NS_PER_MS));
+            else if (m->last_diag_read_ns > m->reset_at_ns && now - m->last_diag_read_ns < 50 * NS_PER_MS)
                 violation(m, "HostDiagnostic read %llu ms after the previous read during reset",
-                          (unsigned long long)((now - m->last_diag_read_ns) / MS_NS));
+                          (unsigned long long)((now - m->last_diag_read_ns) / NS_PER_MS));
             m->last_diag_read_ns = now;
         }
         model_tick(m);
@@ -1483,7 +1482,7 @@ static void test_timeout_holds_smid(void **state)
     assert_true(model->have_hung);
     hung_smid = model->hung.smid;
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
-    plat_sim_advance_ns(31 * S_NS);
+    plat_sim_advance_ns(31 * NS_PER_S);
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
@@ -1547,7 +1546,7 @@ static void test_timeout_aborts_the_command(void **state)
     hung_smid = model->hung.smid;
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     assert_int_equal(model->tm_aborts, 0);
-    plat_sim_advance_ns(31 * S_NS);
+    plat_sim_advance_ns(31 * NS_PER_S);
     assert_int_equal(poll_n(d, c, 4), 1);
     assert_int_equal(c[0].tag, 7);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
@@ -1776,14 +1775,14 @@ static void test_busy_and_task_set_full_retried(void **state)
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
     got = 0;
     for (int spins = 0; got < 1 && spins < 100000; spins++) {
-        plat_sim_advance_ns(50 * MS_NS);
+        plat_sim_advance_ns(50 * NS_PER_MS);
         got += d->ops->poll(d, 0, c, 4);
     }
     assert_int_equal(got, 1);
     assert_int_not_equal(c[0].status, BM_OK);
     assert_non_null(strstr(c[0].detail, "BUSY"));
     model->busy_count = 0;
-    plat_sim_advance_ns(S_NS);
+    plat_sim_advance_ns(NS_PER_S);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
@@ -1874,7 +1873,7 @@ static void test_fault_during_port_enable(void **state)
     assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
     if (!strstr(err, "PORT ENABLE") || !strstr(err, "FAULT") || !strstr(err, "0x40005854"))
         fail_msg("unexpected probe error: %s", err);
-    assert_true(plat_now_ns() - t0 < 5 * S_NS);
+    assert_true(plat_now_ns() - t0 < 5 * NS_PER_S);
     assert_int_equal(model->diag_resets, 1);  /* a faulted IOC needs the hard reset */
     assert_int_equal(model->state, ST_READY);
     detach();
