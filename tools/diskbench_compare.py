@@ -43,8 +43,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 
 DISK_SERIAL = "BENCH0001"
 DRIVE_ID = "bench"
-# Linux skips an mptsas disk whose SAS address is 0 (see /work/shared/QEMU.md);
-# both guests get the same line, so baremark sees the same WWN.
+# Linux ignores a disk on QEMU's mptsas1068 whose SAS address is 0 (scsi-hd
+# without wwn=); both guests get the same line, so baremark sees the same WWN.
 SAS_WWN = "0x5000c50015ea71ac"
 
 COMPARE_TESTS = ("RND4K-Q32T1", "RND4K-Q1T1", "SEQ1M-Q8T1")
