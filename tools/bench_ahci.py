@@ -11,11 +11,9 @@ usage: tools/bench_ahci.py [--runs N] [--time S] [--disks N]
 """
 import argparse
 import os
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "qemu"))
-import qemu  # noqa: E402
+import qemu_harness as qemu
 
 
 def main():
