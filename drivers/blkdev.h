@@ -28,7 +28,7 @@ enum bm_io_op {
 struct bm_completion {
     uint32_t tag;
     int status;           /* BM_OK or a negative BM_E* code */
-    char detail[64];      /* decoded device status when status != BM_OK */
+    char detail[64];      /* decoded device status when status != BM_OK (no device name: the record says where) */
 };
 
 struct bm_disk;
