@@ -28,7 +28,7 @@ enum bm_io_op {
 struct bm_completion {
     uint32_t tag;
     int status;           /* BM_OK or a negative BM_E* code */
-    char detail[64];      /* decoded device status when status != BM_OK */
+    char detail[64];      /* decoded device status when status != BM_OK (no device name: the record says where) */
 };
 
 struct bm_disk;
@@ -124,10 +124,18 @@ struct bm_driver {
     /* Take the controller and add its disks with disk_list_add(). Returns
      * BM_OK or a negative error (the controller is then left as found) with
      * a one-line reason in err. Disks that fail alone are skipped with a
-     * plat_log note and do not fail the probe. A probe that succeeds but
+     * plat_diag() line and do not fail the probe. A probe that succeeds but
      * leaves disks out on purpose (a limit of ours or of the controller)
-     * says so in err too; the caller turns that into a note record. */
-    int (*probe)(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out,
+     * says so in err too; the caller turns that into a note record. err
+     * names no device: the caller's record says where.
+     *
+     * index is the controller's number among this driver's, decided by
+     * discovery (efi/disk/discover.c): how many controllers of this driver
+     * were taken and kept before it, so a probe that fails or a controller
+     * handed back to the firmware uses no number. The driver builds its
+     * disk ids from it ("nvme<index>n1", "ahci<index>p0") and keeps no
+     * count of its own. */
+    int (*probe)(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out,
                  char *err, size_t errlen);
     /* Quiesce and hand the controller back to the firmware. */
     void (*release)(void *ctrl);

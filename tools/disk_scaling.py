@@ -18,13 +18,8 @@ all-disks records name the shared uplink and its ceiling.
 """
 import argparse
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
-
-import qemu  # noqa: E402
+import qemu_harness as qemu
 
 
 def machine(kind, n, latency_ns, switch):

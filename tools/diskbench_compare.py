@@ -39,12 +39,11 @@ ROOT = os.path.dirname(HERE)
 BUILD = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"))
 BENCH = os.path.join(BUILD, "bench")
 sys.path.insert(0, os.path.join(HERE, "linux-guest"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 
 DISK_SERIAL = "BENCH0001"
 DRIVE_ID = "bench"
-# Linux skips an mptsas disk whose SAS address is 0 (see /work/shared/QEMU.md);
-# both guests get the same line, so baremark sees the same WWN.
+# Linux ignores a disk on QEMU's mptsas1068 whose SAS address is 0 (scsi-hd
+# without wwn=); both guests get the same line, so baremark sees the same WWN.
 SAS_WWN = "0x5000c50015ea71ac"
 
 COMPARE_TESTS = ("RND4K-Q32T1", "RND4K-Q1T1", "SEQ1M-Q8T1")
@@ -112,7 +111,7 @@ def kernel_cmdline(tests, runtime, ramp, extra=""):
 
 
 def machine_args(smp=2, memory_mib=1024, kvm=False):
-    """What tests/qemu/qemu.py boot() gives baremark, minus OVMF and the stick."""
+    """What qemu_harness.boot() gives baremark, minus OVMF and the stick."""
     args = ["-machine", "q35", "-m", str(memory_mib), "-smp", str(smp), "-nographic", "-no-reboot",
             "-monitor", "none", "-net", "none", "-device", "qemu-xhci,id=xhci"]
     args += ["-enable-kvm", "-cpu", "host"] if kvm else ["-cpu", "max"]
@@ -425,7 +424,7 @@ def run_linux_fio(guest, tests, runtime, ramp, drive, devices, label, kvm, disk_
 
 
 def run_baremark(driver, disk_mode, seconds, drive, devices, label, ntests):
-    import qemu
+    import qemu_harness as qemu
     workdir = os.path.join(BENCH, "run-" + label)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)

@@ -7,7 +7,8 @@
  * it up, and COMRESET all ports at once (debounced, with libata's 10/10/35 s
  * deadlines for the device's first FIS); read each device's signature and
  * IDENTIFY each ATA disk (spinning up a Power-Up-In-Standby drive first).
- * Ports with a device that did not come up are named in the probe's err.
+ * Ports with a device that did not come up are named in log records only
+ * (err on success means "left out on purpose", blkdev.h).
  * I/O: READ/WRITE FPDMA QUEUED with tag = slot = the engine's tag when both
  * the HBA (CAP.SNCQ) and the disk do NCQ, else READ/WRITE DMA EXT one at a
  * time (READ/WRITE DMA, 28-bit, on a disk without 48-bit addressing).
@@ -20,8 +21,6 @@
  */
 #include "ahci_priv.h"
 
-#define AHCI_MAX_CTRLS 16
-
 /* Deadline of each hardreset, from the COMRESET to the device's first
  * D2H FIS (BSY clear): Linux ata_eh_reset_timeouts[], "most drives spin up
  * by 10sec", "> 99% ... before 20sec", "> 30 secs of idleness for outlier
@@ -29,27 +28,11 @@
 static const unsigned ahci_reset_deadline_ms[] = { 10000, 10000, 35000 };
 #define AHCI_RESET_TRIES ((unsigned)ARRAY_SIZE(ahci_reset_deadline_ms))
 
-static struct ahci_ctrl *ctrl_in_use[AHCI_MAX_CTRLS];
-
 static bool ahci_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 {
     (void)vendor;
     (void)device;
     return class_code == AHCI_PCI_CLASS;
-}
-
-/* Lowest free controller number, so ids stay "ahci0p..", "ahci1p.." in
- * probe order. */
-static int ctrl_index_take(struct ahci_ctrl *c)
-{
-    for (unsigned i = 0; i < AHCI_MAX_CTRLS; i++) {
-        if (!ctrl_in_use[i]) {
-            ctrl_in_use[i] = c;
-            c->index = i;
-            return BM_OK;
-        }
-    }
-    return BM_ENOSPC;
 }
 
 static void ahci_release(void *ctrl)
@@ -63,16 +46,14 @@ static void ahci_release(void *ctrl)
             ahci_port_free(c->port[i]);
         c->port[i] = NULL;
     }
-    if (c->index < AHCI_MAX_CTRLS && ctrl_in_use[c->index] == c)
-        ctrl_in_use[c->index] = NULL;
     plat_pci_release(c->addr);
     plat_free(c);
 }
 
-/* Take the function from the firmware, map ABAR, number the controller
- * and reset the HBA. NULL with err filled (and *rc set) on failure;
+/* Take the function from the firmware, map ABAR and reset the HBA; index
+ * is the controller's number, decided by discovery (the N of ahciNpM). NULL with err filled (and *rc set) on failure;
  * nothing is left held then. */
-static struct ahci_ctrl *ctrl_take(struct pci_addr a, int *rc, char *err, size_t errlen)
+static struct ahci_ctrl *ctrl_take(struct pci_addr a, unsigned index, int *rc, char *err, size_t errlen)
 {
     struct ahci_ctrl *c = plat_alloc(sizeof(*c));
 
@@ -82,7 +63,7 @@ static struct ahci_ctrl *ctrl_take(struct pci_addr a, int *rc, char *err, size_t
         return NULL;
     }
     c->addr = a;
-    c->index = AHCI_MAX_CTRLS;
+    c->index = index;
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
 
     *rc = plat_pci_claim(a);
@@ -97,18 +78,11 @@ static struct ahci_ctrl *ctrl_take(struct pci_addr a, int *rc, char *err, size_t
         *rc = BM_ENODEV;
         goto err_release;
     }
-    *rc = ctrl_index_take(c);
-    if (*rc != BM_OK) {
-        snprintf(err, errlen, "more than %u AHCI controllers", AHCI_MAX_CTRLS);
-        goto err_release;
-    }
     *rc = ahci_hba_reset(c, err, errlen);
     if (*rc != BM_OK)
-        goto err_index;
+        goto err_release;
     return c;
 
-err_index:
-    ctrl_in_use[c->index] = NULL;
 err_release:
     plat_pci_release(a);
 err_free:
@@ -201,14 +175,15 @@ static unsigned ports_attach(struct ahci_ctrl *c, uint32_t ready, struct bm_disk
     return found;
 }
 
-static int ahci_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int ahci_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                      size_t errlen)
 {
     struct ahci_ctrl *c;
     uint32_t ready;
     int rc;
 
     *ctrl_out = NULL;
-    c = ctrl_take(a, &rc, err, errlen);
+    c = ctrl_take(a, index, &rc, err, errlen);
     if (!c)
         return rc;
     ctrl_describe(c);

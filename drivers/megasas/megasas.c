@@ -21,6 +21,7 @@
 #include "../pci_regs.h"
 #include "../scsi/hba_queue.h"
 #include "../scsi/scsi.h"
+#include "../../efi/time_units.h"
 
 #define MFI_VENDOR_LSI 0x1000
 
@@ -36,7 +37,6 @@
 /* The whole walk to READY, however often the status word moves. */
 #define MFI_READY_TOTAL_NS (900ull * 1000000000ull)
 #define MFI_SCRATCH_BYTES 8192        /* DCMD replies (PD list is ~6 KiB) */
-#define MS_NS 1000000ull
 
 enum mfi_family {
     MFI_FAMILY_PPC,     /* SAS1078: doorbell at IDB, frames through IQP */
@@ -70,7 +70,6 @@ struct mfi_disk {
 struct mfi_ctrl {
     struct megasas_ctrl_head head; /* fusion = false */
     struct pci_addr pci;
-    char name[32];            /* "MEGASAS 0000:03:00.0", for the screen log */
     char bdf[16];             /* "0000:03:00.0": where diagnostics come from */
     unsigned index;
     const struct mfi_id *id;
@@ -98,8 +97,6 @@ struct mfi_ctrl {
     struct mfi_disk *disks[BM_MAX_DISKS];
     unsigned ndisks;
 };
-
-unsigned megasas_next_index;
 
 /* ---- Registers and firmware state ------------------------------------------------------- */
 
@@ -227,7 +224,7 @@ int mfi_fw_to_ready(volatile void *regs, const char *where, uint32_t doorbell_re
                                  mmio_read32(regs, MFI_REG_DOORBELL));
                         return BM_ETIMEDOUT;
                     }
-                    plat_delay_ns(MS_NS);
+                    plat_delay_ns(NS_PER_MS);
                 }
             }
             break;
@@ -250,7 +247,7 @@ int mfi_fw_to_ready(volatile void *regs, const char *where, uint32_t doorbell_re
                          mfi_state_name(state), (unsigned long long)(MFI_STATE_WAIT_NS / 1000000000ull), status);
                 return BM_ETIMEDOUT;
             }
-            plat_delay_ns(MS_NS);
+            plat_delay_ns(NS_PER_MS);
         }
         if ((now_status & MFI_FWSTATE_MASK) != state)
             plat_diag(where, "firmware state %s -> %s (OSP0 0x%08x)", mfi_state_name(state),
@@ -467,7 +464,7 @@ static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns,
             hbaq_abandon(&c->q, slot);
             mfi_send_abort(c, slot, what);
             plat_diag(c->bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
-                      (unsigned long long)(timeout_ns / MS_NS), *c->producer, mfi_fw_status(c));
+                      (unsigned long long)(timeout_ns / NS_PER_MS), *c->producer, mfi_fw_status(c));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -710,8 +707,8 @@ static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool lo
         return;
     }
     c->disks[c->ndisks++] = md;
-    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", c->name, tname, md->d.id, md->d.model,
-             md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    plat_diag(c->bdf, "%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", tname, md->d.id, md->d.model,
+              md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
 }
 
 /* Logical drives that are not offline. */
@@ -966,7 +963,7 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
         mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
         deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
         while ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
-            plat_delay_ns(MS_NS);
+            plat_delay_ns(NS_PER_MS);
         if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
             plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", mfi_fw_status(c));
     }
@@ -1003,7 +1000,7 @@ static void megasas_release(void *ctrl)
     mfi_free_memory(c);
     hbaq_destroy(&c->q);
     plat_pci_release(c->pci);
-    plat_log("%s released", c->name);
+    plat_diag(c->bdf, "released");
     plat_free(c);
 }
 
@@ -1026,7 +1023,8 @@ static bool megasas_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 }
 
 /* Take the controller, bring up its firmware, find its disks. */
-static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int megasas_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                         size_t errlen)
 {
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mfi_ctrl_info *ci;
@@ -1037,7 +1035,7 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
 
     *ctrl_out = NULL;
     if (vendor == MFI_VENDOR_LSI && megasas_fusion_supported(device))
-        return megasas_fusion_probe(a, disks, ctrl_out, err, errlen);
+        return megasas_fusion_probe(a, index, disks, ctrl_out, err, errlen);
     c = plat_alloc(sizeof(*c));
     if (!c) {
         snprintf(err, errlen, "out of memory");
@@ -1046,7 +1044,6 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     c->pci = a;
     c->id = mfi_find_id(vendor, device);
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
-    snprintf(c->name, sizeof(c->name), "MEGASAS %s", c->bdf);
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID (%04x:%04x)", vendor, device);
         rc = BM_ENODEV;
@@ -1118,9 +1115,8 @@ static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         /* Not fatal: the SGE limit alone is enough to run. */
         plat_diag(c->bdf, "controller info: %s", why);
     }
-    c->index = megasas_next_index;
+    c->index = index;
     mfi_scan(c, disks);
-    megasas_next_index++;
     if (!c->ndisks)
         plat_diag(c->bdf, "no logical or system drives");
     *ctrl_out = c;

@@ -36,6 +36,7 @@
 #include "../pci_regs.h"
 #include "../scsi/hba_queue.h"
 #include "../scsi/scsi.h"
+#include "../../efi/time_units.h"
 
 #define FU_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define FU_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
@@ -47,9 +48,8 @@
 #define FU_CDB_TIMEOUT_S 30
 /* Linux MEGASAS_DEFAULT_TM_TIMEOUT: what megasas_issue_tm waits for an
  * ABORT_TASK or TARGET_RESET when the target has no timeouts of its own. */
-#define FU_TM_TIMEOUT_NS (50ull * 1000000000ull)
+#define FU_TM_TIMEOUT_NS (50 * NS_PER_S)
 #define FU_FP_PD_TIMEOUT_S 255        /* Linux caps a fast-path disk command's timeout here */
-#define FU_MS_NS 1000000ull
 
 enum fu_gen {
     FU_THUNDERBOLT,     /* SAS2208 */
@@ -81,7 +81,6 @@ struct fu_disk {
 struct fu_ctrl {
     struct megasas_ctrl_head head; /* fusion = true */
     struct pci_addr pci;
-    char name[32];            /* "MEGASAS 0000:03:00.0", for the screen log */
     char bdf[16];             /* where diagnostics come from */
     unsigned index;
     const struct fu_id *id;
@@ -327,7 +326,7 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
             /* The slot stays held until the firmware answers for it. */
             hbaq_abandon(&c->q, slot);
             plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
-                      what, slot + 1, (unsigned long long)(timeout_ns / FU_MS_NS), c->reply_next, fu_fw_status(c));
+                      what, slot + 1, (unsigned long long)(timeout_ns / NS_PER_MS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -761,8 +760,8 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_q
         return;
     }
     c->disks[c->ndisks++] = fd;
-    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", c->name, tname, fd->d.id,
-             fd->d.model, fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
+    plat_diag(c->bdf, "%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", tname, fd->d.id,
+              fd->d.model, fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
 }
 
 /* ---- Bring-up and release ------------------------------------------------------------------------------------- */
@@ -817,10 +816,10 @@ static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *
     while (fu_read(c, MFI_REG_DOORBELL) & 1) {
         if (plat_now_ns() > deadline) {
             snprintf(err, errlen, "DOORBELL bit 0 still set after %llu ms (0x%08x)",
-                     (unsigned long long)(timeout_ns / FU_MS_NS), fu_read(c, MFI_REG_DOORBELL));
+                     (unsigned long long)(timeout_ns / NS_PER_MS), fu_read(c, MFI_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
-        plat_delay_ns(FU_MS_NS);
+        plat_delay_ns(NS_PER_MS);
     }
     return BM_OK;
 }
@@ -948,7 +947,7 @@ static void fu_stop_firmware(struct fu_ctrl *c)
             plat_diag(c->bdf, "reset to READY: %s", err);
         deadline = plat_now_ns() + FU_STATE_WAIT_NS;
         while ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
-            plat_delay_ns(FU_MS_NS);
+            plat_delay_ns(NS_PER_MS);
         if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
             plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", fu_fw_status(c));
     }
@@ -981,7 +980,7 @@ void megasas_fusion_release(void *ctrl)
     fu_free_memory(c);
     hbaq_destroy(&c->q);
     plat_pci_release(c->pci);
-    plat_log("%s released", c->name);
+    plat_diag(c->bdf, "released");
     plat_free(c);
 }
 
@@ -1058,7 +1057,8 @@ static int fu_read_limits(struct fu_ctrl *c, char *err, size_t errlen)
 }
 
 /* Take a Fusion controller, bring up its firmware, find its disks. */
-int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+int megasas_fusion_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                         size_t errlen)
 {
     uint16_t device = plat_pci_read16(a, PCI_DEVICE_ID);
     struct fu_ctrl *c;
@@ -1075,7 +1075,6 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     c->pci = a;
     c->id = fu_find_id(device);
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
-    snprintf(c->name, sizeof(c->name), "MEGASAS %s", c->bdf);
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID Fusion part (1000:%04x)", device);
         rc = BM_ENODEV;
@@ -1141,7 +1140,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
     } else {
         plat_diag(c->bdf, "controller info: %s", why);
     }
-    c->index = megasas_next_index;
+    c->index = index;
     {
         struct fu_scan_ctx sc = { c, disks };
         /* The RAID context's target id is 16 bits. */
@@ -1150,7 +1149,6 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         mfi_scan_lds(&ops);
         mfi_scan_system_pds(&ops);
     }
-    megasas_next_index++;
     if (!c->ndisks)
         plat_diag(c->bdf, "no logical or system drives");
     *ctrl_out = c;

@@ -16,9 +16,6 @@ struct megasas_ctrl_head {
     bool fusion;
 };
 
-/* Disk ids ("megasas0d1") number controllers of both transports. */
-extern unsigned megasas_next_index;
-
 /* Firmware state and MFI command status as text, for messages. */
 const char *mfi_state_name(uint32_t state);
 const char *mfi_status_name(uint8_t st);
@@ -62,7 +59,9 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops);
 
 /* The Fusion transport (megasas_fusion.c). */
 bool megasas_fusion_supported(uint16_t device);
-int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen);
+/* index: as bm_driver.probe; MFI and Fusion controllers share one numbering. */
+int megasas_fusion_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                         size_t errlen);
 void megasas_fusion_release(void *ctrl);
 
 #endif

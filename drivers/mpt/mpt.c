@@ -7,11 +7,11 @@
 #include "mpi2.h"
 #include "../pci.h"
 #include "../pci_regs.h"
+#include "../../efi/time_units.h"
 
 #define MPT_VENDOR_LSI 0x1000
 #define MPT_DISK_QD_MAX 256
 #define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
-#define MS_NS 1000000ull
 /* IOC resets one controller may need to take back timed-out requests
  * before it is given up (a disk that hangs every command would otherwise
  * cost the run two minutes per command). */
@@ -42,8 +42,6 @@ static const struct mpt_id {
     { 0x0096, "SAS3004", &mpt_mpi25_backend },
     { 0x0097, "SAS3008", &mpt_mpi25_backend },
 };
-
-static unsigned mpt_next_index;
 
 /* ---- Completions ---------------------------------------------------------------------------- */
 
@@ -123,7 +121,7 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
             /* Same recovery as an engine command's (task management). */
             mpt_on_timeout(c, (uint32_t)slot);
             snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
-                     (unsigned long long)(cmd->timeout_ns / MS_NS), mpt_read(c, MPT_REG_DOORBELL));
+                     (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -347,7 +345,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
     uint32_t qd;
     int rc;
 
-    snprintf(tname, sizeof(tname), "%s %s l%u", c->name, a->label, lun);
+    snprintf(tname, sizeof(tname), "%s %s l%u", c->bdf, a->label, lun);
     rc = scsi_identify_for_hba(&tr, &info);
     if (rc != BM_OK)
         return rc;
@@ -397,7 +395,7 @@ static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const str
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a)
 {
     struct mpt_target tgt = { c, a->target, a->dev_handle, 0 };
-    struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->name };
+    struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->bdf };
     uint32_t luns[16];
     int n, rc;
 
@@ -502,7 +500,8 @@ static bool mpt_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 }
 
 /* Take the controller, make the IOC operational, find its disks. */
-static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                     size_t errlen)
 {
     uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
     const struct mpt_id *id = mpt_find_id(vendor, device);
@@ -524,7 +523,6 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
     c->be = id->be;
     c->chip = id->chip;
     pci_addr_str(a, bdf, sizeof(bdf));
-    snprintf(c->name, sizeof(c->name), "MPT %s", bdf);
     bm_strlcpy(c->bdf, bdf, sizeof(c->bdf));
     c->mpi2 = id->be != &mpt_mpi1_backend;
     rc = plat_pci_claim(a);
@@ -562,7 +560,7 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
         goto err_stop;
     }
     c->max_transfer_bytes = MPT_MAX_TRANSFER_BYTES;
-    c->index = mpt_next_index;
+    c->index = index;
     if (c->be->discover) {
         plat_diag(c->bdf, "%s (%s), IOC OPERATIONAL, %u requests in flight", id->chip, c->be->name,
                   c->nslots);
@@ -580,7 +578,6 @@ static int mpt_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_
                   c->be->name, c->nslots, c->max_targets);
         mpt_scan(c, disks);
     }
-    mpt_next_index++;
     if (!c->ndisks)
         plat_diag(c->bdf, "no disks found");
     *ctrl_out = c;

@@ -120,7 +120,6 @@ struct mpt_disk {
 
 struct mpt_ctrl {
     struct pci_addr pci;
-    char name[32];              /* "MPT 0000:03:00.0" */
     char bdf[16];               /* "0000:03:00.0": where plat_diag() messages are about */
     bool mpi2;                  /* MPI 2.x (write-sequence keys, reset timings) */
     unsigned index;

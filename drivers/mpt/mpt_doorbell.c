@@ -11,13 +11,12 @@
 #include "mpt.h"
 #include "mpt_regs.h"
 #include "mpi.h"
+#include "../../efi/time_units.h"
 
-#define MS_NS 1000000ull
-#define S_NS 1000000000ull
-#define MPT_ACK_TIMEOUT_NS (5 * S_NS)     /* per doorbell word */
-#define MPT_WORD_TIMEOUT_NS (5 * S_NS)    /* per reply word after the first */
-#define MPT_READY_TIMEOUT_NS (60 * S_NS)  /* a reset back to READY */
-#define MPT_HANDSHAKE_SEND_TIMEOUT_NS (10 * S_NS) /* mptbase mpt_send_handshake_request: 10 s */
+#define MPT_ACK_TIMEOUT_NS (5 * NS_PER_S)     /* per doorbell word */
+#define MPT_WORD_TIMEOUT_NS (5 * NS_PER_S)    /* per reply word after the first */
+#define MPT_READY_TIMEOUT_NS (60 * NS_PER_S)  /* a reset back to READY */
+#define MPT_HANDSHAKE_SEND_TIMEOUT_NS (10 * NS_PER_S) /* mptbase mpt_send_handshake_request: 10 s */
 
 /* The IOC state bits of the doorbell. */
 uint32_t mpt_ioc_state(struct mpt_ctrl *c) { return mpt_read(c, MPT_REG_DOORBELL) & MPT_IOC_STATE_MASK; }
@@ -46,10 +45,10 @@ int mpt_wait_state(struct mpt_ctrl *c, uint32_t state, uint64_t timeout_ns, char
             return BM_OK;
         if (plat_now_ns() > deadline) {
             snprintf(err, errlen, "IOC not %s within %llu ms: doorbell 0x%08x (%s)", mpt_ioc_state_name(state),
-                     (unsigned long long)(timeout_ns / MS_NS), db, mpt_ioc_state_name(db));
+                     (unsigned long long)(timeout_ns / NS_PER_MS), db, mpt_ioc_state_name(db));
             return BM_ETIMEDOUT;
         }
-        plat_delay_ns(MS_NS);
+        plat_delay_ns(NS_PER_MS);
     }
 }
 
@@ -79,7 +78,7 @@ static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const 
     while (!((his = mpt_read(c, MPT_REG_HOST_INT_STATUS)) & MPT_HIS_DOORBELL_INTERRUPT)) {
         if (plat_now_ns() > deadline) {
             snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms (HIS 0x%08x, doorbell 0x%08x)", what,
-                     (unsigned long long)(timeout_ns / MS_NS), his, mpt_read(c, MPT_REG_DOORBELL));
+                     (unsigned long long)(timeout_ns / NS_PER_MS), his, mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
         plat_delay_ns(10000);
@@ -231,7 +230,7 @@ static int mpt_diag_unlock(struct mpt_ctrl *c, uint32_t *diag, char *err, size_t
     for (unsigned attempt = 1; attempt <= MPT_WRSEQ_TRIES; attempt++) {
         for (size_t i = 0; i < nkeys; i++)
             mpt_write(c, MPT_REG_WRITE_SEQUENCE, keys[i]);
-        plat_delay_ns(MPT_WRSEQ_WAIT_MS * MS_NS);
+        plat_delay_ns(MPT_WRSEQ_WAIT_MS * NS_PER_MS);
         *diag = mpt_read(c, MPT_REG_DIAGNOSTIC);
         if (*diag & MPT_DIAG_DRWE) {
             if (attempt > 1)
@@ -268,7 +267,7 @@ static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
     }
     mpt_write(c, MPT_REG_DIAGNOSTIC, diag | MPT_DIAG_RESET_ADAPTER);
     /* The chip's PCIe side is resetting: no read before the first delay. */
-    plat_delay_ns(MPT_DIAG_FIRST_READ_DELAY_MS * MS_NS);
+    plat_delay_ns(MPT_DIAG_FIRST_READ_DELAY_MS * NS_PER_MS);
     deadline = plat_now_ns() + MPT_READY_TIMEOUT_NS;
     while ((diag = mpt_read(c, MPT_REG_DIAGNOSTIC)) & MPT_DIAG_RESET_ADAPTER) {
         if (diag == 0xffffffffu || plat_now_ns() > deadline) {
@@ -276,7 +275,7 @@ static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
             snprintf(err, errlen, "adapter reset did not finish (diagnostic 0x%08x)", diag);
             return BM_ETIMEDOUT;
         }
-        plat_delay_ns(MPT_DIAG_SECOND_READ_DELAY_MS * MS_NS);
+        plat_delay_ns(MPT_DIAG_SECOND_READ_DELAY_MS * NS_PER_MS);
     }
     mpt_diag_lock(c);
     return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);

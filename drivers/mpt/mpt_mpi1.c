@@ -13,15 +13,15 @@
 #include "mpt.h"
 #include "mpt_regs.h"
 #include "mpi.h"
+#include "../../efi/time_units.h"
 
-#define S_NS 1000000000ull
 #define MPT1_REQ_FRAME_BYTES 128    /* Linux MPT_DEFAULT_FRAME_SIZE; our SCSI IO uses 60 */
 #define MPT1_REPLY_FRAME_BYTES 128
 #define MPT1_SLOTS_MAX 1024
-#define MPT1_HANDSHAKE_TIMEOUT_NS (10 * S_NS)
-#define MPT1_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux allows SAS discovery 300 s */
-#define MPT1_OPERATIONAL_TIMEOUT_NS (30 * S_NS)
-#define MPT1_TM_TIMEOUT_NS (30 * S_NS)          /* Linux mptscsih task management */
+#define MPT1_HANDSHAKE_TIMEOUT_NS (10 * NS_PER_S)
+#define MPT1_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S) /* Linux allows SAS discovery 300 s */
+#define MPT1_OPERATIONAL_TIMEOUT_NS (30 * NS_PER_S)
+#define MPT1_TM_TIMEOUT_NS (30 * NS_PER_S)          /* Linux mptscsih task management */
 
 struct mpt1_state {
     uint8_t *req;               /* nslots request frames */
@@ -393,7 +393,7 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
         }
         if (plat_now_ns() > deadline) {
             snprintf(err, errlen, "%s: no reply within %llu s (doorbell 0x%08x)", what,
-                     (unsigned long long)(MPT1_TM_TIMEOUT_NS / S_NS), db);
+                     (unsigned long long)(MPT1_TM_TIMEOUT_NS / NS_PER_S), db);
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");

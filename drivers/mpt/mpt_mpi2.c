@@ -23,17 +23,16 @@
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "mpi2.h"
+#include "../../efi/time_units.h"
 
-#define MS_NS 1000000ull
-#define S_NS 1000000000ull
 #define MPT2_SLOTS_MAX 512
 #define MPT2_MSG_REPLY_BYTES 128        /* copy of an internal request's reply frame */
-#define MPT2_HANDSHAKE_TIMEOUT_NS (10 * S_NS)
-#define MPT2_OPERATIONAL_TIMEOUT_NS (30 * S_NS)
-#define MPT2_EVENT_TIMEOUT_NS (30 * S_NS)
-#define MPT2_CONFIG_TIMEOUT_NS (15 * S_NS)       /* Linux mpt3sas config requests: 15 s */
-#define MPT2_TM_TIMEOUT_NS (30 * S_NS)           /* Linux mpt3sas task management: 30 s */
-#define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * S_NS) /* Linux mpt3sas: 300 s for SAS discovery */
+#define MPT2_HANDSHAKE_TIMEOUT_NS (10 * NS_PER_S)
+#define MPT2_OPERATIONAL_TIMEOUT_NS (30 * NS_PER_S)
+#define MPT2_EVENT_TIMEOUT_NS (30 * NS_PER_S)
+#define MPT2_CONFIG_TIMEOUT_NS (15 * NS_PER_S)       /* Linux mpt3sas config requests: 15 s */
+#define MPT2_TM_TIMEOUT_NS (30 * NS_PER_S)           /* Linux mpt3sas task management: 30 s */
+#define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S) /* Linux mpt3sas: 300 s for SAS discovery */
 #define MPT2_MAX_DEVICES 128
 #define MPT2_HANDLES 0x10000            /* every 16-bit device handle */
 #define MPT2_CONFIG_PAGE_BYTES 4096
@@ -586,12 +585,12 @@ static int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes,
                          mpt_ioc_state_name(db));
                 return BM_EIO;
             }
-            next_check = plat_now_ns() + MS_NS;
+            next_check = plat_now_ns() + NS_PER_MS;
         }
         if (plat_now_ns() > deadline) {
             hbaq_abandon(&c->q, (uint32_t)slot);
             snprintf(err, errlen, "%s: no reply within %llu ms (ReplyPostHostIndex %u, doorbell 0x%08x)", what,
-                     (unsigned long long)(timeout_ns / MS_NS), s->post_host_index, mpt_read(c, MPT_REG_DOORBELL));
+                     (unsigned long long)(timeout_ns / NS_PER_MS), s->post_host_index, mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");
@@ -658,7 +657,7 @@ static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
         }
         if (plat_now_ns() > deadline) {
             snprintf(err, errlen, "%s: no reply within %llu ms (doorbell 0x%08x)", what,
-                     (unsigned long long)(MPT2_TM_TIMEOUT_NS / MS_NS), db);
+                     (unsigned long long)(MPT2_TM_TIMEOUT_NS / NS_PER_MS), db);
             return BM_ETIMEDOUT;
         }
         __asm__ __volatile__("pause");

@@ -8,10 +8,6 @@
  */
 #include "nvme_internal.h"
 
-/* Controllers probed so far: the <index> of disk ids nvme<index>n<nsid>.
- * The one place the driver numbers its controllers. */
-static unsigned nvme_ctrl_count;
-
 /* Name a quirk applied to this controller (each disk's record lists it). */
 static void nvme_apply_quirk(struct nvme_ctrl *c, const char *name)
 {
@@ -365,7 +361,8 @@ static int nvme_create_namespaces(struct nvme_ctrl *c, const struct nvme_ns_sele
 
 /* ---- Probe --------------------------------------------------------------------------- */
 
-static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int nvme_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
+                      size_t errlen)
 {
     struct nvme_ns_select sel;
     struct nvme_queue_plan plan;
@@ -380,7 +377,7 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     }
     c->addr = a;
     c->shutdown_timeout_ms = NVME_SHUTDOWN_MIN_MS;
-    c->index = nvme_ctrl_count++;
+    c->index = index;   /* nvme<index>n<nsid>: discovery numbers controllers */
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
 
     rc = nvme_ctrl_start(c, err, errlen);
@@ -393,10 +390,6 @@ static int nvme_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl
     if (rc == BM_OK)
         rc = nvme_create_namespaces(c, &sel, &plan, err, errlen);
     if (rc != BM_OK) {
-        /* Give the number back (probes run one at a time), so the next
-         * controller's disks are not named as if this one had some. */
-        if (c->index + 1 == nvme_ctrl_count)
-            nvme_ctrl_count--;
         nvme_teardown(c);
         return rc;
     }

@@ -126,7 +126,7 @@ typedef int (*scsi_exec_fn)(void *ctx, struct scsi_cmd *cmd, char *detail, size_
 struct scsi_transport {
     scsi_exec_fn exec;
     void *ctx;
-    const char *name;       /* log prefix: "MEGASAS 0000:03:00.0 ld1" */
+    const char *name;       /* where of its plat_diag lines: "0000:03:00.0 t2 l0", "ld1" */
 };
 
 /* What identification found out about one LUN. */

@@ -426,7 +426,7 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
     tr.ctx = p;
     if (has_pci)
         pci_addr_str(pci, bdf, sizeof(bdf));
-    snprintf(name, sizeof(name), "SCSIPT %s target %u lun %llu", bdf, target[0], (unsigned long long)lun);
+    snprintf(name, sizeof(name), "%s target %u lun %llu", bdf, target[0], (unsigned long long)lun);
     /* Diagnostics name the controller as where, the LUN in the message. */
     snprintf(at, sizeof(at), "firmware SCSI pass-thru target %u lun %llu", target[0], (unsigned long long)lun);
     rc = scsi_identify(&tr, &info, err, sizeof(err));

@@ -143,21 +143,17 @@ static void census_missing_list(const struct disk_set *s, struct pci_addr a, con
         snprintf(buf + n, len - n, "%s%u disk%s", n ? " and " : "", unplaced, unplaced == 1 ? "" : "s");
 }
 
-/* The record's `where` names the controller once: a driver's reason that
- * starts with its own name for it ("NVME 0000:03:00.0: ", "0000:03:00.0: ")
- * loses that prefix. */
-static void drop_device_prefix(char *err, const char *bdf)
+/* The controller's number among its driver's controllers (blkdev.h):
+ * those of the same driver taken and kept so far. A failed probe, one left
+ * alone for want of room and one handed back after the census are not in
+ * s->ctrls, so they use no number. */
+static unsigned driver_index(const struct disk_set *s, const struct bm_driver *drv)
 {
-    char *at = strstr(err, bdf);
-    size_t n = strlen(bdf), pre;
+    unsigned n = 0;
 
-    if (!at || strncmp(at + n, ": ", 2))
-        return;
-    /* Only a leading "BDF: " or "WORD BDF: ", nothing inside the sentence. */
-    pre = (size_t)(at - err);
-    if (pre && (pre > 12 || err[pre - 1] != ' ' || memchr(err, ' ', pre - 1)))
-        return;
-    memmove(err, at + n + 2, strlen(at + n + 2) + 1);
+    for (unsigned i = 0; i < s->nctrls; i++)
+        n += s->ctrls[i].drv == drv;
+    return n;
 }
 
 /* Try the native driver on one storage controller. */
@@ -195,8 +191,7 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         return;
     }
     err[0] = '\0';
-    rc = drv->probe(f->addr, &s->list, &ctrl, err, sizeof(err));
-    drop_device_prefix(err, bdf);
+    rc = drv->probe(f->addr, driver_index(s, drv), &s->list, &ctrl, err, sizeof(err));
     if (rc == BM_ENOSPC) {
         /* No room left on the disk list: a limit of ours, not a fault of
          * the machine (the count of disks left out is noted at the end). */

@@ -861,7 +861,7 @@ static struct bm_disk *probe_one(struct ahci_model *m, void **ctrl)
     int rc;
 
     memset(&list, 0, sizeof(list));
-    rc = ahci_driver.probe(model_addr, &list, ctrl, err, sizeof(err));
+    rc = ahci_driver.probe(model_addr, 0, &list, ctrl, err, sizeof(err));
     if (rc != BM_OK)
         fail_msg("probe: %s (%s)", bm_strerror(rc), err);
     assert_int_equal(list.count, 1);
@@ -1231,7 +1231,7 @@ static void test_hba_reset_that_never_ends_fails_the_probe_with_a_clear_message(
 
     (void)state;
     m->hr_sticks = true;
-    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_ETIMEDOUT);
     assert_non_null(strstr(err, "GHC.HR"));
     assert_null(ctrl);
@@ -1315,7 +1315,7 @@ static void test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming
     (void)state;
     m->never_ready = true;
     log_capture_begin();
-    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     log = log_capture_end();
     /* The controller is fine; its one port has a device that never came
      * up, after three COMRESETs with libata's 10, 10 and 35 s deadlines;
@@ -1403,7 +1403,7 @@ static void test_drive_that_aborts_identify_is_skipped_naming_the_command(void *
     (void)state;
     m->identify_aborts = true;
     log_capture_begin();
-    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     log = log_capture_end();
     assert_int_equal(rc, BM_OK);
     assert_int_equal(list.count, 0);
@@ -1423,7 +1423,7 @@ static void test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae
     (void)state;
     m->ae_drops = true;
     m->ghc = 0;
-    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_true(rc < 0);
     assert_non_null(strstr(err, "GHC.AE"));
     assert_null(ctrl);
@@ -1530,7 +1530,7 @@ static void test_port_whose_det_stays_1_is_an_empty_port_after_the_2s_debounce(v
     m->det1_stuck = true;
     t0 = plat_now_ns();
     log_capture_begin();
-    rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     log = log_capture_end();
     took = plat_now_ns() - t0;
     assert_int_equal(rc, BM_OK);
@@ -1584,7 +1584,7 @@ static void test_six_ports_are_brought_up_together_and_empty_ones_decided_at_onc
         m->pi = m->ports_hw = 0x3f;
         m->gone = !with_disk;
         t0 = plat_now_ns();
-        rc = ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+        rc = ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
         assert_int_equal(rc, BM_OK);
         assert_int_equal(list.count, (unsigned)with_disk);
         assert_true(plat_now_ns() - t0 < 1000000000ull);
@@ -1680,7 +1680,7 @@ static void test_pio_only_device_is_left_out_and_named(void **state)
     m->no_lba48 = true;
     m->blocks = 4000000;
     log_capture_begin();
-    assert_int_equal(ahci_driver.probe(model_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(ahci_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
     log = log_capture_end();
     assert_int_equal(list.count, 0);
     assert_non_null(strstr(log, "port 2: skipped"));

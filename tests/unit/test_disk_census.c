@@ -492,6 +492,63 @@ static void test_controller_whose_probe_fails_runs_its_disks_on_the_firmware_pat
     discover_end();
 }
 
+/* The id of the native disk on controller bdf, port 0 ("" if none). */
+static const char *native_id_at(const char *bdf)
+{
+    int i = disk_at(bdf, 0);
+
+    return i >= 0 && !strcmp(set.list.disks[i]->path, BM_PATH_NATIVE) ? set.list.disks[i]->id : "";
+}
+
+/* Disk ids are decided by discovery (blkdev.h): a controller's number is
+ * how many of its driver's controllers were taken and kept before it. One
+ * whose probe fails and one the census hands back use no number, so the
+ * next controller's disks are ahci0p0, not ahci1p0 or ahci2p0. */
+static void test_failed_or_handed_back_controller_uses_no_disk_number(void **state)
+{
+    static struct plat_sim_dev dead;
+    static struct mini_ahci back, kept;
+    char a[512], b[512], k[512], env[2000];
+    (void)state;
+
+    config_only(&dead, (struct pci_addr){ 0, 2, 0, 0 }, 0x8086, 0x2922, 0x010601); /* no BAR5: probe fails */
+    mini_ahci_attach(&back, (struct pci_addr){ 0, 3, 0, 0 }, PORT_DISK, PORT_NO_LINK);
+    mini_ahci_attach(&kept, (struct pci_addr){ 0, 5, 0, 0 }, PORT_DISK, PORT_EMPTY);
+    make_file("i0.img", a, sizeof(a));
+    make_file("i1.img", b, sizeof(b));
+    make_file("i2.img", k, sizeof(k));
+    snprintf(env, sizeof(env), "%s=SER0+pci=0000:03:00.0+sata=0,%s=SER1+pci=0000:03:00.0+sata=1,"
+                               "%s=KEPT+pci=0000:05:00.0+sata=0",
+             a, b, k);
+    discover(env, DRIVER_AUTO);
+    assert_int_equal(back.dev.releases, 1); /* handed back */
+    assert_int_equal(set.nctrls, 1);
+    assert_string_equal(native_id_at("0000:05:00.0"), "ahci0p0");
+    discover_end();
+}
+
+/* Controllers that are all kept are numbered in discovery order. */
+static void test_kept_controllers_are_numbered_in_discovery_order(void **state)
+{
+    static struct mini_ahci first, second;
+    char a[512], b[512], k[512], env[2000];
+    (void)state;
+
+    mini_ahci_attach(&first, (struct pci_addr){ 0, 3, 0, 0 }, PORT_DISK, PORT_NO_LINK);
+    mini_ahci_attach(&second, (struct pci_addr){ 0, 5, 0, 0 }, PORT_DISK, PORT_EMPTY);
+    make_file("o0.img", a, sizeof(a));
+    make_file("o1.img", b, sizeof(b));
+    make_file("o2.img", k, sizeof(k));
+    snprintf(env, sizeof(env), "%s=SER0+pci=0000:03:00.0+sata=0,%s=SER1+pci=0000:03:00.0+sata=1,"
+                               "%s=KEPT+pci=0000:05:00.0+sata=0",
+             a, b, k);
+    discover(env, DRIVER_NATIVE); /* the first keeps its one disk too */
+    assert_int_equal(set.nctrls, 2);
+    assert_string_equal(native_id_at("0000:03:00.0"), "ahci0p0");
+    assert_string_equal(native_id_at("0000:05:00.0"), "ahci1p0");
+    discover_end();
+}
+
 static void test_disk_the_firmware_no_longer_shows_gets_a_note(void **state)
 {
     char a[512], b[512], env[1400];
@@ -608,6 +665,8 @@ int main(void)
         cmocka_unit_test_teardown(test_native_only_keeps_the_controller_and_names_the_lost_disk_in_an_error, cleanup),
         cmocka_unit_test_teardown(test_ahci_that_finds_every_disk_keeps_the_controller, cleanup),
         cmocka_unit_test_teardown(test_controller_whose_probe_fails_runs_its_disks_on_the_firmware_path, cleanup),
+        cmocka_unit_test_teardown(test_failed_or_handed_back_controller_uses_no_disk_number, cleanup),
+        cmocka_unit_test_teardown(test_kept_controllers_are_numbered_in_discovery_order, cleanup),
         cmocka_unit_test_teardown(test_disk_the_firmware_no_longer_shows_gets_a_note, cleanup),
         cmocka_unit_test_teardown(test_disks_placed_by_count_are_each_counted_once, cleanup),
         cmocka_unit_test_teardown(test_native_only_names_disks_on_controllers_without_a_native_driver, cleanup),

@@ -820,7 +820,7 @@ static void *probe(uint16_t device, enum m_gen gen, struct bm_disk_list *list)
     memset(list, 0, sizeof(*list));
     assert_true(megasas_driver.match(0x1000, device, 0x010400));
     assert_ptr_equal(registry_find(0x1000, device, 0x010400), &megasas_driver);
-    if (megasas_driver.probe(a, list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_non_null(ctrl);
     return ctrl;
@@ -1021,7 +1021,7 @@ static void test_stuck_firmware_fails_probe_with_state(void **state)
     (void)state;
     m.osp0 = M_STATE_FW_INIT | M_FW_CMDS;
     m.stuck = true;
-    rc = megasas_driver.probe(a, &list, &ctrl, err, sizeof(err));
+    rc = megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_ETIMEDOUT);
     assert_null(ctrl);
     assert_int_equal(list.count, 0);
@@ -1049,7 +1049,7 @@ static void test_ready_wait_follows_the_status_word(void **state)
     m.booting = true;
     m.boot_step = 100;
     m.boot_reads = 300;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_int_equal(list.count, 3);
     check_release(ctrl);
@@ -1066,7 +1066,7 @@ static void test_operational_firmware_is_reset_first(void **state)
 
     (void)state;
     m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_true(m.reset_to_ready);
     assert_true(m.inited);
@@ -1225,7 +1225,7 @@ static void test_hung_dcmd_is_aborted_and_its_smid_comes_back(void **state)
     (void)state;
     memset(&list, 0, sizeof(list));
     m.hang_dcmd = 0x02010100; /* PD list query */
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_int_equal(list.count, 2); /* the LDs; no system PDs */
     assert_int_equal(m.dcmd_pd_info, 0);
@@ -1289,7 +1289,7 @@ static void test_transfer_capped_by_sge_count_and_strips(void **state)
     m.max_request_size = 2048;
     memset(&list, 0, sizeof(list));
     ctrl = NULL;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_int_equal(list.disks[0]->max_transfer_bytes, 256 * 1024);
     check_release(ctrl);
@@ -1298,7 +1298,7 @@ static void test_transfer_capped_by_sge_count_and_strips(void **state)
     m.max_request_size = 2048;
     memset(&list, 0, sizeof(list));
     ctrl = NULL;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_int_equal(list.disks[0]->max_transfer_bytes, 1024 * 1024);
     check_release(ctrl);
@@ -1309,7 +1309,7 @@ static void test_transfer_capped_by_sge_count_and_strips(void **state)
     m.max_strips = 6;
     memset(&list, 0, sizeof(list));
     ctrl = NULL;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_int_equal(list.disks[0]->max_transfer_bytes, 384 * 1024);
     check_release(ctrl);
@@ -1340,7 +1340,7 @@ static void *probe_with_jbod_map(uint16_t device, enum m_gen gen, bool tm_capabl
     m.pd_seq = 7;
     m.pd_tm_capable = tm_capable;
     memset(list, 0, sizeof(*list));
-    if (megasas_driver.probe(a, list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_int_equal(list->count, 3);
     assert_int_equal(m.dcmd_jbod_map, 1);

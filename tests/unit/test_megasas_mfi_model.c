@@ -586,7 +586,7 @@ static void *probe(uint16_t device, enum m_family family, struct bm_disk_list *l
 
     memset(list, 0, sizeof(*list));
     assert_ptr_equal(registry_find(0x1000, device, 0x010400), &megasas_driver);
-    if (megasas_driver.probe(a, list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_non_null(ctrl);
     return ctrl;
@@ -702,7 +702,7 @@ static void test_max_transfer_is_capped_by_strips_and_sges(void **state)
     memset(&list, 0, sizeof(list));
     m.stripe_min = 7;           /* 128 sectors */
     m.max_strips = 4;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     for (unsigned i = 0; i < list.count; i++)
         assert_int_equal(list.disks[i]->max_transfer_bytes, 256 * 1024);
@@ -754,7 +754,7 @@ static void test_ready_wait_restarts_when_status_word_moves(void **state)
     m.boot_step = 100;
     m.boot_reads = 400;
     m.osp0 = M_STATE_FW_INIT;
-    if (megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s", err);
     assert_true(plat_now_ns() - t0 >= 400ull * 1000000000ull);
     assert_int_equal(list.count, 4);
@@ -775,7 +775,7 @@ static void test_ready_wait_gives_up_on_a_frozen_status_word(void **state)
     m.boot_step = 1000000;
     m.boot_reads = 1000000;
     m.osp0 = M_STATE_FW_INIT;
-    assert_int_equal(megasas_driver.probe(a, &list, &ctrl, err, sizeof(err)), BM_ETIMEDOUT);
+    assert_int_equal(megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)), BM_ETIMEDOUT);
     assert_non_null(strstr(err, "FW_INIT"));
     assert_null(ctrl);
     assert_int_equal(dev.releases, 1);

@@ -655,7 +655,7 @@ static void check_probe_and_reads(uint8_t block_dwords)
 
     attach(model_new(block_dwords));
     memset(&list, 0, sizeof(list));
-    if (mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
     assert_no_violations();
     assert_int_equal(list.count, 2);
@@ -714,7 +714,7 @@ static void test_nb_hint_value(void **state)
     (void)state;
     attach(model_new(8));
     memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
     d = list.disks[0];
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
     assert_int_equal(model->nb_last, 2);
@@ -736,7 +736,7 @@ static void test_reply_frames_within_credits(void **state)
     (void)state;
     attach(model_new(8));
     memset(&list, 0, sizeof(list));
-    if (mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)) != BM_OK)
+    if (mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
         fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
     assert_int_equal(model->max_free, model->credits - 1u);
     assert_no_violations();
@@ -763,7 +763,7 @@ static void check_timeout_aborts(bool hipri)
     attach(model_new(8));
     model->hipri = hipri;
     memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
     d = list.disks[0];
     model->hang_armed = true;
     model->hang_target = d->port;
@@ -824,7 +824,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     (void)state;
     attach(model_new(8));
     memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, &list, &ctrl, err, sizeof(err)), BM_OK);
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
     assert_int_equal(model->ioc_inits, 1);
     d = list.disks[0];
     model->hang_armed = true;

@@ -27,6 +27,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "efi/time_units.h"
 
 /* ---- Facts of the MPI 2 interface (mpi2.h, mpi2_ioc.h, mpi2_init.h, mpi2_cnfg.h) ----------------------- */
 #define R_DOORBELL 0x00
@@ -70,8 +71,6 @@
 #define DEVINFO_STP_TARGET 0x400u
 #define DEVINFO_SSP_TARGET 0x800u
 
-#define S_NS 1000000000ull
-#define MS_NS 1000000ull
 #define MODEL_MAX_CHAIN_DEPTH 8
 #define MODEL_MAX_SEGS 64
 
@@ -1004,7 +1003,7 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
  * the IOC is READY (its write-sequence position lost). */
 static void model_tick(struct model *m)
 {
-    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * MS_NS) {
+    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * NS_PER_MS) {
         m->resetting = false;
         m->diag &= ~DIAG_RESET_ADAPTER;
         if (!m->stuck)
@@ -1022,7 +1021,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     case R_DOORBELL:
         model_tick(m);
         if (m->stuck || (m->port_enable_hangs && m->initialised))
-            plat_sim_advance_ns(S_NS); /* a dead IOC: let the driver's deadlines pass */
+            plat_sim_advance_ns(NS_PER_S); /* a dead IOC: let the driver's deadlines pass */
         v = m->state | (m->state == ST_FAULT ? m->fault_code : 0);
         if (m->phase != HS_IDLE && !(m->phase == HS_REPLY && m->reply_i >= m->reply_n))
             v |= DB_USED;
@@ -1045,12 +1044,12 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
          * RESET_ADAPTER and then no more often than every 50 ms. */
         uint64_t now = plat_now_ns();
         if (m->resetting) {
-            if (now - m->reset_at_ns < 50 * MS_NS)
+            if (now - m->reset_at_ns < 50 * NS_PER_MS)
                 violation(m, "HostDiagnostic read %llu ms after RESET_ADAPTER",
-                          (unsigned long long)((now - m->reset_at_ns) / MS_NS));
-            else if (m->last_diag_read_ns > m->reset_at_ns && now - m->last_diag_read_ns < 50 * MS_NS)
+                          (unsigned long long)((now - m->reset_at_ns) / NS_PER_MS));
+            else if (m->last_diag_read_ns > m->reset_at_ns && now - m->last_diag_read_ns < 50 * NS_PER_MS)
                 violation(m, "HostDiagnostic read %llu ms after the previous read during reset",
-                          (unsigned long long)((now - m->last_diag_read_ns) / MS_NS));
+                          (unsigned long long)((now - m->last_diag_read_ns) / NS_PER_MS));
             m->last_diag_read_ns = now;
         }
         model_tick(m);
@@ -1238,7 +1237,7 @@ static int probe(struct bm_disk_list *list, void **ctrl, char *err, size_t errle
 {
     memset(list, 0, sizeof(*list));
     assert_true(mpt_driver.match(0x1000, model->device_id, 0x010700));
-    return mpt_driver.probe(sim_addr, list, ctrl, err, errlen);
+    return mpt_driver.probe(sim_addr, 0, list, ctrl, err, errlen);
 }
 
 static void assert_no_violations(void)
@@ -1494,12 +1493,12 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     /* 20 s later the other disk starts a command the IOC is still working
      * on when the hung one times out. */
-    plat_sim_advance_ns(20 * S_NS);
+    plat_sim_advance_ns(20 * NS_PER_S);
     model->defer = true;
     assert_int_equal(other->ops->submit(other, 0, 3, BM_IO_READ, 77, 1, buf2), BM_OK);
     assert_int_equal(model->nheld, 1);
     model->defer = false;
-    plat_sim_advance_ns(11 * S_NS);
+    plat_sim_advance_ns(11 * NS_PER_S);
     t0 = plat_now_ns();
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
@@ -1510,7 +1509,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_int_equal(model->tm_target_resets, 1);
     /* ...so the IOC was reset and brought back, within a bounded time. */
     assert_int_equal(model->diag_resets, 1);
-    assert_true(plat_now_ns() - t0 < 5 * S_NS);
+    assert_true(plat_now_ns() - t0 < 5 * NS_PER_S);
     assert_int_equal(model->state, ST_OPERATIONAL);
     assert_true(model->initialised);
     assert_true(model->events_masked);
@@ -1570,7 +1569,7 @@ static void test_handles_followed_across_ioc_reset(void **state)
     model->tm_ignored = true;
     model->renumber_on_reset = true;
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
-    plat_sim_advance_ns(31 * S_NS);
+    plat_sim_advance_ns(31 * NS_PER_S);
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->diag_resets, 1);
@@ -1611,7 +1610,7 @@ static void test_host_resets_are_limited(void **state)
         model->hang_handle = 0x0009;
         model->hang_lba = 4242;
         assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
-        plat_sim_advance_ns(31 * S_NS);
+        plat_sim_advance_ns(31 * NS_PER_S);
         assert_int_equal(poll_n(d, c, 1), 1);
         assert_int_equal(c[0].status, BM_ETIMEDOUT);
         assert_int_equal(model->diag_resets, i < 4 ? i + 1 : 4);
@@ -1648,7 +1647,7 @@ static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
     assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 99, 1, buf), BM_OK);
     model->state = ST_FAULT;
     model->fault_code = 0x2622;
-    plat_sim_advance_ns(31 * S_NS);
+    plat_sim_advance_ns(31 * NS_PER_S);
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts + model->tm_target_resets, 0);
@@ -1693,7 +1692,7 @@ static void test_timeout_aborts_the_command(void **state)
     hung_smid = model->hung.smid;
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     assert_int_equal(model->tm_aborts, 0);
-    plat_sim_advance_ns(31 * S_NS);
+    plat_sim_advance_ns(31 * NS_PER_S);
     assert_int_equal(poll_n(d, c, 4), 1);
     assert_int_equal(c[0].tag, 7);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
@@ -1922,14 +1921,14 @@ static void test_busy_and_task_set_full_retried(void **state)
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
     got = 0;
     for (int spins = 0; got < 1 && spins < 100000; spins++) {
-        plat_sim_advance_ns(50 * MS_NS);
+        plat_sim_advance_ns(50 * NS_PER_MS);
         got += d->ops->poll(d, 0, c, 4);
     }
     assert_int_equal(got, 1);
     assert_int_not_equal(c[0].status, BM_OK);
     assert_non_null(strstr(c[0].detail, "BUSY"));
     model->busy_count = 0;
-    plat_sim_advance_ns(S_NS);
+    plat_sim_advance_ns(NS_PER_S);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
     assert_int_equal(poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
@@ -2020,7 +2019,7 @@ static void test_fault_during_port_enable(void **state)
     assert_int_not_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
     if (!strstr(err, "PORT ENABLE") || !strstr(err, "FAULT") || !strstr(err, "0x40005854"))
         fail_msg("unexpected probe error: %s", err);
-    assert_true(plat_now_ns() - t0 < 5 * S_NS);
+    assert_true(plat_now_ns() - t0 < 5 * NS_PER_S);
     assert_int_equal(model->diag_resets, 1);  /* a faulted IOC needs the hard reset */
     assert_int_equal(model->state, ST_READY);
     detach();

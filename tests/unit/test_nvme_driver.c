@@ -31,7 +31,7 @@ static void test_probe_without_dma_fails_cleanly(void **state)
     int rc;
 
     (void)state;
-    rc = nvme_driver.probe(a, &list, &ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(a, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_ENOTSUP);
     assert_null(ctrl);
     assert_int_equal(list.count, 0);

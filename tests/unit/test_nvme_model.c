@@ -685,7 +685,7 @@ static struct bm_disk *probe_one(struct nvme_model *m, void **ctrl)
     int rc;
 
     memset(&list, 0, sizeof(list));
-    rc = nvme_driver.probe(model_addr, &list, ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(model_addr, 0, &list, ctrl, err, sizeof(err));
     if (rc != BM_OK)
         fail_msg("probe: %s (%s)", bm_strerror(rc), err);
     assert_int_equal(list.count, 1);
@@ -1011,7 +1011,7 @@ static void test_controller_never_ready_fails_probe_within_cap_to_naming_csts(vo
 
     (void)state;
     m->never_ready = true;
-    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_ETIMEDOUT);
     assert_non_null(strstr(err, "CSTS.RDY"));
     assert_non_null(strstr(err, "2000 ms"));
@@ -1034,7 +1034,7 @@ static void test_fatal_status_while_enabling_fails_probe_naming_cfs(void **state
 
     (void)state;
     m->cfs_on_enable = true;
-    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_EIO);
     assert_non_null(strstr(err, "CSTS.CFS"));
     /* No device prefix: the record's where (discover.c) names the controller. */
@@ -1056,7 +1056,7 @@ static void test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_
 
     (void)state;
     m->cfs_on_identify = true;
-    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_EIO);
     assert_non_null(strstr(err, "CSTS.CFS"));
     assert_non_null(strstr(err, "Identify"));
@@ -1078,7 +1078,7 @@ static void test_admin_command_without_completion_fails_probe_in_bounded_time(vo
 
     (void)state;
     m->identify_hangs = true;
-    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_ETIMEDOUT);
     assert_non_null(strstr(err, "Identify"));
     assert_non_null(strstr(err, "no completion"));
@@ -1185,7 +1185,7 @@ static void test_queue_creation_refused_fails_probe_with_the_decoded_status(void
 
     (void)state;
     m->refuse_create_sq = true;
-    rc = nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err));
+    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
     assert_int_equal(rc, BM_EIO);
     assert_non_null(strstr(err, "Create I/O SQ failed"));
     assert_non_null(strstr(err, "SCT 1h SC 01h"));
@@ -1225,7 +1225,7 @@ static unsigned probe_many(struct nvme_model *m, unsigned prefill, struct bm_dis
     for (unsigned i = 0; i < prefill; i++)
         assert_int_equal(disk_list_add(list, &fake), BM_OK);
     err[0] = '\0';
-    rc = nvme_driver.probe(model_addr, list, ctrl, err, errlen);
+    rc = nvme_driver.probe(model_addr, 0, list, ctrl, err, errlen);
     if (rc != BM_OK)
         fail_msg("probe: %s (%s)", bm_strerror(rc), err);
     return list->count - prefill;
@@ -1384,7 +1384,7 @@ static void test_controller_without_the_quirk_and_mqes_0_is_refused(void **state
 
     (void)state;
     m->cap &= ~0xffffull;
-    assert_int_equal(nvme_driver.probe(model_addr, &list, &ctrl, err, sizeof(err)), BM_ENOTSUP);
+    assert_int_equal(nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err)), BM_ENOTSUP);
     assert_non_null(strstr(err, "CAP.MQES 0"));
     assert_int_equal(m->dev.releases, 1);
     plat_sim_detach(&m->dev);
