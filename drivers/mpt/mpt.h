@@ -203,12 +203,16 @@ struct mpt2_sgl_space {
  * bytes of the frame used, 0 if the SGL does not fit. */
 unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, const struct mpt2_sgl_space *sp);
 
-/* ---- mpt.c (called by the backends) ---------------------------------------------------------- */
+/* ---- mpt_disk.c (called by mpt.c and the backends) -------------------------------------------- */
 /* The hardware finished slot; r == NULL for a context (success) reply. */
 void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r);
 /* Identify the device at a (LUN 0, then the LUNs REPORT LUNS names) and
  * add a disk for each; BM_ENODEV when nothing answers. */
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a);
+/* MPI 1 discovery: every target id on bus 0 but the IOC's own. */
+void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks);
+/* Free every disk of a controller. */
+void mpt_free_disks(struct mpt_ctrl *c);
 
 /* ---- mpt_mpi1.c ------------------------------------------------------------------------------- */
 extern const struct mpt_backend mpt_mpi1_backend;
