@@ -1,26 +1,41 @@
-/* LSI Fusion-MPT SAS driver, in three layers:
+/* LSI Fusion-MPT SAS driver, in layers:
  *
  *   mpt_doorbell.c  the system interface every MPT generation shares: IOC
  *                   state, message unit and diagnostic resets, and the
  *                   doorbell handshake (with the acknowledge waits real
  *                   chips need);
- *   mpt_scsi.c      SCSI IO messages: building the MPI 1 request and
- *                   turning any reply (IOC status, SCSI status, sense) into
- *                   a result;
+ *   mpt_scsi.c      SCSI IO messages: building the MPI 1 request and the
+ *                   MPI 2 request with its SGL, and turning any reply (IOC
+ *                   status, SCSI status, sense) into a result;
+ *   mpt_disk.c      the disks, whatever the generation: completions
+ *                   (mpt_slot_done), probe-time SCSI commands, submit/poll,
+ *                   recovery of a timed-out request (task management, then
+ *                   the IOC host reset), adding the disks of a device;
  *   mpt_mpi1.c      the MPI 1.5 backend: IOC FACTS / IOC INIT / PORT FACTS /
  *                   PORT ENABLE through the handshake, request frames posted
  *                   through the request FIFO, context and address replies
  *                   from the reply FIFO;
- *   mpt_mpi2.c      the MPI 2.0 / 2.5 backend (SAS2008/2308/3008 IT mode):
+ *   mpt_mpi2*.c     the MPI 2.0 / 2.5 backend (SAS2008/2308/3008 IT mode):
  *                   request frames addressed by SMID, request descriptors,
  *                   reply free queue and reply descriptor post queue in host
  *                   memory; devices found by handle through SAS Device
- *                   Page 0.
+ *                   Page 0 (its own files and their map: mpt_mpi2.h);
+ *   mpt.c           the driver: PCI ids, probe and release.
  *
- * mpt.c is the driver: probe, target discovery, and the disk operations,
- * reaching the queues only through struct mpt_backend. MPI 1 addresses a
- * device by bus/target id, MPI 2 by a 16-bit device handle; struct
- * mpt_scsi_io carries both and each backend uses its own.
+ * Call map (a file calls only the files below it; nothing calls back):
+ *
+ *   mpt.c ------> mpt_mpi1.c, mpt_mpi2.c (the backend tables)
+ *     |             |  mpt_mpi2.c -> mpt_mpi2_config.c -> mpt_mpi2_io.c
+ *     |             |             -> mpt_mpi2_ioc.c, mpt_mpi2_io.c
+ *     v             v
+ *   mpt_disk.c  (mpt_slot_done, mpt_add_disks; mpt.c: mpt_scan, mpt_free_disks)
+ *     v
+ *   mpt_scsi.c, mpt_doorbell.c  (leaves)
+ *
+ * mpt_disk.c reaches the queues only through struct mpt_backend's
+ * function pointers, filled in by the backends: it names no backend file.
+ * MPI 1 addresses a device by bus/target id, MPI 2 by a 16-bit device
+ * handle; struct mpt_scsi_io carries both and each backend uses its own.
  */
 #ifndef BAREMARK_MPT_H
 #define BAREMARK_MPT_H
@@ -202,12 +217,16 @@ struct mpt2_sgl_space {
  * bytes of the frame used, 0 if the SGL does not fit. */
 unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, const struct mpt2_sgl_space *sp);
 
-/* ---- mpt.c (called by the backends) ---------------------------------------------------------- */
+/* ---- mpt_disk.c (called by mpt.c and the backends) -------------------------------------------- */
 /* The hardware finished slot; r == NULL for a context (success) reply. */
 void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r);
 /* Identify the device at a (LUN 0, then the LUNs REPORT LUNS names) and
  * add a disk for each; BM_ENODEV when nothing answers. */
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a);
+/* MPI 1 discovery: every target id on bus 0 but the IOC's own. */
+void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks);
+/* Free every disk of a controller. */
+void mpt_free_disks(struct mpt_ctrl *c);
 
 /* ---- mpt_mpi1.c ------------------------------------------------------------------------------- */
 extern const struct mpt_backend mpt_mpi1_backend;

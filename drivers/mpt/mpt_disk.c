@@ -1,0 +1,406 @@
+/* LSI Fusion-MPT SAS driver: the disks of a controller, whatever its MPI
+ * generation. Completions (mpt_slot_done, called by the backends), the
+ * synchronous commands discovery runs, the disk operations (submit, poll),
+ * recovery of a timed-out request (task management, then the IOC host
+ * reset) and adding the disks of a device. The queues are reached only
+ * through struct mpt_backend; see the call map in mpt.h. */
+#include "mpt.h"
+#include "mpt_regs.h"
+#include "mpi.h"
+#include "mpi2.h"
+
+#define MPT_DISK_QD_MAX 256
+#include "../../efi/time_units.h"
+/* IOC resets one controller may need to take back timed-out requests
+ * before it is given up (a disk that hangs every command would otherwise
+ * cost the run two minutes per command). */
+#define MPT_MAX_HOST_RESETS 4
+
+/* ---- Completions ---------------------------------------------------------------------------- */
+
+/* Record a request's outcome and complete its slot. */
+void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r)
+{
+    static const struct mpt_result ok = { 0 };
+    char detail[64] = "";
+    int status;
+
+    if (slot >= c->nslots) {
+        plat_diag(c->bdf, "reply for unknown request %u", slot);
+        return;
+    }
+    if (!r)
+        r = &ok;
+    c->results[slot] = *r;
+    /* BUSY / TASK SET FULL from the target, or the IOC out of resources
+     * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
+     * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
+    if (r->address_reply &&
+        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES ||
+         ((r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
+           r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
+          !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
+          hbaq_status_is_busy(r->scsi_status))) &&
+        hbaq_requeue(&c->q, slot, plat_now_ns()))
+        return;
+    status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
+                               sizeof(detail));
+    if (!hbaq_complete(&c->q, slot, status, detail))
+        plat_diag(c->bdf, "reply for idle request %u", slot);
+}
+
+static void mpt_on_timeout(void *arg, uint32_t slot);
+
+/* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
+
+struct mpt_target {
+    struct mpt_ctrl *c;
+    uint8_t target;
+    uint16_t dev_handle;
+    uint32_t lun;
+};
+
+/* Run one CDB on a target and wait for it: the SCSI layer's transport. */
+static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
+{
+    struct mpt_target *t = ctx;
+    struct mpt_ctrl *c = t->c;
+    struct mpt_scsi_io io;
+    const struct mpt_result *r;
+    uint64_t deadline = plat_now_ns() + cmd->timeout_ns;
+    int slot, st, rc;
+
+    slot = hbaq_get_internal(&c->q, plat_now_ns(), cmd->timeout_ns);
+    if (slot < 0)
+        return slot;
+    memset(&io, 0, sizeof(io));
+    io.target = t->target;
+    io.dev_handle = t->dev_handle;
+    io.lun = t->lun;
+    memcpy(io.cdb, cmd->cdb, cmd->cdb_len);
+    io.cdb_len = cmd->cdb_len;
+    io.dir = cmd->dir;
+    io.data_pa = cmd->len ? plat_virt_to_phys(cmd->buf) : 0;
+    io.data_len = cmd->len;
+    io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
+    c->slot_bytes[slot] = cmd->len;
+    c->slot_io[slot] = io;
+    memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
+    c->be->post(c, (uint32_t)slot, &io);
+    while (!hbaq_internal_done(&c->q, (uint32_t)slot, &st)) {
+        c->be->drain(c);
+        if (plat_now_ns() > deadline) {
+            hbaq_abandon(&c->q, (uint32_t)slot);
+            /* Same recovery as an engine command's (task management). */
+            mpt_on_timeout(c, (uint32_t)slot);
+            snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
+                     (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    r = &c->results[slot];
+    rc = mpt_result_status(r, NULL, 0, detail, detail_len);
+    if (rc == BM_ENODEV)
+        return BM_ENODEV;
+    if (r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED) ||
+        (r->ioc_status != MPI_IOCSTATUS_SUCCESS && r->ioc_status != MPI_IOCSTATUS_SCSI_RECOVERED_ERROR &&
+         r->ioc_status != MPI_IOCSTATUS_SCSI_DATA_UNDERRUN))
+        return BM_EIO;
+    /* The target answered: hand its status and sense to the SCSI layer. */
+    cmd->status = r->scsi_status;
+    if (r->address_reply && cmd->len >= r->transfer_count && r->scsi_status == SCSI_STATUS_GOOD)
+        cmd->resid = cmd->len - r->transfer_count;
+    if (r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID) {
+        cmd->sense_len = MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, (uint32_t)SCSI_SENSE_MAX);
+        memcpy(cmd->sense, c->sense + (size_t)slot * MPT_SENSE_BYTES, cmd->sense_len);
+    }
+    return BM_OK;
+}
+
+/* ---- Disk operations ---------------------------------------------------------------------------------- */
+
+/* Queue one SCSI READ/WRITE request. */
+static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
+                      uint32_t blocks, void *buf)
+{
+    struct mpt_disk *md = d->priv;
+    struct mpt_ctrl *c = md->c;
+    struct mpt_scsi_io io;
+    int slot;
+
+    if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
+        (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
+        return BM_EINVAL;
+    if (c->failed)
+        return BM_EIO;
+    memset(&io, 0, sizeof(io));
+    io.target = md->target;
+    io.dev_handle = md->dev_handle;
+    io.lun = md->lun;
+    io.cdb_len = (uint8_t)scsi_build_rw(io.cdb, op, d->blocks, lba, blocks);
+    io.dir = op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN;
+    io.data_pa = plat_virt_to_phys(buf);
+    io.data_len = blocks * d->lba_bytes;
+    hbaq_lock(&c->q);
+    slot = hbaq_get(&c->q, &md->q, tag, plat_now_ns());
+    if (slot < 0) {
+        hbaq_unlock(&c->q);
+        return slot;
+    }
+    io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
+    c->slot_bytes[slot] = io.data_len;
+    c->slot_io[slot] = io;
+    c->be->post(c, (uint32_t)slot, &io);
+    hbaq_unlock(&c->q);
+    return BM_OK;
+}
+
+/* Take every request back from the IOC by resetting it, as Linux
+ * mpt3sas_base_hard_reset_handler does when task management could not
+ * end a command (scsih_abort / scsih_target_reset escalate to
+ * scsih_host_reset; MPI 1: mptscsih_IssueTaskMgmt calls
+ * mpt_HardResetHandler): diagnostic reset, so the IOC owns no request and
+ * writes no buffer any more; every command it held ends with an error
+ * (mpt3sas _scsih_flush_running_cmds, DID_RESET) and every frame held
+ * for a timed-out request is free again; then the IOC is made
+ * OPERATIONAL with the same queues (_base_make_ioc_operational) and the
+ * controller's disks carry on. A controller that cannot be brought back,
+ * or that needed MPT_MAX_HOST_RESETS already, is marked failed (its
+ * disks' commands end with an error). Every wait in it is bounded (diag
+ * reset 60 s, IOC INIT 10 s + 30 s, PORT ENABLE 300 s). */
+static void mpt_host_reset(struct mpt_ctrl *c, const char *why)
+{
+    static const struct mpt_result reset = { .ioc_status = MPI_IOCSTATUS_SCSI_IOC_TERMINATED,
+                                             .scsi_state = MPI_SCSI_STATE_TERMINATED, .address_reply = true };
+    unsigned ended = 0, released = 0;
+    char err[160];
+    int rc;
+
+    if (!c->be->reinit || c->host_resets >= MPT_MAX_HOST_RESETS) {
+        plat_diag(c->bdf, "%s; %u IOC resets already: controller given up, its disks end their commands with an "
+                  "error", why, c->host_resets);
+        c->failed = true;
+        return;
+    }
+    c->host_resets++;
+    plat_diag(c->bdf, "%s: IOC host reset %u (diagnostic reset, then IOC INIT and PORT ENABLE again)", why,
+              c->host_resets);
+    rc = mpt_hard_reset(c, err, sizeof(err));
+    if (rc != BM_OK) {
+        /* The IOC may still own its requests: nothing is freed. */
+        plat_diag(c->bdf, "host reset: %s; controller given up", err);
+        c->failed = true;
+        return;
+    }
+    c->operational = false;
+    for (uint32_t i = 0; i < c->nslots; i++) {
+        switch (c->q.slots[i].state) {
+        case HBAQ_BUSY:
+        case HBAQ_INTERNAL:
+            c->results[i] = reset;
+            hbaq_complete(&c->q, i, BM_EIO, "IOC reset after a command timed out");
+            ended++;
+            break;
+        case HBAQ_ABANDONED:
+            hbaq_complete(&c->q, i, BM_EIO, NULL);
+            released++;
+            break;
+        default:
+            break; /* free, or waiting for a BUSY retry (not the IOC's) */
+        }
+    }
+    rc = c->be->reinit(c, err, sizeof(err));
+    if (rc != BM_OK) {
+        plat_diag(c->bdf, "host reset: IOC not brought back: %s; controller given up", err);
+        c->failed = true;
+        return;
+    }
+    plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL, %u commands in flight ended with an error, %u timed-out "
+              "requests released", c->host_resets, ended, released);
+}
+
+/* A command timed out (its slot is abandoned: held until the IOC answers
+ * for it). Ask the target to give it up, as Linux escalates (mpt3sas
+ * scsih_abort, then scsih_target_reset; mptscsih_abort): ABORT TASK, then
+ * TARGET RESET if the request is still the IOC's; a request that survives
+ * both (or an IOC that does not answer task management, or faulted) gets
+ * the host reset. */
+static void mpt_on_timeout(void *arg, uint32_t slot)
+{
+    static const struct { uint8_t type; const char *name; } steps[] = {
+        { MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, "ABORT TASK" },
+        { MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, "TARGET RESET" },
+    };
+    struct mpt_ctrl *c = arg;
+    uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+    const struct mpt_scsi_io *io = &c->slot_io[slot];
+    char err[128], why[200];
+
+    if (c->failed)
+        return;
+    if ((db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
+        /* mpt3sas _base_fault_reset_work: a faulted IOC gets the host reset. */
+        snprintf(why, sizeof(why), "IOC FAULT 0x%04x with request %u outstanding", db & MPT_DOORBELL_DATA_MASK, slot);
+        mpt_host_reset(c, why);
+        return;
+    }
+    snprintf(why, sizeof(why), "request %u (target %u, handle 0x%04x) still held by the IOC after task management",
+             slot, io->target, io->dev_handle);
+    for (size_t i = 0; c->be->task_mgmt && i < ARRAY_SIZE(steps); i++) {
+        int rc;
+
+        if (c->q.slots[slot].state != HBAQ_ABANDONED)
+            return; /* answered meanwhile */
+        rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
+        if (rc == BM_ENOTSUP)
+            break;
+        if (rc != BM_OK) {
+            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s", slot, io->target,
+                      io->dev_handle, err);
+            if (rc == BM_ETIMEDOUT || rc == BM_EBUSY) {
+                /* Task management itself went unanswered (mptscsih:
+                 * "TaskMgmt TIMED OUT" -> hard reset). */
+                snprintf(why, sizeof(why), "request %u: %s", slot, err);
+                break;
+            }
+            continue;
+        }
+        if (c->q.slots[slot].state != HBAQ_ABANDONED) {
+            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
+                      io->dev_handle, steps[i].name);
+            return;
+        }
+    }
+    if (c->q.slots[slot].state != HBAQ_ABANDONED)
+        return;
+    mpt_host_reset(c, why);
+}
+
+/* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */
+static int mpt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    struct mpt_disk *md = d->priv;
+    struct mpt_ctrl *c = md->c;
+    int n, slot;
+
+    if (queue != 0 || max <= 0)
+        return 0;
+    hbaq_lock(&c->q);
+    c->be->drain(c);
+    hbaq_expire(&c->q, plat_now_ns(), mpt_on_timeout, c);
+    /* Commands a BUSY target wants again, once their back-off is over. */
+    while ((slot = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+        memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
+        c->be->post(c, (uint32_t)slot, &c->slot_io[slot]);
+    }
+    n = hbaq_reap(&md->q, out, max);
+    hbaq_unlock(&c->q);
+    return n;
+}
+
+static const struct bm_disk_ops mpt_disk_ops = {
+    .submit = mpt_submit,
+    .poll = mpt_poll,
+};
+
+/* ---- Discovery ----------------------------------------------------------------------------------------- */
+
+/* Identify one LUN; BM_ENODEV when nothing is there. */
+static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a, uint32_t lun)
+{
+    struct mpt_target t = { c, a->target, a->dev_handle, lun };
+    char tname[48];
+    struct scsi_transport tr = { mpt_scsi_exec, &t, tname };
+    struct scsi_disk_info info;
+    struct scsi_hba_place at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes };
+    struct mpt_disk *md;
+    uint32_t qd;
+    int rc;
+
+    snprintf(tname, sizeof(tname), "%s %s l%u", c->bdf, a->label, lun);
+    rc = scsi_identify_for_hba(&tr, &info);
+    if (rc != BM_OK)
+        return rc;
+    if (c->ndisks >= ARRAY_SIZE(c->disks))
+        return BM_ENOSPC;
+    md = plat_alloc(sizeof(*md));
+    if (!md)
+        return BM_ENOMEM;
+    qd = MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1);
+    if (a->max_qd)
+        qd = MIN(qd, a->max_qd);
+    if (!info.inq.cmdque)
+        qd = 1; /* untagged LUN: one command at a time */
+    if (hbaq_disk_init(&md->q, qd) != BM_OK) {
+        plat_free(md);
+        return BM_ENOMEM;
+    }
+    md->c = c;
+    md->target = a->target;
+    md->dev_handle = a->dev_handle;
+    md->sas_address = a->sas_address;
+    md->lun = lun;
+    {
+        char id[48];
+        if (lun)
+            snprintf(id, sizeof(id), "mpt%u%sl%u", c->index, a->label, lun);
+        else
+            snprintf(id, sizeof(id), "mpt%u%s", c->index, a->label);
+        bm_strlcpy(md->d.id, id, sizeof(md->d.id));
+    }
+    at.max_qd = md->q.max_inflight;
+    scsi_fill_hba_disk(&md->d, &info, &at, &mpt_disk_ops, md);
+    if (disk_list_add(disks, &md->d) != BM_OK) {
+        plat_diag(c->bdf, "%s l%u: disk list full, skipped", a->label, lun);
+        hbaq_disk_destroy(&md->q);
+        plat_free(md);
+        return BM_ENOSPC;
+    }
+    c->disks[c->ndisks++] = md;
+    plat_diag(c->bdf, "%s l%u: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", a->label, lun, md->d.id,
+              md->d.model, md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
+    return BM_OK;
+}
+
+/* One device: LUN 0 first (INQUIRY), then the other LUNs REPORT LUNS
+ * names. */
+int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a)
+{
+    struct mpt_target tgt = { c, a->target, a->dev_handle, 0 };
+    struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->bdf };
+    uint32_t luns[16];
+    int n, rc;
+
+    rc = mpt_add_lun(c, disks, a, 0);
+    if (rc == BM_ENODEV)
+        return rc;
+    n = scsi_report_luns(&tr, luns, (int)ARRAY_SIZE(luns));
+    for (int i = 0; i < n; i++)
+        if (luns[i] != 0)
+            mpt_add_lun(c, disks, a, luns[i]);
+    return rc;
+}
+
+/* MPI 1: every target id on bus 0. */
+void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
+{
+    for (uint32_t t = 0; t < c->max_targets; t++) {
+        struct mpt_addr a = { .target = (uint8_t)t, .port = t, .max_qd = MPT1_DEVICE_QUEUE_DEPTH };
+
+        if (t == c->port_id)
+            continue; /* the IOC itself */
+        snprintf(a.label, sizeof(a.label), "t%u", t);
+        mpt_add_disks(c, disks, &a);
+    }
+}
+
+/* Free every disk of a controller. */
+void mpt_free_disks(struct mpt_ctrl *c)
+{
+    for (unsigned i = 0; i < c->ndisks; i++) {
+        hbaq_disk_destroy(&c->disks[i]->q);
+        plat_free(c->disks[i]);
+    }
+    c->ndisks = 0;
+}
