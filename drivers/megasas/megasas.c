@@ -1,116 +1,36 @@
-/* MegaRAID SAS driver for the MFI firmware interface (LSI SAS1078, SAS2108,
- * SAS2004/2008 iMR; QEMU's megasas and megasas-gen2).
+/* MegaRAID SAS driver: what its two transports share, and the driver
+ * entry that picks one.
  *
- * Bring-up: drive the firmware state machine to READY, hand it a reply
- * queue with an MFI INIT frame, then list logical drives (DCMD LD list)
- * and pass-through physical drives (DCMD PD list query for drives exposed
- * to the host, confirmed as SYSTEM state with PD info). Each becomes a
- * disk. I/O goes out as LD READ/WRITE frames (logical drives) or SCSI
- * pass-through frames (system drives), many at a time, posted through the
- * inbound queue port; the firmware writes each finished frame's context
- * (our slot number) into the reply queue in host memory, which poll()
- * drains. Everything is polled: device interrupts are enabled (QEMU only
- * advances the reply queue producer when they are) but INTx is disabled
- * in PCI config space and MSI is never turned on.
+ * MegaRAID controllers come with one of two command transports: MFI
+ * (megasas_mfi.c: LSI SAS1078, SAS2108, SAS2004/2008 iMR; QEMU's megasas
+ * and megasas-gen2) and the MPI2-style "Fusion" one (megasas_fusion.c:
+ * SAS2208/3108/3008). Both keep MFI frames for management, so the
+ * firmware state machine, DCMD status names, the transfer limit and drive
+ * discovery (LD list, system PD list) live here. The transports reach
+ * this file; this file reaches them only through their struct
+ * megasas_transport (megasas_internal.h).
  */
 #include "megasas.h"
 #include "megasas_internal.h"
 #include "megasas_regs.h"
 #include "mfi.h"
-#include "../pci.h"
 #include "../pci_regs.h"
-#include "../scsi/hba_queue.h"
 #include "../scsi/scsi.h"
 
 #define MFI_VENDOR_LSI 0x1000
 
-#define MFI_SLOTS_MAX 1024            /* frames we allocate at most */
 #define MFI_MAX_TRANSFER_BYTES (1u << 20)
 #define MFI_SGE_PAGE_BYTES 4096u      /* Linux SGE_BUFFER_SIZE: one SGE per page at worst */
-#define MFI_IO_TIMEOUT_NS (30ull * 1000000000ull)
-#define MFI_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
-#define MFI_INIT_TIMEOUT_NS (30ull * 1000000000ull)
 /* Linux MEGASAS_RESET_WAIT_TIME: a state (device scan on a full
  * enclosure) may legitimately last minutes. */
 #define MFI_STATE_WAIT_NS (180ull * 1000000000ull)
 /* The whole walk to READY, however often the status word moves. */
 #define MFI_READY_TOTAL_NS (900ull * 1000000000ull)
-#define MFI_SCRATCH_BYTES 8192        /* DCMD replies (PD list is ~6 KiB) */
 #define MS_NS 1000000ull
-
-enum mfi_family {
-    MFI_FAMILY_PPC,     /* SAS1078: doorbell at IDB, frames through IQP */
-    MFI_FAMILY_GEN2,    /* SAS2108: same ports, other interrupt bits */
-    MFI_FAMILY_SKINNY,  /* SAS2004/2008 iMR: doorbell at 0, 64-bit IQPL/IQPH, IEEE SGEs */
-};
-
-static const struct mfi_id {
-    uint16_t device;
-    enum mfi_family family;
-    const char *chip;
-} mfi_ids[] = {
-    { 0x0060, MFI_FAMILY_PPC, "SAS1078" },
-    { 0x007c, MFI_FAMILY_PPC, "SAS1078DE" },
-    { 0x0078, MFI_FAMILY_GEN2, "SAS1078 gen2" },
-    { 0x0079, MFI_FAMILY_GEN2, "SAS2108" },
-    { 0x0071, MFI_FAMILY_SKINNY, "SAS2004" },
-    { 0x0073, MFI_FAMILY_SKINNY, "SAS2008 iMR" },
-};
-
-struct mfi_ctrl;
-
-struct mfi_disk {
-    struct bm_disk d;
-    struct mfi_ctrl *c;
-    struct hbaq_disk q;
-    bool logical;             /* logical drive (else system physical drive) */
-    uint16_t target;          /* LD target id or PD device id */
-};
-
-struct mfi_ctrl {
-    struct megasas_ctrl_head head; /* fusion = false */
-    struct pci_addr pci;
-    char name[32];            /* "MEGASAS 0000:03:00.0", for the screen log */
-    char bdf[16];             /* "0000:03:00.0": where diagnostics come from */
-    unsigned index;
-    const struct mfi_id *id;
-    volatile void *regs;
-    uint16_t pci_cmd_saved;
-    uint32_t fw_max_cmds, fw_max_sge;
-    uint32_t max_transfer_bytes;
-    bool operational;         /* INIT done: the firmware owns our queues */
-    bool failed;              /* firmware faulted */
-
-    uint32_t nslots;
-    union mfi_frame *frames;  /* one 64-byte frame per slot, below 4 GiB */
-    size_t frames_bytes;
-    uint8_t *sense;           /* MFI_SENSE_BYTES per slot, below 4 GiB */
-    size_t sense_bytes;
-    uint8_t *rq_mem;          /* producer, consumer, reply queue, init qinfo */
-    size_t rq_bytes;
-    volatile uint32_t *producer, *consumer, *reply_queue;
-    struct mfi_init_qinfo *qinfo;
-    uint8_t *nodata;          /* target of the SGE no-data commands carry */
-    uint32_t rq_entries, rq_next;
-    uint8_t *scratch;         /* DCMD reply buffer, below 4 GiB */
-    struct hba_queue q;
-
-    struct mfi_disk *disks[BM_MAX_DISKS];
-    unsigned ndisks;
-};
 
 unsigned megasas_next_index;
 
-/* ---- Registers and firmware state ------------------------------------------------------- */
-
-/* Read a controller register. */
-static uint32_t mfi_read(struct mfi_ctrl *c, uint32_t off) { return mmio_read32(c->regs, off); }
-/* Write a controller register. */
-static void mfi_write(struct mfi_ctrl *c, uint32_t off, uint32_t v) { mmio_write32(c->regs, off, v); }
-
-/* The firmware status word (state, max SGEs, max commands): scratch pad
- * 0 on every family we drive (OMSG0 only on the older xscale parts). */
-static uint32_t mfi_fw_status(struct mfi_ctrl *c) { return mfi_read(c, MFI_REG_OSP0); }
+/* ---- Firmware state ------------------------------------------------------------------------------ */
 
 /* The firmware state's name, for messages. */
 const char *mfi_state_name(uint32_t state)
@@ -170,12 +90,6 @@ uint32_t mfi_max_transfer_bytes(uint32_t max_sge, const struct mfi_ctrl_info *ci
     if (ci && ci->max_strips_per_io && ci->stripe_sz_min < 32)
         bytes = MIN(bytes, ((uint64_t)1 << ci->stripe_sz_min) * ci->max_strips_per_io * 512);
     return (uint32_t)bytes;
-}
-
-/* The doorbell that moves the firmware between states. */
-static uint32_t mfi_doorbell_reg(struct mfi_ctrl *c)
-{
-    return c->id->family == MFI_FAMILY_SKINNY ? MFI_REG_DOORBELL : MFI_REG_IDB;
 }
 
 /* Bring the firmware to READY through its state machine (the transitions
@@ -262,456 +176,6 @@ int mfi_fw_to_ready(volatile void *regs, const char *where, uint32_t doorbell_re
             return BM_ETIMEDOUT;
         }
     }
-}
-
-/* This transport's doorbell and registers through the shared state machine. */
-static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
-{
-    return mfi_fw_to_ready(c->regs, c->bdf, mfi_doorbell_reg(c), false, err, errlen);
-}
-
-/* ---- Frames and the reply queue ---------------------------------------------------------- */
-
-/* Physical address of host memory we placed below 4 GiB. */
-static uint32_t mfi_pa32(const void *p) { return (uint32_t)plat_virt_to_phys(p); }
-
-/* Post one frame. Every frame this driver builds is a single 64-byte
- * frame (one SGE fits it, as test_mfi_layout pins), and the inbound queue
- * port takes the number of frames beyond the first in bits 3:1: Linux
- * passes frame_count - 1 to megasas_fire_cmd_ppc/gen2/skinny (0 for DCMDs
- * and INIT, megasas_issue_dcmd) and FreeBSD mfi_send_frame passes
- * cm_extra_frames. The firmware fetches 1 + that many frames. */
-static void mfi_post(struct mfi_ctrl *c, uint32_t slot)
-{
-    uint64_t pa = plat_virt_to_phys(&c->frames[slot]);
-    uint32_t extra_frames = 0;
-    uint32_t lo = (uint32_t)pa | (extra_frames << MFI_IQP_COUNT_SHIFT) | MFI_IQP_VALID;
-
-    plat_wmb(); /* the frame must be in memory before the firmware hears of it */
-    if (c->id->family == MFI_FAMILY_SKINNY) {
-        /* High half first: the low write makes the firmware take it
-         * (Linux megasas_fire_cmd_skinny). */
-        mfi_write(c, MFI_REG_IQPH, (uint32_t)(pa >> 32));
-        mfi_write(c, MFI_REG_IQPL, lo);
-    } else {
-        mfi_write(c, MFI_REG_IQP, lo);
-    }
-}
-
-/* Acknowledge the outbound interrupt the replies raised (masked at PCI,
- * but real firmware expects the host to clear it). */
-static void mfi_clear_intr(struct mfi_ctrl *c)
-{
-    if (c->id->family == MFI_FAMILY_SKINNY)
-        mfi_write(c, MFI_REG_OSTS, mfi_read(c, MFI_REG_OSTS));
-    else
-        mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
-}
-
-/* Fill a frame's data SGE. I/O and SCSI pass-through frames on skinny
- * parts take an IEEE SGE with both the IEEE and the SGL64 flag (Linux
- * megasas_build_ldio / megasas_build_dcdb with flag_ieee and
- * megasas_make_sgl_skinny; FreeBSD mfi_data_cb): without SGL64 the
- * firmware reads a 32-bit SGL. DCMDs and every frame on the other
- * families use 64-bit MFI SGEs (Linux megasas_set_dma_settings). */
-static void mfi_set_sge(struct mfi_ctrl *c, union mfi_frame *f, union mfi_sgl *sgl, const void *buf, uint32_t len,
-                        bool ieee_ok)
-{
-    uint64_t pa = plat_virt_to_phys(buf);
-
-    if (ieee_ok && c->id->family == MFI_FAMILY_SKINNY) {
-        sgl->ieee.addr = pa;
-        sgl->ieee.len = len;
-        sgl->ieee.flags = 0;
-        f->hdr.flags |= MFI_FRAME_SKINNY_SGL;
-    } else {
-        sgl->sge64.addr = pa;
-        sgl->sge64.len = len;
-        f->hdr.flags |= MFI_FRAME_SGL64;
-    }
-    f->hdr.sge_count = 1;
-}
-
-/* The outcome of a finished I/O or pass-through frame. */
-static int mfi_frame_result(struct mfi_ctrl *c, uint32_t slot, char *detail, size_t len)
-{
-    union mfi_frame *f = &c->frames[slot];
-    uint8_t st = f->hdr.cmd_status;
-
-    if (st == MFI_STAT_OK)
-        return BM_OK;
-    if (st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
-        scsi_describe(f->hdr.scsi_status, c->sense + (size_t)slot * MFI_SENSE_BYTES,
-                      MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, MFI_SENSE_BYTES), detail, len);
-        return BM_EIO;
-    }
-    snprintf(detail, len, "MFI status 0x%02x %s", st, mfi_status_name(st));
-    return BM_EIO;
-}
-
-/* An engine I/O whose target answered BUSY or TASK SET FULL: keep it for
- * a later retry instead of failing it. Linux megasas_complete_cmd passes
- * MFI_STAT_SCSI_DONE_WITH_ERROR up as DID_OK with the SCSI status, and the
- * midlayer requeues BUSY / TASK SET FULL (scsi_decide_disposition); the
- * shared queue does the back-off (hba_queue.h "BUSY and TASK SET FULL").
- * False: complete it as usual. */
-static bool mfi_retry_later(struct mfi_ctrl *c, uint32_t slot)
-{
-    const union mfi_frame *f = &c->frames[slot];
-    const struct hbaq_slot *s = &c->q.slots[slot];
-
-    if (s->state != HBAQ_BUSY || !s->owner)
-        return false;
-    if (f->hdr.cmd != MFI_CMD_LD_READ && f->hdr.cmd != MFI_CMD_LD_WRITE && f->hdr.cmd != MFI_CMD_PD_SCSI_IO)
-        return false;
-    if (f->hdr.cmd_status != MFI_STAT_SCSI_DONE_WITH_ERROR || !hbaq_status_is_busy(f->hdr.scsi_status))
-        return false;
-    return hbaq_requeue(&c->q, slot, plat_now_ns());
-}
-
-/* Post again the frames whose BUSY back-off is over, unchanged but for
- * the status the firmware wrote into them. */
-static void mfi_send_retries(struct mfi_ctrl *c)
-{
-    int s;
-
-    while ((s = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
-        union mfi_frame *f = &c->frames[s];
-
-        f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-        f->hdr.scsi_status = 0;
-        mfi_post(c, (uint32_t)s);
-    }
-}
-
-/* Move every context the firmware has posted into the slot table. */
-static void mfi_drain_replies(struct mfi_ctrl *c)
-{
-    uint32_t prod = *c->producer;
-    bool any = false;
-
-    if (prod == c->rq_next)
-        return;
-    if (prod >= c->rq_entries) {
-        plat_diag(c->bdf, "reply queue producer %u out of range (%u entries)", prod, c->rq_entries);
-        return;
-    }
-    plat_rmb(); /* entries are read after the producer index that covers them */
-    while (c->rq_next != prod) {
-        uint32_t ctx = c->reply_queue[c->rq_next];
-        char detail[64] = "";
-
-        c->rq_next = (c->rq_next + 1) % c->rq_entries;
-        any = true;
-        if (ctx >= c->nslots) {
-            plat_diag(c->bdf, "reply with unknown context 0x%08x", ctx);
-            continue;
-        }
-        if (mfi_retry_later(c, ctx))
-            continue;
-        if (!hbaq_complete(&c->q, ctx, mfi_frame_result(c, ctx, detail, sizeof(detail)), detail))
-            plat_diag(c->bdf, "reply for idle frame %u", ctx);
-    }
-    *c->consumer = c->rq_next;
-    if (any)
-        mfi_clear_intr(c);
-}
-
-/* Ask the firmware to give back a frame that timed out: an MFI ABORT
- * frame naming its context and address (Linux
- * megasas_issue_blocked_abort_cmd). The timed-out frame itself stays held
- * (abandoned in the slot table) until the firmware answers for it, so it
- * is never rewritten while the firmware may still be using it. The abort
- * is not waited for (poll() must not block): its own slot is abandoned
- * too and freed by its reply. Called from poll() under the queue lock and
- * from the synchronous path that owns the controller during probe. */
-static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
-{
-    uint64_t pa = plat_virt_to_phys(&c->frames[slot]);
-    union mfi_frame *f;
-    int abort_slot;
-
-    if (c->failed || !c->operational)
-        return;
-    abort_slot = hbaq_get_internal(&c->q, plat_now_ns(), MFI_DCMD_TIMEOUT_NS);
-    if (abort_slot < 0) {
-        plat_diag(c->bdf, "%s frame %u timed out; no free frame to abort it with, it stays held", what, slot);
-        return;
-    }
-    f = &c->frames[abort_slot];
-    memset(f, 0, sizeof(*f));
-    f->abort.hdr.cmd = MFI_CMD_ABORT;
-    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    f->abort.hdr.context = (uint32_t)abort_slot;
-    f->abort.abort_context = slot;
-    f->abort.abort_frame_lo = (uint32_t)pa;
-    f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
-    mfi_post(c, (uint32_t)abort_slot);
-    hbaq_abandon(&c->q, (uint32_t)abort_slot);
-    plat_diag(c->bdf, "%s frame %u timed out: abort sent (frame %d)", what, slot, abort_slot);
-}
-
-/* Post an internal frame and wait for its reply. The caller reads the
- * frame's status afterwards. */
-static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns, const char *what)
-{
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-    int st;
-
-    mfi_post(c, slot);
-    for (;;) {
-        mfi_drain_replies(c);
-        if (hbaq_internal_done(&c->q, slot, &st))
-            return BM_OK;
-        if (plat_now_ns() > deadline) {
-            hbaq_abandon(&c->q, slot);
-            mfi_send_abort(c, slot, what);
-            plat_diag(c->bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
-                      (unsigned long long)(timeout_ns / MS_NS), *c->producer, mfi_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
-    }
-}
-
-/* An internal slot with a cleared frame, or a negative error. */
-static int mfi_internal_slot(struct mfi_ctrl *c, uint64_t timeout_ns)
-{
-    int slot = hbaq_get_internal(&c->q, plat_now_ns(), timeout_ns);
-
-    if (slot >= 0) {
-        memset(&c->frames[slot], 0, sizeof(union mfi_frame));
-        c->frames[slot].hdr.context = (uint32_t)slot;
-        c->frames[slot].hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    }
-    return slot;
-}
-
-/* A DCMD reading len bytes into c->scratch. */
-static int mfi_dcmd_read(struct mfi_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
-                         char *err, size_t errlen)
-{
-    union mfi_frame *f;
-    int slot, rc;
-    uint8_t st;
-
-    if (len > MFI_SCRATCH_BYTES)
-        return BM_EINVAL;
-    slot = mfi_internal_slot(c, MFI_DCMD_TIMEOUT_NS);
-    if (slot < 0)
-        return slot;
-    memset(c->scratch, 0, len);
-    f = &c->frames[slot];
-    f->dcmd.hdr.cmd = MFI_CMD_DCMD;
-    f->dcmd.hdr.data_len = len;
-    f->dcmd.opcode = opcode;
-    if (mbox)
-        memcpy(f->dcmd.mbox, mbox, MIN(mbox_len, (size_t)MFI_MBOX_BYTES));
-    if (len) {
-        f->dcmd.hdr.flags = MFI_FRAME_DIR_READ;
-        mfi_set_sge(c, f, &f->dcmd.sgl, c->scratch, len, false);
-    }
-    rc = mfi_exec_sync(c, (uint32_t)slot, MFI_DCMD_TIMEOUT_NS, "DCMD");
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "DCMD 0x%08x: no reply", opcode);
-        return rc;
-    }
-    st = f->hdr.cmd_status;
-    if (st != MFI_STAT_OK) {
-        snprintf(err, errlen, "DCMD 0x%08x: MFI status 0x%02x %s", opcode, st, mfi_status_name(st));
-        return BM_EIO;
-    }
-    return BM_OK;
-}
-
-/* ---- SCSI pass-through as a transport for identification ------------------------------------- */
-
-struct mfi_scsi_target {
-    struct mfi_ctrl *c;
-    bool logical;
-    uint16_t target;
-};
-
-/* Run one CDB through an LD or PD SCSI I/O frame and wait for it. */
-static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
-{
-    struct mfi_scsi_target *t = ctx;
-    struct mfi_ctrl *c = t->c;
-    union mfi_frame *f;
-    int slot, rc;
-    uint8_t st;
-
-    slot = mfi_internal_slot(c, cmd->timeout_ns);
-    if (slot < 0)
-        return slot;
-    f = &c->frames[slot];
-    f->pass.hdr.cmd = t->logical ? MFI_CMD_LD_SCSI_IO : MFI_CMD_PD_SCSI_IO;
-    f->pass.hdr.target_id = (uint8_t)t->target;
-    f->pass.hdr.cdb_len = cmd->cdb_len;
-    f->pass.hdr.sense_len = MFI_SENSE_BYTES;
-    f->pass.hdr.data_len = cmd->len;
-    f->pass.hdr.flags =
-        cmd->dir == SCSI_DIR_OUT ? MFI_FRAME_DIR_WRITE : cmd->dir == SCSI_DIR_IN ? MFI_FRAME_DIR_READ : 0;
-    f->pass.sense_lo = mfi_pa32(c->sense + (size_t)slot * MFI_SENSE_BYTES);
-    memcpy(f->pass.cdb, cmd->cdb, cmd->cdb_len);
-    /* QEMU rejects a pass-through frame without an SGE even when no data
-     * moves (TEST UNIT READY); a zero-length transfer with a valid SGE is
-     * fine for real firmware too. */
-    if (cmd->len)
-        mfi_set_sge(c, f, &f->pass.sgl, cmd->buf, cmd->len, true);
-    else
-        mfi_set_sge(c, f, &f->pass.sgl, c->nodata, 512, true);
-    rc = mfi_exec_sync(c, (uint32_t)slot, cmd->timeout_ns, "SCSI pass-through");
-    if (rc != BM_OK) {
-        snprintf(detail, detail_len, "no reply from firmware");
-        return rc;
-    }
-    st = f->hdr.cmd_status;
-    if (st == MFI_STAT_OK) {
-        cmd->status = SCSI_STATUS_GOOD;
-        return BM_OK;
-    }
-    if (st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
-        cmd->status = f->hdr.scsi_status;
-        cmd->sense_len = MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, SCSI_SENSE_MAX);
-        memcpy(cmd->sense, c->sense + (size_t)slot * MFI_SENSE_BYTES, cmd->sense_len);
-        return BM_OK;
-    }
-    snprintf(detail, detail_len, "MFI status 0x%02x %s", st, mfi_status_name(st));
-    return st == MFI_STAT_DEVICE_NOT_FOUND ? BM_ENODEV : BM_EIO;
-}
-
-/* ---- Disk operations --------------------------------------------------------------------------- */
-
-/* Queue one LD READ/WRITE or pass-through READ/WRITE frame. */
-static int mfi_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
-                      uint32_t blocks, void *buf)
-{
-    struct mfi_disk *md = d->priv;
-    struct mfi_ctrl *c = md->c;
-    union mfi_frame *f;
-    uint32_t bytes;
-    int slot;
-
-    if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
-        (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
-        return BM_EINVAL;
-    if (c->failed)
-        return BM_EIO;
-    bytes = blocks * d->lba_bytes;
-    hbaq_lock(&c->q);
-    slot = hbaq_get(&c->q, &md->q, tag, plat_now_ns());
-    if (slot < 0) {
-        hbaq_unlock(&c->q);
-        return slot;
-    }
-    f = &c->frames[slot];
-    memset(f, 0, sizeof(*f));
-    f->hdr.context = (uint32_t)slot;
-    f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    f->hdr.sense_len = MFI_SENSE_BYTES;
-    f->hdr.target_id = (uint8_t)md->target;
-    f->hdr.flags = op == BM_IO_WRITE ? MFI_FRAME_DIR_WRITE : MFI_FRAME_DIR_READ;
-    if (md->logical) {
-        /* LD READ/WRITE: the firmware maps blocks onto the array itself. */
-        f->io.hdr.cmd = op == BM_IO_WRITE ? MFI_CMD_LD_WRITE : MFI_CMD_LD_READ;
-        f->io.hdr.data_len = blocks;
-        f->io.sense_lo = mfi_pa32(c->sense + (size_t)slot * MFI_SENSE_BYTES);
-        f->io.lba_lo = (uint32_t)lba;
-        f->io.lba_hi = (uint32_t)(lba >> 32);
-        mfi_set_sge(c, f, &f->io.sgl, buf, bytes, true);
-    } else {
-        f->pass.hdr.cmd = MFI_CMD_PD_SCSI_IO;
-        f->pass.hdr.data_len = bytes;
-        f->pass.sense_lo = mfi_pa32(c->sense + (size_t)slot * MFI_SENSE_BYTES);
-        f->pass.hdr.cdb_len = (uint8_t)scsi_build_rw(f->pass.cdb, op, d->blocks, lba, blocks);
-        mfi_set_sge(c, f, &f->pass.sgl, buf, bytes, true);
-    }
-    mfi_post(c, (uint32_t)slot);
-    hbaq_unlock(&c->q);
-    return BM_OK;
-}
-
-/* A command timed out: note whether the firmware itself is gone, else ask
- * it to abort the frame. */
-static void mfi_on_timeout(void *arg, uint32_t slot)
-{
-    struct mfi_ctrl *c = arg;
-    uint32_t status = mfi_fw_status(c);
-
-    if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
-        c->failed = true;
-        plat_diag(c->bdf, "firmware FAULT (OSP0 0x%08x) with frame %u outstanding", status, slot);
-    }
-    mfi_send_abort(c, slot, "I/O");
-}
-
-/* Drain the reply queue, expire overdue frames, reap this disk's completions. */
-static int mfi_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
-{
-    struct mfi_disk *md = d->priv;
-    struct mfi_ctrl *c = md->c;
-    int n;
-
-    if (queue != 0 || max <= 0)
-        return 0;
-    hbaq_lock(&c->q);
-    mfi_drain_replies(c);
-    hbaq_expire(&c->q, plat_now_ns(), mfi_on_timeout, c);
-    mfi_send_retries(c);
-    n = hbaq_reap(&md->q, out, max);
-    hbaq_unlock(&c->q);
-    return n;
-}
-
-static const struct bm_disk_ops mfi_disk_ops = {
-    .submit = mfi_submit,
-    .poll = mfi_poll,
-};
-
-/* ---- Discovery ----------------------------------------------------------------------------------- */
-
-/* Identify one LD or system PD and add it as a disk; failures of one
- * drive are logged and skipped. */
-static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target,
-                         uint32_t max_qd)
-{
-    struct mfi_scsi_target t = { c, logical, target };
-    char tname[48];
-    struct scsi_transport tr = { mfi_scsi_exec, &t, tname };
-    struct scsi_disk_info info;
-    struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
-    struct mfi_disk *md;
-
-    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    if (c->ndisks >= ARRAY_SIZE(c->disks)) {
-        plat_diag(c->bdf, "%s: too many disks, skipped", tname);
-        return;
-    }
-    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
-        return;
-    md = plat_alloc(sizeof(*md));
-    if (!md)
-        return;
-    if (hbaq_disk_init(&md->q, MIN(max_qd, c->nslots - 1)) != BM_OK) {
-        plat_free(md);
-        return;
-    }
-    md->c = c;
-    md->logical = logical;
-    md->target = target;
-    snprintf(md->d.id, sizeof(md->d.id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    at.max_qd = md->q.max_inflight;
-    scsi_fill_hba_disk(&md->d, &info, &at, &mfi_disk_ops, md);
-    if (disk_list_add(disks, &md->d) != BM_OK) {
-        plat_diag(c->bdf, "%s: disk list full, skipped", tname);
-        hbaq_disk_destroy(&md->q);
-        plat_free(md);
-        return;
-    }
-    c->disks[c->ndisks++] = md;
-    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", c->name, tname, md->d.id, md->d.model,
-             md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
 }
 
 /* Logical drives that are not offline. */
@@ -816,327 +280,58 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
     }
 }
 
-struct mfi_scan_ctx {
-    struct mfi_ctrl *c;
-    struct bm_disk_list *disks;
+/* ---- Driver entry -------------------------------------------------------------------------------- */
+
+/* The transports, Fusion first (its device ids are its own). */
+static const struct megasas_transport *const megasas_transports[] = {
+    &megasas_fusion_transport,
+    &megasas_mfi_transport,
 };
 
-/* mfi_scan_ops.dcmd_read for this transport. */
-static int mfi_scan_dcmd(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
-                         size_t errlen)
+/* The transport that drives this PCI function, or NULL. */
+static const struct megasas_transport *megasas_transport_for(uint16_t vendor, uint16_t device)
 {
-    return mfi_dcmd_read(((struct mfi_scan_ctx *)ctx)->c, opcode, mbox, mbox_len, len, err, errlen);
+    if (vendor != MFI_VENDOR_LSI)
+        return NULL;
+    for (size_t i = 0; i < ARRAY_SIZE(megasas_transports); i++)
+        if (megasas_transports[i]->supports(device))
+            return megasas_transports[i];
+    return NULL;
 }
 
-/* mfi_scan_ops.add_disk for this transport. */
-static void mfi_scan_add(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
+/* Is this PCI function a MegaRAID controller we drive? */
+static bool megasas_match(uint16_t vendor, uint16_t device, uint32_t class_code)
 {
-    struct mfi_scan_ctx *sc = ctx;
-    mfi_add_disk(sc->c, sc->disks, logical, target, max_qd);
+    (void)class_code;
+    return megasas_transport_for(vendor, device) != NULL;
 }
 
-/* Find the controller's logical and system drives. */
-static void mfi_scan(struct mfi_ctrl *c, struct bm_disk_list *disks)
+/* Take the controller through its transport: bring up its firmware, find its disks. */
+static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
 {
-    struct mfi_scan_ctx sc = { c, disks };
-    /* Pass-through frames carry an 8-bit target id. */
-    struct mfi_scan_ops ops = { &sc, c->bdf, c->scratch, 0xff, mfi_scan_dcmd, mfi_scan_add };
+    uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
+    const struct megasas_transport *t = megasas_transport_for(vendor, device);
+    struct megasas_ctrl *m = NULL;
+    int rc;
 
-    mfi_scan_lds(&ops);
-    mfi_scan_system_pds(&ops);
-}
-
-/* ---- Probe and release ----------------------------------------------------------------------------- */
-
-
-/* Host memory the firmware uses: frames, sense buffers, reply queue. All
- * below 4 GiB: 1078/gen2 frame addresses are 32-bit and so are the sense
- * and queue pointers we hand over. */
-static int mfi_alloc_memory(struct mfi_ctrl *c)
-{
-    size_t rq_off = 128, qinfo_off, nodata_off;
-
-    c->frames_bytes = ALIGN_UP((size_t)c->nslots * MFI_FRAME_BYTES, (size_t)4096);
-    c->sense_bytes = ALIGN_UP((size_t)c->nslots * MFI_SENSE_BYTES, (size_t)4096);
-    qinfo_off = ALIGN_UP(rq_off + (size_t)c->rq_entries * 4, (size_t)64);
-    nodata_off = ALIGN_UP(qinfo_off + sizeof(struct mfi_init_qinfo), (size_t)512);
-    c->rq_bytes = ALIGN_UP(nodata_off + 512, (size_t)4096);
-    c->frames = plat_alloc_pages(c->frames_bytes, true);
-    c->sense = plat_alloc_pages(c->sense_bytes, true);
-    c->rq_mem = plat_alloc_pages(c->rq_bytes, true);
-    c->scratch = plat_alloc_pages(MFI_SCRATCH_BYTES, true);
-    if (!c->frames || !c->sense || !c->rq_mem || !c->scratch)
-        return BM_ENOMEM;
-    c->producer = (volatile uint32_t *)c->rq_mem;
-    c->consumer = (volatile uint32_t *)(c->rq_mem + 64);
-    c->reply_queue = (volatile uint32_t *)(c->rq_mem + rq_off);
-    c->qinfo = (struct mfi_init_qinfo *)(c->rq_mem + qinfo_off);
-    c->nodata = c->rq_mem + nodata_off;
-    return BM_OK;
-}
-
-/* Free the host memory the firmware used. */
-static void mfi_free_memory(struct mfi_ctrl *c)
-{
-    plat_free_pages(c->frames, c->frames_bytes);
-    plat_free_pages(c->sense, c->sense_bytes);
-    plat_free_pages(c->rq_mem, c->rq_bytes);
-    plat_free_pages(c->scratch, MFI_SCRATCH_BYTES);
-    c->frames = NULL;
-    c->sense = NULL;
-    c->rq_mem = NULL;
-    c->scratch = NULL;
-}
-
-/* MFI INIT: give the firmware the reply queue. Issued polled, before the
- * queue exists (Linux megasas_issue_init_mfi + megasas_issue_polled). */
-static int mfi_init_queues(struct mfi_ctrl *c, char *err, size_t errlen)
-{
-    union mfi_frame *f = &c->frames[0];
-    uint64_t deadline;
-
-    *c->producer = 0;
-    *c->consumer = 0;
-    c->rq_next = 0;
-    memset(c->qinfo, 0, sizeof(*c->qinfo));
-    c->qinfo->rq_entries = c->rq_entries;
-    c->qinfo->rq_addr_lo = mfi_pa32((const void *)c->reply_queue);
-    c->qinfo->pi_addr_lo = mfi_pa32((const void *)c->producer);
-    c->qinfo->ci_addr_lo = mfi_pa32((const void *)c->consumer);
-    memset(f, 0, sizeof(*f));
-    f->init.hdr.cmd = MFI_CMD_INIT;
-    f->init.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    f->init.hdr.flags = MFI_FRAME_DONT_POST_IN_REPLY_QUEUE;
-    f->init.hdr.data_len = sizeof(struct mfi_init_qinfo);
-    f->init.qinfo_new_lo = mfi_pa32(c->qinfo);
-    mfi_post(c, 0);
-    deadline = plat_now_ns() + MFI_INIT_TIMEOUT_NS;
-    while (*(volatile uint8_t *)&f->hdr.cmd_status == MFI_STAT_INVALID_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "MFI INIT: frame status not written within %llu s (OSP0 0x%08x)",
-                     (unsigned long long)(MFI_INIT_TIMEOUT_NS / 1000000000ull), mfi_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
+    *ctrl_out = NULL;
+    if (!t) {
+        snprintf(err, errlen, "not a supported MegaRAID (%04x:%04x)", vendor, device);
+        return BM_ENODEV;
     }
-    if (f->hdr.cmd_status != MFI_STAT_OK) {
-        snprintf(err, errlen, "MFI INIT failed: status 0x%02x %s", f->hdr.cmd_status,
-                 mfi_status_name(f->hdr.cmd_status));
-        return BM_EIO;
-    }
-    c->operational = true;
-    return BM_OK;
-}
-
-/* Unmask the reply interrupt in the device (QEMU only advances the reply
- * queue producer while it is unmasked) with INTx disabled at PCI, so no
- * interrupt ever reaches the firmware's interrupt controller. */
-static void mfi_enable_replies(struct mfi_ctrl *c)
-{
-    plat_pci_write16(c->pci, PCI_COMMAND, plat_pci_read16(c->pci, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
-    switch (c->id->family) {
-    case MFI_FAMILY_PPC:
-        mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
-        mfi_write(c, MFI_REG_OMSK, ~MFI_PPC_ENABLE_INTR_MASK);
-        break;
-    case MFI_FAMILY_GEN2:
-        mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
-        mfi_write(c, MFI_REG_OMSK, ~MFI_GEN2_ENABLE_INTR_MASK);
-        break;
-    case MFI_FAMILY_SKINNY:
-        mfi_write(c, MFI_REG_OMSK, ~MFI_SKINNY_ENABLE_INTR_MASK);
-        break;
-    }
-    (void)mfi_read(c, MFI_REG_OMSK); /* flush the posted writes */
-}
-
-/* Hand the firmware back in READY state, as we found it: flush caches,
- * abort and leave operational state, mask interrupts. */
-static void mfi_stop_firmware(struct mfi_ctrl *c)
-{
-    uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
-    char err[96];
-    uint64_t deadline;
-
-    if (c->operational && !c->failed && mfi_dcmd_read(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err,
-                                                      sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "cache flush: %s", err);
-    if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
-        mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-        mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
-        deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
-        while ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
-            plat_delay_ns(MS_NS);
-        if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
-            plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", mfi_fw_status(c));
-    }
-    mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (c->id->family != MFI_FAMILY_SKINNY)
-        mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
-    c->operational = false;
-}
-
-/* Free every disk of a controller. */
-static void mfi_free_disks(struct mfi_ctrl *c)
-{
-    for (unsigned i = 0; i < c->ndisks; i++) {
-        hbaq_disk_destroy(&c->disks[i]->q);
-        plat_free(c->disks[i]);
-    }
-    c->ndisks = 0;
+    rc = t->probe(a, disks, &m, err, errlen);
+    if (rc == BM_OK)
+        *ctrl_out = m;
+    return rc;
 }
 
 /* Hand the controller back to the firmware in READY state. */
 static void megasas_release(void *ctrl)
 {
-    struct mfi_ctrl *c = ctrl;
+    struct megasas_ctrl *m = ctrl;
 
-    if (!c)
-        return;
-    if (c->head.fusion) {
-        megasas_fusion_release(ctrl);
-        return;
-    }
-    mfi_stop_firmware(c);
-    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    mfi_free_disks(c);
-    mfi_free_memory(c);
-    hbaq_destroy(&c->q);
-    plat_pci_release(c->pci);
-    plat_log("%s released", c->name);
-    plat_free(c);
-}
-
-/* The family of a supported MFI controller, or NULL. */
-static const struct mfi_id *mfi_find_id(uint16_t vendor, uint16_t device)
-{
-    if (vendor != MFI_VENDOR_LSI)
-        return NULL;
-    for (size_t i = 0; i < ARRAY_SIZE(mfi_ids); i++)
-        if (mfi_ids[i].device == device)
-            return &mfi_ids[i];
-    return NULL;
-}
-
-/* Is this PCI function an MFI controller we drive? */
-static bool megasas_match(uint16_t vendor, uint16_t device, uint32_t class_code)
-{
-    (void)class_code;
-    return mfi_find_id(vendor, device) != NULL || (vendor == MFI_VENDOR_LSI && megasas_fusion_supported(device));
-}
-
-/* Take the controller, bring up its firmware, find its disks. */
-static int megasas_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
-{
-    uint16_t vendor = plat_pci_read16(a, PCI_VENDOR_ID), device = plat_pci_read16(a, PCI_DEVICE_ID);
-    const struct mfi_ctrl_info *ci;
-    struct mfi_ctrl *c;
-    char why[96];
-    uint32_t status;
-    int rc;
-
-    *ctrl_out = NULL;
-    if (vendor == MFI_VENDOR_LSI && megasas_fusion_supported(device))
-        return megasas_fusion_probe(a, disks, ctrl_out, err, errlen);
-    c = plat_alloc(sizeof(*c));
-    if (!c) {
-        snprintf(err, errlen, "out of memory");
-        return BM_ENOMEM;
-    }
-    c->pci = a;
-    c->id = mfi_find_id(vendor, device);
-    pci_addr_str(a, c->bdf, sizeof(c->bdf));
-    snprintf(c->name, sizeof(c->name), "MEGASAS %s", c->bdf);
-    if (!c->id) {
-        snprintf(err, errlen, "not a supported MegaRAID (%04x:%04x)", vendor, device);
-        rc = BM_ENODEV;
-        goto err_free;
-    }
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
-        goto err_free;
-    }
-    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    c->regs = pci_map_first_mem_bar(a, 0x100); /* the first memory BAR (Linux megasas_init_fw) */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
-    rc = mfi_transition_to_ready(c, why, sizeof(why));
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "%s", why);
-        goto err_release;
-    }
-    /* The command and SGE limits are in the status word once READY. */
-    status = mfi_fw_status(c);
-    c->fw_max_cmds = status & MFI_FWSTATE_MAXCMD_MASK;
-    c->fw_max_sge = (status & MFI_FWSTATE_MAXSGL_MASK) >> MFI_FWSTATE_MAXSGL_SHIFT;
-    if (c->fw_max_cmds < 4) {
-        snprintf(err, errlen, "firmware allows only %u commands (OSP0 0x%08x)", c->fw_max_cmds, status);
-        rc = BM_EIO;
-        goto err_release;
-    }
-    /* Like Linux, keep one command in reserve: the reply queue has as many
-     * entries as the firmware has commands and must never fill. */
-    c->rq_entries = c->fw_max_cmds;
-    c->nslots = MIN(c->fw_max_cmds - 1, (uint32_t)MFI_SLOTS_MAX);
-    rc = hbaq_init(&c->q, c->nslots, MFI_IO_TIMEOUT_NS);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "out of memory for %u command slots", c->nslots);
-        goto err_release;
-    }
-    rc = mfi_alloc_memory(c);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "out of memory below 4 GiB for %u frames", c->nslots);
-        goto err_queue;
-    }
-    /* Masking all interrupts first is what Linux does before INIT (and
-     * resets QEMU's reply queue state). */
-    mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    rc = mfi_init_queues(c, why, sizeof(why));
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "%s", why);
-        goto err_stop;
-    }
-    mfi_enable_replies(c);
-    c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, NULL);
-    if (mfi_dcmd_read(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), why, sizeof(why)) == BM_OK) {
-        char product[81];
-        ci = (const struct mfi_ctrl_info *)c->scratch;
-        bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
-        c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, ci);
-        plat_diag(c->bdf,
-                  "%s (%s), firmware READY -> OPERATIONAL, %u commands, %u SGEs, %u KiB per command "
-                  "(controller info: %u sectors per request, %u strips of %u sectors)",
-                  product, c->id->chip, c->fw_max_cmds, c->fw_max_sge, c->max_transfer_bytes / 1024,
-                  ci->max_request_size, ci->max_strips_per_io,
-                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
-    } else {
-        /* Not fatal: the SGE limit alone is enough to run. */
-        plat_diag(c->bdf, "controller info: %s", why);
-    }
-    c->index = megasas_next_index;
-    mfi_scan(c, disks);
-    megasas_next_index++;
-    if (!c->ndisks)
-        plat_diag(c->bdf, "no logical or system drives");
-    *ctrl_out = c;
-    return BM_OK;
-
-err_stop:
-    mfi_stop_firmware(c);
-    mfi_free_memory(c);
-err_queue:
-    hbaq_destroy(&c->q);
-err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(a);
-err_free:
-    plat_free(c);
-    return rc;
+    if (m)
+        m->transport->release(m);
 }
 
 const struct bm_driver megasas_driver = {

@@ -4,8 +4,8 @@
  *
  * These controllers keep MFI for management but move commands the MPI2
  * way (Linux megaraid_sas_fusion.c, FreeBSD mrsas.c):
- *   - the firmware is brought to READY with the MFI state machine (shared
- *     with megasas.c); scratch pad 0 gives the command limit, scratch pad
+ *   - the firmware is brought to READY with the MFI state machine (in
+ *     megasas.c, shared with the MFI transport); scratch pad 0 gives the command limit, scratch pad
  *     1 the chain frame size;
  *   - host memory holds 256-byte request frames indexed by SMID (SMID 0 is
  *     never used), a sense buffer per SMID, a reply descriptor post queue
@@ -34,7 +34,7 @@
 #include "fusion.h"
 #include "../pci.h"
 #include "../pci_regs.h"
-#include "../scsi/hba_queue.h"
+#include "../scsi/hba_disk.h"
 #include "../scsi/scsi.h"
 
 #define FU_IO_TIMEOUT_NS (30ull * 1000000000ull)
@@ -68,18 +68,8 @@ static const struct fu_id {
     { 0x005f, FU_INVADER, "SAS3008 Fury" },
 };
 
-struct fu_ctrl;
-
-struct fu_disk {
-    struct bm_disk d;
-    struct fu_ctrl *c;
-    struct hbaq_disk q;
-    bool logical;
-    uint16_t target;          /* LD target id or PD device id */
-};
-
 struct fu_ctrl {
-    struct megasas_ctrl_head head; /* fusion = true */
+    struct megasas_ctrl base;  /* transport = &megasas_fusion_transport */
     struct pci_addr pci;
     char name[32];            /* "MEGASAS 0000:03:00.0", for the screen log */
     char bdf[16];             /* where diagnostics come from */
@@ -106,10 +96,7 @@ struct fu_ctrl {
     uint8_t *scratch;         /* DCMD data */
     struct mfi_jbod_map *jbod_map; /* MR_DCMD_SYSTEM_PD_MAP_GET_INFO, read once at probe */
     bool jbod_fp;             /* system drive reads/writes take the fast path with it */
-    struct hba_queue q;
-
-    struct fu_disk *disks[BM_MAX_DISKS];
-    unsigned ndisks;
+    struct hba_host h;         /* the SMID table and the disks */
 };
 
 /* ---- Registers ---------------------------------------------------------------------------- */
@@ -232,7 +219,7 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
 {
     struct fusion_io_request *r = fu_request(c, slot);
     struct fusion_raid_context *rc = &r->raid_context;
-    const struct hbaq_slot *s = &c->q.slots[slot];
+    const struct hbaq_slot *s = &c->h.q.slots[slot];
     bool busy, seq;
 
     if (s->state != HBAQ_BUSY || !s->owner ||
@@ -242,7 +229,7 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
     seq = rc->status == MFI_STAT_CONFIG_SEQ_MISMATCH && r->function == MPI2_FUNCTION_SCSI_IO_REQUEST;
     if (!busy && !seq)
         return false;
-    if (!hbaq_requeue(&c->q, slot, plat_now_ns()))
+    if (!hbaq_requeue(&c->h.q, slot, plat_now_ns()))
         return false;
     if (seq) {
         if (c->jbod_fp)
@@ -257,11 +244,12 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
 
 /* Send again the requests whose BUSY back-off is over, unchanged but for
  * the status the firmware wrote into their RAID context. */
-static void fu_send_retries(struct fu_ctrl *c)
+static void fu_send_retries(void *ctrl)
 {
+    struct fu_ctrl *c = ctrl;
     int s;
 
-    while ((s = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+    while ((s = hbaq_next_retry(&c->h.q, plat_now_ns())) >= 0) {
         struct fusion_io_request *r = fu_request(c, (uint32_t)s);
 
         r->raid_context.status = 0;
@@ -272,8 +260,9 @@ static void fu_send_retries(struct fu_ctrl *c)
 
 /* Hand every posted reply descriptor to the slot table, mark it unused
  * again and tell the firmware how far we got. */
-static void fu_drain_replies(struct fu_ctrl *c)
+static void fu_drain_replies(void *ctrl)
 {
+    struct fu_ctrl *c = ctrl;
     bool any = false;
 
     /* At most one lap per call: a firmware that keeps rewriting entries
@@ -300,7 +289,7 @@ static void fu_drain_replies(struct fu_ctrl *c)
         }
         if (fu_retry_later(c, smid - 1))
             continue;
-        if (!hbaq_complete(&c->q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
+        if (!hbaq_complete(&c->h.q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
             plat_diag(c->bdf, "reply for idle SMID %u", smid);
     }
     if (any) {
@@ -321,11 +310,11 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
     fu_fire_slot(c, slot, type, dev_handle);
     for (;;) {
         fu_drain_replies(c);
-        if (hbaq_internal_done(&c->q, slot, &st))
+        if (hbaq_internal_done(&c->h.q, slot, &st))
             return BM_OK;
         if (plat_now_ns() > deadline) {
             /* The slot stays held until the firmware answers for it. */
-            hbaq_abandon(&c->q, slot);
+            hbaq_abandon(&c->h.q, slot);
             plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
                       what, slot + 1, (unsigned long long)(timeout_ns / FU_MS_NS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
@@ -337,7 +326,7 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
 /* An internal slot with cleared request and MFI frames, or a negative error. */
 static int fu_internal_slot(struct fu_ctrl *c, uint64_t timeout_ns)
 {
-    int slot = hbaq_get_internal(&c->q, plat_now_ns(), timeout_ns);
+    int slot = hbaq_get_internal(&c->h.q, plat_now_ns(), timeout_ns);
 
     if (slot >= 0) {
         memset(fu_request(c, (uint32_t)slot), 0, FUSION_FRAME_BYTES);
@@ -394,7 +383,7 @@ static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
     f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
     fu_build_mfi_passthru(c, (uint32_t)a);
     fu_fire_slot(c, (uint32_t)a, FUSION_REQ_TYPE_SCSI_IO, 0);
-    hbaq_abandon(&c->q, (uint32_t)a);
+    hbaq_abandon(&c->h.q, (uint32_t)a);
     plat_diag(c->bdf, "DCMD on SMID %u timed out: abort sent (SMID %d)", slot + 1, a + 1);
 }
 
@@ -545,17 +534,11 @@ static uint8_t fu_build_scsi(struct fu_ctrl *c, uint32_t slot, bool logical, uin
     return type;
 }
 
-struct fu_scsi_target {
-    struct fu_ctrl *c;
-    bool logical;
-    uint16_t target;
-};
-
 /* scsi_transport.exec: one CDB to an LD or system PD, waited for. */
 static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
 {
-    struct fu_scsi_target *t = ctx;
-    struct fu_ctrl *c = t->c;
+    struct hba_target *t = ctx;
+    struct fu_ctrl *c = t->ctrl;
     struct fusion_io_request *r;
     uint16_t dev_handle;
     uint8_t type, st;
@@ -596,8 +579,8 @@ static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t de
 static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                      uint32_t blocks, void *buf)
 {
-    struct fu_disk *fd = d->priv;
-    struct fu_ctrl *c = fd->c;
+    struct hba_disk *fd = hba_disk_of(d);
+    struct fu_ctrl *c = fd->t.ctrl;
     uint8_t cdb[16];
     uint16_t dev_handle;
     uint8_t type;
@@ -609,17 +592,17 @@ static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     if (c->failed)
         return BM_EIO;
     cdb_len = scsi_build_rw(cdb, op, d->blocks, lba, blocks);
-    hbaq_lock(&c->q);
-    slot = hbaq_get(&c->q, &fd->q, tag, plat_now_ns());
+    hbaq_lock(&c->h.q);
+    slot = hbaq_get(&c->h.q, &fd->q, tag, plat_now_ns());
     if (slot < 0) {
-        hbaq_unlock(&c->q);
+        hbaq_unlock(&c->h.q);
         return slot;
     }
-    type = fu_build_scsi(c, (uint32_t)slot, fd->logical, fd->target, cdb, (uint8_t)cdb_len,
+    type = fu_build_scsi(c, (uint32_t)slot, fd->t.logical, fd->t.target, cdb, (uint8_t)cdb_len,
                          op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, blocks * d->lba_bytes, true,
                          &dev_handle);
     fu_fire_slot(c, (uint32_t)slot, type, dev_handle);
-    hbaq_unlock(&c->q);
+    hbaq_unlock(&c->h.q);
     return BM_OK;
 }
 
@@ -648,7 +631,7 @@ static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type
 }
 
 /* Has the firmware given a timed-out SMID back? */
-static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->q.slots[slot].state != HBAQ_ABANDONED; }
+static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->h.q.slots[slot].state != HBAQ_ABANDONED; }
 
 /* A command timed out (its slot stays held, see hba_queue.h). Note whether
  * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion
@@ -697,27 +680,15 @@ static void fu_on_timeout(void *arg, uint32_t slot)
                   rc == BM_OK ? "did not return the command" : bm_strerror(rc), slot + 1);
 }
 
-/* Drain the reply queue, expire overdue requests, reap this disk's completions. */
-static int fu_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
-{
-    struct fu_disk *fd = d->priv;
-    struct fu_ctrl *c = fd->c;
-    int n;
-
-    if (queue != 0 || max <= 0)
-        return 0;
-    hbaq_lock(&c->q);
-    fu_drain_replies(c);
-    hbaq_expire(&c->q, plat_now_ns(), fu_on_timeout, c);
-    fu_send_retries(c);
-    n = hbaq_reap(&fd->q, out, max);
-    hbaq_unlock(&c->q);
-    return n;
-}
-
 static const struct bm_disk_ops fu_disk_ops = {
     .submit = fu_submit,
-    .poll = fu_poll,
+    .poll = hba_disk_poll,
+};
+
+static const struct hba_host_ops fu_host_ops = {
+    .drain = fu_drain_replies,
+    .on_timeout = fu_on_timeout,
+    .send_retries = fu_send_retries,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------- */
@@ -727,42 +698,20 @@ static void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_q
 {
     struct fu_scan_ctx *sc = ctx;
     struct fu_ctrl *c = sc->c;
-    struct fu_scsi_target t = { c, logical, target };
-    char tname[48];
-    struct scsi_transport tr = { fu_scsi_exec, &t, tname };
-    struct scsi_disk_info info;
-    struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
-    struct fu_disk *fd;
+    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
+    struct hba_disk_spec s = {
+        .t = { c, logical, target, 0 },
+        .tname = tname,
+        .id = id,
+        .at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes },
+        .max_qd = max_qd,
+        .exec = fu_scsi_exec,
+        .ops = &fu_disk_ops,
+    };
 
     snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    if (c->ndisks >= ARRAY_SIZE(c->disks)) {
-        plat_diag(c->bdf, "%s: too many disks, skipped", tname);
-        return;
-    }
-    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
-        return;
-    fd = plat_alloc(sizeof(*fd));
-    if (!fd)
-        return;
-    if (hbaq_disk_init(&fd->q, MIN(max_qd, c->nslots - 1)) != BM_OK) {
-        plat_free(fd);
-        return;
-    }
-    fd->c = c;
-    fd->logical = logical;
-    fd->target = target;
-    snprintf(fd->d.id, sizeof(fd->d.id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    at.max_qd = fd->q.max_inflight;
-    scsi_fill_hba_disk(&fd->d, &info, &at, &fu_disk_ops, fd);
-    if (disk_list_add(sc->disks, &fd->d) != BM_OK) {
-        plat_diag(c->bdf, "%s: disk list full, skipped", tname);
-        hbaq_disk_destroy(&fd->q);
-        plat_free(fd);
-        return;
-    }
-    c->disks[c->ndisks++] = fd;
-    plat_log("%s %s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", c->name, tname, fd->d.id,
-             fd->d.model, fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
+    snprintf(id, sizeof(id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
+    (void)hba_disk_add(&c->h, sc->disks, &s);
 }
 
 /* ---- Bring-up and release ------------------------------------------------------------------------------------- */
@@ -953,33 +902,20 @@ static void fu_stop_firmware(struct fu_ctrl *c)
             plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", fu_fw_status(c));
     }
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (c->q.busy)
-        plat_diag(c->bdf, "%u SMID(s) never answered before the reset", c->q.busy);
+    if (c->h.q.busy)
+        plat_diag(c->bdf, "%u SMID(s) never answered before the reset", c->h.q.busy);
     c->operational = false;
 }
 
-/* Free every disk of a controller. */
-static void fu_free_disks(struct fu_ctrl *c)
-{
-    for (unsigned i = 0; i < c->ndisks; i++) {
-        hbaq_disk_destroy(&c->disks[i]->q);
-        plat_free(c->disks[i]);
-    }
-    c->ndisks = 0;
-}
-
 /* Hand the controller back in READY state and free everything. */
-void megasas_fusion_release(void *ctrl)
+static void fu_release(struct megasas_ctrl *m)
 {
-    struct fu_ctrl *c = ctrl;
+    struct fu_ctrl *c = MEGASAS_CTRL_OF(m, struct fu_ctrl);
 
-    if (!c)
-        return;
     fu_stop_firmware(c);
     plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    fu_free_disks(c);
+    hba_host_destroy(&c->h);
     fu_free_memory(c);
-    hbaq_destroy(&c->q);
     plat_pci_release(c->pci);
     plat_log("%s released", c->name);
     plat_free(c);
@@ -1022,7 +958,7 @@ static const struct fu_id *fu_find_id(uint16_t device)
 }
 
 /* Is this LSI device id one the Fusion transport drives? */
-bool megasas_fusion_supported(uint16_t device) { return fu_find_id(device) != NULL; }
+static bool fu_supports(uint16_t device) { return fu_find_id(device) != NULL; }
 
 /* Command and chain limits from the scratch pads once READY (Linux
  * megasas_init_adapter_fusion): commands in scratch pad 0 bits 15:0,
@@ -1058,7 +994,8 @@ static int fu_read_limits(struct fu_ctrl *c, char *err, size_t errlen)
 }
 
 /* Take a Fusion controller, bring up its firmware, find its disks. */
-int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **ctrl_out, char *err, size_t errlen)
+static int fu_probe(struct pci_addr a, struct bm_disk_list *disks, struct megasas_ctrl **ctrl_out, char *err,
+                    size_t errlen)
 {
     uint16_t device = plat_pci_read16(a, PCI_DEVICE_ID);
     struct fu_ctrl *c;
@@ -1071,7 +1008,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         snprintf(err, errlen, "out of memory");
         return BM_ENOMEM;
     }
-    c->head.fusion = true;
+    c->base.transport = &megasas_fusion_transport;
     c->pci = a;
     c->id = fu_find_id(device);
     pci_addr_str(a, c->bdf, sizeof(c->bdf));
@@ -1104,7 +1041,7 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         snprintf(err, errlen, "%s", why);
         goto err_release;
     }
-    rc = hbaq_init(&c->q, c->nslots, FU_IO_TIMEOUT_NS);
+    rc = hba_host_init(&c->h, c->nslots, FU_IO_TIMEOUT_NS, &fu_host_ops, c, c->bdf, c->name);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u SMIDs", c->nslots);
         goto err_release;
@@ -1151,16 +1088,16 @@ int megasas_fusion_probe(struct pci_addr a, struct bm_disk_list *disks, void **c
         mfi_scan_system_pds(&ops);
     }
     megasas_next_index++;
-    if (!c->ndisks)
+    if (!c->h.ndisks)
         plat_diag(c->bdf, "no logical or system drives");
-    *ctrl_out = c;
+    *ctrl_out = &c->base;
     return BM_OK;
 
 err_stop:
     fu_stop_firmware(c);
 err_memory:
     fu_free_memory(c);
-    hbaq_destroy(&c->q);
+    hba_host_destroy(&c->h);
 err_release:
     plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
     plat_pci_release(a);
@@ -1168,3 +1105,10 @@ err_free:
     plat_free(c);
     return rc;
 }
+
+const struct megasas_transport megasas_fusion_transport = {
+    .name = "Fusion",
+    .supports = fu_supports,
+    .probe = fu_probe,
+    .release = fu_release,
+};
