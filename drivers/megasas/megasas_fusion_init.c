@@ -294,6 +294,34 @@ static int fu_read_limits(struct fu_ctrl *c, char *err, size_t errlen)
     return BM_OK;
 }
 
+/* Controller info: the product name for the log, the limits that bound
+ * the transfer size, and whether system drives want the JBOD sequence
+ * map (Linux megasas_init_adapter_fusion, megasas_setup_jbod_map). */
+static void fu_read_ctrl_info(struct fu_ctrl *c)
+{
+    const struct mfi_ctrl_info *ci = (const struct mfi_ctrl_info *)c->scratch;
+    char why[128], product[81];
+
+    c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, NULL);
+    if (fu_dcmd(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), false, why, sizeof(why)) !=
+        BM_OK) {
+        plat_diag(c->bdf, "controller info: %s", why);
+        return;
+    }
+    bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
+    bool seq_map = (ci->adapter_operations3 & MFI_CTRL_OPS3_USE_SEQ_NUM_JBOD_FP) != 0;
+
+    c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
+    plat_diag(c->bdf,
+              "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
+              "%u KiB per command (controller info: %u sectors per request, %u strips of %u sectors)",
+              product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
+              c->max_transfer_bytes / 1024, ci->max_request_size, ci->max_strips_per_io,
+              ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
+    if (seq_map)
+        fu_read_jbod_map(c);
+}
+
 /* Take a Fusion controller, bring up its firmware, find its disks. */
 static int fu_probe(struct pci_addr a, struct bm_disk_list *disks, struct megasas_ctrl **ctrl_out, char *err,
                     size_t errlen)
@@ -358,27 +386,7 @@ static int fu_probe(struct pci_addr a, struct bm_disk_list *disks, struct megasa
         goto err_stop;
     }
     fu_enable_replies(c);
-    c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, NULL);
-    if (fu_dcmd(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), false, why, sizeof(why)) ==
-        BM_OK) {
-        const struct mfi_ctrl_info *ci = (const struct mfi_ctrl_info *)c->scratch;
-        char product[81];
-
-        bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
-        bool seq_map = (ci->adapter_operations3 & MFI_CTRL_OPS3_USE_SEQ_NUM_JBOD_FP) != 0;
-
-        c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
-        plat_diag(c->bdf,
-                  "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
-                  "%u KiB per command (controller info: %u sectors per request, %u strips of %u sectors)",
-                  product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
-                  c->max_transfer_bytes / 1024, ci->max_request_size, ci->max_strips_per_io,
-                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
-        if (seq_map)
-            fu_read_jbod_map(c);
-    } else {
-        plat_diag(c->bdf, "controller info: %s", why);
-    }
+    fu_read_ctrl_info(c);
     c->index = megasas_next_index;
     {
         struct fu_scan_ctx sc = { c, disks };
