@@ -280,6 +280,17 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
     }
 }
 
+void mfi_wait_not_operational(volatile void *regs, const char *where)
+{
+    uint64_t deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
+
+    while ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL &&
+           plat_now_ns() < deadline)
+        plat_delay_ns(MS_NS);
+    if ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
+        plat_diag(where, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", mmio_read32(regs, MFI_REG_OSP0));
+}
+
 /* ---- Driver entry -------------------------------------------------------------------------------- */
 
 /* The transports, Fusion first (its device ids are its own). */

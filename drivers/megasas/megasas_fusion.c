@@ -498,8 +498,7 @@ static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     uint8_t type;
     int slot, cdb_len;
 
-    if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
-        (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
+    if (!hba_disk_io_valid(d, queue, tag, lba, blocks, buf))
         return BM_EINVAL;
     if (c->failed)
         return BM_EIO;

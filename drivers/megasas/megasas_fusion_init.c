@@ -186,7 +186,6 @@ static void fu_stop_firmware(struct fu_ctrl *c)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
     char err[128];
-    uint64_t deadline;
 
     if (c->operational && !c->failed &&
         fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
@@ -196,11 +195,7 @@ static void fu_stop_firmware(struct fu_ctrl *c)
         fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
         if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
             plat_diag(c->bdf, "reset to READY: %s", err);
-        deadline = plat_now_ns() + FU_STATE_WAIT_NS;
-        while ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
-            plat_delay_ns(FU_MS_NS);
-        if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
-            plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", fu_fw_status(c));
+        mfi_wait_not_operational(c->regs, c->bdf);
     }
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     if (c->h.q.busy)

@@ -44,6 +44,11 @@ extern unsigned megasas_next_index;
 const char *mfi_state_name(uint32_t state);
 const char *mfi_status_name(uint8_t st);
 
+/* After the reset request that ends OPERATIONAL state: wait, bounded by
+ * Linux's MEGASAS_RESET_WAIT_TIME, for the firmware to leave it; logs
+ * when it does not. */
+void mfi_wait_not_operational(volatile void *regs, const char *where);
+
 struct mfi_ctrl_info;
 /* The largest command given the I/O SGE limit and the controller info's
  * strip and request limits (Linux megasas_init_fw); ci may be NULL. */

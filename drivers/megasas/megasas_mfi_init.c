@@ -140,7 +140,6 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
     char err[96];
-    uint64_t deadline;
 
     if (c->operational && !c->failed && mfi_dcmd_read(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err,
                                                       sizeof(err)) != BM_OK)
@@ -148,11 +147,7 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
     if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
         mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
-        deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
-        while ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
-            plat_delay_ns(MS_NS);
-        if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
-            plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", mfi_fw_status(c));
+        mfi_wait_not_operational(c->regs, c->bdf);
     }
     mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     if (c->id->family != MFI_FAMILY_SKINNY)

@@ -85,6 +85,16 @@ struct hba_disk *hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, co
  * expire overdue commands, post due retries, pop this disk's completions. */
 int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);
 
+/* Are submit()'s arguments within what the disk takes: its one queue, a
+ * tag below its depth, a buffer, a range inside the disk, a size within
+ * its transfer limit? */
+static inline bool hba_disk_io_valid(const struct bm_disk *d, unsigned queue, uint32_t tag, uint64_t lba,
+                                     uint32_t blocks, const void *buf)
+{
+    return queue == 0 && tag < d->max_qd && blocks && buf && lba < d->blocks && blocks <= d->blocks - lba &&
+           (uint64_t)blocks * d->lba_bytes <= d->max_transfer_bytes;
+}
+
 /* The hba_disk behind an engine disk. */
 static inline struct hba_disk *hba_disk_of(struct bm_disk *d) { return d->priv; }
 
