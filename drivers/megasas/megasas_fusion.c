@@ -4,8 +4,8 @@
  *
  * These controllers keep MFI for management but move commands the MPI2
  * way (Linux megaraid_sas_fusion.c, FreeBSD mrsas.c):
- *   - the firmware is brought to READY with the MFI state machine (shared
- *     with megasas.c); scratch pad 0 gives the command limit, scratch pad
+ *   - the firmware is brought to READY with the MFI state machine (in
+ *     megasas.c, shared with the MFI transport); scratch pad 0 gives the command limit, scratch pad
  *     1 the chain frame size;
  *   - host memory holds 256-byte request frames indexed by SMID (SMID 0 is
  *     never used), a sense buffer per SMID, a reply descriptor post queue
@@ -28,97 +28,12 @@
  * enabled, so one reply queue serves everything.
  */
 #include "megasas.h"
-#include "megasas_internal.h"
-#include "megasas_regs.h"
-#include "mfi.h"
-#include "fusion.h"
+#include "fusion_ctrl.h"
 #include "../pci.h"
 #include "../pci_regs.h"
-#include "../scsi/hba_queue.h"
 #include "../scsi/scsi.h"
-#include "../../efi/time_units.h"
 
-#define FU_IO_TIMEOUT_NS (30ull * 1000000000ull)
-#define FU_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
-#define FU_INIT_TIMEOUT_NS (30ull * 1000000000ull)    /* Linux MFI_POLL_TIMEOUT_SECS 60; 30 is plenty */
-#define FU_DOORBELL_WAIT_NS (10ull * 1000000000ull)   /* Linux waits 10 s for doorbell bit 0 before INIT */
-#define FU_STATE_WAIT_NS (180ull * 1000000000ull)
-#define FU_SENSE_STRIDE 128           /* 96-byte sense buffers, 64-byte aligned as Linux's pool */
-#define FU_SCRATCH_BYTES 8192
-#define FU_CDB_TIMEOUT_S 30
-/* Linux MEGASAS_DEFAULT_TM_TIMEOUT: what megasas_issue_tm waits for an
- * ABORT_TASK or TARGET_RESET when the target has no timeouts of its own. */
-#define FU_TM_TIMEOUT_NS (50 * NS_PER_S)
-#define FU_FP_PD_TIMEOUT_S 255        /* Linux caps a fast-path disk command's timeout here */
-
-enum fu_gen {
-    FU_THUNDERBOLT,     /* SAS2208 */
-    FU_INVADER,         /* SAS3108, SAS3008 MegaRAID: CUDA RAID context, end-of-list SGE flag */
-};
-
-/* PCI device ids: Linux megaraid_sas.h PCI_DEVICE_ID_LSI_FUSION (0x5b),
- * _INVADER (0x5d), _FURY (0x5f). */
-static const struct fu_id {
-    uint16_t device;
-    enum fu_gen gen;
-    const char *chip;
-} fu_ids[] = {
-    { 0x005b, FU_THUNDERBOLT, "SAS2208 Thunderbolt" },
-    { 0x005d, FU_INVADER, "SAS3108 Invader" },
-    { 0x005f, FU_INVADER, "SAS3008 Fury" },
-};
-
-struct fu_ctrl;
-
-struct fu_disk {
-    struct bm_disk d;
-    struct fu_ctrl *c;
-    struct hbaq_disk q;
-    bool logical;
-    uint16_t target;          /* LD target id or PD device id */
-};
-
-struct fu_ctrl {
-    struct megasas_ctrl_head head; /* fusion = true */
-    struct pci_addr pci;
-    char bdf[16];             /* where diagnostics come from */
-    unsigned index;
-    const struct fu_id *id;
-    volatile void *regs;
-    uint16_t pci_cmd_saved;
-    uint32_t fw_max_cmds, fw_max_sge, max_chain_bytes, max_transfer_bytes;
-    uint32_t max_io_sge;      /* SGEs one I/O may carry: main frame plus chain frame */
-    bool operational;         /* IOC INIT done */
-    bool failed;
-
-    uint32_t nslots;          /* slot s is SMID s + 1 */
-    uint8_t *req;             /* (nslots + 1) request frames; SMID 0's unused */
-    size_t req_bytes;
-    uint8_t *sense;           /* FU_SENSE_STRIDE per slot */
-    size_t sense_bytes;
-    union mfi_frame *mfi;     /* one MFI frame per slot, for DCMDs */
-    size_t mfi_bytes;
-    volatile uint64_t *reply; /* reply descriptor post queue */
-    size_t reply_bytes;
-    uint32_t reply_depth, reply_next;
-    uint8_t *init_mem;        /* MFI INIT frame at 0, IOC INIT request at 256 */
-    uint8_t *scratch;         /* DCMD data */
-    struct mfi_jbod_map *jbod_map; /* MR_DCMD_SYSTEM_PD_MAP_GET_INFO, read once at probe */
-    bool jbod_fp;             /* system drive reads/writes take the fast path with it */
-    struct hba_queue q;
-
-    struct fu_disk *disks[BM_MAX_DISKS];
-    unsigned ndisks;
-};
-
-/* ---- Registers ---------------------------------------------------------------------------- */
-
-/* Read a controller register. */
-static uint32_t fu_read(struct fu_ctrl *c, uint32_t off) { return mmio_read32(c->regs, off); }
-/* Write a controller register. */
-static void fu_write(struct fu_ctrl *c, uint32_t off, uint32_t v) { mmio_write32(c->regs, off, v); }
-/* Firmware status word: scratch pad 0 (Linux megasas_read_fw_status_reg_fusion). */
-static uint32_t fu_fw_status(struct fu_ctrl *c) { return fu_read(c, MFI_REG_OSP0); }
+/* ---- Frames ------------------------------------------------------------------------------- */
 
 /* The request frame of a slot (SMID slot + 1). */
 static struct fusion_io_request *fu_request(struct fu_ctrl *c, uint32_t slot)
@@ -128,15 +43,6 @@ static struct fusion_io_request *fu_request(struct fu_ctrl *c, uint32_t slot)
 
 /* The sense buffer of a slot. */
 static uint8_t *fu_sense(struct fu_ctrl *c, uint32_t slot) { return c->sense + (size_t)slot * FU_SENSE_STRIDE; }
-
-/* Write a request descriptor: low half first, then high half, which makes
- * the firmware take it (Linux megasas_fire_cmd_fusion without writeq). */
-static void fu_fire(struct fu_ctrl *c, uint32_t lo, uint32_t hi)
-{
-    plat_wmb(); /* the frame must be in memory before the firmware hears of it */
-    fu_write(c, MFI_REG_IQPL, lo);
-    fu_write(c, MFI_REG_IQPH, hi);
-}
 
 /* Post a slot's request frame with a SCSI IO style descriptor. */
 static void fu_fire_slot(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t dev_handle)
@@ -151,7 +57,7 @@ static void fu_fire_slot(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_
 /* ---- Completions ----------------------------------------------------------------------------- */
 
 /* Text for a RAID context / MFI status, including the Fusion-only ones. */
-static const char *fu_status_name(uint8_t st)
+const char *fu_status_name(uint8_t st)
 {
     switch (st) {
     case MFI_STAT_CONFIG_SEQ_MISMATCH: return "config sequence mismatch";
@@ -231,7 +137,7 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
 {
     struct fusion_io_request *r = fu_request(c, slot);
     struct fusion_raid_context *rc = &r->raid_context;
-    const struct hbaq_slot *s = &c->q.slots[slot];
+    const struct hbaq_slot *s = &c->h.q.slots[slot];
     bool busy, seq;
 
     if (s->state != HBAQ_BUSY || !s->owner ||
@@ -241,7 +147,7 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
     seq = rc->status == MFI_STAT_CONFIG_SEQ_MISMATCH && r->function == MPI2_FUNCTION_SCSI_IO_REQUEST;
     if (!busy && !seq)
         return false;
-    if (!hbaq_requeue(&c->q, slot, plat_now_ns()))
+    if (!hbaq_requeue(&c->h.q, slot, plat_now_ns()))
         return false;
     if (seq) {
         if (c->jbod_fp)
@@ -256,11 +162,12 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
 
 /* Send again the requests whose BUSY back-off is over, unchanged but for
  * the status the firmware wrote into their RAID context. */
-static void fu_send_retries(struct fu_ctrl *c)
+static void fu_send_retries(void *ctrl)
 {
+    struct fu_ctrl *c = ctrl;
     int s;
 
-    while ((s = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+    while ((s = hbaq_next_retry(&c->h.q, plat_now_ns())) >= 0) {
         struct fusion_io_request *r = fu_request(c, (uint32_t)s);
 
         r->raid_context.status = 0;
@@ -271,8 +178,9 @@ static void fu_send_retries(struct fu_ctrl *c)
 
 /* Hand every posted reply descriptor to the slot table, mark it unused
  * again and tell the firmware how far we got. */
-static void fu_drain_replies(struct fu_ctrl *c)
+static void fu_drain_replies(void *ctrl)
 {
+    struct fu_ctrl *c = ctrl;
     bool any = false;
 
     /* At most one lap per call: a firmware that keeps rewriting entries
@@ -299,7 +207,7 @@ static void fu_drain_replies(struct fu_ctrl *c)
         }
         if (fu_retry_later(c, smid - 1))
             continue;
-        if (!hbaq_complete(&c->q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
+        if (!hbaq_complete(&c->h.q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
             plat_diag(c->bdf, "reply for idle SMID %u", smid);
     }
     if (any) {
@@ -320,11 +228,11 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
     fu_fire_slot(c, slot, type, dev_handle);
     for (;;) {
         fu_drain_replies(c);
-        if (hbaq_internal_done(&c->q, slot, &st))
+        if (hbaq_internal_done(&c->h.q, slot, &st))
             return BM_OK;
         if (plat_now_ns() > deadline) {
             /* The slot stays held until the firmware answers for it. */
-            hbaq_abandon(&c->q, slot);
+            hbaq_abandon(&c->h.q, slot);
             plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
                       what, slot + 1, (unsigned long long)(timeout_ns / NS_PER_MS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
@@ -336,7 +244,7 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
 /* An internal slot with cleared request and MFI frames, or a negative error. */
 static int fu_internal_slot(struct fu_ctrl *c, uint64_t timeout_ns)
 {
-    int slot = hbaq_get_internal(&c->q, plat_now_ns(), timeout_ns);
+    int slot = hbaq_get_internal(&c->h.q, plat_now_ns(), timeout_ns);
 
     if (slot >= 0) {
         memset(fu_request(c, (uint32_t)slot), 0, FUSION_FRAME_BYTES);
@@ -393,13 +301,13 @@ static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
     f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
     fu_build_mfi_passthru(c, (uint32_t)a);
     fu_fire_slot(c, (uint32_t)a, FUSION_REQ_TYPE_SCSI_IO, 0);
-    hbaq_abandon(&c->q, (uint32_t)a);
+    hbaq_abandon(&c->h.q, (uint32_t)a);
     plat_diag(c->bdf, "DCMD on SMID %u timed out: abort sent (SMID %d)", slot + 1, a + 1);
 }
 
 /* A DCMD moving len bytes between the firmware and c->scratch. */
-static int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
-                   bool write, char *err, size_t errlen)
+int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
+            bool write, char *err, size_t errlen)
 {
     union mfi_frame *f;
     int slot, rc;
@@ -444,15 +352,9 @@ static int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
     return BM_OK;
 }
 
-/* What discovery's callbacks get: the controller and the disk list. */
-struct fu_scan_ctx {
-    struct fu_ctrl *c;
-    struct bm_disk_list *disks;
-};
-
 /* mfi_scan_ops.dcmd_read. */
-static int fu_dcmd_read(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
-                        size_t errlen)
+int fu_dcmd_read(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
+                 size_t errlen)
 {
     return fu_dcmd(((struct fu_scan_ctx *)ctx)->c, opcode, mbox, mbox_len, len, false, err, errlen);
 }
@@ -544,17 +446,11 @@ static uint8_t fu_build_scsi(struct fu_ctrl *c, uint32_t slot, bool logical, uin
     return type;
 }
 
-struct fu_scsi_target {
-    struct fu_ctrl *c;
-    bool logical;
-    uint16_t target;
-};
-
 /* scsi_transport.exec: one CDB to an LD or system PD, waited for. */
 static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
 {
-    struct fu_scsi_target *t = ctx;
-    struct fu_ctrl *c = t->c;
+    struct hba_target *t = ctx;
+    struct fu_ctrl *c = t->ctrl;
     struct fusion_io_request *r;
     uint16_t dev_handle;
     uint8_t type, st;
@@ -595,30 +491,29 @@ static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t de
 static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                      uint32_t blocks, void *buf)
 {
-    struct fu_disk *fd = d->priv;
-    struct fu_ctrl *c = fd->c;
+    struct hba_disk *fd = hba_disk_of(d);
+    struct fu_ctrl *c = fd->t.ctrl;
     uint8_t cdb[16];
     uint16_t dev_handle;
     uint8_t type;
     int slot, cdb_len;
 
-    if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
-        (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
+    if (!hba_disk_io_valid(d, queue, tag, lba, blocks, buf))
         return BM_EINVAL;
     if (c->failed)
         return BM_EIO;
     cdb_len = scsi_build_rw(cdb, op, d->blocks, lba, blocks);
-    hbaq_lock(&c->q);
-    slot = hbaq_get(&c->q, &fd->q, tag, plat_now_ns());
+    hbaq_lock(&c->h.q);
+    slot = hbaq_get(&c->h.q, &fd->q, tag, plat_now_ns());
     if (slot < 0) {
-        hbaq_unlock(&c->q);
+        hbaq_unlock(&c->h.q);
         return slot;
     }
-    type = fu_build_scsi(c, (uint32_t)slot, fd->logical, fd->target, cdb, (uint8_t)cdb_len,
+    type = fu_build_scsi(c, (uint32_t)slot, fd->t.logical, fd->t.target, cdb, (uint8_t)cdb_len,
                          op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, blocks * d->lba_bytes, true,
                          &dev_handle);
     fu_fire_slot(c, (uint32_t)slot, type, dev_handle);
-    hbaq_unlock(&c->q);
+    hbaq_unlock(&c->h.q);
     return BM_OK;
 }
 
@@ -647,7 +542,7 @@ static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type
 }
 
 /* Has the firmware given a timed-out SMID back? */
-static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->q.slots[slot].state != HBAQ_ABANDONED; }
+static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->h.q.slots[slot].state != HBAQ_ABANDONED; }
 
 /* A command timed out (its slot stays held, see hba_queue.h). Note whether
  * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion
@@ -696,473 +591,36 @@ static void fu_on_timeout(void *arg, uint32_t slot)
                   rc == BM_OK ? "did not return the command" : bm_strerror(rc), slot + 1);
 }
 
-/* Drain the reply queue, expire overdue requests, reap this disk's completions. */
-static int fu_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
-{
-    struct fu_disk *fd = d->priv;
-    struct fu_ctrl *c = fd->c;
-    int n;
-
-    if (queue != 0 || max <= 0)
-        return 0;
-    hbaq_lock(&c->q);
-    fu_drain_replies(c);
-    hbaq_expire(&c->q, plat_now_ns(), fu_on_timeout, c);
-    fu_send_retries(c);
-    n = hbaq_reap(&fd->q, out, max);
-    hbaq_unlock(&c->q);
-    return n;
-}
-
 static const struct bm_disk_ops fu_disk_ops = {
     .submit = fu_submit,
-    .poll = fu_poll,
+    .poll = hba_disk_poll,
+};
+
+const struct hba_host_ops fu_host_ops = {
+    .drain = fu_drain_replies,
+    .on_timeout = fu_on_timeout,
+    .send_retries = fu_send_retries,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------- */
 
 /* Identify one LD or system PD and add it as a disk (mfi_scan_ops.add_disk). */
-static void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
+void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
 {
     struct fu_scan_ctx *sc = ctx;
     struct fu_ctrl *c = sc->c;
-    struct fu_scsi_target t = { c, logical, target };
-    char tname[48];
-    struct scsi_transport tr = { fu_scsi_exec, &t, tname };
-    struct scsi_disk_info info;
-    struct scsi_hba_place at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes };
-    struct fu_disk *fd;
+    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
+    struct hba_disk_spec s = {
+        .t = { c, logical, target, 0 },
+        .tname = tname,
+        .id = id,
+        .at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes },
+        .max_qd = max_qd,
+        .exec = fu_scsi_exec,
+        .ops = &fu_disk_ops,
+    };
 
     snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    if (c->ndisks >= ARRAY_SIZE(c->disks)) {
-        plat_diag(c->bdf, "%s: too many disks, skipped", tname);
-        return;
-    }
-    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
-        return;
-    fd = plat_alloc(sizeof(*fd));
-    if (!fd)
-        return;
-    if (hbaq_disk_init(&fd->q, MIN(max_qd, c->nslots - 1)) != BM_OK) {
-        plat_free(fd);
-        return;
-    }
-    fd->c = c;
-    fd->logical = logical;
-    fd->target = target;
-    snprintf(fd->d.id, sizeof(fd->d.id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    at.max_qd = fd->q.max_inflight;
-    scsi_fill_hba_disk(&fd->d, &info, &at, &fu_disk_ops, fd);
-    if (disk_list_add(sc->disks, &fd->d) != BM_OK) {
-        plat_diag(c->bdf, "%s: disk list full, skipped", tname);
-        hbaq_disk_destroy(&fd->q);
-        plat_free(fd);
-        return;
-    }
-    c->disks[c->ndisks++] = fd;
-    plat_diag(c->bdf, "%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", tname, fd->d.id,
-              fd->d.model, fd->d.serial, (unsigned long long)fd->d.blocks, fd->d.lba_bytes, fd->d.max_qd);
-}
-
-/* ---- Bring-up and release ------------------------------------------------------------------------------------- */
-
-
-/* Free the host memory the firmware used. */
-static void fu_free_memory(struct fu_ctrl *c)
-{
-    plat_free_pages(c->req, c->req_bytes);
-    plat_free_pages(c->sense, c->sense_bytes);
-    plat_free_pages(c->mfi, c->mfi_bytes);
-    plat_free_pages((void *)c->reply, c->reply_bytes);
-    plat_free_pages(c->init_mem, 4096);
-    plat_free_pages(c->scratch, FU_SCRATCH_BYTES);
-    plat_free(c->jbod_map);
-    c->jbod_map = NULL;
-    c->jbod_fp = false;
-    c->req = c->sense = c->init_mem = c->scratch = NULL;
-    c->mfi = NULL;
-    c->reply = NULL;
-}
-
-/* Request frames, sense buffers, MFI frames, reply queue, all below 4 GiB
- * (the sense buffers share one upper address half in IOC INIT and MFI
- * frames are reached through 32-bit fields on older firmware). */
-static int fu_alloc_memory(struct fu_ctrl *c)
-{
-    c->req_bytes = ALIGN_UP((size_t)(c->nslots + 1) * FUSION_FRAME_BYTES, (size_t)4096);
-    c->sense_bytes = ALIGN_UP((size_t)c->nslots * FU_SENSE_STRIDE, (size_t)4096);
-    c->mfi_bytes = ALIGN_UP((size_t)c->nslots * MFI_FRAME_BYTES + c->max_chain_bytes, (size_t)4096);
-    c->reply_bytes = ALIGN_UP((size_t)c->reply_depth * sizeof(uint64_t), (size_t)4096);
-    c->req = plat_alloc_pages(c->req_bytes, true);
-    c->sense = plat_alloc_pages(c->sense_bytes, true);
-    c->mfi = plat_alloc_pages(c->mfi_bytes, true);
-    c->reply = plat_alloc_pages(c->reply_bytes, true);
-    c->init_mem = plat_alloc_pages(4096, true);
-    c->scratch = plat_alloc_pages(FU_SCRATCH_BYTES, true);
-    if (!c->req || !c->sense || !c->mfi || !c->reply || !c->init_mem || !c->scratch)
-        return BM_ENOMEM;
-    /* Every descriptor starts unused (Linux megasas_alloc_cmds_fusion). */
-    for (uint32_t i = 0; i < c->reply_depth; i++)
-        c->reply[i] = FUSION_REPLY_UNUSED;
-    c->reply_next = 0;
-    return BM_OK;
-}
-
-/* Wait for the doorbell's bit 0 to clear (the firmware took the last request). */
-static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *err, size_t errlen)
-{
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-
-    while (fu_read(c, MFI_REG_DOORBELL) & 1) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "DOORBELL bit 0 still set after %llu ms (0x%08x)",
-                     (unsigned long long)(timeout_ns / NS_PER_MS), fu_read(c, MFI_REG_DOORBELL));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(NS_PER_MS);
-    }
-    return BM_OK;
-}
-
-/* The driver capabilities IOC INIT announces: what Linux
- * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
- * would be claiming falsely.
- * Set, as Linux does: remote LUN, n-drive RAID 1 load balancing and
- * region-lock bypass on the fast path (they shape the firmware's LD fast
- * path and RAID map, which this driver does not use, so they cost
- * nothing), security protocol commands through the firmware, PD map
- * entries by target id, QD throttling (Linux sets it unconditionally and
- * meets a throttling firmware only through the midlayer's BUSY / TASK SET
- * FULL retry, which fu_retry_later does here), and extended I/O size when
- * the firmware offers chain frames over 1 KiB (Linux: max_chain_frame_sz
- * > MIN).
- * Left clear:
- *   ADDITIONAL_MSIX   no MSI-X vector is ever enabled;
- *   MAX_255LDS        discovery reads the 64-entry LD list (MFI firmware,
- *                     QEMU's included, refuses a longer buffer there);
- *   EXT_QUEUE_DEPTH   the pool is sized from scratch pad 0, as Linux with
- *                     dual_qdepth_disable, not from scratch pad 2;
- *   64BIT_MODE        frames, sense buffers and queues stay below 4 GiB
- *                     (Linux sets it only with a 64-bit coherent DMA mask);
- *   NVME_PASSTHRU     no NVMe command is ever encapsulated;
- *   FW_EXPOSED_DEV_LIST  discovery uses the PD list query as Linux
- *                     without it. */
-static uint32_t fu_driver_capabilities(const struct fu_ctrl *c)
-{
-    uint32_t caps = MFI_CAP_FP_REMOTE_LUN | MFI_CAP_NDRIVE_R1_LB | MFI_CAP_SECURITY_PROTOCOL_CMDS_FW |
-                    MFI_CAP_FP_RLBYPASS | MFI_CAP_PD_MAP_TARGET_ID | MFI_CAP_QD_THROTTLING;
-
-    if (c->max_chain_bytes > FUSION_CHAIN_FRAME_MIN)
-        caps |= MFI_CAP_EXT_IO_SIZE;
-    return caps;
-}
-
-/* IOC INIT: the MPI2 IOC INIT request in an MFI INIT frame, posted with an
- * MFA descriptor and finished when the frame's cmd_status leaves 0xff
- * (Linux megasas_ioc_init_fusion and wait_and_poll). */
-static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
-{
-    struct mfi_init_frame *f = (struct mfi_init_frame *)c->init_mem;
-    struct fusion_ioc_init *ioc = (struct fusion_ioc_init *)(c->init_mem + 256);
-    uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc), deadline;
-    uint32_t caps;
-    uint8_t st;
-    int rc;
-
-    memset(c->init_mem, 0, 4096);
-    ioc->function = MPI2_FUNCTION_IOC_INIT;
-    ioc->who_init = MPI2_WHOINIT_HOST_DRIVER;
-    ioc->msg_version = MPI2_VERSION;
-    ioc->header_version = MPI2_HEADER_VERSION;
-    ioc->system_request_frame_size = FUSION_FRAME_BYTES / 4;
-    ioc->reply_descriptor_post_queue_depth = (uint16_t)c->reply_depth;
-    ioc->reply_descriptor_post_queue_address = plat_virt_to_phys((const void *)c->reply);
-    ioc->system_request_frame_base_address = plat_virt_to_phys(c->req);
-    ioc->sense_buffer_address_high = (uint32_t)(plat_virt_to_phys(c->sense) >> 32);
-    ioc->host_msix_vectors = 0;
-
-    f->hdr.cmd = MFI_CMD_INIT;
-    f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    f->hdr.flags = MFI_FRAME_DONT_POST_IN_REPLY_QUEUE;
-    f->hdr.data_len = sizeof(*ioc);
-    caps = fu_driver_capabilities(c);
-    memcpy((uint8_t *)f + FUSION_INIT_DRV_OPS_OFFSET, &caps, sizeof(caps));
-    f->qinfo_new_lo = (uint32_t)ioc_pa;
-    f->qinfo_new_hi = (uint32_t)(ioc_pa >> 32);
-
-    /* Interrupts masked and the doorbell idle before the INIT goes out. */
-    fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    (void)fu_read(c, MFI_REG_OMSK);
-    rc = fu_wait_doorbell_clear(c, FU_DOORBELL_WAIT_NS, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    /* MFA descriptor: the frame's address, RequestFlags = MFA << 1 in the
-     * low byte (the frame is 256-byte aligned, so no address bits lost). */
-    fu_fire(c, ((uint32_t)frame_pa & ~0xffu) | (FUSION_REQ_TYPE_MFA << FUSION_REQ_TYPE_SHIFT),
-            (uint32_t)(frame_pa >> 32));
-    deadline = plat_now_ns() + FU_INIT_TIMEOUT_NS;
-    while ((st = *(volatile uint8_t *)&f->hdr.cmd_status) == MFI_STAT_INVALID_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "IOC INIT: MFI INIT frame cmd_status still 0xff after %llu s (OSP0 0x%08x)",
-                     (unsigned long long)(FU_INIT_TIMEOUT_NS / 1000000000ull), fu_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    if (st != MFI_STAT_OK) {
-        snprintf(err, errlen, "IOC INIT failed: MFI status 0x%02x %s (OSP0 0x%08x)", st, fu_status_name(st),
-                 fu_fw_status(c));
-        return BM_EIO;
-    }
-    c->operational = true;
-    return BM_OK;
-}
-
-/* Unmask the reply interrupt in the device as Linux does, with INTx
- * disabled at PCI (and MSI-X never enabled), so nothing reaches the CPU. */
-static void fu_enable_replies(struct fu_ctrl *c)
-{
-    plat_pci_write16(c->pci, PCI_COMMAND, plat_pci_read16(c->pci, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
-    fu_write(c, MFI_REG_OSTS, 0xffffffffu);
-    (void)fu_read(c, MFI_REG_OSTS);
-    fu_write(c, MFI_REG_OMSK, ~FUSION_ENABLE_INTR_MASK);
-    (void)fu_read(c, MFI_REG_OMSK);
-}
-
-/* Hand the firmware back in READY state: flush caches, then the reset
- * request that takes an operational firmware back to READY. */
-static void fu_stop_firmware(struct fu_ctrl *c)
-{
-    uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
-    char err[128];
-    uint64_t deadline;
-
-    if (c->operational && !c->failed &&
-        fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "cache flush: %s", err);
-    if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
-        fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-        fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
-        if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
-            plat_diag(c->bdf, "reset to READY: %s", err);
-        deadline = plat_now_ns() + FU_STATE_WAIT_NS;
-        while ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL && plat_now_ns() < deadline)
-            plat_delay_ns(NS_PER_MS);
-        if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
-            plat_diag(c->bdf, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", fu_fw_status(c));
-    }
-    fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (c->q.busy)
-        plat_diag(c->bdf, "%u SMID(s) never answered before the reset", c->q.busy);
-    c->operational = false;
-}
-
-/* Free every disk of a controller. */
-static void fu_free_disks(struct fu_ctrl *c)
-{
-    for (unsigned i = 0; i < c->ndisks; i++) {
-        hbaq_disk_destroy(&c->disks[i]->q);
-        plat_free(c->disks[i]);
-    }
-    c->ndisks = 0;
-}
-
-/* Hand the controller back in READY state and free everything. */
-void megasas_fusion_release(void *ctrl)
-{
-    struct fu_ctrl *c = ctrl;
-
-    if (!c)
-        return;
-    fu_stop_firmware(c);
-    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    fu_free_disks(c);
-    fu_free_memory(c);
-    hbaq_destroy(&c->q);
-    plat_pci_release(c->pci);
-    plat_diag(c->bdf, "released");
-    plat_free(c);
-}
-
-/* Read the JBOD sequence map once (Linux megasas_sync_pd_seq_num without
- * pend, called from megasas_setup_jbod_map when controller info says
- * useSeqNumJbodFP); without it system drive I/O stays on the firmware
- * path, as Linux when the DCMD fails. */
-static void fu_read_jbod_map(struct fu_ctrl *c)
-{
-    char why[128];
-    int rc;
-
-    rc = fu_dcmd(c, MFI_DCMD_SYSTEM_PD_MAP_GET_INFO, NULL, 0, sizeof(struct mfi_jbod_map), false, why, sizeof(why));
-    if (rc != BM_OK) {
-        plat_diag(c->bdf, "JBOD sequence map: %s; system drives go the firmware path", why);
-        return;
-    }
-    if (((const struct mfi_jbod_map *)c->scratch)->count > MFI_JBOD_MAP_ENTRIES) {
-        plat_diag(c->bdf, "JBOD sequence map lists %u drives, more than %u; system drives go the firmware path",
-                  ((const struct mfi_jbod_map *)c->scratch)->count, MFI_JBOD_MAP_ENTRIES);
-        return;
-    }
-    c->jbod_map = plat_alloc(sizeof(*c->jbod_map));
-    if (!c->jbod_map)
-        return;
-    memcpy(c->jbod_map, c->scratch, sizeof(*c->jbod_map));
-    c->jbod_fp = true;
-    plat_diag(c->bdf, "JBOD sequence map read: system drive reads and writes take the fast path");
-}
-
-/* The Fusion part with this LSI device id, or NULL. */
-static const struct fu_id *fu_find_id(uint16_t device)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(fu_ids); i++)
-        if (fu_ids[i].device == device)
-            return &fu_ids[i];
-    return NULL;
-}
-
-/* Is this LSI device id one the Fusion transport drives? */
-bool megasas_fusion_supported(uint16_t device) { return fu_find_id(device) != NULL; }
-
-/* Command and chain limits from the scratch pads once READY (Linux
- * megasas_init_adapter_fusion): commands in scratch pad 0 bits 15:0,
- * capped at 1008 and one kept back so the reply queue never fills; the
- * chain frame size in scratch pad 1 on Invader and later. */
-static int fu_read_limits(struct fu_ctrl *c, char *err, size_t errlen)
-{
-    uint32_t status = fu_fw_status(c), sp1;
-
-    c->fw_max_cmds = MIN(status & MFI_FWSTATE_MAXCMD_MASK, (uint32_t)FUSION_MAX_FW_CMDS);
-    c->fw_max_sge = (status & MFI_FWSTATE_MAXSGL_MASK) >> MFI_FWSTATE_MAXSGL_SHIFT;
-    if (c->fw_max_cmds < 8) {
-        snprintf(err, errlen, "firmware allows only %u commands (OSP0 0x%08x)", c->fw_max_cmds, status);
-        return BM_EIO;
-    }
-    c->nslots = c->fw_max_cmds - 1;
-    c->reply_depth = 2 * ALIGN_UP(c->nslots + 1, 16u);
-    c->max_chain_bytes = FUSION_CHAIN_FRAME_MIN;
-    if (c->id->gen == FU_INVADER) {
-        sp1 = fu_read(c, MFI_REG_OSP1);
-        c->max_chain_bytes = ((sp1 & FUSION_CHAIN_SIZE_MASK) >> FUSION_CHAIN_SIZE_SHIFT) *
-                             ((sp1 & FUSION_CHAIN_SIZE_UNITS_1M) ? 512u : 128u);
-        if (c->max_chain_bytes < FUSION_CHAIN_FRAME_MIN)
-            c->max_chain_bytes = FUSION_CHAIN_FRAME_MIN;
-    }
-    /* Linux megasas_init_adapter_fusion: the SGEs of the main frame and
-     * of one chain frame, less two, rounded down to a power of two (64 on
-     * a 1 KiB chain frame, 256 on a 4 KiB one). */
-    c->max_io_sge = FUSION_SGES_IN_FRAME + c->max_chain_bytes / (uint32_t)sizeof(struct fusion_sge) - 2;
-    while (c->max_io_sge & (c->max_io_sge - 1))
-        c->max_io_sge &= c->max_io_sge - 1;
-    return BM_OK;
-}
-
-/* Take a Fusion controller, bring up its firmware, find its disks. */
-int megasas_fusion_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
-                         size_t errlen)
-{
-    uint16_t device = plat_pci_read16(a, PCI_DEVICE_ID);
-    struct fu_ctrl *c;
-    char why[128];
-    int rc;
-
-    *ctrl_out = NULL;
-    c = plat_alloc(sizeof(*c));
-    if (!c) {
-        snprintf(err, errlen, "out of memory");
-        return BM_ENOMEM;
-    }
-    c->head.fusion = true;
-    c->pci = a;
-    c->id = fu_find_id(device);
-    pci_addr_str(a, c->bdf, sizeof(c->bdf));
-    if (!c->id) {
-        snprintf(err, errlen, "not a supported MegaRAID Fusion part (1000:%04x)", device);
-        rc = BM_ENODEV;
-        goto err_free;
-    }
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
-        goto err_free;
-    }
-    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    c->regs = pci_map_first_mem_bar(a, 0x400); /* Linux megasas_init_fw: BAR 1, the first memory BAR */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
-    rc = mfi_fw_to_ready(c->regs, c->bdf, MFI_REG_DOORBELL, true, why, sizeof(why));
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "%s: %s", c->id->chip, why);
-        goto err_release;
-    }
-    rc = fu_read_limits(c, why, sizeof(why));
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "%s", why);
-        goto err_release;
-    }
-    rc = hbaq_init(&c->q, c->nslots, FU_IO_TIMEOUT_NS);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "out of memory for %u SMIDs", c->nslots);
-        goto err_release;
-    }
-    rc = fu_alloc_memory(c);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "out of memory below 4 GiB for %u request frames", c->nslots);
-        goto err_memory;
-    }
-    rc = fu_ioc_init(c, why, sizeof(why));
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "%s", why);
-        goto err_stop;
-    }
-    fu_enable_replies(c);
-    c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, NULL);
-    if (fu_dcmd(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), false, why, sizeof(why)) ==
-        BM_OK) {
-        const struct mfi_ctrl_info *ci = (const struct mfi_ctrl_info *)c->scratch;
-        char product[81];
-
-        bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
-        bool seq_map = (ci->adapter_operations3 & MFI_CTRL_OPS3_USE_SEQ_NUM_JBOD_FP) != 0;
-
-        c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
-        plat_diag(c->bdf,
-                  "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
-                  "%u KiB per command (controller info: %u sectors per request, %u strips of %u sectors)",
-                  product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
-                  c->max_transfer_bytes / 1024, ci->max_request_size, ci->max_strips_per_io,
-                  ci->max_strips_per_io && ci->stripe_sz_min < 32 ? 1u << ci->stripe_sz_min : 0);
-        if (seq_map)
-            fu_read_jbod_map(c);
-    } else {
-        plat_diag(c->bdf, "controller info: %s", why);
-    }
-    c->index = index;
-    {
-        struct fu_scan_ctx sc = { c, disks };
-        /* The RAID context's target id is 16 bits. */
-        struct mfi_scan_ops ops = { &sc, c->bdf, c->scratch, 0xffff, fu_dcmd_read, fu_add_disk };
-
-        mfi_scan_lds(&ops);
-        mfi_scan_system_pds(&ops);
-    }
-    if (!c->ndisks)
-        plat_diag(c->bdf, "no logical or system drives");
-    *ctrl_out = c;
-    return BM_OK;
-
-err_stop:
-    fu_stop_firmware(c);
-err_memory:
-    fu_free_memory(c);
-    hbaq_destroy(&c->q);
-err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(a);
-err_free:
-    plat_free(c);
-    return rc;
+    snprintf(id, sizeof(id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
+    (void)hba_disk_add(&c->h, sc->disks, &s);
 }

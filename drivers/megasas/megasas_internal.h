@@ -1,24 +1,50 @@
-/* What the two MegaRAID transports share: the MFI one in megasas.c (frames
- * posted through the inbound queue port, contexts in a reply queue) and
- * the MPI2-style "Fusion" one in megasas_fusion.c (SAS2208/3108/3008:
- * request frames by SMID, request descriptors, reply descriptor queue).
- * Both keep MFI frames for management, so the firmware state machine,
- * DCMD status names and drive discovery (LD list, system PD list) live
- * in megasas.c and are used by both. */
+/* What the two MegaRAID transports share: the MFI one in megasas_mfi.c
+ * (frames posted through the inbound queue port, contexts in a reply
+ * queue) and the MPI2-style "Fusion" one in megasas_fusion.c
+ * (SAS2208/3108/3008: request frames by SMID, request descriptors, reply
+ * descriptor queue). Both keep MFI frames for management, so the firmware
+ * state machine, DCMD status names and drive discovery (LD list, system
+ * PD list) live in megasas.c and are used by both; megasas.c reaches a
+ * transport only through its struct megasas_transport. */
 #ifndef BAREMARK_MEGASAS_INTERNAL_H
 #define BAREMARK_MEGASAS_INTERNAL_H
 
 #include "megasas.h"
 
-/* First member of both controller structures, so release() can tell
- * which transport owns a controller. */
-struct megasas_ctrl_head {
-    bool fusion;
+struct megasas_ctrl;
+
+/* One command transport: the driver entry in megasas.c picks the one
+ * whose supports() takes the PCI device id (vendor LSI). */
+struct megasas_transport {
+    const char *name;           /* "MFI", "Fusion" */
+    bool (*supports)(uint16_t device);
+    /* Take the controller, bring up its firmware, add its disks; *ctrl_out
+     * is the struct megasas_ctrl inside the transport's own controller. */
+    int (*probe)(struct pci_addr a, unsigned index, struct bm_disk_list *disks, struct megasas_ctrl **ctrl_out,
+                 char *err, size_t errlen);
+    /* Hand the controller back in READY state and free it. */
+    void (*release)(struct megasas_ctrl *m);
 };
+
+/* Part of every transport's controller structure: what release() needs to
+ * find the transport. The transport gets its own structure back with
+ * MEGASAS_CTRL_OF. */
+struct megasas_ctrl {
+    const struct megasas_transport *transport;
+};
+#define MEGASAS_CTRL_OF(m, type) ((type *)(void *)((char *)(m) - offsetof(type, base)))
+
+extern const struct megasas_transport megasas_mfi_transport;
+extern const struct megasas_transport megasas_fusion_transport;
 
 /* Firmware state and MFI command status as text, for messages. */
 const char *mfi_state_name(uint32_t state);
 const char *mfi_status_name(uint8_t st);
+
+/* After the reset request that ends OPERATIONAL state: wait, bounded by
+ * Linux's MEGASAS_RESET_WAIT_TIME, for the firmware to leave it; logs
+ * when it does not. */
+void mfi_wait_not_operational(volatile void *regs, const char *where);
 
 struct mfi_ctrl_info;
 /* The largest command given the I/O SGE limit and the controller info's
@@ -56,12 +82,5 @@ struct mfi_scan_ops {
 void mfi_scan_lds(const struct mfi_scan_ops *ops);
 /* Physical drives the firmware exposes to the host (JBOD / system). */
 void mfi_scan_system_pds(const struct mfi_scan_ops *ops);
-
-/* The Fusion transport (megasas_fusion.c). */
-bool megasas_fusion_supported(uint16_t device);
-/* index: as bm_driver.probe; MFI and Fusion controllers share one numbering. */
-int megasas_fusion_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disks, void **ctrl_out, char *err,
-                         size_t errlen);
-void megasas_fusion_release(void *ctrl);
 
 #endif

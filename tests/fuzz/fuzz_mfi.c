@@ -28,11 +28,12 @@ static int fuzz_dcmd_read(void *ctx, uint32_t opcode, const uint8_t *mbox, size_
     return BM_OK;
 }
 
-static void fuzz_add_disk(void *ctx, bool logical, uint16_t target)
+static void fuzz_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
 {
     (void)ctx;
     (void)logical;
     (void)target;
+    (void)max_qd;
     disks++;
 }
 

@@ -1,0 +1,83 @@
+/* The disk glue shared by host bus adapter drivers (see hba_disk.h). */
+#include "hba_disk.h"
+
+int hba_host_init(struct hba_host *h, uint32_t nslots, uint64_t timeout_ns, const struct hba_host_ops *ops,
+                  void *ctrl, const char *where)
+{
+    h->ops = ops;
+    h->ctrl = ctrl;
+    h->where = where;
+    h->ndisks = 0;
+    return hbaq_init(&h->q, nslots, timeout_ns);
+}
+
+void hba_host_free_disks(struct hba_host *h)
+{
+    for (unsigned i = 0; i < h->ndisks; i++) {
+        hbaq_disk_destroy(&h->disks[i]->q);
+        plat_free(h->disks[i]);
+    }
+    h->ndisks = 0;
+}
+
+void hba_host_destroy(struct hba_host *h)
+{
+    hba_host_free_disks(h);
+    hbaq_destroy(&h->q);
+}
+
+struct hba_disk *hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s)
+{
+    struct hba_target t = s->t;
+    struct scsi_transport tr = { s->exec, &t, s->tname };
+    struct scsi_hba_place at = s->at;
+    struct scsi_disk_info info;
+    struct hba_disk *hd;
+
+    if (h->ndisks >= ARRAY_SIZE(h->disks)) {
+        plat_diag(h->where, "%s: too many disks, skipped", s->tname);
+        return NULL;
+    }
+    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
+        return NULL;
+    hd = plat_alloc(sizeof(*hd));
+    if (!hd)
+        return NULL;
+    if (hbaq_disk_init(&hd->q, MIN(s->max_qd, h->q.nslots - 1)) != BM_OK) {
+        plat_free(hd);
+        return NULL;
+    }
+    hd->host = h;
+    hd->t = s->t;
+    snprintf(hd->d.id, sizeof(hd->d.id), "%s", s->id);
+    at.max_qd = hd->q.max_inflight;
+    scsi_fill_hba_disk(&hd->d, &info, &at, s->ops, hd);
+    if (disk_list_add(disks, &hd->d) != BM_OK) {
+        plat_diag(h->where, "%s: disk list full, skipped", s->tname);
+        hbaq_disk_destroy(&hd->q);
+        plat_free(hd);
+        return NULL;
+    }
+    h->disks[h->ndisks++] = hd;
+    plat_diag(h->where, "%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", s->tname, hd->d.id,
+              hd->d.model, hd->d.serial, (unsigned long long)hd->d.blocks, hd->d.lba_bytes, hd->d.max_qd);
+    return hd;
+}
+
+int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    struct hba_disk *hd = d->priv;
+    struct hba_host *h = hd->host;
+    int n;
+
+    if (queue != 0 || max <= 0)
+        return 0;
+    hbaq_lock(&h->q);
+    h->ops->drain(h->ctrl);
+    hbaq_expire(&h->q, plat_now_ns(), h->ops->on_timeout, h->ctrl);
+    if (h->ops->send_retries)
+        h->ops->send_retries(h->ctrl);
+    n = hbaq_reap(&hd->q, out, max);
+    hbaq_unlock(&h->q);
+    return n;
+}

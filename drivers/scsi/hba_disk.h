@@ -1,0 +1,100 @@
+/* The disk glue every host bus adapter driver repeats, in one place.
+ *
+ * An HBA has one command pool and one reply queue (struct hba_queue) for
+ * all of its disks. A struct hba_host is that shared part of a controller:
+ * the queue, the disks it made, and the operations its transport provides
+ * (drain the replies, react to a timed-out slot, post commands that are
+ * due again after BUSY). A struct hba_disk is one disk behind it: the
+ * engine's bm_disk, its share of the slots (hbaq_disk) and its address
+ * (target, LUN, logical drive or not).
+ *
+ * The transport keeps its own controller structure, embeds a struct
+ * hba_host in it and gives hba_disk_poll as its disks' poll(). Used by
+ * the MegaRAID transports (MFI, Fusion); MPT's struct mpt_backend plays
+ * the same role and can plug in here.
+ */
+#ifndef BAREMARK_HBA_DISK_H
+#define BAREMARK_HBA_DISK_H
+
+#include "hba_queue.h"
+#include "scsi.h"
+
+/* What a transport does for the shared glue. Called with the queue lock
+ * held. */
+struct hba_host_ops {
+    /* Hand every reply the controller has posted to hbaq_complete(). */
+    void (*drain)(void *ctrl);
+    /* An engine command passed its deadline (hbaq_expire); may be NULL. */
+    void (*on_timeout)(void *ctrl, uint32_t slot);
+    /* Post again the commands hbaq_next_retry() says are due; may be NULL. */
+    void (*send_retries)(void *ctrl);
+};
+
+/* Where a disk is and the transport controller that reaches it; also the
+ * context of the transport's SCSI exec function. */
+struct hba_target {
+    void *ctrl;
+    bool logical;             /* a RAID logical drive (else a physical device) */
+    uint16_t target;          /* LD target id, PD device id or SCSI target */
+    uint32_t lun;
+};
+
+struct hba_host;
+
+struct hba_disk {
+    struct bm_disk d;
+    struct hba_host *host;
+    struct hbaq_disk q;
+    struct hba_target t;
+};
+
+struct hba_host {
+    struct hba_queue q;
+    const struct hba_host_ops *ops;
+    void *ctrl;               /* handed to ops */
+    const char *where;        /* the controller's BDF, for plat_diag */
+    struct hba_disk *disks[BM_MAX_DISKS];
+    unsigned ndisks;
+};
+
+/* How to make one disk (hba_disk_add). */
+struct hba_disk_spec {
+    struct hba_target t;
+    const char *tname;        /* "ld1", "pd4": the drive in messages */
+    const char *id;           /* the disk id, "megasas0d1" */
+    struct scsi_hba_place at; /* driver, PCI place, max transfer (max_qd set here) */
+    uint32_t max_qd;          /* the kind of drive's queue depth before the pool limit */
+    scsi_exec_fn exec;        /* identification commands (ctx: the spec's hba_target) */
+    const struct bm_disk_ops *ops;
+};
+
+/* The shared part of a controller with nslots command slots. */
+int hba_host_init(struct hba_host *h, uint32_t nslots, uint64_t timeout_ns, const struct hba_host_ops *ops,
+                  void *ctrl, const char *where);
+/* Free the disks and the slot table. */
+void hba_host_destroy(struct hba_host *h);
+/* Free every disk of the controller. */
+void hba_host_free_disks(struct hba_host *h);
+
+/* Identify a drive and add it to the controller and to disks; failures of
+ * one drive are logged and skipped (NULL). */
+struct hba_disk *hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s);
+
+/* bm_disk_ops.poll for every HBA disk: drain the controller's replies,
+ * expire overdue commands, post due retries, pop this disk's completions. */
+int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);
+
+/* Are submit()'s arguments within what the disk takes: its one queue, a
+ * tag below its depth, a buffer, a range inside the disk, a size within
+ * its transfer limit? */
+static inline bool hba_disk_io_valid(const struct bm_disk *d, unsigned queue, uint32_t tag, uint64_t lba,
+                                     uint32_t blocks, const void *buf)
+{
+    return queue == 0 && tag < d->max_qd && blocks && buf && lba < d->blocks && blocks <= d->blocks - lba &&
+           (uint64_t)blocks * d->lba_bytes <= d->max_transfer_bytes;
+}
+
+/* The hba_disk behind an engine disk. */
+static inline struct hba_disk *hba_disk_of(struct bm_disk *d) { return d->priv; }
+
+#endif
