@@ -19,7 +19,12 @@ HOSTB := $(BUILD)/host
 
 # ---- Prerequisites (Debian 12) -----------------------------------------------
 DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools dosfstools gdisk \
-                libcmocka-dev python3 ipxe-qemu dnsmasq-base
+                libcmocka-dev python3 ipxe-qemu dnsmasq-base \
+                chromium nginx-core sbsigntool shim-signed shim-helpers-amd64-signed ipxe \
+                syslinux syslinux-common grub-pc-bin
+# chromium: the HTML report is checked as a person sees it; nginx-core (WebDAV PUT):
+# the upload receiver; sbsigntool, shim-signed, shim-helpers: Secure Boot images;
+# ipxe (ipxe.efi, undionly.kpxe), syslinux, grub-pc-bin: netboot and BIOS boot.
 .PHONY: deps
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
