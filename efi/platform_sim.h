@@ -43,6 +43,18 @@ struct plat_sim_dev {
 void plat_sim_attach(struct plat_sim_dev *d);
 /* Remove it again and free its BAR windows. */
 void plat_sim_detach(struct plat_sim_dev *d);
+/* A simulated block of I/O ports (plat_inb/plat_outb on the host build):
+ * ports base..base+len-1 go to the model's callbacks. Ports no model
+ * claims read 0xff and drop writes, as on a bus where nothing decodes. */
+struct plat_sim_io {
+    uint16_t base, len;
+    void *ctx;
+    uint8_t (*inb)(void *ctx, uint16_t off);
+    void (*outb)(void *ctx, uint16_t off, uint8_t v);
+};
+void plat_sim_io_attach(struct plat_sim_io *io);
+void plat_sim_io_detach(struct plat_sim_io *io);
+
 /* Move plat_now_ns() forward: a model of a device that never answers
  * calls this from its register reads, so a driver's multi-second
  * deadlines pass in microseconds of test time. */

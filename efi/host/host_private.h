@@ -21,6 +21,10 @@
 
 /* sim_pci_host.c: the simulated function a test attached at a, or NULL. */
 struct plat_sim_dev *host_sim_at(struct pci_addr a);
+/* sim_pci_host.c: byte port I/O to a simulated port block (0xff / dropped
+ * where none is attached). */
+uint8_t host_sim_inb(uint16_t port);
+void host_sim_outb(uint16_t port, uint8_t v);
 
 /* clock_host.c: start the clock and measure the TSC rate (plat_init). */
 void host_clock_init(void);

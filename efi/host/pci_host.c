@@ -1,5 +1,6 @@
 /* PCI on Linux: config space of simulated functions, else read-only from
- * sysfs; BARs of simulated functions only; no port I/O. */
+ * sysfs; BARs of simulated functions only; port I/O to simulated
+ * port blocks only. */
 #include "host_private.h"
 
 static int pci_config_fd(struct pci_addr a, int flags)
@@ -88,8 +89,9 @@ volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size)
     return sim->bar_window[bar];
 }
 
-/* Port I/O is not for a user process. */
-void plat_outb(uint16_t port, uint8_t v) { (void)port, (void)v; }
-uint8_t plat_inb(uint16_t port) { (void)port; return 0xff; }
+/* Port I/O is not for a user process: only simulated ports answer
+ * (sim_pci_host.c), byte-wide. */
+void plat_outb(uint16_t port, uint8_t v) { host_sim_outb(port, v); }
+uint8_t plat_inb(uint16_t port) { return host_sim_inb(port); }
 void plat_outl(uint16_t port, uint32_t v) { (void)port, (void)v; }
 uint32_t plat_inl(uint16_t port) { (void)port; return 0xffffffffu; }

@@ -115,3 +115,53 @@ bool plat_sim_mmio_write8(volatile void *addr, uint8_t v)
         d->mmio_write8(d->ctx, bar, off, v);
     return true;
 }
+
+/* ---- Port I/O ------------------------------------------------------------------ */
+
+#define SIM_IO_MAX 8
+static struct plat_sim_io *sim_ios[SIM_IO_MAX];
+
+void plat_sim_io_attach(struct plat_sim_io *io)
+{
+    for (int i = 0; i < SIM_IO_MAX; i++)
+        if (!sim_ios[i]) {
+            sim_ios[i] = io;
+            return;
+        }
+    abort();
+}
+
+void plat_sim_io_detach(struct plat_sim_io *io)
+{
+    for (int i = 0; i < SIM_IO_MAX; i++)
+        if (sim_ios[i] == io)
+            sim_ios[i] = NULL;
+}
+
+/* The port block holding port, if a test attached one. */
+static struct plat_sim_io *sim_io_at(uint16_t port, uint16_t *off)
+{
+    for (int i = 0; i < SIM_IO_MAX; i++) {
+        struct plat_sim_io *io = sim_ios[i];
+        if (io && port >= io->base && (uint32_t)port < (uint32_t)io->base + io->len) {
+            *off = (uint16_t)(port - io->base);
+            return io;
+        }
+    }
+    return NULL;
+}
+
+uint8_t host_sim_inb(uint16_t port)
+{
+    uint16_t off;
+    struct plat_sim_io *io = sim_io_at(port, &off);
+    return io && io->inb ? io->inb(io->ctx, off) : 0xff;
+}
+
+void host_sim_outb(uint16_t port, uint8_t v)
+{
+    uint16_t off;
+    struct plat_sim_io *io = sim_io_at(port, &off);
+    if (io && io->outb)
+        io->outb(io->ctx, off, v);
+}
