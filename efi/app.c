@@ -4,6 +4,7 @@
 #include "config.h"
 #include "disk/disk.h"
 #include "inventory/inventory.h"
+#include "inventory/spd_inventory.h"
 #include "mem/mem.h"
 #include "platform.h"
 #include "record.h"
@@ -256,6 +257,7 @@ int baremark_main(int *exit_mode)
             record_note("results_file", "%s", why);
     }
 
+    spd_inventory_enable(!cfg.spd_off);
     inventory_emit(&sys);
 
     burnin_start(&cfg.limits);

@@ -7,6 +7,7 @@
 #include "cpuid.h"
 #include "dimm.h"
 #include "smbios.h"
+#include "spd_inventory.h"
 
 /* Parsed at collect time, emitted later (allocated: it is ~60 KB). */
 static struct smbios_info *smb;
@@ -255,6 +256,8 @@ static void emit_dimms(void)
     for (unsigned i = 0; i < n; i++)
         emit_dimm_record(&smb->dimms[i]);
     dimm_summarize(n ? smb->dimms : NULL, n, &sum);
+    /* The hook: SPD records, and SPD-based warnings into the summary. */
+    spd_inventory_emit(n ? smb->dimms : NULL, n, &sum);
     emit_dimm_summary(&sum);
 }
 

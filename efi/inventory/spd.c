@@ -1,0 +1,404 @@
+/* SPD decoding: the parts every generation shares, and DDR2, DDR2
+ * FB-DIMM and DDR3 (JESD21-C Annex J, Appendix X, Annex K; byte numbers
+ * below are from those tables and agree with Linux/i2c-tools
+ * decode-dimms and NetBSD spdmem(4)). DDR4 and DDR5 are in spd_ddr45.c. */
+#include "spd_common.h"
+
+/* ---- Shared helpers ------------------------------------------------------------- */
+
+uint8_t spd_byte(struct spd_img *im, size_t i)
+{
+    if (i < im->len)
+        return im->b[i];
+    im->out->truncated = true;
+    return 0;
+}
+
+bool spd_have(struct spd_img *im, size_t off, size_t n)
+{
+    if (off + n <= im->len)
+        return true;
+    im->out->truncated = true;
+    return false;
+}
+
+uint16_t spd_crc16(const uint8_t *b, size_t n)
+{
+    uint16_t crc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        crc ^= (uint16_t)(b[i] << 8);
+        for (int k = 0; k < 8; k++)
+            crc = (uint16_t)(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
+    }
+    return crc;
+}
+
+void spd_check_crc(struct spd_img *im, size_t start, size_t n, size_t crc_off, const char *what)
+{
+    struct spd_info *o = im->out;
+    uint16_t want, got;
+
+    if (!spd_have(im, start, n) || !spd_have(im, crc_off, 2)) {
+        o->crc_checked = false;
+        if (!o->crc_note[0])
+            snprintf(o->crc_note, sizeof(o->crc_note), "%s CRC not checked: data truncated", what);
+        return;
+    }
+    want = (uint16_t)(im->b[crc_off] | im->b[crc_off + 1] << 8);
+    got = spd_crc16(im->b + start, n);
+    if (want != got) {
+        o->crc_ok = false;
+        if (!o->crc_note[0])
+            snprintf(o->crc_note, sizeof(o->crc_note), "%s CRC 0x%04x, computed 0x%04x", what, want, got);
+    }
+}
+
+/* JEP-106 codes of the module, DRAM and buffer makers seen in servers
+ * (the JEP-106 list as i2c-tools decode-dimms carries it). */
+static const struct {
+    uint8_t bank, code;
+    const char *name;
+} jep106[] = {
+    { 1, 0x04, "Fujitsu" },        { 1, 0x10, "NEC" },       { 1, 0x2c, "Micron" },
+    { 1, 0x54, "Hewlett-Packard" }, { 1, 0x89, "Intel" },    { 1, 0x97, "Texas Instruments" },
+    { 1, 0xad, "SK Hynix" },       { 1, 0xb3, "IDT" },       { 1, 0xc1, "Infineon" },
+    { 1, 0xce, "Samsung" },        { 2, 0x94, "Smart Modular" }, { 2, 0x98, "Kingston" },
+    { 2, 0x40, "Viking" },         { 2, 0x45, "Micron CMS" }, { 2, 0xce, "Unigen" },
+    { 2, 0x4f, "Transcend" },      { 2, 0x7a, "Apacer" },    { 3, 0x9e, "Corsair" },
+    { 3, 0xfe, "Elpida" },         { 4, 0x0b, "Nanya" },     { 4, 0x16, "Netlist" },
+    { 5, 0xb3, "Inphi" },          { 5, 0x43, "Ramaxel" },   { 5, 0xcb, "ADATA" },
+    { 5, 0xcd, "G.Skill" },        { 5, 0xef, "Team Group" }, { 6, 0x9b, "Crucial" },
+    { 6, 0xba, "Virtium" },        { 6, 0x51, "Qimonda" },   { 7, 0x9d, "Rambus" },
+    { 7, 0x32, "Montage" },        { 9, 0xc8, "Lenovo" },    { 10, 0x83, "Hewlett Packard Enterprise" },
+};
+
+const char *spd_jep106_name(uint8_t bank, uint8_t code)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(jep106); i++)
+        if (jep106[i].bank == bank && jep106[i].code == code)
+            return jep106[i].name;
+    return NULL;
+}
+
+void spd_set_mfr(struct spd_info *o, uint8_t count, uint8_t code)
+{
+    const char *name;
+
+    if ((count == 0 && code == 0) || (count == 0xff && code == 0xff))
+        return;
+    o->mfr_bank = (uint8_t)((count & 0x7f) + 1);
+    o->mfr_code = code;
+    name = spd_jep106_name(o->mfr_bank, code);
+    if (name)
+        bm_strlcpy(o->manufacturer, name, sizeof(o->manufacturer));
+    else
+        snprintf(o->manufacturer, sizeof(o->manufacturer), "JEP-106 bank %u code 0x%02x", o->mfr_bank, code);
+}
+
+void spd_set_part(struct spd_info *o, const uint8_t *p, size_t n)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n && k + 1 < sizeof(o->part); i++) {
+        if (p[i] < 0x20 || p[i] > 0x7e)
+            break;
+        o->part[k++] = (char)p[i];
+    }
+    while (k > 0 && o->part[k - 1] == ' ')
+        k--;
+    o->part[k] = '\0';
+}
+
+/* A BCD byte's value, or -1. */
+static int bcd(uint8_t v)
+{
+    if ((v >> 4) > 9 || (v & 0xf) > 9)
+        return -1;
+    return (v >> 4) * 10 + (v & 0xf);
+}
+
+void spd_set_serial_date(struct spd_info *o, const uint8_t *serial, uint8_t year, uint8_t week)
+{
+    int y = bcd(year), w = bcd(week);
+    bool blank = true;
+
+    for (int i = 0; i < 4; i++)
+        if (serial[i] != 0 && serial[i] != 0xff)
+            blank = false;
+    if (!blank)
+        snprintf(o->serial, sizeof(o->serial), "%02X%02X%02X%02X", serial[0], serial[1], serial[2], serial[3]);
+    if (y >= 0 && w >= 1 && w <= 53)
+        snprintf(o->date, sizeof(o->date), "%d-W%02d", (y >= 80 ? 1900 : 2000) + y, w);
+}
+
+/* JEDEC speed bins (MT/s) from DDR2-400 to DDR5-8800. */
+static const uint16_t speed_bins[] = { 400,  533,  667,  800,  1066, 1333, 1600, 1866, 2133, 2400, 2666,
+                                       2933, 3200, 3600, 4000, 4400, 4800, 5200, 5600, 6000, 6400, 6800,
+                                       7200, 7600, 8000, 8400, 8800 };
+
+/* 2 / tCK in MT/s, snapped to the bin within 1.5 % (DDR4-2933's tCK is
+ * 682 ps, 2932.6 MT/s). */
+static uint32_t speed_of(uint32_t tck_ps)
+{
+    uint32_t mts;
+
+    if (!tck_ps)
+        return 0;
+    mts = (2000000u + tck_ps / 2) / tck_ps;
+    for (size_t i = 0; i < ARRAY_SIZE(speed_bins); i++) {
+        uint32_t s = speed_bins[i];
+        if (mts * 1000 >= s * 985u && mts * 1000 <= s * 1015u)
+            return s;
+    }
+    return mts;
+}
+
+/* Clocks for a time at tCK: JEDEC's rounding algorithm (the DDR4 SPD
+ * annex), a 2.5 % guard band before rounding up. */
+static uint16_t clocks(uint32_t t_ps, uint32_t tck_ps)
+{
+    if (!tck_ps || !t_ps)
+        return 0;
+    return (uint16_t)(((uint64_t)t_ps * 1000 / tck_ps + 974) / 1000);
+}
+
+void spd_set_timings(struct spd_info *o, uint32_t tck_ps, uint32_t taa, uint32_t trcd, uint32_t trp, uint32_t tras)
+{
+    o->tck_ps = tck_ps;
+    o->speed_mts = speed_of(tck_ps);
+    o->taa_ps = taa;
+    o->trcd_ps = trcd;
+    o->trp_ps = trp;
+    o->tras_ps = tras;
+    o->cl = clocks(taa, tck_ps);
+    o->trcd = clocks(trcd, tck_ps);
+    o->trp = clocks(trp, tck_ps);
+    o->tras = clocks(tras, tck_ps);
+}
+
+uint16_t spd_cl_from_mask(uint64_t mask, unsigned base, unsigned step, uint16_t want)
+{
+    for (unsigned k = 0; k < 64; k++)
+        if ((mask >> k) & 1) {
+            unsigned cl = base + step * k;
+            if (cl >= want)
+                return (uint16_t)cl;
+        }
+    return want;
+}
+
+/* ---- DDR2 (Annex J) ---------------------------------------------------------------- */
+
+/* Byte 9 / 23 / 25: tCK, whole ns in the high nibble, the low nibble
+ * tenths except 0xa-0xd = .25 .33 .66 .75. */
+static uint32_t ddr2_tck_ps(uint8_t v)
+{
+    static const uint16_t frac[16] = { 0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 250, 333, 667, 750, 0, 0 };
+    return (uint32_t)(v >> 4) * 1000 + frac[v & 0xf];
+}
+
+/* Bytes 27/29 (tRP/tRCD): ns in bits 7:2, quarters in bits 1:0. */
+static uint32_t ddr2_quarter_ns_ps(uint8_t v)
+{
+    return (uint32_t)(v >> 2) * 1000 + (v & 3) * 250;
+}
+
+static const char *ddr2_module_type(uint8_t v)
+{
+    switch (v & 0x3f) {
+    case 0x01: return "RDIMM";
+    case 0x02: return "UDIMM";
+    case 0x04: return "SO-DIMM";
+    case 0x08: return "Micro-DIMM";
+    case 0x10: return "Mini-RDIMM";
+    case 0x20: return "Mini-UDIMM";
+    default: return "";
+    }
+}
+
+/* Byte 31: one bit per rank density. */
+static uint32_t ddr2_rank_mb(uint8_t v)
+{
+    static const uint32_t mb[8] = { 1024, 2048, 4096, 8192, 16384, 128, 256, 512 };
+    for (int k = 0; k < 8; k++)
+        if (v & (1u << k))
+            return mb[k];
+    return 0;
+}
+
+static void decode_ddr2(struct spd_img *im)
+{
+    struct spd_info *o = im->out;
+    uint8_t sum = 0;
+    int highest_cl = 0;
+
+    bm_strlcpy(o->mem_type, "DDR2", sizeof(o->mem_type));
+    o->bytes_expected = 128;
+    o->ranks = (uint8_t)((spd_byte(im, 5) & 7) + 1);
+    o->data_width = spd_byte(im, 6);
+    o->ecc = (spd_byte(im, 11) & 0x02) != 0;
+    if (o->ecc && o->data_width >= 72)
+        o->data_width = (uint16_t)(o->data_width - 8);
+    o->device_width = spd_byte(im, 13);
+    bm_strlcpy(o->module_type, ddr2_module_type(spd_byte(im, 20)), sizeof(o->module_type));
+    o->size_mb = (uint64_t)ddr2_rank_mb(spd_byte(im, 31)) * o->ranks;
+    for (int k = 2; k <= 7; k++)
+        if (spd_byte(im, 18) & (1u << k))
+            highest_cl = k;
+    spd_set_timings(o, ddr2_tck_ps(spd_byte(im, 9)), 0, ddr2_quarter_ns_ps(spd_byte(im, 29)),
+                    ddr2_quarter_ns_ps(spd_byte(im, 27)), (uint32_t)spd_byte(im, 30) * 1000);
+    o->cl = (uint16_t)highest_cl;    /* byte 9 is tCK at the highest CL */
+    o->taa_ps = o->cl * o->tck_ps;
+    /* Byte 63: the sum of bytes 0-62, modulo 256. */
+    if (spd_have(im, 0, 64)) {
+        for (int i = 0; i < 63; i++)
+            sum = (uint8_t)(sum + im->b[i]);
+        if (sum != im->b[63]) {
+            o->crc_ok = false;
+            snprintf(o->crc_note, sizeof(o->crc_note), "checksum 0x%02x, computed 0x%02x", im->b[63], sum);
+        }
+    } else {
+        o->crc_checked = false;
+        snprintf(o->crc_note, sizeof(o->crc_note), "checksum not checked: data truncated");
+    }
+    /* Bytes 64-71: JEP-106 id as 0x7f continuation bytes, then the code. */
+    if (spd_have(im, 64, 8)) {
+        int n = 0;
+        while (n < 8 && im->b[64 + n] == 0x7f)
+            n++;
+        if (n < 8)
+            spd_set_mfr(o, (uint8_t)n, im->b[64 + n]);
+    }
+    if (spd_have(im, 73, 18))
+        spd_set_part(o, im->b + 73, 18);
+    if (spd_have(im, 93, 6))
+        spd_set_serial_date(o, im->b + 95, im->b[93], im->b[94]);
+}
+
+/* ---- DDR3 and FB-DIMM: medium/fine timebases, CRC at 126 ------------------------------ */
+
+/* A time in MTB units plus a signed FTB correction, in ps. */
+static uint32_t mtb_ftb_ps(uint32_t mtb_units, int8_t fine, uint32_t mtb_fs, int32_t ftb_fs)
+{
+    int64_t fs = (int64_t)mtb_units * mtb_fs + (int64_t)fine * ftb_fs;
+    return fs > 0 ? (uint32_t)((fs + 500) / 1000) : 0;
+}
+
+/* Bytes 117-149 of DDR3 and FB-DIMM: maker, date, serial, part, and the
+ * CRC over bytes 0-116 or 0-125 (byte 0 bit 7). */
+static void ddr3_identity(struct spd_img *im)
+{
+    struct spd_info *o = im->out;
+
+    spd_check_crc(im, 0, spd_byte(im, 0) & 0x80 ? 117 : 126, 126, "bytes 0-125");
+    if (spd_have(im, 117, 9)) {
+        spd_set_mfr(o, im->b[117], im->b[118]);
+        spd_set_serial_date(o, im->b + 122, im->b[120], im->b[121]);
+    }
+    if (spd_have(im, 128, 18))
+        spd_set_part(o, im->b + 128, 18);
+}
+
+static const char *ddr3_module_type(uint8_t v)
+{
+    static const char *const names[16] = { "",        "RDIMM",      "UDIMM",      "SO-DIMM",
+                                            "Micro-DIMM", "Mini-RDIMM", "Mini-UDIMM", "Mini-CDIMM",
+                                            "SO-UDIMM", "SO-RDIMM",   "SO-CDIMM",   "LRDIMM",
+                                            "SO-DIMM",  "SO-DIMM",    "",           "" };
+    return names[v & 0xf];
+}
+
+static void decode_ddr3(struct spd_img *im)
+{
+    struct spd_info *o = im->out;
+    uint8_t ftb = spd_byte(im, 9);
+    uint32_t mtb_fs = spd_byte(im, 11) ? 1000000u * spd_byte(im, 10) / spd_byte(im, 11) : 125000;
+    int32_t ftb_fs = (ftb & 0xf) ? (int32_t)(1000 * (ftb >> 4) / (ftb & 0xf)) : 1000;
+    uint32_t die_mbit = 256u << (spd_byte(im, 4) & 0xf);
+    uint32_t tck, tras;
+
+    bm_strlcpy(o->mem_type, "DDR3", sizeof(o->mem_type));
+    o->bytes_expected = 256;
+    bm_strlcpy(o->module_type, ddr3_module_type(spd_byte(im, 3)), sizeof(o->module_type));
+    o->device_width = (uint8_t)(4u << (spd_byte(im, 7) & 7));
+    o->ranks = (uint8_t)(((spd_byte(im, 7) >> 3) & 7) + 1);
+    o->data_width = (uint16_t)(8u << (spd_byte(im, 8) & 7));
+    o->ecc = ((spd_byte(im, 8) >> 3) & 3) == 1;
+    if (o->device_width)
+        o->size_mb = (uint64_t)die_mbit / 8 * o->data_width / o->device_width * o->ranks;
+    tck = mtb_ftb_ps(spd_byte(im, 12), (int8_t)spd_byte(im, 34), mtb_fs, ftb_fs);
+    tras = mtb_ftb_ps((uint32_t)(spd_byte(im, 21) & 0xf) << 8 | spd_byte(im, 22), 0, mtb_fs, ftb_fs);
+    spd_set_timings(o, tck, mtb_ftb_ps(spd_byte(im, 16), (int8_t)spd_byte(im, 35), mtb_fs, ftb_fs),
+                    mtb_ftb_ps(spd_byte(im, 18), (int8_t)spd_byte(im, 36), mtb_fs, ftb_fs),
+                    mtb_ftb_ps(spd_byte(im, 20), (int8_t)spd_byte(im, 37), mtb_fs, ftb_fs), tras);
+    /* Bytes 14-15: CL 4 .. 18 supported, one bit each. */
+    o->cl = spd_cl_from_mask((uint64_t)spd_byte(im, 14) | (uint64_t)spd_byte(im, 15) << 8, 4, 1, o->cl);
+    ddr3_identity(im);
+}
+
+/* Appendix X (FB-DIMM): byte 4 bank/column/row bits, 7 organization,
+ * 9-10 MTB, 11 tCKmin, 14 tAAmin, 19 tRCD, 21 tRP, 22-23 tRAS. */
+static void decode_fbdimm(struct spd_img *im)
+{
+    struct spd_info *o = im->out;
+    uint8_t addr = spd_byte(im, 4), org = spd_byte(im, 7);
+    uint32_t mtb_fs = spd_byte(im, 10) ? 1000000u * spd_byte(im, 9) / spd_byte(im, 10) : 125000;
+    unsigned bank_bits = (addr & 3) + 2, col_bits = ((addr >> 2) & 7) + 9, row_bits = ((addr >> 5) & 7) + 12;
+
+    bm_strlcpy(o->mem_type, "DDR2 FB-DIMM", sizeof(o->mem_type));
+    bm_strlcpy(o->module_type, "FB-DIMM", sizeof(o->module_type));
+    o->bytes_expected = 256;
+    o->device_width = (uint8_t)(4u << (org & 7));
+    o->ranks = (uint8_t)(((org >> 3) & 7) + 1);
+    o->data_width = 64;
+    o->ecc = true;           /* FB-DIMMs are 72 bits wide */
+    /* Rank size: 2^(banks + rows + cols) locations x 64 bits. */
+    o->size_mb = ((uint64_t)1 << (bank_bits + row_bits + col_bits)) * 8 * o->ranks >> 20;
+    spd_set_timings(o, mtb_ftb_ps(spd_byte(im, 11), 0, mtb_fs, 0), mtb_ftb_ps(spd_byte(im, 14), 0, mtb_fs, 0),
+                    mtb_ftb_ps(spd_byte(im, 19), 0, mtb_fs, 0), mtb_ftb_ps(spd_byte(im, 21), 0, mtb_fs, 0),
+                    mtb_ftb_ps((uint32_t)(spd_byte(im, 22) & 0xf) << 8 | spd_byte(im, 23), 0, mtb_fs, 0));
+    ddr3_identity(im);
+}
+
+/* ---- Entry ------------------------------------------------------------------------------ */
+
+size_t spd_bytes_wanted(uint8_t type_byte)
+{
+    switch (type_byte) {
+    case SPD_TYPE_DDR2: return 128;
+    case SPD_TYPE_DDR2_FB:
+    case SPD_TYPE_DDR3: return 256;
+    case SPD_TYPE_DDR4: return 512;
+    case SPD_TYPE_DDR5: return 1024;
+    default: return 0;
+    }
+}
+
+int spd_decode(const uint8_t *b, size_t len, struct spd_info *out)
+{
+    struct spd_img im = { b, len, out };
+
+    memset(out, 0, sizeof(*out));
+    if (len < 3)
+        return BM_EINVAL;
+    out->type_byte = b[2];
+    out->crc_checked = true;
+    out->crc_ok = true;
+    switch (b[2]) {
+    case SPD_TYPE_DDR2: out->gen = SPD_GEN_DDR2; decode_ddr2(&im); break;
+    case SPD_TYPE_DDR2_FB: out->gen = SPD_GEN_DDR2_FB; decode_fbdimm(&im); break;
+    case SPD_TYPE_DDR3: out->gen = SPD_GEN_DDR3; decode_ddr3(&im); break;
+    case SPD_TYPE_DDR4: out->gen = SPD_GEN_DDR4; spd_decode_ddr4(&im); break;
+    case SPD_TYPE_DDR5: out->gen = SPD_GEN_DDR5; spd_decode_ddr5(&im); break;
+    default:
+        out->crc_checked = false;
+        out->crc_ok = false;
+        return BM_ENOTSUP;
+    }
+    if (!out->crc_checked)
+        out->crc_ok = false;
+    if (len < out->bytes_expected)
+        out->truncated = true;
+    return BM_OK;
+}

@@ -1,0 +1,158 @@
+/* SPD over SMBus into records: spd per DIMM, note when the bus is absent,
+ * disabled by the firmware, or has nothing to say. */
+#include "spd_inventory.h"
+#include "../../drivers/pci.h"
+#include "../record.h"
+#include "spd_match.h"
+#include "spd_read.h"
+
+static bool spd_enabled = true;
+
+void spd_inventory_enable(bool on)
+{
+    spd_enabled = on;
+}
+
+/* One spd record and its screen row. */
+static void emit_spd_record(const struct spd_dimm *s, const struct spd_raw *raw, const struct dimm *d)
+{
+    static struct record r;
+    const struct spd_info *in = &s->info;
+    char human[200], addr[8], id[24];
+
+    snprintf(addr, sizeof(addr), "0x%02x", s->addr);
+    record_begin(&r, "spd");
+    json_str(&r.j, "address", addr);
+    if (s->dimm_index >= 0) {
+        json_str(&r.j, "locator", d[s->dimm_index].locator);
+        json_str(&r.j, "match", s->match);
+    } else {
+        json_null(&r.j, "locator");
+        json_null(&r.j, "match");
+    }
+    json_str(&r.j, "mem_type", in->mem_type);
+    json_str(&r.j, "module_type", in->module_type);
+    json_u64(&r.j, "size_mb", in->size_mb);
+    json_u64(&r.j, "ranks", in->ranks);
+    json_u64(&r.j, "data_width", in->data_width);
+    json_bool(&r.j, "ecc", in->ecc);
+    json_u64(&r.j, "device_width", in->device_width);
+    json_str(&r.j, "manufacturer", in->manufacturer);
+    if (in->mfr_bank)
+        snprintf(id, sizeof(id), "%u:0x%02x", in->mfr_bank, in->mfr_code);
+    else
+        id[0] = '\0';
+    json_str(&r.j, "jep106", id);
+    json_str(&r.j, "part", in->part);
+    json_str(&r.j, "serial", in->serial);
+    json_str(&r.j, "date", in->date);
+    json_u64(&r.j, "speed_mts", in->speed_mts);
+    json_u64(&r.j, "tck_ps", in->tck_ps);
+    json_u64(&r.j, "cl", in->cl);
+    json_u64(&r.j, "trcd", in->trcd);
+    json_u64(&r.j, "trp", in->trp);
+    json_u64(&r.j, "tras", in->tras);
+    json_bool(&r.j, "crc_ok", in->crc_ok);
+    json_str(&r.j, "crc_note", in->crc_note);
+    json_bool(&r.j, "truncated", in->truncated);
+    json_u64(&r.j, "bytes_read", raw->len);
+    json_str(&r.j, "note", raw->note);
+    snprintf(human, sizeof(human), "  SPD %s %-22.22s %6llu MB  %-5s %-8s %4u CL%u-%u-%u-%u %s %s%s", addr,
+             s->dimm_index >= 0 ? d[s->dimm_index].locator : "(no SMBIOS slot)", (unsigned long long)in->size_mb,
+             in->mem_type, in->module_type, (unsigned)in->speed_mts, in->cl, in->trcd, in->trp, in->tras,
+             in->manufacturer, in->part, in->crc_ok ? "" : " CRC BAD");
+    record_emit(&r, human);
+}
+
+/* Notes for devices that answered but gave no decodable image. */
+static void note_undecoded(const struct spd_raw *raw, unsigned nraw)
+{
+    char list[96];
+    size_t n = 0;
+    unsigned empty = 0;
+
+    list[0] = '\0';
+    for (unsigned i = 0; i < nraw; i++) {
+        if (!raw[i].present)
+            continue;
+        if (raw[i].note[0])
+            record_note("spd", "%s", raw[i].note);
+        if (raw[i].rc == BM_OK && raw[i].len >= 3 && spd_bytes_wanted(raw[i].data[2]) == 0 && n < sizeof(list)) {
+            empty++;
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s0x%02x (key byte 0x%02x)", empty > 1 ? ", " : "",
+                                  raw[i].addr, raw[i].data[2]);
+        }
+    }
+    if (empty)
+        record_note("spd", "no SPD data: %u device%s answer%s but hold%s no SPD image: %s", empty,
+                    empty == 1 ? "" : "s", empty == 1 ? "s" : "", empty == 1 ? "s" : "", list);
+}
+
+/* What SMBIOS says the populated DIMMs are. */
+static void bus_hint(const struct dimm *d, unsigned n, struct spd_bus_hint *h)
+{
+    memset(h, 0, sizeof(*h));
+    for (unsigned i = 0; i < n; i++) {
+        if (!dimm_populated(&d[i]))
+            continue;
+        h->smbios_ddr4 |= !strcmp(d[i].mem_type, "DDR4");
+        h->smbios_ddr5 |= !strcmp(d[i].mem_type, "DDR5");
+    }
+}
+
+/* Open the SMBus and read it; the decoded DIMMs into s. Returns how many,
+ * or -1 when there is nothing to emit (a note was written). */
+static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struct spd_dimm *s)
+{
+    static struct smbus bus;
+    struct pci_list *l = plat_alloc(sizeof(*l));
+    struct spd_bus_hint hint;
+    char note[200];
+    int rc, ns = 0;
+
+    if (!l) {
+        record_error("spd", "no memory for the PCI function list");
+        return -1;
+    }
+    pci_enumerate(l);
+    rc = smbus_open(l, &bus, note, sizeof(note));
+    plat_free(l);
+    if (rc != BM_OK) {
+        record_note("spd", "%s", note);
+        return -1;
+    }
+    bus_hint(d, n, &hint);
+    note[0] = '\0';
+    rc = spd_read_bus(&bus, &hint, raw, note, sizeof(note));
+    smbus_close(&bus);
+    if (rc <= 0) {
+        record_note("spd", "SMBus %s (%s): %s", bus.where, bus.kind, note);
+        return -1;
+    }
+    for (unsigned i = 0; i < SPD_SLOTS; i++)
+        if (raw[i].present && raw[i].len >= 3 && spd_decode(raw[i].data, raw[i].len, &s[ns].info) == BM_OK)
+            s[ns++].addr = raw[i].addr;
+    return ns;
+}
+
+void spd_inventory_emit(const struct dimm *d, unsigned n, struct dimm_summary *sum)
+{
+    static struct spd_raw raw[SPD_SLOTS];
+    static struct spd_dimm s[SPD_SLOTS];
+    int ns;
+
+    if (!spd_enabled) {
+        record_note("spd", "SPD not read (spd=off)");
+        return;
+    }
+    ns = read_spd(d, n, raw, s);
+    if (ns < 0)
+        return;
+    note_undecoded(raw, SPD_SLOTS);
+    spd_match_dimms(s, (unsigned)ns, d, n);
+    for (int i = 0; i < ns; i++)
+        for (unsigned k = 0; k < SPD_SLOTS; k++)
+            if (raw[k].addr == s[i].addr)
+                emit_spd_record(&s[i], &raw[k], d);
+    spd_match_warnings(s, (unsigned)ns, d, n, sum);
+}
