@@ -257,7 +257,7 @@ int baremark_main(int *exit_mode)
             record_note("results_file", "%s", why);
     }
 
-    spd_inventory_enable(!cfg.spd_off);
+    spd_inventory_mode((enum spd_mode)cfg.spd);
     inventory_emit(&sys);
 
     burnin_start(&cfg.limits);

@@ -260,13 +260,16 @@ static int set_min_mbps(struct config *c, const char *v) { return limits_parse_o
 static int set_min_iops(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_iops", v); }
 static int set_max_lat_us(struct config *c, const char *v) { return limits_parse_option(&c->limits, "max_lat_us", v); }
 
-/* spd=on|off */
+/* spd=on|force|off (the values of enum spd_mode, in that order) */
 static int set_spd(struct config *c, const char *v)
 {
-    if (strcmp(v, "on") && strcmp(v, "off"))
-        return BM_EINVAL;
-    c->spd_off = !strcmp(v, "off");
-    return BM_OK;
+    static const char *const modes[] = { "on", "force", "off" };
+    for (uint8_t i = 0; i < ARRAY_SIZE(modes); i++)
+        if (!strcmp(v, modes[i])) {
+            c->spd = i;
+            return BM_OK;
+        }
+    return BM_EINVAL;
 }
 
 static const struct key_def keys[] = {
@@ -290,7 +293,8 @@ static const struct key_def keys[] = {
     { "min_mbps", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. SEQ1M-Q8T1:1500", set_min_mbps },
     { "min_iops", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. RND4K-Q32T1:50000", set_min_iops },
     { "max_lat_us", "a positive number (all tests) or TEST:N[,TEST:N...] on the p99 latency", set_max_lat_us },
-    { "spd", "on or off (off: do not read DIMM SPD over the SMBus, e.g. where a BMC shares it)", set_spd },
+    { "spd", "on, force or off (force: enable an SMBus host the firmware left off for the SPD read; "
+             "off: do not touch the SMBus, e.g. where a BMC shares it)", set_spd },
 };
 
 void config_defaults(struct config *c)

@@ -48,7 +48,7 @@ struct config {
     uint64_t verify_bytes; /* verify=: bytes to write, read back and compare per writable disk (0 = off) */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
     uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
-    bool spd_off;          /* spd=off: do not touch the SMBus (shared with a BMC) */
+    uint8_t spd;           /* spd=on|force|off: 0, 1, 2 (enum spd_mode) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
     char args[CONFIG_ARGS_MAX + 1];      /* the command line, as given, for the run record */
     char file_args[CONFIG_ARGS_MAX + 1]; /* the key=value lines of the configuration file, joined */

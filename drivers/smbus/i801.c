@@ -5,7 +5,8 @@
  * SmbusExec() do the same. Differences on purpose: the INUSE_STS
  * semaphore is taken and honoured before every transaction (the BIOS, ACPI
  * code or a BMC may be mid-transaction), and a host the firmware left
- * disabled (HOSTC.HST_EN clear) is reported, not turned on. */
+ * disabled (HOSTC.HST_EN clear) is reported, not turned on, unless the
+ * caller asks for it (spd=force; then it is turned off again at close). */
 #include "smbus.h"
 #include "i801_regs.h"
 
@@ -175,17 +176,38 @@ static void i801_close(struct smbus *b)
         uint16_t w = plat_pci_read16(b->pci, I801_PCI_HOSTC);
         plat_pci_write16(b->pci, I801_PCI_HOSTC, (uint16_t)((w & 0xff00) | b->orig_hostc));
     }
+    if (b->pcicmd_changed)
+        plat_pci_write16(b->pci, 0x04, b->orig_pcicmd);
+}
+
+/* HOSTC as the transactions need it: host enabled, SMBus (not I2C)
+ * timing; I/O decode on. Only what differs is written. */
+static void i801_setup_hostc(struct smbus *b, uint16_t pcicmd)
+{
+    uint8_t want = (uint8_t)((b->orig_hostc | I801_HOSTC_HST_EN) & ~I801_HOSTC_I2C_EN);
+    uint16_t w;
+
+    if (want != b->orig_hostc) {
+        w = plat_pci_read16(b->pci, I801_PCI_HOSTC);
+        plat_pci_write16(b->pci, I801_PCI_HOSTC, (uint16_t)((w & 0xff00) | want));
+        b->hostc_changed = true;
+    }
+    if (!(pcicmd & 0x0001)) {
+        b->orig_pcicmd = pcicmd;
+        plat_pci_write16(b->pci, 0x04, (uint16_t)(pcicmd | 0x0001));
+        b->pcicmd_changed = true;
+    }
 }
 
 static const struct smbus_ops i801_ops = { i801_xfer, i801_close };
 
 /* As Linux i801_probe(): the I/O base from BAR4, HOSTC checked; SMBus
  * timing selected (I2C_EN cleared, restored at close). */
-int i801_open(const struct pci_func *f, struct smbus *b, char *note, size_t note_len)
+int i801_open(const struct pci_func *f, unsigned flags, struct smbus *b, char *note, size_t note_len)
 {
     uint32_t bar = plat_pci_read32(f->addr, I801_PCI_SMBBAR);
     uint16_t pcicmd = plat_pci_read16(f->addr, 0x04);
-    uint16_t w;
+    bool disabled;
 
     b->kind = "i801";
     b->pci = f->addr;
@@ -200,17 +222,18 @@ int i801_open(const struct pci_func *f, struct smbus *b, char *note, size_t note
         return BM_ENODEV;
     }
     b->orig_hostc = plat_pci_read8(f->addr, I801_PCI_HOSTC);
-    if (!(b->orig_hostc & I801_HOSTC_HST_EN) || !(pcicmd & 0x0001)) {
-        snprintf(note, note_len, "Intel SMBus %s (8086:%04x) disabled by the firmware (HOSTC 0x%02x%s): SPD not read",
-                 b->where, f->device, b->orig_hostc, pcicmd & 1 ? "" : ", I/O decode off");
+    disabled = !(b->orig_hostc & I801_HOSTC_HST_EN) || !(pcicmd & 0x0001);
+    if (disabled && !(flags & SMBUS_OPEN_ENABLE_HOST)) {
+        snprintf(note, note_len, "Intel SMBus %s (8086:%04x) disabled by the firmware (HOSTC 0x%02x%s): SPD not read "
+                 "(spd=force enables it for the read, as Linux does)", b->where, f->device, b->orig_hostc,
+                 pcicmd & 1 ? "" : ", I/O decode off");
         return BM_EPERM;
     }
+    if (disabled)
+        plat_diag(b->where, "SMBus host disabled by the firmware (HOSTC 0x%02x, command 0x%04x): enabled for the "
+                  "SPD read (spd=force), restored afterwards", b->orig_hostc, pcicmd);
     b->spd_write_disabled = (b->orig_hostc & I801_HOSTC_SPD_WD) != 0;
-    if (b->orig_hostc & I801_HOSTC_I2C_EN) {
-        w = plat_pci_read16(f->addr, I801_PCI_HOSTC);
-        plat_pci_write16(f->addr, I801_PCI_HOSTC, (uint16_t)(w & ~I801_HOSTC_I2C_EN));
-        b->hostc_changed = true;
-    }
+    i801_setup_hostc(b, pcicmd);
     b->orig_hstcnt = rd(b, I801_HST_CNT) & (uint8_t)~I801_CNT_KILL;
     b->has_auxctl = i801_has_auxctl(f->device);
     if (b->has_auxctl) {

@@ -13,13 +13,13 @@ bool smbus_xact_allowed(uint8_t addr, bool write, uint8_t cmd, uint8_t data)
     return smbus_addr_is_spd(addr) && cmd == SMBUS_SPD5118_MR11 && data <= SMBUS_SPD5118_MR11_PAGE_MASK;
 }
 
-int smbus_open(const struct pci_list *l, struct smbus *b, char *note, size_t note_len)
+int smbus_open(const struct pci_list *l, unsigned flags, struct smbus *b, char *note, size_t note_len)
 {
     memset(b, 0, sizeof(*b));
     for (int i = 0; i < l->count; i++) {
         const struct pci_func *f = &l->funcs[i];
         if (i801_match(f->vendor, f->device))
-            return i801_open(f, b, note, note_len);
+            return i801_open(f, flags, b, note, note_len);
         if (piix4_match(f->vendor, f->device))
             return piix4_open(f, b, note, note_len);
     }

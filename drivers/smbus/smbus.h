@@ -66,6 +66,8 @@ struct smbus {
     /* What open found and close restores. */
     uint8_t orig_hostc;      /* i801: HOSTC; piix4: SMBHSTCFG */
     bool hostc_changed;
+    uint16_t orig_pcicmd;    /* PCI command register, when open turned on I/O decode */
+    bool pcicmd_changed;
     uint8_t orig_hstcnt;     /* i801: host control (Linux i801_restore_regs) */
     uint8_t orig_auxctl;     /* i801 ICH4+: PEC and 32-byte buffer modes */
     bool has_auxctl;
@@ -74,10 +76,14 @@ struct smbus {
     unsigned transactions, errors;
 };
 
+/* smbus_open flags. */
+#define SMBUS_OPEN_ENABLE_HOST 0x1  /* turn on a host the firmware left disabled, as Linux
+                                     * i801_setup_hstcfg() does; smbus_close turns it off again */
+
 /* Find the first SMBus host controller a driver here knows in l and open
  * it. BM_ENODEV: none (note says so); BM_EPERM: the firmware disabled or
  * locked it (note says how); BM_OK: b is ready. */
-int smbus_open(const struct pci_list *l, struct smbus *b, char *note, size_t note_len);
+int smbus_open(const struct pci_list *l, unsigned flags, struct smbus *b, char *note, size_t note_len);
 void smbus_close(struct smbus *b);
 
 int smbus_read_byte(struct smbus *b, uint8_t addr, uint8_t cmd, uint8_t *v);
@@ -91,7 +97,7 @@ int smbus_spd_page_select(struct smbus *b, uint8_t addr, uint8_t cmd, uint8_t da
 /* Driver entry points (i801.c, piix4.c). match: does this driver drive
  * the function; open: as smbus_open for that function. */
 bool i801_match(uint16_t vendor, uint16_t device);
-int i801_open(const struct pci_func *f, struct smbus *b, char *note, size_t note_len);
+int i801_open(const struct pci_func *f, unsigned flags, struct smbus *b, char *note, size_t note_len);
 bool piix4_match(uint16_t vendor, uint16_t device);
 int piix4_open(const struct pci_func *f, struct smbus *b, char *note, size_t note_len);
 

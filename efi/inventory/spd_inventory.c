@@ -6,11 +6,11 @@
 #include "spd_match.h"
 #include "spd_read.h"
 
-static bool spd_enabled = true;
+static enum spd_mode spd_mode_set = SPD_MODE_ON;
 
-void spd_inventory_enable(bool on)
+void spd_inventory_mode(enum spd_mode mode)
 {
-    spd_enabled = on;
+    spd_mode_set = mode;
 }
 
 /* One spd record and its screen row. */
@@ -67,7 +67,7 @@ static void emit_spd_record(const struct spd_dimm *s, const struct spd_raw *raw,
 /* Notes for devices that answered but gave no decodable image. */
 static void note_undecoded(const struct spd_raw *raw, unsigned nraw)
 {
-    char list[96];
+    char list[160];
     size_t n = 0;
     unsigned empty = 0;
 
@@ -77,15 +77,15 @@ static void note_undecoded(const struct spd_raw *raw, unsigned nraw)
             continue;
         if (raw[i].note[0])
             record_note("spd", "%s", raw[i].note);
-        if (raw[i].rc == BM_OK && raw[i].len >= 3 && spd_bytes_wanted(raw[i].data[2]) == 0 && n < sizeof(list)) {
+        if (raw[i].rc == BM_OK && raw[i].len >= 3 && spd_bytes_wanted(raw[i].data[2]) == 0) {
             empty++;
-            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s0x%02x (key byte 0x%02x)", empty > 1 ? ", " : "",
-                                  raw[i].addr, raw[i].data[2]);
+            if (n < sizeof(list))
+                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s0x%02x", empty > 1 ? ", " : "", raw[i].addr);
         }
     }
     if (empty)
-        record_note("spd", "no SPD data: %u device%s answer%s but hold%s no SPD image: %s", empty,
-                    empty == 1 ? "" : "s", empty == 1 ? "s" : "", empty == 1 ? "s" : "", list);
+        record_note("spd", "no SPD data: %u device%s answer%s but hold%s no SPD image (unknown key byte 2): %s",
+                    empty, empty == 1 ? "" : "s", empty == 1 ? "s" : "", empty == 1 ? "s" : "", list);
 }
 
 /* What SMBIOS says the populated DIMMs are. */
@@ -115,7 +115,7 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
         return -1;
     }
     pci_enumerate(l);
-    rc = smbus_open(l, &bus, note, sizeof(note));
+    rc = smbus_open(l, spd_mode_set == SPD_MODE_FORCE ? SMBUS_OPEN_ENABLE_HOST : 0, &bus, note, sizeof(note));
     plat_free(l);
     if (rc != BM_OK) {
         record_note("spd", "%s", note);
@@ -141,7 +141,7 @@ void spd_inventory_emit(const struct dimm *d, unsigned n, struct dimm_summary *s
     static struct spd_dimm s[SPD_SLOTS];
     int ns;
 
-    if (!spd_enabled) {
+    if (spd_mode_set == SPD_MODE_OFF) {
         record_note("spd", "SPD not read (spd=off)");
         return;
     }

@@ -6,8 +6,11 @@
 
 #include "dimm.h"
 
-/* spd=off: leave the SMBus alone (a bus shared with a BMC). On by default. */
-void spd_inventory_enable(bool on);
+/* spd=on (default): read where the firmware left the SMBus host enabled;
+ * spd=force: also enable a disabled host for the read (restored after);
+ * spd=off: leave the SMBus alone (a bus shared with a BMC). */
+enum spd_mode { SPD_MODE_ON = 0, SPD_MODE_FORCE, SPD_MODE_OFF };
+void spd_inventory_mode(enum spd_mode mode);
 
 /* Read and emit; d/n are the SMBIOS memory devices, sum their summary
  * (warnings are appended to it before it is emitted). */

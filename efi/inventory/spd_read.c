@@ -155,8 +155,15 @@ int spd_read_bus(struct smbus *b, const struct spd_bus_hint *hint, struct spd_ra
             continue;
         }
         /* EE1004 on page 1 (SPA0 silent) while SMBIOS says DDR4: page 0 first. */
-        if (page == 1 && (hint->smbios_ddr4 || ddr4_seen) && ee1004_select(b, 0) == BM_OK)
+        if (page == 1 && (hint->smbios_ddr4 || ddr4_seen) && ee1004_select(b, 0) == BM_OK) {
             page = 0;
+        } else if (spd_bytes_wanted(id[2]) == 0) {
+            /* No SPD image here (erased, or not an SPD device): keep the
+             * key bytes for the note, do not read the rest. */
+            memcpy(r->data, id, sizeof(id));
+            r->len = sizeof(id);
+            continue;
+        }
         ddr4_seen |= id[2] == SPD_TYPE_DDR4;
         read_eeprom(b, r, page == 0 && (hint->smbios_ddr4 || ddr4_seen));
     }

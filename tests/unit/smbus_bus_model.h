@@ -1,0 +1,129 @@
+/* The devices on an SPD SMBus, as the host controller models
+ * (test_smbus_i801_model.c, test_smbus_piix4_model.c) put transactions on
+ * it: legacy SPD EEPROMs (DDR2/DDR3, 256 bytes), DDR4 EE1004 EEPROMs (two
+ * 256-byte pages selected by writes to SPA0/SPA1, 0x36/0x37; a receive
+ * byte at SPA0 is acknowledged only on page 0) and DDR5 SPD5118 hubs
+ * (MR0/MR1 read 0x51 0x18; MR11 bits 2:0 page 128 bytes of NVM into
+ * offsets 0x80-0xff).
+ *
+ * It counts everything a careful host must never do: a write into an
+ * EEPROM's memory, a write to 0x30-0x37 on a bus of legacy EEPROMs (the
+ * 34C02 "permanent software write protect" commands), any transaction to
+ * an address outside 0x50-0x57 and 0x36/0x37. */
+#ifndef SMBUS_BUS_MODEL_H
+#define SMBUS_BUS_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+enum spd_dev_kind { DEV_NONE = 0, DEV_EEPROM, DEV_EE1004, DEV_HUB };
+
+/* Protocols, as the host's command field encodes them. */
+enum bus_proto { BUS_RECV_BYTE, BUS_SEND_BYTE, BUS_READ_BYTE, BUS_WRITE_BYTE, BUS_READ_WORD, BUS_WRITE_WORD, BUS_OTHER };
+
+struct spd_bus {
+    enum spd_dev_kind kind[8];
+    uint8_t mem[8][1024];
+    uint8_t mr11[8];
+    bool hub_refuses_paging;     /* MR11 writes not acknowledged (hub write protection) */
+    int ee1004_page;
+    /* What must never happen. */
+    unsigned eeprom_writes;      /* data written into an EEPROM / hub NVM or a hub register other than MR11 */
+    unsigned legacy_protect_writes; /* a write to 0x30-0x37 with legacy EEPROMs on the bus */
+    unsigned out_of_range;       /* any transaction outside 0x50-0x57, 0x36, 0x37 */
+    /* Counted for the tests' own checks. */
+    unsigned transactions, page_selects, mr11_writes;
+};
+
+static inline bool bus_has(const struct spd_bus *m, enum spd_dev_kind k)
+{
+    for (int i = 0; i < 8; i++)
+        if (m->kind[i] == k)
+            return true;
+    return false;
+}
+
+/* One transaction. Returns the acknowledge; reads fill d[0] (and d[1]). */
+static inline bool spd_bus_xact(struct spd_bus *m, uint8_t addr, enum bus_proto p, uint8_t cmd, uint8_t *d)
+{
+    bool write = p == BUS_SEND_BYTE || p == BUS_WRITE_BYTE || p == BUS_WRITE_WORD;
+    int s = addr - 0x50;
+
+    m->transactions++;
+    if (addr >= 0x30 && addr <= 0x37) {
+        if (write && bus_has(m, DEV_EEPROM))
+            m->legacy_protect_writes++;
+        if (addr != 0x36 && addr != 0x37) {
+            m->out_of_range++;
+            return false;
+        }
+        if (!bus_has(m, DEV_EE1004))
+            return false;
+        if (write) {
+            m->ee1004_page = addr - 0x36;
+            m->page_selects++;
+            return true;
+        }
+        if (p == BUS_RECV_BYTE && addr == 0x36) {
+            d[0] = 0;
+            return m->ee1004_page == 0;
+        }
+        return false;
+    }
+    if (s < 0 || s > 7) {
+        m->out_of_range++;
+        return false;
+    }
+    switch (m->kind[s]) {
+    case DEV_NONE:
+        return false;
+    case DEV_EEPROM:
+    case DEV_EE1004: {
+        unsigned base = m->kind[s] == DEV_EE1004 ? (unsigned)m->ee1004_page * 256 : 0;
+        if (write) {
+            m->eeprom_writes++;
+            m->mem[s][base + cmd] = d[0];
+            return true;
+        }
+        if (p == BUS_READ_BYTE || p == BUS_READ_WORD) {
+            d[0] = m->mem[s][base + cmd];
+            d[1] = m->mem[s][base + (uint8_t)(cmd + 1)];
+            return true;
+        }
+        return p == BUS_RECV_BYTE;
+    }
+    case DEV_HUB:
+        if (write) {
+            if (p == BUS_WRITE_BYTE && cmd == 0x0b) {
+                if (m->hub_refuses_paging)
+                    return false;
+                m->mr11[s] = d[0];
+                m->mr11_writes++;
+                return true;
+            }
+            m->eeprom_writes++;
+            return true;
+        }
+        for (int k = 0; k < 2; k++) {
+            uint8_t c = (uint8_t)(cmd + k);
+            if (c >= 0x80)
+                d[k] = m->mem[s][(m->mr11[s] & 7) * 128 + (c - 0x80)];
+            else
+                d[k] = c == 0 ? 0x51 : c == 1 ? 0x18 : c == 0x0b ? m->mr11[s] : 0;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Fill slot s with a recognisable image of n bytes whose key byte is type. */
+static inline void spd_bus_fill(struct spd_bus *m, int s, enum spd_dev_kind kind, uint8_t type, unsigned n)
+{
+    m->kind[s] = kind;
+    for (unsigned i = 0; i < n; i++)
+        m->mem[s][i] = (uint8_t)(i * 7 + s * 31 + (i >> 8));
+    m->mem[s][2] = type;
+}
+
+#endif
