@@ -1,0 +1,387 @@
+/* SPD decoders on images built here from the JEDEC layouts (JESD21-C
+ * Annex J DDR2, Appendix X FB-DIMM, Annex K DDR3, Annex L DDR4; JESD400-5
+ * DDR5), one real-world module per generation, with their checksums /
+ * CRCs computed as the standard defines them; then bad CRCs and
+ * truncated reads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "efi/inventory/spd.h"
+
+static uint8_t img[1024];
+
+static void put_str(size_t off, const char *s, size_t width)
+{
+    memset(img + off, ' ', width);
+    memcpy(img + off, s, strlen(s));
+}
+
+static void put_crc(size_t start, size_t n, size_t at)
+{
+    uint16_t crc = spd_crc16(img + start, n);
+    img[at] = (uint8_t)crc;
+    img[at + 1] = (uint8_t)(crc >> 8);
+}
+
+/* A 2 GB 2Rx8 DDR2-800 CL5 registered ECC DIMM (Samsung M393T5750EZA-CE6). */
+static void build_ddr2(void)
+{
+    uint8_t sum = 0;
+    memset(img, 0, sizeof(img));
+    img[0] = 0x80, img[1] = 0x08, img[2] = 0x08, img[3] = 0x0e, img[4] = 0x0a;
+    img[5] = 0x61;        /* 2 ranks */
+    img[6] = 72;          /* data width with ECC */
+    img[9] = 0x25;        /* tCK 2.5 ns at the highest CL */
+    img[11] = 0x02;       /* ECC */
+    img[13] = 8;
+    img[17] = 8;
+    img[18] = 0x38;       /* CL 3, 4, 5 */
+    img[20] = 0x01;       /* RDIMM */
+    img[27] = 0x32;       /* tRP 12.5 ns */
+    img[29] = 0x32;       /* tRCD 12.5 ns */
+    img[30] = 45;         /* tRAS 45 ns */
+    img[31] = 0x01;       /* 1 GB per rank */
+    for (int i = 0; i < 63; i++)
+        sum = (uint8_t)(sum + img[i]);
+    img[63] = sum;
+    img[64] = 0xce;       /* Samsung, bank 1 */
+    put_str(73, "M393T5750EZA-CE6", 18);
+    img[93] = 0x08, img[94] = 0x20;
+    img[95] = 0x12, img[96] = 0x34, img[97] = 0x56, img[98] = 0x78;
+}
+
+/* A 2 GB 2Rx8 DDR2-667 FB-DIMM (Micron), MTB 0.25 ns. */
+static void build_fbdimm(void)
+{
+    memset(img, 0, sizeof(img));
+    img[0] = 0x92, img[1] = 0x11, img[2] = 0x09;
+    img[4] = 0x45;        /* 8 banks, 10 columns, 14 rows */
+    img[7] = 0x09;        /* x8, 2 ranks */
+    img[9] = 1, img[10] = 4;
+    img[11] = 12;         /* tCK 3 ns */
+    img[14] = 60;         /* tAA 15 ns */
+    img[19] = 60, img[21] = 60;
+    img[22] = 0x00, img[23] = 180;   /* tRAS 45 ns */
+    img[117] = 0x80, img[118] = 0x2c;
+    img[120] = 0x07, img[121] = 0x31;
+    img[122] = 0xde, img[123] = 0xad, img[124] = 0xbe, img[125] = 0xef;
+    put_crc(0, 117, 126);
+    put_str(128, "18HF25672FD667", 18);
+}
+
+/* An 8 GB 2Rx8 DDR3-1600 CL11 ECC UDIMM (Kingston KVR16E11/8). */
+static void build_ddr3(void)
+{
+    memset(img, 0, sizeof(img));
+    img[0] = 0x92, img[1] = 0x11, img[2] = 0x0b, img[3] = 0x02;
+    img[4] = 0x04;        /* 4 Gbit dies */
+    img[7] = 0x09;        /* x8, 2 ranks */
+    img[8] = 0x0b;        /* 64 bits + 8 ECC */
+    img[9] = 0x11, img[10] = 1, img[11] = 8;
+    img[12] = 10;         /* tCK 1.25 ns */
+    img[14] = 0xfc;       /* CL 6-11 */
+    img[16] = 110, img[18] = 110, img[20] = 110;   /* 13.75 ns */
+    img[21] = 0x11, img[22] = 0x18;                /* tRAS 35 ns */
+    img[117] = 0x01, img[118] = 0x98;               /* Kingston, bank 2 */
+    img[120] = 0x15, img[121] = 0x07;
+    img[122] = 0x01, img[123] = 0x02, img[124] = 0x03, img[125] = 0x04;
+    put_crc(0, 117, 126);
+    put_str(128, "KVR16E11/8", 18);
+}
+
+/* A 16 GB 2Rx8 DDR4-3200 CL22 RDIMM (Samsung M393A2K43DB3-CWE). */
+static void build_ddr4(void)
+{
+    memset(img, 0, sizeof(img));
+    img[0] = 0x23, img[1] = 0x12, img[2] = 0x0c, img[3] = 0x01;
+    img[4] = 0x85;        /* 8 Gbit, 4 bank groups */
+    img[12] = 0x09;       /* x8, 2 package ranks */
+    img[13] = 0x0b;       /* 64 + 8 ECC */
+    img[18] = 5;          /* tCK 0.625 ns */
+    img[21] = 0xa0, img[22] = 0x02;   /* CL 20, 22, 24 */
+    img[24] = 110, img[25] = 110, img[26] = 110;
+    img[27] = 0x01, img[28] = 0x00;   /* tRAS 32 ns */
+    put_crc(0, 126, 126);
+    img[128] = 0x11;      /* module-specific section */
+    put_crc(128, 126, 254);
+    img[320] = 0x80, img[321] = 0xce;
+    img[323] = 0x19, img[324] = 0x23;
+    img[325] = 0x36, img[326] = 0x1a, img[327] = 0x2b, img[328] = 0x3c;
+    put_str(329, "M393A2K43DB3-CWE", 20);
+}
+
+/* A 32 GB 2Rx8 DDR5-4800 RDIMM (SK Hynix HMCG88MEBRA113N), two 32-bit
+ * subchannels with 8 ECC bits each. */
+static void build_ddr5(void)
+{
+    memset(img, 0, sizeof(img));
+    img[0] = 0x30, img[1] = 0x10, img[2] = 0x12, img[3] = 0x01;
+    img[4] = 0x04;        /* 16 Gbit, monolithic */
+    img[6] = 0x20;        /* x8 */
+    img[20] = 0xa0, img[21] = 0x01;   /* tCK 416 ps */
+    img[25] = 0x0c;       /* CL 40, 42 */
+    img[30] = 0x80, img[31] = 0x3e;   /* tAA 16 ns */
+    img[32] = 0x80, img[33] = 0x3e;
+    img[34] = 0x80, img[35] = 0x3e;
+    img[36] = 0x00, img[37] = 0x7d;   /* tRAS 32 ns */
+    img[234] = 0x08;      /* 2 package ranks */
+    img[235] = 0x32;      /* 2 subchannels x 32 bits, 8-bit extension */
+    put_crc(0, 510, 510);
+    img[512] = 0x80, img[513] = 0xad;
+    img[515] = 0x22, img[516] = 0x45;
+    img[517] = 0x80, img[518] = 0x00, img[519] = 0x12, img[520] = 0x34;
+    put_str(521, "HMCG88MEBRA113N", 30);
+}
+
+static struct spd_info info;
+
+static void test_ddr2_rdimm_decoded(void **state)
+{
+    (void)state;
+    build_ddr2();
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_int_equal(info.gen, SPD_GEN_DDR2);
+    assert_string_equal(info.mem_type, "DDR2");
+    assert_string_equal(info.module_type, "RDIMM");
+    assert_int_equal(info.size_mb, 2048);
+    assert_int_equal(info.ranks, 2);
+    assert_int_equal(info.data_width, 64);
+    assert_true(info.ecc);
+    assert_int_equal(info.speed_mts, 800);
+    assert_int_equal(info.cl, 5);
+    assert_int_equal(info.trcd, 5);
+    assert_int_equal(info.trp, 5);
+    assert_int_equal(info.tras, 18);
+    assert_string_equal(info.manufacturer, "Samsung");
+    assert_string_equal(info.part, "M393T5750EZA-CE6");
+    assert_string_equal(info.serial, "12345678");
+    assert_string_equal(info.date, "2008-W20");
+    assert_true(info.crc_checked && info.crc_ok);
+    assert_false(info.truncated);
+}
+
+static void test_ddr2_bad_checksum_reported(void **state)
+{
+    (void)state;
+    build_ddr2();
+    img[9] = 0x30;   /* a corrupted tCK */
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_false(info.crc_ok);
+    assert_non_null(strstr(info.crc_note, "checksum"));
+}
+
+static void test_fbdimm_decoded(void **state)
+{
+    (void)state;
+    build_fbdimm();
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_int_equal(info.gen, SPD_GEN_DDR2_FB);
+    assert_string_equal(info.mem_type, "DDR2 FB-DIMM");
+    assert_string_equal(info.module_type, "FB-DIMM");
+    assert_int_equal(info.size_mb, 2048);
+    assert_int_equal(info.ranks, 2);
+    assert_int_equal(info.device_width, 8);
+    assert_true(info.ecc);
+    assert_int_equal(info.speed_mts, 667);
+    assert_int_equal(info.cl, 5);
+    assert_int_equal(info.trcd, 5);
+    assert_int_equal(info.trp, 5);
+    assert_int_equal(info.tras, 15);
+    assert_string_equal(info.manufacturer, "Micron");
+    assert_string_equal(info.part, "18HF25672FD667");
+    assert_string_equal(info.serial, "DEADBEEF");
+    assert_string_equal(info.date, "2007-W31");
+    assert_true(info.crc_ok);
+}
+
+static void test_ddr3_udimm_decoded(void **state)
+{
+    (void)state;
+    build_ddr3();
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_string_equal(info.mem_type, "DDR3");
+    assert_string_equal(info.module_type, "UDIMM");
+    assert_int_equal(info.size_mb, 8192);
+    assert_int_equal(info.ranks, 2);
+    assert_int_equal(info.data_width, 64);
+    assert_true(info.ecc);
+    assert_int_equal(info.speed_mts, 1600);
+    assert_int_equal(info.cl, 11);
+    assert_int_equal(info.trcd, 11);
+    assert_int_equal(info.trp, 11);
+    assert_int_equal(info.tras, 28);
+    assert_string_equal(info.manufacturer, "Kingston");
+    assert_int_equal(info.mfr_bank, 2);
+    assert_string_equal(info.part, "KVR16E11/8");
+    assert_string_equal(info.date, "2015-W07");
+    assert_true(info.crc_checked && info.crc_ok);
+}
+
+static void test_ddr3_bad_crc_reported(void **state)
+{
+    (void)state;
+    build_ddr3();
+    img[12] = 12;   /* tCK changed after the CRC was made */
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_true(info.crc_checked);
+    assert_false(info.crc_ok);
+    assert_non_null(strstr(info.crc_note, "CRC"));
+}
+
+static void test_ddr3_truncated_before_part_number(void **state)
+{
+    (void)state;
+    build_ddr3();
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_true(info.truncated);
+    assert_true(info.crc_ok);                 /* bytes 0-127 hold the CRC */
+    assert_string_equal(info.part, "");
+    assert_int_equal(info.size_mb, 8192);
+}
+
+static void test_ddr4_rdimm_decoded(void **state)
+{
+    (void)state;
+    build_ddr4();
+    assert_int_equal(spd_decode(img, 512, &info), BM_OK);
+    assert_string_equal(info.mem_type, "DDR4");
+    assert_string_equal(info.module_type, "RDIMM");
+    assert_int_equal(info.size_mb, 16384);
+    assert_int_equal(info.ranks, 2);
+    assert_int_equal(info.device_width, 8);
+    assert_true(info.ecc);
+    assert_int_equal(info.tck_ps, 625);
+    assert_int_equal(info.speed_mts, 3200);
+    assert_int_equal(info.cl, 22);
+    assert_int_equal(info.trcd, 22);
+    assert_int_equal(info.trp, 22);
+    assert_int_equal(info.tras, 52);
+    assert_string_equal(info.manufacturer, "Samsung");
+    assert_string_equal(info.part, "M393A2K43DB3-CWE");
+    assert_string_equal(info.serial, "361A2B3C");
+    assert_string_equal(info.date, "2019-W23");
+    assert_true(info.crc_checked && info.crc_ok);
+    assert_false(info.truncated);
+}
+
+static void test_ddr4_2933_speed_snapped_to_its_bin(void **state)
+{
+    (void)state;
+    build_ddr4();
+    img[18] = 6, img[125] = (uint8_t)-68;   /* 750 - 68 = 682 ps */
+    put_crc(0, 126, 126);
+    assert_int_equal(spd_decode(img, 512, &info), BM_OK);
+    assert_int_equal(info.tck_ps, 682);
+    assert_int_equal(info.speed_mts, 2933);
+}
+
+static void test_ddr4_bad_module_crc_named(void **state)
+{
+    (void)state;
+    build_ddr4();
+    img[130] ^= 0x40;
+    assert_int_equal(spd_decode(img, 512, &info), BM_OK);
+    assert_false(info.crc_ok);
+    assert_non_null(strstr(info.crc_note, "128-253"));
+}
+
+static void test_ddr4_page_0_only_is_truncated(void **state)
+{
+    (void)state;
+    build_ddr4();
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_true(info.truncated);
+    assert_true(info.crc_ok);
+    assert_string_equal(info.manufacturer, "");
+    assert_int_equal(info.speed_mts, 3200);
+}
+
+static void test_ddr5_rdimm_decoded(void **state)
+{
+    (void)state;
+    build_ddr5();
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_string_equal(info.mem_type, "DDR5");
+    assert_string_equal(info.module_type, "RDIMM");
+    assert_int_equal(info.size_mb, 32768);
+    assert_int_equal(info.ranks, 2);
+    assert_int_equal(info.data_width, 64);
+    assert_true(info.ecc);
+    assert_int_equal(info.speed_mts, 4800);
+    assert_int_equal(info.cl, 40);
+    assert_int_equal(info.trcd, 39);
+    assert_int_equal(info.trp, 39);
+    assert_int_equal(info.tras, 77);
+    assert_string_equal(info.manufacturer, "SK Hynix");
+    assert_string_equal(info.part, "HMCG88MEBRA113N");
+    assert_string_equal(info.date, "2022-W45");
+    assert_true(info.crc_checked && info.crc_ok);
+}
+
+static void test_ddr5_bad_crc_reported(void **state)
+{
+    (void)state;
+    build_ddr5();
+    img[300] = 0x5a;
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_false(info.crc_ok);
+}
+
+static void test_ddr5_first_hub_page_only(void **state)
+{
+    (void)state;
+    build_ddr5();
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_true(info.truncated);
+    assert_false(info.crc_checked);
+    assert_false(info.crc_ok);
+    assert_non_null(strstr(info.crc_note, "truncated"));
+    assert_int_equal(info.speed_mts, 4800);   /* the timings are in page 0 */
+    assert_int_equal(info.size_mb, 0);        /* the organization is not */
+}
+
+static void test_empty_eeprom_is_not_spd(void **state)
+{
+    (void)state;
+    memset(img, 0, sizeof(img));
+    assert_int_equal(spd_decode(img, 256, &info), BM_ENOTSUP);
+    memset(img, 0xff, sizeof(img));
+    assert_int_equal(spd_decode(img, 256, &info), BM_ENOTSUP);
+    assert_int_equal(spd_decode(img, 2, &info), BM_EINVAL);
+}
+
+static void test_unknown_jep106_named_by_bank_and_code(void **state)
+{
+    (void)state;
+    build_ddr4();
+    img[320] = 0x8a, img[321] = 0x13;
+    assert_int_equal(spd_decode(img, 512, &info), BM_OK);
+    assert_string_equal(info.manufacturer, "JEP-106 bank 11 code 0x13");
+    assert_string_equal(spd_jep106_name(1, 0x2c), "Micron");
+    assert_null(spd_jep106_name(1, 0x2d));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ddr2_rdimm_decoded),
+        cmocka_unit_test(test_ddr2_bad_checksum_reported),
+        cmocka_unit_test(test_fbdimm_decoded),
+        cmocka_unit_test(test_ddr3_udimm_decoded),
+        cmocka_unit_test(test_ddr3_bad_crc_reported),
+        cmocka_unit_test(test_ddr3_truncated_before_part_number),
+        cmocka_unit_test(test_ddr4_rdimm_decoded),
+        cmocka_unit_test(test_ddr4_2933_speed_snapped_to_its_bin),
+        cmocka_unit_test(test_ddr4_bad_module_crc_named),
+        cmocka_unit_test(test_ddr4_page_0_only_is_truncated),
+        cmocka_unit_test(test_ddr5_rdimm_decoded),
+        cmocka_unit_test(test_ddr5_bad_crc_reported),
+        cmocka_unit_test(test_ddr5_first_hub_page_only),
+        cmocka_unit_test(test_empty_eeprom_is_not_spd),
+        cmocka_unit_test(test_unknown_jep106_named_by_bank_and_code),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
