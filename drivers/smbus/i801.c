@@ -13,7 +13,8 @@
 /* Intel device ids of i801-compatible SMBus functions (Linux i801_ids[]). */
 static const uint16_t i801_ids[] = {
     0x2413, 0x2423, 0x2443, 0x2483, 0x24c3, 0x24d3, 0x25a4, /* ICH .. ICH5, 6300ESB */
-    0x266a, 0x269b, 0x27da, 0x283e, 0x2930, 0x5032,         /* ICH6, ESB2 631x/632xESB (5000/5400), ICH7-9, EP80579 */
+    0x266a, 0x269b, 0x27da, 0x283e, 0x2930, 0x5032,         /* ICH6, ESB2 631x/632xESB (5000/5400 series),
+                                                             * ICH7-9, EP80579 */
     0x3a30, 0x3a60, 0x3b30, 0x1c22, 0x1d22, 0x1d70, 0x1d71, /* ICH10, 5/3400, 6 series, C600 Patsburg (+IDF) */
     0x1d72, 0x2330, 0x1e22, 0x8c22, 0x9c22, 0x1f3c, 0x8d22, /* DH89xx, 7 series, Lynx Point, Avoton, C610 Wellsburg */
     0x8d7d, 0x8d7e, 0x8d7f, 0x23b0, 0x8ca2, 0x9ca2, 0x0f12, /* Wellsburg MS, Coleto Creek, Wildcat Point, BayTrail */

@@ -200,10 +200,10 @@ bool dimm_locator_parse(const char *locator, const char *bank, struct dimm_slot_
 
 /* ---- Summary ---------------------------------------------------------------------- */
 
-/* Append a warning while there is room. */
-/* Append a warning while there is room. */
-static void add_warning(struct dimm_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_warning(struct dimm_summary *s, const char *fmt, ...)
+/* Append a warning while there is room (public as dimm_summary_warn: the
+ * SPD comparison, spd_match.c, adds its warnings through it). */
+#define add_warning dimm_summary_warn
+void dimm_summary_warn(struct dimm_summary *s, const char *fmt, ...)
 {
     va_list ap;
 

@@ -69,4 +69,8 @@ struct dimm_summary {
  * ranks, and DIMMs configured below their rated speed. */
 void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s);
 
+/* Append one more warning to a summary while there is room (the hook the
+ * SPD comparison in spd_match.c uses). */
+void dimm_summary_warn(struct dimm_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -3,19 +3,6 @@
  * this after dimm_summarize). */
 #include "spd_match.h"
 
-/* Append a warning to the summary while there is room. */
-static void warn(struct dimm_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct dimm_summary *s, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (s->nwarnings >= DIMM_MAX_WARNINGS)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(s->warnings[s->nwarnings++], DIMM_WARNING_LEN, fmt, ap);
-    va_end(ap);
-}
-
 /* Same serial, ignoring case and leading zeros ("0012AB34" = "12ab34"). */
 static bool serial_eq(const char *a, const char *b)
 {
@@ -91,11 +78,13 @@ static void warn_disagreements(const struct spd_dimm *s, unsigned ns, const stru
             continue;
         m = &d[s[i].dimm_index];
         if (s[i].info.size_mb && !m->size_unknown && m->size_mb != s[i].info.size_mb)
-            warn(sum, "SPD and SMBIOS disagree on size: %s is %u MB in SMBIOS, %llu MB in its SPD (0x%02x)",
-                 m->locator, (unsigned)m->size_mb, (unsigned long long)s[i].info.size_mb, s[i].addr);
+            dimm_summary_warn(sum,
+                              "SPD and SMBIOS disagree on size: %s is %u MB in SMBIOS, %llu MB in its SPD (0x%02x)",
+                              m->locator, (unsigned)m->size_mb, (unsigned long long)s[i].info.size_mb, s[i].addr);
         if (!speed_agrees(m->speed_mts, s[i].info.speed_mts))
-            warn(sum, "SPD and SMBIOS disagree on speed: %s is rated %u MT/s in SMBIOS, %u MT/s in its SPD (0x%02x)",
-                 m->locator, (unsigned)m->speed_mts, (unsigned)s[i].info.speed_mts, s[i].addr);
+            dimm_summary_warn(sum,
+                              "SPD and SMBIOS disagree on speed: %s is rated %u MT/s in SMBIOS, %u MT/s in its SPD "
+                              "(0x%02x)", m->locator, (unsigned)m->speed_mts, (unsigned)s[i].info.speed_mts, s[i].addr);
     }
 }
 
@@ -128,7 +117,7 @@ static void warn_mixed_timings(const struct spd_dimm *s, unsigned ns, struct dim
     text[0] = '\0';
     for (unsigned k = 0; k < nk && n < sizeof(text); k++)
         n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s (%u)", k ? ", " : "", kinds[k], count[k]);
-    warn(sum, "mixed SPD timings: %s", text);
+    dimm_summary_warn(sum, "mixed SPD timings: %s", text);
 }
 
 void spd_match_warnings(const struct spd_dimm *s, unsigned ns, const struct dimm *d, unsigned nd,
@@ -142,7 +131,7 @@ void spd_match_warnings(const struct spd_dimm *s, unsigned ns, const struct dimm
     /* Fewer SPD DIMMs than SMBIOS slots is normal (server SPD buses sit
      * behind muxes or on the CPU); more means SMBIOS left some out. */
     if (ns > populated)
-        warn(sum, "SMBIOS omits DIMMs: SPD finds %u DIMM%s on the SMBus, SMBIOS lists %u populated slot%s", ns,
-             ns == 1 ? "" : "s", populated, populated == 1 ? "" : "s");
+        dimm_summary_warn(sum, "SMBIOS omits DIMMs: SPD finds %u DIMM%s on the SMBus, SMBIOS lists %u populated slot%s",
+                          ns, ns == 1 ? "" : "s", populated, populated == 1 ? "" : "s");
     warn_mixed_timings(s, ns, sum);
 }

@@ -20,7 +20,9 @@
 enum spd_dev_kind { DEV_NONE = 0, DEV_EEPROM, DEV_EE1004, DEV_HUB };
 
 /* Protocols, as the host's command field encodes them. */
-enum bus_proto { BUS_RECV_BYTE, BUS_SEND_BYTE, BUS_READ_BYTE, BUS_WRITE_BYTE, BUS_READ_WORD, BUS_WRITE_WORD, BUS_OTHER };
+enum bus_proto {
+    BUS_RECV_BYTE, BUS_SEND_BYTE, BUS_READ_BYTE, BUS_WRITE_BYTE, BUS_READ_WORD, BUS_WRITE_WORD, BUS_OTHER
+};
 
 struct spd_bus {
     enum spd_dev_kind kind[8];
