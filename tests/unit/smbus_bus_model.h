@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "drivers/smbus/smbus.h"
+#include "platform_sim.h"
+
 enum spd_dev_kind { DEV_NONE = 0, DEV_EEPROM, DEV_EE1004, DEV_HUB };
 
 /* Protocols, as the host's command field encodes them. */
@@ -126,6 +129,30 @@ static inline void spd_bus_fill(struct spd_bus *m, int s, enum spd_dev_kind kind
     for (unsigned i = 0; i < n; i++)
         m->mem[s][i] = (uint8_t)(i * 7 + s * 31 + (i >> 8));
     m->mem[s][2] = type;
+}
+
+/* Attach a simulated port block (platform_sim.h) at base. */
+static inline void attach_ports(struct plat_sim_io *io, uint16_t base, uint16_t len, void *ctx,
+                                uint8_t (*inb)(void *, uint16_t), void (*outb)(void *, uint16_t, uint8_t))
+{
+    io->base = base;
+    io->len = len;
+    io->ctx = ctx;
+    io->inb = inb;
+    io->outb = outb;
+    plat_sim_io_attach(io);
+}
+
+/* smbus_open over a PCI list holding the one function a test attached. */
+static inline int open_one_function(struct pci_list *l, struct pci_addr a, uint16_t vendor, uint16_t device,
+                                    unsigned flags, struct smbus *b, char *note, size_t note_len)
+{
+    memset(l, 0, sizeof(*l));
+    l->count = 1;
+    l->funcs[0].addr = a;
+    l->funcs[0].vendor = vendor;
+    l->funcs[0].device = device;
+    return smbus_open(l, flags, b, note, note_len);
 }
 
 #endif

@@ -169,13 +169,8 @@ static void attach(uint8_t hostc)
     M.pci.config[0x20] = (uint8_t)(IO_BASE | 1), M.pci.config[0x21] = IO_BASE >> 8;
     M.pci.config[I801_PCI_HOSTC] = hostc;
     M.pci.ctx = &M;
-    M.io.base = IO_BASE;
-    M.io.len = I801_IO_SIZE;
-    M.io.ctx = &M;
-    M.io.inb = io_inb;
-    M.io.outb = io_outb;
     plat_sim_attach(&M.pci);
-    plat_sim_io_attach(&M.io);
+    attach_ports(&M.io, IO_BASE, I801_IO_SIZE, &M, io_inb, io_outb);
 }
 
 static int teardown(void **state)
@@ -192,12 +187,7 @@ static char note[200];
 
 static int open_bus(unsigned flags)
 {
-    memset(&L, 0, sizeof(L));
-    L.count = 1;
-    L.funcs[0].addr = BDF;
-    L.funcs[0].vendor = 0x8086;
-    L.funcs[0].device = 0x2930;
-    return smbus_open(&L, flags, &B, note, sizeof(note));
+    return open_one_function(&L, BDF, 0x8086, 0x2930, flags, &B, note, sizeof(note));
 }
 
 /* Nothing the bus or the chip forbids happened. */
@@ -214,6 +204,14 @@ static void assert_clean(void)
 }
 
 static struct spd_raw raw[SPD_SLOTS];
+
+/* An enabled host with one DDR3 EEPROM at 0x50, opened. */
+static void one_eeprom_bus(void)
+{
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
+    assert_int_equal(open_bus(0), BM_OK);
+}
 
 static void test_ddr4_both_pages_read_and_page_left_as_found(void **state)
 {
@@ -267,9 +265,7 @@ static void test_only_spd_addresses_and_page_selects_go_on_the_bus(void **state)
 {
     uint8_t v;
     (void)state;
-    attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
-    assert_int_equal(open_bus(0), BM_OK);
+    one_eeprom_bus();
     assert_int_equal(smbus_read_byte(&B, 0x48, 0, &v), BM_EPERM);      /* a thermal sensor */
     assert_int_equal(smbus_read_byte(&B, 0x58, 0, &v), BM_EPERM);
     assert_int_equal(smbus_spd_page_select(&B, 0x50, 0x10, 0x00), BM_EPERM); /* an EEPROM write */
@@ -285,9 +281,7 @@ static void test_inuse_held_by_another_owner_is_waited_for(void **state)
 {
     uint8_t v;
     (void)state;
-    attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
-    assert_int_equal(open_bus(0), BM_OK);
+    one_eeprom_bus();
     M.inuse = OTHER;
     M.other_reads = 5;
     assert_int_equal(smbus_read_byte(&B, 0x50, 2, &v), BM_OK);
@@ -300,9 +294,7 @@ static void test_inuse_never_released_gives_up_without_starting(void **state)
 {
     uint8_t v;
     (void)state;
-    attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
-    assert_int_equal(open_bus(0), BM_OK);
+    one_eeprom_bus();
     M.inuse = OTHER;
     M.other_reads = ~0u;
     assert_int_equal(smbus_read_byte(&B, 0x50, 2, &v), BM_EBUSY);
@@ -315,9 +307,7 @@ static void test_stale_status_cleared_before_start(void **state)
 {
     uint8_t v;
     (void)state;
-    attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
-    assert_int_equal(open_bus(0), BM_OK);
+    one_eeprom_bus();
     M.sts = I801_STS_INTR | I801_STS_DEV_ERR;   /* left by the firmware */
     assert_int_equal(smbus_read_byte(&B, 0x50, 2, &v), BM_OK);
     smbus_close(&B);
@@ -328,9 +318,7 @@ static void test_busy_host_not_started(void **state)
 {
     uint8_t v;
     (void)state;
-    attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
-    assert_int_equal(open_bus(0), BM_OK);
+    one_eeprom_bus();
     M.sts = I801_STS_HOST_BUSY;   /* another master's transaction */
     M.stuck = true;
     assert_int_equal(smbus_read_byte(&B, 0x50, 2, &v), BM_EBUSY);
@@ -345,9 +333,7 @@ static void test_hung_transaction_killed_and_semaphore_released(void **state)
 {
     uint8_t v;
     (void)state;
-    attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EEPROM, 0x0b, 256);
-    assert_int_equal(open_bus(0), BM_OK);
+    one_eeprom_bus();
     M.stuck = true;   /* completes never: the device holds the clock */
     M.sts = 0;
     {

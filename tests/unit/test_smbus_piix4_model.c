@@ -150,24 +150,14 @@ static void attach(bool fch)
         M.pm_regs[SB800_PM_DECODE_EN] = SB800_PM_DECODE_SMB_EN;
         M.pm_regs[SB800_PM_DECODE_EN + 1] = IO_BASE >> 8;
         M.pm_regs[KERNCZ_PM_PORT_SEL] = 0x08 | 0x01;   /* port 1 selected by the firmware, other bits set */
-        M.pm.base = SB800_PM_INDEX;
-        M.pm.len = 2;
-        M.pm.ctx = &M;
-        M.pm.inb = pm_inb;
-        M.pm.outb = pm_outb;
-        plat_sim_io_attach(&M.pm);
+        attach_ports(&M.pm, SB800_PM_INDEX, 2, &M, pm_inb, pm_outb);
     } else {
         M.pci.config[PIIX4_PCI_SMBBA] = (uint8_t)(IO_BASE | 1);
         M.pci.config[PIIX4_PCI_SMBBA + 1] = IO_BASE >> 8;
         M.pci.config[PIIX4_PCI_HSTCFG] = PIIX4_HSTCFG_EN;
     }
-    M.io.base = fch ? (IO_BASE & 0xff00) : IO_BASE;
-    M.io.len = PIIX4_IO_SIZE;
-    M.io.ctx = &M;
-    M.io.inb = io_inb;
-    M.io.outb = io_outb;
     plat_sim_attach(&M.pci);
-    plat_sim_io_attach(&M.io);
+    attach_ports(&M.io, fch ? (IO_BASE & 0xff00) : IO_BASE, PIIX4_IO_SIZE, &M, io_inb, io_outb);
 }
 
 static int teardown(void **state)
@@ -186,12 +176,7 @@ static struct spd_raw raw[SPD_SLOTS];
 
 static int open_bus(uint16_t vendor, uint16_t device)
 {
-    memset(&L, 0, sizeof(L));
-    L.count = 1;
-    L.funcs[0].addr = BDF;
-    L.funcs[0].vendor = vendor;
-    L.funcs[0].device = device;
-    return smbus_open(&L, 0, &B, note, sizeof(note));
+    return open_one_function(&L, BDF, vendor, device, 0, &B, note, sizeof(note));
 }
 
 static void assert_clean(void)

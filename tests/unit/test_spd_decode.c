@@ -138,29 +138,44 @@ static void build_ddr5(void)
 
 static struct spd_info info;
 
+/* What a module's SPD must decode to. */
+struct expect {
+    const char *mem_type, *module_type;
+    uint64_t size_mb;
+    unsigned ranks, speed_mts, cl, trcd, trp, tras;
+    const char *manufacturer, *part, *date;
+};
+
+static void check_module(const struct expect *e)
+{
+    assert_string_equal(info.mem_type, e->mem_type);
+    assert_string_equal(info.module_type, e->module_type);
+    assert_int_equal(info.size_mb, e->size_mb);
+    assert_int_equal(info.ranks, e->ranks);
+    assert_true(info.ecc);
+    assert_int_equal(info.speed_mts, e->speed_mts);
+    assert_int_equal(info.cl, e->cl);
+    assert_int_equal(info.trcd, e->trcd);
+    assert_int_equal(info.trp, e->trp);
+    assert_int_equal(info.tras, e->tras);
+    assert_string_equal(info.manufacturer, e->manufacturer);
+    assert_string_equal(info.part, e->part);
+    assert_string_equal(info.date, e->date);
+    assert_true(info.crc_checked && info.crc_ok);
+    assert_false(info.truncated);
+}
+
 static void test_ddr2_rdimm_decoded(void **state)
 {
+    static const struct expect e = { "DDR2", "RDIMM", 2048, 2, 800, 5, 5, 5, 18, "Samsung", "M393T5750EZA-CE6",
+                                     "2008-W20" };
     (void)state;
     build_ddr2();
     assert_int_equal(spd_decode(img, 128, &info), BM_OK);
     assert_int_equal(info.gen, SPD_GEN_DDR2);
-    assert_string_equal(info.mem_type, "DDR2");
-    assert_string_equal(info.module_type, "RDIMM");
-    assert_int_equal(info.size_mb, 2048);
-    assert_int_equal(info.ranks, 2);
+    check_module(&e);
     assert_int_equal(info.data_width, 64);
-    assert_true(info.ecc);
-    assert_int_equal(info.speed_mts, 800);
-    assert_int_equal(info.cl, 5);
-    assert_int_equal(info.trcd, 5);
-    assert_int_equal(info.trp, 5);
-    assert_int_equal(info.tras, 18);
-    assert_string_equal(info.manufacturer, "Samsung");
-    assert_string_equal(info.part, "M393T5750EZA-CE6");
     assert_string_equal(info.serial, "12345678");
-    assert_string_equal(info.date, "2008-W20");
-    assert_true(info.crc_checked && info.crc_ok);
-    assert_false(info.truncated);
 }
 
 static void test_ddr2_bad_checksum_reported(void **state)
@@ -175,49 +190,27 @@ static void test_ddr2_bad_checksum_reported(void **state)
 
 static void test_fbdimm_decoded(void **state)
 {
+    static const struct expect e = { "DDR2 FB-DIMM", "FB-DIMM", 2048, 2, 667, 5, 5, 5, 15, "Micron", "18HF25672FD667",
+                                     "2007-W31" };
     (void)state;
     build_fbdimm();
     assert_int_equal(spd_decode(img, 256, &info), BM_OK);
     assert_int_equal(info.gen, SPD_GEN_DDR2_FB);
-    assert_string_equal(info.mem_type, "DDR2 FB-DIMM");
-    assert_string_equal(info.module_type, "FB-DIMM");
-    assert_int_equal(info.size_mb, 2048);
-    assert_int_equal(info.ranks, 2);
+    check_module(&e);
     assert_int_equal(info.device_width, 8);
-    assert_true(info.ecc);
-    assert_int_equal(info.speed_mts, 667);
-    assert_int_equal(info.cl, 5);
-    assert_int_equal(info.trcd, 5);
-    assert_int_equal(info.trp, 5);
-    assert_int_equal(info.tras, 15);
-    assert_string_equal(info.manufacturer, "Micron");
-    assert_string_equal(info.part, "18HF25672FD667");
     assert_string_equal(info.serial, "DEADBEEF");
-    assert_string_equal(info.date, "2007-W31");
-    assert_true(info.crc_ok);
 }
 
 static void test_ddr3_udimm_decoded(void **state)
 {
+    static const struct expect e = { "DDR3", "UDIMM", 8192, 2, 1600, 11, 11, 11, 28, "Kingston", "KVR16E11/8",
+                                     "2015-W07" };
     (void)state;
     build_ddr3();
     assert_int_equal(spd_decode(img, 256, &info), BM_OK);
-    assert_string_equal(info.mem_type, "DDR3");
-    assert_string_equal(info.module_type, "UDIMM");
-    assert_int_equal(info.size_mb, 8192);
-    assert_int_equal(info.ranks, 2);
+    check_module(&e);
     assert_int_equal(info.data_width, 64);
-    assert_true(info.ecc);
-    assert_int_equal(info.speed_mts, 1600);
-    assert_int_equal(info.cl, 11);
-    assert_int_equal(info.trcd, 11);
-    assert_int_equal(info.trp, 11);
-    assert_int_equal(info.tras, 28);
-    assert_string_equal(info.manufacturer, "Kingston");
     assert_int_equal(info.mfr_bank, 2);
-    assert_string_equal(info.part, "KVR16E11/8");
-    assert_string_equal(info.date, "2015-W07");
-    assert_true(info.crc_checked && info.crc_ok);
 }
 
 static void test_ddr3_bad_crc_reported(void **state)
@@ -244,27 +237,15 @@ static void test_ddr3_truncated_before_part_number(void **state)
 
 static void test_ddr4_rdimm_decoded(void **state)
 {
+    static const struct expect e = { "DDR4", "RDIMM", 16384, 2, 3200, 22, 22, 22, 52, "Samsung", "M393A2K43DB3-CWE",
+                                     "2019-W23" };
     (void)state;
     build_ddr4();
     assert_int_equal(spd_decode(img, 512, &info), BM_OK);
-    assert_string_equal(info.mem_type, "DDR4");
-    assert_string_equal(info.module_type, "RDIMM");
-    assert_int_equal(info.size_mb, 16384);
-    assert_int_equal(info.ranks, 2);
+    check_module(&e);
     assert_int_equal(info.device_width, 8);
-    assert_true(info.ecc);
     assert_int_equal(info.tck_ps, 625);
-    assert_int_equal(info.speed_mts, 3200);
-    assert_int_equal(info.cl, 22);
-    assert_int_equal(info.trcd, 22);
-    assert_int_equal(info.trp, 22);
-    assert_int_equal(info.tras, 52);
-    assert_string_equal(info.manufacturer, "Samsung");
-    assert_string_equal(info.part, "M393A2K43DB3-CWE");
     assert_string_equal(info.serial, "361A2B3C");
-    assert_string_equal(info.date, "2019-W23");
-    assert_true(info.crc_checked && info.crc_ok);
-    assert_false(info.truncated);
 }
 
 static void test_ddr4_2933_speed_snapped_to_its_bin(void **state)
@@ -301,24 +282,13 @@ static void test_ddr4_page_0_only_is_truncated(void **state)
 
 static void test_ddr5_rdimm_decoded(void **state)
 {
+    static const struct expect e = { "DDR5", "RDIMM", 32768, 2, 4800, 40, 39, 39, 77, "SK Hynix", "HMCG88MEBRA113N",
+                                     "2022-W45" };
     (void)state;
     build_ddr5();
     assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
-    assert_string_equal(info.mem_type, "DDR5");
-    assert_string_equal(info.module_type, "RDIMM");
-    assert_int_equal(info.size_mb, 32768);
-    assert_int_equal(info.ranks, 2);
+    check_module(&e);
     assert_int_equal(info.data_width, 64);
-    assert_true(info.ecc);
-    assert_int_equal(info.speed_mts, 4800);
-    assert_int_equal(info.cl, 40);
-    assert_int_equal(info.trcd, 39);
-    assert_int_equal(info.trp, 39);
-    assert_int_equal(info.tras, 77);
-    assert_string_equal(info.manufacturer, "SK Hynix");
-    assert_string_equal(info.part, "HMCG88MEBRA113N");
-    assert_string_equal(info.date, "2022-W45");
-    assert_true(info.crc_checked && info.crc_ok);
 }
 
 static void test_ddr5_bad_crc_reported(void **state)
