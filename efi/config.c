@@ -349,6 +349,11 @@ static int apply_word(struct config *c, char *word, char *err, size_t errlen)
 
 int config_parse_file(struct config *c, const char *text, char *err, size_t errlen)
 {
+    return config_parse_named(c, "baremark.cfg", text, err, errlen);
+}
+
+int config_parse_named(struct config *c, const char *name, const char *text, char *err, size_t errlen)
+{
     unsigned lineno = 0;
     const char *p = text;
 
@@ -366,7 +371,7 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         if (n >= sizeof(line)) {
             /* The whole line's length, without a CR of a CRLF line end. */
             real = n - (p[n - 1] == '\r');
-            snprintf(err, errlen, "baremark.cfg line %u: line too long (%lu bytes, at most %u)", lineno,
+            snprintf(err, errlen, "%s line %u: line too long (%lu bytes, at most %u)", name, lineno,
                      (unsigned long)real, (unsigned)CONFIG_LINE_MAX);
             return BM_EINVAL;
         }
@@ -380,7 +385,7 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         if (!*s)
             continue;
         if (!strchr(s, '=') && strcmp(s, "help")) {
-            snprintf(err, errlen, "baremark.cfg line %u: malformed line '%s': expected key=value", lineno, s);
+            snprintf(err, errlen, "%s line %u: malformed line '%s': expected key=value", name, lineno, s);
             return BM_EINVAL;
         }
         {
@@ -388,7 +393,7 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
             snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s", used ? " " : "", s);
         }
         if (apply_word(c, s, msg, sizeof(msg)) != BM_OK) {
-            snprintf(err, errlen, "baremark.cfg line %u: %s", lineno, msg);
+            snprintf(err, errlen, "%s line %u: %s", name, lineno, msg);
             return BM_EINVAL;
         }
     }

@@ -64,6 +64,8 @@ int config_set(struct config *c, const char *key, const char *value, char *err, 
 /* Parse a configuration file's text (key=value lines, '#' comments).
  * Errors name the file line. */
 int config_parse_file(struct config *c, const char *text, char *err, size_t errlen);
+/* The same for a file of another name (a per-machine file): errors name it. */
+int config_parse_named(struct config *c, const char *name, const char *text, char *err, size_t errlen);
 
 /* The 1-based line of the first NUL byte in text[0..len), 0 when there is
  * none: a NUL would hide the rest of a file from the parser. */

@@ -200,6 +200,13 @@ const char *plat_load_options(void);
  * iPXE serves fetched files), then, after a PXE boot, as a TFTP file in
  * the boot file's directory on the boot server. */
 long plat_boot_file_read(const char *path, char *buf, size_t cap);
+/* Where plat_boot_file_read looks, as text for a note ("the boot volume
+ * (\baremark\, then its root), tftp://10.0.0.2/ (server from the
+ * pxe_reply)"). Returns its length. */
+size_t plat_boot_file_places(char *buf, size_t cap);
+/* The MAC address of the NIC the app was netbooted through (or whose
+ * path the boot device has); false when there is none. */
+bool plat_boot_nic_mac(uint8_t mac[6]);
 /* How the app was loaded: "disk", "pxe" (firmware PXE/TFTP), "ipxe"
  * (an iPXE-provided file system), or "unknown". */
 const char *plat_boot_source(void);

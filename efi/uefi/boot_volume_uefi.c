@@ -61,6 +61,23 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
     return n;
 }
 
+size_t plat_boot_file_places(char *buf, size_t cap)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (boot_root)
+        n = (size_t)snprintf(buf, cap, "%s volume (\\baremark\\, then its root)",
+                             strcmp(boot_source, "ipxe") ? "the boot" : "iPXE's");
+    if (n < cap && uefi_tftp_describe(buf + n + (n ? 2 : 0), cap - n - (n ? 2 : 0)) && n)
+        memcpy(buf + n, ", ", 2);
+    if (!buf[0])
+        bm_strlcpy(buf, "nowhere (no boot volume, no boot server)", cap);
+    return strlen(buf);
+}
+
+bool plat_boot_nic_mac(uint8_t mac[6]) { return uefi_boot_nic_mac(boot_device, mac); }
+
 bool plat_boot_volume_writable(void) { return boot_root && boot_root_writable; }
 
 void plat_boot_location(struct plat_boot_location *loc)

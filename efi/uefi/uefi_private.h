@@ -32,6 +32,9 @@ void uefi_boot_volume_open(EFI_HANDLE device);                /* boot_volume_uef
 bool uefi_has_pxe_base_code(EFI_HANDLE device);
 void uefi_pxe_open(EFI_HANDLE device);
 long uefi_tftp_read(const char *name, char *buf, size_t cap);
+size_t uefi_tftp_describe(char *buf, size_t cap);
+bool uefi_boot_nic_mac(EFI_HANDLE device, uint8_t mac[6]);
+bool uefi_pxe_addresses(uint8_t station[4], uint8_t mask[4], uint8_t router[4]);
 
 /* volumes_uefi.c: FAT volumes. */
 EFI_FILE_HANDLE uefi_open_root(EFI_HANDLE h, bool *read_only, char *label, size_t label_len);
