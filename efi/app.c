@@ -10,11 +10,13 @@
 #include "record.h"
 #include "serial_port.h"
 #include "sinks.h"
+#include "upload.h"
 
 static struct config cfg;
 static struct sysinfo sys;
 static struct serial_plan serial_plan;
 static struct cfg_load_log cfg_log;
+static bool serial_on;
 
 /* What tells this machine apart, for its per-machine files: the values
  * the system record shows, and the boot NIC's MAC. */
@@ -72,7 +74,8 @@ static void open_serial(const struct config *c)
     long conout_len = plat_console_device_path(conout, sizeof(conout));
 
     serial_plan_build(&serial_plan, c, plat_acpi_table("SPCR", 0), conout, conout_len);
-    if (serial_plan_open(&serial_plan) == BM_OK)
+    serial_on = serial_plan_open(&serial_plan) == BM_OK;
+    if (serial_on)
         sinks_add(sink_serial());
 }
 
@@ -133,6 +136,20 @@ static void emit_end_record(const struct run_outcome *o, double seconds)
     record_emit(&r, human);
 }
 
+/* upload= at the end: the results file is complete and closed (the HTML
+ * report too), so the upload record goes to the screen and serial only;
+ * the uploaded bytes stay those of the file. */
+static void upload_final(void)
+{
+    if (!cfg.upload[0])
+        return;
+    sinks_add(sink_console());
+    if (serial_on)
+        sinks_add(sink_serial());
+    upload_now();
+    sinks_close();
+}
+
 /* The benchmarks, once or as burn-in passes (passes=, duration=). Returns
  * BM_OK or BM_EABORT; *passes_done counts completed passes. */
 static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsigned *passes_done)
@@ -158,6 +175,9 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         if (rc == BM_EABORT)
             break;
         *passes_done = pass;
+        /* A machine that dies later has still delivered this pass. */
+        if (burn_in)
+            upload_now();
         /* duration= runs until the time is up (a started pass finishes);
          * passes= caps the count; with both, whichever comes first. */
         if (cfg.duration_min) {
@@ -178,7 +198,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
 int baremark_main(int *exit_mode)
 {
     char err[CONFIG_ERR_LEN], why[200];
-    char iso[40], compact[24], path[256], serial[64];
+    char iso[40], compact[24], path[256], serial[64], name[96];
     struct plat_boot_location boot;
     struct machine_ident ident;
     struct run_outcome outcome = { 0 };
@@ -205,15 +225,22 @@ int baremark_main(int *exit_mode)
     plat_boot_location(&boot);
 
     why[0] = '\0';
+    file_safe(serial, sizeof(serial), sys.serial);
+    snprintf(name, sizeof(name), "%s-%s.jsonl", compact, serial);
     if (opt_rc == BM_OK && !cfg.out_off && !cfg.help) {
         struct sink *fs;
-        file_safe(serial, sizeof(serial), sys.serial);
-        snprintf(path, sizeof(path), "%s\\%s-%s.jsonl", cfg.out, compact, serial);
+        snprintf(path, sizeof(path), "%s\\%s", cfg.out, name);
         fs = sink_file(path, why, sizeof(why));
         if (fs) {
             sinks_add(fs);
             why[0] = '\0';
         }
+    }
+    /* upload=: a copy of exactly what the results file gets, from here on. */
+    if (opt_rc == BM_OK && !cfg.help) {
+        struct sink *us = upload_begin(&cfg, cfg.out_off ? NULL : cfg.out, name);
+        if (us)
+            sinks_add(us);
     }
 
     emit_run_record(iso);
@@ -257,6 +284,7 @@ int baremark_main(int *exit_mode)
 
     emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
     sinks_close();
+    upload_final();
     if (status == APP_OK && (record_error_count() || outcome.failed_limits))
         status = APP_ERRORS;
     return status;

@@ -1,5 +1,6 @@
 /* Option parsing and validation. Table-driven: a key is one row. */
 #include "config.h"
+#include "http.h"
 #include "platform.h"
 
 struct key_def {
@@ -98,6 +99,30 @@ static int set_time(struct config *c, const char *v)
     if (!bm_parse_u64(v, &n) || n < 1 || n > 3600)
         return BM_EINVAL;
     c->time_s = (uint32_t)n;
+    return BM_OK;
+}
+
+/* upload=off|http://A.B.C.D[:PORT][/PATH] (http.h) */
+static int set_upload(struct config *c, const char *v)
+{
+    struct http_url u;
+
+    if (!strcmp(v, "off")) {
+        c->upload[0] = '\0';
+        return BM_OK;
+    }
+    if (http_url_parse(v, &u) != BM_OK)
+        return BM_EINVAL;
+    bm_strlcpy(c->upload, v, sizeof(c->upload));
+    return BM_OK;
+}
+
+static int set_upload_timeout(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 1 || n > 3600)
+        return BM_EINVAL;
+    c->upload_timeout_s = (uint32_t)n;
     return BM_OK;
 }
 
@@ -281,6 +306,9 @@ static const struct key_def keys[] = {
     { "min_mbps", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. SEQ1M-Q8T1:1500", set_min_mbps },
     { "min_iops", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. RND4K-Q32T1:50000", set_min_iops },
     { "max_lat_us", "a positive number (all tests) or TEST:N[,TEST:N...] on the p99 latency", set_max_lat_us },
+    { "upload", "off, or http://A.B.C.D[:PORT][/PATH]: PUT the results file there at the end (and after each "
+                "burn-in pass)", set_upload },
+    { "upload_timeout", "seconds from 1 to 3600 for one upload, retries included (default 30)", set_upload_timeout },
 };
 
 void config_defaults(struct config *c)
@@ -296,6 +324,7 @@ void config_defaults(struct config *c)
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
     c->exit = EXIT_RETURN;
     c->passes = 1;
+    c->upload_timeout_s = 30;
 }
 
 static const struct key_def *find_key(const char *key)

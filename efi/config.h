@@ -49,6 +49,8 @@ struct config {
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
     uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
+    char upload[192];      /* upload=: http:// URL the results file is PUT under ("" = off) */
+    uint32_t upload_timeout_s; /* upload_timeout=: seconds per upload, retries included */
     char args[CONFIG_ARGS_MAX + 1];      /* the command line, as given, for the run record */
     char file_args[CONFIG_ARGS_MAX + 1]; /* the key=value lines of the configuration file, joined */
 };

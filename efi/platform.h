@@ -221,6 +221,22 @@ int plat_file_write(void *f, const void *data, size_t len);
 int plat_file_flush(void *f);
 void plat_file_close(void *f);
 
+/* Read a whole file on the results volume (the one plat_file_create
+ * used; path without a label): bytes read, or BM_ENODEV / BM_ENOSPC. */
+long plat_results_file_read(const char *path, char *buf, size_t cap);
+
+/* ---- Network ------------------------------------------------------------------ */
+
+/* One TCP exchange with an IPv4 server through the boot NIC: connect to
+ * ip:port, send head then body, read the answer into resp until the
+ * server closes, resp is full or it holds a whole HTTP head ("\r\n\r\n"),
+ * close. Everything ends by deadline_ns (plat_now_ns). Returns the bytes
+ * received, or BM_ENODEV (no TCP/IPv4 stack or no address here),
+ * BM_ETIMEDOUT, BM_EIO (refused, reset); why says what happened. */
+long plat_tcp_exchange(const uint8_t ip[4], uint16_t port, const void *head, size_t head_len, const void *body,
+                       size_t body_len, char *resp, size_t resp_cap, uint64_t deadline_ns, char *why,
+                       size_t why_len);
+
 /* ---- Serial port ------------------------------------------------------------ */
 
 /* A 16550-compatible UART: at an I/O port (the PC's COM ports) or memory

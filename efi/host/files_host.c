@@ -85,6 +85,13 @@ int plat_file_write(void *f, const void *data, size_t len)
 int plat_file_flush(void *f) { return fflush(f) == 0 ? BM_OK : BM_EIO; }
 void plat_file_close(void *f) { fclose(f); }
 
+long plat_results_file_read(const char *path, char *buf, size_t cap)
+{
+    const char *colon = strchr(path, ':');
+
+    return plat_boot_file_read(colon ? colon + 1 : path, buf, cap);
+}
+
 void plat_boot_location(struct plat_boot_location *loc)
 {
     memset(loc, 0, sizeof(*loc));

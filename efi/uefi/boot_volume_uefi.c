@@ -30,7 +30,7 @@ void uefi_boot_volume_open(EFI_HANDLE device)
 
 const char *plat_boot_source(void) { return boot_source; }
 
-static long read_from_root(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap)
+long uefi_read_file(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap)
 {
     CHAR16 wpath[256];
     EFI_FILE_HANDLE f;
@@ -52,9 +52,9 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
 
     base = base ? base + 1 : path;
     if (boot_root) {
-        n = read_from_root(boot_root, path, buf, cap);
+        n = uefi_read_file(boot_root, path, buf, cap);
         if (n == BM_ENODEV)
-            n = read_from_root(boot_root, base, buf, cap);
+            n = uefi_read_file(boot_root, base, buf, cap);
     }
     if (n == BM_ENODEV)
         n = uefi_tftp_read(base, buf, cap);

@@ -44,6 +44,8 @@ EFI_FILE_HANDLE uefi_find_writable_volume(const char *label, EFI_HANDLE *handle_
  * directory (NULL when it has no file system). */
 EFI_HANDLE uefi_boot_device(void);
 EFI_FILE_HANDLE uefi_boot_root(void);
+/* A whole file of a volume: bytes read, BM_ENODEV when it is not there. */
+long uefi_read_file(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap);
 void uefi_boot_volume_close(void);
 
 /* results_file_uefi.c: close the results volume unless it is the boot
