@@ -58,6 +58,7 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
     if (!pxe || !server_known || server_silent)
         return BM_ENODEV;
     snprintf(remote, sizeof(remote), "%s%s", server.dir, name);
+    memset(buf, 0, cap);
     memset(&ip, 0, sizeof(ip));
     memcpy(&ip.v4, server.ip, 4);
     st = uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE, buf, FALSE, &size, NULL, &ip,
@@ -66,7 +67,14 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
         server_silent = true;
     if (st == EFI_BUFFER_TOO_SMALL)
         return BM_ENOSPC;
-    return st == EFI_SUCCESS ? (long)size : BM_ENODEV;
+    if (st != EFI_SUCCESS)
+        return BM_ENODEV;
+    /* iPXE's Mtftp (efi_pxe.c efi_pxe_mtftp) leaves BufferSize at the
+     * buffer's size instead of the file's: the text then ends where the
+     * zero-filled buffer's first NUL is (a text file has none). */
+    if (size >= cap)
+        size = strnlen(buf, cap);
+    return (long)size;
 }
 
 /* Where netboot files are looked for, for the notes. */

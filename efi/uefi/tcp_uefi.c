@@ -18,6 +18,9 @@
 static EFI_GUID tcp4_sb_guid = EFI_TCP4_SERVICE_BINDING_PROTOCOL;
 static EFI_GUID tcp4_guid = EFI_TCP4_PROTOCOL;
 
+static const char *tcp4_found;          /* how the binding was found, for messages */
+static char tcp4_station[40];           /* the address it was configured with */
+
 static EFI_TCP4_CONNECTION_TOKEN conn_tok;
 static EFI_TCP4_IO_TOKEN io_tok;
 static EFI_TCP4_CLOSE_TOKEN close_tok;
@@ -43,11 +46,13 @@ static EFI_SERVICE_BINDING *find_tcp4_binding(void)
             break;
         if (uefi_call_wrapper(bm_st->BootServices->LocateDevicePath, 3, &tcp4_sb_guid, &dp, &h) == EFI_SUCCESS)
             uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, h, &tcp4_sb_guid, (void **)&sb);
+        tcp4_found = pass ? "the boot NIC after connecting its drivers" : "the boot NIC";
     }
     if (!sb && uefi_call_wrapper(bm_st->BootServices->LocateHandleBuffer, 5, ByProtocol, &tcp4_sb_guid, NULL, &count,
                                  &handles) == EFI_SUCCESS) {
         if (count)
             uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, handles[0], &tcp4_sb_guid, (void **)&sb);
+        tcp4_found = "the first NIC with TCP4 (not the boot NIC)";
         uefi_call_wrapper(bm_st->BootServices->FreePool, 1, handles);
     }
     return sb;
@@ -92,6 +97,11 @@ static EFI_STATUS tcp_configure(EFI_TCP4 *tcp, const uint8_t ip[4], uint16_t por
     EFI_STATUS st;
 
     memset(&cd, 0, sizeof(cd));
+    if (have)
+        snprintf(tcp4_station, sizeof(tcp4_station), "%u.%u.%u.%u/%u.%u.%u.%u", station[0], station[1], station[2],
+                 station[3], mask[0], mask[1], mask[2], mask[3]);
+    else
+        bm_strlcpy(tcp4_station, "the firmware's default address", sizeof(tcp4_station));
     cd.TimeToLive = 64;
     cd.AccessPoint.UseDefaultAddress = !have;
     if (have) {
@@ -230,6 +240,10 @@ long plat_tcp_exchange(const uint8_t ip[4], uint16_t port, const void *head, siz
     io_tok.CompletionToken.Event = ev[1];
     close_tok.CompletionToken.Event = ev[2];
     rc = exchange(tcp, ip, port, head, head_len, body, body_len, resp, resp_cap, deadline_ns, why, why_len);
+    if (rc < 0) {
+        size_t n = strlen(why);
+        snprintf(why + n, why_len - n, " (TCP4 of %s, from %s)", tcp4_found, tcp4_station);
+    }
     /* Configure(NULL) resets the instance: pending tokens end aborted. */
     uefi_call_wrapper(tcp->Configure, 2, tcp, NULL);
 out:

@@ -26,6 +26,7 @@ class Nginx:
 
     def __init__(self, listen="0.0.0.0", port=None):
         self.port = port or free_port()
+        self.probe = "127.0.0.1" if listen == "0.0.0.0" else listen
         self.prefix = qemu.tempdir("baremark-nginx-")
         self.root = os.path.join(self.prefix, "www")
         os.makedirs(os.path.join(self.root, "results"))
@@ -44,7 +45,7 @@ class Nginx:
                        check=True, capture_output=True)
         for _ in range(50):
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                socket.create_connection((self.probe, self.port), timeout=0.2).close()
                 return self
             except OSError:
                 time.sleep(0.1)
