@@ -37,17 +37,21 @@ def _stick_file(run):
 
 
 def test_upload_to_nginx_receives_exactly_the_stick_bytes():
+    # a burn-in of two passes: one upload after each pass, one at the end
     with Nginx() as srv:
-        run = _boot("mem=off\ndisk=off\nexit=shutdown\nout=BAREMARK:\\rack\n"
+        run = _boot("mem=off\ndisk=off\npasses=2\nexit=shutdown\nout=BAREMARK:\\rack\n"
                     "upload=http://10.0.2.2:%d/results\n" % srv.port)
         received = srv.received()
     assert not run.timed_out, run.serial[-3000:]
     ups = run.of_type("upload")
-    assert len(ups) == 1 and ups[0]["ok"] and ups[0]["status"] in (201, 204), (ups, srv.log())
+    assert len(ups) == 3 and all(u["ok"] and u["status"] in (201, 204) for u in ups), (ups, srv.log())
+    assert [u.get("pass") for u in ups[:2]] == [1, 2], ups
     name, data = _stick_file(run)
     assert received == [name], (received, name)
     assert srv.read(name) == data
-    assert ups[0]["bytes"] == len(data) and ups[0]["url"].endswith("/results/" + name)
+    assert ups[2]["bytes"] == len(data) and ups[2]["url"].endswith("/results/" + name)
+    # the per-pass uploads are part of the results file; the final one is not
+    assert data.decode().count('"type":"upload"') == 2
     assert data.decode().splitlines()[-1].startswith('{"type":"end"')
     assert run.returncode == 0
 
