@@ -93,14 +93,17 @@ static int set_driver(struct config *c, const char *v)
     return BM_OK;
 }
 
-static int set_time(struct config *c, const char *v)
+/* Seconds from 1 to 3600 (time=, upload_timeout=). */
+static int parse_seconds(const char *v, uint32_t *out)
 {
     uint64_t n;
     if (!bm_parse_u64(v, &n) || n < 1 || n > 3600)
         return BM_EINVAL;
-    c->time_s = (uint32_t)n;
+    *out = (uint32_t)n;
     return BM_OK;
 }
+
+static int set_time(struct config *c, const char *v) { return parse_seconds(v, &c->time_s); }
 
 /* upload=off|http://A.B.C.D[:PORT][/PATH] (http.h) */
 static int set_upload(struct config *c, const char *v)
@@ -117,14 +120,7 @@ static int set_upload(struct config *c, const char *v)
     return BM_OK;
 }
 
-static int set_upload_timeout(struct config *c, const char *v)
-{
-    uint64_t n;
-    if (!bm_parse_u64(v, &n) || n < 1 || n > 3600)
-        return BM_EINVAL;
-    c->upload_timeout_s = (uint32_t)n;
-    return BM_OK;
-}
+static int set_upload_timeout(struct config *c, const char *v) { return parse_seconds(v, &c->upload_timeout_s); }
 
 /* serial=auto|off|com1..com4|0xPORT|mmio:0xADDR[,8|,32] */
 static int set_serial(struct config *c, const char *v)

@@ -58,7 +58,7 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
     if (!pxe || !server_known || server_silent)
         return BM_ENODEV;
     snprintf(remote, sizeof(remote), "%s%s", server.dir, name);
-    memset(buf, 0, cap);
+    memset(buf, 0xff, cap);
     memset(&ip, 0, sizeof(ip));
     memcpy(&ip.v4, server.ip, 4);
     st = uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE, buf, FALSE, &size, NULL, &ip,
@@ -70,10 +70,12 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
     if (st != EFI_SUCCESS)
         return BM_ENODEV;
     /* iPXE's Mtftp (efi_pxe.c efi_pxe_mtftp) leaves BufferSize at the
-     * buffer's size instead of the file's: the text then ends where the
-     * zero-filled buffer's first NUL is (a text file has none). */
+     * buffer's size instead of the file's: the file then ends after the
+     * last byte that is not the 0xff fill (never in a text file, while a
+     * NUL byte stays in and is refused by the caller as in any file). */
     if (size >= cap)
-        size = strnlen(buf, cap);
+        for (size = cap; size && (uint8_t)buf[size - 1] == 0xff; size--)
+            ;
     return (long)size;
 }
 

@@ -170,6 +170,21 @@ static long fake_read(const char *path, char *buf, size_t cap)
     return BM_ENODEV;
 }
 
+static struct config c;
+static struct cfg_load_log cfg_log;
+static char err[CONFIG_ERR_LEN];
+
+/* cfg_load_options for the machine ident() with these files served. */
+static int load(const char *const *files, const char *args)
+{
+    struct machine_ident id = ident();
+
+    served = files;
+    reads = 0;
+    err[0] = '\0';
+    return cfg_load_options(&c, &id, args, fake_read, &cfg_log, err, sizeof(err));
+}
+
 static void test_per_machine_files_override_key_by_key(void **state)
 {
     static const char *const files[] = {
@@ -180,15 +195,9 @@ static void test_per_machine_files_override_key_by_key(void **state)
         "limits-52-54-00-12-34-ab.cfg", "* * min_mbps=700\n",
         NULL,
     };
-    struct machine_ident id = ident();
-    static struct config c;
-    static struct cfg_load_log log;
-    char err[CONFIG_ERR_LEN] = "";
 
     (void)state;
-    served = files;
-    reads = 0;
-    assert_int_equal(cfg_load_options(&c, &id, "baremark.efi time=20", fake_read, &log, err, sizeof(err)), BM_OK);
+    assert_int_equal(load(files, "baremark.efi time=20"), BM_OK);
     assert_int_equal(reads, 12);
     assert_int_equal(c.mem, LEVEL_OFF);
     assert_int_equal(c.disk, LEVEL_OFF);     /* the MAC file, last */
@@ -196,14 +205,14 @@ static void test_per_machine_files_override_key_by_key(void **state)
     assert_int_equal(c.exit, EXIT_SHUTDOWN);
     assert_int_equal(c.limits.count, 1);
     assert_true(c.limits.items[0].min_mbps == 700 && c.limits.items[0].min_iops == 5000);
-    assert_int_equal(log.applied, 5);
-    assert_string_equal(log.applied_names[0], "baremark.cfg");
-    assert_string_equal(log.applied_names[1], "baremark-product-PowerEdge_R650.cfg");
-    assert_string_equal(log.applied_names[2], "baremark-52-54-00-12-34-ab.cfg");
-    assert_string_equal(log.applied_names[3], "limits.cfg");
-    assert_string_equal(log.applied_names[4], "limits-52-54-00-12-34-ab.cfg");
-    assert_int_equal(log.missing, 7);
-    assert_string_equal(log.missing_names[0], "baremark-board-Dell_Inc._0Y2K8N.cfg");
+    assert_int_equal(cfg_log.applied, 5);
+    assert_string_equal(cfg_log.applied_names[0], "baremark.cfg");
+    assert_string_equal(cfg_log.applied_names[1], "baremark-product-PowerEdge_R650.cfg");
+    assert_string_equal(cfg_log.applied_names[2], "baremark-52-54-00-12-34-ab.cfg");
+    assert_string_equal(cfg_log.applied_names[3], "limits.cfg");
+    assert_string_equal(cfg_log.applied_names[4], "limits-52-54-00-12-34-ab.cfg");
+    assert_int_equal(cfg_log.missing, 7);
+    assert_string_equal(cfg_log.missing_names[0], "baremark-board-Dell_Inc._0Y2K8N.cfg");
 }
 
 static void test_a_bad_per_machine_file_stops_the_run_naming_it(void **state)
@@ -214,22 +223,16 @@ static void test_a_bad_per_machine_file_stops_the_run_naming_it(void **state)
         NULL,
     };
     static const char *const no_files[] = { NULL };
-    struct machine_ident id = ident();
-    static struct config c;
-    static struct cfg_load_log log;
-    char err[CONFIG_ERR_LEN] = "";
 
     (void)state;
-    served = files;
-    assert_int_equal(cfg_load_options(&c, &id, "", fake_read, &log, err, sizeof(err)), BM_EINVAL);
+    assert_int_equal(load(files, ""), BM_EINVAL);
     assert_non_null(strstr(err, "baremark-serial-CN7X_42.cfg line 2"));
     assert_non_null(strstr(err, "disk"));
     /* nothing served at all: defaults, every file listed as missing */
-    served = no_files;
-    assert_int_equal(cfg_load_options(&c, &id, "", fake_read, &log, err, sizeof(err)), BM_OK);
-    assert_int_equal(log.applied, 0);
-    assert_int_equal(log.missing, 12);
-    assert_string_equal(log.missing_names[6], "limits.cfg");
+    assert_int_equal(load(no_files, ""), BM_OK);
+    assert_int_equal(cfg_log.applied, 0);
+    assert_int_equal(cfg_log.missing, 12);
+    assert_string_equal(cfg_log.missing_names[6], "limits.cfg");
 }
 
 int main(void)

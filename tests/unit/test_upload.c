@@ -156,22 +156,30 @@ static void emit_some(void)
     }
 }
 
-static void test_upload_sends_exactly_the_results_lines(void **state)
+/* upload= from args, the sinks a run has, three records collected. */
+static void begin_upload(const char *args, const char *name)
 {
     static struct config c;
-    char url[64], err[CONFIG_ERR_LEN];
+    char err[CONFIG_ERR_LEN];
+
+    config_defaults(&c);
+    assert_int_equal(config_parse_args(&c, args, err, sizeof(err)), BM_OK);
+    sinks_reset();
+    sinks_add(&keeper);
+    sinks_add(upload_begin(&c, NULL, name));
+    emit_some();
+    last_upload[0] = last_error[0] = '\0';
+}
+
+static void test_upload_sends_exactly_the_results_lines(void **state)
+{
+    char url[64];
     const char *body;
 
     (void)state;
     start_server("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
-    config_defaults(&c);
     snprintf(url, sizeof(url), "x upload=http://127.0.0.1:%u/rack", srv.port);
-    assert_int_equal(config_parse_args(&c, url, err, sizeof(err)), BM_OK);
-    sinks_reset();
-    sinks_add(&keeper);
-    sinks_add(upload_begin(&c, NULL, "20261201-120000-S1.jsonl"));
-    emit_some();
-    last_upload[0] = last_error[0] = '\0';
+    begin_upload(url, "20261201-120000-S1.jsonl");
     assert_int_equal(upload_now(), BM_OK);
     assert_int_equal(srv.requests, 1);
     assert_non_null(strstr(srv.got, "PUT /rack/20261201-120000-S1.jsonl HTTP/1.1\r\n"));
@@ -188,19 +196,12 @@ static void test_upload_sends_exactly_the_results_lines(void **state)
 
 static void test_refused_upload_is_an_error_and_not_retried(void **state)
 {
-    static struct config c;
-    char url[64], err[CONFIG_ERR_LEN];
+    char url[64];
 
     (void)state;
     start_server("HTTP/1.1 405 Not Allowed\r\n\r\n");
-    config_defaults(&c);
     snprintf(url, sizeof(url), "x upload=http://127.0.0.1:%u/", srv.port);
-    assert_int_equal(config_parse_args(&c, url, err, sizeof(err)), BM_OK);
-    sinks_reset();
-    sinks_add(&keeper);
-    sinks_add(upload_begin(&c, NULL, "r.jsonl"));
-    emit_some();
-    last_upload[0] = last_error[0] = '\0';
+    begin_upload(url, "r.jsonl");
     assert_int_equal(upload_now(), BM_EIO);
     assert_int_equal(srv.requests, 1);
     assert_non_null(strstr(last_upload, "\"status\":405"));
@@ -211,20 +212,11 @@ static void test_refused_upload_is_an_error_and_not_retried(void **state)
 
 static void test_server_down_gives_up_within_the_timeout(void **state)
 {
-    static struct config c;
-    char err[CONFIG_ERR_LEN];
     uint64_t t0;
 
     (void)state;
     /* port 9 (discard) on loopback: nothing listens, connect is refused */
-    config_defaults(&c);
-    assert_int_equal(config_parse_args(&c, "x upload=http://127.0.0.1:9/ upload_timeout=2", err, sizeof(err)),
-                     BM_OK);
-    sinks_reset();
-    sinks_add(&keeper);
-    sinks_add(upload_begin(&c, NULL, "r.jsonl"));
-    emit_some();
-    last_upload[0] = last_error[0] = '\0';
+    begin_upload("x upload=http://127.0.0.1:9/ upload_timeout=2", "r.jsonl");
     t0 = plat_now_ns();
     assert_int_not_equal(upload_now(), BM_OK);
     assert_true(plat_now_ns() - t0 < 3000000000ull);
