@@ -63,14 +63,14 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
 
 size_t plat_boot_file_places(char *buf, size_t cap)
 {
-    size_t n = 0;
+    char tftp[160];
 
     buf[0] = '\0';
     if (boot_root)
-        n = (size_t)snprintf(buf, cap, "%s volume (\\baremark\\, then its root)",
-                             strcmp(boot_source, "ipxe") ? "the boot" : "iPXE's");
-    if (n < cap && uefi_tftp_describe(buf + n + (n ? 2 : 0), cap - n - (n ? 2 : 0)) && n)
-        memcpy(buf + n, ", ", 2);
+        snprintf(buf, cap, "%s volume (\\baremark\\, then its root)",
+                 strcmp(boot_source, "ipxe") ? "the boot" : "iPXE's");
+    if (uefi_tftp_describe(tftp, sizeof(tftp)))
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", buf[0] ? ", " : "", tftp);
     if (!buf[0])
         bm_strlcpy(buf, "nowhere (no boot volume, no boot server)", cap);
     return strlen(buf);
