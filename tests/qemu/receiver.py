@@ -49,6 +49,7 @@ class Nginx:
                 return self
             except OSError:
                 time.sleep(0.1)
+        self.stop()
         raise RuntimeError("nginx did not start: " + self.log())
 
     def stop(self):
