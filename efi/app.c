@@ -1,6 +1,7 @@
 /* The run: options -> inventory -> drivers -> engines -> records -> sinks. */
 #include "app.h"
 #include "burnin.h"
+#include "cfg_files.h"
 #include "config.h"
 #include "disk/disk.h"
 #include "inventory/inventory.h"
@@ -10,63 +11,44 @@
 #include "record.h"
 #include "serial_port.h"
 #include "sinks.h"
+#include "upload.h"
 
 static struct config cfg;
 static struct sysinfo sys;
 static struct serial_plan serial_plan;
+static struct cfg_load_log cfg_log;
+static bool serial_on;
 
-/* A text file from the boot volume into text (NUL-terminated): 0 when it
- * is there, 1 when there is none, BM_EINVAL with err filled when it cannot
- * be read whole, is too large, or holds a NUL byte (which would hide the
- * rest of it from the parser). */
-static int read_text_file(const char *path, const char *name, char *text, size_t cap, char *err, size_t errlen)
+/* What tells this machine apart, for its per-machine files: the values
+ * the system record shows, and the boot NIC's MAC. */
+static void machine_ident_of(const struct sysinfo *si, struct machine_ident *id)
 {
-    long n = plat_boot_file_read(path, text, cap - 1);
-    unsigned nul;
-
-    if (n == BM_ENODEV)
-        return 1;
-    if (n == BM_ENOSPC || n >= (long)cap - 1) {
-        snprintf(err, errlen, "%s: file too large (at most %lu bytes)", name, (unsigned long)cap - 2);
-        return BM_EINVAL;
-    }
-    if (n < 0) {
-        snprintf(err, errlen, "%s: cannot read it: %s", name, bm_strerror((int)n));
-        return BM_EINVAL;
-    }
-    nul = config_nul_line(text, (size_t)n);
-    if (nul) {
-        snprintf(err, errlen, "%s line %u: a NUL byte (the file must be text)", name, nul);
-        return BM_EINVAL;
-    }
-    text[n] = '\0';
-    return 0;
+    memset(id, 0, sizeof(*id));
+    bm_strlcpy(id->product, si->product, sizeof(id->product));
+    bm_strlcpy(id->board, si->baseboard, sizeof(id->board));
+    bm_strlcpy(id->serial, si->serial, sizeof(id->serial));
+    bm_strlcpy(id->uuid, si->uuid, sizeof(id->uuid));
+    id->has_mac = plat_boot_nic_mac(id->mac);
 }
 
-/* Options: defaults, then the file on the boot volume, then the command
- * line. Returns BM_OK or BM_EINVAL with err naming the problem. */
-static int load_options(struct config *c, char *err, size_t errlen)
+/* A note for each shared file that is not there and one for the
+ * per-machine files looked for, saying where they were looked for. */
+static void emit_config_notes(void)
 {
-    static char text[65536];
-    const char *args = plat_load_options();
-    int rc;
+    char places[256], names[1024];
+    size_t n = 0;
 
-    config_defaults(c);
-    rc = read_text_file(CONFIG_FILE_PATH, "baremark.cfg", text, sizeof(text), err, errlen);
-    if (rc < 0)
-        return BM_EINVAL;
-    if (rc == 0 && config_parse_file(c, text, err, errlen) != BM_OK)
-        return BM_EINVAL;
-    bm_strlcpy(c->args, args, sizeof(c->args));
-    if (config_parse_args(c, args, err, errlen) != BM_OK)
-        return BM_EINVAL;
-    /* Limits are options too: a bad file stops the run before it starts. */
-    rc = read_text_file(LIMITS_FILE_PATH, "limits.cfg", text, sizeof(text), err, errlen);
-    if (rc < 0)
-        return BM_EINVAL;
-    if (rc == 0 && limits_parse_file(&c->limits, text, err, errlen) != BM_OK)
-        return BM_EINVAL;
-    return BM_OK;
+    plat_boot_file_places(places, sizeof(places));
+    names[0] = '\0';
+    for (unsigned i = 0; i < cfg_log.missing; i++) {
+        const char *name = cfg_log.missing_names[i];
+        if (!strcmp(name, "baremark.cfg") || !strcmp(name, "limits.cfg"))
+            record_note("config", "%s: not found in %s", name, places);
+        else if (n < sizeof(names))
+            n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? " " : "", name);
+    }
+    if (names[0])
+        record_note("config", "per-machine files not found in %s: %s", places, names);
 }
 
 /* Only the characters a FAT file name takes safely. */
@@ -93,7 +75,8 @@ static void open_serial(const struct config *c)
     long conout_len = plat_console_device_path(conout, sizeof(conout));
 
     serial_plan_build(&serial_plan, c, plat_acpi_table("SPCR", 0), conout, conout_len);
-    if (serial_plan_open(&serial_plan) == BM_OK)
+    serial_on = serial_plan_open(&serial_plan) == BM_OK;
+    if (serial_on)
         sinks_add(sink_serial());
 }
 
@@ -107,6 +90,10 @@ static void emit_run_record(const char *iso_time)
     json_u64(&r.j, "schema", RECORD_SCHEMA);
     json_str(&r.j, "args", cfg.args);
     json_str(&r.j, "config_file", cfg.file_args);
+    json_arr_begin(&r.j, "config_files");
+    for (unsigned i = 0; i < cfg_log.applied; i++)
+        json_str(&r.j, NULL, cfg_log.applied_names[i]);
+    json_arr_end(&r.j);
     json_str(&r.j, "time", iso_time);
     serial_plan_json(&serial_plan, &r.j);
     snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
@@ -150,6 +137,20 @@ static void emit_end_record(const struct run_outcome *o, double seconds)
     record_emit(&r, human);
 }
 
+/* upload= at the end: the results file is complete and closed (the HTML
+ * report too), so the upload record goes to the screen and serial only;
+ * the uploaded bytes stay those of the file. */
+static void upload_final(void)
+{
+    if (!cfg.upload[0])
+        return;
+    sinks_add(sink_console());
+    if (serial_on)
+        sinks_add(sink_serial());
+    upload_now();
+    sinks_close();
+}
+
 /* The benchmarks, once or as burn-in passes (passes=, duration=). Returns
  * BM_OK or BM_EABORT; *passes_done counts completed passes. */
 static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsigned *passes_done)
@@ -175,6 +176,9 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         if (rc == BM_EABORT)
             break;
         *passes_done = pass;
+        /* A machine that dies later has still delivered this pass. */
+        if (burn_in)
+            upload_now();
         /* duration= runs until the time is up (a started pass finishes);
          * passes= caps the count; with both, whichever comes first. */
         if (cfg.duration_min) {
@@ -195,8 +199,9 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
 int baremark_main(int *exit_mode)
 {
     char err[CONFIG_ERR_LEN], why[200];
-    char iso[40], compact[24], path[256], serial[64];
+    char iso[40], compact[24], path[256], serial[64], name[96];
     struct plat_boot_location boot;
+    struct machine_ident ident;
     struct run_outcome outcome = { 0 };
     uint64_t t0;
     int status = APP_OK, rc, opt_rc;
@@ -209,29 +214,38 @@ int baremark_main(int *exit_mode)
 
     /* Options first: a bad one stops the run before anything is touched.
      * The serial sink still opens (serial=auto) to report it. */
-    opt_rc = load_options(&cfg, err, sizeof(err));
+    inventory_collect(&sys);
+    machine_ident_of(&sys, &ident);
+    opt_rc = cfg_load_options(&cfg, &ident, plat_load_options(), plat_boot_file_read, &cfg_log, err, sizeof(err));
     if (opt_rc == BM_OK)
         *exit_mode = cfg.exit;
     open_serial(opt_rc == BM_OK ? &cfg : NULL);
     /* Driver diagnostics become log records from here on (platform.h). */
     plat_set_diag_sink(record_diag_sink);
     plat_time_iso(iso, sizeof(iso), compact, sizeof(compact));
-    inventory_collect(&sys);
     plat_boot_location(&boot);
 
     why[0] = '\0';
+    file_safe(serial, sizeof(serial), sys.serial);
+    snprintf(name, sizeof(name), "%s-%s.jsonl", compact, serial);
     if (opt_rc == BM_OK && !cfg.out_off && !cfg.help) {
         struct sink *fs;
-        file_safe(serial, sizeof(serial), sys.serial);
-        snprintf(path, sizeof(path), "%s\\%s-%s.jsonl", cfg.out, compact, serial);
+        snprintf(path, sizeof(path), "%s\\%s", cfg.out, name);
         fs = sink_file(path, why, sizeof(why));
         if (fs) {
             sinks_add(fs);
             why[0] = '\0';
         }
     }
+    /* upload=: a copy of exactly what the results file gets, from here on. */
+    if (opt_rc == BM_OK && !cfg.help) {
+        struct sink *us = upload_begin(&cfg, cfg.out_off ? NULL : cfg.out, name);
+        if (us)
+            sinks_add(us);
+    }
 
     emit_run_record(iso);
+    emit_config_notes();
     if (rc != BM_OK)
         record_error("platform", "initialisation: %s", bm_strerror(rc));
     if (opt_rc != BM_OK) {
@@ -272,6 +286,7 @@ int baremark_main(int *exit_mode)
 
     emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
     sinks_close();
+    upload_final();
     if (status == APP_OK && (record_error_count() || outcome.failed_limits))
         status = APP_ERRORS;
     return status;

@@ -1,5 +1,6 @@
 /* Option parsing and validation. Table-driven: a key is one row. */
 #include "config.h"
+#include "http.h"
 #include "platform.h"
 
 struct key_def {
@@ -92,14 +93,34 @@ static int set_driver(struct config *c, const char *v)
     return BM_OK;
 }
 
-static int set_time(struct config *c, const char *v)
+/* Seconds from 1 to 3600 (time=, upload_timeout=). */
+static int parse_seconds(const char *v, uint32_t *out)
 {
     uint64_t n;
     if (!bm_parse_u64(v, &n) || n < 1 || n > 3600)
         return BM_EINVAL;
-    c->time_s = (uint32_t)n;
+    *out = (uint32_t)n;
     return BM_OK;
 }
+
+static int set_time(struct config *c, const char *v) { return parse_seconds(v, &c->time_s); }
+
+/* upload=off|http://A.B.C.D[:PORT][/PATH] (http.h) */
+static int set_upload(struct config *c, const char *v)
+{
+    struct http_url u;
+
+    if (!strcmp(v, "off")) {
+        c->upload[0] = '\0';
+        return BM_OK;
+    }
+    if (http_url_parse(v, &u) != BM_OK)
+        return BM_EINVAL;
+    bm_strlcpy(c->upload, v, sizeof(c->upload));
+    return BM_OK;
+}
+
+static int set_upload_timeout(struct config *c, const char *v) { return parse_seconds(v, &c->upload_timeout_s); }
 
 /* serial=auto|off|com1..com4|0xPORT|mmio:0xADDR[,8|,32] */
 static int set_serial(struct config *c, const char *v)
@@ -295,6 +316,9 @@ static const struct key_def keys[] = {
     { "max_lat_us", "a positive number (all tests) or TEST:N[,TEST:N...] on the p99 latency", set_max_lat_us },
     { "spd", "on, force or off (force: enable an SMBus host the firmware left off for the SPD read; "
              "off: do not touch the SMBus, e.g. where a BMC shares it)", set_spd },
+    { "upload", "off, or http://A.B.C.D[:PORT][/PATH]: PUT the results file there at the end (and after each "
+                "burn-in pass)", set_upload },
+    { "upload_timeout", "seconds from 1 to 3600 for one upload, retries included (default 30)", set_upload_timeout },
 };
 
 void config_defaults(struct config *c)
@@ -310,6 +334,7 @@ void config_defaults(struct config *c)
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
     c->exit = EXIT_RETURN;
     c->passes = 1;
+    c->upload_timeout_s = 30;
 }
 
 static const struct key_def *find_key(const char *key)
@@ -363,6 +388,11 @@ static int apply_word(struct config *c, char *word, char *err, size_t errlen)
 
 int config_parse_file(struct config *c, const char *text, char *err, size_t errlen)
 {
+    return config_parse_named(c, "baremark.cfg", text, err, errlen);
+}
+
+int config_parse_named(struct config *c, const char *name, const char *text, char *err, size_t errlen)
+{
     unsigned lineno = 0;
     const char *p = text;
 
@@ -380,7 +410,7 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         if (n >= sizeof(line)) {
             /* The whole line's length, without a CR of a CRLF line end. */
             real = n - (p[n - 1] == '\r');
-            snprintf(err, errlen, "baremark.cfg line %u: line too long (%lu bytes, at most %u)", lineno,
+            snprintf(err, errlen, "%s line %u: line too long (%lu bytes, at most %u)", name, lineno,
                      (unsigned long)real, (unsigned)CONFIG_LINE_MAX);
             return BM_EINVAL;
         }
@@ -394,7 +424,7 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
         if (!*s)
             continue;
         if (!strchr(s, '=') && strcmp(s, "help")) {
-            snprintf(err, errlen, "baremark.cfg line %u: malformed line '%s': expected key=value", lineno, s);
+            snprintf(err, errlen, "%s line %u: malformed line '%s': expected key=value", name, lineno, s);
             return BM_EINVAL;
         }
         {
@@ -402,7 +432,7 @@ int config_parse_file(struct config *c, const char *text, char *err, size_t errl
             snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s", used ? " " : "", s);
         }
         if (apply_word(c, s, msg, sizeof(msg)) != BM_OK) {
-            snprintf(err, errlen, "baremark.cfg line %u: %s", lineno, msg);
+            snprintf(err, errlen, "%s line %u: %s", name, lineno, msg);
             return BM_EINVAL;
         }
     }

@@ -50,6 +50,8 @@ struct config {
     uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
     uint8_t spd;           /* spd=on|force|off: 0, 1, 2 (enum spd_mode) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
+    char upload[192];      /* upload=: http:// URL the results file is PUT under ("" = off) */
+    uint32_t upload_timeout_s; /* upload_timeout=: seconds per upload, retries included */
     char args[CONFIG_ARGS_MAX + 1];      /* the command line, as given, for the run record */
     char file_args[CONFIG_ARGS_MAX + 1]; /* the key=value lines of the configuration file, joined */
 };
@@ -65,6 +67,8 @@ int config_set(struct config *c, const char *key, const char *value, char *err, 
 /* Parse a configuration file's text (key=value lines, '#' comments).
  * Errors name the file line. */
 int config_parse_file(struct config *c, const char *text, char *err, size_t errlen);
+/* The same for a file of another name (a per-machine file): errors name it. */
+int config_parse_named(struct config *c, const char *name, const char *text, char *err, size_t errlen);
 
 /* The 1-based line of the first NUL byte in text[0..len), 0 when there is
  * none: a NUL would hide the rest of a file from the parser. */

@@ -109,6 +109,11 @@ int limits_parse_option(struct limit_set *ls, const char *key, const char *value
 
 int limits_parse_file(struct limit_set *ls, const char *text, char *err, size_t errlen)
 {
+    return limits_parse_named(ls, "limits.cfg", text, err, errlen);
+}
+
+int limits_parse_named(struct limit_set *ls, const char *name, const char *text, char *err, size_t errlen)
+{
     unsigned lineno = 0;
 
     while (*text) {
@@ -120,7 +125,7 @@ int limits_parse_file(struct limit_set *ls, const char *text, char *err, size_t 
 
         lineno++;
         if (n >= sizeof(line)) {
-            snprintf(err, errlen, "limits.cfg line %u: line too long", lineno);
+            snprintf(err, errlen, "%s line %u: line too long", name, lineno);
             return BM_EINVAL;
         }
         memcpy(line, text, n);
@@ -141,28 +146,28 @@ int limits_parse_file(struct limit_set *ls, const char *text, char *err, size_t 
         if (nw == 0)
             continue;
         if (nw < 3) {
-            snprintf(err, errlen, "limits.cfg line %u: expected 'DISK TEST key=value...' (DISK and TEST may be *)",
-                     lineno);
+            snprintf(err, errlen, "%s line %u: expected 'DISK TEST key=value...' (DISK and TEST may be *)",
+                     name, lineno);
             return BM_EINVAL;
         }
         if (strlen(words[0]) >= sizeof(l->subject) || strlen(words[1]) >= sizeof(l->test) ||
             !(l = limit_slot(ls, words[0], words[1]))) {
-            snprintf(err, errlen, "limits.cfg line %u: too many limits or names too long", lineno);
+            snprintf(err, errlen, "%s line %u: too many limits or names too long", name, lineno);
             return BM_EINVAL;
         }
         for (unsigned i = 2; i < nw; i++) {
             char *eq = strchr(words[i], '=');
             double v;
             if (!eq) {
-                snprintf(err, errlen, "limits.cfg line %u: '%s' is not key=value", lineno, words[i]);
+                snprintf(err, errlen, "%s line %u: '%s' is not key=value", name, lineno, words[i]);
                 return BM_EINVAL;
             }
             *eq = '\0';
             if (!parse_number(eq + 1, &v) || set_bound(l, words[i], v) != BM_OK) {
                 snprintf(err, errlen,
-                         "limits.cfg line %u: bad limit '%s=%s': expected min_mbps, min_iops or max_lat_us with a "
+                         "%s line %u: bad limit '%s=%s': expected min_mbps, min_iops or max_lat_us with a "
                          "positive number",
-                         lineno, words[i], eq + 1);
+                         name, lineno, words[i], eq + 1);
                 return BM_EINVAL;
             }
         }

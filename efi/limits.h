@@ -29,6 +29,9 @@ int limits_parse_option(struct limit_set *ls, const char *key, const char *value
 /* Parse limits.cfg: lines "SUBJECT TEST key=N [key=N...]", '#' comments.
  * Errors name the line. */
 int limits_parse_file(struct limit_set *ls, const char *text, char *err, size_t errlen);
+/* The same for a file of another name (a per-machine file): errors name it.
+ * A line for a DISK TEST pair already set changes only the bounds it names. */
+int limits_parse_named(struct limit_set *ls, const char *name, const char *text, char *err, size_t errlen);
 /* Does a pattern ("*", "PREFIX*", exact) match a name? */
 bool limits_match(const char *pattern, const char *name);
 

@@ -200,6 +200,13 @@ const char *plat_load_options(void);
  * iPXE serves fetched files), then, after a PXE boot, as a TFTP file in
  * the boot file's directory on the boot server. */
 long plat_boot_file_read(const char *path, char *buf, size_t cap);
+/* Where plat_boot_file_read looks, as text for a note ("the boot volume
+ * (\baremark\, then its root), tftp://10.0.0.2/ (server from the
+ * pxe_reply)"). Returns its length. */
+size_t plat_boot_file_places(char *buf, size_t cap);
+/* The MAC address of the NIC the app was netbooted through (or whose
+ * path the boot device has); false when there is none. */
+bool plat_boot_nic_mac(uint8_t mac[6]);
 /* How the app was loaded: "disk", "pxe" (firmware PXE/TFTP), "ipxe"
  * (an iPXE-provided file system), or "unknown". */
 const char *plat_boot_source(void);
@@ -213,6 +220,22 @@ void *plat_file_create(const char *path);
 int plat_file_write(void *f, const void *data, size_t len);
 int plat_file_flush(void *f);
 void plat_file_close(void *f);
+
+/* Read a whole file on the results volume (the one plat_file_create
+ * used; path without a label): bytes read, or BM_ENODEV / BM_ENOSPC. */
+long plat_results_file_read(const char *path, char *buf, size_t cap);
+
+/* ---- Network ------------------------------------------------------------------ */
+
+/* One TCP exchange with an IPv4 server through the boot NIC: connect to
+ * ip:port, send head then body, read the answer into resp until the
+ * server closes, resp is full or it holds a whole HTTP head ("\r\n\r\n"),
+ * close. Everything ends by deadline_ns (plat_now_ns). Returns the bytes
+ * received, or BM_ENODEV (no TCP/IPv4 stack or no address here),
+ * BM_ETIMEDOUT, BM_EIO (refused, reset); why says what happened. */
+long plat_tcp_exchange(const uint8_t ip[4], uint16_t port, const void *head, size_t head_len, const void *body,
+                       size_t body_len, char *resp, size_t resp_cap, uint64_t deadline_ns, char *why,
+                       size_t why_len);
 
 /* ---- Serial port ------------------------------------------------------------ */
 

@@ -29,6 +29,24 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
     return n < 0 ? BM_EIO : (long)n;
 }
 
+size_t plat_boot_file_places(char *buf, size_t cap)
+{
+    return (size_t)snprintf(buf, cap, "%s", volume() ? volume() : "nowhere (BAREMARK_HOST_VOLUME is not set)");
+}
+
+/* BAREMARK_HOST_MAC=52:54:00:12:34:56 plays the boot NIC. */
+bool plat_boot_nic_mac(uint8_t mac[6])
+{
+    const char *s = getenv("BAREMARK_HOST_MAC");
+    unsigned v[6];
+
+    if (!s || sscanf(s, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
+        return false;
+    for (int i = 0; i < 6; i++)
+        mac[i] = (uint8_t)v[i];
+    return true;
+}
+
 bool plat_boot_volume_writable(void) { return volume() && access(volume(), W_OK) == 0; }
 
 const char *plat_boot_source(void) { return volume() ? "disk" : "unknown"; }
@@ -66,6 +84,13 @@ int plat_file_write(void *f, const void *data, size_t len)
 
 int plat_file_flush(void *f) { return fflush(f) == 0 ? BM_OK : BM_EIO; }
 void plat_file_close(void *f) { fclose(f); }
+
+long plat_results_file_read(const char *path, char *buf, size_t cap)
+{
+    const char *colon = strchr(path, ':');
+
+    return plat_boot_file_read(colon ? colon + 1 : path, buf, cap);
+}
 
 void plat_boot_location(struct plat_boot_location *loc)
 {

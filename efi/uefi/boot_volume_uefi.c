@@ -30,7 +30,7 @@ void uefi_boot_volume_open(EFI_HANDLE device)
 
 const char *plat_boot_source(void) { return boot_source; }
 
-static long read_from_root(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap)
+long uefi_read_file(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap)
 {
     CHAR16 wpath[256];
     EFI_FILE_HANDLE f;
@@ -52,14 +52,31 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
 
     base = base ? base + 1 : path;
     if (boot_root) {
-        n = read_from_root(boot_root, path, buf, cap);
+        n = uefi_read_file(boot_root, path, buf, cap);
         if (n == BM_ENODEV)
-            n = read_from_root(boot_root, base, buf, cap);
+            n = uefi_read_file(boot_root, base, buf, cap);
     }
     if (n == BM_ENODEV)
         n = uefi_tftp_read(base, buf, cap);
     return n;
 }
+
+size_t plat_boot_file_places(char *buf, size_t cap)
+{
+    char tftp[160];
+
+    buf[0] = '\0';
+    if (boot_root)
+        snprintf(buf, cap, "%s volume (\\baremark\\, then its root)",
+                 strcmp(boot_source, "ipxe") ? "the boot" : "iPXE's");
+    if (uefi_tftp_describe(tftp, sizeof(tftp)))
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", buf[0] ? ", " : "", tftp);
+    if (!buf[0])
+        bm_strlcpy(buf, "nowhere (no boot volume, no boot server)", cap);
+    return strlen(buf);
+}
+
+bool plat_boot_nic_mac(uint8_t mac[6]) { return uefi_boot_nic_mac(boot_device, mac); }
 
 bool plat_boot_volume_writable(void) { return boot_root && boot_root_writable; }
 

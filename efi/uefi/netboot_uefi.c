@@ -1,35 +1,34 @@
-/* Netboot: files from the TFTP server the firmware's PXE boot used. */
+/* Netboot: files from the TFTP server the boot used, the boot NIC's MAC
+ * and the addresses the PXE base code holds (for the upload). */
+#include "../netboot.h"
 #include "uefi_private.h"
 
-static EFI_PXE_BASE_CODE *pxe;             /* NULL: not booted through the firmware's PXE */
-static EFI_IP_ADDRESS pxe_server;
-static char pxe_dir[128];                  /* the boot file's folder on the TFTP server */
+static EFI_PXE_BASE_CODE *pxe;             /* NULL: not booted through a PXE base code */
+static struct netboot_server server;
+static bool server_known;
+static bool server_silent;                 /* a TFTP read timed out: ask it no more */
 
-/* After a firmware PXE boot: the TFTP server and the boot file's folder. */
+/* After a firmware PXE boot or an iPXE chain: the TFTP server and the
+ * boot file's folder (netboot_pick_server, as EDK2 PxeBcDhcp4BootInfo). */
 void uefi_pxe_open(EFI_HANDLE device)
 {
     EFI_GUID pxeg = EFI_PXE_BASE_CODE_PROTOCOL_GUID;
-    EFI_PXE_BASE_CODE_PACKET *pkt;
-    char *slash;
+    struct pxe_packets pk;
+    EFI_PXE_BASE_CODE_MODE *m;
 
     pxe = NULL;
+    server_known = server_silent = false;
     if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &pxeg, (void **)&pxe) != EFI_SUCCESS ||
         !pxe->Mode || !pxe->Mode->Started || pxe->Mode->UsingIpv6) {
         pxe = NULL;
         return;
     }
-    /* A proxy DHCP server (dnsmasq's "proxy" mode) names the boot server
-     * in its offer; otherwise the DHCP ACK does (RFC 2131 siaddr/file). */
-    pkt = pxe->Mode->ProxyOfferReceived && pxe->Mode->ProxyOffer.Dhcpv4.BootpBootFile[0] ? &pxe->Mode->ProxyOffer
-                                                                                         : &pxe->Mode->DhcpAck;
-    memset(&pxe_server, 0, sizeof(pxe_server));
-    memcpy(&pxe_server.v4, pkt->Dhcpv4.BootpSiAddr, 4);
-    bm_copy_padded(pxe_dir, sizeof(pxe_dir), pkt->Dhcpv4.BootpBootFile, sizeof(pkt->Dhcpv4.BootpBootFile));
-    slash = strrchr(pxe_dir, '/');
-    if (slash)
-        slash[1] = '\0';
-    else
-        pxe_dir[0] = '\0';
+    m = pxe->Mode;
+    pk.dhcp_ack = m->DhcpAckReceived ? m->DhcpAck.Raw : NULL;
+    pk.proxy_offer = m->ProxyOfferReceived ? m->ProxyOffer.Raw : NULL;
+    pk.pxe_reply = m->PxeReplyReceived ? m->PxeReply.Raw : NULL;
+    pk.len = sizeof(m->DhcpAck.Raw);
+    server_known = netboot_pick_server(&pk, &server) == BM_OK;
 }
 
 /* Whether we were netbooted: iPXE installs a read-only file system serving
@@ -43,20 +42,100 @@ bool uefi_has_pxe_base_code(EFI_HANDLE device)
     return uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &pxeg, &unused) == EFI_SUCCESS;
 }
 
-/* One TFTP read through the firmware's PXE base code (UEFI 2.10 section 24.3),
- * relative to the boot file's folder. */
+/* One TFTP read through the PXE base code (UEFI 2.10 section 24.3),
+ * relative to the boot file's folder. The firmware's own retries set how
+ * long a silent server costs (EDK2: PXEBC_MTFTP_TIMEOUT x RETRIES, the
+ * API cannot change it), so after one timeout the server is not asked
+ * again: a wrong server costs one wait, not one per file. A TFTP error
+ * (file not found) comes back at once. */
 long uefi_tftp_read(const char *name, char *buf, size_t cap)
 {
     char remote[256];
     UINT64 size = cap;
+    EFI_IP_ADDRESS ip;
     EFI_STATUS st;
 
-    if (!pxe)
+    if (!pxe || !server_known || server_silent)
         return BM_ENODEV;
-    snprintf(remote, sizeof(remote), "%s%s", pxe_dir, name);
-    st = uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE, buf, FALSE, &size, NULL,
-                           &pxe_server, (UINT8 *)remote, NULL, FALSE);
+    snprintf(remote, sizeof(remote), "%s%s", server.dir, name);
+    memset(buf, 0xff, cap);
+    memset(&ip, 0, sizeof(ip));
+    memcpy(&ip.v4, server.ip, 4);
+    st = uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE, buf, FALSE, &size, NULL, &ip,
+                           (UINT8 *)remote, NULL, FALSE);
+    if (st == EFI_TIMEOUT)
+        server_silent = true;
     if (st == EFI_BUFFER_TOO_SMALL)
         return BM_ENOSPC;
-    return st == EFI_SUCCESS ? (long)size : BM_ENODEV;
+    if (st != EFI_SUCCESS)
+        return BM_ENODEV;
+    /* iPXE's Mtftp (efi_pxe.c efi_pxe_mtftp) leaves BufferSize at the
+     * buffer's size instead of the file's: the file then ends after the
+     * last byte that is not the 0xff fill (never in a text file, while a
+     * NUL byte stays in and is refused by the caller as in any file). */
+    if (size >= cap)
+        for (size = cap; size && (uint8_t)buf[size - 1] == 0xff; size--)
+            ;
+    return (long)size;
+}
+
+/* Where netboot files are looked for, for the notes. */
+size_t uefi_tftp_describe(char *buf, size_t cap)
+{
+    if (!pxe || !server_known)
+        return 0;
+    return (size_t)snprintf(buf, cap, "tftp://%u.%u.%u.%u/%s (server from the %s%s)", server.ip[0], server.ip[1],
+                            server.ip[2], server.ip[3], server.dir, server.from,
+                            server_silent ? "; it did not answer" : "");
+}
+
+/* The boot NIC's MAC: the MAC node of the boot device's path (EDK2 puts
+ * the PXE base code on a child of the NIC whose path ends MAC/IPv4; iPXE
+ * on its SNP handle whose path ends in MAC), else its SNP mode. */
+bool uefi_boot_nic_mac(EFI_HANDLE device, uint8_t mac[6])
+{
+    EFI_GUID dpg = DEVICE_PATH_PROTOCOL, snpg = EFI_SIMPLE_NETWORK_PROTOCOL_GUID;
+    EFI_DEVICE_PATH *dp;
+    EFI_SIMPLE_NETWORK *snp;
+
+    if (!device)
+        return false;
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &dpg, (void **)&dp) == EFI_SUCCESS) {
+        for (int guard = 0; guard < 64 && !IsDevicePathEnd(dp); guard++, dp = NextDevicePathNode(dp)) {
+            if (DevicePathType(dp) == MESSAGING_DEVICE_PATH && DevicePathSubType(dp) == MSG_MAC_ADDR_DP &&
+                DevicePathNodeLength(dp) >= 4 + 32 + 1) {
+                memcpy(mac, ((MAC_ADDR_DEVICE_PATH *)dp)->MacAddress.Addr, 6);
+                return true;
+            }
+            if (DevicePathNodeLength(dp) < 4)
+                break;
+        }
+    }
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &snpg, (void **)&snp) == EFI_SUCCESS &&
+        snp->Mode && snp->Mode->HwAddressSize >= 6) {
+        memcpy(mac, snp->Mode->CurrentAddress.Addr, 6);
+        return true;
+    }
+    return false;
+}
+
+/* The station address, mask and router the PXE base code holds, and the
+ * boot server; false when not netbooted over IPv4. */
+bool uefi_pxe_addresses(uint8_t station[4], uint8_t mask[4], uint8_t router[4])
+{
+    struct pxe_packets pk;
+    EFI_PXE_BASE_CODE_MODE *m;
+
+    if (!pxe)
+        return false;
+    m = pxe->Mode;
+    memcpy(station, &m->StationIp.v4, 4);
+    memcpy(mask, &m->SubnetMask.v4, 4);
+    memset(router, 0, 4);
+    pk.dhcp_ack = m->DhcpAckReceived ? m->DhcpAck.Raw : NULL;
+    pk.proxy_offer = pk.pxe_reply = NULL;
+    pk.len = sizeof(m->DhcpAck.Raw);
+    if (!netboot_router(&pk, router) && m->RouteTableEntries > 0)
+        memcpy(router, &m->RouteTable[0].GwAddr.v4, 4);
+    return station[0] || station[1] || station[2] || station[3];
 }

@@ -72,6 +72,15 @@ void plat_file_close(void *h)
         uefi_call_wrapper(f->Close, 1, f);
 }
 
+long plat_results_file_read(const char *path, char *buf, size_t cap)
+{
+    const char *colon = strchr(path, ':');
+
+    if (!results_root)
+        return BM_ENODEV;
+    return uefi_read_file(results_root, colon ? colon + 1 : path, buf, cap);
+}
+
 EFI_HANDLE uefi_results_volume_handle(void) { return results_root ? results_volume_handle : NULL; }
 
 void plat_results_location(struct plat_boot_location *loc)

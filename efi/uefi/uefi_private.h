@@ -32,6 +32,9 @@ void uefi_boot_volume_open(EFI_HANDLE device);                /* boot_volume_uef
 bool uefi_has_pxe_base_code(EFI_HANDLE device);
 void uefi_pxe_open(EFI_HANDLE device);
 long uefi_tftp_read(const char *name, char *buf, size_t cap);
+size_t uefi_tftp_describe(char *buf, size_t cap);
+bool uefi_boot_nic_mac(EFI_HANDLE device, uint8_t mac[6]);
+bool uefi_pxe_addresses(uint8_t station[4], uint8_t mask[4], uint8_t router[4]);
 
 /* volumes_uefi.c: FAT volumes. */
 EFI_FILE_HANDLE uefi_open_root(EFI_HANDLE h, bool *read_only, char *label, size_t label_len);
@@ -41,6 +44,8 @@ EFI_FILE_HANDLE uefi_find_writable_volume(const char *label, EFI_HANDLE *handle_
  * directory (NULL when it has no file system). */
 EFI_HANDLE uefi_boot_device(void);
 EFI_FILE_HANDLE uefi_boot_root(void);
+/* A whole file of a volume: bytes read, BM_ENODEV when it is not there. */
+long uefi_read_file(EFI_FILE_HANDLE root, const char *path, char *buf, size_t cap);
 void uefi_boot_volume_close(void);
 
 /* results_file_uefi.c: close the results volume unless it is the boot

@@ -1,0 +1,61 @@
+/* Netboot facts from the DHCP/PXE packets the boot firmware kept: which
+ * server serves the boot files and from which folder, and the router.
+ * Portable, so the choice is unit-tested on the packets real firmware and
+ * iPXE leave behind; efi/uefi/netboot_uefi.c hands the packets in. */
+#ifndef BAREMARK_NETBOOT_H
+#define BAREMARK_NETBOOT_H
+
+#include "lib/bmlib.h"
+
+/* A BOOTP/DHCP message as the PXE base code caches it (RFC 2131 section 2:
+ * fixed header, magic cookie, options), at most this long. */
+#define BOOTP_PACKET_MAX 1472
+#define BOOTP_SIADDR_OFF 20
+#define BOOTP_FILE_OFF 108
+#define BOOTP_FILE_LEN 128
+#define BOOTP_COOKIE_OFF 236
+#define BOOTP_OPTIONS_OFF 240
+
+/* DHCP options used here (RFC 2132). */
+#define DHCP_OPT_ROUTER 3
+#define DHCP_OPT_SERVER_ID 54
+#define DHCP_OPT_TFTP_SERVER 66
+#define DHCP_OPT_BOOTFILE 67
+
+/* The packets the PXE base code mode holds (UEFI 2.10 section 24.3,
+ * EFI_PXE_BASE_CODE_MODE): NULL when that one was not received. */
+struct pxe_packets {
+    const uint8_t *dhcp_ack;
+    const uint8_t *proxy_offer;
+    const uint8_t *pxe_reply;
+    size_t len;                    /* bytes of each (BOOTP_PACKET_MAX) */
+};
+
+/* The boot server and the boot file's folder ("" or ending in '/'). */
+struct netboot_server {
+    uint8_t ip[4];
+    char dir[BOOTP_FILE_LEN];
+    const char *from;              /* "pxe_reply", "proxy_offer", "dhcp_ack" */
+};
+
+/* Option code in a DHCP message's options (after the magic cookie): its
+ * data and length, or NULL. Pad and end are honoured; a truncated option
+ * is not returned. */
+const uint8_t *dhcp_option(const uint8_t *pkt, size_t len, uint8_t code, uint8_t *opt_len);
+
+/* Which server the boot files came from, as EDK2 PxeBcDhcp4BootInfo()
+ * decides it: the boot server's reply when there was one, else the proxy
+ * offer, else the DHCP ACK; in that packet siaddr, else option 66 when it
+ * is a dotted IPv4 address, else option 54. A packet that names no server
+ * gives way to the next. iPXE fills PxeReply from its proxy-DHCP settings
+ * (fakedhcp.c create_fakepxebsack), so after an iPXE chain this is the
+ * proxy, not the DHCP server's next-server. BM_ENODEV when none names one. */
+int netboot_pick_server(const struct pxe_packets *p, struct netboot_server *out);
+
+/* The first router of the DHCP ACK (option 3); false when there is none. */
+bool netboot_router(const struct pxe_packets *p, uint8_t ip[4]);
+
+/* "a.b.c.d" -> ip; false unless exactly four numbers 0..255. */
+bool netboot_parse_ipv4(const char *s, size_t len, uint8_t ip[4]);
+
+#endif
