@@ -120,24 +120,21 @@ static void emit_run_record(const char *iso_time)
  * (exit=wait: a key returns to the firmware). */
 static void show_results_line(const char *path, bool written)
 {
-    char line[400], html[256];
-    const char *next = cfg.exit == EXIT_WAIT       ? " - press any key to return to the firmware"
-                       : cfg.exit == EXIT_REBOOT   ? " - rebooting"
-                       : cfg.exit == EXIT_SHUTDOWN ? " - shutting down"
-                                                   : "";
-    const char *dot = strrchr(path, '.');
-    const char *base = strrchr(path, '\\');
+    char line[400];
+    const char *next = cfg.exit == EXIT_WAIT       ? "Press any key to return to the firmware."
+                       : cfg.exit == EXIT_REBOOT   ? "Rebooting."
+                       : cfg.exit == EXIT_SHUTDOWN ? "Shutting down."
+                                                   : "Returning to the firmware.";
 
     /* The HTML report is written next to the .jsonl, under the same name. */
-    snprintf(html, sizeof(html), "%.*s.html", dot ? (int)(dot - (base ? base + 1 : path)) : 0, base ? base + 1 : path);
     if (written)
-        snprintf(line, sizeof(line), "Results: %s (report %s)%s", path, html, next);
+        snprintf(line, sizeof(line), "Results: %s (+ .html report)\n%s", path, next);
     else
-        snprintf(line, sizeof(line), "Results: no results file (serial and this screen only)%s", next);
+        snprintf(line, sizeof(line), "No results file (serial and this screen only)\n%s", next);
     if (screen_active())
         screen_final_line(line);
     else
-        ui_text("%s", line);
+        ui_text("%s", line); /* two lines of plain text */
 }
 
 /* How the run went, for the end record. */

@@ -16,9 +16,9 @@ static struct {
     uint64_t last_draw_ns;
 } scr;
 
-/* Push the rows that differ: from the first changed cell, back to the
- * start of the word it is in (so a line mirrored to the serial port keeps
- * its words whole), to the last changed cell, one piece per colour. */
+/* Push the rows that differ: from the row's start to its last changed
+ * cell, one piece per colour, so the firmware's copy of the console on
+ * the serial port gets whole lines, not fragments of words. */
 static void push_row(unsigned row)
 {
     uint32_t *want = scr.want.ch[row], *shown = scr.shown.ch[row];
@@ -33,9 +33,7 @@ static void push_row(unsigned row)
         }
     if (first < 0)
         return;
-    while (first > 0 && want[first - 1] != ' ')
-        first--;
-    for (int c = first; c <= last;) {
+    for (int c = 0; c <= last;) {
         char piece[4 * SCREEN_MAX_COLS + 1];
         size_t n = 0;
         int start = c;

@@ -23,8 +23,9 @@ struct sink *sink_screen(const struct config *c);
  * {"layout":"fixed"|"text","mode":N,"cols":C,"rows":R,"modes":M}. */
 void screen_json(struct json *j);
 
-/* The last line: where the results were written and, waiting, that a key
- * returns to the firmware. Shown on the screen (fixed layout only). */
+/* The last lines (one, or two split by '\n'): where the results were
+ * written and, waiting, that a key returns to the firmware. Shown on the
+ * screen (fixed layout only). */
 void screen_final_line(const char *text);
 bool screen_active(void);
 

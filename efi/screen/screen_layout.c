@@ -225,6 +225,11 @@ void screen_layout(struct screen_grid *g, const struct screen_model *m, const st
 {
     unsigned row = 0, bottom = g->rows - 1, disk_rows, msg_rows;
     const char *hint = "Esc stops the run";
+    const char *second = strchr(m->final_line, '\n');
+
+    /* A two-line final text takes the row above the last as well. */
+    if (second)
+        bottom--;
 
     for (unsigned r = 0; r < g->rows; r++)
         fill_row(g, r, PLAT_COLOUR_NORMAL);
@@ -249,6 +254,10 @@ void screen_layout(struct screen_grid *g, const struct screen_model *m, const st
     disk_rows = bottom > row + msg_rows ? bottom - row - msg_rows : 0;
     row += draw_disks(g, row, disk_rows, m);
     draw_messages(g, row, bottom, m);
-    if (m->final_line[0])
-        put(g, 1, bottom, m->errors ? PLAT_COLOUR_WARN : PLAT_COLOUR_GOOD, m->final_line, g->cols - 2);
+    if (m->final_line[0]) {
+        enum plat_colour colour = m->errors ? PLAT_COLOUR_WARN : PLAT_COLOUR_GOOD;
+        put(g, 1, bottom, colour, m->final_line, second ? (unsigned)(second - m->final_line) : g->cols - 2);
+        if (second)
+            put(g, 1, bottom + 1, colour, second + 1, g->cols - 2);
+    }
 }

@@ -266,7 +266,7 @@ static void on_disk_result(struct screen_model *m, const char *json)
 
 /* Latency at each cache level: the largest full_random size that fits in
  * half of it (the rest of the cache holds code, stack and page tables);
- * DRAM: the largest size measured. */
+ * DRAM: the largest size measured, when it is larger than the L3. */
 static void on_mem_latency(struct screen_model *m, const char *json)
 {
     char pattern[24];
@@ -281,7 +281,9 @@ static void on_mem_latency(struct screen_model *m, const char *json)
         if (m->cache_bytes[lv] && bytes <= m->cache_bytes[lv] / 2 && bytes > below / 2 && bytes >= m->lat[lv].bytes)
             m->lat[lv] = (struct screen_lat){ bytes, ns };
     }
-    if (bytes >= m->lat[3].bytes)
+    /* DRAM only beyond the last level cache: with mem_max= below it the
+     * run never left the caches. */
+    if (bytes > m->cache_bytes[2] && bytes >= m->lat[3].bytes)
         m->lat[3] = (struct screen_lat){ bytes, ns };
 }
 

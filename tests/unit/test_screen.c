@@ -156,6 +156,22 @@ static void test_narrow_80x25_layout(void **state)
     assert_int_equal(plat_sim_screen_colour(3, (unsigned)r), PLAT_COLOUR_WARN);
 }
 
+static void test_no_dram_figure_when_the_run_stayed_in_the_caches(void **state)
+{
+    struct sink *s;
+
+    (void)state;
+    plat_sim_screen(80, 25, true);
+    config_defaults(&cfg);
+    s = sink_screen(&cfg);
+    feed(s, SYSTEM);
+    feed(s, latency(32768, 1.5));
+    feed(s, latency(1u << 20, 9.0));
+    s->close(s);
+    assert_non_null(strstr(row(find_row(25, "Latency")), "Latency L1 32K 1.5 ns   L3 1M 9.0 ns"));
+    assert_int_equal(find_row(25, "DRAM"), -1);
+}
+
 static void test_large_200x60_puts_disks_side_by_side(void **state)
 {
     struct sink *s;
@@ -181,11 +197,14 @@ static void test_end_keeps_summary_and_results_line(void **state)
     (void)state;
     s = quick_run(100, 31);
     feed(s, "{\"type\":\"end\",\"status\":\"ok\",\"errors\":0,\"seconds\":72.072}");
-    screen_final_line("Results: \\baremark\\results\\x.jsonl (report x.html) - press any key to return to the firmware");
+    screen_final_line("Results: \\baremark\\results\\x.jsonl (+ .html report)\n"
+                      "Press any key to return to the firmware.");
     s->close(s);
     assert_non_null(strstr(row(6), "Status  finished: ok, 0 errors, 72 s"));
     assert_null(strstr(row(0), "Esc stops the run"));
-    assert_non_null(strstr(row(30), "Results: \\baremark\\results\\x.jsonl (report x.html) - press any key"));
+    assert_non_null(strstr(row(29), " Results: \\baremark\\results\\x.jsonl (+ .html report)"));
+    assert_non_null(strstr(row(30), " Press any key to return to the firmware."));
+    assert_int_equal(plat_sim_screen_colour(1, 29), PLAT_COLOUR_GOOD);
     assert_int_equal(plat_sim_screen_colour(1, 30), PLAT_COLOUR_GOOD);
     /* The summary is still what is on screen. */
     assert_true(find_row(31, "SEQ1M-Q8T1      3456.7") > 0);
@@ -322,6 +341,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_narrow_80x25_layout),
+        cmocka_unit_test(test_no_dram_figure_when_the_run_stayed_in_the_caches),
         cmocka_unit_test(test_large_200x60_puts_disks_side_by_side),
         cmocka_unit_test(test_end_keeps_summary_and_results_line),
         cmocka_unit_test(test_errors_stand_out_and_are_never_pushed_out),
