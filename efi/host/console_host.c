@@ -150,16 +150,8 @@ void plat_sim_screen_row(unsigned row, char *buf, size_t cap)
     if (!cap)
         return;
     for (unsigned c = 0; row < sim_screen.rows && c < sim_screen.cols; c++) {
-        uint32_t cp = sim_screen.ch[row][c];
         char enc[4];
-        size_t len;
-        if (cp < 0x80)
-            enc[0] = (char)cp, len = 1;
-        else if (cp < 0x800)
-            enc[0] = (char)(0xc0 | (cp >> 6)), enc[1] = (char)(0x80 | (cp & 0x3f)), len = 2;
-        else
-            enc[0] = (char)(0xe0 | (cp >> 12)), enc[1] = (char)(0x80 | ((cp >> 6) & 0x3f)),
-            enc[2] = (char)(0x80 | (cp & 0x3f)), len = 3;
+        size_t len = bm_utf8_put_bmp(enc, sim_screen.ch[row][c]);
         if (n + len + 1 > cap)
             break;
         memcpy(buf + n, enc, len);

@@ -38,19 +38,8 @@ static void push_row(unsigned row)
         size_t n = 0;
         int start = c;
         uint8_t colour = wc[c];
-        for (; c <= last && wc[c] == colour; c++) {
-            uint32_t cp = want[c] < 0x10000 ? want[c] : '?';
-            if (cp < 0x80) {
-                piece[n++] = (char)cp;
-            } else if (cp < 0x800) {
-                piece[n++] = (char)(0xc0 | (cp >> 6));
-                piece[n++] = (char)(0x80 | (cp & 0x3f));
-            } else {
-                piece[n++] = (char)(0xe0 | (cp >> 12));
-                piece[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                piece[n++] = (char)(0x80 | (cp & 0x3f));
-            }
-        }
+        for (; c <= last && wc[c] == colour; c++)
+            n += bm_utf8_put_bmp(piece + n, want[c]);
         piece[n] = '\0';
         plat_screen_put((unsigned)start, row, (enum plat_colour)colour, piece);
     }

@@ -172,6 +172,22 @@ static void test_no_dram_figure_when_the_run_stayed_in_the_caches(void **state)
     assert_int_equal(find_row(25, "DRAM"), -1);
 }
 
+/* Device strings reach the grid as characters: UTF-8 kept, escapes and
+ * control characters shown as '?', never passed to the console. */
+static void test_device_strings_keep_utf8_and_lose_controls(void **state)
+{
+    struct sink *s;
+
+    (void)state;
+    plat_sim_screen(80, 25, true);
+    config_defaults(&cfg);
+    s = sink_screen(&cfg);
+    feed(s, "{\"type\":\"disk\",\"id\":\"nvme0n1\",\"path\":\"native\",\"model\":\"SSD \xc3\xa9t\xc3\xa9\\u001b[2J\","
+            "\"serial\":\"S\\\"1\",\"selected\":true}");
+    s->close(s);
+    assert_true(find_row(25, "nvme0n1  SSD \xc3\xa9t\xc3\xa9?[2J  S\"1  (native)") > 0);
+}
+
 static void test_large_200x60_puts_disks_side_by_side(void **state)
 {
     struct sink *s;
@@ -342,6 +358,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_narrow_80x25_layout),
         cmocka_unit_test(test_no_dram_figure_when_the_run_stayed_in_the_caches),
+        cmocka_unit_test(test_device_strings_keep_utf8_and_lose_controls),
         cmocka_unit_test(test_large_200x60_puts_disks_side_by_side),
         cmocka_unit_test(test_end_keeps_summary_and_results_line),
         cmocka_unit_test(test_errors_stand_out_and_are_never_pushed_out),
