@@ -54,8 +54,6 @@ void plat_sim_screen(unsigned cols, unsigned rows, bool positioning);
 /* Row row of the grid as UTF-8 (trailing blanks kept), and a cell's colour. */
 void plat_sim_screen_row(unsigned row, char *buf, size_t cap);
 enum plat_colour plat_sim_screen_colour(unsigned col, unsigned row);
-/* How many times plat_wait_key was called. */
-unsigned plat_sim_keys_waited(void);
 
 /* Press (or release) Esc: plat_abort_requested() answers this. */
 void plat_sim_set_abort(bool pressed);

@@ -324,8 +324,27 @@ static void on_end(struct screen_model *m, const char *json)
              (unsigned long long)errors, errors == 1 ? "" : "s", seconds, note[0] ? " - " : "", note);
 }
 
+/* Burn-in records carry "pass": a new pass starts its disk count again,
+ * and the first pass's length is the measure of the ones still to come. */
+static void on_pass(struct screen_model *m, const char *json, uint64_t now_ns)
+{
+    uint64_t pass = json_u64_or(json, "pass", 0);
+
+    if (pass <= m->pass)
+        return;
+    if (m->pass == 1)
+        m->pass1_ns = now_ns - m->pass_t0_ns;
+    if (m->pass) {
+        m->disk_results = 0;
+        m->all_results = 0;
+    }
+    m->pass = (unsigned)pass;
+    m->pass_t0_ns = now_ns;
+}
+
 void screen_model_record(struct screen_model *m, const char *type, const char *json, uint64_t now_ns)
 {
+    on_pass(m, json, now_ns);
     if (!strcmp(type, "run")) {
         char version[24], time[40];
         screen_json_str(json, "version", version, sizeof(version));
@@ -421,6 +440,17 @@ double screen_model_seconds_left(const struct screen_model *m, const struct conf
         if (!progress_fraction(m->progress, &frac) || frac <= 0)
             return -1;
         left += (double)(now_ns - m->phase_t0_ns) / 1e9 * (1 - frac) / frac;
+    }
+    /* Burn-in: the passes still to come, each as long as the first; with
+     * duration= the run goes on until its time is up. */
+    if (m->pass && c->passes > m->pass && !c->duration_min) {
+        if (!m->pass1_ns)
+            return -1;
+        left += (double)(c->passes - m->pass) * (double)m->pass1_ns / 1e9;
+    }
+    if (c->duration_min) {
+        double until = (double)c->duration_min * 60 - (double)(now_ns - m->t0_ns) / 1e9;
+        left = MAX(left, until);
     }
     return left;
 }

@@ -55,7 +55,9 @@ struct screen_model {
     /* Disks. */
     unsigned ndisks, disks_writable;
     struct screen_disk disks[SCREEN_DISKS];
-    unsigned disk_results, all_results;
+    unsigned disk_results, all_results;  /* in the pass under way */
+    unsigned pass;                       /* burn-in: the pass under way (0: none) */
+    uint64_t pass_t0_ns, pass1_ns;       /* when it started; how long pass 1 took */
     /* Memory. */
     struct screen_lat lat[4];  /* L1, L2, L3, DRAM */
     double bw[3][2];           /* read/write/copy x 1 CPU / all CPUs, GB/s */

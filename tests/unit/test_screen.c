@@ -294,6 +294,32 @@ static void test_status_line_says_time_left_from_the_plan(void **state)
     assert_non_null(strstr(row((unsigned)r), "disks"));
 }
 
+/* Burn-in (passes=3): the passes still to come, each as long as the first. */
+static void test_time_left_counts_the_passes_to_come(void **state)
+{
+    static struct screen_model m;
+    char json[256];
+    uint64_t s = 1000000000ull;
+
+    (void)state;
+    config_defaults(&cfg);
+    cfg.passes = 3;
+    screen_model_reset(&m, 0);
+    screen_model_record(&m, "disk", DISK0, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        snprintf(json, sizeof(json), "{\"type\":\"disk_result\",\"pass\":1,\"disk\":\"nvme0n1\",\"test\":\"T%u\"}", i);
+        screen_model_record(&m, "disk_result", json, (10 + i) * s);
+    }
+    /* Pass 1 ran from 10 s; pass 2's first result at 100 s. */
+    screen_model_record(&m, "disk_result", "{\"type\":\"disk_result\",\"pass\":2,\"disk\":\"nvme0n1\",\"test\":\"T0\"}",
+                        100 * s);
+    /* 3 tests of 6 s left in pass 2, then pass 3 as long as pass 1 (90 s). */
+    assert_true(screen_model_seconds_left(&m, &cfg, 100 * s) == 3 * 6.0 + 90.0);
+    /* duration= runs until its time is up. */
+    cfg.duration_min = 10;
+    assert_true(screen_model_seconds_left(&m, &cfg, 100 * s) == 600.0 - 100.0);
+}
+
 static void test_progress_shows_the_test_under_way(void **state)
 {
     struct sink *s;
@@ -364,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_errors_stand_out_and_are_never_pushed_out),
         cmocka_unit_test(test_no_cursor_positioning_falls_back_to_text),
         cmocka_unit_test(test_status_line_says_time_left_from_the_plan),
+        cmocka_unit_test(test_time_left_counts_the_passes_to_come),
         cmocka_unit_test(test_progress_shows_the_test_under_way),
         cmocka_unit_test(test_screen_dump_is_the_grid),
         cmocka_unit_test(test_json_readers),
