@@ -63,6 +63,7 @@ bool plat_abort_requested(void)
 /* ---- The screen: text modes, positions and colours -------------------------------- */
 
 static struct plat_screen_info screen;
+static INT32 initial_mode = -1;  /* the mode the firmware had before plat_screen_open */
 
 /* The UEFI text attribute of each portable colour (UEFI 2.10 section
  * 12.4.7, EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL.SetAttribute). */
@@ -110,6 +111,7 @@ int plat_screen_open(struct plat_screen_info *info)
     screen.mode = -1;
     if (!out || !out->Mode)
         goto plain;
+    initial_mode = out->Mode->Mode;
     best = largest_mode(out, &cols, &rows, &screen.modes);
     if (best < 0)
         goto plain;
@@ -173,6 +175,24 @@ void plat_screen_park(unsigned row)
     if (screen.colour)
         uefi_call_wrapper(out->SetAttribute, 2, out, colour_attr[PLAT_COLOUR_NORMAL]);
     uefi_call_wrapper(out->SetCursorPosition, 3, out, 0, (UINTN)MIN(row, screen.rows - 1));
+}
+
+/* Hand the console back as the firmware (or the UEFI shell that started
+ * us) had it: its colours and cursor, and, when the person has seen the
+ * results (restore_mode: after exit=wait's key), its text mode. */
+void uefi_console_restore(bool restore_mode)
+{
+    SIMPLE_TEXT_OUTPUT_INTERFACE *out = bm_st->ConOut;
+
+    if (!screen.positioning)
+        return;
+    uefi_call_wrapper(out->SetAttribute, 2, out, colour_attr[PLAT_COLOUR_NORMAL]);
+    uefi_call_wrapper(out->EnableCursor, 2, out, TRUE);
+    if (restore_mode && initial_mode >= 0 && initial_mode != out->Mode->Mode)
+        uefi_call_wrapper(out->SetMode, 2, out, (UINTN)initial_mode);
+    else if (restore_mode)
+        uefi_call_wrapper(out->ClearScreen, 1, out);
+    screen.positioning = false;
 }
 
 /* Keys pressed during the run (Esc that was already acted on, stray
