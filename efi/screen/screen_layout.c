@@ -162,14 +162,95 @@ static unsigned draw_disk(struct screen_grid *g, unsigned col, unsigned row, uns
     return used;
 }
 
+static unsigned disk_columns(const struct screen_grid *g)
+{
+    return MIN(8u, MAX(1u, (g->cols + DISK_BLOCK_GAP - 1) / (DISK_BLOCK_COLS + DISK_BLOCK_GAP)));
+}
+
+/* Do all the tables fit whole, side by side as disk_columns() puts them? */
+static bool disk_tables_fit(const struct screen_grid *g, unsigned max_rows, const struct screen_model *m)
+{
+    unsigned ncols = disk_columns(g), height[8] = { 0 };
+
+    for (unsigned i = 0; i < m->ndisks; i++) {
+        unsigned c = i % ncols;
+        height[c] += 2 + m->disks[i].ntests + 1;
+        if (height[c] > max_rows + 1)
+            return false;
+    }
+    return true;
+}
+
+/* The line that says how many disks did not fit. */
+static void more_disks(struct screen_grid *g, unsigned row, unsigned more)
+{
+    char line[96];
+
+    snprintf(line, sizeof(line), "... %u more disk%s: see the results file", more, more == 1 ? "" : "s");
+    put(g, 1, row, PLAT_COLOUR_WARN, line, g->cols - 2);
+}
+
+/* Many disks: one row each (a second for writes), the first four tests
+ * as columns: MB/s for sequential tests, IOPS for random ones. */
+static unsigned draw_disks_compact(struct screen_grid *g, unsigned top, unsigned max_rows,
+                                   const struct screen_model *m)
+{
+    const char *names[4];
+    unsigned nnames = 0, row = 0, i;
+    char line[200], cell[16];
+    size_t n;
+
+    for (i = 0; i < m->ndisks && !nnames; i++)
+        for (unsigned t = 0; t < m->disks[i].ntests && nnames < 4; t++)
+            names[nnames++] = m->disks[i].tests[t].name;
+    if (max_rows < 3)
+        return 0;
+    n = (size_t)snprintf(line, sizeof(line), "%-10s %-20s", "disk", "model");
+    for (unsigned k = 0; k < nnames; k++)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, " %11.11s", names[k]);
+    put(g, 1, top + row++, PLAT_COLOUR_LABEL, line, g->cols - 2);
+    n = (size_t)snprintf(line, sizeof(line), "%-31s", "");
+    for (unsigned k = 0; k < nnames; k++)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, " %11s", strncmp(names[k], "RND", 3) ? "MB/s" : "IOPS");
+    put(g, 1, top + row++, PLAT_COLOUR_LABEL, line, g->cols - 2);
+    for (i = 0; i < m->ndisks; i++) {
+        const struct screen_disk *d = &m->disks[i];
+        for (unsigned w = 0; w < 2; w++) {
+            bool any = false;
+            if (row + 1 >= max_rows && (i + 1 < m->ndisks || m->disks_unkept)) {
+                more_disks(g, top + row, m->ndisks - i + m->disks_unkept);
+                return row + 1;
+            }
+            n = (size_t)snprintf(line, sizeof(line), "%-10.10s %-20.20s", w ? "" : d->id, w ? "  write" : d->label);
+            for (unsigned k = 0; k < nnames; k++) {
+                const struct screen_test *t = NULL;
+                for (unsigned x = 0; x < d->ntests; x++)
+                    if (!strcmp(d->tests[x].name, names[k]))
+                        t = &d->tests[x];
+                any |= t && t->has[w];
+                figure(cell, sizeof(cell), t && t->has[w], !t ? 0 : strncmp(names[k], "RND", 3) ? t->mbps[w] : t->iops[w],
+                       strncmp(names[k], "RND", 3) ? 1 : 0);
+                n += (size_t)snprintf(line + n, sizeof(line) - n, " %11s", cell);
+            }
+            if (w == 0 || any)
+                put(g, 1, top + row++, PLAT_COLOUR_NORMAL, line, g->cols - 2);
+        }
+    }
+    if (m->disks_unkept && row < max_rows)
+        more_disks(g, top + row++, m->disks_unkept);
+    return row;
+}
+
 /* The disk tables side by side as the width allows, each column filled
- * top down; returns the rows used. */
+ * top down (one compact table when they do not all fit); returns the rows
+ * used. */
 static unsigned draw_disks(struct screen_grid *g, unsigned top, unsigned max_rows, const struct screen_model *m)
 {
-    unsigned ncols = MAX(1u, (g->cols + DISK_BLOCK_GAP - 1) / (DISK_BLOCK_COLS + DISK_BLOCK_GAP));
+    unsigned ncols = disk_columns(g);
     unsigned height[8] = { 0 }, shown = 0, most = 0;
 
-    ncols = MIN(ncols, 8u);
+    if (m->ndisks > 1 && !disk_tables_fit(g, max_rows, m))
+        return draw_disks_compact(g, top, max_rows, m);
     for (unsigned i = 0; i < m->ndisks; i++) {
         unsigned c = i % ncols, used;
         unsigned room = max_rows > height[c] ? max_rows - height[c] : 0;
@@ -184,11 +265,8 @@ static unsigned draw_disks(struct screen_grid *g, unsigned top, unsigned max_row
     }
     for (unsigned c = 0; c < ncols; c++)
         most = MAX(most, height[c]);
-    if (shown < m->ndisks) {
-        char line[96];
-        snprintf(line, sizeof(line), "... %u more disk%s: see the results file", m->ndisks - shown,
-                 m->ndisks - shown == 1 ? "" : "s");
-        put(g, 1, top + MIN(most, max_rows - 1), PLAT_COLOUR_WARN, line, g->cols - 2);
+    if (shown < m->ndisks || m->disks_unkept) {
+        more_disks(g, top + MIN(most, max_rows - 1), m->ndisks - shown + m->disks_unkept);
         most = MIN(most + 1, max_rows);
     }
     return most;

@@ -219,8 +219,10 @@ static void on_disk(struct screen_model *m, const char *json)
     if (strstr(json, "\"selected\":false"))
         return;
     d = find_disk(m, id, true);
-    if (!d)
+    if (!d) {
+        m->disks_unkept++;
         return;
+    }
     screen_json_str(json, "model", model, sizeof(model));
     screen_json_str(json, "serial", serial, sizeof(serial));
     screen_json_str(json, "path", path, sizeof(path));

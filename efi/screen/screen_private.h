@@ -10,7 +10,7 @@
 
 #define SCREEN_MAX_COLS 256
 #define SCREEN_MAX_ROWS 96
-#define SCREEN_DISKS 16
+#define SCREEN_DISKS 64
 #define SCREEN_TESTS 32
 #define SCREEN_MESSAGES 24
 #define SCREEN_TEXT_LINES 16
@@ -54,6 +54,7 @@ struct screen_model {
     uint64_t t0_ns, phase_t0_ns;
     /* Disks. */
     unsigned ndisks, disks_writable;
+    unsigned disks_unkept;     /* disks beyond SCREEN_DISKS: counted, not shown */
     struct screen_disk disks[SCREEN_DISKS];
     unsigned disk_results, all_results;  /* in the pass under way */
     unsigned pass;                       /* burn-in: the pass under way (0: none) */

@@ -206,6 +206,51 @@ static void test_large_200x60_puts_disks_side_by_side(void **state)
     assert_int_equal(find_col(0, "Esc stops the run"), 200 - 18);
 }
 
+/* A server with many disks: one row per disk when the tables do not fit. */
+static struct sink *many_disks(unsigned n)
+{
+    struct sink *s;
+    char json[512], id[16];
+
+    plat_sim_screen(100, 31, true);
+    config_defaults(&cfg);
+    s = sink_screen(&cfg);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"type\":\"disk\",\"id\":\"nvme%un1\",\"path\":\"native\",\"model\":\"M%u\","
+                 "\"serial\":\"S%u\",\"selected\":true,\"writes\":%s}", i, i, i, i ? "false" : "true");
+        feed(s, json);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(id, sizeof(id), "nvme%un1", i);
+        feed(s, result(id, "SEQ1M-Q8T1", "read", 3000 + i, 3000, 900));
+        feed(s, result(id, "RND4K-Q32T1", "randread", 400, 100000 + i, 300));
+        if (!i)
+            feed(s, result(id, "SEQ1M-Q8T1", "write", 2000, 2000, 900));
+    }
+    return s;
+}
+
+static void test_many_disks_get_one_row_each(void **state)
+{
+    struct sink *s;
+    int r;
+
+    (void)state;
+    s = many_disks(12);
+    s->close(s);
+    r = find_row(31, "disk       model                 SEQ1M-Q8T1 RND4K-Q32T1");
+    assert_true(r > 0);
+    assert_non_null(strstr(row((unsigned)r + 1), "MB/s        IOPS"));
+    assert_non_null(strstr(row((unsigned)r + 2), " nvme0n1    M0  S0  (native)          3000.0      100000"));
+    assert_non_null(strstr(row((unsigned)r + 3), "              write                   2000.0           -"));
+    assert_non_null(strstr(row((unsigned)r + 14), " nvme11n1   M11  S11  (native)        3011.0      100011"));
+    assert_int_equal(find_row(31, "more disk"), -1);
+    /* Thirty do not fit: the rest are counted. */
+    s = many_disks(30);
+    s->close(s);
+    assert_true(find_row(31, "more disks: see the results file") > 0);
+}
+
 static void test_end_keeps_summary_and_results_line(void **state)
 {
     struct sink *s;
@@ -386,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_no_dram_figure_when_the_run_stayed_in_the_caches),
         cmocka_unit_test(test_device_strings_keep_utf8_and_lose_controls),
         cmocka_unit_test(test_large_200x60_puts_disks_side_by_side),
+        cmocka_unit_test(test_many_disks_get_one_row_each),
         cmocka_unit_test(test_end_keeps_summary_and_results_line),
         cmocka_unit_test(test_errors_stand_out_and_are_never_pushed_out),
         cmocka_unit_test(test_no_cursor_positioning_falls_back_to_text),
