@@ -65,8 +65,9 @@ static void screen_record(struct sink *s, const char *type, const char *json, co
     (void)s;
     (void)human;
     screen_model_record(&scr.model, type, json, plat_now_ns());
-    /* Results and problems show at once; the rest with the next redraw. */
-    redraw(!strcmp(type, "disk_result") || !strcmp(type, "error") || !strcmp(type, "end") || !strcmp(type, "run"));
+    /* Everything shows at once but the memory engine's many points and the
+     * drivers' diagnostics, which wait for the next redraw. */
+    redraw(strncmp(type, "mem_", 4) && strcmp(type, "log"));
 }
 
 static void screen_text(struct sink *s, const char *human)
