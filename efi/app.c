@@ -9,6 +9,7 @@
 #include "mem/mem.h"
 #include "platform.h"
 #include "record.h"
+#include "screen/screen.h"
 #include "serial_port.h"
 #include "sinks.h"
 #include "upload.h"
@@ -96,10 +97,32 @@ static void emit_run_record(const char *iso_time)
     json_arr_end(&r.j);
     json_str(&r.j, "time", iso_time);
     serial_plan_json(&serial_plan, &r.j);
+    screen_json(&r.j);
     snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
              cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
     serial_plan_human(&serial_plan, human + strlen(human), sizeof(human) - strlen(human));
     record_emit(&r, human);
+}
+
+/* The last line on screen: where the results went and what happens next
+ * (exit=wait: a key returns to the firmware). */
+static void show_results_line(const char *path, bool written)
+{
+    char line[400];
+    const char *next = cfg.exit == EXIT_WAIT       ? "Press any key to return to the firmware."
+                       : cfg.exit == EXIT_REBOOT   ? "Rebooting."
+                       : cfg.exit == EXIT_SHUTDOWN ? "Shutting down."
+                                                   : "Returning to the firmware.";
+
+    /* The HTML report is written next to the .jsonl, under the same name. */
+    if (written)
+        snprintf(line, sizeof(line), "Results: %s (+ .html report)\n%s", path, next);
+    else
+        snprintf(line, sizeof(line), "No results file (serial and this screen only)\n%s", next);
+    if (screen_active())
+        screen_final_line(line);
+    else
+        ui_text("%s", line); /* two lines of plain text */
 }
 
 /* How the run went, for the end record. */
@@ -205,12 +228,16 @@ int baremark_main(int *exit_mode)
     struct run_outcome outcome = { 0 };
     uint64_t t0;
     int status = APP_OK, rc, opt_rc;
+    bool file_written = false;
+    struct sink *console;
 
     *exit_mode = EXIT_RETURN;
+    path[0] = '\0';
     rc = plat_init();
     t0 = plat_now_ns();
     sinks_reset();
-    sinks_add(sink_console());
+    console = sink_console();
+    sinks_add(console);
 
     /* Options first: a bad one stops the run before anything is touched.
      * The serial sink still opens (serial=auto) to report it. */
@@ -222,6 +249,13 @@ int baremark_main(int *exit_mode)
     open_serial(opt_rc == BM_OK ? &cfg : NULL);
     /* Driver diagnostics become log records from here on (platform.h). */
     plat_set_diag_sink(record_diag_sink);
+    /* The fixed results screen replaces the scrolling text where the
+     * console can place the cursor (help and option errors stay text). */
+    if (opt_rc == BM_OK && !cfg.help) {
+        struct sink *screen = sink_screen(&cfg);
+        if (screen)
+            sinks_replace(console, screen);
+    }
     plat_time_iso(iso, sizeof(iso), compact, sizeof(compact));
     plat_boot_location(&boot);
 
@@ -235,6 +269,7 @@ int baremark_main(int *exit_mode)
         if (fs) {
             sinks_add(fs);
             why[0] = '\0';
+            file_written = true;
         }
     }
     /* upload=: a copy of exactly what the results file gets, from here on. */
@@ -284,7 +319,10 @@ int baremark_main(int *exit_mode)
     outcome.has_limits = cfg.limits.count > 0;
     outcome.failed_limits = burnin_emit_verdicts();
 
+    show_results_line(path, file_written);
     emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
+    if (cfg.screen_dump)
+        screen_emit_dump();
     sinks_close();
     upload_final();
     if (status == APP_OK && (record_error_count() || outcome.failed_limits))

@@ -211,9 +211,19 @@ static int set_out(struct config *c, const char *v)
     return BM_OK;
 }
 
+static int set_screen_dump(struct config *c, const char *v)
+{
+    if (strcmp(v, "0") && strcmp(v, "1"))
+        return BM_EINVAL;
+    c->screen_dump = v[0] == '1';
+    return BM_OK;
+}
+
 static int set_exit(struct config *c, const char *v)
 {
-    if (!strcmp(v, "return"))
+    if (!strcmp(v, "wait"))
+        c->exit = EXIT_WAIT;
+    else if (!strcmp(v, "return"))
         c->exit = EXIT_RETURN;
     else if (!strcmp(v, "reboot"))
         c->exit = EXIT_REBOOT;
@@ -305,7 +315,9 @@ static const struct key_def keys[] = {
                 "an I/O port like 0x2f8, or mmio:0xADDR[,32] (32: registers 4 bytes apart)", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume (no . or .. in the path)", set_out },
-    { "exit", "return, reboot or shutdown", set_exit },
+    { "exit", "wait (keep the results on screen until a key is pressed, then return to the firmware), "
+              "return, reboot or shutdown", set_exit },
+    { "screen_dump", "0 or 1 (a diagnostic: the final results screen as a \"screen\" record)", set_screen_dump },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
     { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
       set_verify },
@@ -332,7 +344,7 @@ void config_defaults(struct config *c)
     c->serial = SERIAL_AUTO;
     c->baud = 115200;
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));
-    c->exit = EXIT_RETURN;
+    c->exit = EXIT_WAIT;
     c->passes = 1;
     c->upload_timeout_s = 30;
 }

@@ -20,7 +20,9 @@
 
 enum bm_level { LEVEL_OFF = 0, LEVEL_QUICK, LEVEL_FULL };
 enum bm_driver_mode { DRIVER_AUTO = 0, DRIVER_NATIVE, DRIVER_FIRMWARE };
-enum bm_exit { EXIT_RETURN = 0, EXIT_REBOOT, EXIT_SHUTDOWN };
+/* EXIT_WAIT (the default): the results stay on screen until a key is
+ * pressed, then back to the firmware as EXIT_RETURN. */
+enum bm_exit { EXIT_RETURN = 0, EXIT_REBOOT, EXIT_SHUTDOWN, EXIT_WAIT };
 enum bm_serial_mode { SERIAL_AUTO = 0, SERIAL_OFF, SERIAL_FIXED };
 
 struct id_list {
@@ -44,6 +46,7 @@ struct config {
     bool out_off;
     char out[128];         /* results folder on the boot volume */
     enum bm_exit exit;
+    bool screen_dump;      /* screen_dump=1: the final screen as a "screen" record (a diagnostic) */
     uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
     uint64_t verify_bytes; /* verify=: bytes to write, read back and compare per writable disk (0 = off) */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
@@ -57,7 +60,7 @@ struct config {
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
- * serial=auto baud=115200 out=\baremark\results exit=return. */
+ * serial=auto baud=115200 out=\baremark\results exit=wait. */
 void config_defaults(struct config *c);
 
 /* Apply one key=value. On error returns BM_EINVAL and writes a message

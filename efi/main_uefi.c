@@ -19,6 +19,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
     status = baremark_main(&exit_mode);
     plat_exit(exit_mode == EXIT_REBOOT     ? PLAT_EXIT_REBOOT
               : exit_mode == EXIT_SHUTDOWN ? PLAT_EXIT_SHUTDOWN
+              : exit_mode == EXIT_WAIT     ? PLAT_EXIT_WAIT
                                            : PLAT_EXIT_RETURN);
     switch (status) {
     case APP_OK:

@@ -237,6 +237,41 @@ long plat_tcp_exchange(const uint8_t ip[4], uint16_t port, const void *head, siz
                        size_t body_len, char *resp, size_t resp_cap, uint64_t deadline_ns, char *why,
                        size_t why_len);
 
+/* ---- The screen as a grid of characters ---------------------------------------- */
+
+/* What the console can do. A console without positioning gets plain
+ * scrolling text (plat_console_write); one with it, a fixed layout. */
+struct plat_screen_info {
+    bool positioning;      /* clear the screen and place the cursor */
+    bool colour;           /* colours per character */
+    unsigned cols, rows;   /* the text mode's size */
+    int mode;              /* the firmware's text mode number (-1: none) */
+    unsigned modes;        /* text modes the console offers */
+};
+
+/* Portable colours: the UEFI build maps them to text attributes. */
+enum plat_colour {
+    PLAT_COLOUR_NORMAL = 0, /* light grey on black */
+    PLAT_COLOUR_TITLE,      /* white on blue: the header and frame lines */
+    PLAT_COLOUR_LABEL,      /* cyan: field names */
+    PLAT_COLOUR_VALUE,      /* white: figures */
+    PLAT_COLOUR_ERROR,      /* white on red: errors */
+    PLAT_COLOUR_WARN,       /* yellow: notes and warnings */
+    PLAT_COLOUR_GOOD,       /* green: a finished run without errors */
+    PLAT_COLOUR_COUNT
+};
+
+/* Switch the console to the largest text mode it offers and clear it;
+ * fills info (positioning false: draw nothing, write scrolling text). */
+int plat_screen_open(struct plat_screen_info *info);
+/* Write utf8 at (col, row) in that colour; the text must fit the row. */
+void plat_screen_put(unsigned col, unsigned row, enum plat_colour colour, const char *utf8);
+/* Leave the cursor below the layout, in the normal colour. */
+void plat_screen_park(unsigned row);
+/* Wait for a key, as long as the person takes (ConIn); returns at once on
+ * the host. */
+void plat_wait_key(void);
+
 /* ---- Serial port ------------------------------------------------------------ */
 
 /* A 16550-compatible UART: at an I/O port (the PC's COM ports) or memory
@@ -284,7 +319,9 @@ void plat_results_location(struct plat_boot_location *loc);
 
 /* ---- End of the run ----------------------------------------------------------- */
 
-enum plat_exit_mode { PLAT_EXIT_RETURN, PLAT_EXIT_REBOOT, PLAT_EXIT_SHUTDOWN };
+/* WAIT closes the files like the others, then waits for a key
+ * (plat_wait_key) and returns to the firmware. */
+enum plat_exit_mode { PLAT_EXIT_RETURN, PLAT_EXIT_REBOOT, PLAT_EXIT_SHUTDOWN, PLAT_EXIT_WAIT };
 void plat_exit(enum plat_exit_mode mode);
 
 /* Set up clocks, watchdog, console. Returns BM_OK or an error. */

@@ -59,6 +59,14 @@ void plat_sim_io_detach(struct plat_sim_io *io);
  * calls this from its register reads, so a driver's multi-second
  * deadlines pass in microseconds of test time. */
 void plat_sim_advance_ns(uint64_t ns);
+/* The host console as a screen: cols x rows cells that plat_screen_put
+ * writes into (positioning false, or cols 0: plain text on stderr, the
+ * default). Tests read the cells back. */
+void plat_sim_screen(unsigned cols, unsigned rows, bool positioning);
+/* Row row of the grid as UTF-8 (trailing blanks kept), and a cell's colour. */
+void plat_sim_screen_row(unsigned row, char *buf, size_t cap);
+enum plat_colour plat_sim_screen_colour(unsigned col, unsigned row);
+
 /* Press (or release) Esc: plat_abort_requested() answers this. */
 void plat_sim_set_abort(bool pressed);
 /* Has the code asked plat_abort_requested() since Esc was pressed (has it

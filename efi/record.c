@@ -25,6 +25,16 @@ int sinks_add(struct sink *s)
     return BM_OK;
 }
 
+int sinks_replace(struct sink *old, struct sink *s)
+{
+    for (unsigned i = 0; i < nsinks; i++)
+        if (sinks[i] == old) {
+            sinks[i] = s;
+            return BM_OK;
+        }
+    return BM_ENODEV;
+}
+
 void sinks_close(void)
 {
     for (unsigned i = 0; i < nsinks; i++)

@@ -54,6 +54,8 @@ struct sink {
 void sinks_reset(void);
 int sinks_add(struct sink *s);
 void sinks_close(void);
+/* Put s where old was (the results screen taking the plain console's place). */
+int sinks_replace(struct sink *old, struct sink *s);
 
 /* Begin a record: {"type":"<type>" ... Further fields go through r->j. */
 void record_begin(struct record *r, const char *type);

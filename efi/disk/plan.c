@@ -104,3 +104,30 @@ void disk_all_disks_name(struct disk_test *named, const struct disk_test *t, uns
     snprintf(name, sizeof(name), "ALL%u-%.23s", k, t->name);
     bm_strlcpy(named->name, name, sizeof(named->name));
 }
+
+/* How many timed tests one pass runs (see plan.h), for the time left on
+ * the screen: what disk_pass() will run, from the same plan. */
+unsigned disk_plan_test_count(const struct config *c, unsigned disks, unsigned writable, unsigned all_disks)
+{
+    struct disk_test tests[DISK_MAX_TESTS];
+    unsigned n, twins = 0, count;
+
+    if (c->disk == LEVEL_OFF || !disks)
+        return 0;
+    n = disk_build_tests(c->disk, tests, DISK_MAX_TESTS);
+    for (unsigned i = 0; i < n; i++)
+        twins += disk_has_write_twin(&tests[i]);
+    count = disks * n + writable * twins;
+    /* run_all_disks: both workloads on all k disks (full: k = 1..n). */
+    if (all_disks >= 2)
+        count += 2 * (c->disk == LEVEL_FULL ? all_disks : 1);
+    return count;
+}
+
+double disk_plan_test_seconds(const struct config *c)
+{
+    struct engine_timing t;
+
+    disk_timing_for(c, &t);
+    return (double)(t.warmup_ns + t.measure_ns) / 1e9;
+}

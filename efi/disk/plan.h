@@ -21,6 +21,12 @@ void disk_all_disks_tests(struct disk_test out[2]);
 /* "ALL3-SEQ1M-Q8T1": the all-disks version of t run on k disks at once. */
 void disk_all_disks_name(struct disk_test *named, const struct disk_test *t, unsigned k);
 
+/* The timed tests one pass runs on disks disks (writable of them take
+ * writes) plus the all-disks tests over all_disks of them, and the
+ * seconds each takes: what the screen's time left is made of. */
+unsigned disk_plan_test_count(const struct config *c, unsigned disks, unsigned writable, unsigned all_disks);
+double disk_plan_test_seconds(const struct config *c);
+
 /* Warm-up, measured window and stall limit for time= seconds. */
 void disk_timing_for(const struct config *c, struct engine_timing *t);
 

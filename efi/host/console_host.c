@@ -80,3 +80,90 @@ void plat_serial_write(const char *data, size_t len)
             fputc(data[i], stdout);
     fflush(stdout);
 }
+
+/* ---- The screen grid tests read back (platform_sim.h) ---------------------------- */
+
+#define SIM_SCREEN_MAX_COLS 256
+#define SIM_SCREEN_MAX_ROWS 96
+
+static struct {
+    unsigned cols, rows;
+    bool positioning;
+    uint32_t ch[SIM_SCREEN_MAX_ROWS][SIM_SCREEN_MAX_COLS];
+    uint8_t colour[SIM_SCREEN_MAX_ROWS][SIM_SCREEN_MAX_COLS];
+} sim_screen;
+
+static void sim_screen_clear(void)
+{
+    for (unsigned r = 0; r < SIM_SCREEN_MAX_ROWS; r++)
+        for (unsigned c = 0; c < SIM_SCREEN_MAX_COLS; c++) {
+            sim_screen.ch[r][c] = ' ';
+            sim_screen.colour[r][c] = PLAT_COLOUR_NORMAL;
+        }
+}
+
+void plat_sim_screen(unsigned cols, unsigned rows, bool positioning)
+{
+    sim_screen.cols = MIN(cols, SIM_SCREEN_MAX_COLS);
+    sim_screen.rows = MIN(rows, SIM_SCREEN_MAX_ROWS);
+    sim_screen.positioning = positioning && cols && rows;
+    sim_screen_clear();
+}
+
+int plat_screen_open(struct plat_screen_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->mode = -1;
+    if (!sim_screen.positioning)
+        return BM_ENOTSUP;
+    info->positioning = true;
+    info->colour = true;
+    info->cols = sim_screen.cols;
+    info->rows = sim_screen.rows;
+    info->mode = 0;
+    info->modes = 1;
+    sim_screen_clear();
+    return BM_OK;
+}
+
+void plat_screen_put(unsigned col, unsigned row, enum plat_colour colour, const char *s)
+{
+    if (!sim_screen.positioning || row >= sim_screen.rows)
+        return;
+    while (*s && col < sim_screen.cols) {
+        uint32_t cp;
+        s += bm_utf8_next(s, &cp);
+        sim_screen.ch[row][col] = cp;
+        sim_screen.colour[row][col] = (uint8_t)colour;
+        col++;
+    }
+}
+
+void plat_screen_park(unsigned row) { (void)row; }
+
+void plat_sim_screen_row(unsigned row, char *buf, size_t cap)
+{
+    size_t n = 0;
+
+    if (!cap)
+        return;
+    for (unsigned c = 0; row < sim_screen.rows && c < sim_screen.cols; c++) {
+        char enc[4];
+        size_t len = bm_utf8_put_bmp(enc, sim_screen.ch[row][c]);
+        if (n + len + 1 > cap)
+            break;
+        memcpy(buf + n, enc, len);
+        n += len;
+    }
+    buf[n] = '\0';
+}
+
+enum plat_colour plat_sim_screen_colour(unsigned col, unsigned row)
+{
+    if (row >= sim_screen.rows || col >= sim_screen.cols)
+        return PLAT_COLOUR_NORMAL;
+    return (enum plat_colour)sim_screen.colour[row][col];
+}
+
+/* Nobody sits at a Linux test run's console. */
+void plat_wait_key(void) {}

@@ -27,4 +27,7 @@ void plat_exit(enum plat_exit_mode mode)
         uefi_call_wrapper(bm_st->RuntimeServices->ResetSystem, 4, EfiResetCold, EFI_SUCCESS, 0, NULL);
     else if (mode == PLAT_EXIT_SHUTDOWN)
         uefi_call_wrapper(bm_st->RuntimeServices->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
+    else if (mode == PLAT_EXIT_WAIT)
+        plat_wait_key();  /* the files above are closed: pulling the stick now loses nothing */
+    uefi_console_restore(mode == PLAT_EXIT_WAIT);
 }

@@ -52,6 +52,10 @@ void uefi_boot_volume_close(void);
  * volume (closed by uefi_boot_volume_close). */
 void uefi_results_close(void);
 
+/* console_uefi.c: colours, cursor and (restore_mode) the text mode back
+ * as they were before the results screen. */
+void uefi_console_restore(bool restore_mode);
+
 /* devpath_uefi.c: where the disk under a volume's device handle sits. */
 void uefi_volume_location(EFI_HANDLE volume, bool has_volume, struct plat_boot_location *loc);
 

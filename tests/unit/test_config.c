@@ -33,7 +33,7 @@ static void test_defaults_are_read_only_quick_runs(void **state)
     assert_false(c.baud_given);
     assert_int_equal(c.baud, 115200);
     assert_string_equal(c.out, "\\baremark\\results");
-    assert_int_equal(c.exit, EXIT_RETURN);
+    assert_int_equal(c.exit, EXIT_WAIT);
 }
 
 static void test_every_key_accepts_its_documented_values(void **state)
@@ -53,6 +53,10 @@ static void test_every_key_accepts_its_documented_values(void **state)
     assert_int_equal(c.baud, 9600);
     assert_string_equal(c.out, "\\logs\\run");
     assert_int_equal(c.exit, EXIT_REBOOT);
+    assert_int_equal(config_parse_args(&c, "x exit=return", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.exit, EXIT_RETURN);
+    assert_int_equal(config_parse_args(&c, "x exit=wait", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.exit, EXIT_WAIT);
     assert_int_equal(config_parse_args(&c, "x serial=0x2e8 out=off driver=native", err, sizeof(err)), BM_OK);
     assert_int_equal(c.serial_uart.base, 0x2e8);
     assert_true(c.out_off);

@@ -129,7 +129,7 @@ def make_disk(path, size_mib, fill=None):
 
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
-         monitor=None, on_serial=None, record_port=1):
+         monitor=None, on_serial=None, record_port=1, graphics=False):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -139,6 +139,8 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     record_port: the COM port whose output is read as run.serial (1 or 2);
       with 2, COM1 goes to com1.log (run.com1) and COM2 is the captured one,
       as a BMC's Serial over LAN captures COM2 on many servers.
+    graphics: a VGA display QEMU draws but shows nowhere (-display none
+      -vga std instead of -nographic), for screendump through monitor=.
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
@@ -159,6 +161,9 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
            "-device", "qemu-xhci,id=xhci"]
+    if graphics:
+        i = cmd.index("-nographic")
+        cmd[i:i + 1] = ["-display", "none", "-vga", "std"]
     if record_port == 2:
         cmd += ["-serial", "file:" + serial]
     if stick:

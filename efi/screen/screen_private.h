@@ -1,0 +1,99 @@
+/* What the screen files share: the picture of the run built from the
+ * records (screen_model.c), drawn into a grid (screen_layout.c) that
+ * screen.c pushes to the console. */
+#ifndef BAREMARK_SCREEN_PRIVATE_H
+#define BAREMARK_SCREEN_PRIVATE_H
+
+#include "../platform.h"
+#include "../sinks.h"
+#include "screen.h"
+
+#define SCREEN_MAX_COLS 256
+#define SCREEN_MAX_ROWS 96
+#define SCREEN_DISKS 64
+#define SCREEN_TESTS 32
+#define SCREEN_MESSAGES 24
+#define SCREEN_TEXT_LINES 16
+#define SCREEN_WARNINGS 4
+
+/* One test's row of a disk table: read and write halves. */
+struct screen_test {
+    char name[28];
+    bool has[2];           /* [0] read, [1] write */
+    double mbps[2], iops[2], p99_us[2];
+};
+
+struct screen_disk {
+    char id[24];
+    char label[128];       /* model, serial, path */
+    unsigned ntests;
+    struct screen_test tests[SCREEN_TESTS];
+};
+
+/* One latency point picked for a cache level: the largest size tested
+ * that fits in it (half its size, to leave room for the rest). */
+struct screen_lat {
+    uint64_t bytes;
+    double ns;
+};
+
+struct screen_message {
+    enum plat_colour colour;
+    char text[200];
+};
+
+struct screen_model {
+    /* Header. */
+    char version_time[80];
+    char system[240], cpu[200], memory[120];
+    char warnings[SCREEN_WARNINGS][120];
+    unsigned nwarnings;
+    uint64_t cache_bytes[3];   /* L1d, L2, L3 from the system record */
+    /* Status. */
+    char phase[16], progress[120];
+    uint64_t t0_ns, phase_t0_ns;
+    /* Disks. */
+    unsigned ndisks, disks_writable;
+    unsigned disks_unkept;     /* disks beyond SCREEN_DISKS: counted, not shown */
+    struct screen_disk disks[SCREEN_DISKS];
+    unsigned disk_results, all_results;  /* in the pass under way */
+    unsigned pass;                       /* burn-in: the pass under way (0: none) */
+    uint64_t pass_t0_ns, pass1_ns;       /* when it started; how long pass 1 took */
+    /* Memory. */
+    struct screen_lat lat[4];  /* L1, L2, L3, DRAM */
+    double bw[3][2];           /* read/write/copy x 1 CPU / all CPUs, GB/s */
+    unsigned bw_threads;
+    /* Errors, notes, other text. */
+    struct screen_message messages[SCREEN_MESSAGES];
+    unsigned nmessages, errors, notes;
+    char text[SCREEN_TEXT_LINES][160];
+    unsigned ntext;
+    /* The end. */
+    bool ended;
+    char end_line[256];
+    char final_line[240];
+};
+
+/* The grid a layout draws into. */
+struct screen_grid {
+    unsigned cols, rows;
+    uint32_t ch[SCREEN_MAX_ROWS][SCREEN_MAX_COLS];
+    uint8_t colour[SCREEN_MAX_ROWS][SCREEN_MAX_COLS];
+};
+
+/* screen_model.c: a record (type and JSON text) into the model. */
+void screen_model_reset(struct screen_model *m, uint64_t now_ns);
+void screen_model_record(struct screen_model *m, const char *type, const char *json, uint64_t now_ns);
+void screen_model_progress(struct screen_model *m, const char *text, uint64_t now_ns);
+void screen_model_text(struct screen_model *m, const char *text);
+/* Seconds left, or a negative number when there is nothing to go on. */
+double screen_model_seconds_left(const struct screen_model *m, const struct config *c, uint64_t now_ns);
+
+/* Top-level fields of one of our own JSON records (the first match). */
+bool screen_json_str(const char *json, const char *key, char *out, size_t cap);
+bool screen_json_num(const char *json, const char *key, double *out);
+
+/* screen_layout.c: the whole picture for a grid of this size. */
+void screen_layout(struct screen_grid *g, const struct screen_model *m, const struct config *c, uint64_t now_ns);
+
+#endif
