@@ -72,6 +72,35 @@ void plat_firmware_info(char *buf, size_t len)
              (bm_st->Hdr.Revision & 0xffff) / 10);
 }
 
+/* One byte of an EFI global variable; -1 when it is absent or not one byte. */
+static int global_flag(CHAR16 *name)
+{
+    EFI_GUID global = EFI_GLOBAL_VARIABLE;
+    UINT8 v = 0;
+    UINTN size = sizeof(v);
+    UINT32 attr;
+
+    if (uefi_call_wrapper(bm_st->RuntimeServices->GetVariable, 5, name, &global, &attr, &size, &v) != EFI_SUCCESS ||
+        size != 1)
+        return -1;
+    return v;
+}
+
+/* UEFI 2.10 section 3.3 (globally defined variables): SecureBoot is 1 when
+ * the firmware enforces image verification; SetupMode is 1 while no
+ * platform key is enrolled (then nothing is verified). Section 32.3 gives
+ * the modes. */
+const char *plat_secure_boot(void)
+{
+    int sb = global_flag(L"SecureBoot");
+
+    if (sb == 1)
+        return "on";
+    if (global_flag(L"SetupMode") == 1)
+        return "setup";
+    return sb == 0 ? "off" : "unknown";
+}
+
 void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len)
 {
     EFI_TIME t;
