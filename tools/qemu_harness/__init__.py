@@ -129,7 +129,8 @@ def make_disk(path, size_mib, fill=None):
 
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
-         monitor=None, on_serial=None, record_port=1):
+         monitor=None, on_serial=None, record_port=1, image=None, ovmf_code=None, ovmf_vars=None,
+         stop_on=None):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -139,24 +140,29 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     record_port: the COM port whose output is read as run.serial (1 or 2);
       with 2, COM1 goes to com1.log (run.com1) and COM2 is the captured one,
       as a BMC's Serial over LAN captures COM2 on many servers.
+    image: the stick to copy (default build/baremark.img). ovmf_code/ovmf_vars:
+      other firmware and variable-store templates (the Secure Boot ones; the
+      vars file is copied, so a previous run's workdir/vars.fd carries its
+      enrolled state into the next boot). stop_on: a regex; once the serial
+      text matches it, QEMU is stopped (for boots that never reach an end record).
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
     stick_path = os.path.join(workdir, "stick.img") if stick else None
     if stick:
-        shutil.copyfile(IMAGE, stick_path)
+        shutil.copyfile(image or IMAGE, stick_path)
         if cfg is None and options is not None:
             cfg = "\n".join(options.split()) + "\n"
         if cfg is not None:
             write_fat_file(stick_path, "::/baremark/baremark.cfg", cfg)
     vars_copy = os.path.join(workdir, "vars.fd")
-    shutil.copyfile(OVMF_VARS, vars_copy)
+    shutil.copyfile(ovmf_vars or OVMF_VARS, vars_copy)
     serial = os.path.join(workdir, "serial.log")
     com1 = os.path.join(workdir, "com1.log") if record_port == 2 else serial
 
     cmd = ["qemu-system-x86_64", "-machine", "q35" + machine_extra, "-m", str(memory_mib), "-smp", str(smp),
            "-nographic", "-no-reboot", "-monitor", "none", "-serial", "file:" + com1,
-           "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
+           "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + (ovmf_code or OVMF_CODE),
            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
            "-device", "qemu-xhci,id=xhci"]
     if record_port == 2:
@@ -200,6 +206,11 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
             shown = len(text)
         if on_serial:
             on_serial(text)
+        if stop_on and re.search(stop_on, text):
+            time.sleep(1)  # let the rest of the message out
+            proc.kill()
+            proc.wait()
+            break
         if '"type":"end"' in text and time.time() - t0 > 1:
             # give the app a moment to close files and exit on its own
             try:
