@@ -133,13 +133,7 @@ static int efivar_flag(const char *name)
 
 const char *plat_secure_boot(void)
 {
-    int sb = efivar_flag("SecureBoot");
-
-    if (sb == 1)
-        return "on";
-    if (efivar_flag("SetupMode") == 1)
-        return "setup";
-    return sb == 0 ? "off" : "unknown";
+    return secure_boot_state(efivar_flag("SecureBoot"), efivar_flag("SetupMode"));
 }
 
 void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len)

@@ -86,19 +86,9 @@ static int global_flag(CHAR16 *name)
     return v;
 }
 
-/* UEFI 2.10 section 3.3 (globally defined variables): SecureBoot is 1 when
- * the firmware enforces image verification; SetupMode is 1 while no
- * platform key is enrolled (then nothing is verified). Section 32.3 gives
- * the modes. */
 const char *plat_secure_boot(void)
 {
-    int sb = global_flag(L"SecureBoot");
-
-    if (sb == 1)
-        return "on";
-    if (global_flag(L"SetupMode") == 1)
-        return "setup";
-    return sb == 0 ? "off" : "unknown";
+    return secure_boot_state(global_flag(L"SecureBoot"), global_flag(L"SetupMode"));
 }
 
 void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len)
