@@ -88,7 +88,8 @@ def test_shim_stick_layout_and_signatures():
     efi = os.path.join(wd, "plain.efi")
     with open(efi, "wb") as f:
         f.write(_fat_bytes(plain, "::/EFI/BOOT/BOOTX64.EFI"))
-    assert "No signature table present" in _sbverify(efi).stderr + _sbverify(efi).stdout
+    listed = _sbverify(efi)
+    assert "No signature table present" in listed.stderr + listed.stdout
 
     shim = os.path.join(wd, "shim.img")
     p = _mkimage(shim, SB_KEY=key, SB_CERT=cert, SB_SHIM="1")
@@ -113,29 +114,30 @@ def test_shim_stick_layout_and_signatures():
     assert p.returncode != 0 and "go together" in p.stderr, p.stderr
 
 
-def test_snakeoil_firmware_runs_signed_image_with_secure_boot_on():
+def test_snakeoil_firmware_refuses_unsigned_stick_then_runs_signed_one():
+    """One boot, two sticks: the plain `make image` stick first (refused), then
+    the one signed with the snakeoil key (runs, with Secure Boot on)."""
     wd = qemu.tempdir()
-    img = os.path.join(wd, "signed.img")
-    p = _mkimage(img, SB_KEY=_snakeoil_key(wd), SB_CERT=SNAKEOIL_CERT)
+    signed = os.path.join(wd, "signed.img")
+    p = _mkimage(signed, SB_KEY=_snakeoil_key(wd), SB_CERT=SNAKEOIL_CERT)
     assert p.returncode == 0, p.stderr
-    run = qemu.boot(options="mem=off disk=off", image=img, ovmf_code=SNAKEOIL[0], ovmf_vars=SNAKEOIL[1],
-                    timeout=300, **SECURE)
+    qemu.write_fat_file(signed, "::/baremark/baremark.cfg", "mem=off\ndisk=off\n")
+    run = qemu.boot(options="mem=off disk=off", ovmf_code=SNAKEOIL[0], ovmf_vars=SNAKEOIL[1], timeout=400,
+                    workdir=wd, drives=["if=none,id=signed,format=raw,file=" + signed],
+                    devices=["usb-storage,bus=xhci.0,drive=signed,removable=on,bootindex=1"], **SECURE)
     assert not run.timed_out, run.serial[-2000:]
+    # BdsDxe: failed to load Boot0001 "UEFI QEMU QEMU USB HARDDRIVE ..." from ...USB(0x0,0x0): Access Denied
+    refused = re.search(r"failed to load Boot\w+ \"[^\"]*USB HARDDRIVE[^\n]*USB\(0x0,0x0\): Access Denied", run.serial)
+    assert refused, run.serial[-3000:]
+    started = re.search(r"starting Boot\w+ \"[^\"]*USB HARDDRIVE[^\n]*USB\(0x1,0x0\)", run.serial)
+    assert started and started.start() > refused.start(), run.serial[-3000:]
+    assert run.serial.index("BAREMARK {") > started.start(), "a record before the signed stick started"
+    assert [n for n in run.results_files() if n.endswith(".jsonl")] == [], "the unsigned stick ran"
     assert run.end()["status"] == "ok", run.end()
     assert run.one("system")["secure_boot"] == "on"
     assert run.one("run")["config_file"] == "mem=off disk=off"
-    assert [n for n in run.results_files() if n.endswith(".jsonl")], "no results file on the stick"
-
-
-def test_snakeoil_firmware_refuses_unsigned_image():
-    run = qemu.boot(options="mem=off disk=off", ovmf_code=SNAKEOIL[0], ovmf_vars=SNAKEOIL[1], timeout=240,
-                    stop_on=r"Access Denied|Security Violation", **SECURE)
-    assert not run.timed_out, run.serial[-2000:]
-    # BdsDxe: failed to load Boot0001 "UEFI QEMU QEMU USB HARDDRIVE ..." from ...: Access Denied
-    assert re.search(r"failed to load Boot\w+ \"[^\"]*USB HARDDRIVE[^\n]*: Access Denied", run.serial), \
-        run.serial[-2000:]
-    assert run.records == [] and "BAREMARK {" not in run.serial
-    assert [n for n in run.results_files() if n.endswith(".jsonl")] == []
+    assert [n for n in qemu.list_dir(signed, "::/baremark/results") if n.endswith(".jsonl")], \
+        "no results file on the signed stick"
 
 
 class _KeyScript:

@@ -129,8 +129,7 @@ def make_disk(path, size_mib, fill=None):
 
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
-         monitor=None, on_serial=None, record_port=1, image=None, ovmf_code=None, ovmf_vars=None,
-         stop_on=None):
+         monitor=None, on_serial=None, record_port=1, image=None, ovmf_code=None, ovmf_vars=None):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -143,8 +142,7 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     image: the stick to copy (default build/baremark.img). ovmf_code/ovmf_vars:
       other firmware and variable-store templates (the Secure Boot ones; the
       vars file is copied, so a previous run's workdir/vars.fd carries its
-      enrolled state into the next boot). stop_on: a regex; once the serial
-      text matches it, QEMU is stopped (for boots that never reach an end record).
+      enrolled state into the next boot).
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
@@ -206,11 +204,6 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
             shown = len(text)
         if on_serial:
             on_serial(text)
-        if stop_on and re.search(stop_on, text):
-            time.sleep(1)  # let the rest of the message out
-            proc.kill()
-            proc.wait()
-            break
         if '"type":"end"' in text and time.time() - t0 > 1:
             # give the app a moment to close files and exit on its own
             try:
