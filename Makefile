@@ -3,6 +3,8 @@
 #   make            build/baremark.efi (GNU-EFI, x86_64)
 #   make host       build/host/baremark (Linux build of the portable code)
 #   make image      build/baremark.img (GPT + FAT32 ESP, dd to a USB stick)
+#                   SB_KEY=... SB_CERT=... [SB_SHIM=1]: signed for Secure Boot
+#   make sb-key     a self-signed Secure Boot test key in build/sb/
 #   make run        install what is missing, build, boot in QEMU, show results
 #   make test       unit tests + QEMU integration tests; ends "N passed, N failed"
 #
@@ -75,7 +77,7 @@ $(BUILD)/baremark.so: $(UEFI_OBJ)
 	  $$(gcc -print-libgcc-file-name)
 
 $(BUILD)/baremark.efi: $(BUILD)/baremark.so
-	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' \
+	objcopy -j .text -j .sdata -j .data -j .sbat -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 	@echo "built $@"
 
@@ -102,9 +104,30 @@ $(HOSTB)/baremark: $(HOSTB)/obj/efi/main_host.c.o $(HOSTB)/libbaremark.a
 	gcc -pthread -o $@ $^ -lm
 
 # ---- Boot image --------------------------------------------------------------------------
+# Secure Boot: make image SB_KEY=key.pem SB_CERT=cert.pem signs baremark.efi on the stick;
+# add SB_SHIM=1 for machines that trust only Microsoft's keys (shim + MokManager, see
+# boot/mkimage.sh). make sb-key makes a self-signed test pair in build/sb/.
+SB_KEY ?=
+SB_CERT ?=
+SB_SHIM ?=
+SB_SETTINGS := key=$(SB_KEY) cert=$(SB_CERT) shim=$(SB_SHIM)
 image: $(BUILD)/baremark.img
-$(BUILD)/baremark.img: $(BUILD)/baremark.efi boot/baremark.cfg boot/mkimage.sh
-	bash boot/mkimage.sh $(BUILD)/baremark.efi boot/baremark.cfg $@
+$(BUILD)/baremark.img: $(BUILD)/baremark.efi boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
+	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" \
+	  bash boot/mkimage.sh $(BUILD)/baremark.efi boot/baremark.cfg $@
+# Rewritten only when the signing settings change, so switching them rebuilds the image.
+$(BUILD)/sb-settings: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SB_SETTINGS)' | cmp -s - $@ || echo '$(SB_SETTINGS)' > $@
+.PHONY: sb-key FORCE
+FORCE:
+sb-key: $(BUILD)/sb/baremark-sb.key
+$(BUILD)/sb/baremark-sb.key:
+	@mkdir -p $(dir $@)
+	openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=baremark Secure Boot key/" \
+	  -keyout $@ -out $(BUILD)/sb/baremark-sb.crt
+	openssl x509 -in $(BUILD)/sb/baremark-sb.crt -outform DER -out $(BUILD)/sb/baremark-sb.cer
+	@echo "test key: make image SB_KEY=$@ SB_CERT=$(BUILD)/sb/baremark-sb.crt [SB_SHIM=1]"
 
 # ---- Run in QEMU ----------------------------------------------------------------------------
 # BAREMARK_KVM=1 uses KVM where it can run OVMF (not on every machine).

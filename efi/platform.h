@@ -78,6 +78,13 @@ int plat_smbios_table(const void **table, size_t *len, int *major, int *minor);
 const void *plat_acpi_table(const char sig[4], unsigned instance);
 /* Firmware vendor and revision, e.g. "EDK II 0x10000". */
 void plat_firmware_info(char *buf, size_t len);
+/* Secure Boot as the firmware reports it: "on" (images are verified),
+ * "setup" (no platform key: nothing is verified), "off", or "unknown"
+ * (the firmware has no SecureBoot variable, e.g. before UEFI 2.3.1). */
+const char *plat_secure_boot(void);
+/* The name for the SecureBoot and SetupMode variables' values (-1: absent),
+ * shared by both builds' plat_secure_boot(). */
+const char *secure_boot_state(int secure_boot, int setup_mode);
 /* Wall-clock time from the firmware, ISO 8601 ("2026-11-30T12:00:00Z"),
  * and the compact form used in file names ("20261130-120000"). */
 void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len);

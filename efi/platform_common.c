@@ -19,6 +19,18 @@ const char *bm_strerror(int err)
     }
 }
 
+/* UEFI 2.10 section 3.3 (globally defined variables): SecureBoot is 1 when
+ * the firmware enforces image verification; SetupMode is 1 while no
+ * platform key is enrolled, and then nothing is verified (section 32.3). */
+const char *secure_boot_state(int secure_boot, int setup_mode)
+{
+    if (secure_boot == 1)
+        return "on";
+    if (setup_mode == 1)
+        return "setup";
+    return secure_boot == 0 ? "off" : "unknown";
+}
+
 static plat_diag_sink_fn diag_sink;
 
 void plat_set_diag_sink(plat_diag_sink_fn fn)

@@ -114,6 +114,28 @@ void plat_firmware_info(char *buf, size_t len)
     snprintf(buf, len, "%s %s (Linux host build)", bm_trim(vendor), bm_trim(version));
 }
 
+/* Linux publishes EFI variables under efivarfs: 4 bytes of attributes,
+ * then the value. A BIOS-booted host has none: "unknown". */
+static int efivar_flag(const char *name)
+{
+    char path[160];
+    size_t n;
+    int v = -1;
+    unsigned char *d;
+
+    snprintf(path, sizeof(path), "/sys/firmware/efi/efivars/%s-8be4df61-93ca-11d2-aa0d-00e098032b8c", name);
+    d = slurp(path, &n);
+    if (d && n == 5)
+        v = d[4];
+    free(d);
+    return v;
+}
+
+const char *plat_secure_boot(void)
+{
+    return secure_boot_state(efivar_flag("SecureBoot"), efivar_flag("SetupMode"));
+}
+
 void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len)
 {
     time_t now = time(NULL);

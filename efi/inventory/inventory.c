@@ -26,6 +26,7 @@ int inventory_collect(struct sysinfo *si)
     si->tsc_hz = plat_tsc_hz();
     bm_strlcpy(si->clock_source, plat_clock_source(), sizeof(si->clock_source));
     plat_firmware_info(si->firmware, sizeof(si->firmware));
+    bm_strlcpy(si->secure_boot, plat_secure_boot(), sizeof(si->secure_boot));
 
     cpu_identify(&id);
     bm_strlcpy(si->cpu, id.brand, sizeof(si->cpu));
@@ -104,6 +105,7 @@ static void emit_system_record(const struct sysinfo *si)
     json_u64(&r.j, "l3_bytes", si->l3_bytes);
     json_u64(&r.j, "cache_line_bytes", si->cache_line_bytes);
     json_str(&r.j, "firmware", si->firmware);
+    json_str(&r.j, "secure_boot", si->secure_boot);
     json_str(&r.j, "bios_vendor", si->bios_vendor);
     json_str(&r.j, "bios_version", si->bios_version);
     json_str(&r.j, "bios_date", si->bios_date);

@@ -27,6 +27,7 @@ struct sysinfo {
     unsigned sockets;        /* populated processor sockets (SMBIOS type 4); 0 if not listed */
     unsigned cores;          /* their cores, summed; 0 if not listed */
     char smbios_version[8];  /* "3.0"; "" when there is no SMBIOS table */
+    char secure_boot[8];     /* plat_secure_boot(): on, off, setup, unknown */
 };
 
 /* Gather what identifies the machine (no records yet: the results file is

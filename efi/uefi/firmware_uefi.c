@@ -72,6 +72,25 @@ void plat_firmware_info(char *buf, size_t len)
              (bm_st->Hdr.Revision & 0xffff) / 10);
 }
 
+/* One byte of an EFI global variable; -1 when it is absent or not one byte. */
+static int global_flag(CHAR16 *name)
+{
+    EFI_GUID global = EFI_GLOBAL_VARIABLE;
+    UINT8 v = 0;
+    UINTN size = sizeof(v);
+    UINT32 attr;
+
+    if (uefi_call_wrapper(bm_st->RuntimeServices->GetVariable, 5, name, &global, &attr, &size, &v) != EFI_SUCCESS ||
+        size != 1)
+        return -1;
+    return v;
+}
+
+const char *plat_secure_boot(void)
+{
+    return secure_boot_state(global_flag(L"SecureBoot"), global_flag(L"SetupMode"));
+}
+
 void plat_time_iso(char *iso, size_t iso_len, char *compact, size_t compact_len)
 {
     EFI_TIME t;

@@ -129,7 +129,8 @@ def make_disk(path, size_mib, fill=None):
 
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
-         monitor=None, on_serial=None, record_port=1, graphics=False):
+         monitor=None, on_serial=None, record_port=1, graphics=False, image=None, ovmf_code=None,
+         ovmf_vars=None):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -141,24 +142,28 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
       as a BMC's Serial over LAN captures COM2 on many servers.
     graphics: a VGA display QEMU draws but shows nowhere (-display none
       -vga std instead of -nographic), for screendump through monitor=.
+    image: the stick to copy (default build/baremark.img). ovmf_code/ovmf_vars:
+      other firmware and variable-store templates (the Secure Boot ones; the
+      vars file is copied, so a previous run's workdir/vars.fd carries its
+      enrolled state into the next boot).
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
     stick_path = os.path.join(workdir, "stick.img") if stick else None
     if stick:
-        shutil.copyfile(IMAGE, stick_path)
+        shutil.copyfile(image or IMAGE, stick_path)
         if cfg is None and options is not None:
             cfg = "\n".join(options.split()) + "\n"
         if cfg is not None:
             write_fat_file(stick_path, "::/baremark/baremark.cfg", cfg)
     vars_copy = os.path.join(workdir, "vars.fd")
-    shutil.copyfile(OVMF_VARS, vars_copy)
+    shutil.copyfile(ovmf_vars or OVMF_VARS, vars_copy)
     serial = os.path.join(workdir, "serial.log")
     com1 = os.path.join(workdir, "com1.log") if record_port == 2 else serial
 
     cmd = ["qemu-system-x86_64", "-machine", "q35" + machine_extra, "-m", str(memory_mib), "-smp", str(smp),
            "-nographic", "-no-reboot", "-monitor", "none", "-serial", "file:" + com1,
-           "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
+           "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + (ovmf_code or OVMF_CODE),
            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
            "-device", "qemu-xhci,id=xhci"]
     if graphics:
