@@ -1,7 +1,8 @@
 /* LSI Fusion-MPT SAS driver: the PCI ids, probe and release. The disks are
  * mpt_disk.c's, the queues the backend's (mpt_mpi1.c, mpt_mpi2.c); see the
- * call map in mpt.h. */
+ * call map in mpt_types.h. */
 #include "mpt.h"
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "mpi2.h"
@@ -67,7 +68,7 @@ static void mpt_stop(struct mpt_ctrl *c)
     c->results = NULL;
     c->slot_bytes = NULL;
     c->slot_io = NULL;
-    hbaq_destroy(&c->q);
+    hba_host_destroy(&c->h);
 }
 
 /* Reset the IOC to READY and hand the controller back. */
@@ -79,7 +80,6 @@ static void mpt_release(void *ctrl)
         return;
     mpt_stop(c);
     plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    mpt_free_disks(c);
     plat_pci_release(c->pci);
     plat_diag(c->bdf, "released");
     plat_free(c);
@@ -158,7 +158,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     c->results = plat_alloc(sizeof(*c->results) * c->nslots);
     c->slot_bytes = plat_alloc(sizeof(*c->slot_bytes) * c->nslots);
     c->slot_io = plat_alloc(sizeof(*c->slot_io) * c->nslots);
-    rc = c->results && c->slot_bytes && c->slot_io ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
+    rc = c->results && c->slot_bytes && c->slot_io ? hba_host_init(&c->h, c->nslots, MPT_IO_TIMEOUT_NS, &mpt_host_ops, c, c->bdf) : BM_ENOMEM;
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u request slots", c->nslots);
         goto err_stop;
@@ -172,7 +172,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
         rc = c->be->discover(c, disks, why, sizeof(why));
         if (rc != BM_OK) {
             snprintf(err, errlen, "%s", why);
-            mpt_free_disks(c);
+            hba_host_free_disks(&c->h);
             goto err_stop;
         }
         /* Disks left out on purpose (RAID members): the caller notes it. */
@@ -182,7 +182,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
                   c->be->name, c->nslots, c->max_targets);
         mpt_scan(c, disks);
     }
-    if (!c->ndisks)
+    if (!c->h.ndisks)
         plat_diag(c->bdf, "no disks found");
     *ctrl_out = c;
     return BM_OK;

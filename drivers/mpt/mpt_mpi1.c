@@ -10,7 +10,7 @@
  * through the doorbell handshake. All frames, replies and sense buffers
  * sit below 4 GiB, so the "high address" registers are 0.
  */
-#include "mpt.h"
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "../../efi/time_units.h"

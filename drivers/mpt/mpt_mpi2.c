@@ -1,7 +1,7 @@
 /* MPI 2.0 / 2.5 backend: the tables mpt.c picks by PCI id, bring-up (IOC
  * FACTS, queues, IOC INIT), task management and the IOC host reset. How the
- * backend's files share the work: mpt_mpi2.h. */
-#include "mpt_mpi2.h"
+ * backend's files share the work: mpt_mpi2_types.h. */
+#include "mpt_mpi2_types.h"
 
 /* Facts, queues, IOC INIT: READY to OPERATIONAL. */
 static int mpt2_init_common(struct mpt_ctrl *c, bool ieee_sgl, char *err, size_t errlen)
@@ -132,25 +132,25 @@ static void mpt2_find_devices_again(struct mpt_ctrl *c)
         plat_free(dev);
         return;
     }
-    for (unsigned i = 0; i < c->ndisks; i++) {
-        struct mpt_disk *md = c->disks[i];
+    for (unsigned i = 0; i < c->h.ndisks; i++) {
+        struct hba_disk *md = c->h.disks[i];
         int j;
 
-        for (j = 0; j < n && dev[j].sas_address != md->sas_address; j++)
+        for (j = 0; j < n && dev[j].sas_address != md->t.sas_address; j++)
             ;
         if (j == n) {
             plat_diag(c->bdf, "%s (SAS address %016llx) not found after the IOC reset", md->d.id,
-                      (unsigned long long)md->sas_address);
+                      (unsigned long long)md->t.sas_address);
             continue;
         }
-        if (dev[j].handle == md->dev_handle)
+        if (dev[j].handle == md->t.dev_handle)
             continue;
         plat_diag(c->bdf, "%s (SAS address %016llx): handle 0x%04x after the IOC reset (was 0x%04x)", md->d.id,
-                  (unsigned long long)md->sas_address, dev[j].handle, md->dev_handle);
+                  (unsigned long long)md->t.sas_address, dev[j].handle, md->t.dev_handle);
         for (uint32_t slot = 0; slot < c->nslots; slot++)
-            if (c->q.slots[slot].state == HBAQ_RETRY && c->q.slots[slot].owner == &md->q)
+            if (c->h.q.slots[slot].state == HBAQ_RETRY && c->h.q.slots[slot].owner == &md->q)
                 c->slot_io[slot].dev_handle = dev[j].handle;
-        md->dev_handle = dev[j].handle;
+        md->t.dev_handle = dev[j].handle;
     }
     plat_free(dev);
 }
