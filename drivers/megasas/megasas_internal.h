@@ -10,6 +10,7 @@
 #define BAREMARK_MEGASAS_INTERNAL_H
 
 #include "megasas.h"
+#include "../scsi/hba_disk.h"
 
 struct megasas_ctrl;
 
@@ -22,15 +23,23 @@ struct megasas_transport {
      * is the struct megasas_ctrl inside the transport's own controller. */
     int (*probe)(struct pci_addr a, unsigned index, struct bm_disk_list *disks, struct megasas_ctrl **ctrl_out,
                  char *err, size_t errlen);
-    /* Hand the controller back in READY state and free it. */
-    void (*release)(struct megasas_ctrl *m);
+    /* Release, first step: flush the cache and take the firmware back to
+     * READY (before the PCI command register is restored). */
+    void (*stop)(struct megasas_ctrl *m);
+    /* Release, last step: free the transport's memory and its controller
+     * structure (the disks and slots are gone already). */
+    void (*free)(struct megasas_ctrl *m);
 };
 
-/* Part of every transport's controller structure: what release() needs to
- * find the transport. The transport gets its own structure back with
- * MEGASAS_CTRL_OF. */
+/* Part of every transport's controller structure: what any MegaRAID
+ * controller has and what release (megasas_driver.c) needs. The transport
+ * gets its own structure back with MEGASAS_CTRL_OF. */
 struct megasas_ctrl {
     const struct megasas_transport *transport;
+    struct pci_addr pci;
+    char bdf[16];               /* "0000:03:00.0": where diagnostics come from */
+    uint16_t pci_cmd_saved;     /* the command register as the firmware left it */
+    struct hba_host h;          /* the slot table and the disks */
 };
 #define MEGASAS_CTRL_OF(m, type) ((type *)(void *)((char *)(m) - offsetof(type, base)))
 
