@@ -13,6 +13,7 @@
 #include "megasas_internal.h"
 #include "megasas_regs.h"
 #include "mfi.h"
+#include "../pci.h"
 #include "../pci_regs.h"
 #include "../scsi/scsi.h"
 #include "../../efi/time_units.h"
@@ -24,6 +25,37 @@
 #define MFI_STATE_WAIT_NS (180ull * 1000000000ull)
 /* The whole walk to READY, however often the status word moves. */
 #define MFI_READY_TOTAL_NS (900ull * 1000000000ull)
+
+/* ---- The PCI function ------------------------------------------------------------------------------ */
+
+int megasas_take_pci(struct megasas_ctrl *m, struct pci_addr a, uint64_t bar_min_bytes, volatile void **regs,
+                     char *err, size_t errlen)
+{
+    int rc;
+
+    m->pci = a;
+    pci_addr_str(a, m->bdf, sizeof(m->bdf));
+    rc = plat_pci_claim(a);
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+        return rc;
+    }
+    m->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
+    pci_enable_device(a);
+    *regs = pci_map_first_mem_bar(a, bar_min_bytes);
+    if (!*regs) {
+        snprintf(err, errlen, "no memory BAR");
+        megasas_give_back_pci(m);
+        return BM_ENODEV;
+    }
+    return BM_OK;
+}
+
+void megasas_give_back_pci(struct megasas_ctrl *m)
+{
+    plat_pci_write16(m->pci, PCI_COMMAND, m->pci_cmd_saved);
+    plat_pci_release(m->pci);
+}
 
 /* ---- Firmware state ------------------------------------------------------------------------------ */
 

@@ -331,27 +331,15 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
         return BM_ENOMEM;
     }
     c->base.transport = &megasas_fusion_transport;
-    c->base.pci = a;
     c->id = fu_find_id(device);
-    pci_addr_str(a, c->base.bdf, sizeof(c->base.bdf));
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID Fusion part (1000:%04x)", device);
         rc = BM_ENODEV;
         goto err_free;
     }
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+    rc = megasas_take_pci(&c->base, a, 0x400, &c->regs, err, errlen); /* BAR 1, the first memory BAR */
+    if (rc != BM_OK)
         goto err_free;
-    }
-    c->base.pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    c->regs = pci_map_first_mem_bar(a, 0x400); /* Linux megasas_init_fw: BAR 1, the first memory BAR */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
     rc = mfi_fw_to_ready(c->regs, c->base.bdf, MFI_REG_DOORBELL, true, why, sizeof(why));
     if (rc != BM_OK) {
         snprintf(err, errlen, "%s: %s", c->id->chip, why);
@@ -399,8 +387,7 @@ err_memory:
     fu_free_memory(c);
     hba_host_destroy(&c->base.h);
 err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->base.pci_cmd_saved);
-    plat_pci_release(a);
+    megasas_give_back_pci(&c->base);
 err_free:
     plat_free(c);
     return rc;

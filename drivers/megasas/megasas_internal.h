@@ -43,6 +43,16 @@ struct megasas_ctrl {
 };
 #define MEGASAS_CTRL_OF(m, type) ((type *)(void *)((char *)(m) - offsetof(type, base)))
 
+/* Take a MegaRAID's PCI function from the firmware for a transport: m's
+ * place and BDF set, the function claimed, its command register kept,
+ * memory decoding and bus mastering on, its first memory BAR mapped (Linux
+ * megasas_init_fw) at *regs. On failure err says why and nothing is
+ * held (m->pci and m->bdf stay set). */
+int megasas_take_pci(struct megasas_ctrl *m, struct pci_addr a, uint64_t bar_min_bytes, volatile void **regs,
+                     char *err, size_t errlen);
+/* Give back what megasas_take_pci took (a failed probe). */
+void megasas_give_back_pci(struct megasas_ctrl *m);
+
 extern const struct megasas_transport megasas_mfi_transport;
 extern const struct megasas_transport megasas_fusion_transport;
 

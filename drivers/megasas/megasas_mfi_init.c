@@ -219,27 +219,15 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
         return BM_ENOMEM;
     }
     c->base.transport = &megasas_mfi_transport;
-    c->base.pci = a;
     c->id = mfi_find_id(device);
-    pci_addr_str(a, c->base.bdf, sizeof(c->base.bdf));
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID (%04x:%04x)", vendor, device);
         rc = BM_ENODEV;
         goto err_free;
     }
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+    rc = megasas_take_pci(&c->base, a, 0x100, &c->regs, err, errlen);
+    if (rc != BM_OK)
         goto err_free;
-    }
-    c->base.pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    c->regs = pci_map_first_mem_bar(a, 0x100); /* the first memory BAR (Linux megasas_init_fw) */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
     rc = mfi_transition_to_ready(c, why, sizeof(why));
     if (rc != BM_OK) {
         snprintf(err, errlen, "%s", why);
@@ -291,8 +279,7 @@ err_stop:
 err_queue:
     hba_host_destroy(&c->base.h);
 err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->base.pci_cmd_saved);
-    plat_pci_release(a);
+    megasas_give_back_pci(&c->base);
 err_free:
     plat_free(c);
     return rc;
