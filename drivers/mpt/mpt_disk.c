@@ -120,6 +120,34 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     return BM_OK;
 }
 
+/* ---- Task management ---------------------------------------------------------------------------------- */
+
+int mpt_wait_tm_reply(struct mpt_ctrl *c, volatile bool *done, uint64_t timeout_ns, const char *what, char *err,
+                      size_t errlen)
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+    bool in_s = timeout_ns % NS_PER_S == 0;
+
+    while (!*done) {
+        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+        c->be->drain(c);
+        if (*done)
+            break;
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
+            return BM_EIO;
+        }
+        if (plat_now_ns() > deadline) {
+            snprintf(err, errlen, "%s: no reply within %llu %s (doorbell 0x%08x)", what,
+                     (unsigned long long)(timeout_ns / (in_s ? NS_PER_S : NS_PER_MS)), in_s ? "s" : "ms", db);
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    return BM_OK;
+}
+
 /* ---- Disk operations ---------------------------------------------------------------------------------- */
 
 /* Queue one SCSI READ/WRITE request. */

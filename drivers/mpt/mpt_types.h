@@ -211,6 +211,12 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
 /* Identify the device at a (LUN 0, then the LUNs REPORT LUNS names) and
  * add a disk for each; BM_ENODEV when nothing answers. */
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a);
+/* Wait, bounded by timeout_ns, for the reply to a task management request
+ * the backend posted: drain replies (the backend's drain sets *done)
+ * while the IOC stays OPERATIONAL. BM_EIO when it leaves that state,
+ * BM_ETIMEDOUT when no reply comes; err names the request (what). */
+int mpt_wait_tm_reply(struct mpt_ctrl *c, volatile bool *done, uint64_t timeout_ns, const char *what, char *err,
+                      size_t errlen);
 /* MPI 1 discovery: every target id on bus 0 but the IOC's own. */
 void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks);
 
