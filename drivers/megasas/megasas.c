@@ -57,6 +57,27 @@ void megasas_give_back_pci(struct megasas_ctrl *m)
     plat_pci_release(m->pci);
 }
 
+/* ---- Drives --------------------------------------------------------------------------------------------- */
+
+void megasas_add_disk(struct megasas_ctrl *m, const struct megasas_disk_kind *k, struct bm_disk_list *disks,
+                      bool logical, uint16_t target, uint32_t max_qd)
+{
+    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
+    struct hba_disk_spec s = {
+        .t = { k->ctrl, logical, target, 0 },
+        .tname = tname,
+        .id = id,
+        .at = { "megasas", m->pci, target, 0, 0, k->max_transfer_bytes },
+        .max_qd = max_qd,
+        .exec = k->exec,
+        .ops = k->ops,
+    };
+
+    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
+    snprintf(id, sizeof(id), "megasas%u%c%u", k->index, logical ? 'd' : 'p', target);
+    (void)hba_disk_add(&m->h, disks, &s);
+}
+
 /* ---- Firmware state ------------------------------------------------------------------------------ */
 
 /* The firmware state's name, for messages. */

@@ -609,18 +609,7 @@ void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
 {
     struct fu_scan_ctx *sc = ctx;
     struct fu_ctrl *c = sc->c;
-    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
-    struct hba_disk_spec s = {
-        .t = { c, logical, target, 0 },
-        .tname = tname,
-        .id = id,
-        .at = { "megasas", c->base.pci, target, 0, 0, c->max_transfer_bytes },
-        .max_qd = max_qd,
-        .exec = fu_scsi_exec,
-        .ops = &fu_disk_ops,
-    };
+    struct megasas_disk_kind k = { c, c->index, c->max_transfer_bytes, fu_scsi_exec, &fu_disk_ops };
 
-    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    snprintf(id, sizeof(id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    (void)hba_disk_add(&c->base.h, sc->disks, &s);
+    megasas_add_disk(&c->base, &k, sc->disks, logical, target, max_qd);
 }

@@ -97,6 +97,20 @@ struct mfi_scan_ops {
 #define MFI_SATA_PD_QD 32u
 #define MFI_NVME_PD_QD 64u
 
+/* How a transport reaches its drives, for megasas_add_disk. */
+struct megasas_disk_kind {
+    void *ctrl;                 /* the transport's controller (hba_target.ctrl) */
+    unsigned index;             /* the controller's number: megasas<index>... */
+    uint32_t max_transfer_bytes;
+    scsi_exec_fn exec;          /* identification commands */
+    const struct bm_disk_ops *ops;
+};
+/* Identify one LD or system PD and add it as a disk ("megasas0d1",
+ * "megasas0p4"; "ld1", "pd4" in messages); failures of one drive are
+ * logged and skipped. */
+void megasas_add_disk(struct megasas_ctrl *m, const struct megasas_disk_kind *k, struct bm_disk_list *disks,
+                      bool logical, uint16_t target, uint32_t max_qd);
+
 /* Logical drives that are not offline, in target order. */
 void mfi_scan_lds(const struct mfi_scan_ops *ops);
 /* Physical drives the firmware exposes to the host (JBOD / system). */

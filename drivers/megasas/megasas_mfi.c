@@ -405,20 +405,9 @@ const struct hba_host_ops mfi_host_ops = {
 static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target,
                          uint32_t max_qd)
 {
-    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
-    struct hba_disk_spec s = {
-        .t = { c, logical, target, 0 },
-        .tname = tname,
-        .id = id,
-        .at = { "megasas", c->base.pci, target, 0, 0, c->max_transfer_bytes },
-        .max_qd = max_qd,
-        .exec = mfi_scsi_exec,
-        .ops = &mfi_disk_ops,
-    };
+    struct megasas_disk_kind k = { c, c->index, c->max_transfer_bytes, mfi_scsi_exec, &mfi_disk_ops };
 
-    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    snprintf(id, sizeof(id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    (void)hba_disk_add(&c->base.h, disks, &s);
+    megasas_add_disk(&c->base, &k, disks, logical, target, max_qd);
 }
 
 struct mfi_scan_ctx {
