@@ -31,31 +31,12 @@
 int megasas_take_pci(struct megasas_ctrl *m, struct pci_addr a, uint64_t bar_min_bytes, volatile void **regs,
                      char *err, size_t errlen)
 {
-    int rc;
-
     m->pci = a;
     pci_addr_str(a, m->bdf, sizeof(m->bdf));
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
-        return rc;
-    }
-    m->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    *regs = pci_map_first_mem_bar(a, bar_min_bytes);
-    if (!*regs) {
-        snprintf(err, errlen, "no memory BAR");
-        megasas_give_back_pci(m);
-        return BM_ENODEV;
-    }
-    return BM_OK;
+    return pci_take_function(a, bar_min_bytes, &m->pci_cmd_saved, regs, err, errlen);
 }
 
-void megasas_give_back_pci(struct megasas_ctrl *m)
-{
-    plat_pci_write16(m->pci, PCI_COMMAND, m->pci_cmd_saved);
-    plat_pci_release(m->pci);
-}
+void megasas_give_back_pci(struct megasas_ctrl *m) { pci_give_back_function(m->pci, m->pci_cmd_saved); }
 
 /* ---- Drives --------------------------------------------------------------------------------------------- */
 

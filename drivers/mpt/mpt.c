@@ -79,8 +79,7 @@ static void mpt_release(void *ctrl)
     if (!c)
         return;
     mpt_stop(c);
-    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(c->pci);
+    pci_give_back_function(c->pci, c->pci_cmd_saved);
     plat_diag(c->bdf, "released");
     plat_free(c);
 }
@@ -129,21 +128,12 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     pci_addr_str(a, bdf, sizeof(bdf));
     bm_strlcpy(c->bdf, bdf, sizeof(c->bdf));
     c->mpi2 = id->be != &mpt_mpi1_backend;
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+    /* BAR 0 is I/O space; the registers are BAR 1 on SAS1064/1068. */
+    rc = pci_take_function(a, 0x100, &c->pci_cmd_saved, &c->regs, err, errlen);
+    if (rc != BM_OK)
         goto err_free;
-    }
-    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
     /* Polled: no interrupt may reach the firmware's interrupt controller. */
     plat_pci_write16(a, PCI_COMMAND, plat_pci_read16(a, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
-    c->regs = pci_map_first_mem_bar(a, 0x100); /* BAR 0 is I/O space; BAR 1 on SAS1064/1068 */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
     rc = mpt_make_ready(c, why, sizeof(why));
     if (rc != BM_OK) {
@@ -190,8 +180,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
 err_stop:
     mpt_stop(c);
 err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(a);
+    pci_give_back_function(a, c->pci_cmd_saved);
 err_free:
     plat_free(c);
     return rc;
