@@ -140,9 +140,16 @@ run: deps
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(HOSTB)/tests/%,$(UNIT_SRC))
 
-$(HOSTB)/tests/%: tests/unit/%.c $(HOSTB)/libbaremark.a $(wildcard tests/unit/*.h)
+# Helpers the unit tests share (tests/unit/*.c not named test_*: the SCSI
+# target, the capture sink), linked into every test.
+UNIT_HELPER_OBJ := $(patsubst tests/unit/%.c,$(HOSTB)/test_helpers/%.o,$(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c)))
+$(HOSTB)/test_helpers/%.o: tests/unit/%.c $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	gcc $(HOST_CFLAGS) -Itests/unit -I. $< -o $@ $(HOSTB)/libbaremark.a -lcmocka -lm
+	gcc $(HOST_CFLAGS) -Itests/unit -I. -c $< -o $@
+
+$(HOSTB)/tests/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(HOSTB)/libbaremark.a $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	gcc $(HOST_CFLAGS) -Itests/unit -I. $< -o $@ $(UNIT_HELPER_OBJ) $(HOSTB)/libbaremark.a -lcmocka -lm
 
 .PHONY: test unit-test qemu-test
 unit-test: $(UNIT_BIN) $(HOSTB)/baremark

@@ -574,3 +574,29 @@ volatile void *pci_map_first_mem_bar(struct pci_addr a, uint64_t min_bytes)
     }
     return NULL;
 }
+
+int pci_take_function(struct pci_addr a, uint64_t min_bytes, uint16_t *cmd_saved, volatile void **regs, char *err,
+                      size_t errlen)
+{
+    int rc = plat_pci_claim(a);
+
+    if (rc != BM_OK) {
+        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+        return rc;
+    }
+    *cmd_saved = plat_pci_read16(a, PCI_COMMAND);
+    pci_enable_device(a);
+    *regs = pci_map_first_mem_bar(a, min_bytes);
+    if (!*regs) {
+        snprintf(err, errlen, "no memory BAR");
+        pci_give_back_function(a, *cmd_saved);
+        return BM_ENODEV;
+    }
+    return BM_OK;
+}
+
+void pci_give_back_function(struct pci_addr a, uint16_t cmd_saved)
+{
+    plat_pci_write16(a, PCI_COMMAND, cmd_saved);
+    plat_pci_release(a);
+}

@@ -43,6 +43,16 @@ void pci_release_bridges(struct pci_addr a);
  * passed over, as is the upper half of a 64-bit BAR); NULL if none. */
 volatile void *pci_map_first_mem_bar(struct pci_addr a, uint64_t min_bytes);
 
+/* Take a controller's function from the firmware for a native driver:
+ * claim it (plat_pci_claim), keep its command register in *cmd_saved,
+ * enable it (pci_enable_device), map its first memory BAR of at least
+ * min_bytes at *regs. On failure err says why and nothing is held. */
+int pci_take_function(struct pci_addr a, uint64_t min_bytes, uint16_t *cmd_saved, volatile void **regs, char *err,
+                      size_t errlen);
+/* Give back what pci_take_function took: the command register as the
+ * firmware left it, the function to the firmware (plat_pci_release). */
+void pci_give_back_function(struct pci_addr a, uint16_t cmd_saved);
+
 /* ---- Configuration space through an accessor ------------------------------
  *
  * The capability walker and the link decoder read config space through

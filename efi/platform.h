@@ -109,53 +109,29 @@ void plat_pci_release(struct pci_addr a);
 /* Map a BAR's MMIO window; returns a pointer (identity on UEFI), or NULL. */
 volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size);
 
+/* MMIO accessors. The firmware build reads and writes the device; the host
+ * build defines them in efi/host/sim_pci_host.c, where the BARs of
+ * simulated PCI functions (efi/platform_sim.h) are plain memory whose
+ * accesses go to a device model instead. */
 #ifdef BAREMARK_HOST
-/* Host build only: BARs of simulated PCI functions (efi/platform_sim.h)
- * are plain memory whose accesses go to a device model instead. */
-extern int plat_sim_devices;
-bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v);
-bool plat_sim_mmio_write32(volatile void *addr, uint32_t v);
-bool plat_sim_mmio_read8(volatile void *addr, uint8_t *v);
-bool plat_sim_mmio_write8(volatile void *addr, uint8_t v);
-#endif
-
-/* MMIO accessors. */
+uint32_t mmio_read32(volatile void *base, uint32_t off);
+void mmio_write32(volatile void *base, uint32_t off, uint32_t v);
+/* Byte-wide MMIO, for devices whose registers are bytes (a 16550 on an
+ * 8-bit bus). */
+uint8_t mmio_read8(volatile void *base, uint32_t off);
+void mmio_write8(volatile void *base, uint32_t off, uint8_t v);
+#else
 static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
 {
-#ifdef BAREMARK_HOST
-    uint32_t v;
-    if (plat_sim_devices && plat_sim_mmio_read32((volatile uint8_t *)base + off, &v))
-        return v;
-#endif
     return *(volatile uint32_t *)((volatile uint8_t *)base + off);
 }
 static inline void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
 {
-#ifdef BAREMARK_HOST
-    if (plat_sim_devices && plat_sim_mmio_write32((volatile uint8_t *)base + off, v))
-        return;
-#endif
     *(volatile uint32_t *)((volatile uint8_t *)base + off) = v;
 }
-/* Byte-wide MMIO, for devices whose registers are bytes (a 16550 on an
- * 8-bit bus). */
-static inline uint8_t mmio_read8(volatile void *base, uint32_t off)
-{
-#ifdef BAREMARK_HOST
-    uint8_t v;
-    if (plat_sim_devices && plat_sim_mmio_read8((volatile uint8_t *)base + off, &v))
-        return v;
+static inline uint8_t mmio_read8(volatile void *base, uint32_t off) { return *((volatile uint8_t *)base + off); }
+static inline void mmio_write8(volatile void *base, uint32_t off, uint8_t v) { *((volatile uint8_t *)base + off) = v; }
 #endif
-    return *((volatile uint8_t *)base + off);
-}
-static inline void mmio_write8(volatile void *base, uint32_t off, uint8_t v)
-{
-#ifdef BAREMARK_HOST
-    if (plat_sim_devices && plat_sim_mmio_write8((volatile uint8_t *)base + off, v))
-        return;
-#endif
-    *((volatile uint8_t *)base + off) = v;
-}
 static inline uint64_t mmio_read64(volatile void *base, uint32_t off)
 {
     /* Two dword reads, low first: many controllers do not take 64-bit MMIO. */

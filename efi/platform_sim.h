@@ -19,6 +19,9 @@
 
 #define PLAT_SIM_BARS 6
 
+/* How many simulated functions are attached (0: the host's own PCI). */
+extern int plat_sim_devices;
+
 struct plat_sim_dev {
     struct pci_addr addr;
     uint8_t config[4096];                   /* config space as the driver sees it */

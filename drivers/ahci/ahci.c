@@ -17,9 +17,9 @@
  * stop every port and hand the HBA back.
  *
  * This file is the driver's entry (probe, release); the rest is split by
- * job, see ahci_priv.h.
+ * job, see ahci_types.h.
  */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 /* Deadline of each hardreset, from the COMRESET to the device's first
  * D2H FIS (BSY clear): Linux ata_eh_reset_timeouts[], "most drives spin up

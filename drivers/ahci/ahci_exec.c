@@ -1,7 +1,7 @@
 /* Commands outside the tagged queue: filling a slot, running one polled
  * non-queued command (probe, SMART, error recovery), and restarting a
  * port after an error (AHCI 1.3.1 section 6.2.2.1). */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 #define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done */
 #define AHCI_RECOVER_READY_MS 10000 /* device ready after a COMRESET in error recovery */

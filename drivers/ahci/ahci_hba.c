@@ -2,7 +2,7 @@
  * firmware-written capability registers kept across GHC.HR (section
  * 10.4.3; Linux libahci ahci_save_initial_config(),
  * ahci_reset_controller(), ahci_restore_initial_config()). */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 #define AHCI_HBA_RESET_MS 1000     /* GHC.HR clears within 1 s (section 10.4.3) */
 

@@ -1,7 +1,7 @@
 /* The tagged queue of drivers/blkdev.h for one AHCI port: submit with
  * tag = slot, poll reaping finished slots, errors and timeouts, and SMART
  * between workloads. */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 #define AHCI_ERROR_CHECK_NS (100 * NS_PER_US) /* PxIS is read at least this often while commands run */
 

@@ -1,6 +1,6 @@
 /* SATA link bring-up as Linux libata does it: COMRESET (SControl.DET=1),
  * resume, debounce SStatus.DET, wait for the device's first D2H FIS. */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 #include <stdarg.h>
 

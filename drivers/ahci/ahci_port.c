@@ -1,7 +1,7 @@
 /* AHCI port basics: diagnostics naming the port or its disk, bounded
  * register waits, and the PxCMD.ST / FRE state changes of section 10.1.2.
  * Calls nothing else in the driver. */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 #include <stdarg.h>
 

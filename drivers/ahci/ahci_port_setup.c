@@ -1,7 +1,7 @@
 /* Port bring-up around the link reset: the port's DMA memory and FIS
  * reception (section 10.1.2), the device's signature, IDENTIFY DEVICE,
  * Power-Up-In-Standby spin-up, and the disk the engine sees. */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 #define AHCI_SPINUP_CMD_MS 30000   /* SET FEATURES spin-up (Linux SETFEATURES_SPINUP_TIMEOUT) */
 

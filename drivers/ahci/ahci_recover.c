@@ -1,7 +1,7 @@
 /* Error recovery, AHCI 1.3.1 section 6.2.2: decode what failed, restart
  * the port, read the NCQ error log, and complete every command the error
  * caught with a detail that says why. */
-#include "ahci_priv.h"
+#include "ahci_types.h"
 
 /* Queue a completion for the engine and give the slot back. */
 void ahci_complete(struct ahci_port *p, unsigned tag, int status, const char *detail)

@@ -40,13 +40,10 @@ struct fu_id {
 };
 
 struct fu_ctrl {
-    struct megasas_ctrl base;  /* transport = &megasas_fusion_transport */
-    struct pci_addr pci;
-    char bdf[16];             /* where diagnostics come from */
+    struct megasas_ctrl base;  /* transport = &megasas_fusion_transport; PCI place, host */
     unsigned index;
     const struct fu_id *id;
     volatile void *regs;
-    uint16_t pci_cmd_saved;
     uint32_t fw_max_cmds, fw_max_sge, max_chain_bytes, max_transfer_bytes;
     uint32_t max_io_sge;      /* SGEs one I/O may carry: main frame plus chain frame */
     bool operational;         /* IOC INIT done */
@@ -66,7 +63,6 @@ struct fu_ctrl {
     uint8_t *scratch;         /* DCMD data */
     struct mfi_jbod_map *jbod_map; /* MR_DCMD_SYSTEM_PD_MAP_GET_INFO, read once at probe */
     bool jbod_fp;             /* system drive reads/writes take the fast path with it */
-    struct hba_host h;         /* the SMID table and the disks */
 };
 
 /* ---- Registers ---------------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include "megasas_internal.h"
 #include "megasas_regs.h"
 #include "mfi.h"
+#include "../pci.h"
 #include "../pci_regs.h"
 #include "../scsi/scsi.h"
 #include "../../efi/time_units.h"
@@ -24,6 +25,39 @@
 #define MFI_STATE_WAIT_NS (180ull * 1000000000ull)
 /* The whole walk to READY, however often the status word moves. */
 #define MFI_READY_TOTAL_NS (900ull * 1000000000ull)
+
+/* ---- The PCI function ------------------------------------------------------------------------------ */
+
+int megasas_take_pci(struct megasas_ctrl *m, struct pci_addr a, uint64_t bar_min_bytes, volatile void **regs,
+                     char *err, size_t errlen)
+{
+    m->pci = a;
+    pci_addr_str(a, m->bdf, sizeof(m->bdf));
+    return pci_take_function(a, bar_min_bytes, &m->pci_cmd_saved, regs, err, errlen);
+}
+
+void megasas_give_back_pci(struct megasas_ctrl *m) { pci_give_back_function(m->pci, m->pci_cmd_saved); }
+
+/* ---- Drives --------------------------------------------------------------------------------------------- */
+
+void megasas_add_disk(struct megasas_ctrl *m, const struct megasas_disk_kind *k, struct bm_disk_list *disks,
+                      bool logical, uint16_t target, uint32_t max_qd)
+{
+    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
+    struct hba_disk_spec s = {
+        .t = { k->ctrl, logical, target, 0 },
+        .tname = tname,
+        .id = id,
+        .at = { "megasas", m->pci, target, 0, 0, k->max_transfer_bytes },
+        .max_qd = max_qd,
+        .exec = k->exec,
+        .ops = k->ops,
+    };
+
+    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
+    snprintf(id, sizeof(id), "megasas%u%c%u", k->index, logical ? 'd' : 'p', target);
+    (void)hba_disk_add(&m->h, disks, &s);
+}
 
 /* ---- Firmware state ------------------------------------------------------------------------------ */
 

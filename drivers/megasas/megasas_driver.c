@@ -54,13 +54,26 @@ static int megasas_probe(struct pci_addr a, unsigned index, struct bm_disk_list 
     return rc;
 }
 
-/* Hand the controller back to the firmware in READY state. */
+/* Hand the controller back to the firmware in READY state and free it:
+ * the transport stops the firmware, the PCI command register gets back
+ * what the firmware had, the disks and slots go, the transport frees its
+ * memory. */
 static void megasas_release(void *ctrl)
 {
     struct megasas_ctrl *m = ctrl;
+    struct pci_addr pci;
+    char bdf[sizeof(m->bdf)];
 
-    if (m)
-        m->transport->release(m);
+    if (!m)
+        return;
+    m->transport->stop(m);
+    plat_pci_write16(m->pci, PCI_COMMAND, m->pci_cmd_saved);
+    hba_host_destroy(&m->h);
+    pci = m->pci;
+    bm_strlcpy(bdf, m->bdf, sizeof(bdf));
+    m->transport->free(m);
+    plat_pci_release(pci);
+    plat_diag(bdf, "released");
 }
 
 const struct bm_driver megasas_driver = {

@@ -137,7 +137,7 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
 {
     struct fusion_io_request *r = fu_request(c, slot);
     struct fusion_raid_context *rc = &r->raid_context;
-    const struct hbaq_slot *s = &c->h.q.slots[slot];
+    const struct hbaq_slot *s = &c->base.h.q.slots[slot];
     bool busy, seq;
 
     if (s->state != HBAQ_BUSY || !s->owner ||
@@ -147,11 +147,11 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
     seq = rc->status == MFI_STAT_CONFIG_SEQ_MISMATCH && r->function == MPI2_FUNCTION_SCSI_IO_REQUEST;
     if (!busy && !seq)
         return false;
-    if (!hbaq_requeue(&c->h.q, slot, plat_now_ns()))
+    if (!hbaq_requeue(&c->base.h.q, slot, plat_now_ns()))
         return false;
     if (seq) {
         if (c->jbod_fp)
-            plat_diag(c->bdf, "pd%u: JBOD sequence number %u is stale (config sequence mismatch): system drives "
+            plat_diag(c->base.bdf, "pd%u: JBOD sequence number %u is stale (config sequence mismatch): system drives "
                       "go the firmware path from now on",
                       (unsigned)(rc->virtual_disk_tgt_id - FUSION_JBOD_TGT_OFFSET), rc->config_seq_num);
         c->jbod_fp = false;
@@ -167,7 +167,7 @@ static void fu_send_retries(void *ctrl)
     struct fu_ctrl *c = ctrl;
     int s;
 
-    while ((s = hbaq_next_retry(&c->h.q, plat_now_ns())) >= 0) {
+    while ((s = hbaq_next_retry(&c->base.h.q, plat_now_ns())) >= 0) {
         struct fusion_io_request *r = fu_request(c, (uint32_t)s);
 
         r->raid_context.status = 0;
@@ -201,14 +201,14 @@ static void fu_drain_replies(void *ctrl)
         c->reply_next = (c->reply_next + 1) % c->reply_depth;
         any = true;
         if (smid < 1 || smid > c->nslots) {
-            plat_diag(c->bdf, "reply descriptor 0x%016llx with SMID %u out of range 1..%u",
+            plat_diag(c->base.bdf, "reply descriptor 0x%016llx with SMID %u out of range 1..%u",
                       (unsigned long long)d, smid, c->nslots);
             continue;
         }
         if (fu_retry_later(c, smid - 1))
             continue;
-        if (!hbaq_complete(&c->h.q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
-            plat_diag(c->bdf, "reply for idle SMID %u", smid);
+        if (!hbaq_complete(&c->base.h.q, smid - 1, fu_result(c, smid - 1, detail, sizeof(detail)), detail))
+            plat_diag(c->base.bdf, "reply for idle SMID %u", smid);
     }
     if (any) {
         plat_wmb(); /* the all-ones must be visible before the firmware may reuse the entries */
@@ -228,12 +228,12 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
     fu_fire_slot(c, slot, type, dev_handle);
     for (;;) {
         fu_drain_replies(c);
-        if (hbaq_internal_done(&c->h.q, slot, &st))
+        if (hbaq_internal_done(&c->base.h.q, slot, &st))
             return BM_OK;
         if (plat_now_ns() > deadline) {
             /* The slot stays held until the firmware answers for it. */
-            hbaq_abandon(&c->h.q, slot);
-            plat_diag(c->bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
+            hbaq_abandon(&c->base.h.q, slot);
+            plat_diag(c->base.bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
                       what, slot + 1, (unsigned long long)(timeout_ns / NS_PER_MS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
         }
@@ -244,7 +244,7 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
 /* An internal slot with cleared request and MFI frames, or a negative error. */
 static int fu_internal_slot(struct fu_ctrl *c, uint64_t timeout_ns)
 {
-    int slot = hbaq_get_internal(&c->h.q, plat_now_ns(), timeout_ns);
+    int slot = hbaq_get_internal(&c->base.h.q, plat_now_ns(), timeout_ns);
 
     if (slot >= 0) {
         memset(fu_request(c, (uint32_t)slot), 0, FUSION_FRAME_BYTES);
@@ -289,7 +289,7 @@ static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
         return;
     a = fu_internal_slot(c, FU_DCMD_TIMEOUT_NS);
     if (a < 0) {
-        plat_diag(c->bdf, "DCMD on SMID %u timed out; no free SMID to abort it with, it stays held", slot + 1);
+        plat_diag(c->base.bdf, "DCMD on SMID %u timed out; no free SMID to abort it with, it stays held", slot + 1);
         return;
     }
     f = &c->mfi[a];
@@ -301,8 +301,8 @@ static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
     f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
     fu_build_mfi_passthru(c, (uint32_t)a);
     fu_fire_slot(c, (uint32_t)a, FUSION_REQ_TYPE_SCSI_IO, 0);
-    hbaq_abandon(&c->h.q, (uint32_t)a);
-    plat_diag(c->bdf, "DCMD on SMID %u timed out: abort sent (SMID %d)", slot + 1, a + 1);
+    hbaq_abandon(&c->base.h.q, (uint32_t)a);
+    plat_diag(c->base.bdf, "DCMD on SMID %u timed out: abort sent (SMID %d)", slot + 1, a + 1);
 }
 
 /* A DCMD moving len bytes between the firmware and c->scratch. */
@@ -503,17 +503,17 @@ static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     if (c->failed)
         return BM_EIO;
     cdb_len = scsi_build_rw(cdb, op, d->blocks, lba, blocks);
-    hbaq_lock(&c->h.q);
-    slot = hbaq_get(&c->h.q, &fd->q, tag, plat_now_ns());
+    hbaq_lock(&c->base.h.q);
+    slot = hbaq_get(&c->base.h.q, &fd->q, tag, plat_now_ns());
     if (slot < 0) {
-        hbaq_unlock(&c->h.q);
+        hbaq_unlock(&c->base.h.q);
         return slot;
     }
     type = fu_build_scsi(c, (uint32_t)slot, fd->t.logical, fd->t.target, cdb, (uint8_t)cdb_len,
                          op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, blocks * d->lba_bytes, true,
                          &dev_handle);
     fu_fire_slot(c, (uint32_t)slot, type, dev_handle);
-    hbaq_unlock(&c->h.q);
+    hbaq_unlock(&c->base.h.q);
     return BM_OK;
 }
 
@@ -542,7 +542,7 @@ static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type
 }
 
 /* Has the firmware given a timed-out SMID back? */
-static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->h.q.slots[slot].state != HBAQ_ABANDONED; }
+static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->base.h.q.slots[slot].state != HBAQ_ABANDONED; }
 
 /* A command timed out (its slot stays held, see hba_queue.h). Note whether
  * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion
@@ -566,28 +566,28 @@ static void fu_on_timeout(void *arg, uint32_t slot)
 
     if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
         c->failed = true;
-        plat_diag(c->bdf, "firmware FAULT (OSP0 0x%08x) with SMID %u outstanding", status, slot + 1);
+        plat_diag(c->base.bdf, "firmware FAULT (OSP0 0x%08x) with SMID %u outstanding", status, slot + 1);
     }
     if (c->failed || r->function != MPI2_FUNCTION_SCSI_IO_REQUEST || !c->jbod_map)
         return;
     pd = (uint16_t)(r->raid_context.virtual_disk_tgt_id - FUSION_JBOD_TGT_OFFSET);
     if (pd >= MFI_JBOD_MAP_ENTRIES || !(c->jbod_map->seq[pd].capability & MFI_JBOD_TM_CAPABLE)) {
-        plat_diag(c->bdf, "pd%u: SMID %u timed out; the drive is not TM-capable, its SMID stays held", pd, slot + 1);
+        plat_diag(c->base.bdf, "pd%u: SMID %u timed out; the drive is not TM-capable, its SMID stays held", pd, slot + 1);
         return;
     }
     handle = r->dev_handle;
     rc = fu_issue_tm(c, handle, MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, slot);
     if (rc == BM_OK && fu_slot_returned(c, slot)) {
-        plat_diag(c->bdf, "pd%u: SMID %u timed out and was aborted (ABORT_TASK)", pd, slot + 1);
+        plat_diag(c->base.bdf, "pd%u: SMID %u timed out and was aborted (ABORT_TASK)", pd, slot + 1);
         return;
     }
-    plat_diag(c->bdf, "pd%u: SMID %u timed out; ABORT_TASK %s, resetting the target (handle 0x%04x)", pd, slot + 1,
+    plat_diag(c->base.bdf, "pd%u: SMID %u timed out; ABORT_TASK %s, resetting the target (handle 0x%04x)", pd, slot + 1,
               rc == BM_OK ? "did not return it" : bm_strerror(rc), handle);
     rc = fu_issue_tm(c, handle, MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, slot);
     if (rc == BM_OK && fu_slot_returned(c, slot))
-        plat_diag(c->bdf, "pd%u: target reset returned SMID %u", pd, slot + 1);
+        plat_diag(c->base.bdf, "pd%u: target reset returned SMID %u", pd, slot + 1);
     else
-        plat_diag(c->bdf, "pd%u: target reset %s; SMID %u stays held until the firmware answers", pd,
+        plat_diag(c->base.bdf, "pd%u: target reset %s; SMID %u stays held until the firmware answers", pd,
                   rc == BM_OK ? "did not return the command" : bm_strerror(rc), slot + 1);
 }
 
@@ -609,18 +609,7 @@ void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd)
 {
     struct fu_scan_ctx *sc = ctx;
     struct fu_ctrl *c = sc->c;
-    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
-    struct hba_disk_spec s = {
-        .t = { c, logical, target, 0 },
-        .tname = tname,
-        .id = id,
-        .at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes },
-        .max_qd = max_qd,
-        .exec = fu_scsi_exec,
-        .ops = &fu_disk_ops,
-    };
+    struct megasas_disk_kind k = { c, c->index, c->max_transfer_bytes, fu_scsi_exec, &fu_disk_ops };
 
-    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    snprintf(id, sizeof(id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    (void)hba_disk_add(&c->h, sc->disks, &s);
+    megasas_add_disk(&c->base, &k, sc->disks, logical, target, max_qd);
 }

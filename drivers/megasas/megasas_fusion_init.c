@@ -173,7 +173,7 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
  * disabled at PCI (and MSI-X never enabled), so nothing reaches the CPU. */
 static void fu_enable_replies(struct fu_ctrl *c)
 {
-    plat_pci_write16(c->pci, PCI_COMMAND, plat_pci_read16(c->pci, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
+    plat_pci_write16(c->base.pci, PCI_COMMAND, plat_pci_read16(c->base.pci, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
     fu_write(c, MFI_REG_OSTS, 0xffffffffu);
     (void)fu_read(c, MFI_REG_OSTS);
     fu_write(c, MFI_REG_OMSK, ~FUSION_ENABLE_INTR_MASK);
@@ -189,31 +189,29 @@ static void fu_stop_firmware(struct fu_ctrl *c)
 
     if (c->operational && !c->failed &&
         fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "cache flush: %s", err);
+        plat_diag(c->base.bdf, "cache flush: %s", err);
     if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
         fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
         if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
-            plat_diag(c->bdf, "reset to READY: %s", err);
-        mfi_wait_not_operational(c->regs, c->bdf);
+            plat_diag(c->base.bdf, "reset to READY: %s", err);
+        mfi_wait_not_operational(c->regs, c->base.bdf);
     }
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (c->h.q.busy)
-        plat_diag(c->bdf, "%u SMID(s) never answered before the reset", c->h.q.busy);
+    if (c->base.h.q.busy)
+        plat_diag(c->base.bdf, "%u SMID(s) never answered before the reset", c->base.h.q.busy);
     c->operational = false;
 }
 
-/* Hand the controller back in READY state and free everything. */
-static void fu_release(struct megasas_ctrl *m)
+/* Release (megasas_driver.c): the firmware back to READY. */
+static void fu_stop(struct megasas_ctrl *m) { fu_stop_firmware(MEGASAS_CTRL_OF(m, struct fu_ctrl)); }
+
+/* Release, last step: the frames and queues, then the controller. */
+static void fu_free(struct megasas_ctrl *m)
 {
     struct fu_ctrl *c = MEGASAS_CTRL_OF(m, struct fu_ctrl);
 
-    fu_stop_firmware(c);
-    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    hba_host_destroy(&c->h);
     fu_free_memory(c);
-    plat_pci_release(c->pci);
-    plat_diag(c->bdf, "released");
     plat_free(c);
 }
 
@@ -228,11 +226,11 @@ static void fu_read_jbod_map(struct fu_ctrl *c)
 
     rc = fu_dcmd(c, MFI_DCMD_SYSTEM_PD_MAP_GET_INFO, NULL, 0, sizeof(struct mfi_jbod_map), false, why, sizeof(why));
     if (rc != BM_OK) {
-        plat_diag(c->bdf, "JBOD sequence map: %s; system drives go the firmware path", why);
+        plat_diag(c->base.bdf, "JBOD sequence map: %s; system drives go the firmware path", why);
         return;
     }
     if (((const struct mfi_jbod_map *)c->scratch)->count > MFI_JBOD_MAP_ENTRIES) {
-        plat_diag(c->bdf, "JBOD sequence map lists %u drives, more than %u; system drives go the firmware path",
+        plat_diag(c->base.bdf, "JBOD sequence map lists %u drives, more than %u; system drives go the firmware path",
                   ((const struct mfi_jbod_map *)c->scratch)->count, MFI_JBOD_MAP_ENTRIES);
         return;
     }
@@ -241,7 +239,7 @@ static void fu_read_jbod_map(struct fu_ctrl *c)
         return;
     memcpy(c->jbod_map, c->scratch, sizeof(*c->jbod_map));
     c->jbod_fp = true;
-    plat_diag(c->bdf, "JBOD sequence map read: system drive reads and writes take the fast path");
+    plat_diag(c->base.bdf, "JBOD sequence map read: system drive reads and writes take the fast path");
 }
 
 /* The Fusion part with this LSI device id, or NULL. */
@@ -300,14 +298,14 @@ static void fu_read_ctrl_info(struct fu_ctrl *c)
     c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, NULL);
     if (fu_dcmd(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), false, why, sizeof(why)) !=
         BM_OK) {
-        plat_diag(c->bdf, "controller info: %s", why);
+        plat_diag(c->base.bdf, "controller info: %s", why);
         return;
     }
     bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
     bool seq_map = (ci->adapter_operations3 & MFI_CTRL_OPS3_USE_SEQ_NUM_JBOD_FP) != 0;
 
     c->max_transfer_bytes = mfi_max_transfer_bytes(c->max_io_sge, ci);
-    plat_diag(c->bdf,
+    plat_diag(c->base.bdf,
               "%s (%s), IOC INIT done, %u commands (%u SMIDs), %u-byte chain frames, %u SGEs per I/O, "
               "%u KiB per command (controller info: %u sectors per request, %u strips of %u sectors)",
               product, c->id->chip, c->fw_max_cmds, c->nslots, c->max_chain_bytes, c->max_io_sge,
@@ -333,28 +331,16 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
         return BM_ENOMEM;
     }
     c->base.transport = &megasas_fusion_transport;
-    c->pci = a;
     c->id = fu_find_id(device);
-    pci_addr_str(a, c->bdf, sizeof(c->bdf));
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID Fusion part (1000:%04x)", device);
         rc = BM_ENODEV;
         goto err_free;
     }
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+    rc = megasas_take_pci(&c->base, a, 0x400, &c->regs, err, errlen); /* BAR 1, the first memory BAR */
+    if (rc != BM_OK)
         goto err_free;
-    }
-    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    c->regs = pci_map_first_mem_bar(a, 0x400); /* Linux megasas_init_fw: BAR 1, the first memory BAR */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
-    rc = mfi_fw_to_ready(c->regs, c->bdf, MFI_REG_DOORBELL, true, why, sizeof(why));
+    rc = mfi_fw_to_ready(c->regs, c->base.bdf, MFI_REG_DOORBELL, true, why, sizeof(why));
     if (rc != BM_OK) {
         snprintf(err, errlen, "%s: %s", c->id->chip, why);
         goto err_release;
@@ -364,7 +350,7 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
         snprintf(err, errlen, "%s", why);
         goto err_release;
     }
-    rc = hba_host_init(&c->h, c->nslots, FU_IO_TIMEOUT_NS, &fu_host_ops, c, c->bdf);
+    rc = hba_host_init(&c->base.h, c->nslots, FU_IO_TIMEOUT_NS, &fu_host_ops, c, c->base.bdf);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u SMIDs", c->nslots);
         goto err_release;
@@ -385,13 +371,13 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
     {
         struct fu_scan_ctx sc = { c, disks };
         /* The RAID context's target id is 16 bits. */
-        struct mfi_scan_ops ops = { &sc, c->bdf, c->scratch, 0xffff, fu_dcmd_read, fu_add_disk };
+        struct mfi_scan_ops ops = { &sc, c->base.bdf, c->scratch, 0xffff, fu_dcmd_read, fu_add_disk };
 
         mfi_scan_lds(&ops);
         mfi_scan_system_pds(&ops);
     }
-    if (!c->h.ndisks)
-        plat_diag(c->bdf, "no logical or system drives");
+    if (!c->base.h.ndisks)
+        plat_diag(c->base.bdf, "no logical or system drives");
     *ctrl_out = &c->base;
     return BM_OK;
 
@@ -399,10 +385,9 @@ err_stop:
     fu_stop_firmware(c);
 err_memory:
     fu_free_memory(c);
-    hba_host_destroy(&c->h);
+    hba_host_destroy(&c->base.h);
 err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(a);
+    megasas_give_back_pci(&c->base);
 err_free:
     plat_free(c);
     return rc;
@@ -412,5 +397,6 @@ const struct megasas_transport megasas_fusion_transport = {
     .name = "Fusion",
     .supports = fu_supports,
     .probe = fu_probe,
-    .release = fu_release,
+    .stop = fu_stop,
+    .free = fu_free,
 };

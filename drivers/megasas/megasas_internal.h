@@ -10,6 +10,7 @@
 #define BAREMARK_MEGASAS_INTERNAL_H
 
 #include "megasas.h"
+#include "../scsi/hba_disk.h"
 
 struct megasas_ctrl;
 
@@ -22,17 +23,35 @@ struct megasas_transport {
      * is the struct megasas_ctrl inside the transport's own controller. */
     int (*probe)(struct pci_addr a, unsigned index, struct bm_disk_list *disks, struct megasas_ctrl **ctrl_out,
                  char *err, size_t errlen);
-    /* Hand the controller back in READY state and free it. */
-    void (*release)(struct megasas_ctrl *m);
+    /* Release, first step: flush the cache and take the firmware back to
+     * READY (before the PCI command register is restored). */
+    void (*stop)(struct megasas_ctrl *m);
+    /* Release, last step: free the transport's memory and its controller
+     * structure (the disks and slots are gone already). */
+    void (*free)(struct megasas_ctrl *m);
 };
 
-/* Part of every transport's controller structure: what release() needs to
- * find the transport. The transport gets its own structure back with
- * MEGASAS_CTRL_OF. */
+/* Part of every transport's controller structure: what any MegaRAID
+ * controller has and what release (megasas_driver.c) needs. The transport
+ * gets its own structure back with MEGASAS_CTRL_OF. */
 struct megasas_ctrl {
     const struct megasas_transport *transport;
+    struct pci_addr pci;
+    char bdf[16];               /* "0000:03:00.0": where diagnostics come from */
+    uint16_t pci_cmd_saved;     /* the command register as the firmware left it */
+    struct hba_host h;          /* the slot table and the disks */
 };
 #define MEGASAS_CTRL_OF(m, type) ((type *)(void *)((char *)(m) - offsetof(type, base)))
+
+/* Take a MegaRAID's PCI function from the firmware for a transport: m's
+ * place and BDF set, the function claimed, its command register kept,
+ * memory decoding and bus mastering on, its first memory BAR mapped (Linux
+ * megasas_init_fw) at *regs. On failure err says why and nothing is
+ * held (m->pci and m->bdf stay set). */
+int megasas_take_pci(struct megasas_ctrl *m, struct pci_addr a, uint64_t bar_min_bytes, volatile void **regs,
+                     char *err, size_t errlen);
+/* Give back what megasas_take_pci took (a failed probe). */
+void megasas_give_back_pci(struct megasas_ctrl *m);
 
 extern const struct megasas_transport megasas_mfi_transport;
 extern const struct megasas_transport megasas_fusion_transport;
@@ -77,6 +96,20 @@ struct mfi_scan_ops {
 #define MFI_SAS_PD_QD 256u
 #define MFI_SATA_PD_QD 32u
 #define MFI_NVME_PD_QD 64u
+
+/* How a transport reaches its drives, for megasas_add_disk. */
+struct megasas_disk_kind {
+    void *ctrl;                 /* the transport's controller (hba_target.ctrl) */
+    unsigned index;             /* the controller's number: megasas<index>... */
+    uint32_t max_transfer_bytes;
+    scsi_exec_fn exec;          /* identification commands */
+    const struct bm_disk_ops *ops;
+};
+/* Identify one LD or system PD and add it as a disk ("megasas0d1",
+ * "megasas0p4"; "ld1", "pd4" in messages); failures of one drive are
+ * logged and skipped. */
+void megasas_add_disk(struct megasas_ctrl *m, const struct megasas_disk_kind *k, struct bm_disk_list *disks,
+                      bool logical, uint16_t target, uint32_t max_qd);
 
 /* Logical drives that are not offline, in target order. */
 void mfi_scan_lds(const struct mfi_scan_ops *ops);

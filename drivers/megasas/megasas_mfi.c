@@ -104,7 +104,7 @@ static int mfi_frame_result(struct mfi_ctrl *c, uint32_t slot, char *detail, siz
 static bool mfi_retry_later(struct mfi_ctrl *c, uint32_t slot)
 {
     const union mfi_frame *f = &c->frames[slot];
-    const struct hbaq_slot *s = &c->h.q.slots[slot];
+    const struct hbaq_slot *s = &c->base.h.q.slots[slot];
 
     if (s->state != HBAQ_BUSY || !s->owner)
         return false;
@@ -112,7 +112,7 @@ static bool mfi_retry_later(struct mfi_ctrl *c, uint32_t slot)
         return false;
     if (f->hdr.cmd_status != MFI_STAT_SCSI_DONE_WITH_ERROR || !hbaq_status_is_busy(f->hdr.scsi_status))
         return false;
-    return hbaq_requeue(&c->h.q, slot, plat_now_ns());
+    return hbaq_requeue(&c->base.h.q, slot, plat_now_ns());
 }
 
 /* Post again the frames whose BUSY back-off is over, unchanged but for
@@ -122,7 +122,7 @@ static void mfi_send_retries(void *ctrl)
     struct mfi_ctrl *c = ctrl;
     int s;
 
-    while ((s = hbaq_next_retry(&c->h.q, plat_now_ns())) >= 0) {
+    while ((s = hbaq_next_retry(&c->base.h.q, plat_now_ns())) >= 0) {
         union mfi_frame *f = &c->frames[s];
 
         f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
@@ -141,7 +141,7 @@ static void mfi_drain_replies(void *ctrl)
     if (prod == c->rq_next)
         return;
     if (prod >= c->rq_entries) {
-        plat_diag(c->bdf, "reply queue producer %u out of range (%u entries)", prod, c->rq_entries);
+        plat_diag(c->base.bdf, "reply queue producer %u out of range (%u entries)", prod, c->rq_entries);
         return;
     }
     plat_rmb(); /* entries are read after the producer index that covers them */
@@ -152,13 +152,13 @@ static void mfi_drain_replies(void *ctrl)
         c->rq_next = (c->rq_next + 1) % c->rq_entries;
         any = true;
         if (ctx >= c->nslots) {
-            plat_diag(c->bdf, "reply with unknown context 0x%08x", ctx);
+            plat_diag(c->base.bdf, "reply with unknown context 0x%08x", ctx);
             continue;
         }
         if (mfi_retry_later(c, ctx))
             continue;
-        if (!hbaq_complete(&c->h.q, ctx, mfi_frame_result(c, ctx, detail, sizeof(detail)), detail))
-            plat_diag(c->bdf, "reply for idle frame %u", ctx);
+        if (!hbaq_complete(&c->base.h.q, ctx, mfi_frame_result(c, ctx, detail, sizeof(detail)), detail))
+            plat_diag(c->base.bdf, "reply for idle frame %u", ctx);
     }
     *c->consumer = c->rq_next;
     if (any)
@@ -181,9 +181,9 @@ static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
 
     if (c->failed || !c->operational)
         return;
-    abort_slot = hbaq_get_internal(&c->h.q, plat_now_ns(), MFI_DCMD_TIMEOUT_NS);
+    abort_slot = hbaq_get_internal(&c->base.h.q, plat_now_ns(), MFI_DCMD_TIMEOUT_NS);
     if (abort_slot < 0) {
-        plat_diag(c->bdf, "%s frame %u timed out; no free frame to abort it with, it stays held", what, slot);
+        plat_diag(c->base.bdf, "%s frame %u timed out; no free frame to abort it with, it stays held", what, slot);
         return;
     }
     f = &c->frames[abort_slot];
@@ -195,8 +195,8 @@ static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
     f->abort.abort_frame_lo = (uint32_t)pa;
     f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
     mfi_post(c, (uint32_t)abort_slot);
-    hbaq_abandon(&c->h.q, (uint32_t)abort_slot);
-    plat_diag(c->bdf, "%s frame %u timed out: abort sent (frame %d)", what, slot, abort_slot);
+    hbaq_abandon(&c->base.h.q, (uint32_t)abort_slot);
+    plat_diag(c->base.bdf, "%s frame %u timed out: abort sent (frame %d)", what, slot, abort_slot);
 }
 
 /* Post an internal frame and wait for its reply. The caller reads the
@@ -209,12 +209,12 @@ static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns,
     mfi_post(c, slot);
     for (;;) {
         mfi_drain_replies(c);
-        if (hbaq_internal_done(&c->h.q, slot, &st))
+        if (hbaq_internal_done(&c->base.h.q, slot, &st))
             return BM_OK;
         if (plat_now_ns() > deadline) {
-            hbaq_abandon(&c->h.q, slot);
+            hbaq_abandon(&c->base.h.q, slot);
             mfi_send_abort(c, slot, what);
-            plat_diag(c->bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
+            plat_diag(c->base.bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
                       (unsigned long long)(timeout_ns / NS_PER_MS), *c->producer, mfi_fw_status(c));
             return BM_ETIMEDOUT;
         }
@@ -225,7 +225,7 @@ static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns,
 /* An internal slot with a cleared frame, or a negative error. */
 static int mfi_internal_slot(struct mfi_ctrl *c, uint64_t timeout_ns)
 {
-    int slot = hbaq_get_internal(&c->h.q, plat_now_ns(), timeout_ns);
+    int slot = hbaq_get_internal(&c->base.h.q, plat_now_ns(), timeout_ns);
 
     if (slot >= 0) {
         memset(&c->frames[slot], 0, sizeof(union mfi_frame));
@@ -340,10 +340,10 @@ static int mfi_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     if (c->failed)
         return BM_EIO;
     bytes = blocks * d->lba_bytes;
-    hbaq_lock(&c->h.q);
-    slot = hbaq_get(&c->h.q, &md->q, tag, plat_now_ns());
+    hbaq_lock(&c->base.h.q);
+    slot = hbaq_get(&c->base.h.q, &md->q, tag, plat_now_ns());
     if (slot < 0) {
-        hbaq_unlock(&c->h.q);
+        hbaq_unlock(&c->base.h.q);
         return slot;
     }
     f = &c->frames[slot];
@@ -369,7 +369,7 @@ static int mfi_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
         mfi_set_sge(c, f, &f->pass.sgl, buf, bytes, true);
     }
     mfi_post(c, (uint32_t)slot);
-    hbaq_unlock(&c->h.q);
+    hbaq_unlock(&c->base.h.q);
     return BM_OK;
 }
 
@@ -382,7 +382,7 @@ static void mfi_on_timeout(void *arg, uint32_t slot)
 
     if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
         c->failed = true;
-        plat_diag(c->bdf, "firmware FAULT (OSP0 0x%08x) with frame %u outstanding", status, slot);
+        plat_diag(c->base.bdf, "firmware FAULT (OSP0 0x%08x) with frame %u outstanding", status, slot);
     }
     mfi_send_abort(c, slot, "I/O");
 }
@@ -405,20 +405,9 @@ const struct hba_host_ops mfi_host_ops = {
 static void mfi_add_disk(struct mfi_ctrl *c, struct bm_disk_list *disks, bool logical, uint16_t target,
                          uint32_t max_qd)
 {
-    char tname[48], id[sizeof(((struct bm_disk *)0)->id)];
-    struct hba_disk_spec s = {
-        .t = { c, logical, target, 0 },
-        .tname = tname,
-        .id = id,
-        .at = { "megasas", c->pci, target, 0, 0, c->max_transfer_bytes },
-        .max_qd = max_qd,
-        .exec = mfi_scsi_exec,
-        .ops = &mfi_disk_ops,
-    };
+    struct megasas_disk_kind k = { c, c->index, c->max_transfer_bytes, mfi_scsi_exec, &mfi_disk_ops };
 
-    snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
-    snprintf(id, sizeof(id), "megasas%u%c%u", c->index, logical ? 'd' : 'p', target);
-    (void)hba_disk_add(&c->h, disks, &s);
+    megasas_add_disk(&c->base, &k, disks, logical, target, max_qd);
 }
 
 struct mfi_scan_ctx {
@@ -445,7 +434,7 @@ void mfi_scan(struct mfi_ctrl *c, struct bm_disk_list *disks)
 {
     struct mfi_scan_ctx sc = { c, disks };
     /* Pass-through frames carry an 8-bit target id. */
-    struct mfi_scan_ops ops = { &sc, c->bdf, c->scratch, 0xff, mfi_scan_dcmd, mfi_scan_add };
+    struct mfi_scan_ops ops = { &sc, c->base.bdf, c->scratch, 0xff, mfi_scan_dcmd, mfi_scan_add };
 
     mfi_scan_lds(&ops);
     mfi_scan_system_pds(&ops);

@@ -27,7 +27,7 @@ static uint32_t mfi_doorbell_reg(struct mfi_ctrl *c)
 /* This transport's doorbell and registers through the shared state machine. */
 static int mfi_transition_to_ready(struct mfi_ctrl *c, char *err, size_t errlen)
 {
-    return mfi_fw_to_ready(c->regs, c->bdf, mfi_doorbell_reg(c), false, err, errlen);
+    return mfi_fw_to_ready(c->regs, c->base.bdf, mfi_doorbell_reg(c), false, err, errlen);
 }
 
 /* ---- Probe and release ----------------------------------------------------------------------------- */
@@ -117,7 +117,7 @@ static int mfi_init_queues(struct mfi_ctrl *c, char *err, size_t errlen)
  * interrupt ever reaches the firmware's interrupt controller. */
 static void mfi_enable_replies(struct mfi_ctrl *c)
 {
-    plat_pci_write16(c->pci, PCI_COMMAND, plat_pci_read16(c->pci, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
+    plat_pci_write16(c->base.pci, PCI_COMMAND, plat_pci_read16(c->base.pci, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
     switch (c->id->family) {
     case MFI_FAMILY_PPC:
         mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
@@ -143,11 +143,11 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
 
     if (c->operational && !c->failed && mfi_dcmd_read(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err,
                                                       sizeof(err)) != BM_OK)
-        plat_diag(c->bdf, "cache flush: %s", err);
+        plat_diag(c->base.bdf, "cache flush: %s", err);
     if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
         mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
-        mfi_wait_not_operational(c->regs, c->bdf);
+        mfi_wait_not_operational(c->regs, c->base.bdf);
     }
     mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     if (c->id->family != MFI_FAMILY_SKINNY)
@@ -155,17 +155,15 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
     c->operational = false;
 }
 
-/* Hand the controller back to the firmware in READY state. */
-static void mfi_release(struct megasas_ctrl *m)
+/* Release (megasas_driver.c): the firmware back to READY. */
+static void mfi_stop(struct megasas_ctrl *m) { mfi_stop_firmware(MEGASAS_CTRL_OF(m, struct mfi_ctrl)); }
+
+/* Release, last step: the frames and queues, then the controller. */
+static void mfi_free(struct megasas_ctrl *m)
 {
     struct mfi_ctrl *c = MEGASAS_CTRL_OF(m, struct mfi_ctrl);
 
-    mfi_stop_firmware(c);
-    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    hba_host_destroy(&c->h);
     mfi_free_memory(c);
-    plat_pci_release(c->pci);
-    plat_diag(c->bdf, "released");
     plat_free(c);
 }
 
@@ -191,12 +189,12 @@ static void mfi_read_ctrl_info(struct mfi_ctrl *c)
     c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, NULL);
     if (mfi_dcmd_read(c, MFI_DCMD_CTRL_GET_INFO, NULL, 0, sizeof(struct mfi_ctrl_info), why, sizeof(why)) != BM_OK) {
         /* Not fatal: the SGE limit alone is enough to run. */
-        plat_diag(c->bdf, "controller info: %s", why);
+        plat_diag(c->base.bdf, "controller info: %s", why);
         return;
     }
     bm_copy_padded(product, sizeof(product), ci->product_name, sizeof(ci->product_name));
     c->max_transfer_bytes = mfi_max_transfer_bytes(c->fw_max_sge, ci);
-    plat_diag(c->bdf,
+    plat_diag(c->base.bdf,
               "%s (%s), firmware READY -> OPERATIONAL, %u commands, %u SGEs, %u KiB per command "
               "(controller info: %u sectors per request, %u strips of %u sectors)",
               product, c->id->chip, c->fw_max_cmds, c->fw_max_sge, c->max_transfer_bytes / 1024,
@@ -221,27 +219,15 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
         return BM_ENOMEM;
     }
     c->base.transport = &megasas_mfi_transport;
-    c->pci = a;
     c->id = mfi_find_id(device);
-    pci_addr_str(a, c->bdf, sizeof(c->bdf));
     if (!c->id) {
         snprintf(err, errlen, "not a supported MegaRAID (%04x:%04x)", vendor, device);
         rc = BM_ENODEV;
         goto err_free;
     }
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+    rc = megasas_take_pci(&c->base, a, 0x100, &c->regs, err, errlen);
+    if (rc != BM_OK)
         goto err_free;
-    }
-    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
-    c->regs = pci_map_first_mem_bar(a, 0x100); /* the first memory BAR (Linux megasas_init_fw) */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
     rc = mfi_transition_to_ready(c, why, sizeof(why));
     if (rc != BM_OK) {
         snprintf(err, errlen, "%s", why);
@@ -260,7 +246,7 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
      * entries as the firmware has commands and must never fill. */
     c->rq_entries = c->fw_max_cmds;
     c->nslots = MIN(c->fw_max_cmds - 1, (uint32_t)MFI_SLOTS_MAX);
-    rc = hba_host_init(&c->h, c->nslots, MFI_IO_TIMEOUT_NS, &mfi_host_ops, c, c->bdf);
+    rc = hba_host_init(&c->base.h, c->nslots, MFI_IO_TIMEOUT_NS, &mfi_host_ops, c, c->base.bdf);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u command slots", c->nslots);
         goto err_release;
@@ -282,8 +268,8 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     mfi_read_ctrl_info(c);
     c->index = index;   /* megasas<index>...: discovery numbers controllers */
     mfi_scan(c, disks);
-    if (!c->h.ndisks)
-        plat_diag(c->bdf, "no logical or system drives");
+    if (!c->base.h.ndisks)
+        plat_diag(c->base.bdf, "no logical or system drives");
     *ctrl_out = &c->base;
     return BM_OK;
 
@@ -291,10 +277,9 @@ err_stop:
     mfi_stop_firmware(c);
     mfi_free_memory(c);
 err_queue:
-    hba_host_destroy(&c->h);
+    hba_host_destroy(&c->base.h);
 err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(a);
+    megasas_give_back_pci(&c->base);
 err_free:
     plat_free(c);
     return rc;
@@ -304,5 +289,6 @@ const struct megasas_transport megasas_mfi_transport = {
     .name = "MFI",
     .supports = mfi_supports,
     .probe = mfi_probe,
-    .release = mfi_release,
+    .stop = mfi_stop,
+    .free = mfi_free,
 };

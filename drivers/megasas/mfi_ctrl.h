@@ -35,13 +35,10 @@ struct mfi_id {
 };
 
 struct mfi_ctrl {
-    struct megasas_ctrl base;  /* transport = &megasas_mfi_transport */
-    struct pci_addr pci;
-    char bdf[16];             /* "0000:03:00.0": where diagnostics come from */
+    struct megasas_ctrl base;  /* transport = &megasas_mfi_transport; PCI place, host */
     unsigned index;
     const struct mfi_id *id;
     volatile void *regs;
-    uint16_t pci_cmd_saved;
     uint32_t fw_max_cmds, fw_max_sge;
     uint32_t max_transfer_bytes;
     bool operational;         /* INIT done: the firmware owns our queues */
@@ -59,7 +56,6 @@ struct mfi_ctrl {
     uint8_t *nodata;          /* target of the SGE no-data commands carry */
     uint32_t rq_entries, rq_next;
     uint8_t *scratch;         /* DCMD reply buffer, below 4 GiB */
-    struct hba_host h;         /* the slot table and the disks */
 };
 
 /* ---- Registers -------------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* LSI Fusion-MPT SAS driver: the PCI ids, probe and release. The disks are
  * mpt_disk.c's, the queues the backend's (mpt_mpi1.c, mpt_mpi2.c); see the
- * call map in mpt.h. */
+ * call map in mpt_types.h. */
 #include "mpt.h"
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "mpi2.h"
@@ -67,7 +68,7 @@ static void mpt_stop(struct mpt_ctrl *c)
     c->results = NULL;
     c->slot_bytes = NULL;
     c->slot_io = NULL;
-    hbaq_destroy(&c->q);
+    hba_host_destroy(&c->h);
 }
 
 /* Reset the IOC to READY and hand the controller back. */
@@ -78,9 +79,7 @@ static void mpt_release(void *ctrl)
     if (!c)
         return;
     mpt_stop(c);
-    plat_pci_write16(c->pci, PCI_COMMAND, c->pci_cmd_saved);
-    mpt_free_disks(c);
-    plat_pci_release(c->pci);
+    pci_give_back_function(c->pci, c->pci_cmd_saved);
     plat_diag(c->bdf, "released");
     plat_free(c);
 }
@@ -129,21 +128,12 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     pci_addr_str(a, bdf, sizeof(bdf));
     bm_strlcpy(c->bdf, bdf, sizeof(c->bdf));
     c->mpi2 = id->be != &mpt_mpi1_backend;
-    rc = plat_pci_claim(a);
-    if (rc != BM_OK) {
-        snprintf(err, errlen, "cannot take the controller from the firmware: %s", bm_strerror(rc));
+    /* BAR 0 is I/O space; the registers are BAR 1 on SAS1064/1068. */
+    rc = pci_take_function(a, 0x100, &c->pci_cmd_saved, &c->regs, err, errlen);
+    if (rc != BM_OK)
         goto err_free;
-    }
-    c->pci_cmd_saved = plat_pci_read16(a, PCI_COMMAND);
-    pci_enable_device(a);
     /* Polled: no interrupt may reach the firmware's interrupt controller. */
     plat_pci_write16(a, PCI_COMMAND, plat_pci_read16(a, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
-    c->regs = pci_map_first_mem_bar(a, 0x100); /* BAR 0 is I/O space; BAR 1 on SAS1064/1068 */
-    if (!c->regs) {
-        snprintf(err, errlen, "no memory BAR");
-        rc = BM_ENODEV;
-        goto err_release;
-    }
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
     rc = mpt_make_ready(c, why, sizeof(why));
     if (rc != BM_OK) {
@@ -158,7 +148,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     c->results = plat_alloc(sizeof(*c->results) * c->nslots);
     c->slot_bytes = plat_alloc(sizeof(*c->slot_bytes) * c->nslots);
     c->slot_io = plat_alloc(sizeof(*c->slot_io) * c->nslots);
-    rc = c->results && c->slot_bytes && c->slot_io ? hbaq_init(&c->q, c->nslots, MPT_IO_TIMEOUT_NS) : BM_ENOMEM;
+    rc = c->results && c->slot_bytes && c->slot_io ? hba_host_init(&c->h, c->nslots, MPT_IO_TIMEOUT_NS, &mpt_host_ops, c, c->bdf) : BM_ENOMEM;
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u request slots", c->nslots);
         goto err_stop;
@@ -172,7 +162,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
         rc = c->be->discover(c, disks, why, sizeof(why));
         if (rc != BM_OK) {
             snprintf(err, errlen, "%s", why);
-            mpt_free_disks(c);
+            hba_host_free_disks(&c->h);
             goto err_stop;
         }
         /* Disks left out on purpose (RAID members): the caller notes it. */
@@ -182,7 +172,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
                   c->be->name, c->nslots, c->max_targets);
         mpt_scan(c, disks);
     }
-    if (!c->ndisks)
+    if (!c->h.ndisks)
         plat_diag(c->bdf, "no disks found");
     *ctrl_out = c;
     return BM_OK;
@@ -190,8 +180,7 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
 err_stop:
     mpt_stop(c);
 err_release:
-    plat_pci_write16(a, PCI_COMMAND, c->pci_cmd_saved);
-    plat_pci_release(a);
+    pci_give_back_function(a, c->pci_cmd_saved);
 err_free:
     plat_free(c);
     return rc;

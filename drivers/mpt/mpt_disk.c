@@ -2,9 +2,11 @@
  * generation. Completions (mpt_slot_done, called by the backends), the
  * synchronous commands discovery runs, the disk operations (submit, poll),
  * recovery of a timed-out request (task management, then the IOC host
- * reset) and adding the disks of a device. The queues are reached only
- * through struct mpt_backend; see the call map in mpt.h. */
-#include "mpt.h"
+ * reset) and adding the disks of a device. The slots, the disks and poll()
+ * are the shared HBA glue's (drivers/scsi/hba_disk.h); the queues are
+ * reached only through struct mpt_backend; see the call map in
+ * mpt_types.h. */
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "mpi2.h"
@@ -41,11 +43,11 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
            r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
           !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
           hbaq_status_is_busy(r->scsi_status))) &&
-        hbaq_requeue(&c->q, slot, plat_now_ns()))
+        hbaq_requeue(&c->h.q, slot, plat_now_ns()))
         return;
     status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
                                sizeof(detail));
-    if (!hbaq_complete(&c->q, slot, status, detail))
+    if (!hbaq_complete(&c->h.q, slot, status, detail))
         plat_diag(c->bdf, "reply for idle request %u", slot);
 }
 
@@ -53,30 +55,30 @@ static void mpt_on_timeout(void *arg, uint32_t slot);
 
 /* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
 
-struct mpt_target {
-    struct mpt_ctrl *c;
-    uint8_t target;
-    uint16_t dev_handle;
-    uint32_t lun;
-};
+/* Fill the request of one command to the device at t. */
+static void mpt_io_for(struct mpt_scsi_io *io, const struct hba_target *t)
+{
+    memset(io, 0, sizeof(*io));
+    io->target = (uint8_t)t->target;
+    io->dev_handle = t->dev_handle;
+    io->lun = t->lun;
+}
 
-/* Run one CDB on a target and wait for it: the SCSI layer's transport. */
+/* Run one CDB on a target and wait for it: the SCSI layer's transport
+ * (ctx: the struct hba_target). */
 static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
 {
-    struct mpt_target *t = ctx;
-    struct mpt_ctrl *c = t->c;
+    struct hba_target *t = ctx;
+    struct mpt_ctrl *c = t->ctrl;
     struct mpt_scsi_io io;
     const struct mpt_result *r;
     uint64_t deadline = plat_now_ns() + cmd->timeout_ns;
     int slot, st, rc;
 
-    slot = hbaq_get_internal(&c->q, plat_now_ns(), cmd->timeout_ns);
+    slot = hbaq_get_internal(&c->h.q, plat_now_ns(), cmd->timeout_ns);
     if (slot < 0)
         return slot;
-    memset(&io, 0, sizeof(io));
-    io.target = t->target;
-    io.dev_handle = t->dev_handle;
-    io.lun = t->lun;
+    mpt_io_for(&io, t);
     memcpy(io.cdb, cmd->cdb, cmd->cdb_len);
     io.cdb_len = cmd->cdb_len;
     io.dir = cmd->dir;
@@ -87,10 +89,10 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     c->slot_io[slot] = io;
     memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
     c->be->post(c, (uint32_t)slot, &io);
-    while (!hbaq_internal_done(&c->q, (uint32_t)slot, &st)) {
+    while (!hbaq_internal_done(&c->h.q, (uint32_t)slot, &st)) {
         c->be->drain(c);
         if (plat_now_ns() > deadline) {
-            hbaq_abandon(&c->q, (uint32_t)slot);
+            hbaq_abandon(&c->h.q, (uint32_t)slot);
             /* Same recovery as an engine command's (task management). */
             mpt_on_timeout(c, (uint32_t)slot);
             snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
@@ -118,41 +120,65 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     return BM_OK;
 }
 
+/* ---- Task management ---------------------------------------------------------------------------------- */
+
+int mpt_wait_tm_reply(struct mpt_ctrl *c, volatile bool *done, uint64_t timeout_ns, const char *what, char *err,
+                      size_t errlen)
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+    bool in_s = timeout_ns % NS_PER_S == 0;
+
+    while (!*done) {
+        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+        c->be->drain(c);
+        if (*done)
+            break;
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
+            return BM_EIO;
+        }
+        if (plat_now_ns() > deadline) {
+            snprintf(err, errlen, "%s: no reply within %llu %s (doorbell 0x%08x)", what,
+                     (unsigned long long)(timeout_ns / (in_s ? NS_PER_S : NS_PER_MS)), in_s ? "s" : "ms", db);
+            return BM_ETIMEDOUT;
+        }
+        __asm__ __volatile__("pause");
+    }
+    return BM_OK;
+}
+
 /* ---- Disk operations ---------------------------------------------------------------------------------- */
 
 /* Queue one SCSI READ/WRITE request. */
 static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                       uint32_t blocks, void *buf)
 {
-    struct mpt_disk *md = d->priv;
-    struct mpt_ctrl *c = md->c;
+    struct hba_disk *hd = hba_disk_of(d);
+    struct mpt_ctrl *c = hd->t.ctrl;
     struct mpt_scsi_io io;
     int slot;
 
-    if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
-        (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
+    if (!hba_disk_io_valid(d, queue, tag, lba, blocks, buf))
         return BM_EINVAL;
     if (c->failed)
         return BM_EIO;
-    memset(&io, 0, sizeof(io));
-    io.target = md->target;
-    io.dev_handle = md->dev_handle;
-    io.lun = md->lun;
+    mpt_io_for(&io, &hd->t);
     io.cdb_len = (uint8_t)scsi_build_rw(io.cdb, op, d->blocks, lba, blocks);
     io.dir = op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN;
     io.data_pa = plat_virt_to_phys(buf);
     io.data_len = blocks * d->lba_bytes;
-    hbaq_lock(&c->q);
-    slot = hbaq_get(&c->q, &md->q, tag, plat_now_ns());
+    hbaq_lock(&c->h.q);
+    slot = hbaq_get(&c->h.q, &hd->q, tag, plat_now_ns());
     if (slot < 0) {
-        hbaq_unlock(&c->q);
+        hbaq_unlock(&c->h.q);
         return slot;
     }
     io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
     c->slot_bytes[slot] = io.data_len;
     c->slot_io[slot] = io;
     c->be->post(c, (uint32_t)slot, &io);
-    hbaq_unlock(&c->q);
+    hbaq_unlock(&c->h.q);
     return BM_OK;
 }
 
@@ -195,15 +221,15 @@ static void mpt_host_reset(struct mpt_ctrl *c, const char *why)
     }
     c->operational = false;
     for (uint32_t i = 0; i < c->nslots; i++) {
-        switch (c->q.slots[i].state) {
+        switch (c->h.q.slots[i].state) {
         case HBAQ_BUSY:
         case HBAQ_INTERNAL:
             c->results[i] = reset;
-            hbaq_complete(&c->q, i, BM_EIO, "IOC reset after a command timed out");
+            hbaq_complete(&c->h.q, i, BM_EIO, "IOC reset after a command timed out");
             ended++;
             break;
         case HBAQ_ABANDONED:
-            hbaq_complete(&c->q, i, BM_EIO, NULL);
+            hbaq_complete(&c->h.q, i, BM_EIO, NULL);
             released++;
             break;
         default:
@@ -250,7 +276,7 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
     for (size_t i = 0; c->be->task_mgmt && i < ARRAY_SIZE(steps); i++) {
         int rc;
 
-        if (c->q.slots[slot].state != HBAQ_ABANDONED)
+        if (c->h.q.slots[slot].state != HBAQ_ABANDONED)
             return; /* answered meanwhile */
         rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
         if (rc == BM_ENOTSUP)
@@ -266,42 +292,46 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
             }
             continue;
         }
-        if (c->q.slots[slot].state != HBAQ_ABANDONED) {
+        if (c->h.q.slots[slot].state != HBAQ_ABANDONED) {
             plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
                       io->dev_handle, steps[i].name);
             return;
         }
     }
-    if (c->q.slots[slot].state != HBAQ_ABANDONED)
+    if (c->h.q.slots[slot].state != HBAQ_ABANDONED)
         return;
     mpt_host_reset(c, why);
 }
 
-/* Drain the reply FIFO, expire overdue requests, reap this disk's completions. */
-static int mpt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+/* Hand every reply the backend's queue holds to mpt_slot_done(). */
+static void mpt_drain(void *ctrl)
 {
-    struct mpt_disk *md = d->priv;
-    struct mpt_ctrl *c = md->c;
-    int n, slot;
+    struct mpt_ctrl *c = ctrl;
 
-    if (queue != 0 || max <= 0)
-        return 0;
-    hbaq_lock(&c->q);
     c->be->drain(c);
-    hbaq_expire(&c->q, plat_now_ns(), mpt_on_timeout, c);
-    /* Commands a BUSY target wants again, once their back-off is over. */
-    while ((slot = hbaq_next_retry(&c->q, plat_now_ns())) >= 0) {
+}
+
+/* Post again the commands a BUSY target wants, once their back-off is over. */
+static void mpt_send_retries(void *ctrl)
+{
+    struct mpt_ctrl *c = ctrl;
+    int slot;
+
+    while ((slot = hbaq_next_retry(&c->h.q, plat_now_ns())) >= 0) {
         memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
         c->be->post(c, (uint32_t)slot, &c->slot_io[slot]);
     }
-    n = hbaq_reap(&md->q, out, max);
-    hbaq_unlock(&c->q);
-    return n;
 }
+
+const struct hba_host_ops mpt_host_ops = {
+    .drain = mpt_drain,
+    .on_timeout = mpt_on_timeout,
+    .send_retries = mpt_send_retries,
+};
 
 static const struct bm_disk_ops mpt_disk_ops = {
     .submit = mpt_submit,
-    .poll = mpt_poll,
+    .poll = hba_disk_poll,
 };
 
 /* ---- Discovery ----------------------------------------------------------------------------------------- */
@@ -309,65 +339,33 @@ static const struct bm_disk_ops mpt_disk_ops = {
 /* Identify one LUN; BM_ENODEV when nothing is there. */
 static int mpt_add_lun(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a, uint32_t lun)
 {
-    struct mpt_target t = { c, a->target, a->dev_handle, lun };
-    char tname[48];
-    struct scsi_transport tr = { mpt_scsi_exec, &t, tname };
-    struct scsi_disk_info info;
-    struct scsi_hba_place at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes };
-    struct mpt_disk *md;
-    uint32_t qd;
-    int rc;
+    char tname[32], scsi_name[48], id[48];
+    struct hba_disk_spec s = {
+        .t = { c, false, a->target, lun, a->dev_handle, a->sas_address },
+        .tname = tname,
+        .scsi_name = scsi_name,
+        .id = id,
+        .at = { "mpt", c->pci, a->port, lun, 0, c->max_transfer_bytes },
+        .max_qd = a->max_qd ? MIN((uint32_t)MPT_DISK_QD_MAX, a->max_qd) : MPT_DISK_QD_MAX,
+        .one_if_untagged = true,
+        .exec = mpt_scsi_exec,
+        .ops = &mpt_disk_ops,
+    };
 
-    snprintf(tname, sizeof(tname), "%s %s l%u", c->bdf, a->label, lun);
-    rc = scsi_identify_for_hba(&tr, &info);
-    if (rc != BM_OK)
-        return rc;
-    if (c->ndisks >= ARRAY_SIZE(c->disks))
-        return BM_ENOSPC;
-    md = plat_alloc(sizeof(*md));
-    if (!md)
-        return BM_ENOMEM;
-    qd = MIN((uint32_t)MPT_DISK_QD_MAX, c->nslots - 1);
-    if (a->max_qd)
-        qd = MIN(qd, a->max_qd);
-    if (!info.inq.cmdque)
-        qd = 1; /* untagged LUN: one command at a time */
-    if (hbaq_disk_init(&md->q, qd) != BM_OK) {
-        plat_free(md);
-        return BM_ENOMEM;
-    }
-    md->c = c;
-    md->target = a->target;
-    md->dev_handle = a->dev_handle;
-    md->sas_address = a->sas_address;
-    md->lun = lun;
-    {
-        char id[48];
-        if (lun)
-            snprintf(id, sizeof(id), "mpt%u%sl%u", c->index, a->label, lun);
-        else
-            snprintf(id, sizeof(id), "mpt%u%s", c->index, a->label);
-        bm_strlcpy(md->d.id, id, sizeof(md->d.id));
-    }
-    at.max_qd = md->q.max_inflight;
-    scsi_fill_hba_disk(&md->d, &info, &at, &mpt_disk_ops, md);
-    if (disk_list_add(disks, &md->d) != BM_OK) {
-        plat_diag(c->bdf, "%s l%u: disk list full, skipped", a->label, lun);
-        hbaq_disk_destroy(&md->q);
-        plat_free(md);
-        return BM_ENOSPC;
-    }
-    c->disks[c->ndisks++] = md;
-    plat_diag(c->bdf, "%s l%u: %s \"%s\" serial \"%s\", %llu x %u-byte blocks", a->label, lun, md->d.id,
-              md->d.model, md->d.serial, (unsigned long long)md->d.blocks, md->d.lba_bytes);
-    return BM_OK;
+    snprintf(tname, sizeof(tname), "%s l%u", a->label, lun);
+    snprintf(scsi_name, sizeof(scsi_name), "%s %s l%u", c->bdf, a->label, lun);
+    if (lun)
+        snprintf(id, sizeof(id), "mpt%u%sl%u", c->index, a->label, lun);
+    else
+        snprintf(id, sizeof(id), "mpt%u%s", c->index, a->label);
+    return hba_disk_add(&c->h, disks, &s);
 }
 
 /* One device: LUN 0 first (INQUIRY), then the other LUNs REPORT LUNS
  * names. */
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a)
 {
-    struct mpt_target tgt = { c, a->target, a->dev_handle, 0 };
+    struct hba_target tgt = { c, false, a->target, 0, a->dev_handle, a->sas_address };
     struct scsi_transport tr = { mpt_scsi_exec, &tgt, c->bdf };
     uint32_t luns[16];
     int n, rc;
@@ -393,14 +391,4 @@ void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks)
         snprintf(a.label, sizeof(a.label), "t%u", t);
         mpt_add_disks(c, disks, &a);
     }
-}
-
-/* Free every disk of a controller. */
-void mpt_free_disks(struct mpt_ctrl *c)
-{
-    for (unsigned i = 0; i < c->ndisks; i++) {
-        hbaq_disk_destroy(&c->disks[i]->q);
-        plat_free(c->disks[i]);
-    }
-    c->ndisks = 0;
 }

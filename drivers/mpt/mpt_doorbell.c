@@ -8,7 +8,7 @@
  * instantly and never sets the IOP bit, so these waits cost nothing there
  * and keep real hardware in step.
  */
-#include "mpt.h"
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "../../efi/time_units.h"

@@ -10,7 +10,7 @@
  * through the doorbell handshake. All frames, replies and sense buffers
  * sit below 4 GiB, so the "high address" registers are 0.
  */
-#include "mpt.h"
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "../../efi/time_units.h"
@@ -347,10 +347,10 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
     struct mpt1_state *s = st(c);
     struct mpi_scsi_task_mgmt_request *r =
         (struct mpi_scsi_task_mgmt_request *)(s->req + (size_t)c->nslots * MPT1_REQ_FRAME_BYTES);
-    uint64_t deadline = plat_now_ns() + MPT1_TM_TIMEOUT_NS;
     const char *what = task_type == MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
     bool hi_pri = (s->facts.ioc_capabilities & MPI_IOCFACTS_CAPABILITY_HIGH_PRI_Q) &&
                   s->facts.msg_version >= MPI_VERSION_1_5;
+    int rc;
 
     if (s->tm_outstanding) {
         snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
@@ -372,8 +372,8 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
         mpt_write(c, MPT_REG_REQUEST_HI_PRI_FIFO, (uint32_t)plat_virt_to_phys(r));
     } else {
         char why[128];
-        int rc = mpt_handshake_send(c, r, sizeof(*r), why, sizeof(why));
 
+        rc = mpt_handshake_send(c, r, sizeof(*r), why, sizeof(why));
         if (rc != BM_OK) {
             /* Not taken: the frame is ours again (Linux frees it). */
             s->tm_outstanding = false;
@@ -381,23 +381,9 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
             return rc == BM_EBUSY ? BM_EBUSY : BM_ETIMEDOUT;
         }
     }
-    while (!s->tm_done) {
-        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
-
-        mpt1_drain(c);
-        if (s->tm_done)
-            break;
-        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
-            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
-            return BM_EIO;
-        }
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: no reply within %llu s (doorbell 0x%08x)", what,
-                     (unsigned long long)(MPT1_TM_TIMEOUT_NS / NS_PER_S), db);
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
-    }
+    rc = mpt_wait_tm_reply(c, &s->tm_done, MPT1_TM_TIMEOUT_NS, what, err, errlen);
+    if (rc != BM_OK)
+        return rc;
     if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
         snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what,
                  s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK, mpt_ioc_status_name(s->tm_reply.ioc_status),

@@ -1,7 +1,7 @@
 /* MPI 2.0 / 2.5 backend: the tables mpt.c picks by PCI id, bring-up (IOC
  * FACTS, queues, IOC INIT), task management and the IOC host reset. How the
- * backend's files share the work: mpt_mpi2.h. */
-#include "mpt_mpi2.h"
+ * backend's files share the work: mpt_mpi2_types.h. */
+#include "mpt_mpi2_types.h"
 
 /* Facts, queues, IOC INIT: READY to OPERATIONAL. */
 static int mpt2_init_common(struct mpt_ctrl *c, bool ieee_sgl, char *err, size_t errlen)
@@ -64,8 +64,8 @@ static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
 {
     struct mpt2_state *s = st(c);
     struct mpi2_scsi_task_manage_request *r = (struct mpi2_scsi_task_manage_request *)mpt2_frame(s, c->nslots);
-    uint64_t deadline = plat_now_ns() + MPT2_TM_TIMEOUT_NS;
     const char *what = task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
+    int rc;
 
     if (s->tm_outstanding) {
         snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
@@ -82,23 +82,9 @@ static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
     s->tm_done = false;
     s->tm_outstanding = true;
     mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY, c->nslots, 0);
-    while (!s->tm_done) {
-        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
-
-        mpt2_drain(c);
-        if (s->tm_done)
-            break;
-        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
-            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
-            return BM_EIO;
-        }
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: no reply within %llu ms (doorbell 0x%08x)", what,
-                     (unsigned long long)(MPT2_TM_TIMEOUT_NS / NS_PER_MS), db);
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
-    }
+    rc = mpt_wait_tm_reply(c, &s->tm_done, MPT2_TM_TIMEOUT_NS, what, err, errlen);
+    if (rc != BM_OK)
+        return rc;
     if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS ||
         (s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_COMPLETE &&
          s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED)) {
@@ -132,25 +118,25 @@ static void mpt2_find_devices_again(struct mpt_ctrl *c)
         plat_free(dev);
         return;
     }
-    for (unsigned i = 0; i < c->ndisks; i++) {
-        struct mpt_disk *md = c->disks[i];
+    for (unsigned i = 0; i < c->h.ndisks; i++) {
+        struct hba_disk *md = c->h.disks[i];
         int j;
 
-        for (j = 0; j < n && dev[j].sas_address != md->sas_address; j++)
+        for (j = 0; j < n && dev[j].sas_address != md->t.sas_address; j++)
             ;
         if (j == n) {
             plat_diag(c->bdf, "%s (SAS address %016llx) not found after the IOC reset", md->d.id,
-                      (unsigned long long)md->sas_address);
+                      (unsigned long long)md->t.sas_address);
             continue;
         }
-        if (dev[j].handle == md->dev_handle)
+        if (dev[j].handle == md->t.dev_handle)
             continue;
         plat_diag(c->bdf, "%s (SAS address %016llx): handle 0x%04x after the IOC reset (was 0x%04x)", md->d.id,
-                  (unsigned long long)md->sas_address, dev[j].handle, md->dev_handle);
+                  (unsigned long long)md->t.sas_address, dev[j].handle, md->t.dev_handle);
         for (uint32_t slot = 0; slot < c->nslots; slot++)
-            if (c->q.slots[slot].state == HBAQ_RETRY && c->q.slots[slot].owner == &md->q)
+            if (c->h.q.slots[slot].state == HBAQ_RETRY && c->h.q.slots[slot].owner == &md->q)
                 c->slot_io[slot].dev_handle = dev[j].handle;
-        md->dev_handle = dev[j].handle;
+        md->t.dev_handle = dev[j].handle;
     }
     plat_free(dev);
 }

@@ -1,6 +1,6 @@
 /* MPI 2 discovery: configuration pages, RAID volumes and their members,
- * the end devices of SAS Device Page 0, PORT ENABLE (see mpt_mpi2.h). */
-#include "mpt_mpi2.h"
+ * the end devices of SAS Device Page 0, PORT ENABLE (see mpt_mpi2_types.h). */
+#include "mpt_mpi2_types.h"
 
 /* ---- Discovery ------------------------------------------------------------------------------------------------- */
 

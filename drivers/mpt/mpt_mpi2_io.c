@@ -1,7 +1,7 @@
 /* MPI 2 request and reply queues: request descriptors, SCSI IO, the reply
  * descriptor post queue and reply frames, internal requests waited for
- * (see mpt_mpi2.h). */
-#include "mpt_mpi2.h"
+ * (see mpt_mpi2_types.h). */
+#include "mpt_mpi2_types.h"
 
 /* ---- Request and reply queues --------------------------------------------------------------------------------- */
 
@@ -151,7 +151,7 @@ int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *
 
     if (req_bytes > s->frame_bytes)
         return BM_EINVAL;
-    slot = hbaq_get_internal(&c->q, plat_now_ns(), timeout_ns);
+    slot = hbaq_get_internal(&c->h.q, plat_now_ns(), timeout_ns);
     if (slot < 0) {
         snprintf(err, errlen, "%s: no free request frame", what);
         return slot;
@@ -164,13 +164,13 @@ int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *
     mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_DEFAULT_TYPE, (uint32_t)slot, 0);
     for (;;) {
         mpt2_drain(c);
-        if (hbaq_internal_done(&c->q, (uint32_t)slot, &status))
+        if (hbaq_internal_done(&c->h.q, (uint32_t)slot, &status))
             break;
         /* PORT ENABLE may take minutes: stop at once if the IOC faults. */
         if (plat_now_ns() >= next_check) {
             uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
             if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
-                hbaq_abandon(&c->q, (uint32_t)slot);
+                hbaq_abandon(&c->h.q, (uint32_t)slot);
                 snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db,
                          mpt_ioc_state_name(db));
                 return BM_EIO;
@@ -178,7 +178,7 @@ int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *
             next_check = plat_now_ns() + NS_PER_MS;
         }
         if (plat_now_ns() > deadline) {
-            hbaq_abandon(&c->q, (uint32_t)slot);
+            hbaq_abandon(&c->h.q, (uint32_t)slot);
             snprintf(err, errlen, "%s: no reply within %llu ms (ReplyPostHostIndex %u, doorbell 0x%08x)", what,
                      (unsigned long long)(timeout_ns / NS_PER_MS), s->post_host_index, mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;

@@ -1,6 +1,6 @@
 /* MPI 2 bring-up through the doorbell handshake: IOC FACTS, the queue sizes
- * and memory they allow, IOC INIT (see mpt_mpi2.h). */
-#include "mpt_mpi2.h"
+ * and memory they allow, IOC INIT (see mpt_mpi2_types.h). */
+#include "mpt_mpi2_types.h"
 
 /* Milliseconds since 1970 for IOC INIT's TimeStamp (the firmware stamps
  * its log with it), from the platform's UTC "YYYY-MM-DDTHH:MM:SSZ". */

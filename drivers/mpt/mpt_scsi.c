@@ -1,6 +1,6 @@
 /* SCSI IO messages: the MPI 1 request, and reading any reply into a
  * completion status. */
-#include "mpt.h"
+#include "mpt_types.h"
 #include "mpi.h"
 #include "mpi2.h"
 

@@ -4,9 +4,9 @@
  * One setup path: take the controller from the firmware, reset it, admin
  * queue, Identify (controller start); choose the namespaces (nvme_ns.c);
  * one set of I/O queue pairs per namespace (queue creation). The I/O path
- * is nvme_io.c; nvme_internal.h says which file does what.
+ * is nvme_io.c; nvme_types.h says which file does what.
  */
-#include "nvme_internal.h"
+#include "nvme_types.h"
 
 /* Name a quirk applied to this controller (each disk's record lists it). */
 static void nvme_apply_quirk(struct nvme_ctrl *c, const char *name)

@@ -4,7 +4,7 @@
  * probe and recovery (Identify, Set Features), and the Abort that poll()
  * sends without waiting. Error strings name no device: the caller's
  * plat_diag() or record does. */
-#include "nvme_internal.h"
+#include "nvme_types.h"
 
 /* Wait for (CSTS & mask) == val within timeout_ms, as Linux nvme_wait_ready()
  * does: all ones means the function has left the bus. A fatal status while

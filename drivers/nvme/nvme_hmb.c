@@ -1,6 +1,6 @@
 /* Host Memory Buffer (NVMe 1.4 section 8.9): memory lent to DRAM-less
  * controllers for their mapping tables. */
-#include "nvme_internal.h"
+#include "nvme_types.h"
 
 /* Linux max_host_mem_size_mb: the most we lend a controller. */
 #define NVME_HMB_MAX_BYTES (128ull << 20)

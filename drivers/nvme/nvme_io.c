@@ -5,7 +5,7 @@
  * Threads: a queue is driven by one CPU at a time; different queues (also of
  * one namespace) may be driven from different CPUs at once. submit and poll
  * never call the firmware, never allocate and never wait. */
-#include "nvme_internal.h"
+#include "nvme_types.h"
 
 /* Put a slot's command on the SQ; false if the SQ is full. */
 static bool nvme_sq_push(struct nvme_ctrl *c, struct nvme_queue *q, struct nvme_slot *slot)

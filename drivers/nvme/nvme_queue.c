@@ -1,6 +1,6 @@
 /* I/O queue pairs (NVMe 1.4 sections 5.3, 5.4): their memory, Create I/O
  * CQ and SQ at probe, and again after the controller was reset. */
-#include "nvme_internal.h"
+#include "nvme_types.h"
 
 static size_t sq_bytes(uint32_t entries)
 {

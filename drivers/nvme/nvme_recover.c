@@ -2,7 +2,7 @@
  * nvme_reset_ctrl(), nvme_reset_work()): Abort, controller reset, bringing
  * the controller back step by step from poll(), and reporting what the
  * reset took. */
-#include "nvme_internal.h"
+#include "nvme_types.h"
 
 /* A command did not come back in time and an Abort did not help (or the
  * controller reports a fatal status or left the bus, where Linux

@@ -26,26 +26,32 @@ void hba_host_destroy(struct hba_host *h)
     hbaq_destroy(&h->q);
 }
 
-struct hba_disk *hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s)
+int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s)
 {
     struct hba_target t = s->t;
-    struct scsi_transport tr = { s->exec, &t, s->tname };
+    struct scsi_transport tr = { s->exec, &t, s->scsi_name ? s->scsi_name : s->tname };
     struct scsi_hba_place at = s->at;
     struct scsi_disk_info info;
     struct hba_disk *hd;
+    uint32_t qd;
+    int rc;
 
     if (h->ndisks >= ARRAY_SIZE(h->disks)) {
         plat_diag(h->where, "%s: too many disks, skipped", s->tname);
-        return NULL;
+        return BM_ENOSPC;
     }
-    if (scsi_identify_for_hba(&tr, &info) != BM_OK)
-        return NULL;
+    rc = scsi_identify_for_hba(&tr, &info);
+    if (rc != BM_OK)
+        return rc;
     hd = plat_alloc(sizeof(*hd));
     if (!hd)
-        return NULL;
-    if (hbaq_disk_init(&hd->q, MIN(s->max_qd, h->q.nslots - 1)) != BM_OK) {
+        return BM_ENOMEM;
+    qd = MIN(s->max_qd, h->q.nslots - 1);
+    if (s->one_if_untagged && !info.inq.cmdque)
+        qd = 1;
+    if (hbaq_disk_init(&hd->q, qd) != BM_OK) {
         plat_free(hd);
-        return NULL;
+        return BM_ENOMEM;
     }
     hd->host = h;
     hd->t = s->t;
@@ -56,12 +62,12 @@ struct hba_disk *hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, co
         plat_diag(h->where, "%s: disk list full, skipped", s->tname);
         hbaq_disk_destroy(&hd->q);
         plat_free(hd);
-        return NULL;
+        return BM_ENOSPC;
     }
     h->disks[h->ndisks++] = hd;
     plat_diag(h->where, "%s: %s \"%s\" serial \"%s\", %llu x %u-byte blocks, queue depth %u", s->tname, hd->d.id,
               hd->d.model, hd->d.serial, (unsigned long long)hd->d.blocks, hd->d.lba_bytes, hd->d.max_qd);
-    return hd;
+    return BM_OK;
 }
 
 int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)

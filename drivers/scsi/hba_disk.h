@@ -10,8 +10,8 @@
  *
  * The transport keeps its own controller structure, embeds a struct
  * hba_host in it and gives hba_disk_poll as its disks' poll(). Used by
- * the MegaRAID transports (MFI, Fusion); MPT's struct mpt_backend plays
- * the same role and can plug in here.
+ * the MegaRAID transports (MFI, Fusion) and by MPT (MPI 1 and MPI 2, whose
+ * struct mpt_backend sits below struct mpt_ctrl's hba_host).
  */
 #ifndef BAREMARK_HBA_DISK_H
 #define BAREMARK_HBA_DISK_H
@@ -37,6 +37,8 @@ struct hba_target {
     bool logical;             /* a RAID logical drive (else a physical device) */
     uint16_t target;          /* LD target id, PD device id or SCSI target */
     uint32_t lun;
+    uint16_t dev_handle;      /* MPI 2 device handle (MPT) */
+    uint64_t sas_address;     /* MPT: finds the device again after an IOC reset */
 };
 
 struct hba_host;
@@ -61,9 +63,11 @@ struct hba_host {
 struct hba_disk_spec {
     struct hba_target t;
     const char *tname;        /* "ld1", "pd4": the drive in messages */
+    const char *scsi_name;    /* the drive in the SCSI layer's messages; NULL: tname */
     const char *id;           /* the disk id, "megasas0d1" */
     struct scsi_hba_place at; /* driver, PCI place, max transfer (max_qd set here) */
     uint32_t max_qd;          /* the kind of drive's queue depth before the pool limit */
+    bool one_if_untagged;     /* a LUN without CMDQUE takes one command at a time */
     scsi_exec_fn exec;        /* identification commands (ctx: the spec's hba_target) */
     const struct bm_disk_ops *ops;
 };
@@ -76,9 +80,11 @@ void hba_host_destroy(struct hba_host *h);
 /* Free every disk of the controller. */
 void hba_host_free_disks(struct hba_host *h);
 
-/* Identify a drive and add it to the controller and to disks; failures of
- * one drive are logged and skipped (NULL). */
-struct hba_disk *hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s);
+/* Identify a drive and add it to the controller (h->disks[h->ndisks - 1])
+ * and to disks. A drive that is not added is logged and skipped: the
+ * SCSI layer's error (BM_ENODEV: nothing answers there), BM_ENOSPC or
+ * BM_ENOMEM. */
+int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s);
 
 /* bm_disk_ops.poll for every HBA disk: drain the controller's replies,
  * expire overdue commands, post due retries, pop this disk's completions. */

@@ -70,7 +70,7 @@ static struct plat_sim_dev *sim_window(volatile void *addr, int *bar, uint32_t *
     return sim_window_n(addr, 4, bar, off);
 }
 
-bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v)
+static bool sim_mmio_read32(volatile void *addr, uint32_t *v)
 {
     int bar;
     uint32_t off;
@@ -81,7 +81,7 @@ bool plat_sim_mmio_read32(volatile void *addr, uint32_t *v)
     return true;
 }
 
-bool plat_sim_mmio_write32(volatile void *addr, uint32_t v)
+static bool sim_mmio_write32(volatile void *addr, uint32_t v)
 {
     int bar;
     uint32_t off;
@@ -93,7 +93,7 @@ bool plat_sim_mmio_write32(volatile void *addr, uint32_t v)
     return true;
 }
 
-bool plat_sim_mmio_read8(volatile void *addr, uint8_t *v)
+static bool sim_mmio_read8(volatile void *addr, uint8_t *v)
 {
     int bar;
     uint32_t off;
@@ -104,7 +104,7 @@ bool plat_sim_mmio_read8(volatile void *addr, uint8_t *v)
     return true;
 }
 
-bool plat_sim_mmio_write8(volatile void *addr, uint8_t v)
+static bool sim_mmio_write8(volatile void *addr, uint8_t v)
 {
     int bar;
     uint32_t off;
@@ -164,4 +164,38 @@ void host_sim_outb(uint16_t port, uint8_t v)
     struct plat_sim_io *io = sim_io_at(port, &off);
     if (io && io->outb)
         io->outb(io->ctx, off, v);
+}
+
+/* The host build's MMIO accessors (efi/platform.h): a simulated function's
+ * BAR window goes to its model, any other address is plain memory. */
+uint32_t mmio_read32(volatile void *base, uint32_t off)
+{
+    uint32_t v;
+
+    if (plat_sim_devices && sim_mmio_read32((volatile uint8_t *)base + off, &v))
+        return v;
+    return *(volatile uint32_t *)((volatile uint8_t *)base + off);
+}
+
+void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
+{
+    if (plat_sim_devices && sim_mmio_write32((volatile uint8_t *)base + off, v))
+        return;
+    *(volatile uint32_t *)((volatile uint8_t *)base + off) = v;
+}
+
+uint8_t mmio_read8(volatile void *base, uint32_t off)
+{
+    uint8_t v;
+
+    if (plat_sim_devices && sim_mmio_read8((volatile uint8_t *)base + off, &v))
+        return v;
+    return *((volatile uint8_t *)base + off);
+}
+
+void mmio_write8(volatile void *base, uint32_t off, uint8_t v)
+{
+    if (plat_sim_devices && sim_mmio_write8((volatile uint8_t *)base + off, v))
+        return;
+    *((volatile uint8_t *)base + off) = v;
 }

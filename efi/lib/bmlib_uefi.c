@@ -219,6 +219,37 @@ static size_t ftoa(char *tmp, double v, int prec, char sign)
     return n;
 }
 
+/* A conversion's flags ('-', '0', '+', ' '); returns what follows them. */
+static const char *parse_flags(const char *fmt, bool *left, char *pad, char *sign)
+{
+    for (;; fmt++) {
+        if (*fmt == '-')
+            *left = true;
+        else if (*fmt == '0')
+            *pad = '0';
+        else if (*fmt == '+')
+            *sign = '+';
+        else if (*fmt == ' ')
+            *sign = *sign ? *sign : ' ';
+        else
+            return fmt;
+    }
+}
+
+/* A conversion's length modifier: *lng 1 for 'l', 2 for "ll" and 'z'
+ * ('h' is read and ignored); returns the conversion character. */
+static const char *parse_length(const char *fmt, int *lng)
+{
+    for (;; fmt++) {
+        if (*fmt == 'l')
+            (*lng)++;
+        else if (*fmt == 'z')
+            *lng = 2;
+        else if (*fmt != 'h')
+            return fmt;
+    }
+}
+
 int vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
 {
     struct out o = { buf, cap, 0 };
@@ -234,19 +265,7 @@ int vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
             put(&o, *fmt);
             continue;
         }
-        fmt++;
-        for (;; fmt++) {
-            if (*fmt == '-')
-                left = true;
-            else if (*fmt == '0')
-                pad = '0';
-            else if (*fmt == '+')
-                sign = '+';
-            else if (*fmt == ' ')
-                sign = sign ? sign : ' ';
-            else
-                break;
-        }
+        fmt = parse_flags(fmt + 1, &left, &pad, &sign);
         if (*fmt == '*') {
             width = va_arg(ap, int);
             if (width < 0) {
@@ -269,14 +288,7 @@ int vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
                     prec = prec * 10 + (*fmt++ - '0');
             }
         }
-        for (;; fmt++) {
-            if (*fmt == 'l')
-                lng++;
-            else if (*fmt == 'z')
-                lng = 2;
-            else if (*fmt != 'h')
-                break;
-        }
+        fmt = parse_length(fmt, &lng);
         switch (*fmt) {
         case 'd':
         case 'i': {

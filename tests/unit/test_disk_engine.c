@@ -14,6 +14,7 @@
 #include "efi/disk/disk.h"
 #include "efi/disk/engine.h"
 #include "efi/record.h"
+#include "capture_sink.h"
 
 #define MIB (1u << 20)
 
@@ -384,32 +385,6 @@ static void test_quick_and_full_test_lists(void **state)
 }
 
 /* ---- disk_run() end to end, records captured by a test sink ----------------------- */
-
-#define MAX_RECS 256
-static char rec_type[MAX_RECS][24];
-static char rec_json[MAX_RECS][2048];
-static unsigned nrecs;
-
-static void capture(struct sink *s, const char *type, const char *json, const char *human)
-{
-    (void)s;
-    (void)human;
-    if (nrecs < MAX_RECS) {
-        bm_strlcpy(rec_type[nrecs], type, sizeof(rec_type[0]));
-        bm_strlcpy(rec_json[nrecs], json, sizeof(rec_json[0]));
-        nrecs++;
-    }
-}
-
-static unsigned count_records(const char *type, const char *needle1, const char *needle2)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < nrecs; i++)
-        if (!strcmp(rec_type[i], type) && (!needle1 || strstr(rec_json[i], needle1)) &&
-            (!needle2 || strstr(rec_json[i], needle2)))
-            n++;
-    return n;
-}
 
 /* Time for the disk_run tests: a warm-up and window of milliseconds, the run's own stall limit. */
 static struct engine_timing test_timing(const struct config *c, uint64_t warmup_ns, uint64_t measure_ns)

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "platform_sim.h"
+#include "scsi_target.h"
 #include "drivers/megasas/megasas.h"
 #include "drivers/megasas/megasas_regs.h"
 #include "drivers/megasas/mfi.h"
@@ -416,26 +417,34 @@ static uint8_t do_dcmd(uint8_t *f)
     }
 }
 
-/* Fill standard INQUIRY / VPD data for a disk. */
-static void inquiry(const struct m_disk *d, const uint8_t *cdb, uint8_t *buf, uint32_t len)
+/* The medium of disk ctx (a struct m_disk). */
+static void disk_read(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf)
 {
-    uint8_t data[96] = { 0 };
+    const struct m_disk *d = ctx;
 
-    if (cdb[1] & 1) {
-        data[1] = cdb[2];
-        if (cdb[2] == 0x00) {
-            data[3] = 2, data[4] = 0x00, data[5] = 0x80;
-        } else if (cdb[2] == 0x80) {
-            int n = snprintf((char *)data + 4, 40, "SN-%s%u", d->logical ? "LD" : "PD", d->id);
-            data[3] = (uint8_t)n;
-        }
-    } else {
-        data[0] = 0x00; /* disk */
-        data[2] = 6, data[3] = 2, data[4] = 91;
-        /* vendor (8), product (16), revision (4) */
-        memcpy(data + 8, d->logical ? "DELL    PERC H730P Mini 4.30" : "SEAGATE ST4000NM0023    GS0F", 28);
-    }
-    memcpy(buf, data, MIN(len, sizeof(data)));
+    for (uint32_t b = 0; b < blocks; b++)
+        for (uint32_t w = 0; w < d->block / 8; w++)
+            ((uint64_t *)buf)[(size_t)b * d->block / 8 + w] = pattern(d->id, lba + b, w);
+}
+
+/* What the firmware answers for an LD, or what a system PD answers
+ * itself, as a SCSI target (tests/unit/scsi_target.h). */
+static struct scsi_target disk_target(const struct m_disk *d, char *serial, size_t serial_len)
+{
+    snprintf(serial, serial_len, "SN-%s%u", d->logical ? "LD" : "PD", d->id);
+    return (struct scsi_target){ .vendor = d->logical ? "DELL" : "SEAGATE",
+                                 .product = d->logical ? "PERC H730P Mini" : "ST4000NM0023",
+                                 .revision = d->logical ? "4.30" : "GS0F", .serial = serial,
+                                 .blocks = d->blocks, .block_bytes = d->block, .read = disk_read, .ctx = (void *)d };
+}
+
+/* A SCSI status other than GOOD: "SCSI done with error", the status and
+ * its sense in the request's sense buffer. */
+static void scsi_error(struct fusion_raid_context *rc, uint8_t *sense, const struct scsi_target_reply *sr)
+{
+    rc->status = 0x2d, rc->ex_status = sr->status;
+    memset(sense, 0, 96);
+    memcpy(sense, sr->sense, sr->sense_len);
 }
 
 /* An LD IO request (function 0xf1) to an LD or system PD, or (fast) an
@@ -452,6 +461,9 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
     uint8_t *sense = host(r->sense_buffer_low);
     uint64_t lba = 0;
     uint32_t blocks = 0;
+    struct scsi_target t;
+    struct scsi_target_reply sr;
+    char serial[16];
 
     rc->status = 0, rc->ex_status = 0;
     if (!d) {
@@ -516,37 +528,11 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
         if (type != 0 || ((rc->raid_flags >> 4) & 3) != 1)
             violation("system PD request: descriptor type %u, RAID flags 0x%02x", type, rc->raid_flags);
     }
-    switch (op) {
-    case 0x12:
-        inquiry(d, r->cdb, buf, r->data_length);
-        break;
-    case 0x00:
-        break;
-    case 0x9e: /* READ CAPACITY(16) */
-        memset(buf, 0, r->data_length);
-        for (int i = 0; i < 8; i++)
-            buf[i] = (uint8_t)((d->blocks - 1) >> (56 - 8 * i));
-        buf[8] = (uint8_t)(d->block >> 24), buf[9] = (uint8_t)(d->block >> 16);
-        buf[10] = (uint8_t)(d->block >> 8), buf[11] = (uint8_t)d->block;
-        break;
-    case 0x28: case 0x2a:
-        lba = (uint64_t)r->cdb[2] << 24 | r->cdb[3] << 16 | r->cdb[4] << 8 | r->cdb[5];
-        blocks = (uint32_t)(r->cdb[7] << 8 | r->cdb[8]);
-        break;
-    case 0x88: case 0x8a:
-        for (int i = 0; i < 8; i++)
-            lba = lba << 8 | r->cdb[2 + i];
-        blocks = (uint32_t)r->cdb[10] << 24 | r->cdb[11] << 16 | r->cdb[12] << 8 | r->cdb[13];
-        break;
-    default:
-        rc->status = 0x2d, rc->ex_status = 0x02; /* CHECK CONDITION, ILLEGAL REQUEST 20/00 */
-        memset(sense, 0, 96);
-        sense[0] = 0x70, sense[2] = 0x05, sense[7] = 10, sense[12] = 0x20;
-        complete(smid);
-        return;
-    }
     if (rw) {
-        bool read = op == 0x28 || op == 0x88;
+        bool write, read;
+
+        scsi_target_rw(r->cdb, &write, &lba, &blocks);
+        read = !write;
         if (r->data_length != blocks * d->block || lba + blocks > d->blocks)
             violation("%s of %u blocks at %llu with DataLength %u", read ? "READ" : "WRITE", blocks,
                       (unsigned long long)lba, r->data_length);
@@ -564,9 +550,8 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
             return;
         }
         if (m.medium_error && lba <= m.medium_error_lba && m.medium_error_lba < lba + blocks) {
-            rc->status = 0x2d, rc->ex_status = 0x02; /* SCSI done with error, CHECK CONDITION */
-            memset(sense, 0, 96);
-            sense[0] = 0x70, sense[2] = 0x03, sense[7] = 10, sense[12] = 0x11; /* MEDIUM ERROR 11/00 */
+            scsi_target_fail(&sr, SCSI_TARGET_KEY_MEDIUM_ERROR, 0x11, 0x00); /* MEDIUM ERROR 11/00 */
+            scsi_error(rc, sense, &sr);
             complete(smid);
             return;
         }
@@ -575,15 +560,13 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
             complete(smid);
             return;
         }
-        if (read) {
-            m.reads++;
-            for (uint32_t b = 0; b < blocks; b++)
-                for (uint32_t w = 0; w < d->block / 8; w++)
-                    ((uint64_t *)buf)[(size_t)b * d->block / 8 + w] = pattern(d->id, lba + b, w);
-        } else {
-            m.writes++;
-        }
     }
+    t = disk_target(d, serial, sizeof(serial));
+    scsi_target_exec(&t, r->cdb, buf, r->data_length, &sr);
+    if (sr.status != SCSI_TARGET_GOOD)
+        scsi_error(rc, sense, &sr);
+    m.reads += t.reads;
+    m.writes += t.writes;
     complete(smid);
 }
 

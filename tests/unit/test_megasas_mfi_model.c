@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "platform_sim.h"
+#include "scsi_target.h"
 #include "drivers/megasas/megasas.h"
 #include "drivers/registry.h"
 
@@ -292,25 +293,6 @@ static uint8_t do_dcmd(uint8_t *f)
     }
 }
 
-static void inquiry(const struct m_disk *d, const uint8_t *cdb, uint8_t *buf, uint32_t len)
-{
-    uint8_t data[96] = { 0 };
-
-    if (cdb[1] & 1) {
-        data[1] = cdb[2];
-        if (cdb[2] == 0x00) {
-            data[3] = 2, data[4] = 0x00, data[5] = 0x80;
-        } else if (cdb[2] == 0x80) {
-            int n = snprintf((char *)data + 4, 40, "SN-%s%u", d->logical ? "LD" : "PD", d->id);
-            data[3] = (uint8_t)n;
-        }
-    } else {
-        data[2] = 6, data[3] = 2, data[4] = 91;
-        memcpy(data + 8, d->logical ? "DELL    PERC H310 Mini  2.12" : "SEAGATE ST2000NM0023    GS0F", 28);
-    }
-    memcpy(buf, data, MIN(len, sizeof(data)));
-}
-
 /* Check a data transfer against what the firmware allows per command. */
 static void check_transfer(uint32_t bytes)
 {
@@ -337,6 +319,25 @@ static void move_data(const struct m_disk *d, bool read, uint64_t lba, uint32_t 
     } else {
         m.writes++;
     }
+}
+
+static void disk_read(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf) { move_data(ctx, true, lba, blocks, buf); }
+static void disk_write(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t *buf)
+{
+    move_data(ctx, false, lba, blocks, (uint8_t *)buf);
+}
+
+/* What the firmware answers for an LD, or what a system PD answers
+ * itself, as a SCSI target (tests/unit/scsi_target.h); its medium is
+ * move_data()'s. */
+static struct scsi_target disk_target(const struct m_disk *d, char *serial, size_t serial_len)
+{
+    snprintf(serial, serial_len, "SN-%s%u", d->logical ? "LD" : "PD", d->id);
+    return (struct scsi_target){ .vendor = d->logical ? "DELL" : "SEAGATE",
+                                 .product = d->logical ? "PERC H310 Mini" : "ST2000NM0023",
+                                 .revision = d->logical ? "2.12" : "GS0F", .serial = serial,
+                                 .blocks = d->blocks, .block_bytes = d->block, .read = disk_read, .write = disk_write,
+                                 .ctx = (void *)d };
 }
 
 static void do_ld_io(uint8_t *f, uint64_t pa)
@@ -373,6 +374,10 @@ static void do_scsi(uint8_t *f, uint64_t pa)
     uint32_t len = rd32(f + 0x14), sge_len = 0;
     uint64_t addr = 0, lba = 0;
     uint32_t blocks = 0;
+    bool write;
+    struct scsi_target t;
+    struct scsi_target_reply sr;
+    char serial[16];
     uint8_t *sense = host(rd32(f + 0x18) | (uint64_t)rd32(f + 0x1c) << 32);
     uint8_t *buf;
 
@@ -389,36 +394,8 @@ static void do_scsi(uint8_t *f, uint64_t pa)
     if (f[7])
         read_sge(f, 0x30, &addr, &sge_len);
     buf = host(addr);
-    switch (cdb[0]) {
-    case 0x12:
-        inquiry(d, cdb, buf, len);
-        break;
-    case 0x00:
-        break;
-    case 0x9e:
-        memset(buf, 0, len);
-        for (int i = 0; i < 8; i++)
-            buf[i] = (uint8_t)((d->blocks - 1) >> (56 - 8 * i));
-        buf[10] = (uint8_t)(d->block >> 8), buf[11] = (uint8_t)d->block;
-        break;
-    case 0x28: case 0x2a:
-        lba = (uint64_t)cdb[2] << 24 | cdb[3] << 16 | cdb[4] << 8 | cdb[5];
-        blocks = (uint32_t)(cdb[7] << 8 | cdb[8]);
-        break;
-    case 0x88: case 0x8a:
-        for (int i = 0; i < 8; i++)
-            lba = lba << 8 | cdb[2 + i];
-        blocks = (uint32_t)cdb[10] << 24 | cdb[11] << 16 | cdb[12] << 8 | cdb[13];
-        break;
-    default:
-        memset(sense, 0, 18);
-        sense[0] = 0x70, sense[2] = 0x05, sense[7] = 10, sense[12] = 0x20;
-        f[3] = 0x02;
-        finish(f, pa, 0x2d);
-        return;
-    }
-    if (blocks) {
-        bool read = cdb[0] == 0x28 || cdb[0] == 0x88;
+    if (scsi_target_rw(cdb, &write, &lba, &blocks) && blocks) {
+        bool read = !write;
         if (sge_len != blocks * d->block || len != sge_len || lba + blocks > d->blocks)
             violation("PD %s of %u blocks at %llu: SGE %u, data_len %u", read ? "READ" : "WRITE", blocks,
                       (unsigned long long)lba, sge_len, len);
@@ -432,7 +409,15 @@ static void do_scsi(uint8_t *f, uint64_t pa)
         }
         if (m.hold && read && lba == m.hold_lba)
             return;
-        move_data(d, read, lba, blocks, buf);
+    }
+    t = disk_target(d, serial, sizeof(serial));
+    scsi_target_exec(&t, cdb, buf, len, &sr);
+    if (sr.status != SCSI_TARGET_GOOD) {
+        memset(sense, 0, SCSI_TARGET_SENSE_BYTES);
+        memcpy(sense, sr.sense, sr.sense_len);
+        f[3] = sr.status;
+        finish(f, pa, 0x2d);
+        return;
     }
     finish(f, pa, 0x00);
 }

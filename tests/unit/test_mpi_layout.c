@@ -8,7 +8,7 @@
 
 #include "drivers/mpt/mpi.h"
 #include "drivers/mpt/mpi2.h"
-#include "drivers/mpt/mpt.h"
+#include "drivers/mpt/mpt_types.h"
 #include "drivers/mpt/mpt_regs.h"
 
 _Static_assert(sizeof(struct mpi_scsi_io_request) == 0x30 + 12, "SCSI IO request + one 64-bit SGE");

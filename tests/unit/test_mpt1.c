@@ -28,6 +28,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "scsi_target.h"
 
 #define R_DOORBELL 0x00
 #define R_WRITE_SEQ 0x04
@@ -64,8 +65,6 @@ static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) | (uint32_t)
 static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v), put16(p + 2, (uint16_t)(v >> 16)); }
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
-static void put_be32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v; }
 
 enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
 
@@ -89,6 +88,8 @@ struct model {
     unsigned nb_last, requests;
     bool targets[16];
     uint64_t blocks;
+    struct scsi_target disk[16];    /* the SCSI disk at each target id (tests/unit/scsi_target.h) */
+    char serial[16][16];
     /* Requests the IOC owns, by MsgContext (a frame is never posted twice). */
     bool outstanding[FIFO_MAX];
     uint32_t last_context;
@@ -247,6 +248,13 @@ static uint8_t disk_byte(unsigned target, uint64_t lba, uint32_t off)
     return (uint8_t)(target * 29u + lba * 5u + off * 3u);
 }
 
+/* The medium of the disk at target id ctx. */
+static void disk_read(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf)
+{
+    for (uint32_t i = 0; i < blocks * 512; i++)
+        buf[i] = disk_byte((unsigned)(uintptr_t)ctx, lba + i / 512, i % 512);
+}
+
 /* A SCSI IO (mpi_init.h MSG_SCSI_IO_REQUEST) as the IOC fetched it. */
 static void do_scsi_io(struct model *m, const uint8_t *f)
 {
@@ -256,7 +264,10 @@ static void do_scsi_io(struct model *m, const uint8_t *f)
     uint32_t fl = get32(f + 0x30);
     uint8_t *buf = (fl & 0xffffff) ? pa_ptr(get64(f + 0x34)) : NULL;
     uint8_t reply[0x24] = { 0 }, scsi_status = 0;
-    uint32_t moved = data_len;
+    uint32_t moved = data_len, blocks;
+    struct scsi_target_reply sr;
+    uint64_t lba;
+    bool write;
 
     reply[0x00] = f[0x00];
     reply[0x02] = sizeof(reply) / 4;
@@ -271,72 +282,19 @@ static void do_scsi_io(struct model *m, const uint8_t *f)
         address_reply(m, reply, sizeof(reply));
         return;
     }
-    switch (cdb[0]) {
-    case 0x00:
-        moved = 0;
-        break;
-    case 0x12: {
-        uint8_t out[96] = { 0 };
-        unsigned n = 96;
-        if (cdb[1] & 1) {
-            if (cdb[2] == 0x00) {
-                out[3] = 2, out[5] = 0x80;
-                n = 6;
-            } else if (cdb[2] == 0x80) {
-                char sn[16];
-                snprintf(sn, sizeof(sn), "MPT1SN%02u", target);
-                out[1] = 0x80, out[3] = (uint8_t)strlen(sn);
-                memcpy(out + 4, sn, strlen(sn));
-                n = 4 + (unsigned)strlen(sn);
-            } else {
-                goto illegal;
-            }
-        } else {
-            out[2] = 0x05, out[3] = 0x02, out[4] = 91, out[7] = 0x02;
-            memcpy(out + 8, "SIMVEND SIM MPT1 DISK   1.00", 28);
-        }
-        moved = n < data_len ? n : data_len;
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0x25: {
-        uint8_t out[8];
-        put_be32(out, (uint32_t)(m->blocks - 1));
-        put_be32(out + 4, 512);
-        moved = 8 < data_len ? 8 : data_len;
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0x9e:
-        goto illegal; /* READ CAPACITY(16): an older target */
-    case 0xa0: {
-        uint8_t out[16] = { 0 };
-        put_be32(out, 8);
-        moved = 16 < data_len ? 16 : data_len;
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0x28: case 0x2a: {
-        uint32_t lba = be32(cdb + 2), blocks = (uint32_t)(cdb[7] << 8 | cdb[8]);
-        if ((uint64_t)blocks * 512 != data_len || lba + blocks > m->blocks)
-            goto illegal;
+    if (scsi_target_rw(cdb, &write, &lba, &blocks)) {
+        if ((uint64_t)blocks * 512 != data_len)
+            violation(m, "%u blocks with DataLength %u", blocks, data_len);
         if (m->hang_armed && target == m->hang_target && lba == m->hang_lba) {
             m->hang_armed = false;
             m->have_hung = true;
             m->hung_context = context;
             return; /* never answered until aborted */
         }
-        if (cdb[0] == 0x28)
-            for (uint32_t i = 0; i < data_len; i++)
-                buf[i] = disk_byte(target, lba + i / 512, i % 512);
-        break;
     }
-    default:
-    illegal:
-        scsi_status = 0x02;
-        moved = 0;
-        break;
-    }
+    scsi_target_exec(&m->disk[target], cdb, buf, data_len, &sr);
+    scsi_status = sr.status;
+    moved = sr.moved;
     if (scsi_status == 0 && moved == data_len) {
         retire(m, context);
         post_reply(m, context & 0x7fffffffu); /* context reply */
@@ -603,6 +561,14 @@ static struct model *model_new(uint8_t block_dwords)
     m->frame_dwords = 32;
     m->targets[0] = m->targets[3] = true;
     m->blocks = 1 << 20;
+    for (unsigned t = 0; t < 16; t++) {
+        /* An SPC-3 disk without READ CAPACITY(16), as older SAS1068E targets. */
+        snprintf(m->serial[t], sizeof(m->serial[t]), "MPT1SN%02u", t);
+        m->disk[t] = (struct scsi_target){ .vendor = "SIMVEND", .product = "SIM MPT1 DISK", .revision = "1.00",
+                                           .serial = m->serial[t], .version = 5, .no_read_capacity_16 = true,
+                                           .blocks = m->blocks, .block_bytes = 512, .read = disk_read,
+                                           .ctx = (void *)(uintptr_t)t };
+    }
     return m;
 }
 

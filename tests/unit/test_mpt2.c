@@ -28,6 +28,7 @@
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
 #include "efi/time_units.h"
+#include "scsi_target.h"
 
 /* ---- Facts of the MPI 2 interface (mpi2.h, mpi2_ioc.h, mpi2_init.h, mpi2_cnfg.h) ----------------------- */
 #define R_DOORBELL 0x00
@@ -82,10 +83,6 @@ static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v), put16(p + 2, (uint16_t)(v >> 16)); }
 static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v), put32(p + 4, (uint32_t)(v >> 32)); }
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
-static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
-static void put_be32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v; }
-static void put_be64(uint8_t *p, uint64_t v) { put_be32(p, (uint32_t)(v >> 32)), put_be32(p + 4, (uint32_t)v); }
 
 /* ---- The model ------------------------------------------------------------------------------------------------ */
 
@@ -655,6 +652,16 @@ static void sgl_copy(const struct seg *segs, unsigned n, uint8_t *staging, uint3
     }
 }
 
+/* The medium of the device ctx (a struct sim_sas_dev). */
+static void disk_read(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf)
+{
+    const struct sim_sas_dev *d = ctx;
+
+    for (uint32_t b = 0; b < blocks; b++)
+        for (uint32_t i = 0; i < d->block_bytes; i++)
+            buf[(size_t)b * d->block_bytes + i] = disk_byte(d->handle, lba + b, i);
+}
+
 /* Answer a SCSI IO: data into the SGL's buffers, then a success descriptor
  * or an address reply with status and sense. */
 static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
@@ -663,9 +670,12 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
     uint32_t data_len = get32(f + 0x1c), control = get32(f + 0x3c);
     const uint8_t *cdb = f + 0x40;
     const struct sim_sas_dev *d = dev_by_handle(m, handle);
-    uint8_t reply[0x30] = { 0 }, sense[18] = { 0 };
+    uint8_t reply[0x30] = { 0 }, sense[SCSI_TARGET_SENSE_BYTES] = { 0 };
     uint8_t scsi_status = 0;
-    uint32_t moved = data_len;
+    uint32_t moved = data_len, blocks;
+    struct scsi_target_reply sr = { 0 };
+    bool write, injected = false;
+    uint64_t lba;
     uint8_t *buf;
     bool have_sense = false;
     struct seg segs[MODEL_MAX_SEGS];
@@ -694,69 +704,8 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
         free(buf);
         goto address_reply;
     }
-    switch (cdb[0]) {
-    case 0x00: /* TEST UNIT READY */
-        moved = 0;
-        break;
-    case 0x12: { /* INQUIRY */
-        uint8_t out[96] = { 0 };
-        unsigned n;
-        if (cdb[1] & 1) {
-            if (cdb[2] == 0x00) {
-                out[1] = 0x00, out[3] = 2, out[4] = 0x00, out[5] = 0x80;
-                n = 6;
-            } else if (cdb[2] == 0x80) {
-                char sn[16];
-                snprintf(sn, sizeof(sn), "SIMSN%04X", handle);
-                out[1] = 0x80, out[3] = (uint8_t)strlen(sn);
-                memcpy(out + 4, sn, strlen(sn));
-                n = 4 + (unsigned)strlen(sn);
-            } else {
-                goto illegal;
-            }
-        } else {
-            char prod[17];
-            out[0] = 0x00, out[2] = 0x06, out[3] = 0x02, out[4] = 91, out[7] = 0x02;
-            memcpy(out + 8, "SIMVEND ", 8);
-            snprintf(prod, sizeof(prod), "%-16s", (d->device_info & DEVINFO_SATA_DEVICE) ? "SIM SATA" : "SIM SAS");
-            memcpy(out + 16, prod, 16);
-            memcpy(out + 32, "1.00", 4);
-            n = 96;
-        }
-        moved = MIN(n, data_len);
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0x25: { /* READ CAPACITY(10) */
-        uint8_t out[8];
-        put_be32(out, d->blocks - 1 > 0xffffffffull ? 0xffffffffu : (uint32_t)(d->blocks - 1));
-        put_be32(out + 4, d->block_bytes);
-        moved = MIN(8u, data_len);
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0x9e: { /* SERVICE ACTION IN(16): READ CAPACITY(16) */
-        uint8_t out[32] = { 0 };
-        if ((cdb[1] & 0x1f) != 0x10)
-            goto illegal;
-        put_be64(out, d->blocks - 1);
-        put_be32(out + 8, d->block_bytes);
-        moved = MIN(32u, MIN(data_len, be32(cdb + 10)));
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0xa0: { /* REPORT LUNS: LUN 0 only */
-        uint8_t out[16] = { 0 };
-        put_be32(out, 8);
-        moved = MIN(16u, data_len);
-        memcpy(buf, out, moved);
-        break;
-    }
-    case 0x28: case 0x88: case 0x2a: case 0x8a: {
-        bool is16 = cdb[0] == 0x88 || cdb[0] == 0x8a, write = cdb[0] == 0x2a || cdb[0] == 0x8a;
-        uint64_t lba = is16 ? be64(cdb + 2) : be32(cdb + 2);
-        uint32_t blocks = is16 ? be32(cdb + 10) : (uint32_t)(cdb[7] << 8 | cdb[8]);
-        unsigned cdb_len = is16 ? 16 : 10;
+    if (scsi_target_rw(cdb, &write, &lba, &blocks)) {
+        unsigned cdb_len = cdb[0] >= 0x80 ? 16 : 10;
 
         if ((get16(f + 0x24) & 0x1f) != cdb_len)
             violation(m, "IoFlags CDB length %u for opcode 0x%02x", get16(f + 0x24) & 0x1f, cdb[0]);
@@ -764,11 +713,9 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
             violation(m, "control 0x%08x for opcode 0x%02x", control, cdb[0]);
         if ((uint64_t)blocks * d->block_bytes != data_len)
             violation(m, "%u blocks of %u bytes with DataLength %u", blocks, d->block_bytes, data_len);
-        if (!is16 && d->blocks > 0xffffffffull)
+        if (cdb_len == 10 && d->blocks > 0xffffffffull)
             violation(m, "READ/WRITE(10) on a disk of %llu blocks", (unsigned long long)d->blocks);
-        if (lba + blocks > d->blocks)
-            goto illegal;
-        if (m->hang_armed && handle == m->hang_handle && lba == m->hang_lba) {
+        if (m->hang_armed && handle == m->hang_handle && lba == m->hang_lba && lba + blocks <= d->blocks) {
             /* Never answered until the test says so. */
             m->hang_armed = false;
             m->hung.smid = smid;
@@ -777,37 +724,33 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
             free(buf);
             return;
         }
-        if (m->busy_count && handle == m->busy_handle) {
-            scsi_status = m->busy_count-- % 2 ? 0x08 : 0x28;
+        if (m->busy_count && handle == m->busy_handle && lba + blocks <= d->blocks) {
+            sr.status = m->busy_count-- % 2 ? SCSI_TARGET_BUSY : SCSI_TARGET_TASK_SET_FULL;
             m->busy_answered++;
-            moved = 0;
-            break;
-        }
-        if (m->error_armed && handle == m->error_handle && lba == m->error_lba) {
+            injected = true;
+        } else if (m->error_armed && handle == m->error_handle && lba == m->error_lba && lba + blocks <= d->blocks) {
             /* Unrecovered read error: CHECK CONDITION, MEDIUM ERROR 11/00. */
-            scsi_status = 0x02;
-            sense[0] = 0x70, sense[2] = 0x03, sense[7] = 10, sense[12] = 0x11, sense[13] = 0x00;
-            have_sense = true;
-            moved = 0;
-            break;
-        }
-        if (write) {
+            scsi_target_fail(&sr, SCSI_TARGET_KEY_MEDIUM_ERROR, 0x11, 0x00);
+            injected = true;
+        } else if (write && lba + blocks <= d->blocks) {
             m->writes_seen++;
-        } else {
-            for (uint32_t b = 0; b < blocks; b++)
-                for (uint32_t i = 0; i < d->block_bytes; i++)
-                    buf[(size_t)b * d->block_bytes + i] = disk_byte(handle, lba + b, i);
         }
-        break;
     }
-    default:
-    illegal:
-        /* ILLEGAL REQUEST, INVALID FIELD IN CDB. */
-        scsi_status = 0x02;
-        sense[0] = 0x70, sense[2] = 0x05, sense[7] = 10, sense[12] = 0x24;
+    if (!injected) {
+        char serial[16], product[17];
+        struct scsi_target t = { .vendor = "SIMVEND", .product = product, .revision = "1.00", .serial = serial,
+                                 .naa = 0x5000c50000000000ull | handle, .blocks = d->blocks,
+                                 .block_bytes = d->block_bytes, .read = disk_read, .ctx = (void *)d };
+
+        snprintf(serial, sizeof(serial), "SIMSN%04X", handle);
+        snprintf(product, sizeof(product), "%s", (d->device_info & DEVINFO_SATA_DEVICE) ? "SIM SATA" : "SIM SAS");
+        scsi_target_exec(&t, cdb, buf, data_len, &sr);
+    }
+    scsi_status = sr.status;
+    moved = sr.moved;
+    if (sr.sense_len) {
+        memcpy(sense, sr.sense, sizeof(sense));
         have_sense = true;
-        moved = 0;
-        break;
     }
     if (buf && moved && (control & 0x03000000u) == 0x02000000u)
         sgl_copy(segs, nsegs, buf, moved, true);

@@ -19,6 +19,7 @@
 #include "efi/disk/safety.h"
 #include "efi/disk/verify.h"
 #include "efi/record.h"
+#include "capture_sink.h"
 
 #define MIB (1u << 20)
 
@@ -211,32 +212,6 @@ static void test_write_refused_when_serial_is_shared(void **state)
 }
 
 /* ---- disk_run() on file disks -------------------------------------------------------- */
-
-#define MAX_RECS 512
-static char rec_type[MAX_RECS][24];
-static char rec_json[MAX_RECS][2048];
-static unsigned nrecs;
-
-static void capture(struct sink *s, const char *type, const char *json, const char *human)
-{
-    (void)s;
-    (void)human;
-    if (nrecs < MAX_RECS) {
-        bm_strlcpy(rec_type[nrecs], type, sizeof(rec_type[0]));
-        bm_strlcpy(rec_json[nrecs], json, sizeof(rec_json[0]));
-        nrecs++;
-    }
-}
-
-static unsigned count_records(const char *type, const char *needle1, const char *needle2)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < nrecs; i++)
-        if (!strcmp(rec_type[i], type) && (!needle1 || strstr(rec_json[i], needle1)) &&
-            (!needle2 || strstr(rec_json[i], needle2)))
-            n++;
-    return n;
-}
 
 /* A file of random data; its content is kept in *copy to compare later. */
 static void make_file(const char *name, size_t bytes, char *path, size_t len, uint8_t **copy)

@@ -12,8 +12,8 @@
  *   ahci_port.c       port diagnostics, register waits, PxCMD.ST/FRE
  * ata.c (ATA commands and IDENTIFY parsing) and ahci_cmd.c (command header
  * and PRD builders) are pure and call none of these. */
-#ifndef BAREMARK_AHCI_PRIV_H
-#define BAREMARK_AHCI_PRIV_H
+#ifndef BAREMARK_AHCI_TYPES_H
+#define BAREMARK_AHCI_TYPES_H
 
 #include "ahci.h"
 #include "ahci_cmd.h"

@@ -31,10 +31,10 @@
  * All of them call down into mpt_disk.c (completions, disks),
  * mpt_doorbell.c and mpt_scsi.c only.
  */
-#ifndef BAREMARK_MPT_MPI2_H
-#define BAREMARK_MPT_MPI2_H
+#ifndef BAREMARK_MPT_MPI2_TYPES_H
+#define BAREMARK_MPT_MPI2_TYPES_H
 
-#include "mpt.h"
+#include "mpt_types.h"
 #include "mpt_regs.h"
 #include "mpi.h"
 #include "mpi2.h"

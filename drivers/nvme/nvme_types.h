@@ -14,8 +14,8 @@
  *   nvme_admin.c    registers, enable/disable, admin queue, synchronous
  *                   admin commands             -> nothing of the above
  *   nvme_ns.c, nvme_parse.c, nvme_prp.c, nvme_status.c: pure (nvme.h). */
-#ifndef BAREMARK_NVME_INTERNAL_H
-#define BAREMARK_NVME_INTERNAL_H
+#ifndef BAREMARK_NVME_TYPES_H
+#define BAREMARK_NVME_TYPES_H
 
 #include "nvme.h"
 #include "nvme_regs.h"

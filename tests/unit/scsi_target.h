@@ -1,0 +1,81 @@
+/* One SCSI disk for the device-model tests: what the MPT, MegaRAID and
+ * other HBA models put behind their transport, instead of each answering
+ * raw opcodes on its own.
+ *
+ * It answers as a direct-access block device (SBC-3, SPC-4) does: TEST
+ * UNIT READY, INQUIRY (standard data; VPD pages 00h, 80h unit serial
+ * number, 83h device identification with an NAA designator), READ
+ * CAPACITY(10) and (16), READ/WRITE(10) and (16), REPORT LUNS (LUN 0) and
+ * REQUEST SENSE. Whatever a real disk rejects comes back as CHECK
+ * CONDITION with fixed-format sense, and REQUEST SENSE returns it
+ * afterwards: an unknown opcode is ILLEGAL REQUEST / INVALID COMMAND
+ * OPERATION CODE (20h/00h), a page or service action it does not have
+ * INVALID FIELD IN CDB (24h/00h), a range past the last block LOGICAL
+ * BLOCK ADDRESS OUT OF RANGE (21h/00h).
+ *
+ * The transport (SGL, frames, reply format, fault injection) stays the
+ * model's: it hands the CDB and a flat data buffer to scsi_target_exec()
+ * and turns the reply into its own completion. */
+#ifndef BAREMARK_TEST_SCSI_TARGET_H
+#define BAREMARK_TEST_SCSI_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Fixed-format sense data is 18 bytes (SPC-4 4.5.3). */
+#define SCSI_TARGET_SENSE_BYTES 18
+
+struct scsi_target {
+    /* Standard INQUIRY identity, space padded as the target sends it. */
+    const char *vendor;         /* 8 characters at most */
+    const char *product;        /* 16 */
+    const char *revision;       /* 4 */
+    const char *serial;         /* VPD 80h; NULL: the page is not there */
+    uint64_t naa;               /* VPD 83h NAA designator; 0: the page is not there */
+    uint8_t version;            /* INQUIRY VERSION: 5 SPC-3, 6 SPC-4 (0: 6) */
+    bool untagged;              /* no CMDQUE: one command at a time */
+    bool no_read_capacity_16;   /* an older target: SERVICE ACTION IN(16) is unknown */
+    uint64_t blocks;            /* capacity in logical blocks */
+    uint32_t block_bytes;
+    /* The medium: fill blocks read, take blocks written. NULL: reads
+     * return zeroes, writes are dropped. */
+    void (*read)(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf);
+    void (*write)(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t *buf);
+    void *ctx;
+
+    /* Kept by the target. */
+    uint8_t sense[SCSI_TARGET_SENSE_BYTES]; /* the last CHECK CONDITION's, for REQUEST SENSE */
+    bool have_sense;
+    unsigned reads, writes;     /* READ / WRITE commands done */
+    unsigned rejected;          /* commands answered CHECK CONDITION */
+};
+
+/* What the target answered. */
+struct scsi_target_reply {
+    uint8_t status;             /* SCSI status: 00h GOOD, 02h CHECK CONDITION */
+    uint32_t moved;             /* data bytes moved (read into or taken from buf) */
+    uint8_t sense[SCSI_TARGET_SENSE_BYTES]; /* with CHECK CONDITION */
+    uint32_t sense_len;         /* 0 with GOOD */
+};
+
+/* SCSI status codes (SAM-5) and sense keys (SPC-4) the models use. */
+#define SCSI_TARGET_GOOD 0x00
+#define SCSI_TARGET_CHECK_CONDITION 0x02
+#define SCSI_TARGET_BUSY 0x08
+#define SCSI_TARGET_TASK_SET_FULL 0x28
+#define SCSI_TARGET_KEY_MEDIUM_ERROR 0x03
+#define SCSI_TARGET_KEY_ILLEGAL_REQUEST 0x05
+
+/* Run one CDB. buf holds data_len bytes: where a read's data goes, or the
+ * data the initiator sends for a write. */
+void scsi_target_exec(struct scsi_target *t, const uint8_t *cdb, uint8_t *buf, uint32_t data_len,
+                      struct scsi_target_reply *r);
+
+/* Is cdb a READ/WRITE(10) or (16)? Its direction, LBA and block count. */
+bool scsi_target_rw(const uint8_t *cdb, bool *write, uint64_t *lba, uint32_t *blocks);
+
+/* Make r a CHECK CONDITION with fixed-format sense key/ASC/ASCQ (a model's
+ * injected error, e.g. MEDIUM ERROR 11h/00h). */
+void scsi_target_fail(struct scsi_target_reply *r, uint8_t key, uint8_t asc, uint8_t ascq);
+
+#endif
