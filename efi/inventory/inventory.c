@@ -199,8 +199,11 @@ static void emit_dimm_summary(const struct dimm_summary *s)
     json_u64(&r.j, "populated", s->populated);
     json_u64(&r.j, "slots", s->slots);
     json_u64(&r.j, "total_mb", s->total_mb);
-    if (s->channels_known) {
-        json_arr_begin(&r.j, "channels");
+    json_str(&r.j, "grouping", dimm_grouping_name(s->grouping));
+    if (s->rom_entries)
+        json_u64(&r.j, "rom_entries", s->rom_entries);
+    if (s->grouping != DIMM_GROUP_NONE) {
+        json_arr_begin(&r.j, s->channels_known ? "channels" : "sockets");
         for (unsigned c = 0; c < s->nchannels; c++) {
             json_obj_begin(&r.j, NULL);
             json_str(&r.j, "name", s->channels[c].name);
@@ -210,7 +213,8 @@ static void emit_dimm_summary(const struct dimm_summary *s)
             json_obj_end(&r.j);
         }
         json_arr_end(&r.j);
-    } else {
+    }
+    if (!s->channels_known) {
         json_null(&r.j, "channels");
         json_str(&r.j, "channels_note", s->channels_note);
     }
@@ -221,8 +225,9 @@ static void emit_dimm_summary(const struct dimm_summary *s)
 
     n = (size_t)snprintf(human, sizeof(human), "Memory   %u of %u slots populated, %llu MB", s->populated, s->slots,
                          (unsigned long long)s->total_mb);
-    if (s->channels_known) {
-        n += (size_t)snprintf(human + n, n < sizeof(human) ? sizeof(human) - n : 0, "; per channel:");
+    if (s->grouping != DIMM_GROUP_NONE) {
+        n += (size_t)snprintf(human + n, n < sizeof(human) ? sizeof(human) - n : 0, "; per %s:",
+                              dimm_grouping_name(s->grouping));
         for (unsigned c = 0; c < s->nchannels && n < sizeof(human); c++)
             n += (size_t)snprintf(human + n, sizeof(human) - n, " %s=%u/%u", s->channels[c].name,
                                   s->channels[c].populated, s->channels[c].slots);
@@ -238,6 +243,7 @@ static void emit_dimm_summary(const struct dimm_summary *s)
 static void emit_dimms(void)
 {
     static struct dimm_summary sum;
+    struct dimm_cpus cpus = { 0 };
     unsigned n = smb ? smb->ndimms : 0;
 
     if (smb_rc == BM_ENODEV)
@@ -254,7 +260,12 @@ static void emit_dimms(void)
                 "Manufacturer / part");
     for (unsigned i = 0; i < n; i++)
         emit_dimm_record(&smb->dimms[i]);
-    dimm_summarize(n ? smb->dimms : NULL, n, &sum);
+    if (smb) {
+        cpus.sockets = smb->nprocs;
+        for (unsigned i = 0; i < smb->nprocs; i++)
+            cpus.populated += smb->procs[i].populated;
+    }
+    dimm_summarize_cpus(n ? smb->dimms : NULL, n, smb ? &cpus : NULL, &sum);
     emit_dimm_summary(&sum);
 }
 
