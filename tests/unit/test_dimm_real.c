@@ -182,6 +182,8 @@ static void judge(const struct machine *m)
     for (unsigned w = 0; w < s.nwarnings; w++)
         if (!strncmp(s.warnings[w], "unbalanced", 10)) {
             t->unbalanced++, total.unbalanced++;
+            if (getenv("DIMM_REAL_VERBOSE"))
+                printf("warn   %s: %s\n", m->path, s.warnings[w]);
             break;
         }
     t->machines++, total.machines++;
