@@ -24,6 +24,21 @@ static int parse_level(const char *v, enum bm_level *out)
 static int set_mem(struct config *c, const char *v) { return parse_level(v, &c->mem); }
 static int set_disk(struct config *c, const char *v) { return parse_level(v, &c->disk); }
 
+static int set_mem_map(struct config *c, const char *v)
+{
+    c->mem_map_given = true;
+    return parse_level(v, &c->mem_map);
+}
+
+static int set_mem_map_ms(struct config *c, const char *v)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < 10 || n > 60000)
+        return BM_EINVAL;
+    c->mem_map_ms = (uint32_t)n;
+    return BM_OK;
+}
+
 static int set_help(struct config *c, const char *v)
 {
     if (*v && strcmp(v, "1") && strcmp(v, "yes") && strcmp(v, "on"))
@@ -274,6 +289,9 @@ static const struct key_def keys[] = {
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume (no . or .. in the path)", set_out },
     { "exit", "return, reboot or shutdown", set_exit },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
+    { "mem_map", "off, quick (8 regions) or full (32 regions): latency and bandwidth across physical memory",
+      set_mem_map },
+    { "mem_map_ms", "milliseconds from 10 to 60000 of measuring per memory map region", set_mem_map_ms },
     { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
       set_verify },
     { "passes", "a number of passes from 1 to 1000000", set_passes },

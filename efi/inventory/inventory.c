@@ -239,10 +239,17 @@ static void emit_dimm_summary(const struct dimm_summary *s)
     record_emit(&r, human);
 }
 
+static struct dimm_summary sum;
+static bool sum_done;
+
+const struct dimm_summary *inventory_dimm_summary(void)
+{
+    return sum_done ? &sum : NULL;
+}
+
 /* Notes about the table, the DIMM table and its summary. */
 static void emit_dimms(void)
 {
-    static struct dimm_summary sum;
     struct dimm_cpus cpus = { 0 };
     unsigned n = smb ? smb->ndimms : 0;
 
@@ -266,6 +273,7 @@ static void emit_dimms(void)
             cpus.populated += smb->procs[i].populated;
     }
     dimm_summarize_cpus(n ? smb->dimms : NULL, n, smb ? &cpus : NULL, &sum);
+    sum_done = true;
     emit_dimm_summary(&sum);
 }
 
