@@ -83,14 +83,14 @@ static void emit_region(unsigned idx, const struct mem_region *r, double max_gbp
             len = (unsigned)(r->read_gbps / max_gbps * 40 + 0.5);
         memset(bar, '#', MIN(len, 40u));
         bar[MIN(len, 40u)] = '\0';
-        snprintf(human, sizeof(human), "  %2u %#14llx %6llu MiB %7.1f ns %8.2f GB/s %-40s%s", idx,
+        snprintf(human, sizeof(human), "  %2u 0x%012llx %6llu MiB %7.1f ns %8.2f GB/s %-40s%s", idx,
                  (unsigned long long)r->base, (unsigned long long)(r->ram_bytes >> 20), r->latency_ns, r->read_gbps,
                  bar, r->slow ? " SLOW" : "");
     } else {
         json_null(&r_.j, "latency_ns");
         json_null(&r_.j, "read_gbps");
         json_str(&r_.j, "reason", r->reason);
-        snprintf(human, sizeof(human), "  %2u %#14llx %6llu MiB  not measured: %s", idx, (unsigned long long)r->base,
+        snprintf(human, sizeof(human), "  %2u 0x%012llx %6llu MiB  not measured: %s", idx, (unsigned long long)r->base,
                  (unsigned long long)(r->ram_bytes >> 20), r->reason);
     }
     record_emit(&r_, human);
@@ -258,7 +258,7 @@ int mem_run_map(struct mem_ctx *m, enum bm_level level, uint32_t region_ms, uint
             rc = BM_EABORT;
             break;
         }
-        ui_progress("memory map: region %u of %u at %#llx", i + 1, n, (unsigned long long)regions[i].base);
+        ui_progress("memory map: region %u of %u at 0x%llx", i + 1, n, (unsigned long long)regions[i].base);
         rc = measure_region(m, &regions[i], want, pass_ns);
         if (regions[i].measured)
             max_gbps = MAX(max_gbps, regions[i].read_gbps);
