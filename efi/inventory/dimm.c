@@ -64,9 +64,10 @@ struct placement {
     bool has_channel[DIMM_MAX_PLACED];
 };
 
-/* HPE's "PROC 1 DIMM 2A": every slot number appears once per socket and
- * the letter is the load order. Fujitsu's "DIMM-1A", "DIMM-2A": the slot
- * numbers repeat over the channel letters. */
+/* HPE's "PROC 1 DIMM 2A", "DIMM3A": every number appears once per socket
+ * and the letter is the load order. Fujitsu's "DIMM-1A", "DIMM-2A" (slot
+ * numbers) and Supermicro's "P1_DIMM1A", "P1_DIMM1B" (channel numbers)
+ * repeat their numbers. */
 static bool letters_are_load_order(const struct placement *pl, unsigned n)
 {
     bool any = false;
@@ -76,7 +77,7 @@ static bool letters_are_load_order(const struct placement *pl, unsigned n)
             continue;
         any = true;
         for (unsigned j = i + 1; j < n; j++)
-            if (pl->grouped[j] && pl->pos[j].digit_letter && pl->pos[j].slot == pl->pos[i].slot &&
+            if (pl->grouped[j] && pl->pos[j].digit_letter && pl->pos[j].digit == pl->pos[i].digit &&
                 !strcmp(pl->pos[j].socket, pl->pos[i].socket))
                 return false;
     }
@@ -154,6 +155,25 @@ static bool channels_plausible(const struct dimm *d, unsigned n, const struct di
     return true;
 }
 
+/* Channels that name no socket on a board with several (Dell CS24 "DIMM
+ * A0".."F2", Fujitsu "DIMM-1A".."3F", ETegro "ChannelA".."H"): the letters
+ * run on from one CPU to the next, so with the count dividing evenly the
+ * first share belongs to CPU1 ("CPU1?": inferred), and each socket's
+ * channels are balanced apart. */
+static void infer_sockets(struct dimm_summary *s, const struct dimm_cpus *cpus)
+{
+    unsigned per;
+
+    if (!cpus || cpus->sockets < 2 || s->nchannels % cpus->sockets)
+        return;
+    for (unsigned c = 0; c < s->nchannels; c++)
+        if (s->channels[c].socket[0])
+            return;
+    per = s->nchannels / cpus->sockets;
+    for (unsigned c = 0; c < s->nchannels; c++)
+        snprintf(s->channels[c].socket, sizeof(s->channels[c].socket), "CPU%u?", MIN(c / per + 1, 99u));
+}
+
 /* Choose the finest grouping the locators support and fill s->channels. */
 static void place_slots(const struct dimm *d, unsigned n, const struct dimm_cpus *cpus, struct dimm_summary *s)
 {
@@ -172,6 +192,7 @@ static void place_slots(const struct dimm *d, unsigned n, const struct dimm_cpus
             if (pl.pos[i].digit_letter)
                 pl.has_channel[i] = false, pl.pos[i].channel[0] = '\0';
     for (unsigned i = 0; i < n && i < DIMM_MAX_PLACED; i++) {
+        s->unnamed_slots += !pl.grouped[i] && !dimm_is_rom(&d[i]);
         if (!pl.grouped[i])
             continue;
         named++;
@@ -186,6 +207,7 @@ static void place_slots(const struct dimm *d, unsigned n, const struct dimm_cpus
     } else if (named && with_channel == named && group_slots(d, n, &pl, DIMM_GROUP_CHANNEL, s)) {
         if (channels_plausible(d, n, s)) {
             s->grouping = DIMM_GROUP_CHANNEL;
+            infer_sockets(s, cpus);
             return;
         }
         /* Too many slots per "channel": the letter names a socket. */

@@ -36,8 +36,11 @@ struct dimm_slot_pos {
     char group[12];          /* controller/node inside the socket: "C0", "N1"; "" */
     char channel[12];        /* "A", "0"; "" when not named */
     int slot;                /* slot within the channel; -1 when not named */
-    bool digit_letter;       /* channel read from "DIMM 2A"/"DIMM-1A": a Fujitsu
-                              * channel letter or an HPE load-order letter */
+    bool digit_letter;       /* read from a number+letter form: "DIMM-1A" (Fujitsu,
+                              * letter = channel), "P1_DIMM1A" (Supermicro X8,
+                              * digit = channel), or HPE's "DIMM 2A"/"DIMM3A"
+                              * (letter = load order, no channel) */
+    int digit;               /* the number of that form */
 };
 
 /* Parse the locator formats of real boards (listed in dimm_locator.c):
@@ -83,6 +86,9 @@ struct dimm_cpus {
 struct dimm_summary {
     unsigned slots, populated; /* of system RAM: ROM/flash entries are left out */
     unsigned rom_entries;    /* type 17 entries left out as ROM/flash */
+    unsigned unnamed_slots;  /* empty slots the firmware calls "NO DIMM" (or leaves
+                              * unnamed): in no group, so their channels' balance
+                              * cannot be judged */
     uint64_t total_mb;       /* of the populated slots with a known size */
     enum dimm_grouping grouping;
     bool channels_known;     /* grouping == DIMM_GROUP_CHANNEL */

@@ -155,7 +155,8 @@ static int socket_token(char tok[][TOKEN_LEN], int i, int n, char *out, size_t c
 struct loc_parts {
     char socket[12], node[8], controller[8], channel[12];
     int slot;
-    bool digit_letter; /* "DIMM 2A"/"DIMM-1A": letter read as channel, maybe a load order */
+    bool digit_letter; /* "DIMM 2A", "DIMM-1A", "DIMM1A": maybe HPE's load-order letter */
+    int digit;         /* the number of that form */
 };
 
 static void set_channel(struct loc_parts *p, const char *ch, size_t len)
@@ -189,6 +190,8 @@ static bool digit_channel_letter_slot(const char *s, struct loc_parts *p)
         return false;
     set_channel(p, s, nd);
     p->slot = s[nd] - 'A';
+    p->digit_letter = true;
+    p->digit = v;
     return true;
 }
 
@@ -240,6 +243,7 @@ static int dimm_token(const char *rest, char tok[][TOKEN_LEN], int i, int n, str
         set_channel(p, tok[i] + nd, 1);
         p->slot = v;
         p->digit_letter = true;
+        p->digit = v;
         return used + 1;
     }
     /* Fujitsu "DIMM CHA3". */
@@ -346,6 +350,7 @@ bool dimm_locator_parse(const char *locator, const char *bank, struct dimm_slot_
     chan_src = l.channel[0] ? &l : &b;
     snprintf(pos->channel, sizeof(pos->channel), "%s", chan_src->channel);
     pos->digit_letter = chan_src->digit_letter;
+    pos->digit = chan_src->digit;
 
     /* The socket from either; "NODE n" alone (Intel boards' bank locator)
      * is the socket, next to a socket token it is a node inside it. */

@@ -202,6 +202,8 @@ static void emit_dimm_summary(const struct dimm_summary *s)
     json_str(&r.j, "grouping", dimm_grouping_name(s->grouping));
     if (s->rom_entries)
         json_u64(&r.j, "rom_entries", s->rom_entries);
+    if (s->unnamed_slots)
+        json_u64(&r.j, "unnamed_slots", s->unnamed_slots);
     if (s->grouping != DIMM_GROUP_NONE) {
         json_arr_begin(&r.j, s->channels_known ? "channels" : "sockets");
         for (unsigned c = 0; c < s->nchannels; c++) {

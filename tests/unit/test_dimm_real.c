@@ -5,7 +5,8 @@
  * and dimm_summarize_cpus().
  *
  * "Right" for one machine (no one has checked 2,049 boards by hand; the
- * per-vendor cases in test_dimm_summary.c are the hand-checked sample):
+ * `sample` below and the per-vendor cases in test_dimm_summary.c are the
+ * hand-checked part):
  *   channel grouping: every socket has no more channels than its memory
  *     generation has per CPU (DDR2/FB-DIMM/DDR3 4, DDR4 8, DDR5 12; channels
  *     whose socket is not named count against all type 4 sockets), no
@@ -45,6 +46,7 @@ struct tally {
 static struct tally tallies[160];
 static unsigned ntallies;
 static struct tally total = { "all" };
+static unsigned sample_seen;
 
 /* Split a tab-separated line in place. */
 static int split_tabs(char *line, char **f, int max)
@@ -167,6 +169,62 @@ static struct tally *tally_of(const char *path)
     return &tallies[ntallies++];
 }
 
+/* The hand-checked sample: real machines whose dumps were read by a
+ * person against the vendor's slot layout (see the notes per line). */
+struct expectation {
+    const char *path;
+    enum dimm_grouping grouping;
+    unsigned groups;
+    const char *first, *first_socket;
+    unsigned first_slots;
+    bool unbalanced;
+};
+
+static const struct expectation sample[] = {
+    /* R720: DIMM_A1..A12 = CPU1, B1..B12 = CPU2 (4 channels x 3 per CPU). */
+    { "Dell/PowerEdge/PowerEdge R720/13A7060552FC", DIMM_GROUP_SOCKET, 2, "A", "A", 12, false },
+    /* DL380 G7: PROC n DIMM 1..9 with load-order letters, 9 per CPU. */
+    { "Hewlett-Packard/ProLiant/ProLiant DL380 G7/26B8678D8D7B", DIMM_GROUP_SOCKET, 2, "PROC1", "PROC1", 9,
+      false },
+    /* SR650: DIMM 1..24, bank CPU 1/CPU 2. */
+    { "Lenovo/ThinkSystem/ThinkSystem SR650 -[7X06CTO1WW]-/447F1CAA9701", DIMM_GROUP_SOCKET, 2, "CPU1", "CPU1",
+      12, false },
+    /* NF5280M6 (Ice Lake): CPUn_CxDy, 8 channels x 2 per CPU, one DIMM each. */
+    { "Inspur/NF5280/NF5280M6/48E15DC00C22", DIMM_GROUP_CHANNEL, 16, "CPU0/0", "CPU0", 2, false },
+    /* S2600WT (Haswell): DIMM_A1..H3, bank NODE n: 4 channels x 3 per CPU;
+     * one DIMM in each of CPU1's, CPU2's empty. */
+    { "DALCO/S2600/S2600WTTR/F200B7AE62EB", DIMM_GROUP_CHANNEL, 8, "NODE1/A", "NODE1", 3, false },
+    /* CS24-TY: DIMM A0..F2 in CHANNEL A..F, 3 channels per CPU: A-C hold
+     * two DIMMs, D-F one; each CPU balanced, the CPUs differ. */
+    { "Dell/CS24/CS24-TY/77C94ADE7569", DIMM_GROUP_CHANNEL, 6, "A", "CPU1?", 3, false },
+    /* X8DAH: P1_DIMM1A..3C, digit = channel (3 per CPU, 3 slots each); two
+     * DIMMs in channel 1 only: really unbalanced. */
+    { "DEPO Computers/X8/X8DAH/6FED46D0B032", DIMM_GROUP_CHANNEL, 6, "P1/1", "P1", 3, true },
+    /* ROMED8-2T (EPYC): DIMM 0 in bank "P0 CHANNEL A".."H", one per channel. */
+    { "ASRockRack/ROMED8/ROMED8-2T/3BC6540442E7", DIMM_GROUP_CHANNEL, 8, "P0/A", "P0", 1, false },
+};
+
+/* A machine of the sample matches what a person read in its dump. */
+static void check_sample(const struct machine *m, const struct dimm_summary *s)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(sample); i++) {
+        const struct expectation *e = &sample[i];
+        bool unbalanced = false;
+        if (strcmp(m->path, e->path))
+            continue;
+        for (unsigned w = 0; w < s->nwarnings; w++)
+            unbalanced |= !strncmp(s->warnings[w], "unbalanced", 10);
+        if (s->grouping != e->grouping || s->nchannels != e->groups || strcmp(s->channels[0].name, e->first) ||
+            strcmp(s->channels[0].socket, e->first_socket) || s->channels[0].slots != e->first_slots ||
+            unbalanced != e->unbalanced)
+            fail_msg("%s: got %s, %u groups, first %s (socket %s, %u slots), unbalanced %d", m->path,
+                     dimm_grouping_name(s->grouping), s->nchannels, s->nchannels ? s->channels[0].name : "-",
+                     s->nchannels ? s->channels[0].socket : "-", s->nchannels ? s->channels[0].slots : 0,
+                     unbalanced);
+        sample_seen++;
+    }
+}
+
 /* Summarize one machine and count the outcome. */
 static void judge(const struct machine *m)
 {
@@ -186,7 +244,20 @@ static void judge(const struct machine *m)
                 printf("warn   %s: %s\n", m->path, s.warnings[w]);
             break;
         }
+    check_sample(m, &s);
+    /* Socket-level grouping never judges channels. */
+    for (unsigned w = 0; w < s.nwarnings && s.grouping == DIMM_GROUP_SOCKET; w++)
+        assert_false(!strncmp(s.warnings[w], "unbalanced", 10));
     t->machines++, total.machines++;
+    if (getenv("DIMM_REAL_SHOW") && strstr(m->path, getenv("DIMM_REAL_SHOW"))) {
+        printf("show   %s: %s, %u groups:", m->path, dimm_grouping_name(s.grouping), s.nchannels);
+        for (unsigned c = 0; c < s.nchannels; c++)
+            printf(" %s[%s]=%u/%u", s.channels[c].name, s.channels[c].socket, s.channels[c].populated,
+                   s.channels[c].slots);
+        for (unsigned w = 0; w < s.nwarnings; w++)
+            printf("\n         warning: %s", s.warnings[w]);
+        printf("\n");
+    }
     if (s.grouping == DIMM_GROUP_NONE) {
         t->none++, total.none++;
         if (getenv("DIMM_REAL_VERBOSE"))
@@ -253,6 +324,7 @@ static void test_real_servers_grouped_right(void **state)
             print_tally(&tallies[i]);
     print_tally(&total);
     assert_true((total.channel_right + total.socket_right) * 100 >= total.machines * 90);
+    assert_int_equal(sample_seen, ARRAY_SIZE(sample));
 }
 
 int main(void)

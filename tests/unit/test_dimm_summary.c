@@ -391,6 +391,7 @@ static void test_supermicro_x8_rom_and_placeholders(void **state)
     dimm_summarize_cpus(d, n, &cpus, &sum);
     assert_int_equal(sum.grouping, DIMM_GROUP_CHANNEL);
     assert_int_equal(sum.rom_entries, 1);
+    assert_int_equal(sum.unnamed_slots, 2);
     assert_int_equal(sum.slots, 14);
     assert_int_equal(sum.populated, 3);
     assert_int_equal(sum.total_mb, 3 * 4096);
@@ -437,6 +438,52 @@ static void test_per_socket_balance(void **state)
     assert_non_null(strstr(warning("unbalanced channels"), "CPU2/A has 1 DIMM, CPU2/D has 0"));
 }
 
+/* Dell CS24-TY: "DIMM A0".."F2" in banks "CHANNEL A".."F", two CPUs,
+ * A-C with two DIMMs, D-F with one. The channels name no socket: the first
+ * three belong to CPU1, so each socket is balanced and only the sockets
+ * differ. */
+static void test_unnamed_sockets_inferred_from_channel_order(void **state)
+{
+    struct dimm d[18];
+    struct dimm_cpus cpus = { 2, 2 };
+    unsigned n = 0;
+
+    (void)state;
+    for (char ch = 'A'; ch <= 'F'; ch++)
+        for (int slot = 0; slot < 3; slot++) {
+            char loc[16], bank[16];
+            snprintf(loc, sizeof(loc), "DIMM %c%d", ch, slot);
+            snprintf(bank, sizeof(bank), "CHANNEL %c", ch);
+            d[n++] = make(loc, bank, slot < (ch <= 'C' ? 2 : 1) ? 4096 : 0, 1066, 1066, 2);
+        }
+    dimm_summarize_cpus(d, n, &cpus, &sum);
+    assert_int_equal(sum.grouping, DIMM_GROUP_CHANNEL);
+    assert_string_equal(channel("C")->socket, "CPU1?");
+    assert_string_equal(channel("D")->socket, "CPU2?");
+    assert_null(warning("unbalanced"));
+    assert_non_null(strstr(warning("sockets differ"), "CPU1? holds 24576 MB, CPU2? holds 12288 MB"));
+    /* Without type 4 nothing is inferred: A-C against D-F is unbalanced. */
+    dimm_summarize(d, n, &sum);
+    assert_non_null(warning("unbalanced channels"));
+}
+
+/* HP DL120 G6: fused "DIMM3A", "DIMM6B" with every number once: load-order
+ * letters, not Supermicro X8 channels; one socket from type 4. */
+static void test_hp_fused_load_order_is_socket_level(void **state)
+{
+    static const char *const locs[] = { "DIMM3A", "DIMM2C", "DIMM1E", "DIMM6B", "DIMM5D", "DIMM4F", NULL };
+    struct dimm d[6];
+    struct dimm_cpus cpus = { 1, 1 };
+    unsigned n = fill(d, locs, "Not Specified", 2048, "100100");
+
+    (void)state;
+    dimm_summarize_cpus(d, n, &cpus, &sum);
+    assert_int_equal(sum.grouping, DIMM_GROUP_SOCKET);
+    assert_int_equal(sum.nchannels, 1);
+    assert_int_equal(channel("CPU")->slots, 6);
+    assert_null(warning("unbalanced"));
+}
+
 /* SMBIOS < 3.1 "Configured Memory Clock Speed" of 800 on a DDR3-1600
  * DIMM (HP DL380 G7) is the clock, not a slow DIMM; under 3.1+ it is. */
 static void test_configured_clock_in_mhz_is_not_slow(void **state)
@@ -477,6 +524,8 @@ int main(void)
         cmocka_unit_test(test_lenovo_socket_level_sockets_differ),
         cmocka_unit_test(test_per_socket_balance),
         cmocka_unit_test(test_configured_clock_in_mhz_is_not_slow),
+        cmocka_unit_test(test_unnamed_sockets_inferred_from_channel_order),
+        cmocka_unit_test(test_hp_fused_load_order_is_socket_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
