@@ -1,4 +1,5 @@
-/* The measured memory map: full_random latency (on cpu 0) and all-CPU read
+/* The measured memory map: full_random latency (on a CPU of the region's NUMA
+ * node, cpu 0 without SRAT) and all-CPU read
  * bandwidth in a buffer placed inside each region of usable physical
  * memory (mem_map_plan.c cuts the regions: 1/32 of RAM, at least 1 GiB
  * where memory allows, never across a NUMA node boundary), one mem_region
@@ -76,6 +77,7 @@ static void emit_region(unsigned idx, const struct mem_region *r, double max_gbp
         json_u64(&r_.j, "buffer_base", r->buf_base);
         json_u64(&r_.j, "buffer_bytes", r->buf_bytes);
         json_num(&r_.j, "latency_ns", r->latency_ns, 2);
+        json_u64(&r_.j, "latency_cpu", r->latency_cpu);
         json_num(&r_.j, "read_gbps", r->read_gbps, 3);
         json_u64(&r_.j, "threads", r->threads);
         json_bool(&r_.j, "slow", r->slow);
@@ -114,6 +116,16 @@ static uint8_t *alloc_in_region(struct mem_region *r, uint64_t want)
     return NULL;
 }
 
+/* A CPU of the region's node, so latency is the node's local latency
+ * (cpu 0 without SRAT, or when the node has no CPU). */
+static unsigned local_cpu(const struct mem_ctx *m, const struct mem_region *r)
+{
+    for (unsigned c = 0; r->node >= 0 && c < m->cpus; c++)
+        if (srat_domain_of_apic(&map_srat, plat_cpu_apic_id(c)) == r->node)
+            return c;
+    return 0;
+}
+
 /* Latency and read bandwidth of one region. */
 static int measure_region(struct mem_ctx *m, struct mem_region *r, uint64_t want, uint64_t pass_ns)
 {
@@ -127,7 +139,8 @@ static int measure_region(struct mem_ctx *m, struct mem_region *r, uint64_t want
     if (!buf)
         return BM_OK;
     cursor = mem_chain_in(m, buf, r->buf_bytes, MEM_FULL_RANDOM);
-    rc = mem_chase_on(m, 0, &cursor, r->buf_bytes, MAP_PASSES, &ls, NULL);
+    r->latency_cpu = local_cpu(m, r);
+    rc = mem_chase_on(m, r->latency_cpu, &cursor, r->buf_bytes, MAP_PASSES, &ls, NULL);
     /* Every CPU reads its own slice, each slice large enough to stream. */
     r->threads = (unsigned)MAX(1ull, MIN((uint64_t)m->cpus, r->buf_bytes / MAP_SLICE_MIN));
     slice = r->buf_bytes / r->threads / MEM_PAGE * MEM_PAGE;
@@ -267,7 +280,7 @@ int mem_run_map(struct mem_ctx *m, enum bm_level level, uint32_t region_ms, uint
     if (rc == BM_EABORT)
         return rc;
     mem_map_judge(regions, n, &v);
-    ui_text("memory map: region, base, size, full_random latency (cpu 0), read bandwidth (all cpus)");
+    ui_text("memory map: region, base, size, full_random latency (a cpu of its node), read bandwidth (all cpus)");
     for (unsigned i = 0; i < n; i++)
         emit_region(i, &regions[i], max_gbps);
     emit_summary(n, &v, total, plat_now_ns() - t0, region_ms, want);

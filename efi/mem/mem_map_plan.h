@@ -26,6 +26,7 @@ struct mem_region {
     bool measured;
     uint64_t buf_base, buf_bytes; /* the buffer measured inside the span */
     unsigned threads;        /* CPUs that read it */
+    unsigned latency_cpu;    /* the CPU that chased (one of the region's node) */
     double latency_ns, read_gbps;
     bool slow;               /* set by mem_map_judge() */
     char reason[96];         /* why it was not measured */

@@ -28,6 +28,7 @@ def check_map(run):
             continue
         assert r["base"] <= r["buffer_base"] and r["buffer_base"] + r["buffer_bytes"] <= r["end"], r
         assert r["latency_ns"] > 0 and r["read_gbps"] > 0 and r["threads"] >= 1, r
+        assert 0 <= r["latency_cpu"] < 4, r
     assert summary["regions"] == len(regions)
     assert summary["covered_bytes"] == sum(r["bytes"] for r in regions) == summary["ram_bytes"], summary
     assert summary["measured"] == sum(r["latency_ns"] is not None for r in regions)
@@ -60,6 +61,9 @@ def test_mem_map_two_numa_nodes():
     # Node 0 holds the first 512 MiB: no region crosses into node 1.
     for r in regions:
         assert (r["end"] <= 512 << 20) == (r["node"] == 0), r
+        # Latency is chased by a CPU of the region's node (cpus=0-1, 2-3).
+        if r["latency_ns"] is not None:
+            assert r["latency_cpu"] // 2 == r["node"], r
     assert 1000 << 20 <= summary["ram_bytes"] <= 1024 << 20, summary
 
 
