@@ -30,14 +30,17 @@ static int set_mem_map(struct config *c, const char *v)
     return parse_level(v, &c->mem_map);
 }
 
-static int set_mem_map_ms(struct config *c, const char *v)
+/* A whole number from lo to hi. */
+static int parse_u32_in(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
     uint64_t n;
-    if (!bm_parse_u64(v, &n) || n < 10 || n > 60000)
+    if (!bm_parse_u64(v, &n) || n < lo || n > hi)
         return BM_EINVAL;
-    c->mem_map_ms = (uint32_t)n;
+    *out = (uint32_t)n;
     return BM_OK;
 }
+
+static int set_mem_map_ms(struct config *c, const char *v) { return parse_u32_in(v, 10, 60000, &c->mem_map_ms); }
 
 static int set_help(struct config *c, const char *v)
 {
@@ -253,23 +256,8 @@ static int set_verify(struct config *c, const char *v)
     return parse_size(v, &c->verify_bytes);
 }
 
-static int set_passes(struct config *c, const char *v)
-{
-    uint64_t n;
-    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
-        return BM_EINVAL;
-    c->passes = (uint32_t)n;
-    return BM_OK;
-}
-
-static int set_duration(struct config *c, const char *v)
-{
-    uint64_t n;
-    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
-        return BM_EINVAL;
-    c->duration_min = (uint32_t)n;
-    return BM_OK;
-}
+static int set_passes(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->passes); }
+static int set_duration(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->duration_min); }
 
 static int set_min_mbps(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_mbps", v); }
 static int set_min_iops(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_iops", v); }

@@ -50,27 +50,19 @@ static int tokenize(const char *s, char tok[][TOKEN_LEN], int max)
     return n;
 }
 
-/* A non-empty run of decimal digits. */
-static bool all_digits(const char *s)
+/* A non-empty string of characters from lo to hi. */
+static bool all_in(const char *s, char lo, char hi)
 {
     if (!*s)
         return false;
     for (; *s; s++)
-        if (*s < '0' || *s > '9')
+        if (*s < lo || *s > hi)
             return false;
     return true;
 }
 
-/* A non-empty run of upper-case letters. */
-static bool all_letters(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < 'A' || *s > 'Z')
-            return false;
-    return true;
-}
+static bool all_digits(const char *s) { return all_in(s, '0', '9'); }
+static bool all_letters(const char *s) { return all_in(s, 'A', 'Z'); }
 
 /* Leading decimal digits (at most 4) as a number, and how many there were. */
 static size_t lead_number(const char *s, int *value)
