@@ -29,30 +29,34 @@ static struct mem_region regions[MEM_MAP_MAX_REGIONS];
 static struct srat_info map_srat;
 static uint8_t *slices[MEM_MAX_CPUS];
 
-/* Cut points at the NUMA nodes' memory boundaries; the node of each region. */
+/* Cut points where the NUMA node changes (SRAT memory ranges in address
+ * order; ranges of one node with a hole between them need no cut). Also
+ * parses SRAT for the regions' nodes. */
 static unsigned node_cuts(uint64_t *cuts, unsigned max)
 {
     const uint8_t *t = plat_acpi_table("SRAT", 0);
     unsigned n = 0;
+    int64_t prev_domain = -1;
+    uint64_t at = 0;
 
     memset(&map_srat, 0, sizeof(map_srat));
     if (!t || srat_parse(t, t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24,
                          &map_srat) != BM_OK || map_srat.ndomains < 2)
         return 0;
-    for (unsigned i = 0; i < map_srat.nmems; i++) {
-        uint64_t e[2] = { map_srat.mems[i].base, map_srat.mems[i].base + map_srat.mems[i].length };
-        for (int k = 0; k < 2; k++) {
-            unsigned j = n;
-            bool dup = false;
-            for (unsigned q = 0; q < n; q++)
-                dup |= cuts[q] == e[k];
-            if (dup || n == max)
-                continue;
-            while (j > 0 && cuts[j - 1] > e[k]) /* keep them ascending */
-                cuts[j] = cuts[j - 1], j--;
-            cuts[j] = e[k];
-            n++;
+    /* Visit the ranges in address order: each time, the lowest base above `at`. */
+    for (unsigned k = 0; k < map_srat.nmems && n < max; k++) {
+        const struct srat_mem *next = NULL;
+        for (unsigned i = 0; i < map_srat.nmems; i++) {
+            const struct srat_mem *r = &map_srat.mems[i];
+            if ((k == 0 || r->base > at) && (!next || r->base < next->base))
+                next = r;
         }
+        if (!next)
+            break;
+        if (prev_domain >= 0 && next->domain != (uint32_t)prev_domain)
+            cuts[n++] = next->base;
+        prev_domain = next->domain;
+        at = next->base;
     }
     return n;
 }
@@ -129,13 +133,21 @@ static unsigned local_cpu(const struct mem_ctx *m, const struct mem_region *r)
 /* Latency and read bandwidth of one region. */
 static int measure_region(struct mem_ctx *m, struct mem_region *r, uint64_t want, uint64_t pass_ns)
 {
-    uint8_t *buf = alloc_in_region(r, want);
+    uint8_t *buf;
     struct mem_spread ls, bs;
     struct mem_team team;
     uint64_t slice;
     void *cursor;
     int rc;
 
+    /* A region much smaller than the others (a node's first 640 KiB) would
+     * measure a buffer that fits in the cache. */
+    if (r->ram_bytes / 2 < want / 8) {
+        snprintf(r->reason, sizeof(r->reason), "%llu KiB: too small for a buffer past the caches",
+                 (unsigned long long)(r->ram_bytes >> 10));
+        return BM_OK;
+    }
+    buf = alloc_in_region(r, MIN(want, r->ram_bytes / 2));
     if (!buf)
         return BM_OK;
     cursor = mem_chain_in(m, buf, r->buf_bytes, MEM_FULL_RANDOM);
@@ -231,7 +243,7 @@ int mem_run_map(struct mem_ctx *m, enum bm_level level, uint32_t region_ms, uint
     struct mem_plan saved = m->plan;
     struct mem_map_verdict v;
     unsigned nranges, ncuts, n;
-    uint64_t total = 0, want, t0 = plat_now_ns(), pass_ns;
+    uint64_t total = 0, want, region_bytes, t0 = plat_now_ns(), pass_ns;
     double max_gbps = 0;
     int rc = BM_OK;
 
@@ -245,13 +257,11 @@ int mem_run_map(struct mem_ctx *m, enum bm_level level, uint32_t region_ms, uint
     for (unsigned i = 0; i < nranges; i++)
         total += ranges[i].bytes;
     ncuts = node_cuts(cuts, MEM_MAP_MAX_CUTS);
-    n = mem_map_plan(ranges, nranges, mem_map_region_bytes(total, level == LEVEL_FULL ? 32 : 8), cuts, ncuts,
-                     regions, MEM_MAP_MAX_REGIONS);
+    region_bytes = mem_map_region_bytes(total, level == LEVEL_FULL ? 32 : 8);
+    n = mem_map_plan(ranges, nranges, region_bytes, cuts, ncuts, regions, MEM_MAP_MAX_REGIONS);
     /* The buffer: well past the LLC (4x, at least 64 MiB, at most 256 MiB),
-     * within half of the smallest region and mem_max. */
-    want = MIN(MAX(4 * m->plan.llc_bytes, 64 * MEM_MIB), 256 * MEM_MIB);
-    for (unsigned i = 0; i < n; i++)
-        want = MIN(want, regions[i].ram_bytes / 2);
+     * within half a region and mem_max. */
+    want = MIN(MIN(MAX(4 * m->plan.llc_bytes, 64 * MEM_MIB), 256 * MEM_MIB), region_bytes / 2);
     if (mem_max_bytes)
         want = MIN(want, mem_max_bytes);
     want = MAX(want, 2 * MEM_PAGE);
