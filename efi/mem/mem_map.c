@@ -29,36 +29,16 @@ static struct mem_region regions[MEM_MAP_MAX_REGIONS];
 static struct srat_info map_srat;
 static uint8_t *slices[MEM_MAX_CPUS];
 
-/* Cut points where the NUMA node changes (SRAT memory ranges in address
- * order; ranges of one node with a hole between them need no cut). Also
- * parses SRAT for the regions' nodes. */
+/* Parse SRAT for the regions' nodes; the cut points where the node changes. */
 static unsigned node_cuts(uint64_t *cuts, unsigned max)
 {
     const uint8_t *t = plat_acpi_table("SRAT", 0);
-    unsigned n = 0;
-    int64_t prev_domain = -1;
-    uint64_t at = 0;
 
     memset(&map_srat, 0, sizeof(map_srat));
     if (!t || srat_parse(t, t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24,
                          &map_srat) != BM_OK || map_srat.ndomains < 2)
         return 0;
-    /* Visit the ranges in address order: each time, the lowest base above `at`. */
-    for (unsigned k = 0; k < map_srat.nmems && n < max; k++) {
-        const struct srat_mem *next = NULL;
-        for (unsigned i = 0; i < map_srat.nmems; i++) {
-            const struct srat_mem *r = &map_srat.mems[i];
-            if ((k == 0 || r->base > at) && (!next || r->base < next->base))
-                next = r;
-        }
-        if (!next)
-            break;
-        if (prev_domain >= 0 && next->domain != (uint32_t)prev_domain)
-            cuts[n++] = next->base;
-        prev_domain = next->domain;
-        at = next->base;
-    }
-    return n;
+    return mem_map_node_cuts(&map_srat, cuts, max);
 }
 
 /* mem_region: one region, measured or with the reason it was not. */

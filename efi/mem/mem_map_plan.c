@@ -1,5 +1,6 @@
 /* The measured memory map, its pure half (mem_map_plan.h). */
 #include "mem_map_plan.h"
+#include "mem_srat.h"
 
 #define MIB (1ull << 20)
 #define GIB (1ull << 30)
@@ -139,4 +140,28 @@ void mem_map_judge(struct mem_region *r, unsigned n, struct mem_map_verdict *v)
     for (unsigned i = 0; i < n && v->slow; i++)
         if (r[i].measured && r[i].base >= v->slow_from && !r[i].slow)
             v->slow_at_top = false;
+}
+
+unsigned mem_map_node_cuts(const struct srat_info *srat, uint64_t *cuts, unsigned max)
+{
+    unsigned n = 0;
+    int64_t prev_domain = -1;
+    uint64_t at = 0;
+
+    /* Visit the ranges in address order: each time, the lowest base above `at`. */
+    for (unsigned k = 0; k < srat->nmems && n < max; k++) {
+        const struct srat_mem *next = NULL;
+        for (unsigned i = 0; i < srat->nmems; i++) {
+            const struct srat_mem *r = &srat->mems[i];
+            if ((k == 0 || r->base > at) && (!next || r->base < next->base))
+                next = r;
+        }
+        if (!next)
+            break;
+        if (prev_domain >= 0 && next->domain != (uint32_t)prev_domain)
+            cuts[n++] = next->base;
+        prev_domain = next->domain;
+        at = next->base;
+    }
+    return n;
 }

@@ -44,6 +44,12 @@ uint64_t mem_map_region_bytes(uint64_t total, unsigned regions);
 unsigned mem_map_plan(const struct mem_ram_range *r, unsigned n, uint64_t region_bytes, const uint64_t *cuts,
                       unsigned ncuts, struct mem_region *out, unsigned max);
 
+/* Where the NUMA node changes, in address order, from SRAT's memory
+ * ranges (ranges of one node with a hole between need no cut). Returns
+ * how many cuts (at most max). */
+struct srat_info;
+unsigned mem_map_node_cuts(const struct srat_info *srat, uint64_t *cuts, unsigned max);
+
 /* What the judge found. */
 struct mem_map_verdict {
     unsigned measured, slow;

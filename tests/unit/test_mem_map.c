@@ -155,6 +155,24 @@ static void test_srat_domain_of_addr(void **state)
     assert_int_equal(srat_domain_of_addr(&s, 3 * GIB), -1);
 }
 
+/* QEMU's two-node SRAT: node 0 in two ranges around the legacy hole,
+ * listed out of order, node 1 above. One cut, where node 1 starts. */
+static void test_node_cuts_only_where_the_node_changes(void **state)
+{
+    static struct srat_info s;
+    uint64_t cuts[8];
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    s.nmems = 3;
+    s.mems[0] = (struct srat_mem){ .base = 512 * MIB, .length = 512 * MIB, .domain = 1 };
+    s.mems[1] = (struct srat_mem){ .base = 0, .length = 0xa0000, .domain = 0 };
+    s.mems[2] = (struct srat_mem){ .base = 0x100000, .length = 511 * MIB, .domain = 0 };
+    assert_int_equal(mem_map_node_cuts(&s, cuts, 8), 1);
+    assert_int_equal(cuts[0], 512 * MIB);
+    assert_int_equal(mem_map_node_cuts(&s, cuts, 0), 0);
+}
+
 static void test_mem_map_options(void **state)
 {
     struct config c;
@@ -183,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_judge_names_the_slow_top),
         cmocka_unit_test(test_judge_latency_and_nodes),
         cmocka_unit_test(test_srat_domain_of_addr),
+        cmocka_unit_test(test_node_cuts_only_where_the_node_changes),
         cmocka_unit_test(test_mem_map_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
