@@ -25,6 +25,24 @@ static int parse_level(const char *v, enum bm_level *out)
 static int set_mem(struct config *c, const char *v) { return parse_level(v, &c->mem); }
 static int set_disk(struct config *c, const char *v) { return parse_level(v, &c->disk); }
 
+static int set_mem_map(struct config *c, const char *v)
+{
+    c->mem_map_given = true;
+    return parse_level(v, &c->mem_map);
+}
+
+/* A whole number from lo to hi. */
+static int parse_u32_in(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    uint64_t n;
+    if (!bm_parse_u64(v, &n) || n < lo || n > hi)
+        return BM_EINVAL;
+    *out = (uint32_t)n;
+    return BM_OK;
+}
+
+static int set_mem_map_ms(struct config *c, const char *v) { return parse_u32_in(v, 10, 60000, &c->mem_map_ms); }
+
 static int set_help(struct config *c, const char *v)
 {
     if (*v && strcmp(v, "1") && strcmp(v, "yes") && strcmp(v, "on"))
@@ -269,23 +287,8 @@ static int set_verify(struct config *c, const char *v)
     return parse_size(v, &c->verify_bytes);
 }
 
-static int set_passes(struct config *c, const char *v)
-{
-    uint64_t n;
-    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
-        return BM_EINVAL;
-    c->passes = (uint32_t)n;
-    return BM_OK;
-}
-
-static int set_duration(struct config *c, const char *v)
-{
-    uint64_t n;
-    if (!bm_parse_u64(v, &n) || n < 1 || n > 1000000)
-        return BM_EINVAL;
-    c->duration_min = (uint32_t)n;
-    return BM_OK;
-}
+static int set_passes(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->passes); }
+static int set_duration(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->duration_min); }
 
 static int set_min_mbps(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_mbps", v); }
 static int set_min_iops(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_iops", v); }
@@ -319,6 +322,9 @@ static const struct key_def keys[] = {
               "return, reboot or shutdown", set_exit },
     { "screen_dump", "0 or 1 (a diagnostic: the final results screen as a \"screen\" record)", set_screen_dump },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },
+    { "mem_map", "off, quick (8 regions) or full (32 regions): latency and bandwidth across physical memory",
+      set_mem_map },
+    { "mem_map_ms", "milliseconds from 10 to 60000 of measuring per memory map region", set_mem_map_ms },
     { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
       set_verify },
     { "passes", "a number of passes from 1 to 1000000", set_passes },

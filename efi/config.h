@@ -48,6 +48,9 @@ struct config {
     enum bm_exit exit;
     bool screen_dump;      /* screen_dump=1: the final screen as a "screen" record (a diagnostic) */
     uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
+    enum bm_level mem_map;  /* mem_map=: the measured memory map (off, quick = 8 regions, full = 32) */
+    bool mem_map_given;     /* mem_map= was set; else it follows mem= (full: full, quick: off) */
+    uint32_t mem_map_ms;    /* mem_map_ms=: measuring time per region (0 = default) */
     uint64_t verify_bytes; /* verify=: bytes to write, read back and compare per writable disk (0 = off) */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
     uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */

@@ -1,202 +1,5 @@
-/* DIMM locator parsing and the population summary (pure functions). */
+/* The DIMM population summary (a pure function; locators: dimm_locator.c). */
 #include "dimm.h"
-
-/* ---- Locators ---------------------------------------------------------------------- */
-
-#define MAX_TOKENS 12
-
-/* Split into upper-case runs of letters and digits: "P1-DIMMA1" gives
- * "P1", "DIMMA1"; "CPU1_DIMM_A1" gives "CPU1", "DIMM", "A1". */
-static int tokenize(const char *s, char tok[][24], int max)
-{
-    int n = 0;
-
-    while (*s && n < max) {
-        size_t len = 0;
-        while (*s && !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
-            s++;
-        if (!*s)
-            break;
-        while ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')) {
-            if (len + 1 < 24)
-                tok[n][len++] = (*s >= 'a' && *s <= 'z') ? (char)(*s - 'a' + 'A') : *s;
-            s++;
-        }
-        tok[n++][len] = '\0';
-    }
-    return n;
-}
-
-/* A non-empty run of decimal digits. */
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
-/* A non-empty run of upper-case letters. */
-static bool all_letters(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < 'A' || *s > 'Z')
-            return false;
-    return true;
-}
-
-/* If tok is PREFIX followed by digits (or PREFIX alone and next is all
- * digits), return the digits and how many tokens it used (1 or 2). */
-static int prefixed_number(const char *prefix, char tok[][24], int i, int n, const char **digits)
-{
-    size_t pl = strlen(prefix);
-
-    if (strncmp(tok[i], prefix, pl) != 0)
-        return 0;
-    if (all_digits(tok[i] + pl)) {
-        *digits = tok[i] + pl;
-        return 1;
-    }
-    if (tok[i][pl] == '\0' && i + 1 < n && all_digits(tok[i + 1])) {
-        *digits = tok[i + 1];
-        return 2;
-    }
-    return 0;
-}
-
-/* A socket token: CPU1, P0, PROC 1, SOCKET 0, SKT1. Returns tokens used. */
-static int socket_token(char tok[][24], int i, int n, char *out, size_t cap)
-{
-    static const char *const prefixes[] = { "CPU", "PROC", "SOCKET", "SKT", "P" };
-    const char *digits;
-
-    for (size_t k = 0; k < ARRAY_SIZE(prefixes); k++) {
-        int used = prefixed_number(prefixes[k], tok, i, n, &digits);
-        /* "P" alone followed by a number is too loose to be a socket. */
-        if (used == 2 && !strcmp(prefixes[k], "P"))
-            continue;
-        if (used) {
-            snprintf(out, cap, "%s%s", prefixes[k], digits);
-            return used;
-        }
-    }
-    return 0;
-}
-
-/* The part after "DIMM": "A1" (channel A, slot 1), "0" (slot 0), "A". */
-static void dimm_suffix(const char *rest, char *channel, size_t cap, int *slot)
-{
-    size_t letters = 0;
-
-    while (rest[letters] >= 'A' && rest[letters] <= 'Z')
-        letters++;
-    if (letters && letters <= 2 && (rest[letters] == '\0' || all_digits(rest + letters)))
-        snprintf(channel, cap, "%.*s", (int)letters, rest);
-    if (all_digits(rest + letters)) {
-        int v = 0;
-        for (const char *p = rest + letters; *p && v < 1000; p++)
-            v = v * 10 + (*p - '0');
-        *slot = v;
-    }
-}
-
-/* What one locator string names. */
-struct loc_parts {
-    char socket[12], node[8], controller[8], channel[12];
-    int slot;
-};
-
-/* Socket, node, controller, channel and slot named in one locator string. */
-static void parse_one(const char *s, struct loc_parts *p)
-{
-    char tok[MAX_TOKENS][24];
-    int n = tokenize(s, tok, MAX_TOKENS);
-
-    memset(p, 0, sizeof(*p));
-    p->slot = -1;
-    for (int i = 0; i < n;) {
-        const char *digits;
-        int used;
-
-        if (!p->socket[0] && (used = socket_token(tok, i, n, p->socket, sizeof(p->socket)))) {
-            i += used;
-        } else if ((used = prefixed_number("NODE", tok, i, n, &digits))) {
-            snprintf(p->node, sizeof(p->node), "%s", digits);
-            i += used;
-        } else if ((used = prefixed_number("CONTROLLER", tok, i, n, &digits)) ||
-                   (used = prefixed_number("MC", tok, i, n, &digits))) {
-            snprintf(p->controller, sizeof(p->controller), "%s", digits);
-            i += used;
-        } else if ((used = prefixed_number("BANK", tok, i, n, &digits))) {
-            i += used; /* "BANK 0": a rank/bank number, not a channel */
-        } else if (!strncmp(tok[i], "CHANNEL", 7) || (!strncmp(tok[i], "CH", 2) && strlen(tok[i]) <= 4)) {
-            const char *rest = tok[i] + (!strncmp(tok[i], "CHANNEL", 7) ? 7 : 2);
-            i++;
-            if (!*rest && i < n && (all_digits(tok[i]) || (all_letters(tok[i]) && strlen(tok[i]) <= 2)))
-                rest = tok[i++];
-            if (all_digits(rest) || (all_letters(rest) && strlen(rest) <= 2))
-                snprintf(p->channel, sizeof(p->channel), "%s", rest);
-        } else if (!strncmp(tok[i], "DIMM", 4) || !strncmp(tok[i], "SODIMM", 6)) {
-            const char *rest = tok[i] + (!strncmp(tok[i], "DIMM", 4) ? 4 : 6);
-            char ch[12] = "";
-            i++;
-            /* "DIMM_P0_A0": a socket may sit between DIMM and its suffix
-             * (but "DIMM_P0" alone is channel P, slot 0). */
-            if (!*rest && i < n && !p->socket[0]) {
-                char sock[12];
-                used = socket_token(tok, i, n, sock, sizeof(sock));
-                if (used && i + used < n) {
-                    bm_strlcpy(p->socket, sock, sizeof(p->socket));
-                    i += used;
-                }
-            }
-            if (!*rest && i < n && (all_digits(tok[i]) || (tok[i][0] >= 'A' && tok[i][0] <= 'Z' && strlen(tok[i]) <= 4)))
-                rest = tok[i++];
-            dimm_suffix(rest, ch, sizeof(ch), &p->slot);
-            if (ch[0] && !p->channel[0])
-                snprintf(p->channel, sizeof(p->channel), "%s", ch);
-        } else {
-            i++;
-        }
-    }
-}
-
-/* Merge what the device and bank locators name into one slot position. */
-bool dimm_locator_parse(const char *locator, const char *bank, struct dimm_slot_pos *pos)
-{
-    struct loc_parts l, b;
-    const struct loc_parts *chan_src;
-
-    parse_one(locator ? locator : "", &l);
-    parse_one(bank ? bank : "", &b);
-    memset(pos, 0, sizeof(*pos));
-    pos->slot = l.slot >= 0 ? l.slot : b.slot;
-
-    /* The channel (and the controller/node that qualify it) come from the
-     * device locator when it names one, else from the bank locator (AMD
-     * boards: "DIMM 0" in bank "P0 CHANNEL A"). */
-    chan_src = l.channel[0] ? &l : &b;
-    snprintf(pos->channel, sizeof(pos->channel), "%s", chan_src->channel);
-
-    /* The socket from either; "NODE n" alone (Intel boards' bank locator)
-     * is the socket, next to a socket token it is a node inside it. */
-    if (l.socket[0])
-        snprintf(pos->socket, sizeof(pos->socket), "%s", l.socket);
-    else if (b.socket[0])
-        snprintf(pos->socket, sizeof(pos->socket), "%s", b.socket);
-    else if (l.node[0] || b.node[0])
-        snprintf(pos->socket, sizeof(pos->socket), "NODE%s", l.node[0] ? l.node : b.node);
-
-    if (chan_src->controller[0])
-        snprintf(pos->group, sizeof(pos->group), "C%s", chan_src->controller);
-    else if (chan_src->node[0] && (l.socket[0] || b.socket[0]))
-        snprintf(pos->group, sizeof(pos->group), "N%s", chan_src->node);
-    return pos->channel[0] != '\0';
-}
 
 /* ---- Summary ---------------------------------------------------------------------- */
 
@@ -254,6 +57,34 @@ static void hist_text(const struct histogram *h, const char *unit, char *buf, si
                                 (unsigned)h->bins[i].value, unit);
 }
 
+/* Where every slot sits, as far as the locators tell. */
+#define DIMM_MAX_PLACED 256
+struct placement {
+    struct dimm_slot_pos pos[DIMM_MAX_PLACED];
+    bool grouped[DIMM_MAX_PLACED]; /* false: ROM entry or unnamed empty placeholder */
+    bool has_channel[DIMM_MAX_PLACED];
+};
+
+/* HPE's "PROC 1 DIMM 2A", "DIMM3A": every number appears once per socket
+ * and the letter is the load order. Fujitsu's "DIMM-1A", "DIMM-2A" (slot
+ * numbers) and Supermicro's "P1_DIMM1A", "P1_DIMM1B" (channel numbers)
+ * repeat their numbers. */
+static bool letters_are_load_order(const struct placement *pl, unsigned n)
+{
+    bool any = false;
+
+    for (unsigned i = 0; i < n; i++) {
+        if (!pl->grouped[i] || !pl->pos[i].digit_letter)
+            continue;
+        any = true;
+        for (unsigned j = i + 1; j < n; j++)
+            if (pl->grouped[j] && pl->pos[j].digit_letter && pl->pos[j].digit == pl->pos[i].digit &&
+                !strcmp(pl->pos[j].socket, pl->pos[i].socket))
+                return false;
+    }
+    return any;
+}
+
 /* "socket/group/channel", leaving out what is not known. */
 static void channel_name(const struct dimm_slot_pos *p, char *buf, size_t cap)
 {
@@ -261,56 +92,161 @@ static void channel_name(const struct dimm_slot_pos *p, char *buf, size_t cap)
              p->channel);
 }
 
-/* Group slots by channel; false (with a note) when a locator names none. */
-static bool collect_channels(const struct dimm *d, unsigned n, struct dimm_summary *s)
+/* Count one slot into the group called name; false when the table is full. */
+static bool count_slot(struct dimm_summary *s, const char *name, const char *socket, const struct dimm *d)
 {
-    for (unsigned i = 0; i < n; i++) {
-        struct dimm_slot_pos pos;
-        char name[40];
-        unsigned c;
+    unsigned c;
 
-        if (!dimm_locator_parse(d[i].locator, d[i].bank, &pos)) {
-            snprintf(s->channels_note, sizeof(s->channels_note),
-                     "the locators do not name channels (slot \"%s\"%s%s%s)", d[i].locator,
-                     d[i].bank[0] ? ", bank \"" : "", d[i].bank, d[i].bank[0] ? "\"" : "");
+    for (c = 0; c < s->nchannels; c++)
+        if (!strcmp(s->channels[c].name, name))
+            break;
+    if (c == s->nchannels) {
+        if (s->nchannels == DIMM_MAX_CHANNELS)
+            return false;
+        memset(&s->channels[c], 0, sizeof(s->channels[c]));
+        bm_strlcpy(s->channels[c].name, name, sizeof(s->channels[c].name));
+        bm_strlcpy(s->channels[c].socket, socket, sizeof(s->channels[c].socket));
+        s->nchannels++;
+    }
+    s->channels[c].slots++;
+    if (dimm_populated(d)) {
+        s->channels[c].populated++;
+        s->channels[c].size_mb += d->size_mb;
+    }
+    return true;
+}
+
+/* Group the slots at the given level; false when the table overflows. */
+static bool group_slots(const struct dimm *d, unsigned n, const struct placement *pl, enum dimm_grouping level,
+                        struct dimm_summary *s)
+{
+    s->nchannels = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct dimm_slot_pos *p = &pl->pos[i];
+        char name[40];
+
+        if (!pl->grouped[i])
+            continue;
+        if (level == DIMM_GROUP_CHANNEL)
+            channel_name(p, name, sizeof(name));
+        else /* Dell's letter names the socket when nothing else does */
+            bm_strlcpy(name, p->socket[0] ? p->socket : p->channel[0] ? p->channel : "CPU", sizeof(name));
+        if (!count_slot(s, name, level == DIMM_GROUP_CHANNEL ? p->socket : name, &d[i])) {
+            snprintf(s->channels_note, sizeof(s->channels_note), "more than %d groups", DIMM_MAX_CHANNELS);
             s->nchannels = 0;
             return false;
-        }
-        channel_name(&pos, name, sizeof(name));
-        for (c = 0; c < s->nchannels; c++)
-            if (!strcmp(s->channels[c].name, name))
-                break;
-        if (c == s->nchannels) {
-            if (s->nchannels == DIMM_MAX_CHANNELS) {
-                snprintf(s->channels_note, sizeof(s->channels_note), "more than %d channels",
-                         DIMM_MAX_CHANNELS);
-                s->nchannels = 0;
-                return false;
-            }
-            memset(&s->channels[c], 0, sizeof(s->channels[c]));
-            bm_strlcpy(s->channels[c].name, name, sizeof(s->channels[c].name));
-            s->nchannels++;
-        }
-        s->channels[c].slots++;
-        if (dimm_populated(&d[i])) {
-            s->channels[c].populated++;
-            s->channels[c].size_mb += d[i].size_mb;
         }
     }
     return true;
 }
 
-/* Interleaving spreads consecutive lines over the channels only as far
- * as every channel holds the same: a channel with fewer or smaller DIMMs
- * leaves part of memory on fewer channels, with less bandwidth. */
-static void warn_unbalanced(struct dimm_summary *s)
+/* No memory channel holds more than 3 DIMMs on DDR3-DDR5 servers, 4 on
+ * some DDR2/FB-DIMM boards. More in one "channel" means the letter is
+ * something else: Dell's A1..A12 (socket A), Oracle's D0..D15. */
+static bool channels_plausible(const struct dimm *d, unsigned n, const struct dimm_summary *s)
+{
+    unsigned most = 3;
+
+    for (unsigned i = 0; i < n; i++)
+        if (d[i].type_code == 0x13 || d[i].type_code == 0x14 || d[i].type_code == 0x19) /* DDR2, FB-DIMM */
+            most = 4;
+    for (unsigned c = 0; c < s->nchannels; c++)
+        if (s->channels[c].slots > most)
+            return false;
+    return true;
+}
+
+/* Channels that name no socket on a board with several (Dell CS24 "DIMM
+ * A0".."F2", Fujitsu "DIMM-1A".."3F", ETegro "ChannelA".."H"): the letters
+ * run on from one CPU to the next, so with the count dividing evenly the
+ * first share belongs to CPU1 ("CPU1?": inferred), and each socket's
+ * channels are balanced apart. */
+static void infer_sockets(struct dimm_summary *s, const struct dimm_cpus *cpus)
+{
+    unsigned per;
+
+    if (!cpus || cpus->sockets < 2 || s->nchannels % cpus->sockets)
+        return;
+    for (unsigned c = 0; c < s->nchannels; c++)
+        if (s->channels[c].socket[0])
+            return;
+    per = s->nchannels / cpus->sockets;
+    for (unsigned c = 0; c < s->nchannels; c++)
+        snprintf(s->channels[c].socket, sizeof(s->channels[c].socket), "CPU%u?", MIN(c / per + 1, 99u));
+}
+
+/* Choose the finest grouping the locators support and fill s->channels. */
+static void place_slots(const struct dimm *d, unsigned n, const struct dimm_cpus *cpus, struct dimm_summary *s)
+{
+    static struct placement pl;
+    unsigned named = 0, with_channel = 0, with_socket = 0, first_unplaced = n;
+    bool one_socket = cpus && cpus->sockets == 1;
+
+    memset(&pl, 0, sizeof(pl));
+    for (unsigned i = 0; i < n && i < DIMM_MAX_PLACED; i++) {
+        pl.has_channel[i] = dimm_locator_parse(d[i].locator, d[i].bank, &pl.pos[i]);
+        pl.grouped[i] = !dimm_is_rom(&d[i]) &&
+                        (dimm_populated(&d[i]) || !dimm_locator_is_placeholder(d[i].locator));
+    }
+    if (letters_are_load_order(&pl, n))
+        for (unsigned i = 0; i < n; i++)
+            if (pl.pos[i].digit_letter)
+                pl.has_channel[i] = false, pl.pos[i].channel[0] = '\0';
+    for (unsigned i = 0; i < n && i < DIMM_MAX_PLACED; i++) {
+        s->unnamed_slots += !pl.grouped[i] && !dimm_is_rom(&d[i]);
+        if (!pl.grouped[i])
+            continue;
+        named++;
+        with_channel += pl.has_channel[i];
+        with_socket += pl.pos[i].socket[0] != '\0' || one_socket;
+        if (!pl.has_channel[i] && !pl.pos[i].socket[0] && !one_socket && first_unplaced == n)
+            first_unplaced = i;
+    }
+
+    if (n > DIMM_MAX_PLACED) {
+        snprintf(s->channels_note, sizeof(s->channels_note), "more than %d memory devices", DIMM_MAX_PLACED);
+    } else if (named && with_channel == named && group_slots(d, n, &pl, DIMM_GROUP_CHANNEL, s)) {
+        if (channels_plausible(d, n, s)) {
+            s->grouping = DIMM_GROUP_CHANNEL;
+            infer_sockets(s, cpus);
+            return;
+        }
+        /* Too many slots per "channel": the letter names a socket. */
+        if (group_slots(d, n, &pl, DIMM_GROUP_SOCKET, s)) {
+            s->grouping = DIMM_GROUP_SOCKET;
+            snprintf(s->channels_note, sizeof(s->channels_note),
+                     "the locators name sockets, not channels (slot \"%.32s\")", d[0].locator);
+        }
+    } else if (named && (with_socket == named || with_channel == named) &&
+               group_slots(d, n, &pl, DIMM_GROUP_SOCKET, s)) {
+        s->grouping = DIMM_GROUP_SOCKET;
+        snprintf(s->channels_note, sizeof(s->channels_note),
+                 "the locators name sockets, not channels (slot \"%.32s\"%s%.32s%s)", d[0].locator,
+                 d[0].bank[0] ? ", bank \"" : "", d[0].bank, d[0].bank[0] ? "\"" : "");
+    } else if (n && first_unplaced < n) {
+        snprintf(s->channels_note, sizeof(s->channels_note),
+                 "the locators do not name channels (slot \"%.32s\"%s%.32s%s)", d[first_unplaced].locator,
+                 d[first_unplaced].bank[0] ? ", bank \"" : "", d[first_unplaced].bank,
+                 d[first_unplaced].bank[0] ? "\"" : "");
+        s->nchannels = 0;
+    } else if (n) {
+        snprintf(s->channels_note, sizeof(s->channels_note), "no named memory slots");
+    }
+}
+
+/* Interleaving spreads consecutive lines over a socket's channels only as
+ * far as every channel holds the same: a channel with fewer or smaller
+ * DIMMs leaves part of memory on fewer channels, with less bandwidth.
+ * Sockets are compared apart: each interleaves its own channels, and a
+ * socket without DIMMs (an empty CPU socket) has nothing to balance. */
+static void warn_unbalanced_socket(struct dimm_summary *s, const char *socket, bool skip_empty)
 {
     const struct dimm_channel *lo = NULL, *hi = NULL, *small = NULL, *big = NULL;
 
-    if (!s->channels_known || s->populated == 0)
-        return;
     for (unsigned c = 0; c < s->nchannels; c++) {
         const struct dimm_channel *ch = &s->channels[c];
+        if (strcmp(ch->socket, socket) || (skip_empty && !ch->populated))
+            continue;
         if (!lo || ch->populated < lo->populated)
             lo = ch;
         if (!hi || ch->populated > hi->populated)
@@ -320,6 +256,8 @@ static void warn_unbalanced(struct dimm_summary *s)
         if (!big || ch->size_mb > big->size_mb)
             big = ch;
     }
+    if (!hi || hi->populated == 0)
+        return;
     if (lo->populated != hi->populated)
         add_warning(s, "unbalanced channels: %s has %u DIMM%s, %s has %u", hi->name, hi->populated,
                     hi->populated == 1 ? "" : "s", lo->name, lo->populated);
@@ -328,8 +266,69 @@ static void warn_unbalanced(struct dimm_summary *s)
                     (unsigned long long)big->size_mb, small->name, (unsigned long long)small->size_mb);
 }
 
+/* Memory per socket (of the sockets that have any). */
+static uint64_t socket_mb(const struct dimm_summary *s, const char *socket)
+{
+    uint64_t mb = 0;
+
+    for (unsigned c = 0; c < s->nchannels; c++)
+        if (!strcmp(s->channels[c].socket, socket))
+            mb += s->channels[c].size_mb;
+    return mb;
+}
+
+/* Per-socket channel balance, then sockets against each other. Channels
+ * that name no socket, on a board where type 4 lists an empty CPU socket,
+ * may belong to that CPU: their empty ones are left out. */
+static void warn_unbalanced(struct dimm_summary *s, const struct dimm_cpus *cpus)
+{
+    bool cpu_missing = cpus && cpus->populated < cpus->sockets;
+
+    const char *lo = NULL, *hi = NULL;
+    uint64_t lo_mb = 0, hi_mb = 0;
+
+    if (s->grouping == DIMM_GROUP_NONE || s->populated == 0)
+        return;
+    for (unsigned c = 0; c < s->nchannels; c++) {
+        const char *sock = s->channels[c].socket;
+        bool first = true;
+        uint64_t mb;
+        for (unsigned k = 0; k < c && first; k++)
+            first = strcmp(s->channels[k].socket, sock) != 0;
+        if (!first)
+            continue;
+        if (s->grouping == DIMM_GROUP_CHANNEL)
+            warn_unbalanced_socket(s, sock, cpu_missing && !sock[0]);
+        mb = socket_mb(s, sock);
+        if (!mb)
+            continue;
+        if (!lo || mb < lo_mb)
+            lo = sock, lo_mb = mb;
+        if (!hi || mb > hi_mb)
+            hi = sock, hi_mb = mb;
+    }
+    if (lo && lo_mb != hi_mb && lo[0] && hi[0])
+        add_warning(s, "sockets differ: %s holds %llu MB, %s holds %llu MB", hi, (unsigned long long)hi_mb, lo,
+                    (unsigned long long)lo_mb);
+}
+
+/* Configured below rated. Before SMBIOS 3.1 the field was the
+ * "Configured Memory Clock Speed" in MHz, and some firmware wrote the
+ * clock (half the MT/s); exactly half under that name is not a slow DIMM. */
+static bool configured_below_rated(const struct dimm *d)
+{
+    uint32_t conf = d->configured_mts;
+
+    if (!d->speed_mts || !conf)
+        return false;
+    if (d->configured_may_be_clock && conf * 2 + 2 >= d->speed_mts && conf * 2 <= d->speed_mts + 2)
+        return false;
+    /* 2666 vs 2667, 2933 vs 2934: rounding of the same speed. */
+    return conf + 1 < d->speed_mts;
+}
+
 /* Counts, channels and warnings of a DIMM population. */
-void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
+void dimm_summarize_cpus(const struct dimm *d, unsigned n, const struct dimm_cpus *cpus, struct dimm_summary *s)
 {
     struct histogram sizes = { 0 }, speeds = { 0 }, ranks = { 0 };
     const struct dimm *slow = NULL;
@@ -337,8 +336,12 @@ void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
     char text[DIMM_WARNING_LEN];
 
     memset(s, 0, sizeof(*s));
-    s->slots = n;
     for (unsigned i = 0; i < n; i++) {
+        if (dimm_is_rom(&d[i])) {
+            s->rom_entries++;
+            continue;
+        }
+        s->slots++;
         if (!dimm_populated(&d[i]))
             continue;
         s->populated++;
@@ -352,7 +355,7 @@ void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
             hist_add(&speeds, d[i].speed_mts);
         if (d[i].ranks)
             hist_add(&ranks, d[i].ranks);
-        if (d[i].speed_mts && d[i].configured_mts && d[i].configured_mts < d[i].speed_mts) {
+        if (configured_below_rated(&d[i])) {
             if (!slow)
                 slow = &d[i];
             nslow++;
@@ -362,9 +365,10 @@ void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
     if (n == 0)
         snprintf(s->channels_note, sizeof(s->channels_note), "the firmware lists no memory devices");
     else
-        s->channels_known = collect_channels(d, n, s);
+        place_slots(d, n, cpus, s);
+    s->channels_known = s->grouping == DIMM_GROUP_CHANNEL;
 
-    warn_unbalanced(s);
+    warn_unbalanced(s, cpus);
     if (sizes.n > 1) {
         hist_text(&sizes, " MB", text, sizeof(text));
         add_warning(s, "mixed sizes: %s", text);
@@ -384,4 +388,14 @@ void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
     if (unknown_size)
         add_warning(s, "%u populated slot%s report%s an unknown size", unknown_size, unknown_size == 1 ? "" : "s",
                     unknown_size == 1 ? "s" : "");
+}
+
+void dimm_summarize(const struct dimm *d, unsigned n, struct dimm_summary *s)
+{
+    dimm_summarize_cpus(d, n, NULL, s);
+}
+
+const char *dimm_grouping_name(enum dimm_grouping g)
+{
+    return g == DIMM_GROUP_CHANNEL ? "channel" : g == DIMM_GROUP_SOCKET ? "socket" : "none";
 }

@@ -202,8 +202,13 @@ static void emit_dimm_summary(const struct dimm_summary *s)
     json_u64(&r.j, "populated", s->populated);
     json_u64(&r.j, "slots", s->slots);
     json_u64(&r.j, "total_mb", s->total_mb);
-    if (s->channels_known) {
-        json_arr_begin(&r.j, "channels");
+    json_str(&r.j, "grouping", dimm_grouping_name(s->grouping));
+    if (s->rom_entries)
+        json_u64(&r.j, "rom_entries", s->rom_entries);
+    if (s->unnamed_slots)
+        json_u64(&r.j, "unnamed_slots", s->unnamed_slots);
+    if (s->grouping != DIMM_GROUP_NONE) {
+        json_arr_begin(&r.j, s->channels_known ? "channels" : "sockets");
         for (unsigned c = 0; c < s->nchannels; c++) {
             json_obj_begin(&r.j, NULL);
             json_str(&r.j, "name", s->channels[c].name);
@@ -213,7 +218,8 @@ static void emit_dimm_summary(const struct dimm_summary *s)
             json_obj_end(&r.j);
         }
         json_arr_end(&r.j);
-    } else {
+    }
+    if (!s->channels_known) {
         json_null(&r.j, "channels");
         json_str(&r.j, "channels_note", s->channels_note);
     }
@@ -224,8 +230,9 @@ static void emit_dimm_summary(const struct dimm_summary *s)
 
     n = (size_t)snprintf(human, sizeof(human), "Memory   %u of %u slots populated, %llu MB", s->populated, s->slots,
                          (unsigned long long)s->total_mb);
-    if (s->channels_known) {
-        n += (size_t)snprintf(human + n, n < sizeof(human) ? sizeof(human) - n : 0, "; per channel:");
+    if (s->grouping != DIMM_GROUP_NONE) {
+        n += (size_t)snprintf(human + n, n < sizeof(human) ? sizeof(human) - n : 0, "; per %s:",
+                              dimm_grouping_name(s->grouping));
         for (unsigned c = 0; c < s->nchannels && n < sizeof(human); c++)
             n += (size_t)snprintf(human + n, sizeof(human) - n, " %s=%u/%u", s->channels[c].name,
                                   s->channels[c].populated, s->channels[c].slots);
@@ -237,10 +244,18 @@ static void emit_dimm_summary(const struct dimm_summary *s)
     record_emit(&r, human);
 }
 
+static struct dimm_summary sum;
+static bool sum_done;
+
+const struct dimm_summary *inventory_dimm_summary(void)
+{
+    return sum_done ? &sum : NULL;
+}
+
 /* Notes about the table, the DIMM table and its summary. */
 static void emit_dimms(void)
 {
-    static struct dimm_summary sum;
+    struct dimm_cpus cpus = { 0 };
     unsigned n = smb ? smb->ndimms : 0;
 
     if (smb_rc == BM_ENODEV)
@@ -257,9 +272,15 @@ static void emit_dimms(void)
                 "Manufacturer / part");
     for (unsigned i = 0; i < n; i++)
         emit_dimm_record(&smb->dimms[i]);
-    dimm_summarize(n ? smb->dimms : NULL, n, &sum);
+    if (smb) {
+        cpus.sockets = smb->nprocs;
+        for (unsigned i = 0; i < smb->nprocs; i++)
+            cpus.populated += smb->procs[i].populated;
+    }
+    dimm_summarize_cpus(n ? smb->dimms : NULL, n, smb ? &cpus : NULL, &sum);
     /* The hook: SPD records, and SPD-based warnings into the summary. */
     spd_inventory_emit(n ? smb->dimms : NULL, n, &sum);
+    sum_done = true;
     emit_dimm_summary(&sum);
 }
 

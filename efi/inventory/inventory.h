@@ -36,4 +36,9 @@ int inventory_collect(struct sysinfo *si);
 /* Emit the system, dimm (+ dimm_summary) and pci records. */
 void inventory_emit(const struct sysinfo *si);
 
+/* The DIMM population summary inventory_emit() made (NULL before it ran):
+ * the memory map ties slow regions to it. */
+struct dimm_summary;
+const struct dimm_summary *inventory_dimm_summary(void);
+
 #endif

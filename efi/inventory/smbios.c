@@ -211,8 +211,11 @@ static void parse_memory_device(struct smbios_info *si, const struct smb_struct 
     bm_strlcpy(d->mem_type, smbios_memory_type_name(d->type_code), sizeof(d->mem_type));
     d->speed_mts = decode_speed(s, 0x15, 0x54);
     /* Configured Memory Speed (2.7+; "Configured Memory Clock Speed"
-     * before 3.1, in MT/s all along despite the old name). */
+     * before 3.1, in MT/s on most firmware despite the old name). */
     d->configured_mts = decode_speed(s, 0x20, 0x58);
+    /* 2.7-3.0 defined it as a clock in MHz, and some firmware wrote the
+     * clock (half the MT/s): dimm_summarize() does not call that slow. */
+    d->configured_may_be_clock = si->major < 3 || (si->major == 3 && si->minor < 1);
     get_str(si, s, 0x17, d->manufacturer, sizeof(d->manufacturer));
     get_str(si, s, 0x18, d->serial, sizeof(d->serial));
     get_str(si, s, 0x1a, d->part, sizeof(d->part));

@@ -307,7 +307,7 @@ int mem_run(const struct config *c, const struct sysinfo *si)
 {
     struct mem_ctx *m = &ctx;
     struct mem_team team;
-    uint64_t llc, t[5] = { 0 };
+    uint64_t llc, t[6] = { 0 };
     int rc;
 
     memset(m, 0, sizeof(*m));
@@ -362,11 +362,17 @@ int mem_run(const struct config *c, const struct sysinfo *si)
     free_buffers(m);
     rc = mem_run_numa(m);
     t[4] = plat_now_ns();
+    if (rc == BM_EABORT)
+        goto out;
+    /* The map follows mem= unless mem_map= says otherwise (quick: none). */
+    rc = mem_run_map(m, c->mem_map_given ? c->mem_map : c->mem == LEVEL_FULL ? LEVEL_FULL : LEVEL_OFF,
+                     c->mem_map_ms, c->mem_max_bytes);
+    t[5] = plat_now_ns();
     /* Where the time went, so a user can size a run (each phase includes
      * allocating and zeroing its buffers and building its chains). */
-    ui_text("memory benchmark: %.1f s (latency %.1f, bandwidth %.1f, loaded latency %.1f, numa %.1f)",
-            (double)(t[4] - t[0]) / 1e9, (double)(t[1] - t[0]) / 1e9, (double)(t[2] ? t[2] - t[1] : 0) / 1e9,
-            (double)(t[2] ? t[3] - t[2] : 0) / 1e9, (double)(t[4] - t[3]) / 1e9);
+    ui_text("memory benchmark: %.1f s (latency %.1f, bandwidth %.1f, loaded latency %.1f, numa %.1f, map %.1f)",
+            (double)(t[5] - t[0]) / 1e9, (double)(t[1] - t[0]) / 1e9, (double)(t[2] ? t[2] - t[1] : 0) / 1e9,
+            (double)(t[2] ? t[3] - t[2] : 0) / 1e9, (double)(t[4] - t[3]) / 1e9, (double)(t[5] - t[4]) / 1e9);
 out:
     free_buffers(m);
     return rc == BM_EABORT ? BM_EABORT : BM_OK;

@@ -44,5 +44,9 @@ int mem_bandwidth_on(struct mem_ctx *m, struct mem_team *team, enum mem_bw_op op
                      uint64_t bytes, unsigned passes, uint64_t pass_ns, struct mem_spread *gbps);
 /* The NUMA phase (mem_numa.c): nothing unless SRAT shows several nodes. */
 int mem_run_numa(struct mem_ctx *m);
+/* The measured memory map (mem_map.c): regions across usable physical
+ * memory at this level (off: nothing), region_ms of measuring each (0 =
+ * the level's default), buffers within mem_max_bytes (0 = no cap). */
+int mem_run_map(struct mem_ctx *m, enum bm_level level, uint32_t region_ms, uint64_t mem_max_bytes);
 
 #endif

@@ -10,6 +10,7 @@
 #define BAREMARK_MEM_MACHINE_H
 
 #include "../platform.h"
+#include "mem_map_plan.h"
 
 /* Make AVX/AVX-512 usable on the calling CPU, as far as CPUID allows, and
  * remember how it was. Call first thing on every CPU that runs kernels
@@ -23,5 +24,11 @@ void mem_simd_leave(unsigned cpu);
 /* True when memory from plat_alloc_pages_in_range() lies in that physical
  * range, so a buffer can be placed on a NUMA node. */
 bool mem_numa_placement(void);
+
+/* The usable RAM of the firmware's memory map (conventional memory and
+ * what loaders and boot services hold: what an OS gets), ascending and
+ * merged. Returns how many ranges (at most max); 0 where the build cannot
+ * see physical memory (the host build). */
+unsigned mem_ram_ranges(struct mem_ram_range *out, unsigned max);
 
 #endif

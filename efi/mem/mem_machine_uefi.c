@@ -14,6 +14,7 @@
  * live when firmware code runs. */
 #include "mem_machine.h"
 #include "mem_cpu.h"
+#include "../platform_uefi.h"
 
 #define CR4_OSXSAVE (1ull << 18) /* SDM vol. 3A, 2.5 "Control registers" */
 #define MEM_MAX_CPUS 256
@@ -94,3 +95,66 @@ void mem_simd_leave(unsigned cpu)
 
 /* Identity map: a physical range is where the memory is. */
 bool mem_numa_placement(void) { return true; }
+
+/* Memory types an OS owns once boot services are gone (UEFI 2.10, 7.2.3
+ * EFI_BOOT_SERVICES.GetMemoryMap(), table "Memory Type Usage after
+ * ExitBootServices()"): what the memory map measures. */
+static bool usable_ram(UINT32 type)
+{
+    return type == EfiConventionalMemory || type == EfiLoaderCode || type == EfiLoaderData ||
+           type == EfiBootServicesCode || type == EfiBootServicesData;
+}
+
+/* Insert [base, base+bytes) keeping out ascending; merge with a neighbour it touches. */
+static unsigned add_range(struct mem_ram_range *out, unsigned n, unsigned max, uint64_t base, uint64_t bytes)
+{
+    unsigned i = n;
+
+    while (i > 0 && out[i - 1].base > base)
+        i--;
+    if (i > 0 && out[i - 1].base + out[i - 1].bytes == base) {
+        out[i - 1].bytes += bytes;
+        if (i < n && out[i - 1].base + out[i - 1].bytes == out[i].base) { /* now touches the next one */
+            out[i - 1].bytes += out[i].bytes;
+            memmove(&out[i], &out[i + 1], (n - i - 1) * sizeof(*out));
+            n--;
+        }
+        return n;
+    }
+    if (i < n && base + bytes == out[i].base) {
+        out[i].base = base;
+        out[i].bytes += bytes;
+        return n;
+    }
+    if (n == max)
+        return n;
+    memmove(&out[i + 1], &out[i], (n - i) * sizeof(*out));
+    out[i].base = base;
+    out[i].bytes = bytes;
+    return n + 1;
+}
+
+unsigned mem_ram_ranges(struct mem_ram_range *out, unsigned max)
+{
+    UINTN size = 0, key, desc_size;
+    UINT32 desc_version;
+    EFI_MEMORY_DESCRIPTOR *map = NULL;
+    EFI_STATUS st;
+    unsigned n = 0;
+
+    st = uefi_call_wrapper(bm_st->BootServices->GetMemoryMap, 5, &size, map, &key, &desc_size, &desc_version);
+    if (st != EFI_BUFFER_TOO_SMALL)
+        return 0;
+    size += 8 * desc_size; /* the allocation below may add entries */
+    map = plat_alloc(size);
+    if (!map)
+        return 0;
+    st = uefi_call_wrapper(bm_st->BootServices->GetMemoryMap, 5, &size, map, &key, &desc_size, &desc_version);
+    for (UINTN off = 0; st == EFI_SUCCESS && off + desc_size <= size; off += desc_size) {
+        EFI_MEMORY_DESCRIPTOR *d = (void *)((uint8_t *)map + off);
+        if (usable_ram(d->Type) && d->NumberOfPages)
+            n = add_range(out, n, max, d->PhysicalStart, d->NumberOfPages * 4096ull);
+    }
+    plat_free(map);
+    return n;
+}

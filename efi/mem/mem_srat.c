@@ -112,3 +112,12 @@ int64_t srat_domain_of_apic(const struct srat_info *s, uint32_t apic_id)
             return s->cpus[i].domain;
     return -1;
 }
+
+/* Domain of a physical address, -1 if no memory range holds it. */
+int64_t srat_domain_of_addr(const struct srat_info *s, uint64_t addr)
+{
+    for (unsigned i = 0; i < s->nmems; i++)
+        if (addr >= s->mems[i].base && addr - s->mems[i].base < s->mems[i].length)
+            return s->mems[i].domain;
+    return -1;
+}

@@ -50,4 +50,8 @@ int srat_parse(const void *table, size_t avail, struct srat_info *out);
 /* Proximity domain of a processor by APIC ID, or -1 if SRAT does not list it. */
 int64_t srat_domain_of_apic(const struct srat_info *s, uint32_t apic_id);
 
+/* Proximity domain of a physical address, or -1 if no enabled memory
+ * affinity range holds it. */
+int64_t srat_domain_of_addr(const struct srat_info *s, uint64_t addr);
+
 #endif
