@@ -101,6 +101,11 @@ $(HOSTB)/libbaremark.a: $(HOST_LIB_OBJ)
 $(HOSTB)/baremark: $(HOSTB)/obj/efi/main_host.c.o $(HOSTB)/libbaremark.a
 	gcc -pthread -o $@ $^ -lm
 
+# ---- HTML report tool: baremark-html IN.jsonl OUT.html (efi/report/, the app's own renderer)
+host: $(HOSTB)/baremark-html
+$(HOSTB)/baremark-html: tools/baremark_html.c $(HOSTB)/libbaremark.a $(HEADERS)
+	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
+
 # ---- Boot image --------------------------------------------------------------------------
 image: $(BUILD)/baremark.img
 $(BUILD)/baremark.img: $(BUILD)/baremark.efi boot/baremark.cfg boot/mkimage.sh
