@@ -88,11 +88,13 @@ static void page_head(struct hout *o, const struct html_data *d)
     ho_raw(o, "</table>\n");
     if (!d->ended) {
         ho_raw(o, "<p class=\"banner\" id=\"unfinished\">");
-        if (d->last_pass > 1)
-            ho_fmt(o, "The run is still going or was cut short: this page was written after burn-in pass %u.",
-                   d->last_pass - 1);
+        if (d->after_pass)
+            ho_fmt(o, "The run is still going: this page was written after burn-in pass %u. The page of the "
+                      "finished run replaces it.", d->after_pass);
         else
             ho_raw(o, "The run did not finish (no end record): this page shows what was recorded before it stopped.");
+        if (!d->after_pass && d->last_pass)
+            ho_fmt(o, " Burn-in pass %u was under way.", d->last_pass);
         ho_raw(o, "</p>\n");
     }
 }
@@ -370,8 +372,11 @@ static void html_record(struct sink *s, const char *type, const char *json, cons
     (void)s;
     (void)human;
     /* The first record of a new burn-in pass: the previous one is complete. */
-    if (pass > sink_data.last_pass && sink_data.last_pass > 0)
+    if (pass > sink_data.last_pass && sink_data.last_pass > 0) {
+        sink_data.after_pass = sink_data.last_pass;
         sink_write_page("after a pass");
+        sink_data.after_pass = 0;
+    }
     html_data_feed(&sink_data, type, json);
 }
 

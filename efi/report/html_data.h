@@ -85,6 +85,7 @@ struct html_data {
     char status[12], end_note[HD_LONG], verdict[8];
     double seconds, errors, passes, failed_limits;
     unsigned last_pass;      /* highest "pass" seen */
+    unsigned after_pass;     /* set while the sink writes the page of a finished pass */
     unsigned records, bad_records;
     /* machine */
     bool has_system;
