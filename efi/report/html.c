@@ -200,9 +200,11 @@ static void section_pci(struct hout *o, const struct html_data *d)
         html_td(o, p->kind);
         html_td(o, p->port_type);
         if (p->has_link) {
-            ho_fmt(o, "<td class=\"%s\">x%.0f Gen%d (%.0f MB/s)%s</td><td>x%.0f Gen%d</td>",
-                   p->downtrained ? "warn" : "", p->width, pcie_gen(p->speed_gts), p->mbps,
-                   p->downtrained ? " DOWNTRAINED" : "", p->max_width, pcie_gen(p->max_speed_gts));
+            ho_fmt(o, "<td class=\"%s\">x%.0f Gen%d", p->downtrained ? "warn" : "", p->width, pcie_gen(p->speed_gts));
+            if (p->mbps > 0)
+                ho_fmt(o, " (%.0f MB/s)", p->mbps);
+            ho_fmt(o, "%s</td><td>x%.0f Gen%d</td>", p->downtrained ? " DOWNTRAINED" : "", p->max_width,
+                   pcie_gen(p->max_speed_gts));
         } else {
             ho_raw(o, "<td class=\"muted\">no link</td><td></td>");
         }
@@ -233,7 +235,7 @@ static void section_machine(struct hout *o, const struct html_data *d)
         if (d->sockets > 0)
             snprintf(b + strlen(b), sizeof(b) - strlen(b), ", %.0f socket(s), %.0f cores", d->sockets, d->cores);
         row2(o, "CPUs", b);
-        {
+        if (d->l1d > 0 || d->l2 > 0 || d->l3 > 0) {
             char l1[16], l2[16], l3[16];
             fmt_bytes(l1, sizeof(l1), d->l1d);
             fmt_bytes(l2, sizeof(l2), d->l2);

@@ -182,8 +182,11 @@ static void disk_section(struct hout *o, const struct hd_disk *k)
     ho_text(o, k->id);
     ho_raw(o, ": ");
     ho_text(o, k->model);
-    fmt_bytes(b, sizeof(b), k->bytes);
-    ho_fmt(o, " <span class=\"muted\">(%sB, ", b);
+    ho_raw(o, " <span class=\"muted\">(");
+    if (k->bytes > 0) {
+        fmt_bytes(b, sizeof(b), k->bytes);
+        ho_fmt(o, "%sB, ", b);
+    }
     ho_text(o, k->driver);
     if (k->serial[0]) {
         ho_raw(o, ", serial ");
