@@ -12,7 +12,7 @@ static const char css[] =
     "h1{font-size:22px;margin:8px 0}h2{font-size:18px;border-bottom:2px solid #333;margin:22px 0 8px}"
     "h3{font-size:15px;margin:14px 0 6px}"
     "table{border-collapse:collapse;margin:6px 0;max-width:100%}"
-    "td,th{border:1px solid #999;padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
+    "td,th{border:1px solid #999;padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:break-word}"
     "th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".msg{border:2px solid #333;border-left:8px solid #333;padding:4px 8px;margin:4px 0}"
     ".msg.error{border-color:#b22222;font-weight:bold}.msg.note{border-style:dashed;border-left-style:solid}"
@@ -203,8 +203,11 @@ static void section_pci(struct hout *o, const struct html_data *d)
             ho_fmt(o, "<td class=\"%s\">x%.0f Gen%d", p->downtrained ? "warn" : "", p->width, pcie_gen(p->speed_gts));
             if (p->mbps > 0)
                 ho_fmt(o, " (%.0f MB/s)", p->mbps);
-            ho_fmt(o, "%s</td><td>x%.0f Gen%d</td>", p->downtrained ? " DOWNTRAINED" : "", p->max_width,
-                   pcie_gen(p->max_speed_gts));
+            ho_fmt(o, "%s</td>", p->downtrained ? " DOWNTRAINED" : "");
+            if (p->max_width > 0 && pcie_gen(p->max_speed_gts))
+                ho_fmt(o, "<td>x%.0f Gen%d</td>", p->max_width, pcie_gen(p->max_speed_gts));
+            else
+                ho_raw(o, "<td class=\"muted\">not reported</td>");
         } else {
             ho_raw(o, "<td class=\"muted\">no link</td><td></td>");
         }

@@ -149,7 +149,7 @@ static void chart_percentiles(struct hout *o, const struct hd_disk *k)
     static struct hd_point pts[CHART_MAX_SERIES][5];
     static char names[CHART_MAX_SERIES][40];
     struct chart c = { "latency-percentiles", "Latency percentiles per test", "", "latency (\xc2\xb5s)",
-                       AXIS_LINEAR, AXIS_LOG10, XFMT_NUM, cats, 5 };
+                       AXIS_LINEAR, AXIS_LOG10, XFMT_NUM, false, cats, 5 };
 
     for (unsigned w = 0; w < 2; w++) {
         for (unsigned t = 0; t < 4 && c.nseries < CHART_MAX_SERIES; t++) {
@@ -222,7 +222,7 @@ static void section_all(struct hout *o, const struct html_data *d)
     static const char *const families[2] = { "SEQ1M-Q8T1", "RND4K-Q32T1" };
     static char label[96];
     struct chart c = { "scaling", "All disks at once: aggregate read MB/s", "disks at once", "MB/s",
-                       AXIS_LINEAR, AXIS_LINEAR, XFMT_NUM };
+                       AXIS_LINEAR, AXIS_LINEAR, XFMT_NUM, true };
     double ceiling = 0;
     const char *link = "";
 

@@ -15,6 +15,7 @@ static const char *const dashes[4] = { "", "7 4", "2 3", "9 3 2 3" };
 struct scale {
     enum chart_axis kind;
     double lo, hi, p0, p1;
+    bool whole;              /* whole-number ticks */
 };
 
 static double sc_t(const struct scale *s, double v)
@@ -100,6 +101,8 @@ static unsigned ticks(const struct scale *s, double *t, unsigned cap)
 
     if (s->kind == AXIS_LINEAR) {
         double step = nice_step((s->hi - s->lo) / 5);
+        if (s->whole && step < 1)
+            step = 1;
         for (double v = s->lo; v <= s->hi * 1.0001 + 1e-12 && n < cap; v += step)
             t[n++] = v;
         return n;
@@ -294,7 +297,7 @@ static void svg_close(struct hout *o)
 
 void svg_line_chart(struct hout *o, struct chart *c)
 {
-    struct scale sx = { c->xaxis, 0, 0, PAD_L + 8, CHART_W - PAD_R - 8 };
+    struct scale sx = { c->xaxis, 0, 0, PAD_L + 8, CHART_W - PAD_R - 8, c->xzero };
     struct scale sy = { c->yaxis, 0, 0, PAD_T + PLOT_H, PAD_T };
     double xlo = 1e300, xhi = -1e300, ylo = 1e300, yhi = -1e300;
     unsigned rows, h;
@@ -318,7 +321,10 @@ void svg_line_chart(struct hout *o, struct chart *c)
         sx.hi = c->nxcats - 0.5;
     } else {
         scale_fit(&sx, xlo, xhi, false);
-        if (c->xaxis == AXIS_LINEAR) {
+        if (c->xaxis == AXIS_LINEAR && c->xzero) {
+            sx.lo = 0;
+            sx.hi = xhi + 1;
+        } else if (c->xaxis == AXIS_LINEAR) {
             sx.lo = xlo;
             sx.hi = xhi > xlo ? xhi : xlo + 1;
         }

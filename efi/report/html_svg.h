@@ -33,6 +33,7 @@ struct chart {
     const char *title, *xlabel, *ylabel;
     enum chart_axis xaxis, yaxis;
     enum chart_xfmt xfmt;
+    bool xzero;              /* linear x from 0, whole-number ticks (disk counts) */
     const char *const *xcats; /* categorical x: labels of x = 0, 1, ... */
     unsigned nxcats;
     struct chart_series series[CHART_MAX_SERIES];

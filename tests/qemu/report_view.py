@@ -116,7 +116,8 @@ def render(page, out_dir, name, pdf=False, screenshot_height=None):
     m = re.search(r'<pre id="bm-measure">(.*?)</pre>', out, re.S)
     measure = json.loads(html.unescape(m.group(1))) if m else None
     png = os.path.join(out_dir, name + ".png")
-    height = screenshot_height or min(int(measure["height"]) if measure else 2000, 2400)
+    # The top of the page: what a person sees first (and small enough for docs/img).
+    height = screenshot_height or min(int(measure["height"]) if measure else 1400, 1400)
     chromium(["--window-size=%d,%d" % (WIDTH, height), "--screenshot=" + png, url])
     pdf_path = None
     if pdf:

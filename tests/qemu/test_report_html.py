@@ -63,6 +63,8 @@ def test_report_written_on_the_stick_by_a_qemu_run():
                   run.serial)
     assert m, "no report line on the console/serial"
     assert int(m.group(1)) == len(text.encode()), (m.group(0), len(text.encode()))
+    with open(os.path.join(_shots(), "qemu-run.jsonl"), "w", encoding="utf-8") as f:
+        f.write(run.read_file("::/baremark/results/" + jsonl[0]))
     page = os.path.join(_shots(), "qemu-run.html")
     with open(page, "w", encoding="utf-8") as f:
         f.write(text)
