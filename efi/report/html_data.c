@@ -17,6 +17,23 @@ unsigned html_data_pass_of(const char *json)
     return (unsigned)js_get_num(json, "pass", 0);
 }
 
+/* The next free entry of a capped table (zeroed), or NULL with the drop
+ * counted when the table is full. */
+static void *take(void *base, size_t size, unsigned *n, unsigned cap, unsigned *dropped)
+{
+    char *slot;
+
+    if (*n >= cap) {
+        (*dropped)++;
+        return NULL;
+    }
+    slot = (char *)base + size * (*n)++;
+    memset(slot, 0, size);
+    return slot;
+}
+
+#define TAKE(d, tab, n, cap, dropped) take((d)->tab, sizeof((d)->tab[0]), &(d)->n, cap, &(d)->dropped)
+
 #define STR(obj, key, field) js_get_str(obj, key, field, sizeof(field))
 #define NUM(obj, key) js_get_num(obj, key, 0)
 
@@ -40,12 +57,9 @@ static void on_end(struct html_data *d, const char *j)
     d->passes = NUM(j, "passes");
     d->failed_limits = NUM(j, "failed_limits");
     for (const char *e = js_first(js_get(j, "tests")); e; e = js_next(e)) {
-        struct hd_stat *s;
-        if (d->nstats >= HD_MAX_STATS) {
-            d->dropped_stats++;
+        struct hd_stat *s = TAKE(d, stats, nstats, HD_MAX_STATS, dropped_stats);
+        if (!s)
             continue;
-        }
-        s = &d->stats[d->nstats++];
         STR(e, "subject", s->subject);
         STR(e, "test", s->test);
         STR(e, "unit", s->unit);
@@ -81,14 +95,10 @@ static void on_system(struct html_data *d, const char *j)
 
 static void on_dimm(struct html_data *d, const char *j)
 {
-    struct hd_dimm *m;
+    struct hd_dimm *m = TAKE(d, dimms, ndimms, HD_MAX_DIMMS, dropped_dimms);
 
-    /* Burn-in repeats nothing here, but a second run in one file would. */
-    if (d->ndimms >= HD_MAX_DIMMS) {
-        d->dropped_dimms++;
+    if (!m)
         return;
-    }
-    m = &d->dimms[d->ndimms++];
     STR(j, "locator", m->locator);
     STR(j, "bank", m->bank);
     STR(j, "mem_type", m->mem_type);
@@ -112,16 +122,12 @@ static void on_dimm_summary(struct html_data *d, const char *j)
 
 static void on_pci(struct html_data *d, const char *j)
 {
-    struct hd_pci *p;
+    struct hd_pci *p = TAKE(d, pci, npci, HD_MAX_PCI, dropped_pci);
     const char *link = js_get(j, "link");
     size_t len = 0;
 
-    if (d->npci >= HD_MAX_PCI) {
-        d->dropped_pci++;
+    if (!p)
         return;
-    }
-    p = &d->pci[d->npci++];
-    memset(p, 0, sizeof(*p));
     STR(j, "bdf", p->bdf);
     STR(j, "vendor", p->vendor);
     STR(j, "device", p->device);
@@ -152,11 +158,9 @@ static void on_message(struct html_data *d, const char *type, const char *j)
 
     if (type[0] == 'e')
         d->nerror_records++;
-    if (d->nmsgs >= HD_MAX_MSGS) {
-        d->dropped_msgs++;
+    m = TAKE(d, msgs, nmsgs, HD_MAX_MSGS, dropped_msgs);
+    if (!m)
         return;
-    }
-    m = &d->msgs[d->nmsgs++];
     bm_strlcpy(m->type, type, sizeof(m->type));
     STR(j, "where", m->where);
     STR(j, "message", m->message);
@@ -179,12 +183,9 @@ static void on_disk(struct html_data *d, const char *j)
     STR(j, "id", id);
     if (find_disk(d, id))
         return;
-    if (d->ndisks >= HD_MAX_DISKS) {
-        d->dropped_disks++;
+    k = TAKE(d, disks, ndisks, HD_MAX_DISKS, dropped_disks);
+    if (!k)
         return;
-    }
-    k = &d->disks[d->ndisks++];
-    memset(k, 0, sizeof(*k));
     bm_strlcpy(k->id, id, sizeof(k->id));
     STR(j, "model", k->model);
     STR(j, "serial", k->serial);
@@ -231,11 +232,7 @@ static struct hd_result *result_slot(struct hd_result *tab, unsigned *n, unsigne
     for (unsigned i = 0; i < *n; i++)
         if (strcmp(tab[i].test, test) == 0 && strcmp(tab[i].rw, rw) == 0)
             return &tab[i];
-    if (*n >= cap) {
-        (*dropped)++;
-        return NULL;
-    }
-    return &tab[(*n)++];
+    return take(tab, sizeof(*tab), n, cap, dropped);
 }
 
 static void on_disk_result(struct html_data *d, const char *j)
@@ -298,11 +295,9 @@ static void on_mem_bandwidth(struct html_data *d, const char *j)
         if (strcmp(d->bw[i].op, op) == 0 && d->bw[i].threads == threads)
             b = &d->bw[i];
     if (!b) {
-        if (d->nbw >= HD_MAX_BW) {
-            d->dropped_bw++;
+        b = TAKE(d, bw, nbw, HD_MAX_BW, dropped_bw);
+        if (!b)
             return;
-        }
-        b = &d->bw[d->nbw++];
         bm_strlcpy(b->op, op, sizeof(b->op));
         b->threads = threads;
     }
@@ -327,13 +322,10 @@ static void on_mem_numa(struct html_data *d, const char *j)
 
 static void on_verdict(struct html_data *d, const char *j)
 {
-    struct hd_verdict *v;
+    struct hd_verdict *v = TAKE(d, verdicts, nverdicts, HD_MAX_VERDICTS, dropped_verdicts);
 
-    if (d->nverdicts >= HD_MAX_VERDICTS) {
-        d->dropped_verdicts++;
+    if (!v)
         return;
-    }
-    v = &d->verdicts[d->nverdicts++];
     STR(j, "disk", v->disk);
     STR(j, "test", v->test);
     STR(j, "result", v->result);

@@ -98,9 +98,10 @@ def self_contained(text):
     return problems
 
 
-def render(page, out_dir, name, pdf=False, screenshot_height=None):
+def render(page, out_dir, name, pdf=False, screenshot_height=None, shot_css=None):
     """DOM of the page as written, layout measure at 1024 px, a PNG (and PDF).
-    Returns (Dom, measure dict, png path, pdf path or None)."""
+    shot_css (e.g. "#machine{display:none}") brings a part of the page into
+    the screenshot's first 1100 px. Returns (Dom, measure, png path, pdf path or None)."""
     import json
     with open(page, encoding="utf-8") as f:
         text = f.read()
@@ -116,9 +117,17 @@ def render(page, out_dir, name, pdf=False, screenshot_height=None):
     m = re.search(r'<pre id="bm-measure">(.*?)</pre>', out, re.S)
     measure = json.loads(html.unescape(m.group(1))) if m else None
     png = os.path.join(out_dir, name + ".png")
-    # The top of the page: what a person sees first (and small enough for docs/img).
-    height = screenshot_height or min(int(measure["height"]) if measure else 1400, 1400)
-    chromium(["--window-size=%d,%d" % (WIDTH, height), "--screenshot=" + png, url])
+    # The top of the page (small enough for docs/img, under 200 KB).
+    height = screenshot_height or min(int(measure["height"]) if measure else 1100, 1100)
+    shot_url = url
+    if shot_css:
+        shot = os.path.join(out_dir, name + ".shot.html")
+        with open(shot, "w", encoding="utf-8") as f:
+            f.write(text.replace("</head>", "<style>%s</style></head>" % shot_css, 1))
+        shot_url = "file://" + os.path.abspath(shot)
+    chromium(["--window-size=%d,%d" % (WIDTH, height), "--screenshot=" + png, shot_url])
+    if shot_css:
+        os.unlink(shot)
     pdf_path = None
     if pdf:
         pdf_path = os.path.join(out_dir, name + ".pdf")
@@ -126,13 +135,13 @@ def render(page, out_dir, name, pdf=False, screenshot_height=None):
     return dom, measure, png, pdf_path
 
 
-def check_page(page, out_dir, name, pdf=False):
+def check_page(page, out_dir, name, pdf=False, shot_css=None):
     """The checks every page passes; returns (Dom, page text)."""
     with open(page, encoding="utf-8") as f:
         text = f.read()
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>"), page
     assert not self_contained(text), (page, self_contained(text))
-    dom, measure, png, pdf_path = render(page, out_dir, name, pdf)
+    dom, measure, png, pdf_path = render(page, out_dir, name, pdf, shot_css=shot_css)
     assert not dom.fetching, (page, dom.fetching)
     assert measure, "the layout probe did not run"
     assert measure["scroll"] <= WIDTH and measure["right"] <= WIDTH, (page, measure)

@@ -70,7 +70,8 @@ def test_report_written_on_the_stick_by_a_qemu_run():
         f.write(text)
     with open(os.path.join(_shots(), "qemu-run.timing"), "w") as f:
         f.write("%s bytes %s ms\n" % (m.group(1), m.group(2)))
-    dom, _ = report_view.check_page(page, SHOTS, "qemu-run", pdf=True)
+    dom, _ = report_view.check_page(page, SHOTS, "qemu-run", pdf=True,
+                                        shot_css="#machine,#messages,.cdm{display:none}")
     recs = run.records
     disks = [r for r in recs if r["type"] == "disk" and r["serial"].startswith("NVME")]
     assert {"machine", "pci", "disks", "memory", "all-disks"} <= dom.ids, dom.ids
@@ -93,7 +94,8 @@ def test_burnin_with_failures_shows_errors_verdicts_and_pass_statistics():
     jsonl = os.path.join(DATA, "report_burnin_fail.jsonl")
     recs = [json.loads(l) for l in open(jsonl)]
     page, _ = _render_fixture(jsonl, "burnin-fail")
-    dom, text = report_view.check_page(page, SHOTS, "burnin-fail", pdf=True)
+    dom, text = report_view.check_page(page, SHOTS, "burnin-fail", pdf=True,
+                                           shot_css="#machine,#disks,#all-disks,#memory{display:none}")
     assert {"messages", "burnin", "verdicts", "burnin-stats", "dimms"} <= dom.ids, dom.ids
     # Errors first, where nobody can miss them.
     assert text.index('id="messages"') < text.index('id="machine"')
@@ -115,7 +117,7 @@ def test_run_cut_short_still_renders_a_valid_page():
         f.write(data[: int(len(data) * 0.6)])  # mid-line, as a reset leaves it
     page, log = _render_fixture(cut, "cut-short")
     assert "1 unreadable lines skipped" in log, log
-    dom, text = report_view.check_page(page, SHOTS, "cut-short")
+    dom, text = report_view.check_page(page, SHOTS, "cut-short", shot_css="#machine{display:none}")
     assert "unfinished" in dom.ids and "status" not in dom.ids
     lines = [json.loads(l) for l in data[: int(len(data) * 0.6)].decode().splitlines()[:-1]]
     lat = dom.charts_of("mem-latency")
