@@ -38,11 +38,11 @@ static double nice_step(double x)
 {
     double p = 1;
 
-    if (!(x > 0))
+    if (!(x > 0) || x > 1e18)
         return 1;
     while (p * 10 <= x)
         p *= 10;
-    while (p > x)
+    while (p > x && p > 1e-12)
         p /= 10;
     if (p >= x)
         return p;
@@ -65,8 +65,10 @@ static void scale_fit(struct scale *s, double lo, double hi, bool from_zero)
         step = nice_step((hi - lo) / 5);
         s->lo = from_zero ? lo : step * (double)(int64_t)(lo / step - (lo < 0 ? 1 : 0));
         s->hi = s->lo;
-        while (s->hi < hi * 1.0001)
+        for (int i = 0; s->hi < hi * 1.0001 && i < 64; i++)
             s->hi += step;
+        if (s->hi < hi)
+            s->hi = hi;
         return;
     }
     {
@@ -76,12 +78,12 @@ static void scale_fit(struct scale *s, double lo, double hi, bool from_zero)
         if (!(hi > lo))
             hi = lo * base;
         s->lo = 1;
-        while (s->lo > lo)
+        for (int i = 0; s->lo > lo && i < 128; i++)
             s->lo /= base;
-        while (s->lo * base <= lo)
+        for (int i = 0; s->lo * base <= lo && i < 128; i++)
             s->lo *= base;
         s->hi = s->lo;
-        while (s->hi < hi)
+        for (int i = 0; s->hi < hi && i < 128; i++)
             s->hi *= base;
     }
 }
@@ -119,6 +121,12 @@ static unsigned ticks(const struct scale *s, double *t, unsigned cap)
                 t[n++] = v;
     }
     return n;
+}
+
+static double clamp_axis(double v, enum chart_axis kind)
+{
+    double lo = kind == AXIS_LINEAR ? -1e15 : 1e-9;
+    return v < lo ? lo : v > 1e15 ? 1e15 : v;
 }
 
 unsigned chart_points(const struct chart *c)
@@ -312,6 +320,10 @@ void svg_line_chart(struct hout *o, struct chart *c)
             yhi = p->y > yhi ? p->y : yhi;
         }
     }
+    /* Records are measurements, but a hostile or broken file must not make
+     * an axis endless: keep the range to what a chart can show. */
+    xlo = clamp_axis(xlo, c->xaxis), xhi = clamp_axis(xhi, c->xaxis);
+    ylo = clamp_axis(ylo, c->yaxis), yhi = clamp_axis(yhi, c->yaxis);
     for (unsigned i = 0; i < c->nhmarks; i++) {
         ylo = c->hmarks[i].at < ylo ? c->hmarks[i].at : ylo;
         yhi = c->hmarks[i].at > yhi ? c->hmarks[i].at : yhi;

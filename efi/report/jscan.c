@@ -288,6 +288,8 @@ bool js_num(const char *v, double *out)
         for (; ex > 0; ex--)
             x = exsign > 0 ? x * 10 : x / 10;
     }
+    if (!(x <= 1e300)) /* overflowed to infinity: not a number JSON can mean here */
+        return false;
     *out = neg ? -x : x;
     return true;
 }

@@ -211,6 +211,31 @@ static void test_run_without_end_record_says_so(void **state)
     assert_non_null(strstr(page, "</html>"));
 }
 
+/* A broken or hostile file: numbers at the ends of the double range, zero
+ * and negative values on log axes. The page must still come out whole. */
+static void test_extreme_numbers_still_render(void **state)
+{
+    static const char *const v[] = { "1e308", "-1e308", "1e-300", "0", "-5", "1e999", "123456789012345678" };
+    char rec[256];
+
+    (void)state;
+    html_data_init(&d);
+    feed("{\"type\":\"disk\",\"id\":\"x\"}");
+    for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        snprintf(rec, sizeof(rec), "{\"type\":\"mem_latency\",\"bytes\":%s,\"pattern\":\"stride\",\"ns\":%s}", v[i],
+                 v[(i + 3) % 7]);
+        feed(rec);
+        snprintf(rec, sizeof(rec), "{\"type\":\"disk_result\",\"disk\":\"x\",\"test\":\"BS%u-Q4\",\"rw\":\"read\","
+                 "\"bs\":%s,\"mbps\":%s,\"lat_us\":{\"p99\":%s}}", i, v[i], v[(i + 1) % 7], v[(i + 2) % 7]);
+        feed(rec);
+        snprintf(rec, sizeof(rec), "{\"type\":\"mem_loaded_latency\",\"load_gbps\":%s,\"ns\":%s}", v[i], v[(i + 5) % 7]);
+        feed(rec);
+    }
+    render();
+    assert_non_null(strstr(page, "</html>"));
+    assert_non_null(strstr(page, "data-chart=\"mem-latency\""));
+}
+
 static void test_html_path_replaces_the_extension(void **state)
 {
     char p[64];
@@ -281,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_page_is_streamed_in_chunks),
         cmocka_unit_test(test_fixture_page_has_every_section_and_chart),
         cmocka_unit_test(test_run_without_end_record_says_so),
+        cmocka_unit_test(test_extreme_numbers_still_render),
         cmocka_unit_test(test_html_path_replaces_the_extension),
         cmocka_unit_test(test_sink_rewrites_the_page_after_each_pass),
     };
