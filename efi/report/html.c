@@ -323,6 +323,8 @@ struct html_write_info html_report_write(const struct html_data *d, const char *
         ho_raw(&o, " of ");
         ho_text(&o, source);
     }
+    if (d->bad_records)
+        ho_fmt(&o, " (%u unreadable lines skipped)", d->bad_records);
     ho_fmt(&o, ", the source of truth for every figure here. <span id=\"written\" data-write-ms=\"%.1f\" "
                "data-bytes=\"%llu\">Page rendered in %.1f ms.</span></p></footer>\n</body></html>\n",
            info.ms, (unsigned long long)(o.bytes + o.len), info.ms);

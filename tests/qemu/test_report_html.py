@@ -119,6 +119,7 @@ def test_run_cut_short_still_renders_a_valid_page():
     assert "1 unreadable lines skipped" in log, log
     dom, text = report_view.check_page(page, SHOTS, "cut-short", shot_css="#machine{display:none}")
     assert "unfinished" in dom.ids and "status" not in dom.ids
+    assert "(1 unreadable lines skipped)" in text
     lines = [json.loads(l) for l in data[: int(len(data) * 0.6)].decode().splitlines()[:-1]]
     lat = dom.charts_of("mem-latency")
     assert lat and lat[0]["pts"] == sum(1 for r in lines if r["type"] == "mem_latency")
