@@ -103,6 +103,11 @@ $(HOSTB)/libbaremark.a: $(HOST_LIB_OBJ)
 $(HOSTB)/baremark: $(HOSTB)/obj/efi/main_host.c.o $(HOSTB)/libbaremark.a
 	gcc -pthread -o $@ $^ -lm
 
+# ---- HTML report tool: baremark-html IN.jsonl OUT.html (efi/report/, the app's own renderer)
+host: $(HOSTB)/baremark-html
+$(HOSTB)/baremark-html: tools/baremark_html.c $(HOSTB)/libbaremark.a $(HEADERS)
+	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
+
 # ---- Boot image --------------------------------------------------------------------------
 # Secure Boot: make image SB_KEY=key.pem SB_CERT=cert.pem signs baremark.efi on the stick;
 # add SB_SHIM=1 for machines that trust only Microsoft's keys (shim + MokManager, see

@@ -9,6 +9,7 @@
 #include "mem/mem.h"
 #include "platform.h"
 #include "record.h"
+#include "report/html.h"
 #include "screen/screen.h"
 #include "serial_port.h"
 #include "sinks.h"
@@ -268,6 +269,8 @@ int baremark_main(int *exit_mode)
         fs = sink_file(path, why, sizeof(why));
         if (fs) {
             sinks_add(fs);
+            /* The HTML report beside it, written at sinks_close (report/html.h). */
+            sinks_add(sink_html(path));
             why[0] = '\0';
             file_written = true;
         }

@@ -20,6 +20,8 @@ def test_two_passes_with_verify_health_and_limits():
                "min_mbps=SEQ1M-Q8T1:0.001 max_lat_us=RND4K-Q1T1:0.5 exit=shutdown")
     run = qemu.boot(options=options, drives=drives, devices=devices, timeout=600, workdir=work)
     assert not run.timed_out, run.serial[-3000:]
+    # the HTML report is rewritten when pass 2 starts (a reset then leaves pass 1's page), and at the end
+    assert run.serial.count(".html (after a pass)") == 1 and run.serial.count(".html (end of run)") == 1
     disks = {d["serial"]: d["id"] for d in run.of_type("disk")}
     assert sorted(disks) == ["GOODDISK", "LOSSY", "SATADISK"], \
         "disks are found once, not per pass: %r" % run.of_type("disk")

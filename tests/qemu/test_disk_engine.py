@@ -199,6 +199,12 @@ def test_disk_with_read_errors_fails_alone(work):
     assert [r["test"] for r in records_for(run, g["id"])] == ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1",
                                                               "RND4K-Q1T1"]
     assert run.end()["status"] == "error" and run.end()["errors"] == 1, run.end()
+    # the HTML report puts the error at the top
+    page = [n for n in run.results_files() if n.endswith(".html")]
+    assert len(page) == 1, page
+    text = run.read_file("::/baremark/results/" + page[0])
+    assert '<div class="msg error"><b>ERROR</b> %s: SEQ1M-Q8T1' % b["id"] in text
+    assert text.index('id="messages"') < text.index('id="machine"')
     # The AHCI disk through OVMF's ATA driver: ATA IDENTIFY strings, q35's
     # built-in controller, and its data untouched.
     assert g["model"] == "QEMU HARDDISK" and g["pci"] == "0000:00:1f.2" and g["blocks"] == 16 * 2048, g
@@ -256,3 +262,7 @@ def test_esc_stops_the_disk_run_cleanly(work):
     results = run.of_type("disk_result")
     assert [r["test"] for r in results] == ["SEQ1M-Q8T1"], results
     assert end["seconds"] < 3 * (3 + 1) + 2, end
+    # the HTML report is written after Esc too, with the abort on it
+    page = [n for n in run.results_files() if n.endswith(".html")]
+    assert len(page) == 1 and "(end of run)" in run.serial, page
+    assert "aborted by Esc" in run.read_file("::/baremark/results/" + page[0])

@@ -57,6 +57,8 @@ def test_ipxe_fetched_config_and_results_on_a_labelled_stick():
     assert run.one("run")["config_file"] == "mem=off out=BAREMARK:\\rack\\results"
     assert run.of_type("error") == [], run.of_type("error")
     names = qemu.list_dir(run.stick, "::/rack/results")
-    assert len(names) == 1 and names[0].endswith(".jsonl"), names
-    text = qemu.read_fat_file(run.stick, "::/rack/results/" + names[0])
+    jsonl = [n for n in names if n.endswith(".jsonl")]
+    # the results file and its HTML report beside it
+    assert len(jsonl) == 1 and sorted(names) == sorted(jsonl + [jsonl[0][:-len(".jsonl")] + ".html"]), names
+    text = qemu.read_fat_file(run.stick, "::/rack/results/" + jsonl[0])
     assert [l for l in text.splitlines() if l.strip()][-1].startswith('{"type":"end"')

@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-from . import extract, fleet, outliers, tables
+from . import extract, fleet, html, outliers, tables
 
 DESCRIPTION = """\
 Compare baremark results from many machines: serial captures from a console
@@ -101,6 +101,12 @@ output:
   --csv DIR      also write DIR/NAME.csv for every selected table (header-only
                  when empty), raw values at full precision
   -q             only the flags
+  --html OUT.html also write the fleet page (flags, each machine's headline
+                 figures against the fleet median, outliers marked) and one
+                 page per machine in OUT-machines/, linked from it; pages are
+                 self-contained (no script, nothing fetched). Machine pages
+                 come from build/host/baremark-html (`make host`; or
+                 BAREMARK_HTML=path), the renderer baremark itself runs
 
 exit status: 0 no flags, 1 flags, 2 usage error (bad option, unreadable file).
 
@@ -131,6 +137,7 @@ def build_parser(out=None, err=None):
     ap.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
     ap.add_argument("--csv", metavar="DIR", help="write one CSV file per table into DIR")
     ap.add_argument("--tables", metavar="LIST", default="all", help="comma-separated tables to show (all)")
+    ap.add_argument("--html", metavar="OUT.html", help="write the fleet page and a page per machine")
     ap.add_argument("-q", "--quiet", action="store_true", help="print only the flags")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="list unreadable records, duplicate and earlier runs on stderr")
@@ -324,6 +331,9 @@ def main(argv=None, out=None, err=None):
         except OSError as e:
             err.write("baremark-report: --csv %s: %s\n" % (args.csv, e.strerror or e))
             return 2
+
+    if args.html and html.write_fleet_html(args.html, chosen, shown, flags, limits, err) != 0:
+        return 2
 
     if args.format == "json":
         doc = {"limits": limits.__dict__, "flags": shown["flags"],
