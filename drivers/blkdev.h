@@ -70,6 +70,11 @@ struct bm_disk_ops {
                   uint64_t lba, uint32_t blocks, void *buf);
     /* Reap up to max completions; returns how many were written to out. */
     int (*poll)(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);
+    /* Optional: tell the device about the commands submitted on queue
+     * since the last flush (one doorbell write for a batch). A driver with
+     * flush may hold submitted commands until flush() or the next poll()
+     * of that queue; NULL: submit tells the device at once. */
+    void (*flush)(struct bm_disk *d, unsigned queue);
     /* Optional: read the drive's health log. Called only with no I/O in
      * flight on the disk; blocks at most a few seconds (bounded waits). */
     int (*health)(struct bm_disk *d, struct bm_health *out);

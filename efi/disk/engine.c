@@ -328,7 +328,8 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
          * finishing after the window do not (fio's ramp_time rule). */
         if (now >= t_meas && now < j->window_end) {
             lat = now - slot->start_ns;
-            hist_add(j->hist, lat);
+            if (j->hist)
+                hist_add(j->hist, lat);
             j->ios++;
             j->bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
             /* An open window (see engine_run) closes on its first I/O. */

@@ -93,7 +93,8 @@ struct disk_job {
     uint64_t window_end;  /* end of this job's measured window (UINT64_MAX: open, see engine_run) */
 
     /* Results. */
-    struct histogram *hist;  /* latency of each I/O completed in the measured window */
+    struct histogram *hist;  /* latency of each I/O completed in the measured window (NULL: not kept,
+                              * the per-I/O cost benchmark's "hist off" row only) */
     uint64_t ios, bytes;     /* I/Os and bytes completed in the measured window */
     uint64_t live_bytes;     /* every completion, for the progress line */
     double seconds;          /* the measured window (longer than asked when no I/O finished in it) */
