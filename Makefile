@@ -189,3 +189,4 @@ $(HOSTB)/iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h) $(HOSTB)/libbaremark.
 .PHONY: bench
 bench: $(HOSTB)/iobench
 	$(HOSTB)/iobench $(BENCH_MS)
+$(HOSTB)/tests/test_iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h)

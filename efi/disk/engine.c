@@ -295,7 +295,7 @@ static void job_retry_pending(struct disk_job *j, uint64_t now)
 static void job_complete(struct disk_job *j, unsigned q, const struct bm_completion *c, uint64_t now,
                          uint64_t t_meas)
 {
-    uint32_t s = c->tag / j->pieces;
+    uint32_t s = j->pieces == 1 ? c->tag : c->tag / j->pieces; /* no division for the usual one-command I/O */
     struct io_slot *slot;
     uint64_t lat;
 
@@ -344,13 +344,22 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
         j->pending++;
 }
 
-/* Poll every queue of a job once and refill it. Returns how many
+/* Tell the disk about the commands submitted on queue q (one doorbell
+ * for the batch, blkdev.h flush). */
+static inline void job_flush(struct disk_job *j, unsigned q)
+{
+    if (j->disk->ops->flush)
+        j->disk->ops->flush(j->disk, q);
+}
+
+/* Poll every queue of a job once and refill it. now is the clock when the
+ * round started; each batch of completions gets its own reading (its I/Os'
+ * end, and the start of the I/Os that replace them). Returns how many
  * completions it reaped (0: the disk had nothing for us). */
-static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t)
+static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t, uint64_t now)
 {
     struct bm_completion cq[ENGINE_POLL_BATCH];
     struct bm_disk *d = j->disk;
-    uint64_t now;
     int work = 0;
 
     if (j->stuck)
@@ -366,14 +375,18 @@ static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_tim
         now = plat_now_ns();
         for (int i = 0; i < n; i++)
             job_complete(j, q, &cq[i], now, t_meas);
+        job_flush(j, q);
         work += n;
     }
-    now = plat_now_ns();
-    if (j->pending)
+    if (j->pending) {
         job_retry_pending(j, now);
+        for (unsigned q = 0; q < j->nq; q++)
+            job_flush(j, q);
+    }
     /* A sweep whose driver keeps refusing (BM_EBUSY) with nothing in
      * flight would never finish: that stalls too. */
-    if ((j->inflight || (j->sweep && j->pending)) && now - j->last_event_ns > t->stall_ns) {
+    if ((j->inflight || (j->sweep && j->pending)) && now > j->last_event_ns &&
+        now - j->last_event_ns > t->stall_ns) {
         job_fail(j, BM_ETIMEDOUT, ENGINE_FAIL_STALL, 0, "%u command%s in flight and no completion for %llu s",
                  j->inflight, j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / NS_PER_S));
         j->stuck = true;
@@ -424,10 +437,12 @@ static void start_jobs(struct disk_job *jobs, unsigned n, uint64_t t0, uint64_t 
         j->pending = 0;
         j->last_event_ns = t0;
         j->window_end = j->sweep ? ENGINE_SWEEP_WINDOW : t_end;
-        for (unsigned q = 0; q < j->nq; q++)
+        for (unsigned q = 0; q < j->nq; q++) {
             for (uint32_t s = 0; s < j->qd && !j->stopping; s++)
                 if (!slot_pump(j, q, s, t0))
                     j->pending++;
+            job_flush(j, q);
+        }
     }
 }
 
@@ -501,7 +516,7 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
             close_windows(jobs, n, aborted);
         }
         for (unsigned i = 0; i < n; i++) {
-            work += job_step(&jobs[i], t_meas, t);
+            work += job_step(&jobs[i], t_meas, t, now);
             if (job_active(&jobs[i]))
                 busy_left = true;
         }
