@@ -190,3 +190,4 @@ $(HOSTB)/iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h) $(HOSTB)/libbaremark.
 bench: $(HOSTB)/iobench
 	$(HOSTB)/iobench $(BENCH_MS)
 $(HOSTB)/tests/test_iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h)
+$(HOSTB)/tests/test_engine_cpus: $(BENCH_SRC) $(wildcard tests/bench/*.h)

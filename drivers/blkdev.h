@@ -105,6 +105,9 @@ struct bm_disk {
     double link_gbps;     /* SATA/SAS negotiated link, 0 if not applicable */
 
     unsigned nqueues;     /* independent queues (NVMe I/O queue pairs), >= 1 */
+    bool mp_queues;       /* its queues may be driven from different CPUs at once, and alongside the other
+                           * disks of its controller (NVMe: a queue pair per CPU); else the engine keeps
+                           * all disks of one controller on one CPU */
     uint32_t max_qd;      /* commands in flight per queue */
     uint32_t max_transfer_bytes; /* largest single command */
 

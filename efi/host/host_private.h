@@ -24,5 +24,7 @@ struct plat_sim_dev *host_sim_at(struct pci_addr a);
 
 /* clock_host.c: start the clock and measure the TSC rate (plat_init). */
 void host_clock_init(void);
+/* CLOCK_MONOTONIC in ns, without the time simulated devices made pass. */
+uint64_t host_mono_ns(void);
 
 #endif

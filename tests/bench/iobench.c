@@ -27,6 +27,7 @@ int iobench_open(struct iobench *b, char *err, size_t errlen)
 
     memset(b, 0, sizeof(*b));
     memset(&list, 0, sizeof(list));
+    engine_limit_cpus(1); /* the cost of one CPU's path, timed on this thread */
     nvme_instant_attach(&b->model, iobench_addr, 1, IOBENCH_BLOCKS);
     rc = nvme_driver.probe(iobench_addr, 0, &list, &b->ctrl, err, errlen);
     if (rc != BM_OK) {

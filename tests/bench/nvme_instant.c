@@ -1,6 +1,8 @@
 /* The instant NVMe controller (see nvme_instant.h). Facts from the NVM
  * Express Base Specification 1.4; the full fault model is
  * tests/unit/test_nvme_model.c. */
+#include <pthread.h>
+
 #include "nvme_instant.h"
 
 enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_ASQ = 0x28, R_ACQ = 0x30,
@@ -233,6 +235,29 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     return 0;
 }
 
+/* Remember which thread rings queue qid (the engine: one CPU per queue). */
+static void note_thread(struct nvme_instant *m, uint16_t qid)
+{
+    long self = (long)pthread_self();
+
+    if (m->sq_thread[qid] == 0)
+        m->sq_thread[qid] = self;
+    else if (m->sq_thread[qid] != self)
+        m->sq_thread[qid] = -1;
+}
+
+/* A CPU that never comes back: time goes on (a second per millisecond)
+ * until the test releases it. */
+static void hang(struct nvme_instant *m)
+{
+    __atomic_fetch_add(&m->hung_cpus, 1, __ATOMIC_RELAXED);
+    while (!m->release) {
+        plat_sim_advance_ns(1000000000ull);
+        plat_delay_ns(1000000);
+    }
+    __atomic_fetch_sub(&m->hung_cpus, 1, __ATOMIC_RELAXED);
+}
+
 static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
 {
     struct nvme_instant *m = ctx;
@@ -251,6 +276,10 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     qid = (uint16_t)((off - R_DBS) / 8);
     if ((off - R_DBS) % 8 == 0) {
         m->sq_doorbells += qid != 0;
+        if (qid != 0)
+            note_thread(m, qid);
+        if (qid != 0 && m->hang_off_bsp && !plat_on_bsp())
+            hang(m);
         nvme_instant_sq_doorbell(m, qid, v);
     } else if (m->cq[qid].live && v < m->cq[qid].size) {
         m->cq_doorbells += qid != 0;

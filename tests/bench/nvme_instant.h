@@ -33,6 +33,13 @@ struct nvme_instant {
     uint64_t asq, acq;
     uint64_t blocks;                  /* namespace 1, 512-byte blocks */
     unsigned grant;                   /* I/O queue pairs Set Features grants */
+    /* Faults (the engine's CPU tests): an I/O doorbell written by a CPU
+     * other than the boot processor never returns until release is set,
+     * and moves the clock on meanwhile, as a machine whose CPU hung. */
+    volatile bool hang_off_bsp, release;
+    volatile int hung_cpus;
+    /* Which thread rang each I/O queue's SQ doorbell (0: none yet; -1: several). */
+    long sq_thread[NVME_INSTANT_MAXQ];
     struct nvme_instant_queue sq[NVME_INSTANT_MAXQ], cq[NVME_INSTANT_MAXQ];
     /* What happened. */
     uint64_t io_done, io_refused;     /* I/O commands completed OK / with an error status */
