@@ -36,12 +36,21 @@ static uint32_t bsp_initial_apic;  /* CPUID.01h:EBX[31:24] of the boot processor
 static UINTN cpu_number[MAX_CPUS]; /* our index -> MP services processor number */
 static uint32_t cpu_apic[MAX_CPUS];
 
-/* This processor's initial APIC ID (CPUID leaf 1, EBX bits 31:24): no
- * firmware call, so any CPU may ask. */
+/* This processor's APIC ID from CPUID, no firmware call, so any CPU may
+ * ask: the x2APIC ID (leaf 0Bh, EDX) where the leaf exists, else the
+ * initial APIC ID (leaf 1, EBX bits 31:24), which repeats past 255 CPUs. */
 static uint32_t initial_apic_id(void)
 {
-    uint32_t a = 1, b, c = 0, d;
+    uint32_t a = 0, b, c = 0, d;
 
+    __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (a >= 0xb) {
+        a = 0xb, c = 0;
+        __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        if (b & 0xffff)
+            return d; /* leaf 0Bh implemented: EBX names the logical processors of level 0 */
+    }
+    a = 1, c = 0;
     __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
     return b >> 24;
 }
