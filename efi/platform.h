@@ -40,6 +40,11 @@ uint64_t plat_tsc_hz(void);
 const char *plat_clock_source(void);
 /* Busy-wait for at least ns nanoseconds. */
 void plat_delay_ns(uint64_t ns);
+/* Let the boot processor rest for about ns (at least until the firmware's
+ * next timer tick: it halts instead of spinning, so under a hypervisor its
+ * host thread sleeps). Boot processor only, for loops that have nothing
+ * to poll. */
+void plat_idle_ns(uint64_t ns);
 
 /* ---- Memory ---------------------------------------------------------------- */
 

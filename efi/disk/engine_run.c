@@ -10,6 +10,10 @@
  * moment its units could end: the window, a first I/O's stall limit (an
  * open window) and the drain's. */
 #define ENGINE_AP_GRACE_NS (5 * NS_PER_S)
+/* The boot processor with no queue of its own rests this long between
+ * looks at the others (progress, Esc, their end): spinning would take a
+ * hyperthread's or, under QEMU, a host core's time from the CPUs that poll. */
+#define ENGINE_BSP_IDLE_NS (1 * NS_PER_MS)
 
 /* The progress line: test, elapsed time (a sweep: how far it is), MB/s since the last line. */
 static void show_progress(struct disk_job *jobs, unsigned n, const char *label, enum phase phase, uint64_t elapsed,
@@ -138,6 +142,10 @@ static void bsp_main(struct engine_plan *p, struct engine_shared *sh, const char
     uint64_t now = sh->t0, next_ui = sh->t0, last_bytes = 0, last_ns = sh->t0;
     uint64_t ap_deadline = sh->t_end + 2 * sh->t->stall_ns + ENGINE_AP_GRACE_NS;
 
+    bool polls = false;
+
+    for (unsigned k = 0; k < p->ncpus; k++)
+        polls |= p->cpus[k].n && (k == 0 || !p->cpus[k].started);
     for (;;) {
         bool left = false;
         for (unsigned k = 0; k < p->ncpus; k++)
@@ -145,6 +153,8 @@ static void bsp_main(struct engine_plan *p, struct engine_shared *sh, const char
                 left |= cpu_round(&p->cpus[k], &now);
         if (!left && p->cpus[0].phase == PHASE_DRAIN && aps_done(p, now >= ap_deadline))
             break;
+        if (!polls && now < next_ui)
+            plat_idle_ns(MIN(next_ui - now, ENGINE_BSP_IDLE_NS));
         if (now >= next_ui) {
             next_ui = now + ENGINE_UI_INTERVAL_NS;
             show_progress(p->units, p->nunits, label, p->cpus[0].phase, now - sh->t0, sh->t, &last_bytes, &last_ns,

@@ -45,3 +45,9 @@ void host_clock_init(void)
         ;
     tsc_hz = (uint64_t)((double)(rdtsc() - c0) * 1e9 / (double)(host_mono_ns() - t0));
 }
+
+void plat_idle_ns(uint64_t ns)
+{
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)MIN(ns, 999999999ull) };
+    nanosleep(&ts, NULL);
+}

@@ -123,3 +123,22 @@ void plat_delay_ns(uint64_t ns)
     while (plat_now_ns() < end)
         __asm__ __volatile__("pause");
 }
+
+/* A timer event and WaitForEvent: the DXE core halts the CPU in its idle
+ * loop (EDK2 CoreWaitForEvent -> gIdleLoopEvent -> CpuSleep) until an
+ * interrupt; the timer's comes within ns (100 ns units, at least one). */
+void plat_idle_ns(uint64_t ns)
+{
+    static EFI_EVENT timer;
+    UINTN index;
+
+    if (!timer && uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) !=
+                      EFI_SUCCESS) {
+        timer = NULL;
+        return;
+    }
+    if (uefi_call_wrapper(bm_st->BootServices->SetTimer, 3, timer, TimerRelative, ns / 100 ? ns / 100 : 1) !=
+        EFI_SUCCESS)
+        return;
+    uefi_call_wrapper(bm_st->BootServices->WaitForEvent, 3, 1, &timer, &index);
+}
