@@ -191,3 +191,4 @@ bench: $(HOSTB)/iobench
 	$(HOSTB)/iobench $(BENCH_MS)
 $(HOSTB)/tests/test_iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h)
 $(HOSTB)/tests/test_engine_cpus: $(BENCH_SRC) $(wildcard tests/bench/*.h)
+$(HOSTB)/tests/test_nvme_model: $(wildcard tests/bench/*.h)
