@@ -612,7 +612,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->sq[0] = (struct nvme_instant_queue){ .live = true, .base = phys(m->asq), .size = (m->aqa & 0xfff) + 1 };
             m->cq[0] = (struct nvme_instant_queue){ .live = true, .base = phys(m->acq),
                                                     .size = ((m->aqa >> 16) & 0xfff) + 1,
-                                    .phase = 1 };
+                                                    .phase = 1 };
             m->enabled_at_ns = plat_now_ns();
             m->not_ready_sent = 0;
             if (!m->ready_delay_ns)
