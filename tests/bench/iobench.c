@@ -185,7 +185,8 @@ int iobench_row(struct iobench *b, uint32_t qd, bool hist, uint64_t measure_ns, 
     }
     raw = (double)t0 / (double)row->ios;
     row->model_ns = model_cost(b, &before) / (double)row->ios;
-    row->sq_per_doorbell = (double)(b->model.io_done - before.io_done) / (double)MAX(1, b->model.sq_doorbells - sq_before);
+    row->sq_per_doorbell =
+        (double)(b->model.io_done - before.io_done) / (double)MAX(1, b->model.sq_doorbells - sq_before);
     engine_job_free(&job);
 
     drv_raw = driver_loop(b, qd, row->ios, &drv_model);

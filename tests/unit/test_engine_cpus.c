@@ -13,7 +13,7 @@
 
 #include "../bench/nvme_instant.c"
 #include "drivers/nvme/nvme.h"
-#include "efi/disk/engine.h"
+#include "efi/disk/engine_internal.h"
 
 #define BLOCKS (1ull << 21)
 
@@ -127,6 +127,69 @@ static void test_cpu_that_never_returns_fails_its_disk_and_the_other_carries_on(
     plat_sim_detach(&models[hung].dev); /* its controller stays as the hung CPU left it */
 }
 
+/* A disk for the placement test: only what engine_job_prepare reads. */
+static void fake_disk(struct bm_disk *d, const char *id, const char *path, const char *pci, bool mp, unsigned nq)
+{
+    memset(d, 0, sizeof(*d));
+    bm_strlcpy(d->id, id, sizeof(d->id));
+    bm_strlcpy(d->pci, pci, sizeof(d->pci));
+    d->path = path;
+    d->mp_queues = mp;
+    d->nqueues = nq;
+    d->lba_bytes = 512;
+    d->blocks = 1u << 20;
+    d->max_qd = 64;
+    d->max_transfer_bytes = 128 * 1024;
+}
+
+/* Placement: a firmware disk on the boot processor; an NVMe random job
+ * one unit per queue pair, round-robin from the application processors;
+ * two ports of one AHCI HBA together on one CPU; a sequential multi-queue
+ * job whole. Then the units fold back into their jobs. */
+static void test_units_are_placed_by_path_queue_and_controller(void **state)
+{
+    struct disk_test rnd = { .name = "RND4K-Q8T4", .op = BM_IO_READ, .random = true, .bs = 4096, .qd = 8,
+                             .threads = 4 };
+    struct disk_test seq = { .name = "SEQ128K-Q2T4", .op = BM_IO_READ, .bs = 131072, .qd = 2, .threads = 4 };
+    static struct bm_disk d[5];
+    static struct disk_job jobs[5];
+    static struct engine_plan plan;
+    char why[160];
+    unsigned cpu_of[5][4], n_of[5] = { 0 };
+
+    (void)state;
+    fake_disk(&d[0], "fw0", BM_PATH_FIRMWARE, "", false, 1);
+    fake_disk(&d[1], "nvme0n1", BM_PATH_NATIVE, "0000:01:00.0", true, 4);
+    fake_disk(&d[2], "ahci0p0", BM_PATH_NATIVE, "0000:00:1f.2", false, 1);
+    fake_disk(&d[3], "ahci0p1", BM_PATH_NATIVE, "0000:00:1f.2", false, 1);
+    fake_disk(&d[4], "nvme1n1", BM_PATH_NATIVE, "0000:02:00.0", true, 4);
+    for (unsigned i = 0; i < 5; i++)
+        assert_int_equal(engine_job_prepare(&jobs[i], &d[i], i == 4 ? &seq : &rnd, i, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_plan_spread(&plan, jobs, 5, 3), BM_OK);
+    assert_int_equal(plan.nunits, 1 + 4 + 1 + 1 + 1);
+    for (unsigned k = 0, u = 0; k < plan.ncpus; k++)
+        for (unsigned i = 0; i < plan.cpus[k].n; i++, u++) {
+            unsigned parent = plan.parent[u];
+            assert_ptr_equal(&plan.cpus[k].jobs[i], &plan.units[u]);
+            assert_int_equal(plan.units[u].cpu, k);
+            cpu_of[parent][n_of[parent]++] = k;
+        }
+    assert_int_equal(cpu_of[0][0], 0);                   /* firmware: the boot processor */
+    assert_int_equal(n_of[1], 4);                        /* a unit per queue pair, on 1, 2, 0, 1 */
+    assert_int_equal(cpu_of[1][0] + cpu_of[1][1] + cpu_of[1][2] + cpu_of[1][3], 1 + 2 + 0 + 1);
+    assert_int_equal(cpu_of[2][0], cpu_of[3][0]);        /* one HBA, one CPU */
+    assert_int_equal(n_of[4], 1);                        /* sequential: whole */
+    for (unsigned k = 0; k < plan.ncpus; k++)
+        plan.cpus[k].sh = NULL;
+    engine_plan_merge(&plan, jobs, 5);
+    assert_int_equal(jobs[1].cpus, 3);
+    assert_int_equal(jobs[0].cpus, 1);
+    assert_int_equal(jobs[1].q_base, 0);
+    assert_int_equal(jobs[1].nq, 4);
+    for (unsigned i = 0; i < 5; i++)
+        engine_job_free(&jobs[i]);
+}
+
 static char held_where[32], held_msg[96];
 static unsigned held_calls;
 
@@ -164,6 +227,7 @@ static void test_diagnostic_from_another_cpu_is_held_for_the_boot_processor(void
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_units_are_placed_by_path_queue_and_controller),
         cmocka_unit_test(test_random_job_runs_one_queue_pair_per_cpu),
         cmocka_unit_test(test_cpu_that_never_returns_fails_its_disk_and_the_other_carries_on),
         cmocka_unit_test(test_diagnostic_from_another_cpu_is_held_for_the_boot_processor),
