@@ -221,34 +221,58 @@ void engine_limit_cpus(unsigned max) { cpu_limit = max; }
 int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t, const char *label,
                struct engine_run_stats *stats)
 {
-    static struct engine_plan plan;
-    static struct engine_shared sh;
+    /* The plan and the shared clock live as long as the run, or for good
+     * when a CPU hung with them (it may wake up and read them); without
+     * memory, a spare pair serves until a CPU hangs with it. */
+    static struct engine_plan spare_plan;
+    static struct engine_shared spare_sh;
+    static bool spare_kept;
+    struct engine_plan *plan = plat_alloc(sizeof(*plan));
+    struct engine_shared *sh = plat_alloc(sizeof(*sh));
     unsigned ncpus = MIN(plat_cpu_count(), (unsigned)ENGINE_MAX_CPUS);
     struct engine_run_stats st;
+    bool hung = false, spare = !plan || !sh, aborted;
 
+    if (spare) {
+        plat_free(plan);
+        plat_free(sh);
+        plan = &spare_plan;
+        sh = &spare_sh;
+        if (spare_kept)
+            ncpus = 1; /* a hung CPU may still read the spares: nothing runs off the boot processor */
+    }
     if (cpu_limit)
         ncpus = MIN(ncpus, cpu_limit);
-    if (ncpus < 2 || engine_plan_spread(&plan, jobs, n, ncpus) != BM_OK)
-        engine_plan_single(&plan, jobs, n);
-    memset(&sh, 0, sizeof(sh));
-    sh.t = t;
-    sh.t0 = plat_now_ns();
-    sh.t_meas = sh.t0 + t->warmup_ns;
-    sh.t_end = sh.t_meas + t->measure_ns;
-    for (unsigned k = 0; k < plan.ncpus; k++) {
-        plan.cpus[k].sh = &sh;
-        plan.cpus[k].phase = PHASE_WARMUP;
+    if (ncpus < 2 || engine_plan_spread(plan, jobs, n, ncpus) != BM_OK)
+        engine_plan_single(plan, jobs, n);
+    memset(sh, 0, sizeof(*sh));
+    sh->t = t;
+    sh->t0 = plat_now_ns();
+    sh->t_meas = sh->t0 + t->warmup_ns;
+    sh->t_end = sh->t_meas + t->measure_ns;
+    for (unsigned k = 0; k < plan->ncpus; k++) {
+        plan->cpus[k].sh = sh;
+        plan->cpus[k].phase = PHASE_WARMUP;
     }
-    start_jobs(plan.cpus[0].jobs, plan.cpus[0].n, sh.t0, sh.t_end);
-    start_aps(&plan);
-    bsp_main(&plan, &sh, label);
-    join_aps(&plan);
-    for (unsigned k = 0; k < plan.ncpus; k++)
-        if (!plan.cpus[k].hung)
-            finish_windows(plan.cpus[k].jobs, plan.cpus[k].n, sh.t_meas, sh.t_end);
-    run_stats(&plan, t, &st);
-    engine_plan_merge(&plan, jobs, n);
+    start_jobs(plan->cpus[0].jobs, plan->cpus[0].n, sh->t0, sh->t_end);
+    start_aps(plan);
+    bsp_main(plan, sh, label);
+    join_aps(plan);
+    for (unsigned k = 0; k < plan->ncpus; k++) {
+        hung |= plan->cpus[k].hung;
+        if (!plan->cpus[k].hung)
+            finish_windows(plan->cpus[k].jobs, plan->cpus[k].n, sh->t_meas, sh->t_end);
+    }
+    run_stats(plan, t, &st);
+    engine_plan_merge(plan, jobs, n);
     if (stats)
         *stats = st;
-    return sh.abort ? BM_EABORT : BM_OK;
+    aborted = sh->abort;
+    if (spare)
+        spare_kept |= hung;
+    else if (!hung) {
+        plat_free(plan);
+        plat_free(sh);
+    }
+    return aborted ? BM_EABORT : BM_OK;
 }
