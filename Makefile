@@ -214,3 +214,16 @@ fuzz: fuzz-build
 	    grep -E "^stat::number_of_executed_units" $(FUZZB)/$$n.log | sed "s/^/  $$n /"; \
 	  else fail=1; echo "  $$n FAILED (see $(FUZZB)/$$n.log):"; grep -E "ERROR|runtime error|SUMMARY" $(FUZZB)/$$n.log | head -5; fi; \
 	done; exit $$fail
+
+# ---- Per-I/O cost benchmark (host build, no QEMU; not a test) ------------------------------
+# make bench: engine + NVMe driver against an instant controller model, CPU ns per I/O
+# at QD1/32/128 with and without the latency histogram (tests/bench/iobench.h).
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+$(HOSTB)/iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h) $(HOSTB)/libbaremark.a
+	gcc $(HOST_CFLAGS) -Itests/bench -I. $(BENCH_SRC) -o $@ $(HOSTB)/libbaremark.a -lm
+.PHONY: bench
+bench: $(HOSTB)/iobench
+	$(HOSTB)/iobench $(BENCH_MS)
+$(HOSTB)/tests/test_iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h)
+$(HOSTB)/tests/test_engine_cpus: $(BENCH_SRC) $(wildcard tests/bench/*.h)
+$(HOSTB)/tests/test_nvme_model: $(wildcard tests/bench/*.h)

@@ -70,6 +70,11 @@ struct bm_disk_ops {
                   uint64_t lba, uint32_t blocks, void *buf);
     /* Reap up to max completions; returns how many were written to out. */
     int (*poll)(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);
+    /* Optional: tell the device about the commands submitted on queue
+     * since the last flush (one doorbell write for a batch). A driver with
+     * flush may hold submitted commands until flush() or the next poll()
+     * of that queue; NULL: submit tells the device at once. */
+    void (*flush)(struct bm_disk *d, unsigned queue);
     /* Optional: read the drive's health log. Called only with no I/O in
      * flight on the disk; blocks at most a few seconds (bounded waits). */
     int (*health)(struct bm_disk *d, struct bm_health *out);
@@ -100,6 +105,9 @@ struct bm_disk {
     double link_gbps;     /* SATA/SAS negotiated link, 0 if not applicable */
 
     unsigned nqueues;     /* independent queues (NVMe I/O queue pairs), >= 1 */
+    bool mp_queues;       /* its queues may be driven from different CPUs at once, and alongside the other
+                           * disks of its controller (NVMe: a queue pair per CPU); else the engine keeps
+                           * all disks of one controller on one CPU */
     uint32_t max_qd;      /* commands in flight per queue */
     uint32_t max_transfer_bytes; /* largest single command */
 

@@ -40,6 +40,11 @@ uint64_t plat_tsc_hz(void);
 const char *plat_clock_source(void);
 /* Busy-wait for at least ns nanoseconds. */
 void plat_delay_ns(uint64_t ns);
+/* Let the boot processor rest for about ns (at least until the firmware's
+ * next timer tick: it halts instead of spinning, so under a hypervisor its
+ * host thread sleeps). Boot processor only, for loops that have nothing
+ * to poll. */
+void plat_idle_ns(uint64_t ns);
 
 /* ---- Memory ---------------------------------------------------------------- */
 
@@ -69,6 +74,19 @@ typedef void (*plat_cpu_fn)(unsigned cpu_index, void *arg);
 int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg);
 /* APIC ID of the processor with this index (for NUMA mapping). */
 uint32_t plat_cpu_apic_id(unsigned cpu_index);
+/* Is the caller the boot processor (cpu 0)? Firmware services, the console
+ * and the records are for it alone: plat_diag() from another CPU is held
+ * until the boot processor calls plat_diag_flush(). */
+bool plat_on_bsp(void);
+/* Start fn(cpu, arg) on application processor cpu (1 .. plat_cpu_count()
+ * - 1) and return at once (the disk engine's CPUs). BM_OK; BM_EINVAL: no
+ * such CPU; BM_EBUSY: it still runs (or hangs in) an earlier job;
+ * BM_ENOTSUP: no MP services; BM_EIO: the firmware refused. */
+int plat_cpu_start(unsigned cpu, plat_cpu_fn fn, void *arg);
+/* Wait at most timeout_ns (0: just look) for the job started on cpu to
+ * return: BM_OK, the CPU is free again; BM_ETIMEDOUT, it still runs and
+ * stays taken (plat_cpu_start answers BM_EBUSY until it returns). */
+int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns);
 
 /* ---- Firmware tables ------------------------------------------------------ */
 
@@ -173,6 +191,8 @@ void plat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void plat_diag(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 typedef void (*plat_diag_sink_fn)(const char *where, const char *message);
 void plat_set_diag_sink(plat_diag_sink_fn fn);
+/* Emit the diagnostics other CPUs made (boot processor only; see plat_on_bsp). */
+void plat_diag_flush(void);
 
 /* The options the app was started with (UEFI load options / argv joined). */
 const char *plat_load_options(void);

@@ -38,16 +38,73 @@ void plat_set_diag_sink(plat_diag_sink_fn fn)
     diag_sink = fn;
 }
 
+/* Diagnostics made on another CPU (a driver polled by the disk engine on
+ * an application processor) wait here for the boot processor: the sink
+ * prints and writes records, which only it may do. */
+#define DIAG_HELD_MAX 32
+#define DIAG_MSG_BYTES 384
+struct diag_held {
+    char where[32];
+    char msg[DIAG_MSG_BYTES];
+};
+static struct diag_held diag_held[DIAG_HELD_MAX];
+static unsigned diag_held_n, diag_held_dropped;
+static volatile uint32_t diag_lock;
+
+static void diag_lock_take(void)
+{
+    while (__atomic_exchange_n(&diag_lock, 1, __ATOMIC_ACQUIRE))
+        __asm__ __volatile__("pause");
+}
+
+static void diag_lock_give(void) { __atomic_store_n(&diag_lock, 0, __ATOMIC_RELEASE); }
+
+static void diag_emit(const char *where, const char *msg)
+{
+    if (diag_sink)
+        diag_sink(where, msg);
+    else
+        plat_log("%s: %s", where, msg);
+}
+
 void plat_diag(const char *where, const char *fmt, ...)
 {
-    char msg[384];
+    char msg[DIAG_MSG_BYTES];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (diag_sink)
-        diag_sink(where, msg);
-    else
-        plat_log("%s: %s", where, msg);
+    if (plat_on_bsp()) {
+        diag_emit(where, msg);
+        return;
+    }
+    diag_lock_take();
+    if (diag_held_n < DIAG_HELD_MAX) {
+        bm_strlcpy(diag_held[diag_held_n].where, where, sizeof(diag_held[0].where));
+        bm_strlcpy(diag_held[diag_held_n].msg, msg, sizeof(diag_held[0].msg));
+        diag_held_n++;
+    } else {
+        diag_held_dropped++;
+    }
+    diag_lock_give();
+}
+
+void plat_diag_flush(void)
+{
+    static struct diag_held out[DIAG_HELD_MAX];
+    unsigned n, dropped;
+
+    if (!plat_on_bsp() || !__atomic_load_n(&diag_held_n, __ATOMIC_RELAXED))
+        return;
+    diag_lock_take();
+    n = diag_held_n;
+    dropped = diag_held_dropped;
+    memcpy(out, diag_held, n * sizeof(out[0]));
+    diag_held_n = diag_held_dropped = 0;
+    diag_lock_give();
+    for (unsigned i = 0; i < n; i++)
+        diag_emit(out[i].where, out[i].msg);
+    if (dropped)
+        plat_log("%u diagnostics from other CPUs were dropped (more than %u at once)", dropped, DIAG_HELD_MAX);
 }

@@ -48,16 +48,28 @@ static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
         p->next_check_ns = s->deadline_ns;
     p->busy |= bit;
 
-    /* The command table and header must be in memory before the doorbell;
-     * PxSACT before PxCI for a queued command (section 5.3.2). Both
-     * registers only set the bits written as 1. */
     if (!p->ncq)
         p->rfis[AHCI_RFIS_RFIS + FIS_TYPE] = 0; /* see d2h_error_lba */
+    p->unrung |= bit;
+    return BM_OK;
+}
+
+/* Issue every command submitted since the last time: one PxSACT and one
+ * PxCI write for the batch. The command tables and headers must be in
+ * memory before; PxSACT before PxCI for queued commands (AHCI 1.3.1
+ * section 5.3.2); both registers only set the bits written as 1, so one
+ * write may carry several slots (section 3.3.14). */
+static void ahci_ring(struct ahci_port *p)
+{
+    uint32_t bits = p->unrung;
+
+    if (!bits)
+        return;
+    p->unrung = 0;
     plat_wmb();
     if (p->ncq)
-        port_wr(p, AHCI_PxSACT, bit);
-    port_wr(p, AHCI_PxCI, bit);
-    return BM_OK;
+        port_wr(p, AHCI_PxSACT, bits);
+    port_wr(p, AHCI_PxCI, bits);
 }
 
 /* Look for errors in PxIS (and PxTFD when a FIS arrived) and recover from
@@ -104,9 +116,8 @@ static void port_reap(struct ahci_port *p)
     }
     if (finished) {
         plat_rmb(); /* data before the engine looks at it */
-        for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
-            if (finished & (1u << t))
-                ahci_complete(p, t, BM_OK, NULL);
+        for (; finished; finished &= finished - 1)
+            ahci_complete(p, (unsigned)__builtin_ctz(finished), BM_OK, NULL);
     }
 
     if (!p->busy || now < p->next_check_ns)
@@ -130,6 +141,8 @@ static int ahci_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
 
     if (queue != 0)
         return 0;
+    if (!p->dead)
+        ahci_ring(p); /* what the caller did not flush */
     if (p->busy && !p->dead)
         port_reap(p);
     while (n < max && p->done_count) {
@@ -170,8 +183,18 @@ static int ahci_health(struct bm_disk *d, struct bm_health *h)
     return BM_OK;
 }
 
+/* The doorbell for what submit queued (blkdev.h flush). */
+static void ahci_flush(struct bm_disk *d, unsigned queue)
+{
+    struct ahci_port *p = d->priv;
+
+    if (queue == 0 && !p->dead)
+        ahci_ring(p);
+}
+
 const struct bm_disk_ops ahci_ops = {
     .submit = ahci_submit,
     .poll = ahci_poll,
+    .flush = ahci_flush,
     .health = ahci_health,
 };

@@ -9,6 +9,7 @@ void ahci_complete(struct ahci_port *p, unsigned tag, int status, const char *de
     struct bm_completion *c = &p->done[(p->done_head + p->done_count) % AHCI_SLOTS_MAX];
 
     p->busy &= ~(1u << tag);
+    p->unrung &= ~(1u << tag);
     if (p->done_count == AHCI_SLOTS_MAX) {
         /* Only if the engine reused a tag before reaping its completion. */
         ahci_port_diag(p, "tag %u: completion lost, %u already waiting to be reaped", tag, p->done_count);

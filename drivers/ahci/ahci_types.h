@@ -80,6 +80,7 @@ struct ahci_port {
     struct ata_identity id;
 
     uint32_t busy;                 /* slots the hardware owns */
+    uint32_t unrung;               /* ...of which submitted and not yet written to PxCI (ahci_ring) */
     uint64_t next_check_ns;        /* earliest deadline among busy slots (or later) */
     uint64_t next_error_check_ns;  /* next look at PxIS while nothing finishes */
     struct ahci_slot slot[AHCI_SLOTS_MAX];

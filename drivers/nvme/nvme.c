@@ -326,6 +326,7 @@ static void nvme_fill_disk(struct nvme_ctrl *c, struct nvme_ns *ns, const struct
     d->lun = 0;
     d->link_gbps = 0;
     d->nqueues = p->qpn;
+    d->mp_queues = true; /* a queue is driven by one CPU at a time, recovery by whichever sees it (nvme_io.c) */
     d->max_qd = p->max_qd;
     d->max_transfer_bytes = p->lim.max_transfer_bytes;
     d->failed = false;

@@ -7,20 +7,34 @@
  * never call the firmware, never allocate and never wait. */
 #include "nvme_types.h"
 
-/* Put a slot's command on the SQ; false if the SQ is full. */
-static bool nvme_sq_push(struct nvme_ctrl *c, struct nvme_queue *q, struct nvme_slot *slot)
+/* Put a slot's command on the SQ without telling the controller (see
+ * nvme_sq_ring); false if the SQ is full. The command's age for the
+ * timeout scan starts at the queue's stamp, taken by the last poll (or by
+ * submit when the queue was idle): a clock read per command would cost
+ * more than the rest of the submission, and 30 s timeouts do not need it. */
+static bool nvme_sq_push(struct nvme_queue *q, struct nvme_slot *slot)
 {
     uint32_t next = q->sq_tail + 1 == q->entries ? 0 : q->sq_tail + 1;
 
     if (next == q->sq_head)
         return false;
     q->sq[q->sq_tail] = slot->cmd;
-    slot->submit_ns = plat_now_ns();
+    slot->submit_ns = q->stamp_ns;
     q->sq_tail = next;
-    /* The entry (and PRP list) must be in memory before the doorbell. */
-    plat_wmb();
-    wr32(c, q->sq_db, next);
     return true;
+}
+
+/* One SQ tail doorbell for every command pushed since the last one (as
+ * SPDK's nvme_pcie_qpair_ring_sq_doorbell() and Linux nvme_commit_rqs()
+ * batch them): an MMIO write costs far more than building a command. */
+static void nvme_sq_ring(struct nvme_ctrl *c, struct nvme_queue *q)
+{
+    if (q->sq_tail == q->sq_rung)
+        return;
+    /* The entries (and PRP lists) must be in memory before the doorbell. */
+    plat_wmb();
+    wr32(c, q->sq_db, q->sq_tail);
+    q->sq_rung = q->sq_tail;
 }
 
 static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
@@ -32,7 +46,7 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     struct nvme_slot *slot;
     struct nvme_sqe *cmd;
     struct nvme_prp prp;
-    uint64_t *list;
+    uint64_t *list, phys;
     uint64_t bytes = (uint64_t)blocks * d->lba_bytes;
 
     if (queue >= ns->nq || tag >= d->max_qd || !buf || blocks == 0 || (op != BM_IO_READ && op != BM_IO_WRITE))
@@ -47,32 +61,41 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     slot = &q->slots[tag];
     if (slot->busy)
         return BM_EINVAL; /* the tag is still in flight: CIDs must be unique (section 4.2) */
-    if ((q->sq_tail + 1) % q->entries == q->sq_head)
+    if ((q->sq_tail + 1 == q->entries ? 0 : q->sq_tail + 1) == q->sq_head)
         return BM_EBUSY;
 
-    list = (uint64_t *)((uint8_t *)q->prp_lists + (size_t)tag * ns->list_bytes);
-    if (nvme_prp_build(plat_virt_to_phys(buf), (uint32_t)bytes, NVME_PAGE_BYTES, list, plat_virt_to_phys(list),
-                       ns->list_bytes / 8, &prp) != BM_OK)
-        return BM_EINVAL;
+    phys = plat_virt_to_phys(buf);
+    if ((phys & (NVME_PAGE_BYTES - 1)) + bytes <= NVME_PAGE_BYTES && !(phys & 3)) {
+        /* One memory page (every 4 KiB I/O): PRP1 alone (section 4.3). */
+        prp.prp1 = phys;
+        prp.prp2 = 0;
+    } else {
+        list = (uint64_t *)((uint8_t *)q->prp_lists + (size_t)tag * ns->list_bytes);
+        if (nvme_prp_build(phys, (uint32_t)bytes, NVME_PAGE_BYTES, list, plat_virt_to_phys(list), ns->list_bytes / 8,
+                           &prp) != BM_OK)
+            return BM_EINVAL;
+    }
 
     cmd = &slot->cmd;
-    memset(cmd, 0, sizeof(*cmd));
-    cmd->opcode = op == BM_IO_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ;
-    cmd->cid = (uint16_t)tag;
-    cmd->nsid = ns->nsid;
-    cmd->prp1 = prp.prp1;
-    cmd->prp2 = prp.prp2;
-    cmd->cdw10 = (uint32_t)lba;
-    cmd->cdw11 = (uint32_t)(lba >> 32);
-    cmd->cdw12 = NVME_RW_NLB(blocks);
+    *cmd = (struct nvme_sqe){
+        .opcode = op == BM_IO_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ,
+        .cid = (uint16_t)tag,
+        .nsid = ns->nsid,
+        .prp1 = prp.prp1,
+        .prp2 = prp.prp2,
+        .cdw10 = (uint32_t)lba,
+        .cdw11 = (uint32_t)(lba >> 32),
+        .cdw12 = NVME_RW_NLB(blocks),
+    };
 
     slot->busy = 1;
     slot->expired = 0;
     slot->retry_pending = 0;
     slot->retries = 0;
     slot->aborted = 0;
-    q->inflight++;
-    (void)nvme_sq_push(c, q, slot); /* room was checked above */
+    if (q->inflight++ == 0)
+        q->stamp_ns = plat_now_ns(); /* an idle queue's stamp may be old (see nvme_sq_push) */
+    (void)nvme_sq_push(q, slot); /* room was checked above */
     return BM_OK;
 }
 
@@ -158,11 +181,12 @@ static void nvme_resubmit_due(struct nvme_ctrl *c, struct nvme_ns *ns, struct nv
         struct nvme_slot *s = &q->slots[t];
         if (!s->retry_pending || now < s->retry_at_ns)
             continue;
-        if (!nvme_sq_push(c, q, s))
-            return;
+        if (!nvme_sq_push(q, s))
+            break;
         s->retry_pending = 0;
         q->retries_pending--;
     }
+    nvme_sq_ring(c, q);
 }
 
 static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
@@ -179,6 +203,9 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     q = &ns->q[queue];
     if (!q->dead && (c->dead || q->gen != c->gen))
         q->dead = true;
+    /* Commands the caller submitted without a flush go out now. */
+    if (!q->dead)
+        nvme_sq_ring(c, q);
     /* What the controller completed counts, even if it was reset since;
      * once it has stopped, the CQ holds nothing new. */
     if (!(q->dead && c->stopped))
@@ -199,6 +226,7 @@ static int nvme_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
         nvme_resubmit_due(c, ns, q);
     if (!q->dead && q->inflight) {
         uint64_t now = plat_now_ns();
+        q->stamp_ns = now;
         nvme_admin_poll(c);
         if (now >= q->next_scan_ns) {
             q->next_scan_ns = now + NVME_TIMEOUT_SCAN_NS;
@@ -238,8 +266,18 @@ static int nvme_health(struct bm_disk *d, struct bm_health *out)
     return BM_OK;
 }
 
+/* The doorbell for what submit queued (blkdev.h flush). */
+static void nvme_flush(struct bm_disk *d, unsigned queue)
+{
+    struct nvme_ns *ns = d->priv;
+
+    if (queue < ns->nq && !ns->q[queue].dead && !ns->ctrl->dead)
+        nvme_sq_ring(ns->ctrl, &ns->q[queue]);
+}
+
 const struct bm_disk_ops nvme_disk_ops = {
     .submit = nvme_submit,
     .poll = nvme_poll,
+    .flush = nvme_flush,
     .health = nvme_health,
 };

@@ -170,7 +170,7 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
         return BM_OK;
     }
     disk_all_disks_tests(tests);
-    ui_text("all %u disks at once, driven from one core:", n);
+    ui_text("all %u disks at once, spread over the CPUs:", n);
     for (unsigned i = 0; i < n; i++) {
         char line[160];
         links_describe_disk(group[i]->d, line, sizeof(line));

@@ -1,14 +1,10 @@
 /* The disk benchmark engine (see engine.h). */
-#include "engine.h"
-#include "../record.h"
+#include "engine_internal.h"
 #include "../time_units.h"
 
 #define ENGINE_POLL_BATCH 64
-#define ENGINE_UI_INTERVAL_NS (500 * NS_PER_MS)
 /* A sweep's window: open until its last I/O (distinct from UINT64_MAX, see engine_run). */
 #define ENGINE_SWEEP_WINDOW (UINT64_MAX - 1)
-
-enum phase { PHASE_WARMUP, PHASE_MEASURE, PHASE_DRAIN };
 
 /* The rw field of a disk_result record. */
 const char *engine_rw_name(const struct disk_test *t)
@@ -168,6 +164,16 @@ int engine_job_prepare_sweep(struct disk_job *j, struct bm_disk *d, enum bm_io_o
 /* Free a job, keeping any buffer a device may still write into. */
 void engine_job_free(struct disk_job *j)
 {
+    if (j->cpu_hung) {
+        /* A CPU that never returned may still poll this job's queues and
+         * write into its slots, histogram and buffers. */
+        plat_diag(j->disk->id, "the CPU driving it never returned; keeping its %u KiB of buffers and its state",
+                  (unsigned)(j->buf_bytes >> 10));
+        j->buf = NULL;
+        j->slots = NULL;
+        j->hist = NULL;
+        return;
+    }
     if (j->buf) {
         if (j->stuck || j->inflight)
             plat_diag(j->disk->id, "%u command%s never completed; keeping their %u KiB of buffers", j->inflight,
@@ -183,9 +189,7 @@ void engine_job_free(struct disk_job *j)
 }
 
 /* Record the first failure of a job (where, and the I/O's LBA) and stop its new I/O. */
-static void job_fail(struct disk_job *j, int status, enum engine_fail_at at, uint64_t lba, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void job_fail(struct disk_job *j, int status, enum engine_fail_at at, uint64_t lba, const char *fmt, ...)
+void job_fail(struct disk_job *j, int status, enum engine_fail_at at, uint64_t lba, const char *fmt, ...)
 {
     va_list ap;
 
@@ -254,7 +258,7 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
             slot->busy = false;
             return true;
         }
-        rc = d->ops->submit(d, q, s * j->pieces + p, j->test.op, slot->lba + first, blocks,
+        rc = d->ops->submit(d, j->q_base + q, s * j->pieces + p, j->test.op, slot->lba + first, blocks,
                             slot_buf(j, q, s) + first * d->lba_bytes);
         if (rc == BM_EBUSY)
             return false;
@@ -295,14 +299,14 @@ static void job_retry_pending(struct disk_job *j, uint64_t now)
 static void job_complete(struct disk_job *j, unsigned q, const struct bm_completion *c, uint64_t now,
                          uint64_t t_meas)
 {
-    uint32_t s = c->tag / j->pieces;
+    uint32_t s = j->pieces == 1 ? c->tag : c->tag / j->pieces; /* no division for the usual one-command I/O */
     struct io_slot *slot;
     uint64_t lat;
 
     if (c->tag >= j->qd * j->pieces || !j->slots[q * j->qd + s].busy ||
         j->slots[q * j->qd + s].pieces_left == 0) {
         job_fail(j, BM_EIO, ENGINE_FAIL_OTHER, 0, "the driver completed tag %u on queue %u, which was not in flight",
-                 c->tag, q);
+                 c->tag, j->q_base + q);
         return;
     }
     slot = &j->slots[q * j->qd + s];
@@ -328,7 +332,8 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
          * finishing after the window do not (fio's ramp_time rule). */
         if (now >= t_meas && now < j->window_end) {
             lat = now - slot->start_ns;
-            hist_add(j->hist, lat);
+            if (j->hist)
+                hist_add(j->hist, lat);
             j->ios++;
             j->bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
             /* An open window (see engine_run) closes on its first I/O. */
@@ -343,21 +348,30 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
         j->pending++;
 }
 
-/* Poll every queue of a job once and refill it. Returns how many
+/* Tell the disk about the commands submitted on queue q (one doorbell
+ * for the batch, blkdev.h flush). */
+static inline void job_flush(struct disk_job *j, unsigned q)
+{
+    if (j->disk->ops->flush)
+        j->disk->ops->flush(j->disk, j->q_base + q);
+}
+
+/* Poll every queue of a job once and refill it. now is the clock when the
+ * round started; each batch of completions gets its own reading (its I/Os'
+ * end, and the start of the I/Os that replace them). Returns how many
  * completions it reaped (0: the disk had nothing for us). */
-static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t)
+int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t, uint64_t now)
 {
     struct bm_completion cq[ENGINE_POLL_BATCH];
     struct bm_disk *d = j->disk;
-    uint64_t now;
     int work = 0;
 
     if (j->stuck)
         return 0;
     for (unsigned q = 0; q < j->nq; q++) {
-        int n = d->ops->poll(d, q, cq, ENGINE_POLL_BATCH);
+        int n = d->ops->poll(d, j->q_base + q, cq, ENGINE_POLL_BATCH);
         if (n < 0) {
-            job_fail(j, n, ENGINE_FAIL_OTHER, 0, "polling queue %u: %s", q, bm_strerror(n));
+            job_fail(j, n, ENGINE_FAIL_OTHER, 0, "polling queue %u: %s", j->q_base + q, bm_strerror(n));
             continue;
         }
         if (n == 0)
@@ -365,14 +379,18 @@ static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_tim
         now = plat_now_ns();
         for (int i = 0; i < n; i++)
             job_complete(j, q, &cq[i], now, t_meas);
+        job_flush(j, q);
         work += n;
     }
-    now = plat_now_ns();
-    if (j->pending)
+    if (j->pending) {
         job_retry_pending(j, now);
+        for (unsigned q = 0; q < j->nq; q++)
+            job_flush(j, q);
+    }
     /* A sweep whose driver keeps refusing (BM_EBUSY) with nothing in
      * flight would never finish: that stalls too. */
-    if ((j->inflight || (j->sweep && j->pending)) && now - j->last_event_ns > t->stall_ns) {
+    if ((j->inflight || (j->sweep && j->pending)) && now > j->last_event_ns &&
+        now - j->last_event_ns > t->stall_ns) {
         job_fail(j, BM_ETIMEDOUT, ENGINE_FAIL_STALL, 0, "%u command%s in flight and no completion for %llu s",
                  j->inflight, j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / NS_PER_S));
         j->stuck = true;
@@ -381,7 +399,7 @@ static int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_tim
 }
 
 /* Has the job work left: commands in flight, or a sweep with I/O still to start? */
-static bool job_active(const struct disk_job *j)
+bool job_active(const struct disk_job *j)
 {
     if (j->stuck)
         return false;
@@ -390,43 +408,20 @@ static bool job_active(const struct disk_job *j)
     return j->sweep && !j->stopping && (j->sweep_next < j->sweep_end || j->pending);
 }
 
-/* The progress line: test, elapsed time (a sweep: how far it is), MB/s since the last line. */
-static void show_progress(struct disk_job *jobs, unsigned n, const char *label, enum phase phase, uint64_t elapsed,
-                          const struct engine_timing *t, uint64_t *last_bytes, uint64_t *last_ns, uint64_t now)
-{
-    uint64_t total = 0;
-    double mbps;
-
-    for (unsigned i = 0; i < n; i++)
-        total += jobs[i].live_bytes;
-    mbps = now > *last_ns ? (double)(total - *last_bytes) * 1e3 / (double)(now - *last_ns) : 0;
-    *last_bytes = total;
-    *last_ns = now;
-    if (jobs[0].sweep)
-        ui_progress("%s  %.0f%%  %.1f MB/s", label,
-                    100.0 * (double)(jobs[0].sweep_next - jobs[0].sweep_first) /
-                        (double)MAX(jobs[0].sweep_end - jobs[0].sweep_first, 1ull), mbps);
-    else if (phase == PHASE_WARMUP)
-        ui_progress("%s  warm-up  %.1f MB/s", label, mbps);
-    else if (phase == PHASE_MEASURE)
-        ui_progress("%s  %.1f/%.1f s  %.1f MB/s", label, (double)(elapsed - t->warmup_ns) / 1e9,
-                    (double)t->measure_ns / 1e9, mbps);
-    else
-        ui_progress("%s  finishing", label);
-}
-
 /* Every job's first I/Os, and its window. */
-static void start_jobs(struct disk_job *jobs, unsigned n, uint64_t t0, uint64_t t_end)
+void start_jobs(struct disk_job *jobs, unsigned n, uint64_t t0, uint64_t t_end)
 {
     for (unsigned i = 0; i < n; i++) {
         struct disk_job *j = &jobs[i];
         j->pending = 0;
         j->last_event_ns = t0;
         j->window_end = j->sweep ? ENGINE_SWEEP_WINDOW : t_end;
-        for (unsigned q = 0; q < j->nq; q++)
+        for (unsigned q = 0; q < j->nq; q++) {
             for (uint32_t s = 0; s < j->qd && !j->stopping; s++)
                 if (!slot_pump(j, q, s, t0))
                     j->pending++;
+            job_flush(j, q);
+        }
     }
 }
 
@@ -434,7 +429,7 @@ static void start_jobs(struct disk_job *jobs, unsigned n, uint64_t t0, uint64_t 
  * finished in it (each takes longer than time=): that window stays open
  * until one does, rather than report nothing (the stall deadline still
  * applies). A sweep runs on to its end. */
-static void close_windows(struct disk_job *jobs, unsigned n, bool aborted)
+void close_windows(struct disk_job *jobs, unsigned n, bool aborted)
 {
     for (unsigned i = 0; i < n; i++) {
         struct disk_job *j = &jobs[i];
@@ -449,7 +444,7 @@ static void close_windows(struct disk_job *jobs, unsigned n, bool aborted)
 
 /* Esc: stop new I/O and let what is in flight finish, so no buffer is
  * freed under a device still writing into it. */
-static void stop_for_esc(struct disk_job *jobs, unsigned n, uint64_t now)
+void stop_for_esc(struct disk_job *jobs, unsigned n, uint64_t now)
 {
     for (unsigned i = 0; i < n; i++) {
         jobs[i].stopping = true;
@@ -459,7 +454,7 @@ static void stop_for_esc(struct disk_job *jobs, unsigned n, uint64_t now)
 
 /* Each job's measured seconds (a sweep: to its last completion), with a
  * note when a window was kept open. */
-static void finish_windows(struct disk_job *jobs, unsigned n, uint64_t t_meas, uint64_t t_end)
+void finish_windows(struct disk_job *jobs, unsigned n, uint64_t t_meas, uint64_t t_end)
 {
     for (unsigned i = 0; i < n; i++) {
         struct disk_job *j = &jobs[i];
@@ -477,58 +472,4 @@ static void finish_windows(struct disk_job *jobs, unsigned n, uint64_t t_meas, u
                      len ? "; " : "", j->seconds);
         }
     }
-}
-
-/* Warm-up, measured window and drain for jobs running at the same time. */
-int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t, const char *label,
-               struct engine_run_stats *stats)
-{
-    uint64_t t0 = plat_now_ns(), t_meas = t0 + t->warmup_ns, t_end = t_meas + t->measure_ns;
-    uint64_t next_ui = t0, last_bytes = 0, last_ns = t0, busy_ns = 0, loops = 0, now = t0;
-    enum phase phase = PHASE_WARMUP;
-    bool aborted = false;
-
-    start_jobs(jobs, n, t0, t_end);
-    for (;;) {
-        bool busy_left = false;
-        int work = 0;
-
-        if (phase == PHASE_WARMUP && now >= t_meas)
-            phase = PHASE_MEASURE;
-        if (phase == PHASE_MEASURE && now >= t_end) {
-            phase = PHASE_DRAIN;
-            close_windows(jobs, n, aborted);
-        }
-        for (unsigned i = 0; i < n; i++) {
-            work += job_step(&jobs[i], t_meas, t);
-            if (job_active(&jobs[i]))
-                busy_left = true;
-        }
-        if (phase == PHASE_DRAIN && !busy_left)
-            break;
-        {
-            uint64_t after = plat_now_ns();
-            if (phase == PHASE_MEASURE) {
-                loops++;
-                if (work)
-                    busy_ns += after - now;
-            }
-            now = after;
-        }
-        if (now >= next_ui) {
-            next_ui = now + ENGINE_UI_INTERVAL_NS;
-            show_progress(jobs, n, label, phase, now - t0, t, &last_bytes, &last_ns, now);
-            if (!aborted && plat_abort_requested()) {
-                aborted = true;
-                phase = PHASE_DRAIN;
-                stop_for_esc(jobs, n, now);
-            }
-        }
-    }
-    finish_windows(jobs, n, t_meas, t_end);
-    if (stats) {
-        stats->loops = loops;
-        stats->core_busy_pct = t->measure_ns ? MIN(100.0, 100.0 * (double)busy_ns / (double)t->measure_ns) : 0;
-    }
-    return aborted ? BM_EABORT : BM_OK;
 }

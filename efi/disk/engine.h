@@ -2,15 +2,15 @@
  * submit/poll interface and measures what comes back. No register knowledge.
  *
  * A test runs as one job per disk; engine_run() drives one or several jobs
- * at the same time from the calling core, polling every disk in turn (the
- * "all disks at once" tests are simply several jobs). Each job owns its
- * buffers, offsets, counters and histogram and shares nothing with other
- * jobs but the clock, so the jobs could be split over cores with
- * plat_run_on_cpus() (each core looping over its own jobs with the same
- * deadlines) once one core becomes the limit; the run reports how busy the
- * polling core was (core_busy_pct) so that point can be seen. Disks on the
- * firmware path must stay on the boot processor: UEFI boot services are not
- * multiprocessor-safe. */
+ * at the same time (the "all disks at once" tests are simply several
+ * jobs). Each job owns its buffers, offsets, counters and histogram and
+ * shares nothing with other jobs but the clock, so a run is spread over
+ * the CPUs: native disks' jobs (and each queue pair of a multi-queue disk's
+ * random job) run on the application processors, each CPU polling only its
+ * own queues with the same deadlines (engine_internal.h). Disks on the
+ * firmware path stay on the boot processor (UEFI boot services are not
+ * multiprocessor-safe), and so does everything that prints. The run
+ * reports how many CPUs drove each job and how busy each CPU was. */
 #ifndef BAREMARK_DISK_ENGINE_H
 #define BAREMARK_DISK_ENGINE_H
 
@@ -62,9 +62,13 @@ struct io_slot {
     bool busy;            /* an I/O is under way in this slot */
 };
 
+#define ENGINE_MAX_CPUS 64  /* CPUs one run uses at most */
+#define ENGINE_JOB_CPUS 16  /* CPUs a job's record lists */
+
 struct disk_job {
     struct bm_disk *disk;
     struct disk_test test;
+    unsigned q_base;      /* the disk's first queue this job drives (a unit of a spread job) */
 
     /* What runs, after the disk's limits (see note). */
     unsigned nq;          /* queues used */
@@ -93,7 +97,8 @@ struct disk_job {
     uint64_t window_end;  /* end of this job's measured window (UINT64_MAX: open, see engine_run) */
 
     /* Results. */
-    struct histogram *hist;  /* latency of each I/O completed in the measured window */
+    struct histogram *hist;  /* latency of each I/O completed in the measured window (NULL: not kept,
+                              * the per-I/O cost benchmark's "hist off" row only) */
     uint64_t ios, bytes;     /* I/Os and bytes completed in the measured window */
     uint64_t live_bytes;     /* every completion, for the progress line */
     double seconds;          /* the measured window (longer than asked when no I/O finished in it) */
@@ -103,11 +108,19 @@ struct disk_job {
     uint64_t fail_lba;       /* the I/O's first LBA (submit, completion) */
     char fail_device[64];    /* the device's decoded status (completion), "" if none */
     bool stuck;              /* commands may still be in flight: never free buf */
+    bool cpu_hung;           /* its CPU never came back: never free anything it used */
+
+    /* Where it ran (engine_run). */
+    unsigned cpu;            /* a unit's CPU (engine_cpus.c) */
+    unsigned cpus;           /* CPUs that drove it */
+    double cpu_busy_pct[ENGINE_JOB_CPUS]; /* each one's busy share of the measured window */
 };
 
 struct engine_run_stats {
-    double core_busy_pct; /* share of the measured window the polling core did work */
-    uint64_t loops;       /* polling rounds in the measured window */
+    double core_busy_pct; /* the busiest CPU's share of the measured window spent working */
+    uint64_t loops;       /* polling rounds in the measured window (all CPUs) */
+    unsigned cpus;        /* CPUs that polled disks */
+    double cpu_busy_pct[ENGINE_MAX_CPUS]; /* each one's share */
 };
 
 /* Set up a job for disk d. BM_OK; BM_ENOTSUP when the test cannot run on
@@ -135,6 +148,10 @@ void engine_job_free(struct disk_job *j);
  * label names the run on the progress line. */
 int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t, const char *label,
                struct engine_run_stats *stats);
+
+/* Use at most max CPUs in engine_run() (0: every one; 1: the boot
+ * processor alone, as before the engine was spread). */
+void engine_limit_cpus(unsigned max);
 
 /* The record's rw field: "read", "write", "randread", "randwrite". */
 const char *engine_rw_name(const struct disk_test *t);

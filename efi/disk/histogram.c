@@ -8,22 +8,6 @@ void hist_reset(struct histogram *h)
     h->min = UINT64_MAX;
 }
 
-/* Bucket for a value. Below 2^HIST_SUB_BITS the value is its own index;
- * above, the top HIST_SUB_BITS+1 significant bits pick the bucket, so group
- * g >= 1 holds [2^(g+5), 2^(g+6)) in buckets 2^(g-1) wide. */
-unsigned hist_bucket_index(uint64_t v)
-{
-    unsigned msb, shift;
-
-    if (v < HIST_SUB)
-        return (unsigned)v;
-    msb = 63u - (unsigned)__builtin_clzll(v);
-    if (msb >= HIST_MAX_BITS)
-        return HIST_BUCKETS - 1;
-    shift = msb - HIST_SUB_BITS;
-    return (shift + 1) * HIST_SUB + (unsigned)((v >> shift) - HIST_SUB);
-}
-
 /* The smallest value a bucket holds. */
 uint64_t hist_bucket_low(unsigned idx)
 {
@@ -40,18 +24,6 @@ uint64_t hist_bucket_width(unsigned idx)
     unsigned group = idx / HIST_SUB;
 
     return group == 0 ? 1 : 1ull << (group - 1);
-}
-
-/* Count one value. */
-void hist_add(struct histogram *h, uint64_t v)
-{
-    h->buckets[hist_bucket_index(v)]++;
-    h->count++;
-    h->sum += v;
-    if (v < h->min)
-        h->min = v;
-    if (v > h->max)
-        h->max = v;
 }
 
 /* Add another histogram's counts. */

@@ -24,7 +24,6 @@ struct histogram {
 };
 
 void hist_reset(struct histogram *h);
-void hist_add(struct histogram *h, uint64_t v);
 /* dst += src (for the aggregate of several disks). */
 void hist_merge(struct histogram *dst, const struct histogram *src);
 /* The value below which pct percent of the samples fall (pct in 0..100):
@@ -35,8 +34,36 @@ uint64_t hist_percentile(const struct histogram *h, double pct);
 double hist_mean(const struct histogram *h);
 
 /* Bucket geometry (exposed for the unit tests). */
-unsigned hist_bucket_index(uint64_t v);
 uint64_t hist_bucket_low(unsigned idx);
 uint64_t hist_bucket_width(unsigned idx);
+
+/* Bucket for a value. Below 2^HIST_SUB_BITS the value is its own index;
+ * above, the top HIST_SUB_BITS+1 significant bits pick the bucket, so group
+ * g >= 1 holds [2^(g+5), 2^(g+6)) in buckets 2^(g-1) wide. Inline, no
+ * loop: it runs once per I/O. */
+static inline unsigned hist_bucket_index(uint64_t v)
+{
+    unsigned msb, shift;
+
+    if (v < HIST_SUB)
+        return (unsigned)v;
+    msb = 63u - (unsigned)__builtin_clzll(v);
+    if (msb >= HIST_MAX_BITS)
+        return HIST_BUCKETS - 1;
+    shift = msb - HIST_SUB_BITS;
+    return (shift + 1) * HIST_SUB + (unsigned)((v >> shift) - HIST_SUB);
+}
+
+/* Count one value (once per I/O: inline). */
+static inline void hist_add(struct histogram *h, uint64_t v)
+{
+    h->buckets[hist_bucket_index(v)]++;
+    h->count++;
+    h->sum += v;
+    if (v < h->min)
+        h->min = v;
+    if (v > h->max)
+        h->max = v;
+}
 
 #endif

@@ -14,23 +14,12 @@ int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_byt
     if (!g->positions)
         return BM_ENOSPC;
     g->random = random;
+    /* positions > 1: a disk of one position draws from bm_rng_below (always 0). */
+    if (g->positions > 1 && !(g->positions & (g->positions - 1)))
+        g->pow2_mask = g->positions - 1;
     bm_rng_seed(&g->rng, seed);
     /* Sequential runs start somewhere random, so repeated runs do not all
      * measure the first gigabytes (often the fastest zone of a hard disk). */
     g->next = bm_rng_below(&g->rng, g->positions);
     return BM_OK;
-}
-
-/* The next I/O's first LBA: a random position, or the next one up with wrap. */
-uint64_t offset_gen_next(struct offset_gen *g)
-{
-    uint64_t pos;
-
-    if (g->random) {
-        pos = bm_rng_below(&g->rng, g->positions);
-    } else {
-        pos = g->next;
-        g->next = pos + 1 < g->positions ? pos + 1 : 0;
-    }
-    return pos * g->io_blocks;
 }

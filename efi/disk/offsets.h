@@ -15,6 +15,7 @@ struct offset_gen {
     uint64_t positions;   /* whole, aligned I/O positions on the disk */
     uint64_t io_blocks;   /* logical blocks per I/O */
     bool random;
+    uint64_t pow2_mask;   /* positions - 1 when positions is a power of two, else 0 */
     uint64_t next;        /* sequential: the next position */
     struct bm_rng rng;
 };
@@ -23,7 +24,21 @@ struct offset_gen {
  * lba_bytes; BM_ENOSPC when not even one I/O fits on the disk. */
 int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_bytes, uint32_t io_bytes, bool random,
                     uint64_t seed);
-/* The first LBA of the next I/O. */
-uint64_t offset_gen_next(struct offset_gen *g);
+/* The first LBA of the next I/O: a random position, or the next one up
+ * with wrap. Inline, no division: it runs once per I/O. A power-of-two
+ * count of positions takes the generator's bits as they come; others go
+ * through Lemire's multiply-shift (bm_rng_below). */
+static inline uint64_t offset_gen_next(struct offset_gen *g)
+{
+    uint64_t pos;
+
+    if (g->random) {
+        pos = g->pow2_mask ? bm_rng_next(&g->rng) & g->pow2_mask : bm_rng_below(&g->rng, g->positions);
+    } else {
+        pos = g->next;
+        g->next = pos + 1 < g->positions ? pos + 1 : 0;
+    }
+    return pos * g->io_blocks;
+}
 
 #endif

@@ -84,6 +84,17 @@ static void result_fields(struct record *r, const struct disk_test *t, uint32_t 
     emit_lat(&r->j, h);
 }
 
+/* Where a result ran: how many CPUs, and each one's busy share of the
+ * measured window (a CPU may have driven other disks' queues too). */
+static void cpu_fields(struct record *r, unsigned cpus, const double *busy_pct, unsigned listed)
+{
+    json_u64(&r->j, "cpus", cpus);
+    json_arr_begin(&r->j, "cpu_busy_pct");
+    for (unsigned i = 0; i < MIN(cpus, listed); i++)
+        json_num(&r->j, NULL, busy_pct[i], 1);
+    json_arr_end(&r->j);
+}
+
 /* The headline figure for burn-in statistics and limits. Writes are named
  * "<test>-write" there, so a limit on SEQ1M-Q8T1 means the read. */
 static void attach_metric(struct record *r, const char *subject, const struct disk_test *t, double mbps, double iops,
@@ -116,6 +127,8 @@ int report_result(const struct disk_job *j, unsigned concurrent)
     json_str(&r.j, "disk", j->disk->id);
     result_fields(&r, &j->test, j->qd, j->nq, j->ios, j->seconds, mbps, iops, j->hist);
     attach_metric(&r, j->disk->id, &j->test, mbps, iops, (double)hist_percentile(j->hist, 99) / 1e3, j->disk);
+    if (j->cpus)
+        cpu_fields(&r, j->cpus, j->cpu_busy_pct, ENGINE_JOB_CPUS);
     if (j->pieces > 1)
         json_u64(&r.j, "split", j->pieces);
     if (j->note[0])
@@ -171,6 +184,7 @@ void report_all_disks(const struct disk_job *jobs, unsigned n, const struct engi
     attach_metric(&r, "all", &first->test, mbps, iops, (double)hist_percentile(&h, 99) / 1e3, NULL);
     json_u64(&r.j, "concurrent", ok);
     json_num(&r.j, "core_busy_pct", st->core_busy_pct, 1);
+    cpu_fields(&r, st->cpus, st->cpu_busy_pct, ENGINE_MAX_CPUS);
     if (link->known) {
         json_obj_begin(&r.j, "link");
         json_str(&r.j, "hop", link->hop);
@@ -181,16 +195,16 @@ void report_all_disks(const struct disk_job *jobs, unsigned n, const struct engi
         json_obj_end(&r.j);
     }
     snprintf(human, sizeof(human),
-             "all %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (%u disk%s, one core %.0f%% busy)",
+             "all %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p99 %.0f us  (%u disk%s, %u CPU%s, busiest %.0f%% busy)",
              first->test.name, engine_rw_name(&first->test), mbps, iops, (double)hist_percentile(&h, 99) / 1e3, ok,
-             ok == 1 ? "" : "s", st->core_busy_pct);
+             ok == 1 ? "" : "s", st->cpus, st->cpus == 1 ? "" : "s", st->core_busy_pct);
     record_emit(&r, human);
     if (link->known)
         ui_text("  %s: %.2f of %.2f GB/s", link->text, mbps / 1e3, link->ceiling_mbps / 1e3);
-    /* One core polls every disk: when it is nearly always busy, it, not
-     * the disks, may be what stops the aggregate from growing. */
+    /* A polling CPU that is nearly always busy, not the disks, may be
+     * what stops the aggregate from growing. */
     if (st->core_busy_pct > 90)
-        ui_text("  the polling core was %.0f%% busy: one core may be the limit here", st->core_busy_pct);
+        ui_text("  the busiest polling CPU was %.0f%% busy: the CPUs may be the limit here", st->core_busy_pct);
 }
 
 /* Error records for writes refused by a safety rule. */

@@ -5,7 +5,7 @@
 static uint64_t t_base;
 static uint64_t tsc_hz;
 
-static uint64_t mono_ns(void)
+uint64_t host_mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -21,7 +21,7 @@ static inline uint64_t rdtsc(void)
 
 static uint64_t sim_skew_ns;    /* time simulated devices made pass (platform_sim.h) */
 
-uint64_t plat_now_ns(void) { return mono_ns() - t_base + __atomic_load_n(&sim_skew_ns, __ATOMIC_RELAXED); }
+uint64_t plat_now_ns(void) { return host_mono_ns() - t_base + __atomic_load_n(&sim_skew_ns, __ATOMIC_RELAXED); }
 void plat_sim_advance_ns(uint64_t ns) { __atomic_fetch_add(&sim_skew_ns, ns, __ATOMIC_RELAXED); }
 uint64_t plat_tsc_hz(void) { return tsc_hz; }
 const char *plat_clock_source(void) { return "clock_gettime"; }
@@ -37,11 +37,17 @@ void host_clock_init(void)
 {
     uint64_t t0, c0;
 
-    t_base = mono_ns();
+    t_base = host_mono_ns();
     /* The TSC rate, for the system record (the clock itself is the kernel's). */
-    t0 = mono_ns();
+    t0 = host_mono_ns();
     c0 = rdtsc();
-    while (mono_ns() - t0 < 20000000ull)
+    while (host_mono_ns() - t0 < 20000000ull)
         ;
-    tsc_hz = (uint64_t)((double)(rdtsc() - c0) * 1e9 / (double)(mono_ns() - t0));
+    tsc_hz = (uint64_t)((double)(rdtsc() - c0) * 1e9 / (double)(host_mono_ns() - t0));
+}
+
+void plat_idle_ns(uint64_t ns)
+{
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)MIN(ns, 999999999ull) };
+    nanosleep(&ts, NULL);
 }

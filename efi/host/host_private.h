@@ -28,5 +28,7 @@ void host_sim_outb(uint16_t port, uint8_t v);
 
 /* clock_host.c: start the clock and measure the TSC rate (plat_init). */
 void host_clock_init(void);
+/* CLOCK_MONOTONIC in ns, without the time simulated devices made pass. */
+uint64_t host_mono_ns(void);
 
 #endif

@@ -10,6 +10,9 @@ static inline uint64_t rdtsc(void)
 }
 
 static uint64_t tsc_hz, tsc_base;
+/* ns = ticks * ns_mult >> 32: a multiply per reading, not a 128-bit
+ * division (a libgcc call of dozens of cycles, on every I/O's clock). */
+static uint64_t ns_mult;
 static const char *clock_source = "none";
 
 #define PM_TIMER_HZ 3579545ull
@@ -102,14 +105,13 @@ void uefi_clock_init(void)
         clock_source = "stall";
     }
     tsc_base = rdtsc();
+    ns_mult = tsc_hz ? (uint64_t)(((unsigned __int128)1000000000ull << 32) / tsc_hz) : 0;
 }
 
 uint64_t plat_now_ns(void)
 {
     uint64_t d = rdtsc() - tsc_base;
-    if (!tsc_hz)
-        return 0;
-    return (uint64_t)((unsigned __int128)d * 1000000000ull / tsc_hz);
+    return (uint64_t)(((unsigned __int128)d * ns_mult) >> 32);
 }
 
 uint64_t plat_tsc_hz(void) { return tsc_hz; }
@@ -120,4 +122,23 @@ void plat_delay_ns(uint64_t ns)
     uint64_t end = plat_now_ns() + ns;
     while (plat_now_ns() < end)
         __asm__ __volatile__("pause");
+}
+
+/* A timer event and WaitForEvent: the DXE core halts the CPU in its idle
+ * loop (EDK2 CoreWaitForEvent -> gIdleLoopEvent -> CpuSleep) until an
+ * interrupt; the timer's comes within ns (100 ns units, at least one). */
+void plat_idle_ns(uint64_t ns)
+{
+    static EFI_EVENT timer;
+    UINTN index;
+
+    if (!timer && uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) !=
+                      EFI_SUCCESS) {
+        timer = NULL;
+        return;
+    }
+    if (uefi_call_wrapper(bm_st->BootServices->SetTimer, 3, timer, TimerRelative, ns / 100 ? ns / 100 : 1) !=
+        EFI_SUCCESS)
+        return;
+    uefi_call_wrapper(bm_st->BootServices->WaitForEvent, 3, 1, &timer, &index);
 }

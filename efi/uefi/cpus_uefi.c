@@ -32,8 +32,30 @@ struct _MP_SERVICES {
 
 static MP_SERVICES *mp;
 static unsigned ncpus = 1;
+static uint32_t bsp_initial_apic;  /* CPUID.01h:EBX[31:24] of the boot processor */
 static UINTN cpu_number[MAX_CPUS]; /* our index -> MP services processor number */
 static uint32_t cpu_apic[MAX_CPUS];
+
+/* This processor's APIC ID from CPUID, no firmware call, so any CPU may
+ * ask: the x2APIC ID (leaf 0Bh, EDX) where the leaf exists, else the
+ * initial APIC ID (leaf 1, EBX bits 31:24), which repeats past 255 CPUs. */
+static uint32_t initial_apic_id(void)
+{
+    uint32_t a = 0, b, c = 0, d;
+
+    __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (a >= 0xb) {
+        a = 0xb, c = 0;
+        __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        if (b & 0xffff)
+            return d; /* leaf 0Bh implemented: EBX names the logical processors of level 0 */
+    }
+    a = 1, c = 0;
+    __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    return b >> 24;
+}
+
+bool plat_on_bsp(void) { return !mp || ncpus == 1 || initial_apic_id() == bsp_initial_apic; }
 
 /* Number our CPUs: the bootstrap processor is 0, then each enabled AP. */
 void uefi_cpus_init(void)
@@ -44,6 +66,7 @@ void uefi_cpus_init(void)
 
     ncpus = 1;
     cpu_apic[0] = 0;
+    bsp_initial_apic = initial_apic_id();
     if (uefi_call_wrapper(bm_st->BootServices->LocateProtocol, 3, &guid, NULL, (void **)&mp) != EFI_SUCCESS) {
         mp = NULL;
         return;
@@ -111,4 +134,51 @@ int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
         uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, events[i]);
     }
     return (int)started;
+}
+
+/* The engine's CPUs: one job each, started without waiting (StartupThisAP
+ * with a WaitEvent, PI spec vol. 2 section 13.4.6) and waited for with a
+ * deadline. An AP that never returns keeps its event and stays taken. */
+static struct ap_job started_job[MAX_CPUS];
+static EFI_EVENT started_event[MAX_CPUS];
+
+int plat_cpu_start(unsigned cpu, plat_cpu_fn fn, void *arg)
+{
+    if (cpu == 0 || cpu >= ncpus)
+        return BM_EINVAL;
+    if (!mp)
+        return BM_ENOTSUP;
+    if (started_event[cpu] && plat_cpu_wait(cpu, 0) != BM_OK)
+        return BM_EBUSY;
+    started_job[cpu] = (struct ap_job){ fn, arg, cpu };
+    if (uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, 0, 0, NULL, NULL, &started_event[cpu]) != EFI_SUCCESS) {
+        started_event[cpu] = NULL;
+        return BM_EIO;
+    }
+    if (mp->StartupThisAP(mp, ap_entry, cpu_number[cpu], started_event[cpu], 0, &started_job[cpu], NULL) !=
+        EFI_SUCCESS) {
+        uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, started_event[cpu]);
+        started_event[cpu] = NULL;
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
+int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns)
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+
+    if (cpu == 0 || cpu >= ncpus || !started_event[cpu])
+        return BM_EINVAL;
+    for (;;) {
+        /* The AP signals the event when fn returns; CheckEvent polls it. */
+        if (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, started_event[cpu]) != EFI_NOT_READY) {
+            uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, started_event[cpu]);
+            started_event[cpu] = NULL;
+            return BM_OK;
+        }
+        if (plat_now_ns() >= deadline)
+            return BM_ETIMEDOUT;
+        __asm__ __volatile__("pause");
+    }
 }

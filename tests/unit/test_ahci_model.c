@@ -138,6 +138,7 @@ struct ahci_model {
     uint32_t held_blocks[32];
     /* What happened, for the assertions */
     unsigned comresets, log10_reads, reads_done, bad_fis, hba_resets;
+    unsigned ci_writes;           /* PxCI writes that issued commands */
     unsigned writes_done, ext_refused, cmd28_done;
     unsigned stray, short_comresets, sctl_while_st, spinups, identifies;
     uint64_t last_lba;            /* of the last read or write */
@@ -765,6 +766,7 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
         uint32_t issue = v & ~m->ci;
         if (!(m->cmd & CMD_ST))
             break;
+        m->ci_writes += issue != 0;
         m->ci |= v;
         for (unsigned s = 0; s < 32 && !m->halted; s++)
             if (issue & (1u << s))
@@ -984,6 +986,32 @@ static void expect_reads_ok(struct bm_disk *d, unsigned n)
 }
 
 /* ---- Tests ---- */
+
+/* submit prepares, flush issues the batch with one PxSACT and one PxCI
+ * write (both set only the bits written as 1, AHCI 1.3.1 3.3.13/3.3.14);
+ * what nobody flushed is issued by the next poll. */
+static void test_ncq_batch_is_issued_with_one_pxci_write_on_flush_or_poll(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+    unsigned writes;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    assert_non_null(d->ops->flush);
+    writes = m->ci_writes;
+    submit_reads(d, QD);
+    assert_int_equal(m->ci_writes, writes);  /* nothing issued yet */
+    d->ops->flush(d, 0);
+    assert_int_equal(m->ci_writes, writes + 1);
+    expect_reads_ok(d, QD);
+    submit_reads(d, 4);
+    expect_reads_ok(d, 4);                   /* poll issued them */
+    assert_int_equal(m->ci_writes, writes + 2);
+    assert_int_equal(m->reads_done, QD + 4);
+    finish(m, ctrl);
+}
 
 static void test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data(void **state)
 {
@@ -1693,6 +1721,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data, log_restore),
+        cmocka_unit_test_teardown(test_ncq_batch_is_issued_with_one_pxci_write_on_flush_or_poll, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_without_the_log_resets_the_port_and_fails_the_caught_tags, log_restore),
         cmocka_unit_test_teardown(test_interface_error_names_the_hba_bits_and_the_port_recovers, log_restore),

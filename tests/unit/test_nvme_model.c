@@ -38,6 +38,7 @@
 
 #include "platform_sim.h"
 #include "drivers/nvme/nvme.h"
+#include "../bench/nvme_instant.h"
 
 /* ---- NVMe 1.4 facts the model needs (its own names, from the spec) ---- */
 
@@ -84,13 +85,8 @@ enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_AS
 #define NO_LBA UINT64_MAX
 #define MAXQ 40                    /* queue slots, admin included: room for grant > MODEL_QUEUES */
 
-struct mq {
-    bool live;
-    uint8_t *base;
-    uint32_t size, head, tail;
-    uint16_t cqid;                 /* SQ: its CQ */
-    uint8_t phase;                 /* CQ: phase tag of the next entry */
-};
+/* A queue as the controller sees it: struct nvme_instant_queue, shared with
+ * the instant model of the per-I/O cost benchmark (tests/bench). */
 
 struct held {                      /* a read the model sits on */
     bool used;
@@ -103,7 +99,7 @@ struct nvme_model {
     uint64_t cap;
     uint32_t cc, csts, aqa, crto;
     uint64_t asq, acq;
-    struct mq sq[MAXQ], cq[MAXQ];
+    struct nvme_instant_queue sq[MAXQ], cq[MAXQ];
     /* Faults */
     bool never_ready;              /* CSTS.RDY never follows CC.EN */
     bool cfs_on_enable;            /* CSTS.CFS instead of RDY */
@@ -207,7 +203,7 @@ static void prp_copy_in(uint64_t prp1, uint64_t prp2, const uint8_t *src, uint32
 /* Post a completion queue entry (4.6) for a command of SQ sqid. */
 static void complete(struct nvme_model *m, uint16_t sqid, uint16_t cid, uint16_t status, uint32_t dw0)
 {
-    struct mq *sq = &m->sq[sqid], *cq = &m->cq[sq->cqid];
+    struct nvme_instant_queue *sq = &m->sq[sqid], *cq = &m->cq[sq->cqid];
     uint8_t *e;
     uint32_t dw2 = sq->head | (uint32_t)sqid << 16, dw3;
 
@@ -387,7 +383,8 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
             return ST_INVALID_QSIZE;
         if (!(cdw11 & 1))
             return ST_INVALID_FIELD;   /* CAP.CQR: contiguous queues required */
-        m->cq[qid] = (struct mq){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize, .phase = 1 };
+        m->cq[qid] = (struct nvme_instant_queue){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize,
+                                                  .phase = 1 };
         return ST_OK;
     case OP_CREATE_SQ: {
         uint16_t cqid = (uint16_t)(cdw11 >> 16);
@@ -399,7 +396,8 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
             return ST_INVALID_QSIZE;
         if (cqid == 0 || cqid >= MAXQ || !m->cq[cqid].live)
             return ST_CQ_INVALID;
-        m->sq[qid] = (struct mq){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize, .cqid = cqid };
+        m->sq[qid] = (struct nvme_instant_queue){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize,
+                                                  .cqid = cqid };
         return ST_OK;
     }
     case OP_DELETE_SQ:
@@ -505,7 +503,7 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
 /* The SQ tail doorbell: fetch and run every new entry. */
 static void sq_doorbell(struct nvme_model *m, uint16_t qid, uint32_t tail)
 {
-    struct mq *sq = &m->sq[qid];
+    struct nvme_instant_queue *sq = &m->sq[qid];
 
     if (!(m->csts & CSTS_RDY) || !sq->live || tail >= sq->size)
         return;
@@ -611,9 +609,10 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
                 return;
             }
             /* 7.6.1: the admin queue comes from AQA/ASQ/ACQ. */
-            m->sq[0] = (struct mq){ .live = true, .base = phys(m->asq), .size = (m->aqa & 0xfff) + 1 };
-            m->cq[0] = (struct mq){ .live = true, .base = phys(m->acq), .size = ((m->aqa >> 16) & 0xfff) + 1,
-                                    .phase = 1 };
+            m->sq[0] = (struct nvme_instant_queue){ .live = true, .base = phys(m->asq), .size = (m->aqa & 0xfff) + 1 };
+            m->cq[0] = (struct nvme_instant_queue){ .live = true, .base = phys(m->acq),
+                                                    .size = ((m->aqa >> 16) & 0xfff) + 1,
+                                                    .phase = 1 };
             m->enabled_at_ns = plat_now_ns();
             m->not_ready_sent = 0;
             if (!m->ready_delay_ns)

@@ -1,0 +1,66 @@
+"""The disk engine on every CPU under QEMU (-smp 4, MTTCG: one host thread
+per vCPU): RND4K-Q32T16 on an NVMe disk runs its 16 queue pairs on several
+CPUs, the all-disks tests put each disk on a CPU of its own, and the
+records say so (cpus, cpu_busy_pct). Speed is not asserted: this machine is
+shared; the figures for the notes come from the same records."""
+import os
+import shutil
+import tempfile
+
+import qemu
+
+
+def _boot(workdir, smp, options):
+    a = qemu.make_disk(os.path.join(workdir, "a.img"), 64)
+    b = qemu.make_disk(os.path.join(workdir, "b.img"), 64)
+    run = qemu.boot(options=options, smp=smp, timeout=900, workdir=workdir,
+                    drives=["file=%s,if=none,id=A,format=raw" % a, "file=%s,if=none,id=B,format=raw" % b],
+                    devices=["nvme,drive=A,serial=CPUA", "nvme,drive=B,serial=CPUB"])
+    assert not run.timed_out, run.serial[-3000:]
+    assert run.of_type("error") == [], run.of_type("error")
+    assert run.end()["status"] == "ok", run.end()
+    return run
+
+
+def _check_cpu_fields(r):
+    assert r["cpus"] >= 1, r
+    assert len(r["cpu_busy_pct"]) == min(r["cpus"], 16), r
+    assert all(0 <= x <= 100 for x in r["cpu_busy_pct"]), r
+
+
+def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
+    workdir = tempfile.mkdtemp(prefix="baremark-cpus-")
+    try:
+        run = _boot(workdir, 4, "mem=off disk=full time=1 driver=native")
+        results = [r for r in run.of_type("disk_result")]
+        for r in results:
+            _check_cpu_fields(r)
+        t16 = [r for r in results if r["test"] == "RND4K-Q32T16" and r["disk"] != "all"]
+        assert len(t16) == 2, t16
+        for r in t16:
+            assert r["threads"] == 16 and r["ios"] > 0, r
+            assert r["cpus"] == 4, r  # 16 queue pairs over 4 CPUs
+        # A single-queue test runs on one CPU (an application processor).
+        q1 = [r for r in results if r["test"] == "RND4K-Q32T1" and "concurrent" not in r]
+        assert q1 and all(r["cpus"] == 1 for r in q1), q1
+        agg = [r for r in results if r["disk"] == "all"]
+        assert agg, [r["test"] for r in results]
+        for r in agg:
+            if r["concurrent"] == 2:
+                assert r["cpus"] == 2, r  # each disk on a CPU of its own
+            assert 0 <= r["core_busy_pct"] <= 100 and r["core_busy_pct"] == max(r["cpu_busy_pct"]), r
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_one_cpu_runs_everything_on_the_boot_processor():
+    workdir = tempfile.mkdtemp(prefix="baremark-cpus1-")
+    try:
+        run = _boot(workdir, 1, "mem=off disk=quick time=1 driver=native")
+        results = run.of_type("disk_result")
+        assert results
+        for r in results:
+            _check_cpu_fields(r)
+            assert r["cpus"] == 1, r
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
