@@ -366,10 +366,19 @@ static void sink_write_page(const char *why)
     if (plat_file_flush(f) != BM_OK)
         info.ok = false;
     plat_file_close(f);
-    /* The time it takes, for people and for the tests (OVMF mirrors the
-     * console to serial); the page's footer holds it too. */
-    plat_log("report %s (%s): %llu bytes in %.1f ms%s", sink_path, why, (unsigned long long)info.bytes, info.ms,
-             info.ok ? "" : ", WRITE FAILED");
+    /* The time it takes (the page's footer holds it too): a plain line on
+     * serial for the logs and the tests. Not on the console: the results
+     * screen owns it, and a line written there would scroll it. A failure
+     * is for people, on the console too. */
+    if (info.ok) {
+        char line[320];
+        int n = snprintf(line, sizeof(line), "report %s (%s): %llu bytes in %.1f ms\r\n", sink_path, why,
+                         (unsigned long long)info.bytes, info.ms);
+        if (n > 0)
+            plat_serial_write(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+    } else {
+        plat_log("report %s (%s): WRITE FAILED after %llu bytes", sink_path, why, (unsigned long long)info.bytes);
+    }
 }
 
 static void html_record(struct sink *s, const char *type, const char *json, const char *human)

@@ -66,7 +66,10 @@ def test_hostile_out_cannot_leave_the_results_volume():
         status, recs = _run(["mem=off", "disk=off", "out=\\res"], vol)
         assert status == 0, recs
         written = [os.path.relpath(os.path.join(d, f), top) for d, _, fs in os.walk(top) for f in fs]
-        assert len(written) == 1 and written[0].startswith(os.path.join("a", "b", "vol", "res") + os.sep), written
+        # the results file and its HTML report beside it, both inside the volume's results folder
+        res = os.path.join("a", "b", "vol", "res") + os.sep
+        assert sorted(os.path.splitext(w)[1] for w in written) == [".html", ".jsonl"], written
+        assert all(w.startswith(res) for w in written), written
 
 
 # Same-length replacements for SMBIOS strings: invalid UTF-8 (overlong,

@@ -135,9 +135,11 @@ def test_results_screen_stays_and_shows_the_summary():
     # The end record and the flushed, closed results file came before the wait.
     types = [r["type"] for r in run.records]
     assert types.index("end") < types.index("screen"), types[-5:]
-    names = run.results_files()
-    assert len(names) == 1 and names[0].endswith(".jsonl"), names
-    lines = run.read_file("::/baremark/results/" + names[0]).splitlines()
+    names = sorted(run.results_files())
+    assert len(names) == 2 and names[1] == names[0][:-len(".html")] + ".jsonl", names
+    # the HTML report beside it was written whole before the wait too
+    assert run.read_file("::/baremark/results/" + names[0]).rstrip().endswith("</html>")
+    lines = run.read_file("::/baremark/results/" + names[1]).splitlines()
     # (screen_dump's record comes after the end record, in the file too)
     lines = [l for l in lines if '"type":"screen"' not in l]
     assert '"type":"end"' in lines[-1], lines[-1:]
@@ -155,7 +157,7 @@ def test_results_screen_stays_and_shows_the_summary():
     assert " Latency L1 32K " in text and " L3 1M " in text and "DRAM" not in text, text
     assert "GB/s, 1 CPU | 2 CPUs" in text, text
     where, key = grid["lines"][-2:]
-    assert where == " Results: \\baremark\\results\\%s (+ .html report)" % names[0], where
+    assert where == " Results: \\baremark\\results\\%s (+ .html report)" % names[1], where
     assert key == " Press any key to return to the firmware.", key
 
     # The display: a picture during the run and the same one after the end.

@@ -27,13 +27,15 @@ def _boot(cfg):
     return qemu.boot(net=net, timeout=240)
 
 
-def _stick_file(run):
+def _stick_file(run, ext=".jsonl"):
+    """The results file (or, with ext=".html", its report) in \\rack on the stick."""
     names = qemu.list_dir(run.stick, "::/rack")
-    assert len(names) == 1 and names[0].endswith(".jsonl"), names
+    assert sorted(os.path.splitext(n)[1] for n in names) == [".html", ".jsonl"], names
+    name = [n for n in names if n.endswith(ext)][0]
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    data = subprocess.run(["mtype", "-i", "%s@@%d" % (run.stick, qemu.ESP_OFFSET), "::/rack/" + names[0]],
+    data = subprocess.run(["mtype", "-i", "%s@@%d" % (run.stick, qemu.ESP_OFFSET), "::/rack/" + name],
                           capture_output=True, env=env, check=True).stdout
-    return names[0], data
+    return name, data
 
 
 def test_upload_to_nginx_receives_exactly_the_stick_bytes():
@@ -44,14 +46,20 @@ def test_upload_to_nginx_receives_exactly_the_stick_bytes():
         received = srv.received()
     assert not run.timed_out, run.serial[-3000:]
     ups = run.of_type("upload")
-    assert len(ups) == 3 and all(u["ok"] and u["status"] in (201, 204) for u in ups), (ups, srv.log())
-    assert [u.get("pass") for u in ups[:2]] == [1, 2], ups
+    assert all(u["ok"] and u["status"] in (201, 204) for u in ups), (ups, srv.log())
+    jsonl = [u for u in ups if u["file"].endswith(".jsonl")]
+    html = [u for u in ups if u["file"].endswith(".html")]
+    # the results file after each pass and at the end; its report whenever one was written
+    assert [u.get("pass") for u in jsonl] == [1, 2, None], ups
+    assert len(jsonl) + len(html) == len(ups) and html and "pass" not in html[-1], ups
     name, data = _stick_file(run)
-    assert received == [name], (received, name)
-    assert srv.read(name) == data
-    assert ups[2]["bytes"] == len(data) and ups[2]["url"].endswith("/results/" + name)
-    # the per-pass uploads are part of the results file; the final one is not
-    assert data.decode().count('"type":"upload"') == 2
+    hname, hdata = _stick_file(run, ".html")
+    assert sorted(received) == sorted([name, hname]), (received, name, hname)
+    assert srv.read(name) == data and srv.read(hname) == hdata
+    assert jsonl[-1]["bytes"] == len(data) and jsonl[-1]["url"].endswith("/results/" + name)
+    assert html[-1]["bytes"] == len(hdata) and hdata.rstrip().endswith(b"</html>")
+    # the per-pass uploads are part of the results file; the final ones are not
+    assert data.decode().count('"type":"upload"') == sum(1 for u in ups if "pass" in u)
     assert data.decode().splitlines()[-1].startswith('{"type":"end"')
     assert run.returncode == 0
 
@@ -62,7 +70,8 @@ def test_upload_with_the_server_down_is_an_error_and_the_run_ends():
                 "upload=http://10.0.2.2:%d/results\nupload_timeout=4\n" % port)
     assert not run.timed_out, run.serial[-3000:]
     ups = run.of_type("upload")
-    assert len(ups) == 1 and not ups[0]["ok"] and ups[0]["error"], ups
+    # the results file's upload fails in time and says why; the report is not tried after it
+    assert len(ups) == 1 and ups[0]["file"].endswith(".jsonl") and not ups[0]["ok"] and ups[0]["error"], ups
     errors = [e for e in run.of_type("error") if e.get("where") == "upload"]
     assert len(errors) == 1 and "local copies are kept" in errors[0]["message"], run.of_type("error")
     assert run.end()["status"] == "ok"  # the run itself went fine; the upload came after
