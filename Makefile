@@ -126,7 +126,8 @@ $(BIOSB)/%.S.o: %.S
 	@gcc $(BIOS_CFLAGS) -c $< -o $@
 
 $(BIOSB)/payload.elf: $(BIOS_OBJ) boot/bios/payload.lds
-	ld -nostdlib -static -no-pie -z noexecstack --no-warn-rwx-segments -T boot/bios/payload.lds $(BIOS_OBJ) -o $@ $$(gcc -print-libgcc-file-name)
+	@echo "LD  [bios] $@"
+	@ld -nostdlib -static -no-pie -z noexecstack --no-warn-rwx-segments -T boot/bios/payload.lds $(BIOS_OBJ) -o $@ $$(gcc -print-libgcc-file-name)
 
 $(BIOSB)/setup.bin: boot/bios/setup.S boot/bios/setup.lds
 	@mkdir -p $(dir $@)

@@ -3,24 +3,22 @@
  * measurements run on one CPU and the run's records say how many ran. */
 #include "bios_private.h"
 
-/* Said once, when the inventory first asks, so that it is a log record on
- * every sink (the app installs the diagnostic sink before that). */
-unsigned plat_cpu_count(void)
+unsigned plat_cpu_count(void) { return 1; }
+
+/* The first measurement that runs "on all CPUs" says, once, that here that
+ * is one: a log record on every sink, after the run record (the inventory's
+ * plat_cpu_count() call comes before it). */
+int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
 {
     static bool said;
 
+    if (n == 0)
+        return BM_EINVAL;
     if (!said) {
         said = true;
         plat_diag("cpus", "legacy BIOS: only the boot CPU runs (the other CPUs are not started yet), "
                           "so every measurement is a one-CPU one");
     }
-    return 1;
-}
-
-int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
-{
-    if (n == 0)
-        return BM_EINVAL;
     fn(0, arg);
     return 1;
 }

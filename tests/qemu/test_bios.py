@@ -1,0 +1,141 @@
+"""Legacy BIOS boot: build/baremark.bin (`make bios`, a Linux x86 boot
+protocol image) started by QEMU's -kernel under its default SeaBIOS, which
+loads it the way SYSLINUX, GRUB and iPXE do, prints the same records on
+serial as the UEFI build."""
+import functools
+import os
+import subprocess
+import threading
+import time
+
+import qemu
+
+BIN = os.path.join(qemu.BUILD, "baremark.bin")
+_LOCK = threading.Lock()
+
+
+def boot_bios(options, timeout=180, smp=2):
+    """Boot baremark.bin with this command line; stop QEMU a few seconds
+    after the end record unless it powered off by itself."""
+    assert os.path.exists(BIN), "build/baremark.bin is missing: run `make bios`"
+    workdir = qemu.tempdir("baremark-bios-")
+    serial = os.path.join(workdir, "serial.log")
+    cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-smp", str(smp), "-cpu", "max",
+           "-kernel", BIN, "-append", options, "-serial", "file:" + serial, "-display", "none",
+           "-monitor", "none", "-net", "none", "-no-reboot"]
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timed_out = False
+    while True:
+        try:
+            proc.wait(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        text = _read(serial)
+        if '"type":"end"' in text:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            break
+        if time.time() - t0 > timeout:
+            timed_out = True
+            proc.kill()
+            proc.wait()
+            break
+    text = _read(serial)
+    return qemu.Run(text, qemu.parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, None)
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+@functools.lru_cache(maxsize=None)
+def _quick_run():
+    with _LOCK:
+        return boot_bios("mem=quick disk=off exit=shutdown")
+
+
+@functools.lru_cache(maxsize=None)
+def _uefi_quick_run():
+    with _LOCK:
+        return qemu.boot(options="mem=quick disk=off", timeout=300)
+
+
+def test_bios_boot_prints_run_system_memory_and_end_records():
+    run = _quick_run()
+    assert not run.timed_out, run.serial[-2000:]
+    types = [r["type"] for r in run.records]
+    assert types[0] == "run" and types[-1] == "end", types
+    assert run.one("run")["args"] == "baremark mem=quick disk=off exit=shutdown"
+    system = run.one("system")
+    assert system["clock_source"] == "pit" and system["tsc_hz"] > 0, system
+    # SMBIOS was found by its anchor scan: QEMU's DIMM is listed
+    assert run.of_type("dimm"), types
+    # PCI through CF8/CFC: the q35 SATA controller is listed
+    assert run.of_type("pci"), types
+    assert run.of_type("mem_info") and run.of_type("mem_latency") and run.of_type("mem_bandwidth"), types
+    assert run.one("mem_info")["cpus"] == 1
+    # one CPU, said on serial, not silently
+    logs = [r for r in run.of_type("log") if r.get("where") == "cpus"]
+    assert logs and "only the boot CPU" in logs[0]["message"], run.of_type("log")
+    end = run.end()
+    assert end["status"] == "ok" and end["errors"] == 0, end
+
+
+def test_bios_exit_shutdown_powers_off():
+    run = _quick_run()
+    assert not run.timed_out
+    assert run.returncode == 0, "QEMU should have powered off by itself (ACPI S5), got %r" % run.returncode
+
+
+def test_bios_no_results_file_is_a_note():
+    run = _quick_run()
+    notes = [r for r in run.of_type("note") if r.get("where") == "results_file"]
+    assert notes, run.records[:5]
+    assert not any(r.get("where") == "results_file" for r in run.of_type("error"))
+
+
+def test_bios_bad_option_gives_error_record():
+    run = boot_bios("mem=off disk=sometimes", timeout=120)
+    assert not run.timed_out, run.serial[-2000:]
+    errors = run.of_type("error")
+    assert len(errors) == 1 and errors[0]["where"] == "options", errors
+    assert "'disk'" in errors[0]["message"] and "'sometimes'" in errors[0]["message"], errors
+    assert run.of_type("system") == [], "nothing may run after a bad option"
+    end = run.end()
+    assert end["status"] == "error" and "bad options" in end["note"], end
+
+
+def test_bios_loader_words_are_not_options():
+    """SYSLINUX and GRUB put BOOT_IMAGE= (and initrd=) first; they are the
+    loader's, not baremark's."""
+    run = boot_bios("BOOT_IMAGE=/baremark.bin mem=off disk=off exit=shutdown", timeout=120)
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.one("run")["args"] == "baremark mem=off disk=off exit=shutdown"
+    assert run.end()["status"] == "ok", run.end()
+
+
+def _fields(run):
+    out = {}
+    for r in run.records:
+        out.setdefault(r["type"], set()).update(r.keys())
+    return out
+
+
+def test_bios_records_have_the_uefi_records_fields():
+    bios = _quick_run()
+    uefi = _uefi_quick_run()
+    assert not bios.timed_out and not uefi.timed_out
+    bf, uf = _fields(bios), _fields(uefi)
+    assert set(bf) - set(uf) <= {"log"}, "record types only the BIOS build has: %r" % (set(bf) - set(uf))
+    for t in ("run", "system", "dimm", "dimm_summary", "pci", "mem_info", "mem_latency", "mem_bandwidth", "end"):
+        assert t in bf, "BIOS run lacks %s" % t
+        assert bf[t] == uf[t], "%s: only BIOS %r, only UEFI %r" % (t, bf[t] - uf[t], uf[t] - bf[t])
