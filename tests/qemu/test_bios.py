@@ -14,15 +14,18 @@ BIN = os.path.join(qemu.BUILD, "baremark.bin")
 _LOCK = threading.Lock()
 
 
-def boot_bios(options, timeout=180, smp=2):
+def boot_bios(options, timeout=180, smp=2, on_serial=None):
     """Boot baremark.bin with this command line; stop QEMU a few seconds
-    after the end record unless it powered off by itself."""
+    after the end record unless it powered off by itself. on_serial(text,
+    monitor_socket) is called with the serial log so far twice a second;
+    returning True stops QEMU."""
     assert os.path.exists(BIN), "build/baremark.bin is missing: run `make bios`"
     workdir = qemu.tempdir("baremark-bios-")
     serial = os.path.join(workdir, "serial.log")
+    monitor = os.path.join(workdir, "monitor.sock")
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-smp", str(smp), "-cpu", "max",
            "-kernel", BIN, "-append", options, "-serial", "file:" + serial, "-display", "none",
-           "-monitor", "none", "-net", "none", "-no-reboot"]
+           "-monitor", "unix:%s,server,nowait" % monitor, "-net", "none", "-no-reboot"]
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     timed_out = False
@@ -33,6 +36,10 @@ def boot_bios(options, timeout=180, smp=2):
         except subprocess.TimeoutExpired:
             pass
         text = _read(serial)
+        if on_serial and on_serial(text, monitor):
+            proc.kill()
+            proc.wait()
+            break
         if '"type":"end"' in text:
             try:
                 proc.wait(timeout=5)
@@ -139,3 +146,25 @@ def test_bios_records_have_the_uefi_records_fields():
     for t in ("run", "system", "dimm", "dimm_summary", "pci", "mem_info", "mem_latency", "mem_bandwidth", "end"):
         assert t in bf, "BIOS run lacks %s" % t
         assert bf[t] == uf[t], "%s: only BIOS %r, only UEFI %r" % (t, bf[t] - uf[t], uf[t] - bf[t])
+
+
+def test_bios_cpu_exception_becomes_error_record_and_stop():
+    """An NMI injected through the QEMU monitor goes through the IDT like any
+    exception: an error record naming it, then a halt (no triple fault, so
+    no reset: QEMU with -no-reboot would exit)."""
+    state = {"sent": 0.0}
+
+    def inject(text, monitor):
+        if '"type":"run"' in text and not state["sent"]:
+            qemu.monitor_command(monitor, "nmi")
+            state["sent"] = time.time()
+        return bool(state["sent"]) and ('"where":"cpu"' in text or time.time() - state["sent"] > 20) and \
+            time.time() - state["sent"] > 3
+
+    run = boot_bios("mem=quick disk=off exit=shutdown", timeout=120, on_serial=inject)
+    assert state["sent"], run.serial[-2000:]
+    assert run.returncode == -9, "QEMU must still be running (halted), not reset or powered off: %r" % run.returncode
+    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
+    assert len(errors) == 1, run.records[-5:]
+    assert "CPU exception 2 (NMI)" in errors[0]["message"] and "rip 0x" in errors[0]["message"], errors
+    assert run.of_type("end") == [], "nothing runs after the exception"
