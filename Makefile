@@ -7,7 +7,8 @@
 #   make test       unit tests + QEMU integration tests; ends "N passed, N failed"
 #
 # Source selection: every .c/.S under efi/ and drivers/ is portable unless
-# its name ends in _uefi or _host, which go into that build only.
+# its name ends in _uefi, _bios or _host, which go into that build only, or
+# _fw, which goes into both firmware builds (UEFI and BIOS).
 
 SHELL := /bin/bash
 # A bare `make` builds the application (the README promises it), not the
@@ -38,8 +39,10 @@ deps:
 
 # ---- Sources ------------------------------------------------------------------
 ALL_SRC := $(shell find efi drivers -name '*.c' -o -name '*.S' | sort)
-COMMON_SRC := $(filter-out %_uefi.c %_host.c %_uefi.S %_host.S %_bios.c %_bios.S,$(ALL_SRC))
-UEFI_SRC := $(COMMON_SRC) $(filter %_uefi.c %_uefi.S,$(ALL_SRC))
+COMMON_SRC := $(filter-out %_uefi.c %_host.c %_uefi.S %_host.S %_bios.c %_bios.S %_fw.c,$(ALL_SRC))
+# *_fw.c: shared by the two firmware builds (UEFI, BIOS), not the host one.
+FW_SRC := $(filter %_fw.c,$(ALL_SRC))
+UEFI_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_uefi.c %_uefi.S,$(ALL_SRC))
 HOST_SRC := $(COMMON_SRC) $(filter %_host.c %_host.S,$(ALL_SRC))
 HOST_LIB_SRC := $(filter-out efi/main_host.c,$(HOST_SRC))
 HEADERS := $(shell find efi drivers -name '*.h')
@@ -106,7 +109,7 @@ $(HOSTB)/baremark: $(HOSTB)/obj/efi/main_host.c.o $(HOSTB)/libbaremark.a
 # GRUB, iPXE and QEMU -kernel load): boot/bios/setup.S in real mode, then the
 # 64-bit payload (portable code + *_bios.*) linked at 1 MiB.
 BIOSB := $(BUILD)/bios
-BIOS_SRC := $(COMMON_SRC) $(filter %_bios.c %_bios.S,$(ALL_SRC))
+BIOS_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_bios.c %_bios.S,$(ALL_SRC))
 BIOS_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -Iefi -ffreestanding -fno-builtin -fno-pic -fno-pie -mcmodel=small \
                -fno-stack-protector -fno-stack-check -fno-strict-aliasing -mno-red-zone -fno-asynchronous-unwind-tables \
                -DBAREMARK_BIOS -march=x86-64 -mtune=generic

@@ -3,6 +3,7 @@
 #include "bios_private.h"
 #include "../app.h"
 #include "../config.h"
+#include "../fw/fw_private.h"
 
 void bios_main(uint32_t zero_page);
 
@@ -32,5 +33,6 @@ int plat_init(void)
     bios_memory_init();
     bios_clock_init();
     bios_firmware_init();
+    fw_pci_config_init();
     return BM_OK;
 }
