@@ -168,3 +168,22 @@ def test_bios_cpu_exception_becomes_error_record_and_stop():
     assert len(errors) == 1, run.records[-5:]
     assert "CPU exception 2 (NMI)" in errors[0]["message"] and "rip 0x" in errors[0]["message"], errors
     assert run.of_type("end") == [], "nothing runs after the exception"
+
+
+def test_bios_esc_from_the_i8042_stops_the_run():
+    """Esc on the PS/2 keyboard (QEMU sendkey) during the latency sweep ends
+    the run with the abort note and powers off (exit=shutdown)."""
+    state = {"sent": 0.0}
+
+    def press(text, monitor):
+        if '"pattern":"full_random"' in text and not state["sent"]:
+            qemu.monitor_command(monitor, "sendkey esc")
+            state["sent"] = time.time()
+        return False
+
+    run = boot_bios("mem=quick disk=off mem_max=64M exit=shutdown", timeout=120, on_serial=press)
+    assert state["sent"], "the sweep never started: " + run.serial[-2000:]
+    end = run.end()
+    assert end["status"] == "error" and "Esc" in end.get("note", ""), end
+    assert run.of_type("mem_bandwidth") == []
+    assert run.returncode == 0
