@@ -167,6 +167,7 @@ bios_boot_params:
     .balign 4096
     .globl bios_pml4
 bios_pml4:  .space 4096
+    .globl bios_pdpt
 bios_pdpt:  .space 4096
     .globl bios_pd
 bios_pd:    .space 4 * 4096
