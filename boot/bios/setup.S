@@ -72,11 +72,9 @@ handover_offset:.long 0
 start16:
     cli
     cld
-    /* The loader set DS = ES = SS = the setup segment and a stack; CS is
-     * that segment + 0x20. Address everything from DS. */
-    movw %cs, %ax
-    subw $0x20, %ax
-    movw %ax, %ds
+    /* The loader set DS = ES = SS = the setup segment and a stack; as Linux
+     * header.S does, address everything from DS, not from CS. */
+    movw %ds, %ax
     movw %ax, %es
 
     /* The zero page: cleared, then the setup header copied in. */

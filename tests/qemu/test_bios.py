@@ -201,3 +201,29 @@ def test_bios_ram_above_4g_is_mapped_and_used():
     to_high = [r for r in run.of_type("mem_numa") if r["to_node"] == 1]
     assert to_high and to_high[0]["latency_ns"] > 0, run.of_type("mem_numa")
     assert run.end()["status"] == "ok", run.end()
+
+
+def test_bios_syslinux_loads_it_with_options():
+    """The real loader path: a FAT disk with SYSLINUX (Debian's syslinux)
+    whose LINUX entry loads baremark.bin with APPEND options (SYSLINUX adds
+    BOOT_IMAGE= of its own). LINUX, not KERNEL: SYSLINUX takes a KERNEL
+    ending in .bin for a boot sector."""
+    workdir = qemu.tempdir("baremark-syslinux-")
+    img = os.path.join(workdir, "syslinux.img")
+    cfg = os.path.join(workdir, "syslinux.cfg")
+    with open(cfg, "w") as f:
+        f.write("DEFAULT baremark\nPROMPT 0\nTIMEOUT 0\nLABEL baremark\n  LINUX baremark.bin\n"
+                "  APPEND mem=off disk=off exit=shutdown\n")
+    subprocess.run(["mkfs.vfat", "-C", img, "16384"], check=True, capture_output=True)
+    subprocess.run(["syslinux", "--install", img], check=True, capture_output=True)
+    subprocess.run(["mcopy", "-i", img, BIN, cfg, "::"], check=True, capture_output=True)
+    serial = os.path.join(workdir, "serial.log")
+    p = subprocess.run(["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-cpu", "max",
+                        "-drive", "file=%s,format=raw,if=ide" % img, "-serial", "file:" + serial,
+                        "-display", "none", "-monitor", "none", "-net", "none", "-no-reboot"],
+                       capture_output=True, timeout=120)
+    records = qemu.parse_records(_read(serial))
+    assert records and records[0]["type"] == "run", _read(serial)[-2000:]
+    assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
+    assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
+    assert p.returncode == 0
