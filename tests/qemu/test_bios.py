@@ -203,27 +203,64 @@ def test_bios_ram_above_4g_is_mapped_and_used():
     assert run.end()["status"] == "ok", run.end()
 
 
+def _fat_disk_with_bin(workdir, extra_files=()):
+    """A 16 MiB FAT disk (no partition table) holding baremark.bin."""
+    img = os.path.join(workdir, "disk.img")
+    subprocess.run(["mkfs.vfat", "-C", img, "16384"], check=True, capture_output=True)
+    subprocess.run(["mcopy", "-i", img, BIN] + list(extra_files) + ["::"], check=True, capture_output=True)
+    return img
+
+
+def _boot_to_end(args):
+    """Run QEMU (q35, SeaBIOS) with these extra arguments until it powers
+    off; its serial records and exit status."""
+    workdir = qemu.tempdir("baremark-loader-")
+    serial = os.path.join(workdir, "serial.log")
+    p = subprocess.run(["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-cpu", "max",
+                        "-serial", "file:" + serial, "-display", "none", "-monitor", "none", "-net", "none",
+                        "-no-reboot"] + args, capture_output=True, timeout=120)
+    records = qemu.parse_records(_read(serial))
+    assert records and records[0]["type"] == "run", _read(serial)[-2000:]
+    return records, p.returncode
+
+
 def test_bios_syslinux_loads_it_with_options():
     """The real loader path: a FAT disk with SYSLINUX (Debian's syslinux)
     whose LINUX entry loads baremark.bin with APPEND options (SYSLINUX adds
     BOOT_IMAGE= of its own). LINUX, not KERNEL: SYSLINUX takes a KERNEL
     ending in .bin for a boot sector."""
     workdir = qemu.tempdir("baremark-syslinux-")
-    img = os.path.join(workdir, "syslinux.img")
     cfg = os.path.join(workdir, "syslinux.cfg")
     with open(cfg, "w") as f:
         f.write("DEFAULT baremark\nPROMPT 0\nTIMEOUT 0\nLABEL baremark\n  LINUX baremark.bin\n"
                 "  APPEND mem=off disk=off exit=shutdown\n")
-    subprocess.run(["mkfs.vfat", "-C", img, "16384"], check=True, capture_output=True)
+    img = _fat_disk_with_bin(workdir, [cfg])
     subprocess.run(["syslinux", "--install", img], check=True, capture_output=True)
-    subprocess.run(["mcopy", "-i", img, BIN, cfg, "::"], check=True, capture_output=True)
-    serial = os.path.join(workdir, "serial.log")
-    p = subprocess.run(["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-cpu", "max",
-                        "-drive", "file=%s,format=raw,if=ide" % img, "-serial", "file:" + serial,
-                        "-display", "none", "-monitor", "none", "-net", "none", "-no-reboot"],
-                       capture_output=True, timeout=120)
-    records = qemu.parse_records(_read(serial))
-    assert records and records[0]["type"] == "run", _read(serial)[-2000:]
+    records, rc = _boot_to_end(["-drive", "file=%s,format=raw,if=ide" % img])
     assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
     assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
-    assert p.returncode == 0
+    assert rc == 0
+
+
+def test_bios_grub_linux_uses_the_32bit_entry():
+    """GRUB i386-pc (Debian's grub-pc-bin) `linux` starts baremark.bin
+    through the 32-bit boot protocol: code32_start with its own zero page and
+    E820 map, our real-mode setup skipped. GRUB's core image is started with
+    -kernel through its lnxboot.img and reads baremark.bin from a FAT disk."""
+    workdir = qemu.tempdir("baremark-grub-")
+    img = _fat_disk_with_bin(workdir)
+    early = os.path.join(workdir, "early.cfg")
+    with open(early, "w") as f:
+        f.write("set root=(hd0)\nlinux /baremark.bin mem=off disk=off exit=shutdown\nboot\n")
+    core = os.path.join(workdir, "core.img")
+    subprocess.run(["grub-mkimage", "-O", "i386-pc", "-o", core, "-p", "(hd0)/", "-c", early,
+                    "biosdisk", "fat", "linux", "boot"], check=True, capture_output=True)
+    grub = os.path.join(workdir, "grub.bin")
+    with open(grub, "wb") as out:
+        for part in ("/usr/lib/grub/i386-pc/lnxboot.img", core):
+            with open(part, "rb") as f:
+                out.write(f.read())
+    records, rc = _boot_to_end(["-kernel", grub, "-drive", "file=%s,format=raw,if=ide" % img])
+    assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
+    assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
+    assert rc == 0
