@@ -64,17 +64,6 @@ void plat_console_write(const char *s)
     }
 }
 
-void plat_log(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    plat_console_write(line);
-    plat_console_write("\n");
-}
-
 /* The screen, and COM1 by polling its transmitter a bounded number of
  * times: for a message when the record sinks may not be there. */
 void bios_console_emergency(const char *s)
