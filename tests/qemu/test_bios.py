@@ -218,7 +218,7 @@ def _boot_to_end(args):
     serial = os.path.join(workdir, "serial.log")
     p = subprocess.run(["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-cpu", "max",
                         "-serial", "file:" + serial, "-display", "none", "-monitor", "none", "-net", "none",
-                        "-no-reboot"] + args, capture_output=True, timeout=120)
+                        "-no-reboot"] + args, capture_output=True, timeout=150)
     records = qemu.parse_records(_read(serial))
     assert records and records[0]["type"] == "run", _read(serial)[-2000:]
     return records, p.returncode
@@ -261,6 +261,24 @@ def test_bios_grub_linux_uses_the_32bit_entry():
             with open(part, "rb") as f:
                 out.write(f.read())
     records, rc = _boot_to_end(["-kernel", grub, "-drive", "file=%s,format=raw,if=ide" % img])
+    assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
+    assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
+    assert rc == 0
+
+
+def test_bios_pxe_through_ipxe_with_options():
+    """SeaBIOS network boot: the NIC's iPXE ROM gets boot/baremark-bios.ipxe
+    by DHCP/TFTP (QEMU user networking), and its `kernel` line loads
+    baremark.bin with the options on that line."""
+    workdir = qemu.tempdir("baremark-pxe-")
+    with open(os.path.join(qemu.ROOT, "boot", "baremark-bios.ipxe")) as f:
+        script = f.read()
+    assert "kernel baremark.bin mem=quick disk=quick exit=shutdown" in script
+    with open(os.path.join(workdir, "boot.ipxe"), "w") as f:
+        f.write(script.replace("mem=quick disk=quick", "mem=off disk=off"))
+    subprocess.run(["cp", BIN, workdir], check=True)
+    records, rc = _boot_to_end(["-netdev", "user,id=n0,tftp=%s,bootfile=boot.ipxe" % workdir,
+                                "-device", "e1000,netdev=n0", "-boot", "n"])
     assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
     assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
     assert rc == 0
