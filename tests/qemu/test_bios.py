@@ -282,3 +282,28 @@ def test_bios_pxe_through_ipxe_with_options():
     assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
     assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
     assert rc == 0
+
+
+def test_bios_native_ahci_and_nvme_disks_are_measured():
+    """The native drivers need no firmware: under SeaBIOS the q35 AHCI disk
+    and an NVMe disk are found, identified and measured (read-only), and the
+    missing firmware-disk path is said in a log record."""
+    workdir = qemu.tempdir("baremark-biosdisk-")
+    sata, nvme = os.path.join(workdir, "sata.img"), os.path.join(workdir, "nvme.img")
+    for path in (sata, nvme):
+        with open(path, "wb") as f:
+            f.truncate(64 << 20)
+    run = boot_bios("mem=off disk=quick time=1 exit=shutdown", timeout=240, extra_args=[
+        "-drive", "if=none,id=d0,file=%s,format=raw" % sata, "-device", "ide-hd,drive=d0,bus=ide.0,serial=BIOSSATA",
+        "-drive", "if=none,id=d1,file=%s,format=raw" % nvme, "-device", "nvme,drive=d1,serial=BIOSNVME"])
+    assert not run.timed_out, run.serial[-2000:]
+    disks = {d["serial"]: d for d in run.of_type("disk")}
+    assert disks.get("BIOSSATA", {}).get("driver") == "ahci", run.of_type("disk")
+    assert disks.get("BIOSNVME", {}).get("driver") == "nvme", run.of_type("disk")
+    results = run.of_type("disk_result")
+    for d in disks.values():
+        mine = [r for r in results if r["disk"] == d["id"]]
+        assert mine and all(r["ios"] > 0 and r["rw"] in ("read", "randread") for r in mine), results
+    assert any(r.get("where") == "fwblk" and "INT 13h" in r["message"] for r in run.of_type("log"))
+    assert run.of_type("error") == [], run.of_type("error")
+    assert run.end()["status"] == "ok"
