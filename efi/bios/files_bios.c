@@ -31,7 +31,7 @@ void bios_load_options_init(const uint8_t *zero_page)
         return;
     n = strlen(cmdline);
     for (s = (const char *)(uintptr_t)ptr; *s;) {
-        const char *w = s;
+        const char *w;
         while (*s == ' ')
             s++;
         w = s;
@@ -65,10 +65,12 @@ int plat_file_write(void *f, const void *data, size_t len) { return BM_ENOTSUP; 
 int plat_file_flush(void *f) { return BM_ENOTSUP; }
 void plat_file_close(void *f) {}
 
-/* The loader knows the boot drive (INT 13h DL); we do not ask it yet. */
+/* The loader knows the boot drive (INT 13h DL); we do not ask it yet, so
+ * every disk counts as the boot disk and none is written (disk_unknown). */
 void plat_boot_location(struct plat_boot_location *loc)
 {
     memset(loc, 0, sizeof(*loc));
+    loc->disk_unknown = true;
     bm_strlcpy(loc->description, "legacy BIOS boot loader (drive not known)", sizeof(loc->description));
 }
 

@@ -307,3 +307,23 @@ def test_bios_native_ahci_and_nvme_disks_are_measured():
     assert any(r.get("where") == "fwblk" and "INT 13h" in r["message"] for r in run.of_type("log"))
     assert run.of_type("error") == [], run.of_type("error")
     assert run.end()["status"] == "ok"
+
+
+def test_bios_write_refused_while_the_boot_disk_is_unknown():
+    """On BIOS the boot drive is not known yet, so every disk counts as the
+    boot disk: write=SERIAL is refused with an error record, the disk only
+    read, and the image stays all zeros."""
+    workdir = qemu.tempdir("baremark-bioswrite-")
+    sata = os.path.join(workdir, "sata.img")
+    with open(sata, "wb") as f:
+        f.truncate(64 << 20)
+    run = boot_bios("mem=off disk=quick time=1 write=BIOSSATA exit=shutdown", timeout=240, extra_args=[
+        "-drive", "if=none,id=d0,file=%s,format=raw" % sata, "-device", "ide-hd,drive=d0,bus=ide.0,serial=BIOSSATA"])
+    assert not run.timed_out, run.serial[-2000:]
+    disk = run.one("disk")
+    assert disk["boot"] is True and disk["writes"] is False, disk
+    refused = [r for r in run.of_type("error") if r["where"] == disk["id"]]
+    assert refused and "write=BIOSSATA refused" in refused[0]["message"], run.of_type("error")
+    assert not [r for r in run.of_type("disk_result") if "write" in r["rw"]]
+    with open(sata, "rb") as f:
+        assert f.read().count(0) == 64 << 20, "the disk was written"
