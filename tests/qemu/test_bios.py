@@ -14,7 +14,7 @@ BIN = os.path.join(qemu.BUILD, "baremark.bin")
 _LOCK = threading.Lock()
 
 
-def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=()):
+def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=(), no_reboot=True):
     """Boot baremark.bin with this command line; stop QEMU a few seconds
     after the end record unless it powered off by itself. on_serial(text,
     monitor_socket) is called with the serial log so far twice a second;
@@ -25,7 +25,7 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
     monitor = os.path.join(workdir, "monitor.sock")
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", memory, "-smp", str(smp), "-cpu", "max",
            "-kernel", BIN, "-append", options, "-serial", "file:" + serial, "-display", "none",
-           "-monitor", "unix:%s,server,nowait" % monitor, "-net", "none", "-no-reboot"] + list(extra_args)
+           "-monitor", "unix:%s,server,nowait" % monitor, "-net", "none"] + (["-no-reboot"] if no_reboot else []) + list(extra_args)
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     timed_out = False
@@ -40,7 +40,7 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
             proc.kill()
             proc.wait()
             break
-        if '"type":"end"' in text:
+        if '"type":"end"' in text and no_reboot:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
@@ -327,3 +327,12 @@ def test_bios_write_refused_while_the_boot_disk_is_unknown():
     assert not [r for r in run.of_type("disk_result") if "write" in r["rw"]]
     with open(sata, "rb") as f:
         assert f.read().count(0) == 64 << 20, "the disk was written"
+
+
+def test_bios_exit_reboot_resets_the_machine():
+    """exit=reboot resets (CF9h): without -no-reboot the machine starts
+    again and baremark prints a second run record."""
+    run = boot_bios("mem=off disk=off exit=reboot", timeout=120, no_reboot=False,
+                    on_serial=lambda text, monitor: text.count('"type":"run"') >= 2)
+    assert [r["type"] for r in run.records].count("run") == 2, run.serial[-2000:]
+    assert run.records[[r["type"] for r in run.records].index("end")]["status"] == "ok"
