@@ -334,5 +334,7 @@ def test_bios_exit_reboot_resets_the_machine():
     again and baremark prints a second run record."""
     run = boot_bios("mem=off disk=off exit=reboot", timeout=120, no_reboot=False,
                     on_serial=lambda text, monitor: text.count('"type":"run"') >= 2)
-    assert [r["type"] for r in run.records].count("run") == 2, run.serial[-2000:]
-    assert run.records[[r["type"] for r in run.records].index("end")]["status"] == "ok"
+    # QEMU is stopped as soon as the second run record shows: it may be cut
+    # off mid-line, so count it in the text, not among the parsed records.
+    assert run.serial.count('"type":"run"') >= 2, run.serial[-2000:]
+    assert run.records[0]["type"] == "run" and run.of_type("end")[0]["status"] == "ok", run.records
