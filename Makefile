@@ -3,6 +3,7 @@
 #   make            build/baremark.efi (GNU-EFI, x86_64)
 #   make host       build/host/baremark (Linux build of the portable code)
 #   make image      build/baremark.img (GPT + FAT32 ESP, dd to a USB stick)
+#   make bios       build/baremark.bin (legacy BIOS: Linux boot protocol image for SYSLINUX/GRUB/iPXE)
 #   make run        install what is missing, build, boot in QEMU, show results
 #   make test       unit tests + QEMU integration tests; ends "N passed, N failed"
 #
