@@ -5,11 +5,13 @@
 #   make image      build/baremark.img (GPT + FAT32 ESP, dd to a USB stick)
 #                   SB_KEY=... SB_CERT=... [SB_SHIM=1]: signed for Secure Boot
 #   make sb-key     a self-signed Secure Boot test key in build/sb/
+#   make bios       build/baremark.bin (legacy BIOS: Linux boot protocol image for SYSLINUX/GRUB/iPXE)
 #   make run        install what is missing, build, boot in QEMU, show results
 #   make test       unit tests + QEMU integration tests; ends "N passed, N failed"
 #
 # Source selection: every .c/.S under efi/ and drivers/ is portable unless
-# its name ends in _uefi or _host, which go into that build only.
+# its name ends in _uefi, _bios or _host, which go into that build only, or
+# _fw, which goes into both firmware builds (UEFI and BIOS).
 
 SHELL := /bin/bash
 # A bare `make` builds the application (the README promises it), not the
@@ -40,8 +42,10 @@ deps:
 
 # ---- Sources ------------------------------------------------------------------
 ALL_SRC := $(shell find efi drivers -name '*.c' -o -name '*.S' | sort)
-COMMON_SRC := $(filter-out %_uefi.c %_host.c %_uefi.S %_host.S,$(ALL_SRC))
-UEFI_SRC := $(COMMON_SRC) $(filter %_uefi.c %_uefi.S,$(ALL_SRC))
+COMMON_SRC := $(filter-out %_uefi.c %_host.c %_uefi.S %_host.S %_bios.c %_bios.S %_fw.c,$(ALL_SRC))
+# *_fw.c: shared by the two firmware builds (UEFI, BIOS), not the host one.
+FW_SRC := $(filter %_fw.c,$(ALL_SRC))
+UEFI_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_uefi.c %_uefi.S,$(ALL_SRC))
 HOST_SRC := $(COMMON_SRC) $(filter %_host.c %_host.S,$(ALL_SRC))
 HOST_LIB_SRC := $(filter-out efi/main_host.c,$(HOST_SRC))
 HEADERS := $(shell find efi drivers -name '*.h')
@@ -108,6 +112,46 @@ host: $(HOSTB)/baremark-html
 $(HOSTB)/baremark-html: tools/baremark_html.c $(HOSTB)/libbaremark.a $(HEADERS)
 	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
 
+# ---- Legacy BIOS build ---------------------------------------------------------------
+# make bios: build/baremark.bin, a Linux x86 boot protocol image (what SYSLINUX,
+# GRUB, iPXE and QEMU -kernel load): boot/bios/setup.S in real mode, then the
+# 64-bit payload (portable code + *_bios.*) linked at 1 MiB.
+BIOSB := $(BUILD)/bios
+BIOS_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_bios.c %_bios.S,$(ALL_SRC))
+BIOS_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -Iefi -ffreestanding -fno-builtin -fno-pic -fno-pie -mcmodel=small \
+               -fno-stack-protector -fno-stack-check -fno-strict-aliasing -mno-red-zone -fno-asynchronous-unwind-tables \
+               -DBAREMARK_BIOS -march=x86-64 -mtune=generic
+BIOS_OBJ := $(patsubst %,$(BIOSB)/%.o,$(BIOS_SRC))
+
+.PHONY: bios
+bios: $(BUILD)/baremark.bin
+
+$(BIOSB)/%.c.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "CC  [bios] $<"
+	@gcc $(BIOS_CFLAGS) -c $< -o $@
+
+$(BIOSB)/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "CC  [bios] $<"
+	@gcc $(BIOS_CFLAGS) -c $< -o $@
+
+$(BIOSB)/payload.elf: $(BIOS_OBJ) boot/bios/payload.lds
+	@echo "LD  [bios] $@"
+	@ld -nostdlib -static -no-pie -z noexecstack --no-warn-rwx-segments -T boot/bios/payload.lds $(BIOS_OBJ) -o $@ $$(gcc -print-libgcc-file-name)
+
+$(BIOSB)/setup.bin: boot/bios/setup.S boot/bios/setup.lds
+	@mkdir -p $(dir $@)
+	gcc -m32 -c boot/bios/setup.S -o $(BIOSB)/setup.o
+	ld -m elf_i386 -nostdlib -T boot/bios/setup.lds $(BIOSB)/setup.o -o $(BIOSB)/setup.elf
+	objcopy -O binary $(BIOSB)/setup.elf $@
+
+$(BUILD)/baremark.bin: $(BIOSB)/setup.bin $(BIOSB)/payload.elf boot/bios/pack.py
+	objcopy -O binary $(BIOSB)/payload.elf $(BIOSB)/payload.bin
+	python3 boot/bios/pack.py $(BIOSB)/setup.bin $(BIOSB)/payload.bin \
+	  $$(( 0x$$(nm $(BIOSB)/payload.elf | awk '$$3 == "_end" {print $$1}') - 0x100000 )) $@
+	@echo "built $@"
+
 # ---- Boot image --------------------------------------------------------------------------
 # Secure Boot: make image SB_KEY=key.pem SB_CERT=cert.pem signs baremark.efi on the stick;
 # add SB_SHIM=1 for machines that trust only Microsoft's keys (shim + MokManager, see
@@ -159,7 +203,7 @@ $(HOSTB)/tests/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(HOSTB)/libbaremark.a $(wil
 .PHONY: test unit-test qemu-test
 unit-test: $(UNIT_BIN) $(HOSTB)/baremark
 test: deps
-	$(MAKE) --no-print-directory efi host image unit-test
+	$(MAKE) --no-print-directory efi host image bios unit-test
 	python3 tests/run_all.py
 
 clean:

@@ -309,6 +309,9 @@ int plat_sio_io_port(const void *path, size_t prefix_len, uint16_t *port);
  * (has_port false when the path names none, e.g. USB). */
 struct plat_boot_location {
     bool has_volume;        /* a file system the app was loaded from */
+    bool disk_unknown;      /* loaded from storage the platform cannot name
+                             * (a legacy BIOS boot): every disk counts as the
+                             * boot disk, so none may be written */
     bool has_pci;
     struct pci_addr pci;    /* the controller the boot disk hangs off */
     bool has_port;

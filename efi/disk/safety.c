@@ -58,7 +58,7 @@ bool disk_holds_boot(const struct bm_disk *d, const struct plat_boot_location *b
 {
     bool same_ctrl, same_port;
 
-    if (fw == BOOT_YES)
+    if (fw == BOOT_YES || boot->disk_unknown)
         return true;
     /* has_volume is not required: a disk the app was loaded from stays
      * protected even when its file system could not be opened. */

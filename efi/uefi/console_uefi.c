@@ -30,17 +30,6 @@ void plat_console_write(const char *s)
         uefi_call_wrapper(bm_st->ConOut->OutputString, 2, bm_st->ConOut, buf);
 }
 
-void plat_log(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    plat_console_write(line);
-    plat_console_write("\n");
-}
-
 #define SCAN_ESC_CODE 0x17
 
 bool plat_abort_requested(void)

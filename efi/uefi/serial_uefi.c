@@ -1,25 +1,6 @@
-/* The serial console: our own 16550 output, and what the firmware says
- * about its console (the ConOut device path, Super I/O resources). */
+/* What the firmware says about its console (the ConOut device path, Super
+ * I/O resources); our own 16550 output is efi/fw/serial_fw.c. */
 #include "uefi_private.h"
-#include "../../drivers/uart16550.h"
-
-static struct plat_uart serial_uart;
-static bool serial_open;
-
-int plat_serial_open(const struct plat_uart *u)
-{
-    int rc = uart_init(u);
-    serial_open = rc == BM_OK;
-    if (serial_open)
-        serial_uart = *u;
-    return rc;
-}
-
-void plat_serial_write(const char *data, size_t len)
-{
-    if (serial_open)
-        uart_write(&serial_uart, data, len);
-}
 
 long plat_console_device_path(void *buf, size_t cap)
 {

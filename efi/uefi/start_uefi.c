@@ -1,5 +1,6 @@
 /* Start and end of the UEFI platform layer. */
 #include "uefi_private.h"
+#include "../fw/fw_private.h"
 
 int plat_init(void)
 {
@@ -12,7 +13,7 @@ int plat_init(void)
         EFI_SUCCESS)
         return BM_ENODEV;
     uefi_clock_init();
-    uefi_pci_config_init();
+    fw_pci_config_init();
     uefi_cpus_init();
     uefi_load_options_init(image);
     uefi_boot_volume_open(image->DeviceHandle);

@@ -23,7 +23,6 @@ void uefi_ascii_to_ucs2(CHAR16 *dst, size_t cap, const char *src);
 
 /* What plat_init (start_uefi.c) starts, in this order. */
 void uefi_clock_init(void);                                   /* clock_uefi.c */
-void uefi_pci_config_init(void);                              /* pci_config_uefi.c */
 void uefi_cpus_init(void);                                    /* cpus_uefi.c */
 void uefi_load_options_init(const EFI_LOADED_IMAGE *image);   /* load_options_uefi.c */
 void uefi_boot_volume_open(EFI_HANDLE device);                /* boot_volume_uefi.c */

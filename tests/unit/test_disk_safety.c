@@ -151,6 +151,23 @@ static void test_boot_controller_without_port_protects_all_its_disks(void **stat
     assert_true(disk_holds_boot(&b, &boot, BOOT_UNKNOWN));
 }
 
+static void test_unknown_boot_storage_protects_every_disk(void **state)
+{
+    struct plat_boot_location boot;
+    struct bm_disk a = disk_at(3, 0, 1), b = disk_at(4, 0, 7), off_pci = disk_at(5, 0, 0);
+    (void)state;
+
+    /* A BIOS boot: the loader read us from some drive the platform cannot
+     * place, so every disk may be that one. */
+    memset(&boot, 0, sizeof(boot));
+    boot.disk_unknown = true;
+    off_pci.has_pci = false;
+    assert_true(disk_holds_boot(&a, &boot, BOOT_UNKNOWN));
+    assert_true(disk_holds_boot(&b, &boot, BOOT_UNKNOWN));
+    assert_true(disk_holds_boot(&off_pci, &boot, BOOT_UNKNOWN));
+    assert_true(disk_holds_boot(&a, &boot, BOOT_NO));
+}
+
 static void test_firmware_device_path_answer(void **state)
 {
     struct plat_boot_location boot;
@@ -217,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_every_rule_refuses_on_its_own),
         cmocka_unit_test(test_boot_disk_found_by_controller_and_port),
         cmocka_unit_test(test_boot_controller_without_port_protects_all_its_disks),
+        cmocka_unit_test(test_unknown_boot_storage_protects_every_disk),
         cmocka_unit_test(test_firmware_device_path_answer),
         cmocka_unit_test(test_disk_that_cannot_be_placed_counts_as_boot_disk),
         cmocka_unit_test(test_netboot_has_no_boot_disk),

@@ -1,5 +1,5 @@
 /* x86 I/O port access (the PM timer, PCI ports 0xcf8/0xcfc, 16550 UARTs). */
-#include "uefi_private.h"
+#include "fw_private.h"
 
 void plat_outb(uint16_t port, uint8_t v) { __asm__ __volatile__("outb %0, %1" ::"a"(v), "Nd"(port)); }
 uint8_t plat_inb(uint16_t port)

@@ -1,6 +1,6 @@
-/* PCI configuration space: ECAM from the ACPI MCFG table, else ports
- * 0xcf8/0xcfc; and the memory BARs. */
-#include "uefi_private.h"
+/* PCI configuration space on firmware platforms (UEFI and BIOS): ECAM from
+ * the ACPI MCFG table, else ports 0xcf8/0xcfc; and the memory BARs. */
+#include "fw_private.h"
 
 struct ecam {
     uint64_t base;
@@ -11,7 +11,7 @@ static struct ecam ecams[8];
 static int necams;
 
 /* The ECAM windows the MCFG table lists, one per segment and bus range. */
-void uefi_pci_config_init(void)
+void fw_pci_config_init(void)
 {
     const uint8_t *mcfg = plat_acpi_table("MCFG", 0);
     uint32_t len;
@@ -19,7 +19,7 @@ void uefi_pci_config_init(void)
     necams = 0;
     if (!mcfg)
         return;
-    len = ((const struct acpi_header *)mcfg)->length;
+    memcpy(&len, mcfg + 4, sizeof(len)); /* the ACPI table header's Length */
     /* PCI Firmware spec 3.2 table 4-3: entries of 16 bytes after 44. */
     for (uint32_t off = 44; off + 16 <= len && necams < (int)ARRAY_SIZE(ecams); off += 16) {
         struct ecam *e = &ecams[necams++];

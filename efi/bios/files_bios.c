@@ -1,0 +1,77 @@
+/* Options and files on a BIOS PC. The options are the boot loader's
+ * command line (cmd_line_ptr in the setup header). There is no file access
+ * yet (no INT 13h thunk, no FAT reader): baremark.cfg is "not found",
+ * results files cannot be created, and the app carries on with serial and
+ * the screen, saying so in a note. */
+#include "bios_private.h"
+
+#define CMDLINE_MAX 4096
+
+static char cmdline[CMDLINE_MAX + 16];
+
+/* SYSLINUX and GRUB put these words of their own first. */
+static bool loader_word(const char *w)
+{
+    return !strncmp(w, "BOOT_IMAGE=", 11) || !strncmp(w, "initrd=", 7);
+}
+
+/* Copy the command line out of the loader's memory (we will reuse it),
+ * dropping the loader's own words and leading with the image name, as the
+ * UEFI shell and iPXE do (config_parse_args skips that first word). A line
+ * too long to hold is kept too long, so that config refuses it whole. */
+void bios_load_options_init(const uint8_t *zero_page)
+{
+    uint32_t ptr;
+    const char *s;
+    size_t n = 0;
+
+    memcpy(&ptr, zero_page + ZP_CMD_LINE_PTR, sizeof(ptr));
+    bm_strlcpy(cmdline, "baremark", sizeof(cmdline));
+    if (!ptr)
+        return;
+    n = strlen(cmdline);
+    for (s = (const char *)(uintptr_t)ptr; *s;) {
+        const char *w;
+        while (*s == ' ')
+            s++;
+        w = s;
+        while (*s && *s != ' ')
+            s++;
+        if (s == w || loader_word(w))
+            continue;
+        if (n + 1 + (size_t)(s - w) >= sizeof(cmdline) - 1) {
+            /* Longer than any valid line: config_parse_args says so. */
+            memset(cmdline + n, 'x', sizeof(cmdline) - 1 - n);
+            cmdline[sizeof(cmdline) - 1] = '\0';
+            return;
+        }
+        cmdline[n++] = ' ';
+        memcpy(cmdline + n, w, (size_t)(s - w));
+        n += (size_t)(s - w);
+        cmdline[n] = '\0';
+    }
+}
+
+const char *plat_load_options(void) { return cmdline; }
+
+long plat_boot_file_read(const char *path, char *buf, size_t cap) { return BM_ENODEV; }
+
+const char *plat_boot_source(void) { return "unknown"; }
+
+bool plat_boot_volume_writable(void) { return false; }
+
+void *plat_file_create(const char *path) { return NULL; }
+int plat_file_write(void *f, const void *data, size_t len) { return BM_ENOTSUP; }
+int plat_file_flush(void *f) { return BM_ENOTSUP; }
+void plat_file_close(void *f) {}
+
+/* The loader knows the boot drive (INT 13h DL); we do not ask it yet, so
+ * every disk counts as the boot disk and none is written (disk_unknown). */
+void plat_boot_location(struct plat_boot_location *loc)
+{
+    memset(loc, 0, sizeof(*loc));
+    loc->disk_unknown = true;
+    bm_strlcpy(loc->description, "legacy BIOS boot loader (drive not known)", sizeof(loc->description));
+}
+
+void plat_results_location(struct plat_boot_location *loc) { memset(loc, 0, sizeof(*loc)); }

@@ -1,0 +1,38 @@
+/* Start and end of the legacy BIOS platform: the C entry from head_bios.S,
+ * plat_init(), plat_exit() (ACPI S5 or a CF9h reset). */
+#include "bios_private.h"
+#include "../app.h"
+#include "../config.h"
+#include "../fw/fw_private.h"
+
+void bios_main(uint32_t zero_page);
+
+/* From head_bios.S, in 64-bit mode with a stack; never returns. */
+void bios_main(uint32_t zero_page)
+{
+    int exit_mode = EXIT_RETURN;
+    const uint8_t *zp = (const uint8_t *)(uintptr_t)zero_page;
+    unsigned n = zp[ZP_E820_ENTRIES];
+
+    bios_idt_init();
+    if (n > ZP_E820_MAX)
+        n = ZP_E820_MAX;
+    memcpy(bios_e820_map, zp + ZP_E820_TABLE, n * sizeof(struct bios_e820));
+    bios_e820_count = n;
+    bios_load_options_init(zp);
+    bios_console_init();
+    baremark_main(&exit_mode);
+    /* No firmware to return to: plat_exit(RETURN) stops the CPU. */
+    plat_exit(exit_mode == EXIT_REBOOT     ? PLAT_EXIT_REBOOT
+              : exit_mode == EXIT_SHUTDOWN ? PLAT_EXIT_SHUTDOWN
+                                           : PLAT_EXIT_RETURN);
+}
+
+int plat_init(void)
+{
+    bios_memory_init();
+    bios_clock_init();
+    bios_firmware_init();
+    fw_pci_config_init();
+    return BM_OK;
+}
