@@ -30,5 +30,7 @@ bool mem_numa_placement(void);
  * merged. Returns how many ranges (at most max); 0 where the build cannot
  * see physical memory (the host build). */
 unsigned mem_ram_ranges(struct mem_ram_range *out, unsigned max);
+/* Firmware builds: insert one range into a sorted, merged list (see mem_machine_fw.c). */
+unsigned mem_ram_range_add(struct mem_ram_range *out, unsigned n, unsigned max, uint64_t base, uint64_t bytes);
 
 #endif
