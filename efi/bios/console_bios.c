@@ -95,3 +95,37 @@ bool plat_abort_requested(void)
     }
     return aborted;
 }
+
+/* The VGA text console scrolls; cursor positioning and colours are not
+ * offered, so the screen module writes plain scrolling text here. */
+int plat_screen_open(struct plat_screen_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->cols = 80;
+    info->rows = 25;
+    info->mode = -1;
+    info->modes = 1;
+    return BM_OK;
+}
+
+void plat_screen_put(unsigned x, unsigned y, enum plat_colour colour, const char *utf8) {}
+
+void plat_screen_park(unsigned y) {}
+
+/* A key pressed on the i8042 keyboard: bytes already waiting are dropped,
+ * then the first make code (bit 7 clear) from the keyboard, not the mouse.
+ * As long as the person takes. */
+void plat_wait_key(void)
+{
+    for (unsigned n = 0; n < 64 && (plat_inb(I8042_STATUS) & I8042_OBF); n++)
+        (void)plat_inb(I8042_DATA);
+    for (;;) {
+        uint8_t st = plat_inb(I8042_STATUS);
+        if (st & I8042_OBF) {
+            uint8_t code = plat_inb(I8042_DATA);
+            if (!(st & I8042_AUXB) && !(code & 0x80))
+                return;
+        }
+        plat_delay_ns(1000000);
+    }
+}

@@ -33,3 +33,16 @@ uint32_t plat_cpu_apic_id(unsigned cpu_index)
     __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
     return b >> 24;
 }
+
+/* One CPU: the caller is always the boot processor, and there is no
+ * application processor to give a job (the disk engine then runs every job
+ * on the boot processor, as with plat_cpu_count() == 1 anywhere). */
+bool plat_on_bsp(void) { return true; }
+
+int plat_cpu_start(unsigned cpu, plat_cpu_fn fn, void *arg) { return cpu == 0 ? BM_EINVAL : BM_ENOTSUP; }
+
+int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns) { return BM_OK; }
+
+/* No timer interrupt is set up here, so HLT could sleep for ever: wait on
+ * the calibrated clock instead. */
+void plat_idle_ns(uint64_t ns) { plat_delay_ns(ns); }

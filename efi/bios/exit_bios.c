@@ -120,7 +120,11 @@ void plat_exit(enum plat_exit_mode mode)
     if (mode == PLAT_EXIT_SHUTDOWN) {
         acpi_s5();
         plat_console_write("baremark: ACPI power-off did not work; switch the machine off.\n");
-    } else if (mode == PLAT_EXIT_REBOOT) {
+    } else if (mode == PLAT_EXIT_REBOOT || mode == PLAT_EXIT_WAIT) {
+        /* exit=wait: the results stayed until a key; nothing to return to
+         * but the BIOS itself, so a reset. */
+        if (mode == PLAT_EXIT_WAIT)
+            plat_wait_key();
         reset();
         plat_console_write("baremark: reset did not work; switch the machine off.\n");
     } else {

@@ -75,3 +75,21 @@ void plat_boot_location(struct plat_boot_location *loc)
 }
 
 void plat_results_location(struct plat_boot_location *loc) { memset(loc, 0, sizeof(*loc)); }
+
+size_t plat_boot_file_places(char *buf, size_t cap)
+{
+    return (size_t)snprintf(buf, cap, "nowhere (legacy BIOS: no files are read yet)");
+}
+
+bool plat_boot_nic_mac(uint8_t mac[6]) { return false; }
+
+long plat_results_file_read(const char *path, char *buf, size_t cap) { return BM_ENODEV; }
+
+/* No network stack under a legacy BIOS (the PXE ROM's UDP/TFTP API is not
+ * used): upload= ends in its error record at once. */
+long plat_tcp_exchange(const uint8_t ip[4], uint16_t port, const void *head, size_t head_len, const void *body,
+                       size_t body_len, char *resp, size_t resp_cap, uint64_t deadline_ns, char *why, size_t why_len)
+{
+    snprintf(why, why_len, "no TCP/IPv4 stack under a legacy BIOS");
+    return BM_ENODEV;
+}
