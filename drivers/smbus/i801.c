@@ -7,7 +7,7 @@
  * code or a BMC may be mid-transaction), and a host the firmware left
  * disabled (HOSTC.HST_EN clear) is reported, not turned on, unless the
  * caller asks for it (spd=force; then it is turned off again at close). */
-#include "smbus.h"
+#include "smbus_bus.h"
 #include "i801_regs.h"
 
 /* Intel device ids of i801-compatible SMBus functions (Linux i801_ids[]). */

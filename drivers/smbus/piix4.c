@@ -6,7 +6,7 @@
  * with the IMC/BMC) and the port select, both put back on every path.
  * Not covered: FCH parts whose PM index ports are MMIO-only (Linux
  * piix4_sb800_region_request() with mmio_cfg) — reported as disabled. */
-#include "smbus.h"
+#include "smbus_bus.h"
 #include "piix4_regs.h"
 
 #define VID_INTEL 0x8086

@@ -1,17 +1,6 @@
-/* The SMBus layer every driver shares: controller lookup, and the address
- * rules checked before any driver runs. */
+/* The SMBus layer above the drivers: controller lookup, and each call
+ * checked against the address rules (smbus_bus.c) before a driver runs. */
 #include "smbus.h"
-
-bool smbus_xact_allowed(uint8_t addr, bool write, uint8_t cmd, uint8_t data)
-{
-    bool spa = addr == SMBUS_EE1004_SPA0 || addr == SMBUS_EE1004_SPA1;
-
-    if (!write)
-        return smbus_addr_is_spd(addr) || spa;
-    if (spa)
-        return cmd == 0 && data == 0;
-    return smbus_addr_is_spd(addr) && cmd == SMBUS_SPD5118_MR11 && data <= SMBUS_SPD5118_MR11_PAGE_MASK;
-}
 
 int smbus_open(const struct pci_list *l, unsigned flags, struct smbus *b, char *note, size_t note_len)
 {

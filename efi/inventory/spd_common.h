@@ -2,7 +2,7 @@
 #ifndef BAREMARK_SPD_COMMON_H
 #define BAREMARK_SPD_COMMON_H
 
-#include "spd.h"
+#include "spd_types.h"
 
 /* A byte of the image, 0 beyond its end (and the image marked truncated). */
 struct spd_img {

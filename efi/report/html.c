@@ -1,6 +1,7 @@
 /* The HTML report page and its sink (html.h): the head, errors and notes,
  * the machine, burn-in, the footer. Disks and memory are in html_bench.c. */
 #include "html.h"
+#include "html_bench.h"
 #include "html_svg.h"
 #include "platform.h"
 
@@ -25,20 +26,6 @@ static const char css[] =
     "@media print{@page{size:A4;margin:12mm}body{max-width:none;padding:0;font-size:11px}"
     "h2{break-after:avoid}figure,table,.msg{break-inside:avoid}details{display:block}"
     "details>*{display:block}}";
-
-void html_td(struct hout *o, const char *text)
-{
-    ho_raw(o, "<td>");
-    ho_text(o, text);
-    ho_raw(o, "</td>");
-}
-
-void html_td_num(struct hout *o, double v)
-{
-    ho_raw(o, "<td class=\"n\">");
-    ho_num(o, v);
-    ho_raw(o, "</td>");
-}
 
 static void row2(struct hout *o, const char *key, const char *value)
 {

@@ -32,11 +32,4 @@ struct sink *sink_html(const char *jsonl_path);
 /* The report path for a results file: "x.jsonl" -> "x.html". */
 void html_path_for(char *dst, size_t cap, const char *jsonl_path);
 
-/* Sections of the page (html_bench.c): disks, all disks, memory. */
-void html_section_disks(struct hout *o, const struct html_data *d);
-void html_section_memory(struct hout *o, const struct html_data *d);
-/* A table cell with record text, escaped. */
-void html_td(struct hout *o, const char *text);
-void html_td_num(struct hout *o, double v);
-
 #endif

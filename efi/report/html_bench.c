@@ -1,6 +1,6 @@
 /* The report's benchmark sections: per disk a CrystalDiskMark-style table
  * and charts, the all-disks scaling curve, memory charts (html.h). */
-#include "html.h"
+#include "html_bench.h"
 #include "html_svg.h"
 
 /* CrystalDiskMark's window, rows in its order (T16 when disk=full ran it). */

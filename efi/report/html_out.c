@@ -144,3 +144,18 @@ double hl_log2(double x)
     }
     return e + 2 * sum / 0.69314718055994530942;
 }
+
+/* A table cell: record text, escaped; a number, right-aligned. */
+void html_td(struct hout *o, const char *text)
+{
+    ho_raw(o, "<td>");
+    ho_text(o, text);
+    ho_raw(o, "</td>");
+}
+
+void html_td_num(struct hout *o, double v)
+{
+    ho_raw(o, "<td class=\"n\">");
+    ho_num(o, v);
+    ho_raw(o, "</td>");
+}

@@ -29,6 +29,9 @@ void ho_text(struct hout *o, const char *s);
 /* Hand what is buffered to write; BM_OK or BM_EIO. */
 int ho_flush(struct hout *o);
 
+/* A table cell: record text (escaped); a number (class "n"). */
+void html_td(struct hout *o, const char *text);
+void html_td_num(struct hout *o, double v);
 /* A number with as many decimals as its size needs ("1234", "56.7", "0.89"). */
 void ho_num(struct hout *o, double v);
 /* A byte count as people write it: 4K, 1.5M, 2G (binary multiples). */
