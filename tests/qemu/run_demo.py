@@ -39,7 +39,14 @@ def main():
         return 1
     end = [r for r in run.records if r.get("type") == "end"]
     print("%d records on serial (%s)" % (len(run.records), os.path.join(workdir, "serial.log")))
-    for name in run.results_files():
+    for name in sorted(run.results_files(), key=lambda n: not n.endswith(".jsonl")):
+        if name.endswith(".html"):
+            # the report, copied out of the stick to open in a browser
+            copy = os.path.join(workdir, name)
+            with open(copy, "w") as f:
+                f.write(run.read_file("::/baremark/results/" + name))
+            print("HTML report on the stick: \\baremark\\results\\%s  (copied to %s)" % (name, copy))
+            continue
         print("results file on the stick: \\baremark\\results\\%s  (mtype -i %s@@1M ::/baremark/results/%s)"
               % (name, run.stick, name))
     if end:
