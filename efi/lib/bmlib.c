@@ -199,10 +199,8 @@ uint64_t bm_rng_below(struct bm_rng *r, uint64_t n)
     return (uint64_t)(m >> 64);
 }
 
-size_t bm_utf8_put_bmp(char *dst, uint32_t cp)
+size_t bm_utf8_put(char *dst, uint32_t cp)
 {
-    if (cp > 0xffff)
-        cp = '?';
     if (cp < 0x80) {
         dst[0] = (char)cp;
         return 1;
@@ -212,8 +210,20 @@ size_t bm_utf8_put_bmp(char *dst, uint32_t cp)
         dst[1] = (char)(0x80 | (cp & 0x3f));
         return 2;
     }
-    dst[0] = (char)(0xe0 | (cp >> 12));
-    dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    dst[2] = (char)(0x80 | (cp & 0x3f));
-    return 3;
+    if (cp < 0x10000) {
+        dst[0] = (char)(0xe0 | (cp >> 12));
+        dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        dst[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    dst[0] = (char)(0xf0 | (cp >> 18));
+    dst[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    dst[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    dst[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+size_t bm_utf8_put_bmp(char *dst, uint32_t cp)
+{
+    return bm_utf8_put(dst, cp > 0xffff ? '?' : cp);
 }

@@ -62,6 +62,9 @@ bool bm_path_has_dot_part(const char *path);
  * section 3.9 "U+FFFD substitution of maximal subparts"). */
 #define BM_UTF8_INVALID 0xffffffffu
 size_t bm_utf8_next(const char *s, uint32_t *cp);
+/* A code point (at most U+10FFFF) as UTF-8 into dst (room for 4 bytes, no
+ * NUL written). Returns the bytes written. */
+size_t bm_utf8_put(char *dst, uint32_t cp);
 /* A code point of the Basic Multilingual Plane as UTF-8 into dst (room for
  * 3 bytes, no NUL written); anything above U+FFFF becomes '?'. Returns the
  * bytes written. */

@@ -143,30 +143,6 @@ static long hex4(const char *p)
     return v;
 }
 
-static size_t utf8_put(char *dst, uint32_t cp)
-{
-    if (cp < 0x80) {
-        dst[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        dst[0] = (char)(0xc0 | (cp >> 6));
-        dst[1] = (char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        dst[0] = (char)(0xe0 | (cp >> 12));
-        dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        dst[2] = (char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    dst[0] = (char)(0xf0 | (cp >> 18));
-    dst[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-    dst[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    dst[3] = (char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 /* One character of the string body at *pp: its code point (or a raw byte
  * when raw is set), advancing *pp. false at the closing quote or a fault. */
 static bool string_char(const char **pp, uint32_t *cp, bool *raw)
@@ -235,7 +211,7 @@ bool js_str(const char *v, char *out, size_t cap)
         } else {
             if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
                 cp = '?';
-            n = utf8_put(enc, cp);
+            n = bm_utf8_put(enc, cp);
         }
         if (len + n + 1 > cap)
             break;
