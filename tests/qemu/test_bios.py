@@ -28,40 +28,14 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
            "-monitor", "unix:%s,server,nowait" % monitor, "-net", "none"] + (["-no-reboot"] if no_reboot else []) + list(extra_args)
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    timed_out = False
-    while True:
-        try:
-            proc.wait(timeout=0.5)
-            break
-        except subprocess.TimeoutExpired:
-            pass
-        text = _read(serial)
-        if on_serial and on_serial(text, monitor):
-            proc.kill()
-            proc.wait()
-            break
-        if '"type":"end"' in text and no_reboot:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            break
-        if time.time() - t0 > timeout:
-            timed_out = True
-            proc.kill()
-            proc.wait()
-            break
-    text = _read(serial)
+    # Without -no-reboot the machine resets after its end record: the
+    # caller's on_serial decides when it has seen enough.
+    timed_out = qemu.wait_for_qemu(proc, serial, timeout,
+                                   on_text=(lambda text: on_serial(text, monitor)) if on_serial else None,
+                                   end_grace=5 if no_reboot else None)
+    text = qemu.read_text(serial)
     return qemu.Run(text, qemu.parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, None)
 
-
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read().decode(errors="replace")
-    except FileNotFoundError:
-        return ""
 
 
 @functools.lru_cache(maxsize=None)
@@ -219,8 +193,8 @@ def _boot_to_end(args):
     p = subprocess.run(["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-cpu", "max",
                         "-serial", "file:" + serial, "-display", "none", "-monitor", "none", "-net", "none",
                         "-no-reboot"] + args, capture_output=True, timeout=150)
-    records = qemu.parse_records(_read(serial))
-    assert records and records[0]["type"] == "run", _read(serial)[-2000:]
+    records = qemu.parse_records(qemu.read_text(serial))
+    assert records and records[0]["type"] == "run", qemu.read_text(serial)[-2000:]
     return records, p.returncode
 
 

@@ -192,40 +192,27 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     cmd += list(extra_args)
 
     t0 = time.time()
-    timed_out = False
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    shown = 0
-    # The app ends by returning to the firmware, rebooting or shutting down.
-    # -no-reboot turns a reboot into an exit; after a plain return the boot
-    # manager moves on, so we stop QEMU once the end record is out.
-    while True:
-        try:
-            proc.wait(timeout=0.5)
-            break
-        except subprocess.TimeoutExpired:
-            pass
-        text = _read(serial)
-        if stream and len(text) > shown:
-            print(text[shown:], end="", flush=True)
-            shown = len(text)
+    shown = [0]
+
+    def show(text):
+        if stream and len(text) > shown[0]:
+            print(text[shown[0]:], end="", flush=True)
+            shown[0] = len(text)
+
+    def on_text(text):
+        show(text)
         if on_serial:
             on_serial(text)
-        if '"type":"end"' in text and time.time() - t0 > 1:
-            # give the app a moment to close files and exit on its own
-            try:
-                proc.wait(timeout=8)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            break
-        if time.time() - t0 > timeout:
-            timed_out = True
-            proc.kill()
-            proc.wait()
-            break
+        return False
+
+    # The app ends by returning to the firmware, rebooting or shutting down.
+    # -no-reboot turns a reboot into an exit; after a plain return the boot
+    # manager moves on, so we stop QEMU once the end record is out (giving
+    # the app a moment to close files and exit on its own).
+    timed_out = wait_for_qemu(proc, serial, timeout, on_text=on_text, end_grace=8)
     text = _read(serial)
-    if stream and len(text) > shown:
-        print(text[shown:], end="", flush=True)
+    show(text)
     qemu_out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
     if proc.returncode not in (0, None, -9) and qemu_out:
         text += "\n[qemu] " + qemu_out
@@ -250,6 +237,42 @@ def monitor_command(sock_path, command):
         pass
     finally:
         s.close()
+
+
+def wait_for_qemu(proc, serial, timeout, on_text=None, end_grace=None):
+    """Poll a QEMU process twice a second until it exits by itself; or
+    on_text(serial log so far) returns True (QEMU is killed); or, with
+    end_grace set, the end record is out (QEMU gets end_grace seconds to
+    exit, then is killed); or timeout seconds pass (killed). Returns
+    whether it timed out."""
+    t0 = time.time()
+    while True:
+        try:
+            proc.wait(timeout=0.5)
+            return False
+        except subprocess.TimeoutExpired:
+            pass
+        text = _read(serial)
+        if on_text and on_text(text):
+            break
+        if end_grace is not None and '"type":"end"' in text and time.time() - t0 > 1:
+            try:
+                proc.wait(timeout=end_grace)
+                return False
+            except subprocess.TimeoutExpired:
+                break
+        if time.time() - t0 > timeout:
+            proc.kill()
+            proc.wait()
+            return True
+    proc.kill()
+    proc.wait()
+    return False
+
+
+def read_text(path):
+    """A log file as text so far ("" before QEMU created it)."""
+    return _read(path)
 
 
 def _read(path):
