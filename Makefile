@@ -261,7 +261,8 @@ fuzz: fuzz-build
 
 # ---- Per-I/O cost benchmark (host build, no QEMU; not a test) ------------------------------
 # make bench: engine + NVMe driver against an instant controller model, CPU ns per I/O
-# at QD1/32/128 with and without the latency histogram (tests/bench/iobench.h).
+# at QD1/32/128 with and without the latency histogram, then the same for the AHCI
+# driver at QD1/32 (tests/bench/iobench.h).
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 $(HOSTB)/iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h) $(HOSTB)/libbaremark.a
 	gcc $(HOST_CFLAGS) -Itests/bench -I. $(BENCH_SRC) -o $@ $(HOSTB)/libbaremark.a -lm
@@ -269,5 +270,6 @@ $(HOSTB)/iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h) $(HOSTB)/libbaremark.
 bench: $(HOSTB)/iobench
 	$(HOSTB)/iobench $(BENCH_MS)
 $(HOSTB)/tests/test_iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h)
+$(HOSTB)/tests/test_ahci_instant: $(BENCH_SRC) $(wildcard tests/bench/*.h)
 $(HOSTB)/tests/test_engine_cpus: $(BENCH_SRC) $(wildcard tests/bench/*.h)
 $(HOSTB)/tests/test_nvme_model: $(wildcard tests/bench/*.h)

@@ -220,6 +220,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
 {
     struct nvme_instant *m = ctx;
 
+    m->reg_reads++;
     switch (off) {
     case R_CAP: return (uint32_t)m->cap;
     case R_CAP + 4: return (uint32_t)(m->cap >> 32);

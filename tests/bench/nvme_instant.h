@@ -45,6 +45,7 @@ struct nvme_instant {
     uint64_t io_done, io_refused;     /* I/O commands completed OK / with an error status */
     uint64_t sq_doorbells, cq_doorbells; /* I/O queue doorbell writes */
     uint64_t cq_overflows;
+    uint64_t reg_reads;               /* register reads (none on the I/O path) */
 };
 
 /* A controller at PCI address a (queues of 1024 entries, grant pairs,

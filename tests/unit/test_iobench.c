@@ -12,6 +12,7 @@
 /* One translation unit with the benchmark and its instant controller. */
 #include "../bench/iobench.c"
 #include "../bench/nvme_instant.c"
+#include "../bench/ahci_instant.c"
 
 static struct iobench bench;
 
