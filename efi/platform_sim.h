@@ -36,6 +36,10 @@ struct plat_sim_dev {
      * are lost, as on a bus that only takes dword cycles. */
     uint8_t (*mmio_read8)(void *ctx, int bar, uint32_t off);
     void (*mmio_write8)(void *ctx, int bar, uint32_t off, uint8_t v);
+    /* Optional: 8-byte writes (mmio_write64_whole). A model without it
+     * gets them as two dword writes, low then high, as a bridge that
+     * splits them would deliver them. */
+    void (*mmio_write64)(void *ctx, int bar, uint32_t off, uint64_t v);
 
     /* Kept by the platform. */
     uint8_t *bar_window[PLAT_SIM_BARS];

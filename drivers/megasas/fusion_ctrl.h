@@ -79,8 +79,11 @@ static inline uint32_t fu_fw_status(struct fu_ctrl *c) { return fu_read(c, MFI_R
 static inline void fu_fire(struct fu_ctrl *c, uint32_t lo, uint32_t hi)
 {
     plat_wmb(); /* the frame must be in memory before the firmware hears of it */
-    fu_write(c, MFI_REG_IQPL, lo);
-    fu_write(c, MFI_REG_IQPH, hi);
+    /* The whole descriptor in one 8-byte write to IQPL, as Linux
+     * megasas_write_64bit_req_desc() on 64-bit kernels (writeq); its
+     * 32-bit fallback writes IQPL then IQPH. One write per command either
+     * way: a descriptor names one SMID, so commands cannot share a post. */
+    mmio_write64_whole(c->regs, MFI_REG_IQPL, (uint64_t)hi << 32 | lo);
 }
 
 /* ---- What megasas_fusion.c gives the bring-up ----------------------------------------------- */

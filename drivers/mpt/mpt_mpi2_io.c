@@ -5,14 +5,17 @@
 
 /* ---- Request and reply queues --------------------------------------------------------------------------------- */
 
-/* Post a request descriptor: low dword, then the high one the IOC acts on. */
+/* Post a request descriptor: the whole 64 bits in one write to the low
+ * register, as mpt3sas _base_writeq() on 64-bit kernels (writeq); 32-bit
+ * hosts write the low dword, then the high one the IOC acts on. Each
+ * descriptor names one SMID: one write per request, never fewer. */
 void mpt2_post_descriptor(struct mpt_ctrl *c, uint8_t flags, uint32_t slot, uint16_t dev_handle)
 {
     uint32_t smid = slot + 1;
 
     plat_wmb();
-    mpt_write(c, MPT2_REG_REQUEST_DESCRIPTOR_POST_LOW, (uint32_t)flags | (smid << 16));
-    mpt_write(c, MPT2_REG_REQUEST_DESCRIPTOR_POST_HIGH, (uint32_t)dev_handle << 16);
+    mmio_write64_whole(c->regs, MPT2_REG_REQUEST_DESCRIPTOR_POST_LOW,
+                       (uint64_t)dev_handle << 48 | smid << 16 | flags);
 }
 
 /* Build a SCSI IO request in the slot's frame (and its chain segments)

@@ -116,6 +116,23 @@ static bool sim_mmio_write8(volatile void *addr, uint8_t v)
     return true;
 }
 
+static bool sim_mmio_write64(volatile void *addr, uint64_t v)
+{
+    int bar;
+    uint32_t off;
+    struct plat_sim_dev *d = sim_window_n(addr, 8, &bar, &off);
+
+    if (!d)
+        return false;
+    if (d->mmio_write64) {
+        d->mmio_write64(d->ctx, bar, off, v);
+    } else if (d->mmio_write32) {
+        d->mmio_write32(d->ctx, bar, off, (uint32_t)v);
+        d->mmio_write32(d->ctx, bar, off + 4, (uint32_t)(v >> 32));
+    }
+    return true;
+}
+
 /* ---- Port I/O ------------------------------------------------------------------ */
 
 #define SIM_IO_MAX 8
@@ -182,6 +199,13 @@ void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
     if (plat_sim_devices && sim_mmio_write32((volatile uint8_t *)base + off, v))
         return;
     *(volatile uint32_t *)((volatile uint8_t *)base + off) = v;
+}
+
+void mmio_write64_whole(volatile void *base, uint32_t off, uint64_t v)
+{
+    if (plat_sim_devices && sim_mmio_write64((volatile uint8_t *)base + off, v))
+        return;
+    *(volatile uint64_t *)((volatile uint8_t *)base + off) = v;
 }
 
 uint8_t mmio_read8(volatile void *base, uint32_t off)

@@ -172,6 +172,8 @@ struct model {
     unsigned boot_reads_done, boot_step, boot_reads;
     uint32_t lo;                /* IQPL latch */
     bool lo_written;
+    unsigned posts_whole;       /* descriptors posted with one 8-byte write to IQPL */
+    unsigned posts_split;       /* ...and as IQPL then IQPH dwords */
     bool inited;
     uint64_t req_base, reply_base;
     uint32_t depth, post_idx;
@@ -736,11 +738,28 @@ static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
         if (!m.lo_written)
             violation("IQPH written without IQPL");
         m.lo_written = false;
+        m.posts_split++;
         doorbell((uint64_t)v << 32 | m.lo);
         break;
     default:
         break;
     }
+}
+
+/* An 8-byte write (Linux megasas_write_64bit_req_desc: writeq to the
+ * inbound low queue port): the whole descriptor at IQPL, and nowhere else. */
+static void m_write64(void *ctx, int bar, uint32_t off, uint64_t v)
+{
+    (void)ctx, (void)bar;
+    if (off != 0xc0) {
+        violation("8-byte write to 0x%x (descriptors go whole to IQPL at 0xc0)", off);
+        return;
+    }
+    if (m.lo_written)
+        violation("8-byte descriptor while IQPL holds the low half of another");
+    m.lo_written = false;
+    m.posts_whole++;
+    doorbell(v);
 }
 
 /* Attach a model of the given chip at 0000:04:00.0. */
@@ -757,6 +776,7 @@ static struct pci_addr model_attach(uint16_t device, enum m_gen gen)
     dev.ctx = &m;
     dev.mmio_read32 = m_read;
     dev.mmio_write32 = m_write;
+    dev.mmio_write64 = m_write64;
     dev.config[0] = 0x00, dev.config[1] = 0x10;
     dev.config[2] = (uint8_t)device, dev.config[3] = (uint8_t)(device >> 8);
     dev.config[0x0b] = 0x01, dev.config[0x0a] = 0x04;    /* RAID controller */
@@ -987,6 +1007,45 @@ static void test_writes_reach_the_model(void **state)
     assert_int_equal(list.disks[0]->ops->submit(list.disks[0], 0, list.disks[0]->max_qd, BM_IO_READ, 0, 1, buf),
                      BM_EINVAL);
     plat_free_pages(buf, 8192);
+    check_release(ctrl);
+}
+
+/* Each command is posted with one MMIO write: the whole 64-bit request
+ * descriptor to IQPL, as Linux does on 64-bit kernels (a descriptor names
+ * one SMID, so a batch of commands cannot share a post; the reply side
+ * already writes the host index once per drained batch). The model
+ * refuses a descriptor written anywhere but IQPL, or a high half alone. */
+static void test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_is_refused(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[32];
+    uint8_t *buf = plat_alloc_pages(32 * 4096, false);
+    struct bm_disk *ld0;
+    unsigned whole, idx_writes;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    ld0 = list.disks[0];
+    whole = m.posts_whole;
+    idx_writes = m.host_index_writes;
+    for (uint32_t tag = 0; tag < 32; tag++)
+        assert_int_equal(ld0->ops->submit(ld0, 0, tag, BM_IO_READ, tag * 8, 8, buf + tag * 4096), BM_OK);
+    assert_int_equal(m.posts_whole, whole + 32);
+    assert_int_equal(m.posts_split, 0);
+    assert_int_equal(reap(ld0, done, 32), 32);
+    assert_true(m.host_index_writes - idx_writes <= 2); /* the instant model answers all 32 before the poll */
+    assert_model_clean();
+
+    mmio_write64_whole(dev.bar_window[1], 0xc4, 0x0000000100010000ull);
+    assert_int_equal(m.violations, 1);
+    assert_non_null(strstr(m.first_violation, "8-byte write to 0xc4"));
+    m.violations = 0;
+    mmio_write32(dev.bar_window[1], 0xc4, 0);
+    assert_true(m.violations >= 1);    /* and what the stale half then names */
+    assert_non_null(strstr(m.first_violation, "IQPH written without IQPL"));
+    m.violations = 0;
+    plat_free_pages(buf, 32 * 4096);
     check_release(ctrl);
 }
 
@@ -1531,6 +1590,7 @@ int main(void)
         cmocka_unit_test(test_thunderbolt_bringup_io_release),
         cmocka_unit_test(test_fury_is_driven_like_invader),
         cmocka_unit_test(test_writes_reach_the_model),
+        cmocka_unit_test(test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_is_refused),
         cmocka_unit_test(test_stuck_firmware_fails_probe_with_state),
         cmocka_unit_test(test_operational_firmware_is_reset_first),
         cmocka_unit_test(test_ready_wait_follows_the_status_word),

@@ -134,6 +134,9 @@ struct model {
     uint64_t req_base, post_base, free_base, sense_high, reply_high, time_stamp;
     uint32_t free_ioc, free_host, post_ioc, post_host;
     uint32_t req_low;
+    bool req_low_latched;       /* the low half came, the high one not yet */
+    unsigned posts_whole;       /* descriptors posted with one 8-byte write to the low register */
+    unsigned posts_split;       /* ...and as low then high dwords */
     bool events_masked, port_enabled;
     /* Outstanding requests (SMIDs the IOC owns). */
     bool outstanding[2048];
@@ -1107,13 +1110,36 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         return;
     case R_REQ_DESC_LOW:
         m->req_low = v;
+        m->req_low_latched = true;
         return;
     case R_REQ_DESC_HIGH:
+        if (!m->req_low_latched)
+            violation(m, "RequestDescriptorPostHigh written without the low half");
+        m->req_low_latched = false;
+        m->posts_split++;
         do_descriptor(m, m->req_low, v);
         return;
     default:
         violation(m, "write 0x%08x to register 0x%02x", v, off);
     }
+}
+
+/* An 8-byte write: a whole request descriptor, at the low register only
+ * (mpt3sas _base_writeq: writeq to RequestDescriptorPostLow). */
+static void model_write64(void *ctx, int bar, uint32_t off, uint64_t v)
+{
+    struct model *m = ctx;
+
+    (void)bar;
+    if (off != R_REQ_DESC_LOW) {
+        violation(m, "8-byte write to register 0x%02x", off);
+        return;
+    }
+    if (m->req_low_latched)
+        violation(m, "8-byte descriptor while the low half of another waits");
+    m->req_low_latched = false;
+    m->posts_whole++;
+    do_descriptor(m, (uint32_t)v, (uint32_t)(v >> 32));
 }
 
 /* ---- Test fixture ----------------------------------------------------------------------------------------------- */
@@ -1158,6 +1184,7 @@ static void attach(struct model *m)
     simdev.ctx = m;
     simdev.mmio_read32 = model_read;
     simdev.mmio_write32 = model_write;
+    simdev.mmio_write64 = model_write64;
     put16(simdev.config + 0x00, 0x1000);
     put16(simdev.config + 0x02, m->device_id);
     simdev.config[0x0b] = 0x01, simdev.config[0x0a] = 0x07;  /* mass storage, SAS */
@@ -1335,6 +1362,46 @@ static void check_deep_queue(bool mpi25)
 
 static void test_deep_queue_sas2008(void **state) { (void)state; check_deep_queue(false); }
 static void test_deep_queue_sas3008(void **state) { (void)state; check_deep_queue(true); }
+
+/* Each request is posted with one MMIO write, the whole 64-bit request
+ * descriptor (mpt3sas on 64-bit kernels); one descriptor names one SMID,
+ * so requests cannot share a post. The model refuses a descriptor at the
+ * high register, or a high half without its low half. */
+static void test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_is_refused(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[16];
+    uint8_t *buf = plat_alloc_pages(16 * 4096, false);
+    struct bm_disk *d;
+    unsigned whole;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(d);
+    whole = model->posts_whole;
+    for (uint32_t t = 0; t < 16; t++)
+        assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8 * t, 8, buf + 4096 * t), BM_OK);
+    assert_int_equal(poll_n(d, c, 16), 16);
+    assert_int_equal(model->posts_whole, whole + 16);
+    assert_int_equal(model->posts_split, 0);
+    assert_no_violations();
+
+    mmio_write64_whole(simdev.bar_window[1], R_REQ_DESC_HIGH, 0x0009000000010000ull);
+    assert_int_equal(model->violations, 1);
+    assert_non_null(strstr(model->first_violation, "8-byte write to register 0xc4"));
+    model->violations = 0;
+    mmio_write32(simdev.bar_window[1], R_REQ_DESC_HIGH, 0x00090000u);
+    assert_true(model->violations >= 1);
+    assert_non_null(strstr(model->first_violation, "without the low half"));
+    model->violations = 0;
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 16 * 4096);
+}
 
 /* A write carries a host-to-IOC SGE (checked by the model). */
 static void test_write_direction(void **state)
@@ -2027,6 +2094,7 @@ int main(void)
         cmocka_unit_test(test_large_transfers_sas2008),
         cmocka_unit_test(test_large_transfers_sas3008),
         cmocka_unit_test(test_write_direction),
+        cmocka_unit_test(test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_is_refused),
         cmocka_unit_test(test_check_condition_sense),
         cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
         cmocka_unit_test(test_fault_with_request_outstanding_resets_the_ioc),

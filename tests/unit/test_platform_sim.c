@@ -85,6 +85,48 @@ static void test_config_claim_and_mmio_reach_the_model(void **state)
     assert_int_equal(plat_sim_devices, 0);
 }
 
+static uint64_t last64;
+static unsigned writes64;
+
+static void model_write64(void *ctx, int bar, uint32_t off, uint64_t v)
+{
+    (void)ctx, (void)bar, (void)off;
+    last64 = v;
+    writes64++;
+}
+
+/* mmio_write64_whole reaches a model that takes 8-byte writes as one
+ * write; a model without them gets two dwords, low first. */
+static void test_8_byte_write_is_one_write_where_the_model_takes_it(void **state)
+{
+    static struct plat_sim_dev dev;
+    struct model m = { .reads = 0 };
+    struct pci_addr a = { 0, 7, 0, 0 };
+    volatile void *bar1;
+    uint64_t size = 0;
+
+    (void)state;
+    memset(&dev, 0, sizeof(dev));
+    dev.addr = a;
+    dev.ctx = &m;
+    dev.mmio_read32 = model_read;
+    dev.mmio_write32 = model_write;
+    dev.bar_size[1] = 0x1000;
+    plat_sim_attach(&dev);
+    bar1 = plat_pci_map_bar(a, 1, &size);
+    assert_non_null(bar1);
+    mmio_write64_whole(bar1, 0x10, 0x1111111122222222ull);
+    assert_int_equal(m.writes, 2);
+    assert_int_equal(m.reg[4], 0x22222222u);
+    assert_int_equal(m.reg[5], 0x11111111u);
+    dev.mmio_write64 = model_write64;
+    mmio_write64_whole(bar1, 0x10, 0x3333333344444444ull);
+    assert_int_equal(m.writes, 2);
+    assert_int_equal(writes64, 1);
+    assert_int_equal(last64, 0x3333333344444444ull);
+    plat_sim_detach(&dev);
+}
+
 static void test_below_4g_pages_have_32_bit_addresses(void **state)
 {
     void *p = plat_alloc_pages(3 * 4096, true);
@@ -107,6 +149,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_claim_and_mmio_reach_the_model),
+        cmocka_unit_test(test_8_byte_write_is_one_write_where_the_model_takes_it),
         cmocka_unit_test(test_below_4g_pages_have_32_bit_addresses),
         cmocka_unit_test(test_advancing_the_clock_moves_now),
     };
