@@ -37,6 +37,7 @@ struct nvme_instant {
      * other than the boot processor never returns until release is set,
      * and moves the clock on meanwhile, as a machine whose CPU hung. */
     volatile bool hang_off_bsp, release;
+    volatile bool hang_still;         /* the hung CPU stops moving the clock (a later run is timed) */
     volatile int hung_cpus;
     /* Which thread rang each I/O queue's SQ doorbell (0: none yet; -1: several). */
     long sq_thread[NVME_INSTANT_MAXQ];

@@ -28,10 +28,13 @@ def _check_cpu_fields(r):
     assert all(0 <= x <= 100 for x in r["cpu_busy_pct"]), r
 
 
-def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
-    workdir = tempfile.mkdtemp(prefix="baremark-cpus-")
+def _check_every_cpu(smp):
+    """disk=full on two NVMe disks under -smp smp: RND4K-Q32T16 spreads its
+    16 queue pairs over all smp CPUs, every one of them busy; the all-disks
+    tests put each disk on a CPU of its own."""
+    workdir = tempfile.mkdtemp(prefix="baremark-cpus%d-" % smp)
     try:
-        run = _boot(workdir, 4, "mem=off disk=full time=1 driver=native")
+        run = _boot(workdir, smp, "mem=off disk=full time=1 driver=native")
         results = [r for r in run.of_type("disk_result")]
         for r in results:
             _check_cpu_fields(r)
@@ -39,7 +42,8 @@ def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
         assert len(t16) == 2, t16
         for r in t16:
             assert r["threads"] == 16 and r["ios"] > 0, r
-            assert r["cpus"] == 4, r  # 16 queue pairs over 4 CPUs
+            assert r["cpus"] == smp, r  # 16 queue pairs over every CPU
+            assert all(x > 0 for x in r["cpu_busy_pct"]), r  # each CPU polled its share
         # A single-queue test runs on one CPU (an application processor).
         q1 = [r for r in results if r["test"] == "RND4K-Q32T1" and "concurrent" not in r]
         assert q1 and all(r["cpus"] == 1 for r in q1), q1
@@ -48,9 +52,19 @@ def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
         for r in agg:
             if r["concurrent"] == 2:
                 assert r["cpus"] == 2, r  # each disk on a CPU of its own
+                assert all(x > 0 for x in r["cpu_busy_pct"]), r
             assert 0 <= r["core_busy_pct"] <= 100 and r["core_busy_pct"] == max(r["cpu_busy_pct"]), r
+        return run
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
+    _check_every_cpu(4)
+
+
+def test_rnd4k_q32t16_and_the_all_disks_tests_use_both_cpus_under_smp_2():
+    _check_every_cpu(2)
 
 
 def test_one_cpu_runs_everything_on_the_boot_processor():

@@ -127,6 +127,48 @@ static void test_cpu_that_never_returns_fails_its_disk_and_the_other_carries_on(
     plat_sim_detach(&models[hung].dev); /* its controller stays as the hung CPU left it */
 }
 
+/* After a CPU hung, the run goes on: the next test of another disk
+ * that would place a queue pair on that CPU finds it busy, and the boot
+ * processor polls that queue pair itself (engine_run.c start_aps); the
+ * test completes with its I/O counted on both queue pairs. */
+static void test_next_test_after_a_hung_cpu_runs_its_queues_on_the_boot_processor(void **state)
+{
+    struct disk_test t = { .name = "RND4K-Q4T1", .op = BM_IO_READ, .random = true, .bs = 4096, .qd = 4, .threads = 1 };
+    struct disk_test t2 = { .name = "RND4K-Q4T2", .op = BM_IO_READ, .random = true, .bs = 4096, .qd = 4, .threads = 2 };
+    struct engine_run_stats st;
+    struct disk_job jobs[2], next;
+    char why[160];
+
+    (void)state;
+    if (plat_cpu_count() != 2)
+        skip();                       /* the placement below assumes one application processor */
+    probe(0, 1);
+    probe(1, 2);
+    models[0].hang_off_bsp = true;
+    for (unsigned i = 0; i < 2; i++)
+        assert_int_equal(engine_job_prepare(&jobs[i], disks[i], &t, 11 + i, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(jobs, 2, &timing, "hang", NULL), BM_OK);
+    assert_true(jobs[0].cpu_hung);    /* the first unit goes to CPU 1, where disk 0 hangs */
+    assert_int_equal(jobs[1].status, BM_OK);
+    assert_int_equal(models[0].hung_cpus, 1);
+    models[0].hang_still = true;
+
+    assert_int_equal(engine_job_prepare(&next, disks[1], &t2, 13, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&next, 1, &timing, "after", &st), BM_OK);
+    assert_int_equal(next.status, BM_OK);
+    assert_true(next.ios > 0);
+    assert_int_equal(st.cpus, 1);     /* CPU 1 is still hung: everything on the boot processor */
+    assert_int_equal(models[1].sq_thread[1], models[1].sq_thread[2]);
+    assert_int_equal(models[1].io_refused, 0);
+    engine_job_free(&next);
+    engine_job_free(&jobs[0]);
+    engine_job_free(&jobs[1]);
+    models[0].release = true;
+    assert_int_equal(plat_cpu_wait(1, 5000000000ull), BM_OK);
+    release(1);
+    plat_sim_detach(&models[0].dev);
+}
+
 /* A disk for the placement test: only what engine_job_prepare reads. */
 static void fake_disk(struct bm_disk *d, const char *id, const char *path, const char *pci, bool mp, unsigned nq)
 {
@@ -230,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_units_are_placed_by_path_queue_and_controller),
         cmocka_unit_test(test_random_job_runs_one_queue_pair_per_cpu),
         cmocka_unit_test(test_cpu_that_never_returns_fails_its_disk_and_the_other_carries_on),
+        cmocka_unit_test(test_next_test_after_a_hung_cpu_runs_its_queues_on_the_boot_processor),
         cmocka_unit_test(test_diagnostic_from_another_cpu_is_held_for_the_boot_processor),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
