@@ -2,6 +2,7 @@
  * 1.3.1, SATA 3.x section 10.5 (FISes) and ACS-3 (commands, IDENTIFY);
  * the full fault model of the driver is tests/unit/test_ahci_model.c. */
 #include "ahci_instant.h"
+#include "sata_model.h"
 
 /* Its own names for the registers and bits (the spec's, not the driver's). */
 #define CAP_NCS_32 (31u << 8)         /* 3.1.1: 32 command slots, 0-based */
@@ -46,44 +47,27 @@ enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE
 #define ATA_READ_FPDMA 0x60
 #define ATA_WRITE_FPDMA 0x61
 
-static uint32_t hba_le32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static void *hba_mem(uint32_t lo, uint32_t hi) { return (void *)(uintptr_t)((uint64_t)hi << 32 | lo); }
-static void put_word(uint8_t *id, unsigned w, uint16_t v) { memcpy(id + 2 * w, &v, 2); }
-
-/* ATA strings: two characters a word, the first in bits 15:8. */
-static void put_string(uint8_t *id, unsigned w, unsigned nwords, const char *s)
-{
-    size_t len = strlen(s);
-
-    for (unsigned i = 0; i < 2 * nwords; i++)
-        id[2 * w + (i ^ 1)] = i < len ? (uint8_t)s[i] : ' ';
-}
-
 /* IDENTIFY DEVICE (ACS-3 7.12.7): LBA48, DMA, NCQ depth 32, 512-byte
  * sectors, no GPL (recovery from a queued error is then a port reset). */
 static void identify_data(const struct ahci_instant *m, uint8_t id[512])
 {
-    uint8_t sum = 0;
-
     memset(id, 0, 512);
-    put_word(id, 0, 0x0040);
-    put_string(id, 10, 10, "AHCI-INSTANT-1");
-    put_string(id, 23, 4, "1.0");
-    put_string(id, 27, 20, "Baremark Instant SATA");
-    put_word(id, 49, 3u << 8);        /* LBA, DMA */
-    put_word(id, 60, 0xffff);
-    put_word(id, 61, 0x0fff);
-    put_word(id, 75, 31);
-    put_word(id, 76, 1u << 8 | 1u << 3); /* NCQ, Gen3 */
-    put_word(id, 83, 0x4000 | 1u << 10); /* 48-bit addressing */
-    put_word(id, 86, 1u << 10);
+    sata_model_put_word(id, 0, 0x0040);
+    sata_model_put_string(id, 10, 10, "AHCI-INSTANT-1");
+    sata_model_put_string(id, 23, 4, "1.0");
+    sata_model_put_string(id, 27, 20, "Baremark Instant SATA");
+    sata_model_put_word(id, 49, 3u << 8);        /* LBA, DMA */
+    sata_model_put_word(id, 60, 0xffff);
+    sata_model_put_word(id, 61, 0x0fff);
+    sata_model_put_word(id, 75, 31);
+    sata_model_put_word(id, 76, 1u << 8 | 1u << 3); /* NCQ, Gen3 */
+    sata_model_put_word(id, 83, 0x4000 | 1u << 10); /* 48-bit addressing */
+    sata_model_put_word(id, 86, 1u << 10);
     for (unsigned i = 0; i < 4; i++)
-        put_word(id, 100 + i, (uint16_t)(m->blocks >> (16 * i)));
-    put_word(id, 106, 0x4000);
+        sata_model_put_word(id, 100 + i, (uint16_t)(m->blocks >> (16 * i)));
+    sata_model_put_word(id, 106, 0x4000);
     id[510] = 0xa5;                   /* integrity word: signature, checksum */
-    for (unsigned i = 0; i < 511; i++)
-        sum = (uint8_t)(sum + id[i]);
-    id[511] = (uint8_t)-sum;
+    sata_model_checksum(id);
 }
 
 /* A fatal condition (6.2.2): the port stops processing its list. */
@@ -96,7 +80,7 @@ static void port_fault(struct ahci_instant_port *p, uint32_t is_bit)
 /* A Register D2H FIS: PxTFD, and TFES when the disk reports ERR. */
 static void send_d2h(struct ahci_instant_port *p, uint8_t sts, uint8_t err)
 {
-    uint8_t *r = (p->cmd & CMD_FRE) ? hba_mem(p->fb, p->fbu) : NULL;
+    uint8_t *r = (p->cmd & CMD_FRE) ? sata_model_mem(p->fb, p->fbu) : NULL;
 
     if (r) {
         memset(r + RFIS_RFIS, 0, 20);
@@ -113,7 +97,7 @@ static void send_d2h(struct ahci_instant_port *p, uint8_t sts, uint8_t err)
 /* A Set Device Bits FIS (3.3.13: clears the PxSACT bits it names). */
 static void send_sdb(struct ahci_instant_port *p, uint32_t done, uint8_t sts, uint8_t err)
 {
-    uint8_t *r = (p->cmd & CMD_FRE) ? hba_mem(p->fb, p->fbu) : NULL;
+    uint8_t *r = (p->cmd & CMD_FRE) ? sata_model_mem(p->fb, p->fbu) : NULL;
 
     if (r) {
         r[RFIS_SDBFIS] = FIS_SDB;
@@ -139,27 +123,12 @@ static int64_t prdt_bytes(const uint8_t *table, unsigned prdtl)
         return -1;
     for (unsigned i = 0; i < prdtl; i++) {
         const uint8_t *e = table + 0x80 + 16 * i;
-        uint32_t dbc = hba_le32(e + 12) & 0x3fffff;
-        if ((hba_le32(e) & 1) || !(dbc & 1))
+        uint32_t dbc = sata_model_le32(e + 12) & 0x3fffff;
+        if ((sata_model_le32(e) & 1) || !(dbc & 1))
             return -1;                /* data base word aligned; an even byte count */
         total += dbc + 1;
     }
     return total;
-}
-
-/* Copy IDENTIFY data into the PRD table's buffers (PIO data-in). */
-static uint32_t prdt_copy(const uint8_t *table, unsigned prdtl, const uint8_t *src, uint32_t bytes)
-{
-    uint32_t done = 0;
-
-    for (unsigned i = 0; i < prdtl && done < bytes; i++) {
-        const uint8_t *e = table + 0x80 + 16 * i;
-        uint32_t n = (hba_le32(e + 12) & 0x3fffff) + 1;
-        n = n < bytes - done ? n : bytes - done;
-        memcpy(hba_mem(hba_le32(e), hba_le32(e + 4)), src + done, n);
-        done += n;
-    }
-    return done;
 }
 
 /* A queued read or write in slot s (5.3.2, ACS-3 7.22): accepted (the
@@ -196,9 +165,9 @@ static void run_fpdma(struct ahci_instant *m, struct ahci_instant_port *p, unsig
 /* The command in slot s of port p (4.2.2 header, 4.2.3 command table). */
 static void run_slot(struct ahci_instant *m, struct ahci_instant_port *p, unsigned s)
 {
-    uint8_t *hdr = (uint8_t *)hba_mem(p->clb, p->clbu) + 32 * s, *r, id[512];
-    uint32_t ctba = hba_le32(hdr + 8), prdtl = hba_le32(hdr) >> 16, bit = 1u << s, got;
-    const uint8_t *f = hba_mem(ctba, hba_le32(hdr + 12));
+    uint8_t *hdr = (uint8_t *)sata_model_mem(p->clb, p->clbu) + 32 * s, *r, id[512];
+    uint32_t ctba = sata_model_le32(hdr + 8), prdtl = sata_model_le32(hdr) >> 16, bit = 1u << s, got;
+    const uint8_t *f = sata_model_mem(ctba, sata_model_le32(hdr + 12));
     int64_t room;
 
     if (ctba & 0x7f) {
@@ -224,9 +193,9 @@ static void run_slot(struct ahci_instant *m, struct ahci_instant_port *p, unsign
             return;
         }
         identify_data(m, id);
-        got = prdt_copy(f, prdtl, id, 512);
+        got = sata_model_prdt_copy_in(f, prdtl, id, 512);
         memcpy(hdr + 4, &got, 4);     /* PRDBC */
-        if ((r = (p->cmd & CMD_FRE) ? hba_mem(p->fb, p->fbu) : NULL) != NULL) {
+        if ((r = (p->cmd & CMD_FRE) ? sata_model_mem(p->fb, p->fbu) : NULL) != NULL) {
             memset(r + RFIS_PSFIS, 0, 20);
             r[RFIS_PSFIS] = FIS_PIO_SETUP;
             r[RFIS_PSFIS + 1] = 0x60;

@@ -22,6 +22,7 @@
 
 #include "platform_sim.h"
 #include "drivers/ahci/ahci.h"
+#include "../bench/sata_model.h"
 
 /* ---- AHCI 1.3.1 facts the model needs (its own names, from the spec) ---- */
 
@@ -147,10 +148,6 @@ struct ahci_model {
 
 /* ---- Memory the HBA reads and writes: host memory is "physical" ---- */
 
-static void *phys_ptr(uint32_t lo, uint32_t hi) { return (void *)(uintptr_t)(((uint64_t)hi << 32) | lo); }
-
-static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-
 /* The bytes a read of block lba returns at byte offset off. */
 static uint8_t pattern(uint64_t lba, unsigned off)
 {
@@ -158,24 +155,9 @@ static uint8_t pattern(uint64_t lba, unsigned off)
     return (uint8_t)(w >> (8 * (off % 4)));
 }
 
-/* Scatter src over the command's PRD table (4.2.3.3: DBC is count - 1).
- * Returns the bytes moved (PRDBC). */
-static uint32_t prdt_copy_in(const uint8_t *table, unsigned prdtl, const uint8_t *src, uint32_t bytes)
-{
-    uint32_t done = 0;
-    for (unsigned i = 0; i < prdtl && done < bytes; i++) {
-        const uint8_t *e = table + 0x80 + 16 * i;
-        uint32_t n = (le32(e + 12) & 0x3fffff) + 1;
-        n = n < bytes - done ? n : bytes - done;
-        memcpy(phys_ptr(le32(e), le32(e + 4)), src + done, n);
-        done += n;
-    }
-    return done;
-}
-
 /* ---- FISes the drive sends (SATA 3.x 10.5.5, 10.5.7, 10.5.11) ---- */
 
-static uint8_t *rfis(struct ahci_model *m) { return (m->cmd & CMD_FRE) ? phys_ptr(m->fb, m->fbu) : NULL; }
+static uint8_t *rfis(struct ahci_model *m) { return (m->cmd & CMD_FRE) ? sata_model_mem(m->fb, m->fbu) : NULL; }
 
 /* A Register D2H FIS carrying an LBA: updates PxTFD (and PxSIG on the
  * first after reset). */
@@ -244,78 +226,60 @@ static void send_pio_setup(struct ahci_model *m, uint8_t e_status, uint16_t coun
 
 /* ---- The drive ---- */
 
-/* ATA strings: two characters per word, the first in bits 15:8. */
-static void ata_string(uint8_t *id, unsigned word, unsigned nwords, const char *s)
-{
-    size_t len = strlen(s);
-    for (unsigned i = 0; i < nwords * 2; i++)
-        id[2 * word + (i ^ 1)] = i < len ? (uint8_t)s[i] : ' ';
-}
-
-static void put_word(uint8_t *id, unsigned word, uint16_t v)
-{
-    id[2 * word] = (uint8_t)v;
-    id[2 * word + 1] = (uint8_t)(v >> 8);
-}
-
 /* IDENTIFY DEVICE data (ACS-3 7.12.7). */
 static void identify_data(const struct ahci_model *m, uint8_t id[512])
 {
-    uint8_t sum = 0;
-
     memset(id, 0, 512);
-    put_word(id, 0, 0x0040);                  /* ATA device (bit 15 clear) */
-    ata_string(id, 10, 10, "MODEL-SERIAL-0042");
-    ata_string(id, 23, 4, "FW1.0");
-    ata_string(id, 27, 20, "Baremark Model SATA Drive");
-    put_word(id, 49, (uint16_t)((1u << 9) | (m->no_dma ? 0 : 1u << 8))); /* LBA, DMA */
+    sata_model_put_word(id, 0, 0x0040);                  /* ATA device (bit 15 clear) */
+    sata_model_put_string(id, 10, 10, "MODEL-SERIAL-0042");
+    sata_model_put_string(id, 23, 4, "FW1.0");
+    sata_model_put_string(id, 27, 20, "Baremark Model SATA Drive");
+    sata_model_put_word(id, 49, (uint16_t)((1u << 9) | (m->no_dma ? 0 : 1u << 8))); /* LBA, DMA */
     if (m->no_lba48) {
         /* ACS-3 IDENTIFY DEVICE: words 60-61, the 28-bit capacity; no 48-bit
          * feature set in words 83/86, nothing in 100-103. */
-        put_word(id, 60, (uint16_t)m->blocks);
-        put_word(id, 61, (uint16_t)(m->blocks >> 16));
-        put_word(id, 83, 0x4000);
+        sata_model_put_word(id, 60, (uint16_t)m->blocks);
+        sata_model_put_word(id, 61, (uint16_t)(m->blocks >> 16));
+        sata_model_put_word(id, 83, 0x4000);
     } else {
-        put_word(id, 60, 0xffff);             /* 28-bit capacity saturates */
-        put_word(id, 61, 0x0fff);
-        put_word(id, 83, 0x4000 | (1u << 10)); /* 48-bit addressing */
-        put_word(id, 86, 1u << 10);
+        sata_model_put_word(id, 60, 0xffff);             /* 28-bit capacity saturates */
+        sata_model_put_word(id, 61, 0x0fff);
+        sata_model_put_word(id, 83, 0x4000 | (1u << 10)); /* 48-bit addressing */
+        sata_model_put_word(id, 86, 1u << 10);
         for (unsigned i = 0; i < 4; i++)
-            put_word(id, 100 + i, (uint16_t)(m->blocks >> (16 * i)));
+            sata_model_put_word(id, 100 + i, (uint16_t)(m->blocks >> (16 * i)));
     }
-    put_word(id, 75, 31);                     /* queue depth 32, 0-based */
-    put_word(id, 76, (uint16_t)((1u << 3) | (m->ncq ? 1u << 8 : 0)));
-    put_word(id, 84, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
-    put_word(id, 87, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
-    put_word(id, 106, 0x4000);                /* 512-byte logical and physical */
+    sata_model_put_word(id, 75, 31);                     /* queue depth 32, 0-based */
+    sata_model_put_word(id, 76, (uint16_t)((1u << 3) | (m->ncq ? 1u << 8 : 0)));
+    sata_model_put_word(id, 84, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
+    sata_model_put_word(id, 87, (uint16_t)(0x4000 | (m->gpl ? 1u << 5 : 0)));
+    sata_model_put_word(id, 106, 0x4000);                /* 512-byte logical and physical */
     if (m->puis) {
         /* ACS-3 IDENTIFY DEVICE word 2 says the drive wants SET FEATURES spin-up
          * (37C8h: and this data is incomplete, word 0 bit 2), until it
          * got it; words 83/86 bits 5-6: PUIS supported, enabled, spin-up
          * by SET FEATURES. */
-        put_word(id, 83, (uint16_t)((id[2 * 83] | id[2 * 83 + 1] << 8) | (1u << 5) | (1u << 6)));
-        put_word(id, 86, (uint16_t)((id[2 * 86] | id[2 * 86 + 1] << 8) | (1u << 5) | (1u << 6)));
+        sata_model_put_word(id, 83, (uint16_t)((id[2 * 83] | id[2 * 83 + 1] << 8) | (1u << 5) | (1u << 6)));
+        sata_model_put_word(id, 86, (uint16_t)((id[2 * 86] | id[2 * 86 + 1] << 8) | (1u << 5) | (1u << 6)));
         if (!m->spun_up) {
-            put_word(id, 2, m->puis);
+            sata_model_put_word(id, 2, m->puis);
             if (m->puis == 0x37c8) {
-                put_word(id, 0, 0x0040 | (1u << 2));
+                sata_model_put_word(id, 0, 0x0040 | (1u << 2));
                 for (unsigned w = 100; w < 104; w++)
-                    put_word(id, w, 0);
-                put_word(id, 60, 0);
-                put_word(id, 61, 0);
+                    sata_model_put_word(id, w, 0);
+                sata_model_put_word(id, 60, 0);
+                sata_model_put_word(id, 61, 0);
             }
         }
     }
     id[510] = 0xa5;                           /* integrity word: signature, then checksum */
-    for (unsigned i = 0; i < 511; i++)
-        sum = (uint8_t)(sum + id[i]);
-    id[511] = (uint8_t)-sum;
+    sata_model_checksum(id);
 }
 
 /* The NCQ command error log (ACS-3 9.13): tag, status, error, LBA, checksum. */
 static void record_ncq_error(struct ahci_model *m, unsigned tag, uint8_t sts, uint8_t err, uint64_t lba)
 {
-    uint8_t *p = m->log10, sum = 0;
+    uint8_t *p = m->log10;
 
     memset(p, 0, 512);
     p[0] = (uint8_t)(tag & 0x1f);
@@ -324,9 +288,7 @@ static void record_ncq_error(struct ahci_model *m, unsigned tag, uint8_t sts, ui
     p[4] = (uint8_t)lba, p[5] = (uint8_t)(lba >> 8), p[6] = (uint8_t)(lba >> 16);
     p[7] = 0x40;
     p[8] = (uint8_t)(lba >> 24), p[9] = (uint8_t)(lba >> 32), p[10] = (uint8_t)(lba >> 40);
-    for (unsigned i = 0; i < 511; i++)
-        sum = (uint8_t)(sum + p[i]);
-    p[511] = (uint8_t)-sum;
+    sata_model_checksum(p);
     m->ncq_error = true;
 }
 
@@ -338,9 +300,9 @@ static bool covers(uint64_t lba, uint32_t blocks, uint64_t x) { return x != NO_L
 static void run_slot(struct ahci_model *m, unsigned slot)
 {
     static uint8_t data[1u << 20];
-    uint8_t *hdr = (uint8_t *)phys_ptr(m->clb, m->clbu) + 32 * slot;
-    uint8_t *table = phys_ptr(le32(hdr + 8), le32(hdr + 12));
-    unsigned prdtl = le32(hdr) >> 16;
+    uint8_t *hdr = (uint8_t *)sata_model_mem(m->clb, m->clbu) + 32 * slot;
+    uint8_t *table = sata_model_mem(sata_model_le32(hdr + 8), sata_model_le32(hdr + 12));
+    unsigned prdtl = sata_model_le32(hdr) >> 16;
     const uint8_t *f = table;
     uint64_t lba = (uint64_t)f[4] | (uint64_t)f[5] << 8 | (uint64_t)f[6] << 16 | (uint64_t)f[8] << 24 |
                    (uint64_t)f[9] << 32 | (uint64_t)f[10] << 40;
@@ -419,7 +381,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         } else {
             for (uint32_t i = 0; i < blocks * 512u; i++)
                 data[i] = pattern(lba + i / 512, i % 512);
-            prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
+            prdbc = sata_model_prdt_copy_in(table, prdtl, data, blocks * 512u);
             m->reads_done++;
         }
         if (f[2] == ATA_WRITE_DMA)
@@ -434,7 +396,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
             return;
         }
         identify_data(m, data);
-        prdbc = prdt_copy_in(table, prdtl, data, 512);
+        prdbc = sata_model_prdt_copy_in(table, prdtl, data, 512);
         send_pio_setup(m, STS_DRDY, 512);
         m->ci &= ~bit;
         break;
@@ -451,7 +413,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         data[2 + 3] = 62, data[2 + 4] = 55, data[2 + 5] = 38;
         if (f[3] == SMART_READ_THRESHOLDS)
             data[3] = 0;
-        prdbc = prdt_copy_in(table, prdtl, data, 512);
+        prdbc = sata_model_prdt_copy_in(table, prdtl, data, 512);
         send_pio_setup(m, STS_DRDY, 512);
         m->ci &= ~bit;
         break;
@@ -464,7 +426,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
             memset(m->log10, 0, 512);
         m->ncq_error = false;       /* reading the log ends the error state */
         m->log10_reads++;
-        prdbc = prdt_copy_in(table, prdtl, m->log10, 512);
+        prdbc = sata_model_prdt_copy_in(table, prdtl, m->log10, 512);
         send_pio_setup(m, STS_DRDY, 512);
         m->ci &= ~bit;
         break;
@@ -484,7 +446,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         assert_true(blocks * 512u <= sizeof(data));
         for (uint32_t i = 0; i < blocks * 512u; i++)
             data[i] = pattern(lba + i / 512, i % 512);
-        prdbc = prdt_copy_in(table, prdtl, data, blocks * 512u);
+        prdbc = sata_model_prdt_copy_in(table, prdtl, data, blocks * 512u);
         m->reads_done++;
         m->last_lba = lba;
         m->last_blocks = blocks;
@@ -517,7 +479,7 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         assert_true(blocks * 512u <= sizeof(data));
         for (uint32_t i = 0; i < blocks * 512u; i++)
             data[i] = pattern(lba + i / 512, i % 512);
-        prdt_copy_in(table, prdtl, data, blocks * 512u);
+        sata_model_prdt_copy_in(table, prdtl, data, blocks * 512u);
         m->reads_done++;
         send_sdb(m, 1u << tag, STS_DRDY, 0);
         return;                     /* PRDBC is not updated for queued commands (4.2.2) */
@@ -537,12 +499,12 @@ static void model_finish_held(struct ahci_model *m)
     static uint8_t data[1u << 20];
 
     for (unsigned tag = 0; tag < 32; tag++) {
-        uint8_t *hdr = (uint8_t *)phys_ptr(m->clb, m->clbu) + 32 * tag;
+        uint8_t *hdr = (uint8_t *)sata_model_mem(m->clb, m->clbu) + 32 * tag;
         if (!(m->hung & (1u << tag)))
             continue;
         for (uint32_t i = 0; i < m->held_blocks[tag] * 512u; i++)
             data[i] = pattern(m->held_lba[tag] + i / 512, i % 512);
-        prdt_copy_in(phys_ptr(le32(hdr + 8), le32(hdr + 12)), le32(hdr) >> 16, data, m->held_blocks[tag] * 512u);
+        sata_model_prdt_copy_in(sata_model_mem(sata_model_le32(hdr + 8), sata_model_le32(hdr + 12)), sata_model_le32(hdr) >> 16, data, m->held_blocks[tag] * 512u);
         m->hung &= ~(1u << tag);
         send_sdb(m, 1u << tag, STS_DRDY, 0);
     }

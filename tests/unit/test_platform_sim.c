@@ -38,6 +38,17 @@ static void model_config(void *ctx, uint16_t off, unsigned bytes)
     m->config_writes++;
 }
 
+/* A simulated function at a, its BAR1 of bar1_size bytes going to m. */
+static void model_dev(struct plat_sim_dev *dev, struct pci_addr a, struct model *m, uint64_t bar1_size)
+{
+    memset(dev, 0, sizeof(*dev));
+    dev->addr = a;
+    dev->ctx = m;
+    dev->mmio_read32 = model_read;
+    dev->mmio_write32 = model_write;
+    dev->bar_size[1] = bar1_size;
+}
+
 static void test_config_claim_and_mmio_reach_the_model(void **state)
 {
     static struct plat_sim_dev dev;
@@ -47,13 +58,8 @@ static void test_config_claim_and_mmio_reach_the_model(void **state)
     uint64_t size = 0;
 
     (void)state;
-    memset(&dev, 0, sizeof(dev));
-    dev.addr = a;
-    dev.ctx = &m;
-    dev.mmio_read32 = model_read;
-    dev.mmio_write32 = model_write;
+    model_dev(&dev, a, &m, 0x4000);
     dev.config_written = model_config;
-    dev.bar_size[1] = 0x4000;
     dev.config[0] = 0x00, dev.config[1] = 0x10, dev.config[2] = 0x5d, dev.config[3] = 0x00;
     plat_sim_attach(&dev);
 
@@ -106,12 +112,7 @@ static void test_8_byte_write_is_one_write_where_the_model_takes_it(void **state
     uint64_t size = 0;
 
     (void)state;
-    memset(&dev, 0, sizeof(dev));
-    dev.addr = a;
-    dev.ctx = &m;
-    dev.mmio_read32 = model_read;
-    dev.mmio_write32 = model_write;
-    dev.bar_size[1] = 0x1000;
+    model_dev(&dev, a, &m, 0x1000);
     plat_sim_attach(&dev);
     bar1 = plat_pci_map_bar(a, 1, &size);
     assert_non_null(bar1);
