@@ -158,8 +158,11 @@ static void measure_ahci(struct iobench *b, uint64_t commands)
     unsigned n = AHCI_INSTANT_BENCH_PORT;
     uint8_t *mem = plat_alloc_pages(16384, false), *hdr = mem, *tables = mem + 4096, *buf = mem + 12288;
     uint64_t t0, batches = commands / 32 + 1, rounds = commands;
-    uint64_t phys = plat_virt_to_phys(mem);
+    uint64_t phys;
 
+    if (!mem)
+        abort();                      /* 16 KiB: the host has it */
+    phys = plat_virt_to_phys(mem);
     mmio_write32(bar, ahci_instant_reg(n, 0x00), (uint32_t)phys);
     mmio_write32(bar, ahci_instant_reg(n, 0x04), (uint32_t)(phys >> 32));
     mmio_write32(bar, ahci_instant_reg(n, 0x08), (uint32_t)(phys + 1024));
