@@ -4,48 +4,11 @@
 #include "ahci_instant.h"
 #include "sata_model.h"
 
-/* Its own names for the registers and bits (the spec's, not the driver's). */
+/* More of the spec's names (sata_model.h has those both models use). */
 #define CAP_NCS_32 (31u << 8)         /* 3.1.1: 32 command slots, 0-based */
-#define CAP_ISS_GEN3 (3u << 20)
-#define CAP_SCLO (1u << 24)
-#define CAP_SNCQ (1u << 30)
-#define CAP_S64A (1u << 31)
-#define GHC_HR (1u << 0)              /* 3.1.2 */
-#define GHC_AE (1u << 31)
-enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE = 0x14, P_CMD = 0x18,
-       P_TFD = 0x20, P_SIG = 0x24, P_SSTS = 0x28, P_SCTL = 0x2c, P_SERR = 0x30, P_SACT = 0x34, P_CI = 0x38 };
-#define IS_DHRS (1u << 0)             /* 3.3.5 */
-#define IS_PSS (1u << 1)
-#define IS_SDBS (1u << 3)
 #define IS_OFS (1u << 24)
-#define IS_IFS (1u << 27)
 #define IS_HBDS (1u << 28)
-#define IS_TFES (1u << 30)
-#define CMD_ST (1u << 0)              /* 3.3.7 */
-#define CMD_SUD (1u << 1)
-#define CMD_POD (1u << 2)
-#define CMD_CLO (1u << 3)
-#define CMD_FRE (1u << 4)
-#define CMD_FR (1u << 14)
-#define CMD_CR (1u << 15)
-#define SSTS_UP_GEN3 0x133u           /* 3.3.10: active, Gen3, DET 3 */
 #define SIG_ATA 0x00000101u           /* 3.3.9 */
-
-#define RFIS_PSFIS 0x20               /* 4.2.1: received FIS area */
-#define RFIS_RFIS 0x40
-#define RFIS_SDBFIS 0x58
-#define FIS_H2D 0x27                  /* SATA 3.x 10.5 */
-#define FIS_D2H 0x34
-#define FIS_SDB 0xa1
-#define FIS_PIO_SETUP 0x5f
-
-#define STS_ERR 0x01                  /* ACS-3 6.2, 6.3 */
-#define STS_DRDY 0x40
-#define ERR_ABRT 0x04
-#define ERR_IDNF 0x10
-#define ATA_IDENTIFY 0xec
-#define ATA_READ_FPDMA 0x60
-#define ATA_WRITE_FPDMA 0x61
 
 /* IDENTIFY DEVICE (ACS-3 7.12.7): LBA48, DMA, NCQ depth 32, 512-byte
  * sectors, no GPL (recovery from a queued error is then a port reset). */

@@ -24,66 +24,30 @@
 #include "drivers/ahci/ahci.h"
 #include "../bench/sata_model.h"
 
-/* ---- AHCI 1.3.1 facts the model needs (its own names, from the spec) ---- */
+/* ---- AHCI 1.3.1 facts the model needs (its own names, from the spec;
+ * those the instant model of make bench shares are in sata_model.h) ---- */
 
 #define CAP_NCS_SHIFT 8           /* 3.1.1: number of command slots, 0-based */
-#define CAP_ISS_GEN3 (3u << 20)   /* interface speed support: 6 Gb/s */
-#define CAP_SCLO (1u << 24)
-#define CAP_SNCQ (1u << 30)
-#define CAP_S64A (1u << 31)
-#define GHC_HR (1u << 0)          /* 3.1.2 */
-#define GHC_AE (1u << 31)
 
 #define PORT_BASE 0x100           /* 3.3: port n at 100h + n * 80h */
 #define PORT_STRIDE 0x80
-enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE = 0x14, P_CMD = 0x18,
-       P_TFD = 0x20, P_SIG = 0x24, P_SSTS = 0x28, P_SCTL = 0x2c, P_SERR = 0x30, P_SACT = 0x34, P_CI = 0x38 };
-#define IS_DHRS (1u << 0)         /* 3.3.5 */
-#define IS_PSS (1u << 1)
-#define IS_SDBS (1u << 3)
-#define IS_IFS (1u << 27)
-#define IS_TFES (1u << 30)
-#define CMD_ST (1u << 0)          /* 3.3.7 */
-#define CMD_SUD (1u << 1)
-#define CMD_POD (1u << 2)
-#define CMD_CLO (1u << 3)
-#define CMD_FRE (1u << 4)
-#define CMD_FR (1u << 14)
-#define CMD_CR (1u << 15)
 #define PxCMD_CAPS (0x1fu << 18)  /* HPCP, MPSP, CPD, ESP, FBSCP: HwInit, written by firmware */
-#define SSTS_UP_GEN3 0x133u       /* 3.3.10: IPM active, SPD Gen3, DET 3 */
 #define SERR_DIAG_N (1u << 16)    /* 3.3.12: PhyRdy change */
 #define SERR_DIAG_C (1u << 21)    /* CRC error */
 #define SERR_ERR_P (1u << 10)     /* protocol error */
 #define SERR_DIAG_X (1u << 26)    /* exchanged (COMINIT seen) */
 
-/* Received FIS area offsets (4.2.1) and FIS types (SATA 3.x 10.5). */
-#define RFIS_PSFIS 0x20
-#define RFIS_RFIS 0x40
-#define RFIS_SDBFIS 0x58
-#define FIS_H2D 0x27
-#define FIS_D2H 0x34
-#define FIS_SDB 0xa1
-#define FIS_PIO_SETUP 0x5f
-
 /* ATA status / error bits and commands (ACS-3 6.2, 6.3, table B.2). */
-#define STS_ERR 0x01
 #define STS_DRQ 0x08
-#define STS_DRDY 0x40
 #define STS_BSY 0x80
-#define ERR_ABRT 0x04
 #define ERR_UNC 0x40
-#define ERR_IDNF 0x10
 #define ATA_READ_DMA_EXT 0x25
 #define ATA_WRITE_DMA_EXT 0x35
 #define ATA_READ_DMA 0xc8         /* 28-bit: LBA 27:24 in the device register */
 #define ATA_WRITE_DMA 0xca
-#define ATA_WRITE_FPDMA 0x61
 #define ATA_SET_FEATURES 0xef
 #define SF_SPINUP 0x07
 #define ATA_READ_LOG_EXT 0x2f
-#define ATA_READ_FPDMA 0x60
-#define ATA_IDENTIFY 0xec
 #define ATA_SMART 0xb0
 #define SMART_READ_DATA 0xd0
 #define SMART_READ_THRESHOLDS 0xd1
