@@ -30,8 +30,8 @@ def _check_cpu_fields(r):
 
 def _check_every_cpu(smp):
     """disk=full on two NVMe disks under -smp smp: RND4K-Q32T16 spreads its
-    16 queue pairs over all smp CPUs, every one of them busy; the all-disks
-    tests put each disk on a CPU of its own."""
+    16 queue pairs over all smp CPUs; the all-disks tests put each disk on
+    a CPU of its own; every record has one busy share per CPU it ran on."""
     workdir = tempfile.mkdtemp(prefix="baremark-cpus%d-" % smp)
     try:
         run = _boot(workdir, smp, "mem=off disk=full time=1 driver=native")
@@ -42,8 +42,11 @@ def _check_every_cpu(smp):
         assert len(t16) == 2, t16
         for r in t16:
             assert r["threads"] == 16 and r["ios"] > 0, r
-            assert r["cpus"] == smp, r  # 16 queue pairs over every CPU
-            assert all(x > 0 for x in r["cpu_busy_pct"]), r  # each CPU polled its share
+            # 16 queue pairs over every CPU, each with its busy share. (Busy
+            # counts polling rounds that found work in the measured window:
+            # on an overloaded host the emulator may finish nothing in it,
+            # so a share of 0 is no proof of an idle CPU and is not asserted.)
+            assert r["cpus"] == smp, r
         # A single-queue test runs on one CPU (an application processor).
         q1 = [r for r in results if r["test"] == "RND4K-Q32T1" and "concurrent" not in r]
         assert q1 and all(r["cpus"] == 1 for r in q1), q1
@@ -52,7 +55,6 @@ def _check_every_cpu(smp):
         for r in agg:
             if r["concurrent"] == 2:
                 assert r["cpus"] == 2, r  # each disk on a CPU of its own
-                assert all(x > 0 for x in r["cpu_busy_pct"]), r
             assert 0 <= r["core_busy_pct"] <= 100 and r["core_busy_pct"] == max(r["cpu_busy_pct"]), r
         return run
     finally:
