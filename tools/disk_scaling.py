@@ -158,6 +158,11 @@ def main():
             print("  %-26s %4d %12.1f %12.0f %5d %16s  %s" % (
                 test, smp, mbps, iops, last[3], "/".join("%.0f" % x for x in last[4]),
                 ", ".join("%.0f @ %.1f" % (r[2], load0[0]) for r, load0 in got)))
+    worst = max(load0[0] for _, load0, _, _ in sweep)
+    if worst + max(smps) > (os.cpu_count() or 1):
+        print("\nThe host was loaded (1-minute load up to %.1f on %d cores, and the largest guest adds %d vCPU "
+              "threads): the vCPUs shared cores, so these figures do not show how the aggregate scales." % (
+                  worst, os.cpu_count() or 1, max(smps)))
 
 if __name__ == "__main__":
     main()
