@@ -120,7 +120,7 @@ BIOSB := $(BUILD)/bios
 BIOS_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_bios.c %_bios.S,$(ALL_SRC))
 BIOS_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -Iefi -ffreestanding -fno-builtin -fno-pic -fno-pie -mcmodel=small \
                -fno-stack-protector -fno-stack-check -fno-strict-aliasing -mno-red-zone -fno-asynchronous-unwind-tables \
-               -DBAREMARK_BIOS -march=x86-64 -mtune=generic
+               -DBAREMARK_BIOS -march=x86-64 -mtune=generic $(TEST_HOOKS_CFLAGS)
 BIOS_OBJ := $(patsubst %,$(BIOSB)/%.o,$(BIOS_SRC))
 
 .PHONY: bios
@@ -151,6 +151,14 @@ $(BUILD)/baremark.bin: $(BIOSB)/setup.bin $(BIOSB)/payload.elf boot/bios/pack.py
 	python3 boot/bios/pack.py $(BIOSB)/setup.bin $(BIOSB)/payload.bin \
 	  $$(( 0x$$(nm $(BIOSB)/payload.elf | awk '$$3 == "_end" {print $$1}') - 0x100000 )) $@
 	@echo "built $@"
+
+# ---- Test-hooks BIOS build (tests only, never shipped) -------------------------------
+# make bios-testhooks: build/testhooks/baremark.bin, the BIOS image built with
+# BAREMARK_TEST_HOOKS (test_fault=ud|gp|pf|de raises a real CPU exception), in a
+# build folder of its own; build/baremark.bin does not know the option.
+.PHONY: bios-testhooks
+bios-testhooks:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/testhooks TEST_HOOKS_CFLAGS=-DBAREMARK_TEST_HOOKS bios
 
 # ---- Boot image --------------------------------------------------------------------------
 # Secure Boot: make image SB_KEY=key.pem SB_CERT=cert.pem signs baremark.efi on the stick;
