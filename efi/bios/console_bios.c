@@ -35,6 +35,7 @@ static struct {
     int mode;                          /* the BIOS video mode */
     uint16_t crtc;                     /* CRTC index port */
     bool layout;                       /* plat_screen_open drew the fixed layout */
+    bool pinned;                       /* plain text below what the layout left */
 } vga;
 static unsigned row, col;              /* the scrolling text's position */
 
@@ -127,7 +128,10 @@ static void vga_putc(uint32_t cp)
 {
     if (cp == '\n') {
         col = 0;
-        if (++row >= vga.rows)
+        /* Below a layout (vga.pinned) the last row is reused, not scrolled. */
+        if (++row >= vga.rows && vga.pinned)
+            row = vga.rows - 1;
+        else if (row >= vga.rows)
             vga_scroll();
         return;
     }
@@ -177,8 +181,38 @@ void bios_console_init(void)
     vga_clear();
 }
 
+/* The rows a text takes from column 0 (its last newline opens none). */
+static unsigned text_rows(const char *s)
+{
+    unsigned rows = 1, c = 0;
+
+    while (*s) {
+        uint32_t cp;
+        s += bm_utf8_next(s, &cp);
+        if (cp == '\n' && *s)
+            rows++, c = 0;
+        else if (cp != '\n' && cp != '\r' && ++c > vga.cols)
+            rows++, c = 1;
+    }
+    return rows;
+}
+
+/* With the layout on screen, plain text (a message at exit, a CPU
+ * exception) takes the bottom rows it needs, cleared first, so the layout
+ * above stays where it was instead of scrolling away. */
 void plat_console_write(const char *s)
 {
+    if (vga.layout && *s && strcmp(s, "\n")) {
+        unsigned need = MIN(text_rows(s), vga.rows);
+        for (unsigned i = (vga.rows - need) * vga.cols; i < vga.rows * vga.cols; i++)
+            vga.cells[i] = VGA_ATTR << 8 | ' ';
+        row = vga.rows - need;
+        col = 0;
+        vga.layout = false;            /* from here on, the plain console */
+        vga.pinned = true;
+    } else if (vga.layout) {
+        return;
+    }
     while (*s) {
         uint32_t cp;
         s += bm_utf8_next(s, &cp);

@@ -20,6 +20,7 @@ import time
 
 import qemu
 import test_bios
+from test_bios_screen import vga_cells
 
 TESTHOOKS_BIN = os.path.join(qemu.BUILD, "testhooks", "baremark.bin")
 EXPECTED = {"ud": "CPU exception 6 (#UD invalid opcode)", "de": "CPU exception 0 (#DE divide error)",
@@ -40,16 +41,20 @@ def _fault_run(kind):
         # the error record is out; give it 3 s to show that the machine stays halted
         if '"where":"cpu"' in text:
             state.setdefault("t", time.time())
-            return time.time() - state["t"] > 3
+            if time.time() - state["t"] > 3:
+                state["cells"] = vga_cells(monitor)
+                return True
         return False
 
     old = test_bios.BIN
     test_bios.BIN = _testhooks_bin()
     try:
-        return test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=" + kind, timeout=120,
-                                   on_serial=stop_when_halted)
+        run = test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=" + kind, timeout=120,
+                                  on_serial=stop_when_halted)
     finally:
         test_bios.BIN = old
+    run.screen = ["".join(chr(c) for c, _ in row) for row in state.get("cells", [])]
+    return run
 
 
 def _check_fault(kind):
@@ -65,6 +70,9 @@ def _check_fault(kind):
     assert msg.startswith(EXPECTED[kind]) and ("at rip %s," % rip) in msg and msg.endswith(": stopped"), (msg, rip)
     assert run.of_type("end") == [], "nothing runs after the exception"
     assert "execution went on" not in run.serial
+    # the results screen stays above, the message takes the bottom rows
+    assert run.screen and run.screen[0].startswith(" baremark "), run.screen
+    assert msg[:60] in "".join(run.screen[-2:]), (msg, run.screen[-2:])
     return msg
 
 
