@@ -35,7 +35,6 @@ static struct {
     int mode;                          /* the BIOS video mode */
     uint16_t crtc;                     /* CRTC index port */
     bool layout;                       /* plat_screen_open drew the fixed layout */
-    bool pinned;                       /* plain text below what the layout left */
 } vga;
 static unsigned row, col;              /* the scrolling text's position */
 
@@ -128,8 +127,8 @@ static void vga_putc(uint32_t cp)
 {
     if (cp == '\n') {
         col = 0;
-        /* Below a layout (vga.pinned) the last row is reused, not scrolled. */
-        if (++row >= vga.rows && vga.pinned)
+        /* Below the layout the last row is reused, not scrolled. */
+        if (++row >= vga.rows && vga.layout)
             row = vga.rows - 1;
         else if (row >= vga.rows)
             vga_scroll();
@@ -197,21 +196,20 @@ static unsigned text_rows(const char *s)
     return rows;
 }
 
-/* With the layout on screen, plain text (a message at exit, a CPU
- * exception) takes the bottom rows it needs, cleared first, so the layout
- * above stays where it was instead of scrolling away. */
+/* With the layout on screen, plain text (plat_log, a message at exit, a
+ * CPU exception) takes the bottom rows it needs, cleared first, so the
+ * layout above stays where it was instead of scrolling away; the layout
+ * goes on drawing (a row it redraws covers the text again, as on UEFI). */
 void plat_console_write(const char *s)
 {
-    if (vga.layout && *s && strcmp(s, "\n")) {
+    if (vga.layout) {
         unsigned need = MIN(text_rows(s), vga.rows);
+        if (!*s || !strcmp(s, "\n"))
+            return;
         for (unsigned i = (vga.rows - need) * vga.cols; i < vga.rows * vga.cols; i++)
             vga.cells[i] = VGA_ATTR << 8 | ' ';
         row = vga.rows - need;
         col = 0;
-        vga.layout = false;            /* from here on, the plain console */
-        vga.pinned = true;
-    } else if (vga.layout) {
-        return;
     }
     while (*s) {
         uint32_t cp;
