@@ -57,7 +57,7 @@ EFI_LIB := /usr/lib
 EFI_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -isystem $(EFI_INC)/protocol -Iefi \
               -ffreestanding -fno-builtin -fpic -fshort-wchar -fno-stack-protector -fno-stack-check \
               -fno-strict-aliasing -mno-red-zone -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI \
-              -DBAREMARK_UEFI -march=x86-64 -mtune=generic
+              -DBAREMARK_UEFI -march=x86-64 -mtune=generic $(TEST_HOOKS_CFLAGS)
 EFI_LDFLAGS := -nostdlib -znocombreloc -T $(EFI_LIB)/elf_x86_64_efi.lds -shared -Bsymbolic -L$(EFI_LIB)
 UEFI_OBJ := $(patsubst %,$(BUILD)/uefi/%.o,$(UEFI_SRC))
 
@@ -120,7 +120,7 @@ BIOSB := $(BUILD)/bios
 BIOS_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_bios.c %_bios.S,$(ALL_SRC))
 BIOS_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -Iefi -ffreestanding -fno-builtin -fno-pic -fno-pie -mcmodel=small \
                -fno-stack-protector -fno-stack-check -fno-strict-aliasing -mno-red-zone -fno-asynchronous-unwind-tables \
-               -DBAREMARK_BIOS -march=x86-64 -mtune=generic
+               -DBAREMARK_BIOS -march=x86-64 -mtune=generic $(TEST_HOOKS_CFLAGS)
 BIOS_OBJ := $(patsubst %,$(BIOSB)/%.o,$(BIOS_SRC))
 
 .PHONY: bios
@@ -151,6 +151,16 @@ $(BUILD)/baremark.bin: $(BIOSB)/setup.bin $(BIOSB)/payload.elf boot/bios/pack.py
 	python3 boot/bios/pack.py $(BIOSB)/setup.bin $(BIOSB)/payload.bin \
 	  $$(( 0x$$(nm $(BIOSB)/payload.elf | awk '$$3 == "_end" {print $$1}') - 0x100000 )) $@
 	@echo "built $@"
+
+# ---- Test-hooks builds (tests only, never shipped) -----------------------------------
+# make bios-testhooks / efi-testhooks: build/testhooks/baremark.bin / .efi, built with
+# BAREMARK_TEST_HOOKS (test_fault=ud|gp|pf|de raises a real CPU exception), in a
+# build folder of their own; build/baremark.bin and .efi do not know the option.
+.PHONY: bios-testhooks efi-testhooks
+bios-testhooks:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/testhooks TEST_HOOKS_CFLAGS=-DBAREMARK_TEST_HOOKS bios
+efi-testhooks:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/testhooks TEST_HOOKS_CFLAGS=-DBAREMARK_TEST_HOOKS efi
 
 # ---- Boot image --------------------------------------------------------------------------
 # Secure Boot: make image SB_KEY=key.pem SB_CERT=cert.pem signs baremark.efi on the stick;

@@ -3,6 +3,7 @@
 #include "burnin.h"
 #include "cfg_files.h"
 #include "config.h"
+#include "test_fault.h"
 #include "disk/disk.h"
 #include "inventory/inventory.h"
 #include "inventory/spd_inventory.h"
@@ -311,6 +312,10 @@ int baremark_main(int *exit_mode)
 
     spd_inventory_mode((enum spd_mode)cfg.spd);
     inventory_emit(&sys);
+#ifdef BAREMARK_TEST_HOOKS
+    if (cfg.test_fault[0])
+        test_fault_raise(cfg.test_fault);
+#endif
 
     burnin_start(&cfg.limits);
     record_set_observer(burnin_observe);

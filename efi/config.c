@@ -2,6 +2,7 @@
 #include "config.h"
 #include "http.h"
 #include "platform.h"
+#include "test_fault.h"
 
 struct key_def {
     const char *key;
@@ -237,6 +238,16 @@ static int set_screen_dump(struct config *c, const char *v)
     return BM_OK;
 }
 
+#ifdef BAREMARK_TEST_HOOKS
+static int set_test_fault(struct config *c, const char *v)
+{
+    if (!test_fault_known(v))
+        return BM_EINVAL;
+    bm_strlcpy(c->test_fault, v, sizeof(c->test_fault));
+    return BM_OK;
+}
+#endif
+
 static int set_exit(struct config *c, const char *v)
 {
     if (!strcmp(v, "wait"))
@@ -337,6 +348,10 @@ static const struct key_def keys[] = {
     { "upload", "off, or http://A.B.C.D[:PORT][/PATH]: PUT the results file there at the end (and after each "
                 "burn-in pass)", set_upload },
     { "upload_timeout", "seconds from 1 to 3600 for one upload, retries included (default 30)", set_upload_timeout },
+#ifdef BAREMARK_TEST_HOOKS
+    { "test_fault", "ud, gp, pf or de (test builds only: raise that CPU exception after the inventory)",
+      set_test_fault },
+#endif
 };
 
 void config_defaults(struct config *c)

@@ -22,9 +22,11 @@ void bios_main(uint32_t zero_page)
     bios_load_options_init(zp);
     bios_console_init();
     baremark_main(&exit_mode);
-    /* No firmware to return to: plat_exit(RETURN) stops the CPU. */
+    /* No firmware to return to: plat_exit(RETURN) stops the CPU, WAIT
+     * keeps the results screen until a key and then resets. */
     plat_exit(exit_mode == EXIT_REBOOT     ? PLAT_EXIT_REBOOT
               : exit_mode == EXIT_SHUTDOWN ? PLAT_EXIT_SHUTDOWN
+              : exit_mode == EXIT_WAIT     ? PLAT_EXIT_WAIT
                                            : PLAT_EXIT_RETURN);
 }
 

@@ -83,10 +83,11 @@ class Rack:
                                   "--dhcp-leasefile=" + os.path.join(self.dir, "dhcp.leases"), "--log-dhcp"],
                    os.path.join(self.dir, "dhcp.log"))
 
-    def boot_server(self, ipxe=True):
+    def boot_server(self, ipxe=True, edit=None, name=None):
         """The sample proxy-DHCP + TFTP config with its three EDIT lines edited;
         ipxe=False takes the sample's own alternative (firmware PXE boots
-        baremark.efi directly)."""
+        baremark.efi directly); edit(text) may change it further for a test.
+        Returns the dnsmasq log's path."""
         text = open(os.path.join(qemu.ROOT, "boot", "dnsmasq-baremark.conf")).read()
         text = re.sub(r"(?m)^interface=\S+", "interface=br0", text)
         text = re.sub(r"(?m)^dhcp-range=\S+", "dhcp-range=10.99.0.0,proxy", text)
@@ -95,13 +96,17 @@ class Rack:
             text = re.sub(r"(?m)^pxe-service=tag:!ipxe.*$", "", text)
             text = re.sub(r"(?m)^dhcp-boot=tag:ipxe.*$", "", text)
             text = re.sub(r"(?m)^# (pxe-service=X86-64_EFI,\"baremark\",baremark.efi)", r"\1", text)
-        conf = os.path.join(self.dir, "dnsmasq-%s.conf" % ("ipxe" if ipxe else "pxe"))
+        if edit:
+            text = edit(text)
+        name = name or ("ipxe" if ipxe else "pxe")
+        conf = os.path.join(self.dir, "dnsmasq-%s.conf" % name)
         with open(conf, "w") as f:
             f.write(text)
         self.spawn(self.ns_boot, ["dnsmasq", "--no-daemon", "--conf-file=" + conf, "--user=root",
                                   "--bind-interfaces", "--leasefile-ro", "--log-dhcp"],
-                   os.path.join(self.dir, "boot-%s.log" % ("ipxe" if ipxe else "pxe")))
+                   os.path.join(self.dir, "boot-%s.log" % name))
         time.sleep(0.5)
+        return os.path.join(self.dir, "boot-%s.log" % name)
 
     def serve(self, name, text):
         with open(os.path.join(self.tftp, name), "w") as f:

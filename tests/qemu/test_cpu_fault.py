@@ -1,0 +1,126 @@
+"""Real CPU exceptions. On the BIOS platform: the test build
+(`make bios-testhooks`, BAREMARK_TEST_HOOKS) knows test_fault=ud|gp|pf|de,
+which raises that exception after the inventory from an instruction whose
+address it says first in a `log` record. The IDT (efi/bios/idt_bios.c) must
+turn each into one `error` record naming the exception, that rip (and, for
+a page fault, cr2) and a halt, never a triple fault (QEMU with -no-reboot
+would exit). The release image refuses the option like any unknown key.
+
+UEFI has no handler of ours: the firmware's own exception handler (EDK2
+CpuExceptionHandlerLib) prints its register dump on the serial port and
+stops the machine in a dead loop; no record is written. The UEFI test
+shows that with build/testhooks/baremark.efi (`make efi-testhooks`, a second
+full UEFI build, so it is not built here: the test says so and returns when
+it is missing)."""
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import qemu
+import test_bios
+from test_bios_screen import vga_cells
+
+TESTHOOKS_BIN = os.path.join(qemu.BUILD, "testhooks", "baremark.bin")
+EXPECTED = {"ud": "CPU exception 6 (#UD invalid opcode)", "de": "CPU exception 0 (#DE divide error)",
+            "gp": "CPU exception 13 (#GP general protection)", "pf": "CPU exception 14 (#PF page fault)"}
+
+
+def _testhooks_bin():
+    """Build (or bring up to date) the test image; make does nothing when it is current."""
+    subprocess.run(["make", "-C", qemu.ROOT, "--no-print-directory", "bios-testhooks"], check=True,
+                   capture_output=True, timeout=1800)
+    return TESTHOOKS_BIN
+
+
+def _fault_run(kind):
+    state = {}
+
+    def stop_when_halted(text, monitor):
+        # the error record is out; give it 3 s to show that the machine stays halted
+        if '"where":"cpu"' in text:
+            state.setdefault("t", time.time())
+            if time.time() - state["t"] > 3:
+                state["cells"] = vga_cells(monitor)
+                return True
+        return False
+
+    old = test_bios.BIN
+    test_bios.BIN = _testhooks_bin()
+    try:
+        run = test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=" + kind, timeout=120,
+                                  on_serial=stop_when_halted)
+    finally:
+        test_bios.BIN = old
+    run.screen = ["".join(chr(c) for c, _ in row) for row in state.get("cells", [])]
+    return run
+
+
+def _check_fault(kind):
+    run = _fault_run(kind)
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.returncode == -9, "QEMU must still be running (halted), not reset or off: %r" % run.returncode
+    said = [r for r in run.of_type("log") if r.get("where") == "test_fault"]
+    assert len(said) == 1, run.records[-5:]
+    rip = re.search(r"at rip (0x[0-9a-f]+)", said[0]["message"]).group(1)
+    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
+    assert len(errors) == 1, run.records[-5:]
+    msg = errors[0]["message"]
+    assert msg.startswith(EXPECTED[kind]) and ("at rip %s," % rip) in msg and msg.endswith(": stopped"), (msg, rip)
+    assert run.of_type("end") == [], "nothing runs after the exception"
+    assert "execution went on" not in run.serial
+    # the results screen stays above, the message takes the bottom rows
+    assert run.screen and run.screen[0].startswith(" baremark "), run.screen
+    assert msg[:60] in "".join(run.screen[-2:]), (msg, run.screen[-2:])
+    return msg
+
+
+def test_bios_fault_invalid_opcode_is_an_error_record_with_its_rip():
+    _check_fault("ud")
+
+
+def test_bios_fault_divide_error_is_an_error_record_with_its_rip():
+    _check_fault("de")
+
+
+def test_bios_fault_general_protection_is_an_error_record_with_its_rip():
+    msg = _check_fault("gp")
+    assert "error code 0x0," in msg, msg
+
+
+def test_bios_fault_page_fault_names_the_address():
+    msg = _check_fault("pf")
+    # a read (error code bit 1 clear) of a page not present (bit 0 clear), at cr2
+    assert "error code 0x0," in msg and msg.endswith("cr2 0x7ffffffff000: stopped"), msg
+
+
+def test_uefi_fault_is_the_firmwares_register_dump():
+    efi = os.path.join(qemu.BUILD, "testhooks", "baremark.efi")
+    if not os.path.exists(efi):
+        print("NOTE test_cpu_fault: UEFI case skipped, run `make efi-testhooks` for build/testhooks/baremark.efi")
+        return
+    workdir = qemu.tempdir("baremark-uefifault-")
+    img = os.path.join(workdir, "testhooks.img")
+    shutil.copyfile(qemu.IMAGE, img)
+    subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (img, qemu.ESP_OFFSET), efi, "::/EFI/BOOT/BOOTX64.EFI"],
+                   check=True, capture_output=True)
+    # nothing ends this run: the firmware's handler loops forever
+    run = qemu.boot(options="mem=off disk=off exit=shutdown test_fault=ud", image=img, timeout=90)
+    said = [r for r in run.of_type("log") if r.get("where") == "test_fault"]
+    assert len(said) == 1, run.serial[-3000:]
+    rip = int(re.search(r"at rip (0x[0-9a-f]+)", said[0]["message"]).group(1), 16)
+    assert "!!!! X64 Exception Type - 06(#UD - Invalid Opcode)" in run.serial, run.serial[-3000:]
+    dumped = re.search(r"RIP  - ([0-9A-F]{16})", run.serial)
+    assert dumped and int(dumped.group(1), 16) == rip, (dumped, hex(rip))
+    assert not [r for r in run.of_type("error") if r["where"] == "cpu"] and run.of_type("end") == []
+    assert run.timed_out and run.returncode == -9, "the firmware should loop, not reset: %r" % run.returncode
+
+
+def test_bios_release_image_refuses_test_fault():
+    run = test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=ud", timeout=120)
+    assert not run.timed_out, run.serial[-2000:]
+    errors = run.of_type("error")
+    assert len(errors) == 1 and errors[0]["where"] == "options" and "test_fault" in errors[0]["message"], errors
+    assert run.end()["status"] == "error" and "bad options" in run.end()["note"], run.end()
+    assert not [r for r in run.of_type("log") if r.get("where") == "test_fault"]
