@@ -8,10 +8,10 @@ would exit). The release image refuses the option like any unknown key.
 
 UEFI has no handler of ours: the firmware's own exception handler (EDK2
 CpuExceptionHandlerLib) prints its register dump on the serial port and
-stops the machine in a dead loop; no record is written. The UEFI test
-shows that with build/testhooks/baremark.efi (`make efi-testhooks`, a second
-full UEFI build, so it is not built here: the test says so and returns when
-it is missing)."""
+stops the machine in a dead loop; no record is written. That was seen by
+hand with build/testhooks/baremark.efi (`make efi-testhooks`) on the stick
+and `test_fault=ud`; it is OVMF's behaviour, not ours, so no test here
+waits the minute and a half for it."""
 import os
 import re
 import shutil
@@ -93,28 +93,6 @@ def test_bios_fault_page_fault_names_the_address():
     msg = _check_fault("pf")
     # a read (error code bit 1 clear) of a page not present (bit 0 clear), at cr2
     assert "error code 0x0," in msg and msg.endswith("cr2 0x7ffffffff000: stopped"), msg
-
-
-def test_uefi_fault_is_the_firmwares_register_dump():
-    efi = os.path.join(qemu.BUILD, "testhooks", "baremark.efi")
-    if not os.path.exists(efi):
-        print("NOTE test_cpu_fault: UEFI case skipped, run `make efi-testhooks` for build/testhooks/baremark.efi")
-        return
-    workdir = qemu.tempdir("baremark-uefifault-")
-    img = os.path.join(workdir, "testhooks.img")
-    shutil.copyfile(qemu.IMAGE, img)
-    subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (img, qemu.ESP_OFFSET), efi, "::/EFI/BOOT/BOOTX64.EFI"],
-                   check=True, capture_output=True)
-    # nothing ends this run: the firmware's handler loops forever
-    run = qemu.boot(options="mem=off disk=off exit=shutdown test_fault=ud", image=img, timeout=90)
-    said = [r for r in run.of_type("log") if r.get("where") == "test_fault"]
-    assert len(said) == 1, run.serial[-3000:]
-    rip = int(re.search(r"at rip (0x[0-9a-f]+)", said[0]["message"]).group(1), 16)
-    assert "!!!! X64 Exception Type - 06(#UD - Invalid Opcode)" in run.serial, run.serial[-3000:]
-    dumped = re.search(r"RIP  - ([0-9A-F]{16})", run.serial)
-    assert dumped and int(dumped.group(1), 16) == rip, (dumped, hex(rip))
-    assert not [r for r in run.of_type("error") if r["where"] == "cpu"] and run.of_type("end") == []
-    assert run.timed_out and run.returncode == -9, "the firmware should loop, not reset: %r" % run.returncode
 
 
 def test_bios_release_image_refuses_test_fault():
