@@ -44,19 +44,21 @@ void bios_idt_init(void)
 }
 
 /* From the stubs, on the faulting stack. A fault while reporting one
- * stops at once. */
+ * stops at once; so does an application processor, after handing its
+ * message to the boot processor. */
 void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
 {
     static bool reporting;
     char msg[200];
     uint64_t cr2;
 
-    if (!reporting) {
+    __asm__ __volatile__("mov %%cr2, %0" : "=r"(cr2));
+    snprintf(msg, sizeof(msg), "CPU exception %lu (%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
+             (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved",
+             (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
+    /* On an application processor the boot processor reports it (cpus_bios.c). */
+    if (!bios_cpu_fault(msg) && !reporting) {
         reporting = true;
-        __asm__ __volatile__("mov %%cr2, %0" : "=r"(cr2));
-        snprintf(msg, sizeof(msg), "CPU exception %lu (%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
-                 (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved",
-                 (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
         record_error("cpu", "%s", msg);
         bios_console_emergency(msg);
         bios_console_emergency("\n");
