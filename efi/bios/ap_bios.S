@@ -7,19 +7,9 @@
  * (arch/x86/realmode/rm/trampoline_64.S): real mode -> lgdt + CR0.PE ->
  * 32-bit flat -> CR4.PAE, CR3, EFER.LME, CR0.PG -> 64-bit code. */
 
-#define CR0_PE (1 << 0)
-#define CR0_MP (1 << 1)
-#define CR0_EM (1 << 2)
-#define CR0_PG (1 << 31)
-#define CR4_PAE (1 << 5)
-#define CR4_OSFXSR (1 << 9)
-#define CR4_OSXMMEXCPT (1 << 10)
-#define MSR_EFER 0xc0000080
-#define EFER_LME (1 << 8)
+#include "long_mode.h"
+
 #define MSR_X2APIC_EOI 0x80b
-#define SEL_CODE32 0x08
-#define SEL_DATA 0x10
-#define SEL_CODE64 0x18
 #define AP_TRAMPOLINE_PHYS 0x8000
 #define TR(x) (AP_TRAMPOLINE_PHYS + (x) - ap_trampoline)
 
@@ -43,19 +33,8 @@ ap_pm32:
     movw %ax, %ds
     movw %ax, %es
     movw %ax, %ss
-    movl %cr4, %eax
-    orl $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
-    movl %eax, %cr4
-    movl $bios_pml4, %eax
-    movl %eax, %cr3
-    movl $MSR_EFER, %ecx
-    rdmsr
-    orl $EFER_LME, %eax
-    wrmsr
-    movl %cr0, %eax
-    andl $~CR0_EM, %eax
-    orl $(CR0_PG | CR0_PE | CR0_MP), %eax
-    movl %eax, %cr0
+    /* SSE on here already: the BSP turns it on in 64-bit mode (head_bios.S). */
+    enter_long_mode (CR4_OSFXSR | CR4_OSXMMEXCPT), CR0_EM, CR0_MP
     ljmpl $SEL_CODE64, $ap_long_entry
 
     .balign 8
@@ -68,12 +47,7 @@ ap_trampoline_end:
     .text
     .code64
 ap_long_entry:
-    movw $SEL_DATA, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %ss
-    movw %ax, %fs
-    movw %ax, %gs
+    load_data_segments
     movq ap_boot_stack(%rip), %rsp
     movl ap_boot_index(%rip), %edi
     fninit

@@ -35,6 +35,9 @@ void bios_console_init(void);
 void bios_load_options_init(const uint8_t *zero_page);
 void bios_firmware_init(void);
 void bios_idt_init(void);
+/* Gate vector of an IDT (16-byte gates) to handler (idt_bios.c). */
+void bios_idt_set(void *table, unsigned vector, uint64_t handler);
+#define BIOS_IDT_GATE_BYTES 16
 /* Start the application processors of the ACPI MADT (cpus_bios.c); after
  * bios_firmware_init(). Physical 0x8000-0x8FFF holds their real-mode
  * trampoline (SIPI vector 0x08). */

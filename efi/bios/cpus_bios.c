@@ -18,8 +18,6 @@
 #define WAKE_VECTOR 0x20                /* the first vector past the exceptions */
 #define SPURIOUS_VECTOR 0x2f            /* bits 3:0 all ones: what P6-era APICs force */
 #define AP_IDT_VECTORS 0x30
-#define SEL_CODE64 0x18
-#define GATE_INTERRUPT64 0x8e
 
 /* Local APIC (Intel SDM vol. 3A, 10.4 and table 10-1; x2APIC: 10.12,
  * MSR 0x800 + offset / 16, the ICR one 64-bit MSR). */
@@ -51,13 +49,6 @@ struct bios_cpu {
     char fault[200];                    /* the exception, as the AP saw it */
 };
 
-struct idt_gate {
-    uint16_t offset_lo, selector;
-    uint8_t ist, type;
-    uint16_t offset_mid;
-    uint32_t offset_hi, reserved;
-} __attribute__((packed));
-
 extern const uint8_t ap_trampoline[], ap_trampoline_end[], ap_gdt_ptr[];
 extern uint64_t ap_boot_stack;
 extern uint32_t ap_boot_index;
@@ -72,7 +63,7 @@ uint64_t bios_lapic_eoi;
 static struct bios_cpu cpus[MAX_CPUS];
 static unsigned ncpus = 1;
 static uint64_t lapic;                  /* xAPIC base; 0: none found */
-static struct idt_gate ap_idt[AP_IDT_VECTORS] __attribute__((aligned(16)));
+static uint8_t ap_idt[AP_IDT_VECTORS * BIOS_IDT_GATE_BYTES] __attribute__((aligned(16)));
 static char start_report[320];          /* said with the first job (no sink before) */
 static bool start_report_said;
 
@@ -155,12 +146,9 @@ static void ap_idt_build(void)
     } __attribute__((packed)) idtr;
 
     __asm__ __volatile__("sidt %0" : "=m"(idtr));
-    memcpy(ap_idt, (const void *)(uintptr_t)idtr.base, MIN((size_t)idtr.limit + 1, 32 * sizeof(struct idt_gate)));
-    for (unsigned v = 32; v < AP_IDT_VECTORS; v++) {
-        uint64_t h = (uint64_t)(uintptr_t)(v == WAKE_VECTOR ? ap_wake_isr : ap_spurious_isr);
-        ap_idt[v] = (struct idt_gate){ (uint16_t)h, SEL_CODE64, 0, GATE_INTERRUPT64, (uint16_t)(h >> 16),
-                                       (uint32_t)(h >> 32), 0 };
-    }
+    memcpy(ap_idt, (const void *)(uintptr_t)idtr.base, MIN((size_t)idtr.limit + 1, 32 * BIOS_IDT_GATE_BYTES));
+    for (unsigned v = 32; v < AP_IDT_VECTORS; v++)
+        bios_idt_set(ap_idt, v, (uint64_t)(uintptr_t)(v == WAKE_VECTOR ? ap_wake_isr : ap_spurious_isr));
 }
 
 /* The trampoline at 0x8000 with the GDT pointer the boot processor uses. */

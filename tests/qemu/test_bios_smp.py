@@ -88,6 +88,19 @@ def test_bios_all_disks_test_runs_on_two_cpus():
         assert len(r["cpu_busy_pct"]) == 2 and r["ios"] > 0, r
 
 
+def test_bios_rnd4k_q32t16_runs_on_four_cpus():
+    """disk=full's RND4K-Q32T16 cuts its 16 queue pairs over the CPUs
+    (plat_cpu_start/plat_cpu_wait on the APs, as test_disk_cpus under UEFI)."""
+    workdir = qemu.tempdir("baremark-bios-t16-")
+    disk = qemu.make_disk(os.path.join(workdir, "a.img"), 64)
+    run = boot_bios("mem=off disk=full time=1 driver=native exit=shutdown", smp=4, timeout=400,
+                    extra_args=["-drive", "file=%s,if=none,id=A,format=raw" % disk, "-device", "nvme,drive=A,serial=T16"])
+    _ok(run)
+    t16 = [r for r in run.of_type("disk_result") if r["test"] == "RND4K-Q32T16"]
+    assert len(t16) == 1 and t16[0]["threads"] == 16 and t16[0]["ios"] > 0, t16
+    assert t16[0]["cpus"] == 4 and len(t16[0]["cpu_busy_pct"]) == 4, t16
+
+
 def test_bios_smp_records_have_the_uefi_records_fields():
     bios, uefi = _numa_disk_run("bios"), _numa_disk_run("uefi")
     _ok(bios)
