@@ -85,7 +85,8 @@ bool plat_on_bsp(void);
 int plat_cpu_start(unsigned cpu, plat_cpu_fn fn, void *arg);
 /* Wait at most timeout_ns (0: just look) for the job started on cpu to
  * return: BM_OK, the CPU is free again; BM_ETIMEDOUT, it still runs and
- * stays taken (plat_cpu_start answers BM_EBUSY until it returns). */
+ * stays taken (plat_cpu_start answers BM_EBUSY until it returns); BM_EIO
+ * (BIOS build), it stopped on a CPU exception and is left out from then on. */
 int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns);
 
 /* ---- Firmware tables ------------------------------------------------------ */

@@ -35,6 +35,16 @@ void bios_console_init(void);
 void bios_load_options_init(const uint8_t *zero_page);
 void bios_firmware_init(void);
 void bios_idt_init(void);
+/* Gate vector of an IDT (16-byte gates) to handler (idt_bios.c). */
+void bios_idt_set(void *table, unsigned vector, uint64_t handler);
+#define BIOS_IDT_GATE_BYTES 16
+/* Start the application processors of the ACPI MADT (cpus_bios.c); after
+ * bios_firmware_init(). Physical 0x8000-0x8FFF holds their real-mode
+ * trampoline (SIPI vector 0x08). */
+void bios_cpus_init(void);
+/* From the exception handler: true on an application processor, which
+ * leaves msg to the boot processor and must stop. */
+bool bios_cpu_fault(const char *msg);
 /* Write straight to the screen and the first COM port, for a message when
  * nothing else may work (exception, no memory). */
 void bios_console_emergency(const char *s);

@@ -8,20 +8,10 @@
  * the first 4 GiB (Intel SDM vol. 3A, 9.8.5 "Initializing IA-32e mode"),
  * then EFER.LME and CR0.PG, then a far jump to a 64-bit code segment. */
 
-#define CR0_PE (1 << 0)
-#define CR0_MP (1 << 1)
-#define CR0_EM (1 << 2)
-#define CR0_PG (1 << 31)
-#define CR4_PAE (1 << 5)
-#define CR4_OSFXSR (1 << 9)
-#define CR4_OSXMMEXCPT (1 << 10)
-#define MSR_EFER 0xc0000080
-#define EFER_LME (1 << 8)
+#include "long_mode.h"
+
 #define PTE_PRESENT_RW 0x3
 #define PDE_2M (0x80 | PTE_PRESENT_RW)
-#define SEL_CODE32 0x08
-#define SEL_DATA 0x10
-#define SEL_CODE64 0x18
 #define BIOS_STACK_BYTES 65536
 
     .section .text.head, "ax"
@@ -70,28 +60,12 @@ bios_entry32:
     cmpl $2048, %ecx
     jb 3b
 
-    movl %cr4, %eax
-    orl $CR4_PAE, %eax
-    movl %eax, %cr4
-    movl $bios_pml4, %eax
-    movl %eax, %cr3
-    movl $MSR_EFER, %ecx
-    rdmsr
-    orl $EFER_LME, %eax
-    wrmsr
-    movl %cr0, %eax
-    orl $(CR0_PG | CR0_PE), %eax
-    movl %eax, %cr0
+    enter_long_mode 0, 0, 0
     ljmp $SEL_CODE64, $long_entry
 
     .code64
 long_entry:
-    movw $SEL_DATA, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %ss
-    movw %ax, %fs
-    movw %ax, %gs
+    load_data_segments
     movq $bios_stack_top, %rsp
     /* SSE for compiled C and the memory kernels (SDM vol. 3A, 13.1.3
      * "Initialization of the SSE extensions"); AVX state is turned on

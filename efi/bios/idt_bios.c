@@ -28,6 +28,14 @@ static const char *const names[IDT_VECTORS] = {
     "#XM SIMD exception", "#VE virtualization", "#CP control protection",
 };
 
+/* Gate vector of the IDT at table: a 64-bit interrupt gate (interrupts
+ * off on entry) to handler. */
+void bios_idt_set(void *table, unsigned vector, uint64_t handler)
+{
+    ((struct idt_gate *)table)[vector] = (struct idt_gate){ (uint16_t)handler, SEL_CODE64, 0, GATE_INTERRUPT64,
+                                                            (uint16_t)(handler >> 16), (uint32_t)(handler >> 32), 0 };
+}
+
 void bios_idt_init(void)
 {
     struct {
@@ -35,28 +43,27 @@ void bios_idt_init(void)
         uint64_t base;
     } __attribute__((packed)) idtr = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
 
-    for (unsigned v = 0; v < IDT_VECTORS; v++) {
-        uint64_t h = bios_exception_stubs[v];
-        idt[v] = (struct idt_gate){ (uint16_t)h, SEL_CODE64, 0, GATE_INTERRUPT64, (uint16_t)(h >> 16),
-                                    (uint32_t)(h >> 32), 0 };
-    }
+    for (unsigned v = 0; v < IDT_VECTORS; v++)
+        bios_idt_set(idt, v, bios_exception_stubs[v]);
     __asm__ __volatile__("lidt %0" ::"m"(idtr));
 }
 
 /* From the stubs, on the faulting stack. A fault while reporting one
- * stops at once. */
+ * stops at once; so does an application processor, after handing its
+ * message to the boot processor. */
 void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
 {
     static bool reporting;
     char msg[200];
     uint64_t cr2;
 
-    if (!reporting) {
+    __asm__ __volatile__("mov %%cr2, %0" : "=r"(cr2));
+    snprintf(msg, sizeof(msg), "CPU exception %lu (%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
+             (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved",
+             (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
+    /* On an application processor the boot processor reports it (cpus_bios.c). */
+    if (!bios_cpu_fault(msg) && !reporting) {
         reporting = true;
-        __asm__ __volatile__("mov %%cr2, %0" : "=r"(cr2));
-        snprintf(msg, sizeof(msg), "CPU exception %lu (%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
-                 (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved",
-                 (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
         record_error("cpu", "%s", msg);
         bios_console_emergency(msg);
         bios_console_emergency("\n");

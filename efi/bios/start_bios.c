@@ -36,5 +36,6 @@ int plat_init(void)
     bios_clock_init();
     bios_firmware_init();
     fw_pci_config_init();
+    bios_cpus_init();
     return BM_OK;
 }

@@ -10,4 +10,11 @@
  * plat_acpi_table() works. Without MCFG, configuration goes through CF8h/CFCh. */
 void fw_pci_config_init(void);
 
+/* Make [addr, addr + bytes) of device memory reachable, uncached, at its
+ * own address (plat_pci_map_bar). UEFI firmware has identity-mapped it
+ * already; the BIOS build maps what lies beyond its own tables
+ * (mmio_bios.c). BM_OK, BM_ENOMEM (no page for a table), BM_EINVAL (past
+ * what 4-level paging reaches). */
+int fw_map_mmio(uint64_t addr, uint64_t bytes);
+
 #endif

@@ -134,7 +134,7 @@ volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size)
     mask = ((uint64_t)(is64 ? szhi : 0xffffffffu) << 32) | (szlo & ~0xfu);
     if (size)
         *size = ~mask + 1;
-    if (!addr)
+    if (!addr || fw_map_mmio(addr, ~mask + 1) != BM_OK)
         return NULL;
     return (volatile void *)(uintptr_t)addr;
 }

@@ -1,5 +1,6 @@
 /* Memory: pool and page allocations, and the firmware's memory map. */
 #include "uefi_private.h"
+#include "../fw/fw_private.h"
 
 void *plat_alloc(size_t bytes)
 {
@@ -41,6 +42,9 @@ void plat_free_pages(void *p, size_t bytes)
 }
 
 uint64_t plat_virt_to_phys(const void *p) { return (uint64_t)(uintptr_t)p; }
+
+/* UEFI identity-maps the device memory it assigned (UEFI 2.10, 2.3.4). */
+int fw_map_mmio(uint64_t addr, uint64_t bytes) { return BM_OK; }
 
 /* Visit every conventional-memory range of the firmware's memory map. */
 static void for_each_free_range(void (*fn)(uint64_t start, uint64_t bytes, void *arg), void *arg)
