@@ -257,7 +257,12 @@ void bios_cpus_init(void)
     ap_idt_build();
     for (unsigned i = 0; i < madt.ncpus; i++) {
         uint32_t id = madt.cpus[i].apic_id;
-        if (id == cpus[0].apic_id)
+        /* Online capable but not enabled: a socket that may be hot-added
+         * later, not a CPU present now. Linux registers it as possible
+         * but not present (acpi_register_lapic() -> topology_register_apic()
+         * with present = enabled) and brings up only present CPUs; so do
+         * we, instead of waiting a second for a CPU that is not there. */
+        if (id == cpus[0].apic_id || !madt.cpus[i].enabled)
             continue;
         if (ncpus >= MAX_CPUS || (!bios_x2apic && id > 0xfe)) {
             skipped++;
