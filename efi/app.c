@@ -107,14 +107,14 @@ static void emit_run_record(const char *iso_time)
 }
 
 /* The last line on screen: where the results went and what happens next
- * (exit=wait: a key returns to the firmware). */
+ * (exit=wait: a key returns to the firmware, or restarts a BIOS PC). */
 static void show_results_line(const char *path, bool written)
 {
     char line[400];
-    const char *next = cfg.exit == EXIT_WAIT       ? "Press any key to return to the firmware."
+    const char *next = cfg.exit == EXIT_WAIT       ? plat_exit_words(PLAT_EXIT_WAIT)
                        : cfg.exit == EXIT_REBOOT   ? "Rebooting."
                        : cfg.exit == EXIT_SHUTDOWN ? "Shutting down."
-                                                   : "Returning to the firmware.";
+                                                   : plat_exit_words(PLAT_EXIT_RETURN);
 
     /* The HTML report is written next to the .jsonl, under the same name. */
     if (written)

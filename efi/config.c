@@ -329,7 +329,7 @@ static const struct key_def keys[] = {
                 "an I/O port like 0x2f8, or mmio:0xADDR[,32] (32: registers 4 bytes apart)", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume (no . or .. in the path)", set_out },
-    { "exit", "wait (keep the results on screen until a key is pressed, then return to the firmware), "
+    { "exit", "wait (keep the results on screen until a key is pressed, then return to the firmware; a BIOS PC restarts), "
               "return, reboot or shutdown", set_exit },
     { "screen_dump", "0 or 1 (a diagnostic: the final results screen as a \"screen\" record)", set_screen_dump },
     { "mem_max", "a size of at least 4K, like 64M or 1G (largest memory working set)", set_mem_max },

@@ -115,6 +115,13 @@ static __attribute__((noreturn)) void halt_forever(void)
         __asm__ __volatile__("cli; hlt");
 }
 
+/* WAIT's key resets (plat_exit); RETURN halts. */
+const char *plat_exit_words(enum plat_exit_mode mode)
+{
+    return mode == PLAT_EXIT_WAIT ? "Press any key to restart the machine."
+                                  : "Finished: switch the machine off or reset it.";
+}
+
 void plat_exit(enum plat_exit_mode mode)
 {
     if (mode == PLAT_EXIT_SHUTDOWN) {

@@ -91,7 +91,7 @@ def test_bios_results_screen_is_the_fixed_layout_in_vga_text():
     text = "\n".join(grid["lines"])
     assert "Status  finished: ok, 0 errors" in text, text
     assert "nvme0n1  QEMU NVMe Ctrl  BIOSSCR1  (native)" in text, text
-    assert grid["lines"][-1] == " Press any key to return to the firmware.", grid["lines"][-1]
+    assert grid["lines"][-1] == " Press any key to restart the machine.", grid["lines"][-1]
 
     # The text buffer is the grid, character for character.
     cells = state["cells"]
