@@ -44,6 +44,12 @@ static void emit_spd_record(const struct spd_dimm *s, const struct spd_raw *raw,
         id[0] = '\0';
     json_str(&r.j, "jep106", id);
     json_str(&r.j, "part", in->part);
+    json_str(&r.j, "amb_vendor", in->amb_vendor);
+    if (in->amb_bank)
+        snprintf(id, sizeof(id), "%u:0x%02x", in->amb_bank, in->amb_code);
+    else
+        id[0] = '\0';
+    json_str(&r.j, "amb_jep106", id);
     json_str(&r.j, "serial", in->serial);
     json_str(&r.j, "date", in->date);
     json_u64(&r.j, "speed_mts", in->speed_mts);
