@@ -24,7 +24,7 @@ static const char css[] =
     "figure{margin:8px 0}svg.chart{max-width:100%;height:auto;display:block}"
     "svg text{font:11px sans-serif}svg text.ct{font-weight:bold;font-size:13px;text-anchor:middle}"
     ".muted{color:#555}details{margin:6px 0}"
-    "td.bar{width:45%}div.bar{height:12px;background:#4a6fa5}tr.slow div.bar{background:#b22222}"
+    "#dimms{font-size:12px}#dimms td{overflow-wrap:anywhere}td.bar{width:45%}div.bar{height:12px;background:#4a6fa5}tr.slow div.bar{background:#b22222}"
     "@media print{@page{size:A4;margin:12mm}body{max-width:none;padding:0;font-size:11px}"
     "h2{break-after:avoid}figure,table,.msg{break-inside:avoid}details{display:block}"
     "details>*{display:block}}";
@@ -134,8 +134,8 @@ static void section_dimms(struct hout *o, const struct html_data *d)
         return;
     ho_raw(o, "<table id=\"dimms\"><tr><th rowspan=\"2\">slot</th><th rowspan=\"2\">bank</th>"
               "<th colspan=\"4\">SMBIOS</th><th colspan=\"6\">SPD</th>"
-              "<th rowspan=\"2\">manufacturer</th><th rowspan=\"2\">part</th></tr>"
-              "<tr><th>size</th><th>type</th><th>MT/s rated</th><th>MT/s configured</th>"
+              "<th rowspan=\"2\">manufacturer, part (SMBIOS)</th></tr>"
+              "<tr><th>size</th><th>type</th><th>MT/s rated</th><th>MT/s config.</th>"
               "<th>module</th><th>MT/s</th><th>CL-tRCD-tRP</th><th>ranks</th><th>part</th>"
               "<th>vs SMBIOS</th></tr>");
     for (unsigned i = 0; i < d->ndimms; i++) {
@@ -161,9 +161,13 @@ static void section_dimms(struct hout *o, const struct html_data *d)
             ho_raw(o, "</td>");
         }
         html_spd_cells(o, m);
-        html_td(o, m->no_slot ? "" : m->manufacturer);
-        html_td(o, m->no_slot ? "" : m->part);
-        ho_raw(o, "</tr>");
+        ho_raw(o, "<td>");
+        if (!m->no_slot) {
+            ho_text(o, m->manufacturer);
+            ho_raw(o, m->manufacturer[0] && m->part[0] ? ", " : "");
+            ho_text(o, m->part);
+        }
+        ho_raw(o, "</td></tr>");
     }
     ho_raw(o, "</table>\n");
     if (d->dropped_dimms)
