@@ -14,33 +14,9 @@
 #include "record.h"
 #include "screen/screen.h"
 #include "screen/screen_private.h"
+#include "screen_sim.h"
 
 static struct config cfg;
-static char row_text[1024];
-
-static void feed(struct sink *s, const char *json)
-{
-    char type[32];
-    assert_true(screen_json_str(json, "type", type, sizeof(type)));
-    s->record(s, type, json, NULL);
-}
-
-static const char *row(unsigned r)
-{
-    plat_sim_screen_row(r, row_text, sizeof(row_text));
-    return row_text;
-}
-
-static int find_row(unsigned rows, const char *text)
-{
-    if (getenv("SCREEN_DUMP"))
-        for (unsigned r = 0; r < rows; r++)
-            fprintf(stderr, "%2u|%s\n", r, row(r));
-    for (unsigned r = 0; r < rows; r++)
-        if (strstr(row(r), text))
-            return (int)r;
-    return -1;
-}
 
 static unsigned count_rows(unsigned rows, const char *text)
 {
