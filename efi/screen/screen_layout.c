@@ -276,20 +276,25 @@ static unsigned draw_disks(struct screen_grid *g, unsigned top, unsigned max_row
 /* The DIMM table and the memory map chart between the memory lines and
  * the disks, each with a blank row after it; *rows (what is left for
  * them and the disks) shrinks by what they take. Beside disks the DIMM
- * table gets a fifth of it and the map a quarter (at least 3 and 6 rows);
- * without disks they share all of it. */
+ * table gets a fifth of it and the map a quarter (at least 3 and 6 rows),
+ * and the DIMM table yields when it alone would turn whole disk tables
+ * into the compact one (its facts are in the header, the text table and
+ * the report too); without disks they share all of it. */
 static unsigned draw_memory_tables(struct screen_grid *g, unsigned row, unsigned *rows, const struct screen_model *m)
 {
     unsigned want_dimms = m->ndimms ? m->ndimms + 1 : 0, want_map = m->nregions ? m->nregions + 1 : 0;
-    unsigned dimm_share = m->ndisks ? MAX(3u, *rows / 5) : MAX(3u, *rows / 2);
-    unsigned used = 0, n;
+    unsigned dimm_rows = MIN(MIN(want_dimms, m->ndisks ? MAX(3u, *rows / 5) : MAX(3u, *rows / 2)), *rows);
+    unsigned map_rows = MIN(MIN(want_map, m->ndisks ? MAX(6u, *rows / 4) : *rows), *rows);
+    unsigned used = 0, n, left = *rows > map_rows + 1 ? *rows - map_rows - 1 : 0;
 
-    n = screen_draw_dimms(g, row, MIN(MIN(want_dimms, dimm_share), *rows), m);
+    if (m->ndisks && disk_tables_fit(g, left, m) && !disk_tables_fit(g, left > dimm_rows ? left - dimm_rows - 1 : 0, m))
+        dimm_rows = 0;
+    n = screen_draw_dimms(g, row, dimm_rows, m);
     if (n) {
         used += n + 1;
         *rows = *rows > n + 1 ? *rows - n - 1 : 0;
     }
-    n = screen_draw_map(g, row + used, MIN(MIN(want_map, m->ndisks ? MAX(6u, *rows / 4) : *rows), *rows), m);
+    n = screen_draw_map(g, row + used, MIN(map_rows, *rows), m);
     if (n) {
         used += n + 1;
         *rows = *rows > n + 1 ? *rows - n - 1 : 0;

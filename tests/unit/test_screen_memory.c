@@ -148,6 +148,35 @@ static void test_many_dimms_are_cut_with_a_count(void **state)
     assert_true(find_row(25, "nvme0n1  QEMU NVMe Ctrl") > 0);
 }
 
+/* Two disks whose whole tables fit only without the DIMM table: the
+ * table yields (its facts are in the header, the text table and the
+ * report); with fewer results it is back. */
+static void test_dimm_table_yields_to_whole_disk_tables(void **state)
+{
+    static const char *const tests[6] = { "SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1", "SEQ128K-Q32T1",
+                                          "RND4K-Q8T8" };
+    char json[400];
+
+    (void)state;
+    for (unsigned ntests = 1; ntests <= 6; ntests += 5) {
+        struct sink *s = open_screen(80, 25);
+        feed(s, dimm("DIMM 0", "1024", 0));
+        for (unsigned k = 0; k < 2; k++) {
+            snprintf(json, sizeof(json), "{\"type\":\"disk\",\"id\":\"disk%u\",\"model\":\"M\",\"serial\":\"S%u\","
+                     "\"path\":\"native\",\"selected\":true,\"writes\":false}", k, k);
+            feed(s, json);
+            for (unsigned t = 0; t < ntests; t++) {
+                snprintf(json, sizeof(json), "{\"type\":\"disk_result\",\"disk\":\"disk%u\",\"test\":\"%s\","
+                         "\"rw\":\"read\",\"mbps\":100,\"iops\":100,\"lat_us\":{\"p99\":1}}", k, tests[t]);
+                feed(s, json);
+            }
+        }
+        s->close(s);
+        assert_true(find_row(25, "disk1  M  S1  (native)") > 0);
+        assert_int_equal(find_row(25, "DIMM 0") > 0, ntests == 1);
+    }
+}
+
 /* Eight regions: one line each, the bar as long as the region's share of
  * the fastest, SLOW on the slow one. */
 static void test_memory_map_one_bar_per_region(void **state)
@@ -230,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_dimm_table_has_spd_columns_and_marks_disagreement),
         cmocka_unit_test(test_dimm_table_wide_console_says_what_differs),
         cmocka_unit_test(test_many_dimms_are_cut_with_a_count),
+        cmocka_unit_test(test_dimm_table_yields_to_whole_disk_tables),
         cmocka_unit_test(test_memory_map_one_bar_per_region),
         cmocka_unit_test(test_memory_map_32_regions_grouped_on_80x25),
         cmocka_unit_test(test_memory_map_32_regions_whole_without_disks),
