@@ -149,11 +149,13 @@ static void emit_system_record(const struct sysinfo *si)
 
 /* ---- dimm and dimm_summary -------------------------------------------------------- */
 
-/* One dimm record and its row of the screen table. */
-static void emit_dimm_record(const struct dimm *d)
+/* One dimm record and its row of the screen table (the SPD columns from
+ * the SPD matched to it, dashes where none was). */
+static void emit_dimm_record(const struct dimm *all, unsigned idx)
 {
     static struct record r;
-    char human[200], size[16], speed[24], ranks[8];
+    const struct dimm *d = &all[idx];
+    char human[320], size[16], speed[24], ranks[8], spd[120];
 
     record_begin(&r, "dimm");
     json_str(&r.j, "locator", d->locator);
@@ -173,6 +175,7 @@ static void emit_dimm_record(const struct dimm *d)
     if (!dimm_populated(d)) {
         snprintf(human, sizeof(human), "  %-22.22s %-22.22s %9s", d->locator, d->bank, "empty");
     } else {
+        spd_table_columns(spd, sizeof(spd), spd_inventory_of_dimm(idx), all);
         if (d->size_unknown)
             snprintf(size, sizeof(size), "?");
         else
@@ -185,8 +188,8 @@ static void emit_dimm_record(const struct dimm *d)
             snprintf(ranks, sizeof(ranks), "%uR", d->ranks);
         else
             snprintf(ranks, sizeof(ranks), "-");
-        snprintf(human, sizeof(human), "  %-22.22s %-22.22s %9s  %-8.8s %-11s %-5s %s %s", d->locator, d->bank, size,
-                 d->mem_type, speed, ranks, d->manufacturer, d->part);
+        snprintf(human, sizeof(human), "  %-22.22s %-22.22s %9s  %-8.8s %-11s %-5s | %s | %s %s", d->locator, d->bank,
+                 size, d->mem_type, speed, ranks, spd, d->manufacturer, d->part);
     }
     record_emit(&r, human);
 }
@@ -267,18 +270,21 @@ static void emit_dimms(void)
         record_note("smbios", "%u memory devices beyond the first %d were not listed", smb->dimms_dropped,
                     SMBIOS_MAX_DIMMS);
 
+    /* SPD first, so that the table shows it; its spd records still come
+     * after the dimm records. */
+    spd_inventory_read(n ? smb->dimms : NULL, n);
     if (n)
-        ui_text("  %-22s %-22s %9s  %-8s %-11s %-5s %s", "Slot", "Bank", "Size", "Type", "MT/s r/c", "Ranks",
-                "Manufacturer / part");
+        ui_text("  %-22s %-22s %9s  %-8s %-11s %-5s | %-17s %5s %-8s %-3s %-18s | %s", "Slot", "Bank", "Size", "Type",
+                "MT/s r/c", "Ranks", "SPD type", "MT/s", "CL-RCD-RP", "Rk", "SPD part", "Manufacturer / part");
     for (unsigned i = 0; i < n; i++)
-        emit_dimm_record(&smb->dimms[i]);
+        emit_dimm_record(smb->dimms, i);
     if (smb) {
         cpus.sockets = smb->nprocs;
         for (unsigned i = 0; i < smb->nprocs; i++)
             cpus.populated += smb->procs[i].populated;
     }
     dimm_summarize_cpus(n ? smb->dimms : NULL, n, smb ? &cpus : NULL, &sum);
-    /* The hook: SPD records, and SPD-based warnings into the summary. */
+    /* The spd records, and SPD-based warnings into the summary. */
     spd_inventory_emit(n ? smb->dimms : NULL, n, &sum);
     sum_done = true;
     emit_dimm_summary(&sum);

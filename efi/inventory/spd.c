@@ -153,6 +153,22 @@ static void decode_ddr3(struct spd_img *im)
     ddr3_identity(im);
 }
 
+/* Bytes 115-116 of an FB-DIMM: the JEDEC id of the AMB's maker, in the
+ * same (count, code) form as the module maker at 117-118 (JEDEC "SPD for
+ * Fully Buffered DIMM" rev 1.1, as EMC's spd_dimms_info.h
+ * SPD_DDR2_SDRAM_FBDIMM_INFO lays it out). Bytes 84-86 ("AMB read access
+ * time" at DDR2-800/667/533) are not decoded: coreboot's i5000 raminit
+ * (i5000_read_spd_data) reads them as the AMB's "cmd2datanxt" settings,
+ * not as times, and no reference here gives their unit. */
+static void fbdimm_amb(struct spd_img *im)
+{
+    struct spd_info *o = im->out;
+
+    if (spd_have(im, 115, 2) &&
+        spd_jep106_text(o->amb_vendor, sizeof(o->amb_vendor), im->b[115], im->b[116], &o->amb_bank))
+        o->amb_code = im->b[116];
+}
+
 /* Appendix X (FB-DIMM): byte 4 bank/column/row bits, 7 organization,
  * 9-10 MTB, 11 tCKmin, 14 tAAmin, 19 tRCD, 21 tRP, 22-23 tRAS. */
 static void decode_fbdimm(struct spd_img *im)
@@ -175,6 +191,7 @@ static void decode_fbdimm(struct spd_img *im)
                     mtb_ftb_ps(spd_byte(im, 19), 0, mtb_fs, 0), mtb_ftb_ps(spd_byte(im, 21), 0, mtb_fs, 0),
                     mtb_ftb_ps((uint32_t)(spd_byte(im, 22) & 0xf) << 8 | spd_byte(im, 23), 0, mtb_fs, 0));
     ddr3_identity(im);
+    fbdimm_amb(im);
 }
 
 /* ---- Entry ------------------------------------------------------------------------------ */

@@ -79,19 +79,25 @@ const char *spd_jep106_name(uint8_t bank, uint8_t code)
     return NULL;
 }
 
-void spd_set_mfr(struct spd_info *o, uint8_t count, uint8_t code)
+bool spd_jep106_text(char *out, size_t cap, uint8_t count, uint8_t code, uint8_t *bank)
 {
     const char *name;
 
     if ((count == 0 && code == 0) || (count == 0xff && code == 0xff))
-        return;
-    o->mfr_bank = (uint8_t)((count & 0x7f) + 1);
-    o->mfr_code = code;
-    name = spd_jep106_name(o->mfr_bank, code);
+        return false;
+    *bank = (uint8_t)((count & 0x7f) + 1);
+    name = spd_jep106_name(*bank, code);
     if (name)
-        bm_strlcpy(o->manufacturer, name, sizeof(o->manufacturer));
+        bm_strlcpy(out, name, cap);
     else
-        snprintf(o->manufacturer, sizeof(o->manufacturer), "JEP-106 bank %u code 0x%02x", o->mfr_bank, code);
+        snprintf(out, cap, "JEP-106 bank %u code 0x%02x", *bank, code);
+    return true;
+}
+
+void spd_set_mfr(struct spd_info *o, uint8_t count, uint8_t code)
+{
+    if (spd_jep106_text(o->manufacturer, sizeof(o->manufacturer), count, code, &o->mfr_bank))
+        o->mfr_code = code;
 }
 
 void spd_set_part(struct spd_info *o, const uint8_t *p, size_t n)

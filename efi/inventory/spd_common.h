@@ -14,6 +14,10 @@ uint8_t spd_byte(struct spd_img *im, size_t i);
 /* Is [off, off + n) inside the image? Marks it truncated when not. */
 bool spd_have(struct spd_img *im, size_t off, size_t n);
 
+/* A (continuation count with parity, code) pair, the DDR3+ form of a
+ * JEP-106 id, as a maker's name into out and its 1-based bank; false
+ * (out untouched) when the pair is blank (00 00 or ff ff). */
+bool spd_jep106_text(char *out, size_t cap, uint8_t count, uint8_t code, uint8_t *bank);
 /* Fill manufacturer from a (continuation count, code) pair: the DDR3+ form. */
 void spd_set_mfr(struct spd_info *o, uint8_t count, uint8_t code);
 /* Printable ASCII part number, trailing blanks cut. */

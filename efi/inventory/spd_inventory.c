@@ -44,6 +44,12 @@ static void emit_spd_record(const struct spd_dimm *s, const struct spd_raw *raw,
         id[0] = '\0';
     json_str(&r.j, "jep106", id);
     json_str(&r.j, "part", in->part);
+    json_str(&r.j, "amb_vendor", in->amb_vendor);
+    if (in->amb_bank)
+        snprintf(id, sizeof(id), "%u:0x%02x", in->amb_bank, in->amb_code);
+    else
+        id[0] = '\0';
+    json_str(&r.j, "amb_jep106", id);
     json_str(&r.j, "serial", in->serial);
     json_str(&r.j, "date", in->date);
     json_u64(&r.j, "speed_mts", in->speed_mts);
@@ -57,6 +63,8 @@ static void emit_spd_record(const struct spd_dimm *s, const struct spd_raw *raw,
     json_bool(&r.j, "truncated", in->truncated);
     json_u64(&r.j, "bytes_read", raw->len);
     json_str(&r.j, "note", raw->note);
+    spd_disagreement(s, d, id, sizeof(id));
+    json_str(&r.j, "smbios_disagrees", id);
     snprintf(human, sizeof(human), "  SPD %s %-22.22s %6llu MB  %-5s %-8s %4u CL%u-%u-%u-%u %s %s%s", addr,
              s->dimm_index >= 0 ? d[s->dimm_index].locator : "(no SMBIOS slot)", (unsigned long long)in->size_mb,
              in->mem_type, in->module_type, (unsigned)in->speed_mts, in->cl, in->trcd, in->trp, in->tras,
@@ -135,24 +143,69 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
     return ns;
 }
 
-void spd_inventory_emit(const struct dimm *d, unsigned n, struct dimm_summary *sum)
-{
-    static struct spd_raw raw[SPD_SLOTS];
-    static struct spd_dimm s[SPD_SLOTS];
+/* What spd_inventory_read() found, for the DIMM table and the records. */
+static struct {
+    bool read;
     int ns;
+    struct spd_raw raw[SPD_SLOTS];
+    struct spd_dimm s[SPD_SLOTS];
+} found;
 
+void spd_inventory_read(const struct dimm *d, unsigned n)
+{
+    memset(&found, 0, sizeof(found));
+    found.read = true;
+    found.ns = -1;
     if (spd_mode_set == SPD_MODE_OFF) {
         record_note("spd", "SPD not read (spd=off)");
         return;
     }
-    ns = read_spd(d, n, raw, s);
-    if (ns < 0)
+    found.ns = read_spd(d, n, found.raw, found.s);
+    if (found.ns < 0)
         return;
-    note_undecoded(raw, SPD_SLOTS);
-    spd_match_dimms(s, (unsigned)ns, d, n);
-    for (int i = 0; i < ns; i++)
+    note_undecoded(found.raw, SPD_SLOTS);
+    spd_match_dimms(found.s, (unsigned)found.ns, d, n);
+}
+
+const struct spd_dimm *spd_inventory_of_dimm(unsigned dimm_index)
+{
+    for (int i = 0; found.read && i < found.ns; i++)
+        if (found.s[i].dimm_index == (int)dimm_index)
+            return &found.s[i];
+    return NULL;
+}
+
+void spd_table_columns(char *buf, size_t cap, const struct spd_dimm *s, const struct dimm *d)
+{
+    char type[40], timing[24], ranks[8], differ[16];
+    const struct spd_info *in;
+
+    if (!s) {
+        snprintf(buf, cap, "%-17s %5s %-8s %-3s %-18s", "-", "-", "-", "-", "-");
+        return;
+    }
+    in = &s->info;
+    /* "DDR4 RDIMM"; an FB-DIMM's module type says it all. */
+    if (in->gen == SPD_GEN_DDR2_FB || !in->module_type[0])
+        snprintf(type, sizeof(type), "%s", in->gen == SPD_GEN_DDR2_FB ? in->module_type : in->mem_type);
+    else
+        snprintf(type, sizeof(type), "%s %s", in->mem_type, in->module_type);
+    snprintf(timing, sizeof(timing), "%u-%u-%u", in->cl, in->trcd, in->trp);
+    snprintf(ranks, sizeof(ranks), "%uR", in->ranks);
+    spd_disagreement(s, d, differ, sizeof(differ));
+    snprintf(buf, cap, "%-17.17s %5u %-8s %-3s %-18.18s%s%s", type, (unsigned)in->speed_mts, timing, ranks,
+             in->part[0] ? in->part : "-", differ[0] ? " DIFFERS: " : "", differ);
+}
+
+void spd_inventory_emit(const struct dimm *d, unsigned n, struct dimm_summary *sum)
+{
+    if (!found.read)
+        spd_inventory_read(d, n);
+    if (found.ns < 0)
+        return;
+    for (int i = 0; i < found.ns; i++)
         for (unsigned k = 0; k < SPD_SLOTS; k++)
-            if (raw[k].addr == s[i].addr)
-                emit_spd_record(&s[i], &raw[k], d);
-    spd_match_warnings(s, (unsigned)ns, d, n, sum);
+            if (found.raw[k].addr == found.s[i].addr)
+                emit_spd_record(&found.s[i], &found.raw[k], d);
+    spd_match_warnings(found.s, (unsigned)found.ns, d, n, sum);
 }

@@ -68,20 +68,38 @@ static bool speed_agrees(uint32_t smbios, uint32_t spd)
     return smbios * 200 >= spd * 98 && smbios * 200 <= spd * 102;
 }
 
+unsigned spd_disagreement(const struct spd_dimm *s, const struct dimm *d, char *out, size_t cap)
+{
+    unsigned bits = 0;
+
+    if (s->dimm_index >= 0) {
+        const struct dimm *m = &d[s->dimm_index];
+        if (s->info.size_mb && !m->size_unknown && m->size_mb != s->info.size_mb)
+            bits |= SPD_DISAGREE_SIZE;
+        if (!speed_agrees(m->speed_mts, s->info.speed_mts))
+            bits |= SPD_DISAGREE_SPEED;
+    }
+    if (cap)
+        snprintf(out, cap, "%s%s%s", bits & SPD_DISAGREE_SIZE ? "size" : "",
+                 bits == (SPD_DISAGREE_SIZE | SPD_DISAGREE_SPEED) ? ", " : "", bits & SPD_DISAGREE_SPEED ? "speed" : "");
+    return bits;
+}
+
 /* Size and speed of each matched pair. */
 static void warn_disagreements(const struct spd_dimm *s, unsigned ns, const struct dimm *d,
                                struct dimm_summary *sum)
 {
     for (unsigned i = 0; i < ns; i++) {
         const struct dimm *m;
+        unsigned bits = spd_disagreement(&s[i], d, NULL, 0);
         if (s[i].dimm_index < 0)
             continue;
         m = &d[s[i].dimm_index];
-        if (s[i].info.size_mb && !m->size_unknown && m->size_mb != s[i].info.size_mb)
+        if (bits & SPD_DISAGREE_SIZE)
             dimm_summary_warn(sum,
                               "SPD and SMBIOS disagree on size: %s is %u MB in SMBIOS, %llu MB in its SPD (0x%02x)",
                               m->locator, (unsigned)m->size_mb, (unsigned long long)s[i].info.size_mb, s[i].addr);
-        if (!speed_agrees(m->speed_mts, s[i].info.speed_mts))
+        if (bits & SPD_DISAGREE_SPEED)
             dimm_summary_warn(sum,
                               "SPD and SMBIOS disagree on speed: %s is rated %u MT/s in SMBIOS, %u MT/s in its SPD "
                               "(0x%02x)", m->locator, (unsigned)m->speed_mts, (unsigned)s[i].info.speed_mts, s[i].addr);

@@ -20,6 +20,12 @@ struct spd_dimm {
  * boards whose slots map 0x50, 0x51, ... in locator order). */
 void spd_match_dimms(struct spd_dimm *s, unsigned ns, const struct dimm *d, unsigned nd);
 
+/* Where a matched SPD and its SMBIOS slot disagree (bits), and the
+ * words for it ("size", "speed", "size, speed", "") into out. */
+#define SPD_DISAGREE_SIZE 1u
+#define SPD_DISAGREE_SPEED 2u
+unsigned spd_disagreement(const struct spd_dimm *s, const struct dimm *d, char *out, size_t cap);
+
 /* Append to sum the warnings SPD gives: SPD and SMBIOS disagree on size
  * or rated speed, DIMMs that SMBIOS omits, mixed SPD timings. */
 void spd_match_warnings(const struct spd_dimm *s, unsigned ns, const struct dimm *d, unsigned nd,

@@ -31,6 +31,10 @@ struct spd_info {
     uint8_t mfr_code;
     char manufacturer[48];   /* JEP-106 name, or "JEP-106 bank N code 0xNN" */
     char part[32];
+    /* FB-DIMM only: the maker of the module's Advanced Memory Buffer
+     * (bytes 115-116), "" for other generations or when blank. */
+    char amb_vendor[48];
+    uint8_t amb_bank, amb_code;
     char serial[12];         /* 8 hex digits, "" when blank */
     char date[12];           /* "2019-W23", "" when blank */
     uint32_t tck_ps;         /* minimum clock period */

@@ -1,6 +1,7 @@
 /* The HTML report page and its sink (html.h): the head, errors and notes,
  * the machine, burn-in, the footer. Disks and memory are in html_bench.c. */
 #include "html.h"
+#include "html_memmap.h"
 #include "html_bench.h"
 #include "html_svg.h"
 #include "platform.h"
@@ -23,6 +24,7 @@ static const char css[] =
     "figure{margin:8px 0}svg.chart{max-width:100%;height:auto;display:block}"
     "svg text{font:11px sans-serif}svg text.ct{font-weight:bold;font-size:13px;text-anchor:middle}"
     ".muted{color:#555}details{margin:6px 0}"
+    "#dimms{font-size:12px}#dimms td{overflow-wrap:anywhere}td.bar{width:45%}div.bar{height:12px;background:#4a6fa5}tr.slow div.bar{background:#b22222}"
     "@media print{@page{size:A4;margin:12mm}body{max-width:none;padding:0;font-size:11px}"
     "h2{break-after:avoid}figure,table,.msg{break-inside:avoid}details{display:block}"
     "details>*{display:block}}";
@@ -130,28 +132,42 @@ static void section_dimms(struct hout *o, const struct html_data *d)
     }
     if (!d->ndimms)
         return;
-    ho_raw(o, "<table id=\"dimms\"><tr><th>slot</th><th>bank</th><th>size</th><th>type</th><th>MT/s rated</th>"
-              "<th>MT/s configured</th><th>manufacturer</th><th>part</th></tr>");
+    ho_raw(o, "<table id=\"dimms\"><tr><th rowspan=\"2\">slot</th><th rowspan=\"2\">bank</th>"
+              "<th colspan=\"4\">SMBIOS</th><th colspan=\"6\">SPD</th>"
+              "<th rowspan=\"2\">manufacturer, part (SMBIOS)</th></tr>"
+              "<tr><th>size</th><th>type</th><th>MT/s rated</th><th>MT/s config.</th>"
+              "<th>module</th><th>MT/s</th><th>CL-tRCD-tRP</th><th>ranks</th><th>part</th>"
+              "<th>vs SMBIOS</th></tr>");
     for (unsigned i = 0; i < d->ndimms; i++) {
         const struct hd_dimm *m = &d->dimms[i];
         bool slow = m->configured_mts > 0 && m->speed_mts > m->configured_mts;
         ho_raw(o, m->size_mb == 0 ? "<tr class=\"muted\">" : "<tr>");
         html_td(o, m->locator);
-        html_td(o, m->bank);
-        if (m->size_mb < 0)
-            ho_raw(o, "<td class=\"warn\">unknown</td>");
+        html_td(o, m->no_slot ? "(no SMBIOS slot)" : m->bank);
+        if (m->no_slot)
+            ho_raw(o, "<td class=\"muted\">-</td><td class=\"muted\">-</td><td class=\"muted\">-</td>"
+                      "<td class=\"muted\">-</td>");
         else {
-            snprintf(b, sizeof(b), m->size_mb ? "%.0f MB" : "empty", m->size_mb);
-            html_td(o, b);
+            if (m->size_mb < 0)
+                ho_raw(o, "<td class=\"warn\">unknown</td>");
+            else {
+                snprintf(b, sizeof(b), m->size_mb ? "%.0f MB" : "empty", m->size_mb);
+                html_td(o, b);
+            }
+            html_td(o, m->mem_type);
+            html_td_num(o, m->speed_mts);
+            ho_raw(o, slow ? "<td class=\"n warn\">" : "<td class=\"n\">");
+            ho_num(o, m->configured_mts);
+            ho_raw(o, "</td>");
         }
-        html_td(o, m->mem_type);
-        html_td_num(o, m->speed_mts);
-        ho_raw(o, slow ? "<td class=\"n warn\">" : "<td class=\"n\">");
-        ho_num(o, m->configured_mts);
-        ho_raw(o, "</td>");
-        html_td(o, m->manufacturer);
-        html_td(o, m->part);
-        ho_raw(o, "</tr>");
+        html_spd_cells(o, m);
+        ho_raw(o, "<td>");
+        if (!m->no_slot) {
+            ho_text(o, m->manufacturer);
+            ho_raw(o, m->manufacturer[0] && m->part[0] ? ", " : "");
+            ho_text(o, m->part);
+        }
+        ho_raw(o, "</td></tr>");
     }
     ho_raw(o, "</table>\n");
     if (d->dropped_dimms)

@@ -1,6 +1,7 @@
 /* The report's benchmark sections: per disk a CrystalDiskMark-style table
  * and charts, the all-disks scaling curve, memory charts (html.h). */
 #include "html_bench.h"
+#include "html_memmap.h"
 #include "html_svg.h"
 
 /* CrystalDiskMark's window, rows in its order (T16 when disk=full ran it). */
@@ -333,7 +334,7 @@ void html_section_memory(struct hout *o, const struct html_data *d)
     struct chart c = { "loaded-latency", "Loaded latency vs bandwidth the other CPUs read", "load (GB/s)",
                        "latency per load (ns)", AXIS_LINEAR, AXIS_LINEAR, XFMT_NUM };
 
-    if (!d->nlat[0] && !d->nlat[1] && !d->nlat[2] && !d->nbw && !d->nloaded && !d->numa_nodes)
+    if (!d->nlat[0] && !d->nlat[1] && !d->nlat[2] && !d->nbw && !d->nloaded && !d->numa_nodes && !d->nregions)
         return;
     ho_raw(o, "<section id=\"memory\"><h2>Memory</h2>\n");
     if (d->mem_isa[0]) {
@@ -355,6 +356,7 @@ void html_section_memory(struct hout *o, const struct html_data *d)
         svg_heat_map(o, "numa-latency", "NUMA latency (ns), CPU node to memory node", "ns", d->numa_lat, d->numa_nodes);
         svg_heat_map(o, "numa-bandwidth", "NUMA read bandwidth (GB/s)", "GB/s", d->numa_bw, d->numa_nodes);
     }
+    html_memory_map(o, d);
     if (d->dropped_lat || d->dropped_bw || d->dropped_loaded || d->dropped_numa)
         ho_fmt(o, "<p class=\"cap\">Some memory points exceeded the page's caps (%u latency, %u bandwidth, %u "
                   "loaded, %u NUMA): they are in the .jsonl only.</p>",

@@ -109,6 +109,80 @@ static void on_dimm(struct html_data *d, const char *j)
     m->configured_mts = NUM(j, "configured_mts");
 }
 
+/* An spd record onto its slot's row (by locator), or a row of its own. */
+static void on_spd(struct html_data *d, const char *j)
+{
+    char locator[40] = "", module_type[16], addr[8];
+    struct hd_dimm *m = NULL;
+
+    STR(j, "locator", locator);
+    for (unsigned i = 0; locator[0] && i < d->ndimms && !m; i++)
+        if (!strcmp(d->dimms[i].locator, locator) && !d->dimms[i].has_spd)
+            m = &d->dimms[i];
+    if (!m) {
+        m = TAKE(d, dimms, ndimms, HD_MAX_DIMMS, dropped_dimms);
+        if (!m)
+            return;
+        STR(j, "address", addr);
+        snprintf(m->locator, sizeof(m->locator), "SPD %s", addr);
+        m->no_slot = true;
+        m->size_mb = NUM(j, "size_mb");
+        STR(j, "mem_type", m->mem_type);
+    }
+    m->has_spd = true;
+    STR(j, "mem_type", m->spd_type);
+    STR(j, "module_type", module_type);
+    if (!strcmp(module_type, "FB-DIMM") || !m->spd_type[0])
+        bm_strlcpy(m->spd_type, module_type, sizeof(m->spd_type));
+    else if (module_type[0])
+        snprintf(m->spd_type + strlen(m->spd_type), sizeof(m->spd_type) - strlen(m->spd_type), " %s", module_type);
+    STR(j, "part", m->spd_part);
+    STR(j, "smbios_disagrees", m->spd_differs);
+    STR(j, "amb_vendor", m->amb_vendor);
+    m->spd_mts = NUM(j, "speed_mts");
+    m->cl = NUM(j, "cl");
+    m->trcd = NUM(j, "trcd");
+    m->trp = NUM(j, "trp");
+    m->spd_ranks = NUM(j, "ranks");
+}
+
+/* A region again (a later burn-in pass) replaces the earlier one. */
+static void on_mem_region(struct html_data *d, const char *j)
+{
+    double idx = NUM(j, "index");
+    struct hd_region *r = NULL;
+
+    for (unsigned i = 0; i < d->nregions && !r; i++)
+        if (d->regions[i].index == idx)
+            r = &d->regions[i];
+    if (!r && !(r = TAKE(d, regions, nregions, HD_MAX_REGIONS, dropped_regions)))
+        return;
+    memset(r, 0, sizeof(*r));
+    r->index = idx;
+    r->base = NUM(j, "base");
+    r->bytes = NUM(j, "bytes");
+    r->node = js_get_num(j, "node", -1);
+    r->gbps = js_get_num(j, "read_gbps", -1);
+    r->measured = r->gbps >= 0;
+    r->latency_ns = NUM(j, "latency_ns");
+    r->slow = js_true(js_get(j, "slow"));
+    STR(j, "reason", r->reason);
+}
+
+static void on_mem_map_summary(struct html_data *d, const char *j)
+{
+    d->has_map_summary = true;
+    STR(j, "verdict", d->map_verdict);
+    d->map_seconds = NUM(j, "seconds");
+    d->map_seconds_per_gib = NUM(j, "seconds_per_gib");
+    for (const char *e = js_first(js_get(j, "slow_regions")); e; e = js_next(e)) {
+        double idx;
+        for (unsigned i = 0; js_num(e, &idx) && i < d->nregions; i++)
+            if (d->regions[i].index == idx)
+                d->regions[i].slow = true;
+    }
+}
+
 static void on_dimm_summary(struct html_data *d, const char *j)
 {
     d->has_dimm_summary = true;
@@ -350,6 +424,12 @@ void html_data_feed(struct html_data *d, const char *type, const char *j)
         on_dimm(d, j);
     else if (!strcmp(type, "dimm_summary"))
         on_dimm_summary(d, j);
+    else if (!strcmp(type, "spd"))
+        on_spd(d, j);
+    else if (!strcmp(type, "mem_region"))
+        on_mem_region(d, j);
+    else if (!strcmp(type, "mem_map_summary"))
+        on_mem_map_summary(d, j);
     else if (!strcmp(type, "pci"))
         on_pci(d, j);
     else if (!strcmp(type, "error") || !strcmp(type, "note"))

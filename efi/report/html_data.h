@@ -22,6 +22,7 @@
 #define HD_MAX_NUMA 8        /* nodes */
 #define HD_MAX_STATS 64      /* burn-in figures */
 #define HD_MAX_VERDICTS 64
+#define HD_MAX_REGIONS 64    /* memory map regions */
 
 #define HD_STR 96
 #define HD_LONG 320
@@ -37,6 +38,18 @@ struct hd_dimm {
     char locator[40], bank[40], mem_type[16], manufacturer[40], part[40];
     double size_mb;          /* <0: unknown */
     double speed_mts, configured_mts;
+    /* From its spd record, when one was read (a row of its own when the
+     * SPD matched no SMBIOS slot: no_slot). */
+    bool has_spd, no_slot;
+    char spd_type[32], spd_part[32], spd_differs[16], amb_vendor[40];
+    double spd_mts, cl, trcd, trp, spd_ranks;
+};
+
+/* One region of the measured memory map. */
+struct hd_region {
+    double index, base, bytes, latency_ns, gbps, node;   /* node <0: none */
+    bool measured, slow;
+    char reason[HD_STR];
 };
 
 struct hd_pci {
@@ -98,6 +111,12 @@ struct html_data {
     double populated, slots, total_mb;
     unsigned nwarn;
     char warnings[HD_MAX_WARN][HD_STR];
+    /* the measured memory map */
+    unsigned nregions, dropped_regions;
+    struct hd_region regions[HD_MAX_REGIONS];
+    bool has_map_summary;
+    char map_verdict[HD_LONG];
+    double map_seconds, map_seconds_per_gib;
     unsigned npci, dropped_pci;
     struct hd_pci pci[HD_MAX_PCI];
     /* messages (errors and notes) */

@@ -5,8 +5,7 @@
 #define DISK_BLOCK_COLS 70  /* one disk table: test, read MB/s IOPS p99, write MB/s IOPS p99 */
 #define DISK_BLOCK_GAP 3
 
-/* Text into the grid at (col, row), at most width cells. */
-static unsigned put(struct screen_grid *g, unsigned col, unsigned row, enum plat_colour colour, const char *s,
+unsigned screen_put(struct screen_grid *g, unsigned col, unsigned row, enum plat_colour colour, const char *s,
                     unsigned width)
 {
     unsigned n = 0;
@@ -22,6 +21,8 @@ static unsigned put(struct screen_grid *g, unsigned col, unsigned row, enum plat
     }
     return n;
 }
+
+#define put screen_put
 
 static void fill_row(struct screen_grid *g, unsigned row, enum plat_colour colour)
 {
@@ -272,6 +273,35 @@ static unsigned draw_disks(struct screen_grid *g, unsigned top, unsigned max_row
     return most;
 }
 
+/* The DIMM table and the memory map chart between the memory lines and
+ * the disks, each with a blank row after it; *rows (what is left for
+ * them and the disks) shrinks by what they take. Beside disks the DIMM
+ * table gets a fifth of it and the map a quarter (at least 3 and 6 rows),
+ * and the DIMM table yields when it alone would turn whole disk tables
+ * into the compact one (its facts are in the header, the text table and
+ * the report too); without disks they share all of it. */
+static unsigned draw_memory_tables(struct screen_grid *g, unsigned row, unsigned *rows, const struct screen_model *m)
+{
+    unsigned want_dimms = m->ndimms ? m->ndimms + 1 : 0, want_map = m->nregions ? m->nregions + 1 : 0;
+    unsigned dimm_rows = MIN(MIN(want_dimms, m->ndisks ? MAX(3u, *rows / 5) : MAX(3u, *rows / 2)), *rows);
+    unsigned map_rows = MIN(MIN(want_map, m->ndisks ? MAX(6u, *rows / 4) : *rows), *rows);
+    unsigned used = 0, n, left = *rows > map_rows + 1 ? *rows - map_rows - 1 : 0;
+
+    if (m->ndisks && disk_tables_fit(g, left, m) && !disk_tables_fit(g, left > dimm_rows ? left - dimm_rows - 1 : 0, m))
+        dimm_rows = 0;
+    n = screen_draw_dimms(g, row, dimm_rows, m);
+    if (n) {
+        used += n + 1;
+        *rows = *rows > n + 1 ? *rows - n - 1 : 0;
+    }
+    n = screen_draw_map(g, row + used, MIN(map_rows, *rows), m);
+    if (n) {
+        used += n + 1;
+        *rows = *rows > n + 1 ? *rows - n - 1 : 0;
+    }
+    return used;
+}
+
 /* Errors first (all that fit), then notes, then the latest free text. */
 static void draw_messages(struct screen_grid *g, unsigned top, unsigned bottom, const struct screen_model *m)
 {
@@ -327,9 +357,11 @@ void screen_layout(struct screen_grid *g, const struct screen_model *m, const st
     if (m->lat[3].bytes || m->bw_threads)
         row++;
     /* The bottom: errors and notes get at least a quarter of what is left
-     * when there are any; disks take the rest. */
+     * when there are any; the DIMM table and the memory map a share each
+     * (all of theirs when there are no disks); disks take the rest. */
     msg_rows = m->nmessages ? MIN(m->nmessages + 1, MAX(3u, (bottom - MIN(row, bottom)) / 4)) : 0;
     disk_rows = bottom > row + msg_rows ? bottom - row - msg_rows : 0;
+    row += draw_memory_tables(g, row, &disk_rows, m);
     row += draw_disks(g, row, disk_rows, m);
     draw_messages(g, row, bottom, m);
     if (m->final_line[0]) {

@@ -188,6 +188,7 @@ static void on_dimm_summary(struct screen_model *m, const char *json)
     snprintf(m->memory, sizeof(m->memory), "%llu MB in %llu of %llu DIMM slots",
              (unsigned long long)json_u64_or(json, "total_mb", 0), (unsigned long long)json_u64_or(json, "populated", 0),
              (unsigned long long)json_u64_or(json, "slots", 0));
+    m->dimm_slots = (unsigned)json_u64_or(json, "slots", 0);
     m->nwarnings = 0;
     /* The warnings array holds strings only: each one in turn. */
     for (w = w ? w + 12 : NULL; w && *w == '"' && m->nwarnings < SCREEN_WARNINGS;) {
@@ -356,6 +357,8 @@ void screen_model_record(struct screen_model *m, const char *type, const char *j
         on_system(m, json);
     } else if (!strcmp(type, "dimm_summary")) {
         on_dimm_summary(m, json);
+    } else if (!strcmp(type, "dimm") || !strcmp(type, "spd")) {
+        screen_model_memory_record(m, type, json);
     } else if (!strcmp(type, "disk")) {
         set_phase(m, "disks found", now_ns);
         on_disk(m, json);
@@ -368,6 +371,8 @@ void screen_model_record(struct screen_model *m, const char *type, const char *j
             on_mem_latency(m, json);
         else if (!strcmp(type, "mem_bandwidth"))
             on_mem_bandwidth(m, json);
+        else
+            screen_model_memory_record(m, type, json);
     } else if (!strcmp(type, "error") || !strcmp(type, "note")) {
         on_message(m, type, json);
     } else if (!strcmp(type, "end")) {

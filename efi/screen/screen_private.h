@@ -15,6 +15,8 @@
 #define SCREEN_MESSAGES 24
 #define SCREEN_TEXT_LINES 16
 #define SCREEN_WARNINGS 4
+#define SCREEN_DIMMS 48
+#define SCREEN_REGIONS 64
 
 /* One test's row of a disk table: read and write halves. */
 struct screen_test {
@@ -35,6 +37,28 @@ struct screen_disk {
 struct screen_lat {
     uint64_t bytes;
     double ns;
+};
+
+/* A populated DIMM: what SMBIOS says, and its SPD when one was read. */
+struct screen_dimm {
+    char locator[24];
+    uint32_t size_mb;          /* 0 with size_unknown: SMBIOS gave no size */
+    bool size_unknown;
+    uint32_t smbios_mts;
+    bool has_spd;
+    char spd_type[24];         /* "DDR4 RDIMM", "FB-DIMM" */
+    uint32_t spd_mts;
+    unsigned cl, trcd, trp, ranks;
+    char part[24];
+    char differs[16];          /* "size", "speed", "size, speed", "" */
+};
+
+/* One region of the memory map (mem_region). */
+struct screen_region {
+    unsigned index;
+    uint64_t base, bytes;
+    bool measured, slow;
+    double latency_ns, gbps;
 };
 
 struct screen_message {
@@ -63,6 +87,13 @@ struct screen_model {
     struct screen_lat lat[4];  /* L1, L2, L3, DRAM */
     double bw[3][2];           /* read/write/copy x 1 CPU / all CPUs, GB/s */
     unsigned bw_threads;
+    /* DIMMs (populated only) and the measured memory map. */
+    unsigned ndimms, dimms_unkept, dimm_slots;
+    struct screen_dimm dimms[SCREEN_DIMMS];
+    unsigned nregions, regions_unkept;
+    struct screen_region regions[SCREEN_REGIONS];
+    char map_verdict[160];
+    bool map_slow;             /* the summary names slow regions */
     /* Errors, notes, other text. */
     struct screen_message messages[SCREEN_MESSAGES];
     unsigned nmessages, errors, notes;
@@ -92,6 +123,18 @@ double screen_model_seconds_left(const struct screen_model *m, const struct conf
 /* Top-level fields of one of our own JSON records (the first match). */
 bool screen_json_str(const char *json, const char *key, char *out, size_t cap);
 bool screen_json_num(const char *json, const char *key, double *out);
+
+/* screen_map.c: dimm, spd, mem_region and mem_map_summary records into
+ * the model (false for other types). */
+bool screen_model_memory_record(struct screen_model *m, const char *type, const char *json);
+/* screen_map.c: the DIMM table and the memory map chart at row, in at
+ * most max_rows rows; they return the rows used. */
+struct screen_grid;
+unsigned screen_draw_dimms(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
+unsigned screen_draw_map(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
+/* Text into the grid at (col, row), at most width cells; returns cells written. */
+unsigned screen_put(struct screen_grid *g, unsigned col, unsigned row, enum plat_colour colour, const char *s,
+                    unsigned width);
 
 /* screen_layout.c: the whole picture for a grid of this size. */
 void screen_layout(struct screen_grid *g, const struct screen_model *m, const struct config *c, uint64_t now_ns);

@@ -4,7 +4,10 @@ guest, and the host build says it cannot place memory. Timings under TCG
 measure the emulator: these tests check coverage and structure. mem_max and
 mem_map_ms keep each region to a small buffer and a few milliseconds."""
 import os
+import re
 import subprocess
+import threading
+import time
 
 import qemu
 from test_mem import NUMA_ARGS
@@ -75,3 +78,56 @@ def test_mem_map_host_build_says_what_it_cannot():
     assert "cannot place memory at physical addresses" in p.stdout + p.stderr
     records = qemu.parse_records(p.stdout)
     assert not [r for r in records if r.get("type") in ("mem_region", "mem_map_summary")]
+
+
+def test_mem_map_chart_on_the_results_screen_4g():
+    """-m 4096 mem_map=quick on the fixed layout: the chart's title and one
+    bar line per region in the screen module's own grid (screen_dump=1),
+    the DIMM table above it; a screendump of the display for people
+    (BAREMARK_SCREENSHOT=path.png keeps it)."""
+    from test_screen import read_ppm, write_png
+    workdir = qemu.tempdir()
+    sock = os.path.join(workdir, "monitor.sock")
+    shot = os.path.join(workdir, "final.ppm")
+
+    def dump_at_end():
+        serial = os.path.join(workdir, "serial.log")
+        t0 = time.time()
+        while time.time() - t0 < 300:
+            if os.path.exists(serial) and b'"type":"end"' in open(serial, "rb").read():
+                break
+            time.sleep(0.5)
+        time.sleep(2)
+        qemu.monitor_command(sock, "screendump " + shot)
+
+    t = threading.Thread(target=dump_at_end, daemon=True)
+    t.start()
+    run = qemu.boot(options="mem=quick disk=off mem_max=1M mem_map=quick mem_map_ms=20 screen_dump=1", smp=2,
+                    memory_mib=4096, workdir=workdir, monitor=sock, graphics=True, timeout=300)
+    t.join(timeout=20)
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.end()["status"] == "ok", run.of_type("error")
+    regions = run.of_type("mem_region")
+    assert 8 <= len(regions) <= 9, regions
+    lines = run.one("screen")["lines"]
+    text = "\n".join(lines)
+    title = [i for i, l in enumerate(lines) if l.startswith(" Memory map: %d regions" % len(regions))]
+    assert title, text
+    bars = lines[title[0] + 1:title[0] + 1 + len(regions)]
+    for r, line in zip(regions, bars):
+        assert line.split()[0] == str(r["index"]), (r, line)
+        if r["latency_ns"] is None:
+            assert "not measured" in line, line
+        else:
+            # (the screen reads the record's decimal text itself: compare to a rounding step)
+            shown = float(re.search(r"([0-9.]+) GB/s", line).group(1))
+            assert abs(shown - r["read_gbps"]) <= 0.006 and "#" in line, (r, line)
+    # The fastest region's bar is the longest.
+    fastest = max((r for r in regions if r["read_gbps"]), key=lambda r: r["read_gbps"])
+    assert max(l.count("#") for l in bars) == bars[regions.index(fastest)].count("#"), bars
+    # QEMU's one SMBIOS DIMM, no SPD (q35's SMBus is left off by OVMF).
+    assert any(l.startswith("  DIMM 0") and "| -" in l for l in lines), text
+    assert os.path.exists(shot), "no screendump"
+    w, h, rgb = read_ppm(shot)
+    png = os.environ.get("BAREMARK_SCREENSHOT") or os.path.join(workdir, "mem_map.png")
+    write_png(png, w, h, rgb)

@@ -296,6 +296,76 @@ static void test_sink_rewrites_the_page_after_each_pass(void **state)
     unsetenv("BAREMARK_HOST_VOLUME");
 }
 
+/* The DIMM table's SPD columns: joined to the slot by locator, dashes
+ * where no SPD was read, a row of its own for an SPD without a slot, the
+ * disagreement marked, an FB-DIMM's AMB maker shown. */
+static void test_dimm_table_has_spd_columns(void **state)
+{
+    const char *row;
+
+    (void)state;
+    html_data_init(&d);
+    feed("{\"type\":\"dimm\",\"locator\":\"DIMM_A1\",\"bank\":\"P0\",\"size_mb\":8192,\"mem_type\":\"DDR4\","
+         "\"speed_mts\":3200,\"configured_mts\":3200,\"manufacturer\":\"Samsung\",\"part\":\"M393\"}");
+    feed("{\"type\":\"dimm\",\"locator\":\"DIMM_B1\",\"bank\":\"P0\",\"size_mb\":8192,\"mem_type\":\"DDR4\","
+         "\"speed_mts\":3200,\"configured_mts\":3200,\"manufacturer\":\"Samsung\",\"part\":\"M393\"}");
+    feed("{\"type\":\"spd\",\"address\":\"0x50\",\"locator\":\"DIMM_A1\",\"mem_type\":\"DDR4\","
+         "\"module_type\":\"RDIMM\",\"size_mb\":16384,\"ranks\":2,\"part\":\"M393A2K43DB3-CWE\","
+         "\"amb_vendor\":\"\",\"speed_mts\":3200,\"cl\":22,\"trcd\":22,\"trp\":22,\"smbios_disagrees\":\"size\"}");
+    feed("{\"type\":\"spd\",\"address\":\"0x53\",\"locator\":null,\"mem_type\":\"DDR2 FB-DIMM\","
+         "\"module_type\":\"FB-DIMM\",\"size_mb\":2048,\"ranks\":2,\"part\":\"18HF25672FD667\","
+         "\"amb_vendor\":\"Intel\",\"speed_mts\":667,\"cl\":5,\"trcd\":5,\"trp\":5,\"smbios_disagrees\":\"\"}");
+    render();
+    assert_non_null(strstr(page, "<th colspan=\"6\">SPD</th>"));
+    row = strstr(page, "<td>DIMM_A1</td>");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "<td>DDR4 RDIMM</td><td class=\"n\">3200</td><td>22-22-22</td><td class=\"n\">2</td>"
+                                "<td>M393A2K43DB3-CWE</td><td class=\"warn spd-differs\">differs: size</td>"));
+    row = strstr(page, "<td>DIMM_B1</td>");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "<td class=\"n\">3200</td><td class=\"muted\">-</td><td class=\"muted\">-</td>"));
+    row = strstr(page, "<td>SPD 0x53</td><td>(no SMBIOS slot)</td>");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "<td>FB-DIMM <span class=\"muted\">(AMB Intel)</span></td>"));
+    assert_int_equal(count(page, "spd-differs"), 1);
+}
+
+/* The memory map: one row per region, bars against the fastest, slow rows
+ * marked, regions not measured say why, the verdict above. */
+static void test_memory_map_chart(void **state)
+{
+    char rec[512];
+    const char *slow;
+
+    (void)state;
+    html_data_init(&d);
+    for (unsigned i = 0; i < 32; i++) {
+        snprintf(rec, sizeof(rec),
+                 "{\"type\":\"mem_region\",\"index\":%u,\"base\":%llu,\"end\":0,\"bytes\":4294967296,\"node\":%u,"
+                 "\"latency_ns\":%.1f,\"read_gbps\":%.2f,\"slow\":%s}",
+                 i, (unsigned long long)i << 32, i / 16, i >= 24 ? 130.0 : 90.0, i >= 24 ? 10.0 : 20.0,
+                 i >= 24 ? "true" : "false");
+        feed(rec);
+    }
+    feed("{\"type\":\"mem_region\",\"index\":32,\"base\":137438953472,\"bytes\":655360,\"node\":null,"
+         "\"latency_ns\":null,\"read_gbps\":null,\"reason\":\"too small for a buffer past the caches\"}");
+    feed("{\"type\":\"mem_map_summary\",\"regions\":33,\"slow_regions\":[24,25,26,27,28,29,30,31],"
+         "\"verdict\":\"8 of 33 regions more than 10% slower than the median\",\"seconds\":27.5,"
+         "\"seconds_per_gib\":0.2148}");
+    render();
+    assert_non_null(strstr(page, "<section id=\"memory\">"));
+    assert_non_null(strstr(page, "<table id=\"mem-map\">"));
+    assert_non_null(strstr(page, "<p class=\"warn map-verdict\">8 of 33 regions more than 10% slower than the median "
+                                 "(27.5 s, 0.215 s per GiB)</p>"));
+    assert_int_equal(count(page, "<div class=\"bar\" style=\"width:100.0%\">"), 24);
+    assert_int_equal(count(page, "<div class=\"bar\" style=\"width:50.0%\">"), 8);
+    assert_int_equal(count(page, "<tr class=\"slow\">"), 8);
+    slow = strstr(page, "<tr class=\"slow\">");
+    assert_non_null(strstr(slow, "<td class=\"n\">0x1800000000</td><td>4G</td><td class=\"n\">1</td>"
+                                 "<td class=\"n\">130.0</td><td class=\"n\">10.00</td>"));
+    assert_non_null(strstr(page, "not measured: too small for a buffer past the caches"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +379,8 @@ int main(void)
         cmocka_unit_test(test_extreme_numbers_still_render),
         cmocka_unit_test(test_html_path_replaces_the_extension),
         cmocka_unit_test(test_sink_rewrites_the_page_after_each_pass),
+        cmocka_unit_test(test_dimm_table_has_spd_columns),
+        cmocka_unit_test(test_memory_map_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,9 @@
 #include "record.h"
 #include "screen/screen.h"
 #include "screen/screen_private.h"
+#include "screen_sim.h"
 
 static struct config cfg;
-static char row_text[1024];
 
 /* Records as a QEMU run sends them (trimmed to the fields the screen reads). */
 static const char *const RUN = "{\"type\":\"run\",\"version\":\"0.1.0\",\"time\":\"2026-12-01T20:14:49\"}";
@@ -56,28 +56,6 @@ static const char *bandwidth(const char *op, unsigned threads, double gbps)
     snprintf(json, sizeof(json), "{\"type\":\"mem_bandwidth\",\"op\":\"%s\",\"threads\":%u,\"gbps\":%.3f}", op,
              threads, gbps);
     return json;
-}
-
-static void feed(struct sink *s, const char *json)
-{
-    char type[32];
-    assert_true(screen_json_str(json, "type", type, sizeof(type)));
-    s->record(s, type, json, NULL);
-}
-
-static const char *row(unsigned r)
-{
-    plat_sim_screen_row(r, row_text, sizeof(row_text));
-    return row_text;
-}
-
-/* The row holding text, or -1. */
-static int find_row(unsigned rows, const char *text)
-{
-    for (unsigned r = 0; r < rows; r++)
-        if (strstr(row(r), text))
-            return (int)r;
-    return -1;
 }
 
 static int find_col(unsigned r, const char *text)

@@ -65,6 +65,7 @@ static void build_fbdimm(void)
     img[14] = 60;         /* tAA 15 ns */
     img[19] = 60, img[21] = 60;
     img[22] = 0x00, img[23] = 180;   /* tRAS 45 ns */
+    img[115] = 0x80, img[116] = 0x89;   /* AMB: Intel, bank 1 */
     img[117] = 0x80, img[118] = 0x2c;
     img[120] = 0x07, img[121] = 0x31;
     img[122] = 0xde, img[123] = 0xad, img[124] = 0xbe, img[125] = 0xef;
@@ -199,6 +200,44 @@ static void test_fbdimm_decoded(void **state)
     check_module(&e);
     assert_int_equal(info.device_width, 8);
     assert_string_equal(info.serial, "DEADBEEF");
+}
+
+/* Bytes 115-116: the AMB's maker, JEP-106 like the module maker at 117. */
+static void test_fbdimm_amb_vendor_decoded(void **state)
+{
+    (void)state;
+    build_fbdimm();
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_string_equal(info.amb_vendor, "Intel");
+    assert_int_equal(info.amb_bank, 1);
+    assert_int_equal(info.amb_code, 0x89);
+    assert_string_equal(info.manufacturer, "Micron");
+
+    /* An IDT AMB on the same module. */
+    img[116] = 0xb3;
+    put_crc(0, 117, 126);
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_string_equal(info.amb_vendor, "IDT");
+    assert_true(info.crc_ok);
+
+    /* Blank bytes, and an image cut before them: no vendor. */
+    img[115] = 0, img[116] = 0;
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_string_equal(info.amb_vendor, "");
+    build_fbdimm();
+    assert_int_equal(spd_decode(img, 100, &info), BM_OK);
+    assert_string_equal(info.amb_vendor, "");
+    assert_true(info.truncated);
+}
+
+/* Bytes 115-116 of a DDR3 module are module-specific, not an AMB. */
+static void test_ddr3_has_no_amb_vendor(void **state)
+{
+    (void)state;
+    build_ddr3();
+    img[115] = 0x80, img[116] = 0x89;
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_string_equal(info.amb_vendor, "");
 }
 
 static void test_ddr3_udimm_decoded(void **state)
@@ -340,6 +379,8 @@ int main(void)
         cmocka_unit_test(test_ddr2_rdimm_decoded),
         cmocka_unit_test(test_ddr2_bad_checksum_reported),
         cmocka_unit_test(test_fbdimm_decoded),
+        cmocka_unit_test(test_fbdimm_amb_vendor_decoded),
+        cmocka_unit_test(test_ddr3_has_no_amb_vendor),
         cmocka_unit_test(test_ddr3_udimm_decoded),
         cmocka_unit_test(test_ddr3_bad_crc_reported),
         cmocka_unit_test(test_ddr3_truncated_before_part_number),

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "inventory/spd_inventory.h"
 #include "inventory/spd_match.h"
 
 static struct dimm_summary sum;
@@ -132,6 +133,55 @@ static void test_mixed_timings_warned(void **state)
     assert_non_null(warning("mixed SPD timings: 3200 CL22-22-22 (2), 2933 CL21-21-21 (1)"));
 }
 
+/* What the spd record's smbios_disagrees and the DIMM table's mark say. */
+static void test_disagreement_named_per_dimm(void **state)
+{
+    char why[16];
+
+    (void)state;
+    smbios(0, "DIMM_A1", 8192, 1600, "01020304");
+    smbios(1, "DIMM_B1", 16384, 1333, "0A0B0C0D");
+    smbios(2, "DIMM_C1", 16384, 800, "11121314");    /* MHz of a 1600 module */
+    spd(0, 0x50, 8192, 1600, 11, "01020304");
+    spd(1, 0x51, 8192, 1600, 11, "0A0B0C0D");
+    spd(2, 0x52, 16384, 1600, 11, "11121314");
+    spd(3, 0x53, 16384, 1600, 11, "FFEEDDCC");        /* no slot */
+    spd_match_dimms(s, 4, d, 3);
+    assert_int_equal(spd_disagreement(&s[0], d, why, sizeof(why)), 0);
+    assert_string_equal(why, "");
+    assert_int_equal(spd_disagreement(&s[1], d, why, sizeof(why)), SPD_DISAGREE_SIZE | SPD_DISAGREE_SPEED);
+    assert_string_equal(why, "size, speed");
+    assert_int_equal(spd_disagreement(&s[2], d, why, sizeof(why)), 0);
+    assert_int_equal(spd_disagreement(&s[3], d, why, sizeof(why)), 0);
+    s[1].info.speed_mts = 1333;
+    assert_int_equal(spd_disagreement(&s[1], d, why, sizeof(why)), SPD_DISAGREE_SIZE);
+    assert_string_equal(why, "size");
+}
+
+/* The text DIMM table's SPD columns: dashes without SPD, the mark with. */
+static void test_text_table_spd_columns(void **state)
+{
+    char cols[160];
+
+    (void)state;
+    smbios(0, "DIMM_A1", 16384, 3200, "01020304");
+    spd(0, 0x50, 8192, 3200, 22, "01020304");
+    bm_strlcpy(s[0].info.mem_type, "DDR4", sizeof(s[0].info.mem_type));
+    bm_strlcpy(s[0].info.module_type, "RDIMM", sizeof(s[0].info.module_type));
+    bm_strlcpy(s[0].info.part, "M393A1K43BB1-CTD", sizeof(s[0].info.part));
+    s[0].info.ranks = 1;
+    spd_match_dimms(s, 1, d, 1);
+    spd_table_columns(cols, sizeof(cols), &s[0], d);
+    assert_string_equal(cols, "DDR4 RDIMM         3200 22-22-22 1R  M393A1K43BB1-CTD   DIFFERS: size");
+    spd_table_columns(cols, sizeof(cols), NULL, d);
+    assert_string_equal(cols, "-                     - -        -   -                 ");
+    s[0].info.gen = SPD_GEN_DDR2_FB;
+    bm_strlcpy(s[0].info.module_type, "FB-DIMM", sizeof(s[0].info.module_type));
+    s[0].info.size_mb = 16384;
+    spd_table_columns(cols, sizeof(cols), &s[0], d);
+    assert_string_equal(cols, "FB-DIMM            3200 22-22-22 1R  M393A1K43BB1-CTD  ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +192,8 @@ int main(void)
         cmocka_unit_test(test_speed_in_mhz_is_not_a_disagreement),
         cmocka_unit_test(test_dimm_smbios_omits_warned),
         cmocka_unit_test(test_mixed_timings_warned),
+        cmocka_unit_test(test_disagreement_named_per_dimm),
+        cmocka_unit_test(test_text_table_spd_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
