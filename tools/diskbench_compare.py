@@ -151,9 +151,9 @@ def kernel_cmdline(tests, runtime, ramp, extra="", variants=("libaio",), smp=2):
 
 def machine_args(smp=2, memory_mib=1024, kvm=False, cpu=None):
     """What qemu_harness.boot() gives baremark, minus OVMF and the stick.
-    cpu=None keeps QEMU's default CPU model: under TCG, -cpu max made the
-    fio guest slower (glibc picks AVX2 string functions that TCG emulates
-    slowly); the device model does not depend on it."""
+    cpu=None keeps QEMU's default CPU model, as the plain guest that the
+    tool's guest is measured against (README "Comparing with Linux fio");
+    the device model does not depend on it, and -cpu max was not faster."""
     args = ["-machine", "q35", "-m", str(memory_mib), "-smp", str(smp), "-nographic", "-no-reboot",
             "-monitor", "none", "-net", "none", "-device", "qemu-xhci,id=xhci"]
     if kvm:
