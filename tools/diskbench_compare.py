@@ -129,13 +129,26 @@ def linux_variants(kind, wanted=None):
     return [v for v in wanted if v != NVME_POLL_VARIANT or kind == "nvme"]
 
 
+# Polled io_uring only for requests the block layer does not split: on
+# Debian 12's 6.1 kernel a polled SEQ1M-Q8T1 on QEMU's NVMe (MDTS 512 KiB,
+# so every 1 MiB read is two requests) never completed (fio hung until
+# the guest's timeout, measured), so the larger tests run without it.
+POLL_MAX_BS = 128 << 10
+
+
+def test_variants(test, variants):
+    """The engines one test runs with (polled io_uring only up to POLL_MAX_BS)."""
+    bs = parse_test_name(test)["bs"]
+    return [v for v in variants if v != NVME_POLL_VARIANT or bs <= POLL_MAX_BS]
+
+
 def fio_job_param(tests, variants=("libaio",)):
     """The bm.jobs= kernel parameter the guest's /init turns into fio
     sections, NAME@ENGINE, every engine of a test before the next test."""
     parts = []
     for t in tests:
         p = parse_test_name(t)
-        for v in variants:
+        for v in test_variants(t, variants):
             parts.append("%s:%s:%s:%d:%s" % (t, p["rw"], p["bs_text"], p["qd"], v))
     return "bm.jobs=" + ",".join(parts)
 
