@@ -339,6 +339,35 @@ def summary_rows(device, tests, native, firmware, linux):
     return rows
 
 
+def round_ratios(rows, rounds):
+    """Add to each summary row the two ratios of every round on its own
+    (rounds: {"fio": [by variant], "native": [...], "firmware": [...]} of
+    the row's device, one entry per round): on a shared machine a ratio
+    taken within one round means more than a ratio of medians."""
+    n = max([len(rounds.get(s) or []) for s in SIDES] + [0])
+    for r in rows:
+        r["round_ratios"] = []
+        for k in range(n):
+            def pick(side):
+                lst = rounds.get(side) or []
+                return lst[k] if k < len(lst) else None
+            one = summary_rows(r["device"], [r["test"]], pick("native"), pick("firmware"), pick("fio"))[0]
+            r["round_ratios"].append({"native_over_firmware": one["native_over_firmware"],
+                                      "native_over_best_linux": one["native_over_best_linux"],
+                                      "best_linux_variant": one["best_linux_variant"]})
+    return rows
+
+
+def format_round_ratios(rows):
+    """The ratios round by round, under the summary table."""
+    lines = [["device", "test", "native/fw by round", "native/Linux by round"]]
+    for r in rows:
+        rr = r.get("round_ratios") or []
+        lines.append([r["device"], r["test"], " ".join(_x(x["native_over_firmware"]) for x in rr),
+                      " ".join(_x(x["native_over_best_linux"]) for x in rr)])
+    return _columns(lines)
+
+
 def _side(results, test):
     r = results.get(test) if results else None
     if r is None:
@@ -758,7 +787,7 @@ def main(argv=None):
             summary.setdefault("sweep", {})[dev] = sweep_rows(args.latency_ns, native,
                                                               {t: r for t, r in best.items() if r})
         else:
-            rows += summary_rows(dev, tests, native, firmware, linux)
+            rows += round_ratios(summary_rows(dev, tests, native, firmware, linux), results[dev])
     if not args.latency_sweep:
         summary["results"] = rows
     if args.json:
@@ -776,6 +805,8 @@ def main(argv=None):
                 print(format_sweep(summary["sweep"][dev], args.latency_ns), end="")
         else:
             print(format_summary(rows), end="")
+            if args.rounds > 1:
+                print(format_round_ratios(rows), end="")
         for n in summary["load_notes"]:
             print("load: " + n)
     # Figures are printed, not judged; a run where no side produced any is a failure of the tool.

@@ -270,6 +270,20 @@ def test_median_of_rounds_keeps_one_whole_run():
     assert dc.median_linux([None, None]) == {}
 
 
+def test_ratios_round_by_round():
+    rounds = {"fio": [{"libaio": {"T": {"iops": 100}}, "io_uring": {"T": {"iops": 200}}},
+                      {"libaio": {"T": {"iops": 50}}}, None],
+              "native": [{"T": {"iops": 400}}, {"T": {"iops": 25}}, {"T": {"iops": 30}}],
+              "firmware": [{"T": {"iops": 800}}, {"T": {"iops": 50}}]}
+    rows = dc.round_ratios([{"device": "nvme", "test": "T"}], rounds)
+    rr = rows[0]["round_ratios"]
+    assert [x["native_over_firmware"] for x in rr] == [0.5, 0.5, None]
+    assert [x["native_over_best_linux"] for x in rr] == [2.0, 0.5, None]
+    assert [x["best_linux_variant"] for x in rr] == ["io_uring", "libaio", None]
+    text = dc.format_round_ratios(rows)
+    assert text.splitlines()[2].split() == ["nvme", "T", "0.50x", "0.50x", "-", "2.00x", "0.50x", "-"], text
+
+
 def test_rounds_interleave_every_side_of_every_device():
     order = dc.run_order(["nvme", "ahci"], 2)
     assert order == [(0, "nvme", "fio"), (0, "nvme", "native"), (0, "nvme", "firmware"),
