@@ -795,9 +795,10 @@ def main(argv=None):
     else:
         what = "null-co, %d us per request" % (args.latency_ns // 1000) if args.latency_sweep or args.fixed_latency \
             else "%d MiB raw image" % args.disk_mib
-        print("%s (%s), q35 -smp 2, %s, %d s per test, %d round%s, Linux %s (%s)" % (
+        linux = ", Linux %s (%s)" % (guest[2], args.kernel_args or "no extra args") if guest else ""
+        print("%s (%s), q35 -smp 2, %s, %d s per test, %d round%s%s" % (
             ",".join(args.devices), what, "KVM" if kvm else "TCG", seconds, args.rounds,
-            "" if args.rounds == 1 else "s", summary.get("linux_kernel"), args.kernel_args or "no extra args"))
+            "" if args.rounds == 1 else "s", linux))
         print_run_info(info)
         if args.latency_sweep:
             for dev in args.devices:
