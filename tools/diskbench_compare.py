@@ -529,7 +529,8 @@ def run_linux_fio(guest, tests, runtime, ramp, drive, devices, label, kvm, disk_
         os.unlink(serial_path)
     cmd = linux_qemu_cmd(kernel, initrd, kernel_cmdline(tests, runtime, ramp, kernel_args, variants), drive,
                          devices, serial_path, kvm=kvm, cpu=cpu)
-    timeout = 240 + len(tests) * len(variants) * (runtime + ramp) * 3
+    # above the guest's own fio limit (init: 3x the plan + 60 s) plus a slow boot
+    timeout = 360 + len(tests) * len(variants) * (runtime + ramp) * 3
     log("Linux fio %s: %s (%d s each, %d s ramp)" % ("/".join(variants), ", ".join(tests), runtime, ramp))
     t0 = time.time()
     try:
