@@ -34,9 +34,9 @@ def fio_job(name, iops, bs, runtime_ms=10000, p50_ns=30000, p99_ns=90000, p999_n
 
 
 FIO_OUTPUT = {"fio version": "fio-3.33", "jobs": [
-    fio_job("RND4K-Q32T1", 27000.5, 4096),
-    fio_job("RND4K-Q1T1", 6900.0, 4096),
-    fio_job("SEQ1M-Q8T1", 6200.0, 1 << 20),
+    fio_job("RND4K-Q32T1@libaio", 27000.5, 4096),
+    fio_job("RND4K-Q1T1@libaio", 6900.0, 4096),
+    fio_job("SEQ1M-Q8T1@libaio", 6200.0, 1 << 20),
 ]}
 
 
@@ -66,9 +66,11 @@ def test_fio_json_missing_when_guest_stopped_early():
 
 def test_fio_results_read_side_in_baremark_units():
     res = dc.fio_results(FIO_OUTPUT)
-    assert sorted(res) == ["RND4K-Q1T1", "RND4K-Q32T1", "SEQ1M-Q8T1"]
+    assert sorted(res) == ["RND4K-Q1T1@libaio", "RND4K-Q32T1@libaio", "SEQ1M-Q8T1@libaio"]
+    res = dc.fio_by_variant(res)["libaio"]
     q32 = res["RND4K-Q32T1"]
     assert q32["iops"] == 27000.5 and q32["qd"] == 32 and q32["bs"] == 4096
+    assert q32["test"] == "RND4K-Q32T1" and q32["variant"] == "libaio"
     assert abs(q32["mbps"] - 27000 * 4096 / 1e6) < 0.01  # MB/s = 10^6 bytes/s, as in baremark
     assert q32["seconds"] == 10.0 and q32["ios"] == 270005
     assert q32["lat_us"] == {"mean": 41.0, "p50": 30.0, "p99": 90.0, "p999": 150.0, "max": 901.0}
@@ -86,10 +88,50 @@ def test_test_names_map_to_fio_jobs():
             continue
         raise AssertionError("accepted " + bad)
     assert dc.fio_job_param(["RND4K-Q32T1", "SEQ1M-Q8T1"]) == \
-        "bm.jobs=RND4K-Q32T1:randread:4k:32,SEQ1M-Q8T1:read:1m:8"
+        "bm.jobs=RND4K-Q32T1:randread:4k:32:libaio,SEQ1M-Q8T1:read:1m:8:libaio"
     cmdline = dc.kernel_cmdline(["RND4K-Q1T1"], 10, 2)
     assert "console=ttyS0" in cmdline and "bm.runtime=10" in cmdline and "bm.ramp=2" in cmdline
     assert " mitigations=off nokaslr " in dc.kernel_cmdline(["RND4K-Q1T1"], 10, 2, "mitigations=off nokaslr")
+
+
+def test_linux_variants_polled_io_uring_only_on_nvme():
+    assert dc.linux_variants("nvme") == ["libaio", "io_uring", "io_uring_poll"]
+    for kind in ("ahci", "megasas-gen2", "mptsas"):
+        assert dc.linux_variants(kind) == ["libaio", "io_uring"], kind
+    assert dc.linux_variants("ahci", ["io_uring_poll", "libaio"]) == ["libaio"]
+    try:
+        dc.linux_variants("nvme", ["spdk"])
+    except ValueError as e:
+        assert "spdk" in str(e)
+    else:
+        raise AssertionError("an unknown fio engine must be refused")
+    # every engine of a test, then the next test; poll queues only when polled io_uring runs
+    cmd = dc.kernel_cmdline(["RND4K-Q32T1", "RND4K-Q1T1"], 5, 1, dc.LINUX_KERNEL_ARGS, dc.linux_variants("nvme"))
+    assert "bm.jobs=RND4K-Q32T1:randread:4k:32:libaio,RND4K-Q32T1:randread:4k:32:io_uring," \
+        "RND4K-Q32T1:randread:4k:32:io_uring_poll,RND4K-Q1T1:randread:4k:1:libaio," in cmd, cmd
+    assert " nvme.poll_queues=2 " in cmd
+    # a polled 1 MiB read (split in two on QEMU's NVMe) hung the 6.1 guest: sequential runs unpolled
+    cmd = dc.kernel_cmdline(["SEQ1M-Q8T1"], 5, 1, "", dc.linux_variants("nvme"))
+    assert "bm.jobs=SEQ1M-Q8T1:read:1m:8:libaio,SEQ1M-Q8T1:read:1m:8:io_uring " in cmd, cmd
+    assert "nvme.poll_queues" not in dc.kernel_cmdline(["RND4K-Q1T1"], 5, 1, "", dc.linux_variants("ahci"))
+
+
+def test_linux_guest_best_configuration_by_default():
+    args = dc.parse_args([])
+    # the two that made the tool's guest slow (hpet clocksource, retpolines)
+    assert "mitigations=off" in args.kernel_args.split() and "tsc=reliable" in args.kernel_args.split()
+    assert args.linux_cpu is None and args.devices == ["nvme"]
+    cmd = dc.linux_qemu_cmd("k", "i", "", "d", [], "s")
+    assert "-cpu" not in cmd, "QEMU's default CPU model, as the plain guest"
+    assert "max" in dc.linux_qemu_cmd("k", "i", "", "d", [], "s", cpu="max")
+    assert dc.parse_args(["--device", "nvme,ahci,megasas-gen2,mptsas"]).devices == \
+        ["nvme", "ahci", "megasas-gen2", "mptsas"]
+    for bad in (["--device", "nvme,scsi"], ["--fio-variants", "sync"], ["--skip", "linux"]):
+        try:
+            dc.parse_args(bad)
+        except SystemExit:
+            continue
+        raise AssertionError("accepted %r" % bad)
 
 
 def test_both_guests_get_the_same_device_lines():
@@ -141,21 +183,54 @@ def test_baremark_results_of_the_benchmark_disk_only():
     assert dc.baremark_results(RECORDS, serial="NOPE") == (None, {})
 
 
-def test_ratios_and_table():
-    fio = dc.fio_results(FIO_OUTPUT)
+FIO_VARIANTS = {"fio version": "fio-3.33", "jobs": [
+    fio_job("RND4K-Q32T1@libaio", 27000.5, 4096),
+    fio_job("RND4K-Q32T1@io_uring", 29000.0, 4096),
+    fio_job("RND4K-Q32T1@io_uring_poll", 31000.0, 4096),
+    fio_job("RND4K-Q1T1@libaio", 6900.0, 4096),
+    fio_job("RND4K-Q1T1@io_uring", 6500.0, 4096),
+    fio_job("RND4K-Q1T1@io_uring_poll", 9000.0, 4096),
+    fio_job("SEQ1M-Q8T1@libaio", 6200.0, 1 << 20),
+    fio_job("SEQ1M-Q8T1@io_uring", 6300.0, 1 << 20),
+]}
+
+
+def test_best_linux_is_the_fastest_variant_per_test():
+    linux = dc.fio_by_variant(dc.fio_results(FIO_VARIANTS))
+    assert sorted(linux) == ["io_uring", "io_uring_poll", "libaio"]
+    assert dc.best_linux(linux, "RND4K-Q32T1")[0] == "io_uring_poll"
+    assert dc.best_linux(linux, "SEQ1M-Q8T1")[0] == "io_uring", "a variant that did not run a test is skipped"
+    linux["io_uring_poll"]["RND4K-Q1T1"]["error"] = 95  # EOPNOTSUPP: hipri without poll queues
+    assert dc.best_linux(linux, "RND4K-Q1T1")[0] == "libaio", "a failed variant must not be the denominator"
+    assert dc.best_linux(linux, "RND4K-Q8T1") == (None, None) and dc.best_linux({}, "RND4K-Q1T1") == (None, None)
+
+
+def test_summary_table_per_device_with_best_linux_ratios():
+    linux = dc.fio_by_variant(dc.fio_results(FIO_VARIANTS))
     _, native = dc.baremark_results(RECORDS)
-    firmware = {"RND4K-Q32T1": result("fw1", "RND4K-Q32T1", 1500, 1)}
-    rows = dc.compare_rows(["RND4K-Q32T1", "RND4K-Q1T1", "SEQ1M-Q8T1"], fio, native, firmware)
-    q32, q1, seq = rows
-    assert abs(q32["native_over_fio"] - 30000 / 27000.5) < 1e-9
-    assert q32["native_over_firmware"] == 20.0
-    assert q1["native_over_firmware"] is None and q1["firmware"] is None
-    assert seq["native"] is None and seq["native_over_fio"] is None and seq["fio"]["iops"] == 6200.0
-    table = dc.format_table(rows)
+    firmware = {"RND4K-Q32T1": result("fw1", "RND4K-Q32T1", 1550, 1)}
+    rows = dc.summary_rows("nvme", ["RND4K-Q32T1", "RND4K-Q1T1", "SEQ1M-Q8T1"], native, firmware, linux)
+    rows += dc.summary_rows("ahci", ["RND4K-Q32T1"], {"RND4K-Q32T1": result("sda", "RND4K-Q32T1", 20000, 32)},
+                            None, {"libaio": {"RND4K-Q32T1": {"iops": 10000.0, "qd": 32}}})
+    q32, q1, seq, ahci = rows
+    assert q32["best_linux_variant"] == "io_uring_poll" and q32["best_linux"]["iops"] == 31000.0
+    assert abs(q32["native_over_best_linux"] - 30000 / 31000) < 1e-9
+    assert abs(q32["native_over_firmware"] - 30000 / 1550) < 1e-9
+    assert q1["native_over_best_linux"] == 7000 / 9000 and q1["firmware"] is None
+    assert q1["native_over_firmware"] is None
+    assert seq["native"] is None and seq["native_over_best_linux"] is None and seq["best_linux_variant"] == "io_uring"
+    assert ahci["device"] == "ahci" and ahci["native_over_best_linux"] == 2.0 and ahci["firmware"] is None
+    table = dc.format_summary(rows)
     lines = table.splitlines()
-    assert lines[0].split()[0] == "test" and len(lines) == 2 + 3 + 1, table
-    assert "30,000" in lines[2] and "27,000" in lines[2] and "20.00x" in lines[2] and "1.11x" in lines[2], table
-    assert lines[5] == "note: firmware ran RND4K-Q32T1 at queue depth 1", table
+    assert lines[0].split() == ["device", "test", "unit", "native", "firmware", "fio", "libaio", "fio", "io_uring",
+                                "fio", "io_uring_poll", "best", "Linux", "native/fw", "native/Linux"], lines[0]
+    assert len(lines) == 2 + 4 + 1, table
+    assert lines[2].split() == ["nvme", "RND4K-Q32T1", "IOPS", "30,000", "1,550", "27,000", "29,000", "31,000",
+                                "io_uring_poll", "19.35x", "0.97x"], lines[2]
+    assert lines[4].split()[:3] == ["nvme", "SEQ1M-Q8T1", "MB/s"] and "6,606" in lines[4], lines[4]
+    assert lines[5].split() == ["ahci", "RND4K-Q32T1", "IOPS", "20,000", "-", "10,000", "-", "-", "libaio", "-",
+                                "2.00x"], lines[5]
+    assert lines[6] == "note: nvme: firmware ran RND4K-Q32T1 at queue depth 1", table
     json.dumps(rows)  # the --json summary must serialise
 
 
@@ -182,8 +257,54 @@ def test_median_of_rounds_keeps_one_whole_run():
     runs = [{"T": {"iops": 3, "mbps": 30}}, {"T": {"iops": 1, "mbps": 10}}, {"T": {"iops": 2, "mbps": 20}}, None]
     med = dc.median_results(runs)
     assert med["T"]["iops"] == 2 and med["T"]["mbps"] == 20 and med["T"]["iops_rounds"] == [1, 2, 3]
+    assert med["T"]["iops_spread"] == 1.0  # (3 - 1) / 2
     assert dc.median_results([None]) == {}
     assert dc.median_results([{"T": {"iops": 5}}]) == {"T": {"iops": 5}}
+    # Linux: the median per engine, then the best engine of the medians
+    rounds = [{"libaio": {"T": {"iops": 10}}, "io_uring": {"T": {"iops": 30}}},
+              {"libaio": {"T": {"iops": 20}}, "io_uring": {"T": {"iops": 5}}},
+              {"libaio": {"T": {"iops": 15}}, "io_uring": {"T": {"iops": 12}}}, None]
+    med = dc.median_linux(rounds)
+    assert med["libaio"]["T"]["iops"] == 15 and med["io_uring"]["T"]["iops"] == 12
+    assert dc.best_linux(med, "T")[0] == "libaio", "one lucky round must not make a variant the best"
+    assert dc.median_linux([None, None]) == {}
+
+
+def test_ratios_round_by_round():
+    rounds = {"fio": [{"libaio": {"T": {"iops": 100}}, "io_uring": {"T": {"iops": 200}}},
+                      {"libaio": {"T": {"iops": 50}}}, None],
+              "native": [{"T": {"iops": 400}}, {"T": {"iops": 25}}, {"T": {"iops": 30}}],
+              "firmware": [{"T": {"iops": 800}}, {"T": {"iops": 50}}]}
+    rows = dc.round_ratios([{"device": "nvme", "test": "T"}], rounds)
+    rr = rows[0]["round_ratios"]
+    assert [x["native_over_firmware"] for x in rr] == [0.5, 0.5, None]
+    assert [x["native_over_best_linux"] for x in rr] == [2.0, 0.5, None]
+    assert [x["best_linux_variant"] for x in rr] == ["io_uring", "libaio", None]
+    text = dc.format_round_ratios(rows)
+    assert text.splitlines()[2].split() == ["nvme", "T", "0.50x", "0.50x", "-", "2.00x", "0.50x", "-"], text
+
+
+def test_rounds_interleave_every_side_of_every_device():
+    order = dc.run_order(["nvme", "ahci"], 2)
+    assert order == [(0, "nvme", "fio"), (0, "nvme", "native"), (0, "nvme", "firmware"),
+                     (0, "ahci", "fio"), (0, "ahci", "native"), (0, "ahci", "firmware"),
+                     (1, "nvme", "fio"), (1, "nvme", "native"), (1, "nvme", "firmware"),
+                     (1, "ahci", "fio"), (1, "ahci", "native"), (1, "ahci", "firmware")]
+    assert dc.run_order(["ahci"], 1, ("native",)) == [(0, "ahci", "native")]
+
+
+def test_load_note_says_when_the_machine_was_busy():
+    quiet = [{"load": [0.5, 0.8], "calib_s": 0.020}, {"load": [0.9, 1.1], "calib_s": 0.022}]
+    notes = dc.load_notes(quiet, 2)
+    assert len(notes) == 1 and notes[0].startswith("machine quiet: load average at most 1.1 on 2 CPUs"), notes
+    loaded = [{"load": [6.5, 9.1], "calib_s": 0.020}, {"load": [7.0, 8.0], "calib_s": 0.021}]
+    notes = dc.load_notes(loaded, 2)
+    assert len(notes) == 1 and notes[0].startswith("machine loaded: 1-minute load average 6.5 to 9.1 on 2 CPUs")
+    drift = [{"load": [0.5, 0.5], "calib_s": 0.020}, {"load": [1.0, 1.0], "calib_s": 0.050}]
+    notes = dc.load_notes(drift, 2)
+    assert notes == ["machine speed drifted: a fixed calibration loop took 20 to 50 ms between boots (2.5x)"], notes
+    assert dc.load_notes([], 2) == []
+    assert dc.calibration_loop_s(1000) > 0
 
 
 MODULES_DEP = """kernel/drivers/nvme/host/nvme.ko.xz: kernel/drivers/nvme/host/nvme-core.ko.xz kernel/lib/crc64.ko.xz
