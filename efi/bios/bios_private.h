@@ -34,6 +34,8 @@ void bios_clock_init(void);
 void bios_console_init(void);
 void bios_load_options_init(const uint8_t *zero_page);
 void bios_firmware_init(void);
+/* The baremark_stick=GUID word of the loader's command line ("" if none). */
+const char *bios_stick_guid(void);
 void bios_idt_init(void);
 /* Write straight to the screen and the first COM port, for a message when
  * nothing else may work (exception, no memory). */

@@ -9,11 +9,26 @@
 
 static char cmdline[CMDLINE_MAX + 16];
 
-/* SYSLINUX and GRUB put these words of their own first. */
+/* The GPT disk GUID of the stick we booted from: boot/mkimage.sh puts it on
+ * the SYSLINUX APPEND line as baremark_stick=GUID ("" when absent). */
+static char stick_guid[40];
+
+/* SYSLINUX and GRUB put these words of their own first; baremark_stick= is
+ * boot/mkimage.sh's, for the platform and not an option. */
 static bool loader_word(const char *w)
 {
+    if (!strncmp(w, "baremark_stick=", 15)) {
+        size_t n = strcspn(w + 15, " ");
+        if (n < sizeof(stick_guid)) {
+            memcpy(stick_guid, w + 15, n);
+            stick_guid[n] = '\0';
+        }
+        return true;
+    }
     return !strncmp(w, "BOOT_IMAGE=", 11) || !strncmp(w, "initrd=", 7);
 }
+
+const char *bios_stick_guid(void) { return stick_guid; }
 
 /* Copy the command line out of the loader's memory (we will reuse it),
  * dropping the loader's own words and leading with the image name, as the
