@@ -18,7 +18,9 @@ static char stick_guid[40];
 static bool loader_word(const char *w)
 {
     if (!strncmp(w, "baremark_stick=", 15)) {
-        size_t n = strcspn(w + 15, " ");
+        size_t n = 0;
+        while (w[15 + n] && w[15 + n] != ' ')
+            n++;
         if (n < sizeof(stick_guid)) {
             memcpy(stick_guid, w + 15, n);
             stick_guid[n] = '\0';
