@@ -41,4 +41,33 @@ void bios_idt_init(void);
  * nothing else may work (exception, no memory). */
 void bios_console_emergency(const char *s);
 
+/* ---- Real-mode BIOS calls (realmode_bios.S/.c) ----
+ * Low memory of ours: the thunk page (code + GDT at BIOS_RM_BASE, the
+ * register block at BIOS_RM_REGS, the real-mode stack below 0xa000) and the
+ * bounce buffer for BIOS data (0x10000-0x1ffff, segment 0x1000). Mirrored in
+ * realmode_bios.S. */
+#define BIOS_RM_BASE 0x9000u
+#define BIOS_RM_BLOB_MAX 0x800u
+#define BIOS_RM_REGS 0x9800u
+#define BIOS_BOUNCE 0x10000u
+#define BIOS_BOUNCE_BYTES 0x10000u
+#define BIOS_BOUNCE_SEG 0x1000u
+
+struct bios_rm_regs {
+    uint32_t eax, ebx, ecx, edx, esi, edi, ebp;
+    uint16_t ds, es;
+    uint32_t eflags;        /* out: the flags after the INT (CF = bit 0) */
+    uint8_t vector;         /* set by bios_int() */
+} __attribute__((packed));
+
+#define BIOS_EFLAGS_CF 0x1u
+
+/* Copy the thunk to low memory (once); false if it cannot run. */
+bool bios_rm_init(void);
+/* Run INT vector in real mode with r's registers; r gets the BIOS's.
+ * Returns the call's duration in ns (0 if the thunk is not available). */
+uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r);
+/* The slowest BIOS call so far, in ns. */
+uint64_t bios_rm_slowest_ns(void);
+
 #endif
