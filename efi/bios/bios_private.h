@@ -70,4 +70,49 @@ uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r);
 /* The slowest BIOS call so far, in ns. */
 uint64_t bios_rm_slowest_ns(void);
 
+/* ---- INT 13h drives (int13_bios.c) ---- */
+#define BIOS_DRIVES_MAX 16
+
+struct bios_drive {
+    uint8_t dl;                 /* 80h.. */
+    uint8_t edd_version;        /* AH from 41h */
+    uint16_t flags;             /* AH=48h information flags (bit 2 removable) */
+    uint64_t sectors;
+    uint32_t bytes_per_sector;
+    bool removable;
+    bool edd30;                 /* the device path below is valid */
+    char host_bus[5];           /* "PCI", "ISA", ... */
+    char interface[9];          /* "ATA", "SATA", "SCSI", "USB", "RAID", ... */
+    bool has_pci;
+    struct pci_addr pci;
+    uint8_t device;             /* ATA/SATA device (port), SCSI id */
+    bool boot;                  /* the stick we booted from (stick_bios.c) */
+    bool retired;               /* its controller is a native driver's now */
+};
+
+/* Every INT 13h hard disk with EDD extensions (scanned once). */
+unsigned bios_drives(struct bios_drive **out);
+int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count, void *buf, uint8_t *status);
+void bios_drive_retire(struct bios_drive *d, const char *why);
+void bios_drive_describe(const struct bios_drive *d, char *buf, size_t len);
+
+/* ---- The boot stick (stick_bios.c) ---- */
+/* Find the boot drive and its FAT volume (once); the boot drive or NULL. */
+struct bios_drive *bios_stick(void);
+/* The drives and how the stick was found, as log records (once). */
+void bios_stick_report(void);
+/* Copy the loader's initrd (a baremark.cfg for PXE) out of the zero page's
+ * ramdisk fields, before memory_bios.c hands that memory out. */
+void bios_initrd_init(const uint8_t *zero_page);
+/* \baremark\NAME on the stick, then NAME at its root, then the initrd (as
+ * baremark.cfg): bytes read or BM_ENODEV/BM_ENOSPC. */
+long bios_stick_file_read(const char *path, char *buf, size_t cap);
+/* Is there a results file on the stick to write (bios.jsonl)? */
+bool bios_results_available(void);
+/* The preallocated results file: NULL when there is none to write. */
+void *bios_results_create(void);
+int bios_results_write(void *f, const void *data, size_t len);
+int bios_results_flush(void *f, bool now);
+bool bios_results_is_open(void);
+
 #endif
