@@ -169,6 +169,11 @@ int fwblk_census(struct fwblk_census *c)
     struct bios_drive *ds;
     unsigned n = bios_drives(&ds);
 
+    /* Disk discovery starts: the records' sinks are all open now, and the
+     * native drivers come next (the stick's controller may be one they
+     * take: what the results file holds goes to the stick first). */
+    bios_stick_report();
+    bios_results_sync_now();
     memset(c, 0, sizeof(*c));
     for (unsigned i = 0; i < n && c->count < FWBLK_CENSUS_MAX; i++) {
         struct fwblk_census_disk *e = &c->disks[c->count++];

@@ -114,5 +114,8 @@ void *bios_results_create(void);
 int bios_results_write(void *f, const void *data, size_t len);
 int bios_results_flush(void *f, bool now);
 bool bios_results_is_open(void);
+/* Write what the results file holds so far to the stick now (before native
+ * drivers take controllers). */
+void bios_results_sync_now(void);
 
 #endif

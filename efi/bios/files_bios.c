@@ -104,7 +104,6 @@ void plat_boot_location(struct plat_boot_location *loc)
 {
     struct bios_drive *d = bios_stick();
 
-    bios_stick_report();
     memset(loc, 0, sizeof(*loc));
     if (!d) {
         loc->disk_unknown = true;

@@ -356,5 +356,13 @@ int bios_results_flush(void *f, bool now)
     return results_sync(r);
 }
 
+/* Everything so far to the stick, now: native drivers are about to take
+ * controllers, and the stick's may be one of them. */
+void bios_results_sync_now(void)
+{
+    if (results_open && !results.stopped && !stick->retired)
+        results_sync(&results);
+}
+
 /* Where the results go, for the write-safety rules. */
 bool bios_results_is_open(void) { return results_open; }
