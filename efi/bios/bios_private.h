@@ -67,6 +67,8 @@ bool bios_rm_init(void);
 /* Run INT vector in real mode with r's registers; r gets the BIOS's.
  * Returns the call's duration in ns (0 if the thunk is not available). */
 uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r);
+/* Was Esc pressed while the BIOS had the keyboard (during a BIOS call)? */
+bool bios_esc_seen(void);
 /* The slowest BIOS call so far, in ns. */
 uint64_t bios_rm_slowest_ns(void);
 

@@ -19,6 +19,49 @@ int bios_rm_call(void);
 
 static bool rm_ready;
 static uint64_t rm_slowest_ns;
+static bool esc_seen;
+
+/* BIOS data area keyboard buffer (IBM PC/AT BIOS: head/tail offsets from
+ * 40:0, buffer bounds at 40:80/40:82, default 40:1E..40:3E). */
+#define BDA_KBD_HEAD 0x41a
+#define BDA_KBD_TAIL 0x41c
+#define BDA_KBD_START 0x480
+#define BDA_KBD_END 0x482
+#define BIOS_SCAN_ESC 0x01
+
+/* With interrupts on during a BIOS call, the BIOS's keyboard handler takes
+ * the keys from the i8042 before plat_abort_requested() can see them: empty
+ * its buffer after each call and remember an Esc. */
+static uint16_t bda16(volatile const uint8_t *bda, unsigned off) { return (uint16_t)(bda[off] | bda[off + 1] << 8); }
+
+static void drain_bios_keys(void)
+{
+    uintptr_t at = 0x400;
+    volatile uint8_t *bda;
+    uint16_t head, tail, start, end;
+
+    __asm__("" : "+r"(at));     /* a low address, not an empty object (-Warray-bounds) */
+    bda = (volatile uint8_t *)at;   /* offsets below are from 40:0 */
+    head = bda16(bda, BDA_KBD_HEAD - 0x400);
+    tail = bda16(bda, BDA_KBD_TAIL - 0x400);
+    start = bda16(bda, BDA_KBD_START - 0x400);
+    end = bda16(bda, BDA_KBD_END - 0x400);
+    if (!start || end <= start || end > 0x100) {
+        start = 0x1e;
+        end = 0x3e;
+    }
+    for (unsigned n = 0; head != tail && n < 32; n++) {
+        if (head < start || head >= end || (head & 1))
+            break;
+        if (bda[head + 1] == BIOS_SCAN_ESC)
+            esc_seen = true;
+        head = (uint16_t)(head + 2 >= end ? start : head + 2);
+    }
+    bda[BDA_KBD_HEAD - 0x400] = (uint8_t)head;
+    bda[BDA_KBD_HEAD - 0x400 + 1] = (uint8_t)(head >> 8);
+}
+
+bool bios_esc_seen(void) { return esc_seen; }
 
 bool bios_rm_init(void)
 {
@@ -50,6 +93,7 @@ uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r)
     bios_rm_call();
     ns = plat_now_ns() - t0;
     *r = *low;
+    drain_bios_keys();
     if (ns > BIOS_RM_SLOW_NS && ns > rm_slowest_ns)
         plat_diag("int13", "BIOS INT %02xh AX=%04x took %llu ms (a BIOS call cannot be interrupted from 64-bit mode)",
                   vector, (unsigned)(r->eax & 0xffff), (unsigned long long)(ns / 1000000));

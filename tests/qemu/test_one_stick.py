@@ -16,17 +16,20 @@ import qemu
 BIOS_RESULTS = "::/baremark/results/bios.jsonl"
 
 
-def boot_stick_bios(cfg, on="usb", devices=(), drives=(), timeout=200):
+def boot_stick_bios(cfg, on="usb", devices=(), drives=(), timeout=200, on_serial=None):
     """Boot a copy of build/baremark.img under SeaBIOS with this
     baremark.cfg, on USB or SATA; wait for the power-off (exit=shutdown)
-    or the end record. Returns a qemu.Run (run.stick = the copy)."""
+    or the end record. on_serial(text, monitor_socket) sees the serial log
+    twice a second. Returns a qemu.Run (run.stick = the copy)."""
     workdir = qemu.tempdir("baremark-onestick-")
     stick = os.path.join(workdir, "stick.img")
     shutil.copyfile(qemu.IMAGE, stick)
     qemu.write_fat_file(stick, "::/baremark/baremark.cfg", cfg)
     serial = os.path.join(workdir, "serial.log")
+    monitor = os.path.join(workdir, "monitor.sock")
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-smp", "2", "-cpu", "max",
-           "-serial", "file:" + serial, "-display", "none", "-monitor", "none", "-net", "none", "-no-reboot",
+           "-serial", "file:" + serial, "-display", "none", "-monitor", "unix:%s,server,nowait" % monitor,
+           "-net", "none", "-no-reboot",
            "-drive", "if=none,id=stick,format=raw,file=" + stick]
     if on == "usb":
         cmd += ["-device", "qemu-xhci,id=xhci", "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on,bootindex=0"]
@@ -38,7 +41,8 @@ def boot_stick_bios(cfg, on="usb", devices=(), drives=(), timeout=200):
         cmd += ["-device", d]
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    timed_out = qemu.wait_for_qemu(proc, serial, timeout, end_grace=15)
+    timed_out = qemu.wait_for_qemu(proc, serial, timeout, end_grace=15,
+                                   on_text=(lambda text: on_serial(text, monitor)) if on_serial else None)
     text = qemu.read_text(serial)
     return qemu.Run(text, qemu.parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, stick)
 
@@ -133,3 +137,23 @@ def test_one_stick_bad_option_in_cfg_gives_error_record():
     assert len(errors) == 1 and errors[0]["where"] == "options", errors
     assert "'sometimes'" in errors[0]["message"], errors
     assert run.end()["status"] == "error", run.end()
+
+
+def test_one_stick_esc_during_int13_io_stops_the_run():
+    """Esc pressed while the stick is measured through INT 13h: the BIOS's
+    keyboard handler (interrupts are on during the call) takes the key from
+    the i8042, so baremark finds it in the BIOS keyboard buffer after the
+    call: the run stops with the Esc note."""
+    sent = []
+
+    def press(text, monitor):
+        if not sent and '"driver":"int13"' in text and '"type":"disk_result"' not in text:
+            time.sleep(1.0)
+            qemu.monitor_command(monitor, "sendkey esc")
+            sent.append(1)
+        return False
+
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=5\nexit=shutdown\n", on_serial=press)
+    assert sent, run.serial[-2000:]
+    assert not run.timed_out, run.serial[-2000:]
+    assert "aborted by Esc" in run.end().get("note", ""), run.end()
