@@ -60,6 +60,15 @@
 
 #define RM(x) ((x) - rm_blob + RM_BASE)
 
+/* DS, ES, FS, GS and SS from AX. */
+    .macro load_data_segments
+    movw %ax, %ds
+    movw %ax, %es
+    movw %ax, %fs
+    movw %ax, %gs
+    movw %ax, %ss
+    .endm
+
     .text
     .code64
 /* int bios_rm_call(void): the INT in the register block at RM_REGS; the
@@ -116,11 +125,7 @@ rm_blob:
     .code32
 rm_compat32:
     movw $RM_DS32, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %fs
-    movw %ax, %gs
-    movw %ax, %ss
+    load_data_segments
     /* Paging off leaves long mode (SDM vol. 3A, 9.8.5.4 "Initializing
      * IA-32e mode": CR0.PG first, then EFER.LME); identity-mapped code. */
     movl %cr0, %eax
@@ -136,11 +141,7 @@ rm_compat32:
 rm_pm16:
     /* 16-bit segments with 64 KiB limits, so real mode starts with them. */
     movw $RM_DS16, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %fs
-    movw %ax, %gs
-    movw %ax, %ss
+    load_data_segments
     movl %cr0, %eax
     andl $~CR0_PE, %eax
     movl %eax, %cr0
@@ -199,11 +200,7 @@ rm_int_insn:
     .code32
 rm_pm32:
     movw $RM_DS32, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %fs
-    movw %ax, %gs
-    movw %ax, %ss
+    load_data_segments
     /* Long mode again as head_bios.S entered it: CR4 (PAE), CR3, EFER
      * (LME, NXE), then CR0 (PG) as they were. CR3 is below 4 GiB (.bss). */
     movl RM_SAVE_CR4, %eax
@@ -223,11 +220,7 @@ rm_lm64:
     lgdt RM_SAVE_GDTR
     lidt RM_SAVE_IDTR
     movw RM_SAVE_DS, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %fs
-    movw %ax, %gs
-    movw %ax, %ss
+    load_data_segments
     movq RM_SAVE_RSP, %rsp
     movzwq RM_SAVE_CS, %rax
     pushq %rax
