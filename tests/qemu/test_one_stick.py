@@ -157,3 +157,19 @@ def test_one_stick_esc_during_int13_io_stops_the_run():
     assert sent, run.serial[-2000:]
     assert not run.timed_out, run.serial[-2000:]
     assert "aborted by Esc" in run.end().get("note", ""), run.end()
+
+
+def test_bios_cfg_from_the_loaders_initrd():
+    """PXE-style: no stick, the loader hands baremark.cfg over as its
+    initrd (QEMU -initrd, as iPXE `initrd baremark.cfg`): it is read as the
+    options file (mem=off disk=off exit=shutdown: no memory records, power-off)."""
+    import test_bios
+    wd = qemu.tempdir("baremark-initrd-")
+    cfg = os.path.join(wd, "baremark.cfg")
+    with open(cfg, "w") as f:
+        f.write("mem=off\ndisk=off\nexit=shutdown\n")
+    run = test_bios.boot_bios("", extra_args=["-initrd", cfg])
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.returncode == 0
+    assert run.records[0]["config_files"] == ["baremark.cfg"], run.records[0]
+    assert not run.of_type("mem_latency") and run.end()["status"] == "ok", run.end()
