@@ -6,7 +6,8 @@
  * A drive on a controller a native driver took is never used through
  * INT 13h again: the BIOS's own AHCI/NVMe code would drive a controller it
  * no longer owns. It is known by its EDD 3.0 PCI path; a drive without one
- * is taken for the native disk of exactly its capacity, if there is one.
+ * is taken for the native disk of exactly its capacity and the same sector
+ * 1 (GPT header), if there is one.
  * Such drives stay in the census, so discovery matches them to the native
  * disk that covers them (nothing vanishes silently). */
 #include "fwblk.h"
@@ -80,14 +81,61 @@ static bool pci_in(struct pci_addr a, const struct pci_addr *list, unsigned n)
     return false;
 }
 
-/* The native disk of the same capacity, for a drive without a PCI path. */
-static const struct bm_disk *native_twin(const struct bm_disk_list *l, const struct bios_drive *dr)
+/* Sector 1 (the GPT header, with its disk GUID) of a native disk, through
+ * its own queue (no I/O is in flight during discovery and the write
+ * decisions). BM_OK or an error. */
+static int native_sector1(struct bm_disk *n, uint8_t *buf)
 {
-    for (unsigned i = 0; i < l->count; i++) {
-        const struct bm_disk *n = l->disks[i];
-        if (!strcmp(n->path, BM_PATH_NATIVE) && n->blocks * n->lba_bytes == dr->sectors * dr->bytes_per_sector)
-            return n;
+    struct bm_completion c;
+    uint64_t deadline;
+    int rc = n->ops->submit(n, 0, 0, BM_IO_READ, 1, 1, buf);
+
+    if (rc != BM_OK)
+        return rc;
+    if (n->ops->flush)
+        n->ops->flush(n, 0);
+    for (deadline = plat_now_ns() + 2000000000ull; plat_now_ns() < deadline;)
+        if (n->ops->poll(n, 0, &c, 1) == 1)
+            return c.status;
+    return BM_ETIMEDOUT;    /* waited for the read of sector 1 */
+}
+
+/* Is the native disk n the INT 13h drive dr? Same capacity, and the same
+ * sector 1 (a GPT header holds the disk GUID, unique per disk). Any doubt
+ * (a read fails, 4 KiB sectors) answers yes: taking two disks for one only
+ * keeps the drive off the firmware path and the disk unwritten. */
+static bool same_disk(struct bm_disk *n, struct bios_drive *dr)
+{
+    static struct { const struct bm_disk *n; const struct bios_drive *dr; bool same; } memo[BIOS_DRIVES_MAX];
+    static unsigned nmemo;
+    uint8_t *a;
+    bool same = true;
+
+    if (strcmp(n->path, BM_PATH_NATIVE) || n->blocks * n->lba_bytes != dr->sectors * dr->bytes_per_sector)
+        return false;
+    for (unsigned i = 0; i < nmemo; i++)
+        if (memo[i].n == n && memo[i].dr == dr)
+            return memo[i].same;
+    /* The drive's side was read at the scan: INT 13h may not touch it now. */
+    a = plat_alloc_pages(4096, true);
+    if (a && n->lba_bytes == 512 && dr->has_sector1 && native_sector1(n, a) == BM_OK)
+        same = memcmp(a, dr->sector1, 512) == 0;
+    if (a)
+        plat_free_pages(a, 4096);
+    if (nmemo < BIOS_DRIVES_MAX) {
+        memo[nmemo].n = n;
+        memo[nmemo].dr = dr;
+        memo[nmemo++].same = same;
     }
+    return same;
+}
+
+/* The native disk that is this drive, for a drive without a PCI path. */
+static const struct bm_disk *native_twin(const struct bm_disk_list *l, struct bios_drive *dr)
+{
+    for (unsigned i = 0; i < l->count; i++)
+        if (same_disk(l->disks[i], dr))
+            return l->disks[i];
     return NULL;
 }
 
@@ -144,7 +192,8 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
             continue;
         }
         if (!dr->has_pci && (twin = native_twin(l, dr)) != NULL) {
-            snprintf(why, sizeof(why), "no EDD PCI path, taken for native disk %s (same capacity)", twin->id);
+            snprintf(why, sizeof(why), "no EDD PCI path, taken for native disk %s (same capacity and sector 1)",
+                     twin->id);
             bios_drive_retire(dr, why);
             continue;
         }
@@ -189,7 +238,7 @@ int fwblk_census(struct fwblk_census *c)
 
 /* 1 for the stick, 0 for the other INT 13h drives once the stick is known,
  * else -1. A native disk is the stick (1) when the stick has no PCI path
- * and the disk has its capacity: the same disk seen twice must not become
+ * and the disk is the same disk (same_disk): seen twice, it must not become
  * writable because INT 13h could not say where it sits. */
 int fwblk_boot_disk(const struct bm_disk *d)
 {
@@ -200,8 +249,7 @@ int fwblk_boot_disk(const struct bm_disk *d)
         return -1;
     if (x)
         return x->drive->boot ? 1 : 0;
-    if (!st->has_pci && !strcmp(d->path, BM_PATH_NATIVE) &&
-        d->blocks * d->lba_bytes == st->sectors * st->bytes_per_sector)
+    if (!st->has_pci && same_disk((struct bm_disk *)d, st))
         return 1;
     return -1;
 }

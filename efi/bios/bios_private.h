@@ -89,6 +89,8 @@ struct bios_drive {
     struct pci_addr pci;
     uint8_t device;             /* ATA/SATA device (port), SCSI id */
     bool boot;                  /* the stick we booted from (stick_bios.c) */
+    bool has_sector1;           /* sector1 read at the scan (512-byte sectors only), */
+    uint8_t sector1[512];       /* before any native driver ran: tells it from native disks */
     bool retired;               /* its controller is a native driver's now */
 };
 

@@ -94,6 +94,10 @@ static bool probe_drive(uint8_t dl, struct bios_drive *d)
         return false;
     d->removable = (d->flags & 0x4) != 0;
     edd30_path(d, p);
+    if (d->bytes_per_sector == 512) {
+        uint8_t st;
+        d->has_sector1 = bios_drive_rw(d, false, 1, 1, d->sector1, &st) == BM_OK;
+    }
     return true;
 }
 

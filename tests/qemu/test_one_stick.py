@@ -84,8 +84,8 @@ def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
     write=SERIAL on an NVMe disk is allowed now that the boot disk is known;
     bios.jsonl on the stick holds exactly the serial records, then blanks."""
     wd = qemu.tempdir("baremark-onestick-nvme-")
-    # Not 64 MiB: a native disk of the stick's capacity would count as the stick.
-    nvme = qemu.make_disk(os.path.join(wd, "nvme.img"), 32)
+    # The stick's size: same capacity, but another sector 1 (no GPT), so not the stick.
+    nvme = qemu.make_disk(os.path.join(wd, "nvme.img"), 64)
     run = boot_stick_bios("mem=off\ndisk=quick\ntime=1\nexit=shutdown\nwrite=BMW1\n",
                           drives=["if=none,id=nv,format=raw,file=" + nvme],
                           devices=["nvme,drive=nv,serial=BMW1"])
