@@ -171,8 +171,9 @@ SB_CERT ?=
 SB_SHIM ?=
 SB_SETTINGS := key=$(SB_KEY) cert=$(SB_CERT) shim=$(SB_SHIM)
 image: $(BUILD)/baremark.img
-$(BUILD)/baremark.img: $(BUILD)/baremark.efi boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
-	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" \
+# The image boots legacy BIOS machines too: SYSLINUX loads baremark.bin from the same ESP.
+$(BUILD)/baremark.img: $(BUILD)/baremark.efi $(BUILD)/baremark.bin boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
+	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" BIOS_BIN=$(BUILD)/baremark.bin \
 	  bash boot/mkimage.sh $(BUILD)/baremark.efi boot/baremark.cfg $@
 # Rewritten only when the signing settings change, so switching them rebuilds the image.
 $(BUILD)/sb-settings: FORCE

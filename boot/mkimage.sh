@@ -5,6 +5,29 @@
 #
 # usage: mkimage.sh BAREMARK.EFI BAREMARK.CFG OUT.IMG [SIZE_MIB]
 #
+# The same stick boots legacy BIOS machines when BIOS_BIN names baremark.bin
+# (make bios; make image passes it): Debian's SYSLINUX, chosen over GRUB
+# i386-pc because it installs onto the FAT image file through mtools (no root,
+# no loop mount, no embedding area to reserve) and its LINUX entry is the
+# loader test_bios.py already checks. The BIOS path:
+#   sector 0: syslinux's gptmbr.bin (first 440 bytes; the protective MBR's
+#     partition entry stays sgdisk's), which loads the boot sector of the GPT
+#     partition marked "legacy BIOS bootable" (attribute bit 2);
+#   the ESP's boot sector + \syslinux\ldlinux.sys/.c32 (syslinux --install);
+#   \syslinux\syslinux.cfg: LINUX /baremark/baremark.bin, APPEND the
+#     loader-level options (BIOS_APPEND, default none: the options live in
+#     \baremark\baremark.cfg as on UEFI) plus baremark_stick=GUID, the GPT disk GUID, which baremark drops
+#     from the options and uses to recognise its boot disk among the INT 13h
+#     drives;
+#   \baremark\results\bios.jsonl: a preallocated results file (BIOS_RESULTS_MIB,
+#     default 4 MiB) of ASCII spaces ending in one '\n'. baremark on BIOS
+#     overwrites it from the start with its records (INT 13h writes to the
+#     file's own sectors only; the FAT is never changed), so it reads as JSON
+#     lines followed by one blank line: jq skips the whitespace, a line
+#     reader skips the blank line.
+# The FAT's hidden-sectors field is set to the partition's start (2048) so
+# that SYSLINUX's boot sector finds itself on the disk.
+#
 # Secure Boot, from the environment (make image passes them on):
 #   SB_KEY=key.pem SB_CERT=cert.pem  sign baremark.efi with sbsign before it goes
 #       on the stick (for machines whose db trusts that certificate).
@@ -17,6 +40,7 @@
 #   SB_SHIM_DIR  where shimx64.efi.signed and mmx64.efi.signed are (/usr/lib/shim).
 set -euo pipefail
 efi=$1 cfg=$2 out=$3 size_mib=${4:-64}
+bios_bin=${BIOS_BIN:-} bios_append=${BIOS_APPEND:-} results_mib=${BIOS_RESULTS_MIB:-4}
 sb_key=${SB_KEY:-} sb_cert=${SB_CERT:-} sb_shim=${SB_SHIM:-} shim_dir=${SB_SHIM_DIR:-/usr/lib/shim}
 die() { echo "mkimage.sh: $*" >&2; exit 1; }
 if [ -n "$sb_key$sb_cert" ] && { [ -z "$sb_key" ] || [ -z "$sb_cert" ]; }; then
@@ -28,6 +52,14 @@ case "$sb_shim" in
     *) die "SB_SHIM is 1 or empty, not '$sb_shim'" ;;
 esac
 
+if [ -n "$bios_bin" ]; then
+    [ -f "$bios_bin" ] || die "BIOS_BIN=$bios_bin missing (make bios)"
+    for f in /usr/lib/syslinux/mbr/gptmbr.bin /usr/lib/syslinux/modules/bios/ldlinux.c32; do
+        [ -f "$f" ] || die "$f missing (Debian: apt install syslinux syslinux-common)"
+    done
+    command -v syslinux >/dev/null || die "syslinux missing (Debian: apt install syslinux)"
+fi
+
 start=2048                                   # 1 MiB alignment
 total=$((size_mib * 2048))                   # 512-byte sectors
 end=$((total - 34))                          # the backup GPT takes the last 33
@@ -37,7 +69,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The partition on its own first: mkfs and mtools work on a plain file.
 truncate -s $((part_sectors * 512)) "$tmp/esp.fat"
-mkfs.vfat -F 32 -n BAREMARK -s 1 "$tmp/esp.fat" >/dev/null
+mkfs.vfat -F 32 -n BAREMARK -s 1 -h $start "$tmp/esp.fat" >/dev/null
 export MTOOLS_SKIP_CHECK=1
 mmd -i "$tmp/esp.fat" ::/EFI ::/EFI/BOOT ::/baremark ::/baremark/results
 if [ -n "$sb_key" ]; then
@@ -64,13 +96,33 @@ else
     mcopy -i "$tmp/esp.fat" "$efi" ::/EFI/BOOT/BOOTX64.EFI
 fi
 mcopy -i "$tmp/esp.fat" "$cfg" ::/baremark/baremark.cfg
+disk_guid=$(cat /proc/sys/kernel/random/uuid | tr a-f A-F)
+if [ -n "$bios_bin" ]; then
+    mmd -i "$tmp/esp.fat" ::/syslinux
+    mcopy -i "$tmp/esp.fat" "$bios_bin" ::/baremark/baremark.bin
+    printf 'DEFAULT baremark\nPROMPT 0\nTIMEOUT 0\nLABEL baremark\n  LINUX /baremark/baremark.bin\n  APPEND %s\n' \
+        "${bios_append:+$bios_append }baremark_stick=$disk_guid" > "$tmp/syslinux.cfg"
+    mcopy -i "$tmp/esp.fat" "$tmp/syslinux.cfg" ::/syslinux/syslinux.cfg
+    # The results file: contiguous is not required (baremark follows the
+    # cluster chain), but a fresh FAT gives one extent anyway.
+    head -c $((results_mib * 1048576 - 1)) /dev/zero | tr '\0' ' ' > "$tmp/bios.jsonl"
+    printf '\n' >> "$tmp/bios.jsonl"
+    mcopy -i "$tmp/esp.fat" "$tmp/bios.jsonl" ::/baremark/results/bios.jsonl
+    syslinux --install --directory /syslinux "$tmp/esp.fat" || die "syslinux --install failed"
+fi
 
 rm -f "$out.tmp"
 truncate -s $((total * 512)) "$out.tmp"
-sgdisk --clear --new=1:$start:$end --typecode=1:EF00 --change-name=1:"baremark ESP" "$out.tmp" >/dev/null
+sgdisk --clear --disk-guid="$disk_guid" --new=1:$start:$end --typecode=1:EF00 --change-name=1:"baremark ESP" \
+    ${bios_bin:+--attributes=1:set:2} "$out.tmp" >/dev/null
 dd if="$tmp/esp.fat" of="$out.tmp" bs=512 seek=$start conv=notrunc status=none
+if [ -n "$bios_bin" ]; then
+    dd if=/usr/lib/syslinux/mbr/gptmbr.bin of="$out.tmp" bs=440 count=1 conv=notrunc status=none
+fi
 mv "$out.tmp" "$out"
 how=unsigned
 [ -n "$sb_key" ] && how="signed with $sb_cert"
 [ -n "$sb_shim" ] && how="$how, behind shim (enroll \\baremark\\baremark-mok.cer in MokManager once)"
-echo "built $out (${size_mib} MiB, ESP at sector $start, baremark $how)"
+boots="UEFI"
+[ -n "$bios_bin" ] && boots="UEFI and legacy BIOS (SYSLINUX, ${results_mib} MiB bios.jsonl)"
+echo "built $out (${size_mib} MiB, ESP at sector $start, disk GUID $disk_guid, $boots, baremark $how)"

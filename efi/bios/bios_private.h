@@ -34,6 +34,8 @@ void bios_clock_init(void);
 void bios_console_init(void);
 void bios_load_options_init(const uint8_t *zero_page);
 void bios_firmware_init(void);
+/* The baremark_stick=GUID word of the loader's command line ("" if none). */
+const char *bios_stick_guid(void);
 void bios_idt_init(void);
 /* Gate vector of an IDT (16-byte gates) to handler (idt_bios.c). */
 void bios_idt_set(void *table, unsigned vector, uint64_t handler);
@@ -48,5 +50,86 @@ bool bios_cpu_fault(const char *msg);
 /* Write straight to the screen and the first COM port, for a message when
  * nothing else may work (exception, no memory). */
 void bios_console_emergency(const char *s);
+
+/* ---- Real-mode BIOS calls (realmode_bios.S/.c) ----
+ * Low memory of ours: the thunk page (code + GDT at BIOS_RM_BASE, the
+ * register block at BIOS_RM_REGS, the real-mode stack below 0xa000) and the
+ * bounce buffer for BIOS data (0x10000-0x1ffff, segment 0x1000). Mirrored in
+ * realmode_bios.S. */
+#define BIOS_RM_BASE 0x9000u
+#define BIOS_RM_BLOB_MAX 0x800u
+#define BIOS_RM_REGS 0x9800u
+#define BIOS_BOUNCE 0x10000u
+#define BIOS_BOUNCE_BYTES 0x10000u
+#define BIOS_BOUNCE_SEG 0x1000u
+
+struct bios_rm_regs {
+    uint32_t eax, ebx, ecx, edx, esi, edi, ebp;
+    uint16_t ds, es;
+    uint32_t eflags;        /* out: the flags after the INT (CF = bit 0) */
+    uint8_t vector;         /* set by bios_int() */
+} __attribute__((packed));
+
+#define BIOS_EFLAGS_CF 0x1u
+
+/* Copy the thunk to low memory (once); false if it cannot run. */
+bool bios_rm_init(void);
+/* Run INT vector in real mode with r's registers; r gets the BIOS's.
+ * Returns the call's duration in ns (0 if the thunk is not available). */
+uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r);
+/* Was Esc pressed while the BIOS had the keyboard (during a BIOS call)? */
+bool bios_esc_seen(void);
+/* The slowest BIOS call so far, in ns. */
+uint64_t bios_rm_slowest_ns(void);
+
+/* ---- INT 13h drives (int13_bios.c) ---- */
+#define BIOS_DRIVES_MAX 16
+
+struct bios_drive {
+    uint8_t dl;                 /* 80h.. */
+    uint8_t edd_version;        /* AH from 41h */
+    uint16_t flags;             /* AH=48h information flags (bit 2 removable) */
+    uint64_t sectors;
+    uint32_t bytes_per_sector;
+    bool removable;
+    bool edd30;                 /* the device path below is valid */
+    char host_bus[5];           /* "PCI", "ISA", ... */
+    char interface[9];          /* "ATA", "SATA", "SCSI", "USB", "RAID", ... */
+    bool has_pci;
+    struct pci_addr pci;
+    uint8_t device;             /* ATA/SATA device (port), SCSI id */
+    bool boot;                  /* the stick we booted from (stick_bios.c) */
+    bool has_sector1;           /* sector1 read at the scan (512-byte sectors only), */
+    uint8_t sector1[512];       /* before any native driver ran: tells it from native disks */
+    bool retired;               /* its controller is a native driver's now */
+};
+
+/* Every INT 13h hard disk with EDD extensions (scanned once). */
+unsigned bios_drives(struct bios_drive **out);
+int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count, void *buf, uint8_t *status);
+void bios_drive_retire(struct bios_drive *d, const char *why);
+void bios_drive_describe(const struct bios_drive *d, char *buf, size_t len);
+
+/* ---- The boot stick (stick_bios.c) ---- */
+/* Find the boot drive and its FAT volume (once); the boot drive or NULL. */
+struct bios_drive *bios_stick(void);
+/* The drives and how the stick was found, as log records (once). */
+void bios_stick_report(void);
+/* Copy the loader's initrd (a baremark.cfg for PXE) out of the zero page's
+ * ramdisk fields, before memory_bios.c hands that memory out. */
+void bios_initrd_init(const uint8_t *zero_page);
+/* \baremark\NAME on the stick, then NAME at its root, then the initrd (as
+ * baremark.cfg): bytes read or BM_ENODEV/BM_ENOSPC. */
+long bios_stick_file_read(const char *path, char *buf, size_t cap);
+/* Is there a results file on the stick to write (bios.jsonl)? */
+bool bios_results_available(void);
+/* The preallocated results file: NULL when there is none to write. */
+void *bios_results_create(void);
+int bios_results_write(void *f, const void *data, size_t len);
+int bios_results_flush(void *f, bool now);
+bool bios_results_is_open(void);
+/* Write what the results file holds so far to the stick now (before native
+ * drivers take controllers). */
+void bios_results_sync_now(void);
 
 #endif

@@ -237,6 +237,8 @@ bool plat_abort_requested(void)
     uint64_t now = plat_now_ns();
 
     /* At most every 10 ms, and at most a few bytes each time. */
+    if (!aborted && bios_esc_seen())
+        aborted = true;         /* pressed during an INT 13h call (realmode_bios.c) */
     if (aborted || now < next_check)
         return aborted;
     next_check = now + 10000000ull;

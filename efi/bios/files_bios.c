@@ -1,19 +1,38 @@
 /* Options and files on a BIOS PC. The options are the boot loader's
- * command line (cmd_line_ptr in the setup header). There is no file access
- * yet (no INT 13h thunk, no FAT reader): baremark.cfg is "not found",
- * results files cannot be created, and the app carries on with serial and
- * the screen, saying so in a note. */
+ * command line (cmd_line_ptr in the setup header). Files are on the stick
+ * we booted from, read through INT 13h and the FAT reader (stick_bios.c):
+ * \baremark\baremark.cfg (or the loader's initrd, for PXE), and the one
+ * results file there is, the preallocated \baremark\results\bios.jsonl,
+ * written in place. Without a stick (PXE, another loader's disk) results go
+ * to serial and the screen, saying so in a note. */
 #include "bios_private.h"
 
 #define CMDLINE_MAX 4096
 
 static char cmdline[CMDLINE_MAX + 16];
 
-/* SYSLINUX and GRUB put these words of their own first. */
+/* The GPT disk GUID of the stick we booted from: boot/mkimage.sh puts it on
+ * the SYSLINUX APPEND line as baremark_stick=GUID ("" when absent). */
+static char stick_guid[40];
+
+/* SYSLINUX and GRUB put these words of their own first; baremark_stick= is
+ * boot/mkimage.sh's, for the platform and not an option. */
 static bool loader_word(const char *w)
 {
+    if (!strncmp(w, "baremark_stick=", 15)) {
+        size_t n = 0;
+        while (w[15 + n] && w[15 + n] != ' ')
+            n++;
+        if (n < sizeof(stick_guid)) {
+            memcpy(stick_guid, w + 15, n);
+            stick_guid[n] = '\0';
+        }
+        return true;
+    }
     return !strncmp(w, "BOOT_IMAGE=", 11) || !strncmp(w, "initrd=", 7);
 }
+
+const char *bios_stick_guid(void) { return stick_guid; }
 
 /* Copy the command line out of the loader's memory (we will reuse it),
  * dropping the loader's own words and leading with the image name, as the
@@ -25,6 +44,7 @@ void bios_load_options_init(const uint8_t *zero_page)
     const char *s;
     size_t n = 0;
 
+    bios_initrd_init(zero_page);
     memcpy(&ptr, zero_page + ZP_CMD_LINE_PTR, sizeof(ptr));
     bm_strlcpy(cmdline, "baremark", sizeof(cmdline));
     if (!ptr)
@@ -54,31 +74,65 @@ void bios_load_options_init(const uint8_t *zero_page)
 
 const char *plat_load_options(void) { return cmdline; }
 
-long plat_boot_file_read(const char *path, char *buf, size_t cap) { return BM_ENODEV; }
+long plat_boot_file_read(const char *path, char *buf, size_t cap) { return bios_stick_file_read(path, buf, cap); }
 
-const char *plat_boot_source(void) { return "unknown"; }
+const char *plat_boot_source(void) { return bios_stick() ? "disk" : "unknown"; }
 
-bool plat_boot_volume_writable(void) { return false; }
+bool plat_boot_volume_writable(void) { return bios_results_available(); }
 
-void *plat_file_create(const char *path) { return NULL; }
-int plat_file_write(void *f, const void *data, size_t len) { return BM_ENOTSUP; }
-int plat_file_flush(void *f) { return BM_ENOTSUP; }
-void plat_file_close(void *f) {}
+/* The only file: the results .jsonl goes into the preallocated bios.jsonl
+ * (its name on the stick stays bios.jsonl); anything else cannot be made. */
+void *plat_file_create(const char *path)
+{
+    size_t n = strlen(path);
 
-/* The loader knows the boot drive (INT 13h DL); we do not ask it yet, so
- * every disk counts as the boot disk and none is written (disk_unknown). */
+    if (strchr(path, ':') || n < 6 || bm_strcasecmp(path + n - 6, ".jsonl"))
+        return NULL;
+    return bios_results_create();
+}
+int plat_file_write(void *f, const void *data, size_t len) { return bios_results_write(f, data, len); }
+int plat_file_flush(void *f) { return bios_results_flush(f, false); }
+void plat_file_close(void *f) { bios_results_flush(f, true); }
+
+/* The stick, when INT 13h told which drive it is (stick_bios.c). Its
+ * controller (EDD 3.0 PCI path) is then left to the firmware by discovery,
+ * as on UEFI. A stick without a PCI path (SeaBIOS gives none for USB or
+ * AHCI) is told apart from the native disks by fwblk_boot_disk(): a native
+ * disk of the stick's capacity counts as the stick. No stick found: every
+ * disk counts as the boot disk. */
 void plat_boot_location(struct plat_boot_location *loc)
 {
+    struct bios_drive *d = bios_stick();
+
     memset(loc, 0, sizeof(*loc));
-    loc->disk_unknown = true;
-    bm_strlcpy(loc->description, "legacy BIOS boot loader (drive not known)", sizeof(loc->description));
+    if (!d) {
+        loc->disk_unknown = true;
+        bm_strlcpy(loc->description, "legacy BIOS boot loader (drive not known)", sizeof(loc->description));
+        return;
+    }
+    loc->has_volume = true;
+    loc->has_pci = d->has_pci;
+    loc->pci = d->pci;
+    bios_drive_describe(d, loc->description, sizeof(loc->description));
 }
 
-void plat_results_location(struct plat_boot_location *loc) { memset(loc, 0, sizeof(*loc)); }
+void plat_results_location(struct plat_boot_location *loc)
+{
+    if (bios_results_is_open())
+        plat_boot_location(loc);
+    else
+        memset(loc, 0, sizeof(*loc));
+}
 
 size_t plat_boot_file_places(char *buf, size_t cap)
 {
-    return (size_t)snprintf(buf, cap, "nowhere (legacy BIOS: no files are read yet)");
+    struct bios_drive *d = bios_stick();
+
+    if (d)
+        return (size_t)snprintf(buf, cap, "the stick (INT 13h drive %02xh: \\baremark\\, then its root), then the "
+                                          "loader's initrd",
+                                d->dl);
+    return (size_t)snprintf(buf, cap, "the loader's initrd (legacy BIOS: the boot drive is not known)");
 }
 
 bool plat_boot_nic_mac(uint8_t mac[6]) { return false; }

@@ -78,8 +78,9 @@ class Run:
         return self.one("end")
 
     def results_files(self):
-        """Names of the .jsonl files in \\baremark\\results on the stick."""
-        return list_dir(self.stick, "::/baremark/results")
+        """Names of the files a UEFI run wrote in \\baremark\\results on the
+        stick (not bios.jsonl: make image preallocates it for BIOS runs)."""
+        return [n for n in list_dir(self.stick, "::/baremark/results") if n != "bios.jsonl"]
 
     def read_file(self, path):
         return read_fat_file(self.stick, path)

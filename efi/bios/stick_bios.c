@@ -1,0 +1,368 @@
+/* The stick we booted from, on a legacy BIOS: which INT 13h drive it is,
+ * its FAT volume (efi/fat.c over INT 13h reads), \baremark\baremark.cfg on
+ * it, and the preallocated results file \baremark\results\bios.jsonl that
+ * boot/mkimage.sh puts there and we overwrite in place.
+ *
+ * The boot drive: boot/mkimage.sh writes a fresh GPT disk GUID and passes
+ * it on the SYSLINUX APPEND line (baremark_stick=GUID); the drive whose
+ * GPT header carries it is the stick. Without that word (another loader),
+ * the one drive whose FAT volume holds bios.jsonl is. Two candidates or
+ * none: the boot disk stays unknown, and every disk counts as the boot disk.
+ *
+ * Writes: only the results file's own data sectors (its cluster chain as
+ * fat_extents() lists it, read once at start), never the FAT or a
+ * directory, never past the file's size less its final '\n'. */
+#include "bios_private.h"
+#include "../fat.h"
+
+#define RESULTS_PATH "\\baremark\\results\\bios.jsonl"
+#define RESULTS_EXTENTS_MAX 64
+#define RESULTS_FLUSH_NS 2000000000ull  /* at most this much of the file is only in memory */
+#define INITRD_MAX (64u * 1024)
+#define ZP_RAMDISK_IMAGE 0x218
+#define ZP_RAMDISK_SIZE 0x21c
+
+static struct bios_drive *stick;
+static bool looked;
+static char stick_why[200];             /* how the stick was found, or why not */
+static struct fat_vol *vol;             /* the stick's FAT volume, NULL if none */
+static struct fat_extent rext[RESULTS_EXTENTS_MAX];
+static unsigned nrext;
+static uint32_t rsize;                  /* bios.jsonl's size, 0 if not usable */
+static char initrd[INITRD_MAX + 1];
+static uint32_t initrd_len;
+
+static int drive_read(void *ctx, uint64_t lba, void *buf)
+{
+    uint8_t st;
+    return bios_drive_rw(ctx, false, lba, 1, buf, &st);
+}
+
+/* "XXXXXXXX-XXXX-..." of the GPT header's disk GUID (UEFI 2.10 5.3.2; the
+ * first three fields little-endian), or false without a GPT. */
+static bool gpt_guid(struct bios_drive *d, uint8_t *sec, char *out, size_t len)
+{
+    uint8_t st;
+    const uint8_t *g = sec + 56;
+
+    if (bios_drive_rw(d, false, 1, 1, sec, &st) != BM_OK || memcmp(sec, "EFI PART", 8))
+        return false;
+    snprintf(out, len, "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X", g[3], g[2], g[1], g[0],
+             g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+    return true;
+}
+
+/* The drive's FAT volume: the first GPT or MBR partition that opens as
+ * FAT, else a FAT on the whole drive (a "superfloppy" stick). */
+static bool find_volume(struct bios_drive *d, uint8_t *sec, struct fat_vol *v)
+{
+    uint8_t st;
+    uint64_t starts[8], sizes[8];
+    unsigned n = 0;
+
+    if (d->bytes_per_sector != 512)
+        return false;
+    if (bios_drive_rw(d, false, 1, 1, sec, &st) == BM_OK && !memcmp(sec, "EFI PART", 8)) {
+        uint64_t entries_lba;
+        uint32_t esize;
+        memcpy(&entries_lba, sec + 72, 8);
+        memcpy(&esize, sec + 84, 4);
+        if (esize >= 128 && esize <= 512 && !(esize & (esize - 1)) &&
+            bios_drive_rw(d, false, entries_lba, 1, sec, &st) == BM_OK)
+            for (unsigned i = 0; i < 512 / esize && n < 8; i++) {
+                uint64_t first, last;
+                memcpy(&first, sec + i * esize + 32, 8);
+                memcpy(&last, sec + i * esize + 40, 8);
+                if (first && last >= first) {
+                    starts[n] = first;
+                    sizes[n++] = last - first + 1;
+                }
+            }
+    } else if (bios_drive_rw(d, false, 0, 1, sec, &st) == BM_OK && sec[510] == 0x55 && sec[511] == 0xaa) {
+        for (unsigned i = 0; i < 4; i++) {
+            const uint8_t *e = sec + 446 + 16 * i;
+            uint32_t first, count;
+            memcpy(&first, e + 8, 4);
+            memcpy(&count, e + 12, 4);
+            if (e[4] && e[4] != 0xee && first && count) {
+                starts[n] = first;
+                sizes[n++] = count;
+            }
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (starts[i] < d->sectors && fat_open(v, drive_read, d, starts[i], sizes[i], 512) == BM_OK)
+            return true;
+    return fat_open(v, drive_read, d, 0, d->sectors, 512) == BM_OK;
+}
+
+/* Which drive is the stick (see the top). */
+static struct bios_drive *pick_stick(struct bios_drive *ds, unsigned n, uint8_t *sec, struct fat_vol *v)
+{
+    const char *want = bios_stick_guid();
+    struct bios_drive *found = NULL;
+    unsigned hits = 0;
+    char guid[40];
+    struct fat_file f;
+
+    for (unsigned i = 0; i < n; i++) {
+        bool hit;
+        if (want[0])
+            hit = gpt_guid(&ds[i], sec, guid, sizeof(guid)) && !bm_strcasecmp(guid, want);
+        else
+            hit = find_volume(&ds[i], sec, v) && fat_lookup(v, RESULTS_PATH, &f) == BM_OK;
+        if (hit) {
+            found = &ds[i];
+            hits++;
+        }
+    }
+    if (hits == 1)
+        return found;
+    if (want[0])
+        snprintf(stick_why, sizeof(stick_why),
+                 "%s INT 13h drive carries the GPT disk GUID %s from the loader: the boot disk is unknown",
+                 hits ? "more than one" : "no", want);
+    else
+        snprintf(stick_why, sizeof(stick_why),
+                 "%s INT 13h drive holds %s (and the loader named no baremark_stick=): the boot disk is unknown",
+                 hits ? "more than one" : "no", RESULTS_PATH);
+    return NULL;
+}
+
+/* The results file's sectors, when it is there and sound. */
+static void find_results(void)
+{
+    struct fat_file f;
+    int rc = fat_lookup(vol, RESULTS_PATH, &f);
+
+    if (rc == BM_OK && (f.dir || f.size < 2))
+        rc = BM_EINVAL;
+    if (rc == BM_OK)
+        rc = fat_extents(vol, &f, rext, RESULTS_EXTENTS_MAX, &nrext);
+    if (rc != BM_OK) {
+        size_t n = strlen(stick_why);
+        snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no results file on the stick", RESULTS_PATH,
+                 rc == BM_ENODEV ? "not there (make image preallocates it)" : bm_strerror(rc));
+        return;
+    }
+    rsize = f.size;
+}
+
+struct bios_drive *bios_stick(void)
+{
+    struct bios_drive *ds;
+    unsigned n;
+    uint8_t *sec;
+    char where[120];
+
+    if (looked)
+        return stick;
+    looked = true;
+    n = bios_drives(&ds);
+    sec = plat_alloc(512);
+    vol = plat_alloc(sizeof(*vol));
+    if (!sec || !vol)
+        return NULL;
+    stick = pick_stick(ds, n, sec, vol);
+    if (stick) {
+        stick->boot = true;
+        bios_drive_describe(stick, where, sizeof(where));
+        snprintf(stick_why, sizeof(stick_why), "booted from %s (%s)", where,
+                 bios_stick_guid()[0] ? "its GPT disk GUID is the loader's baremark_stick=" : "it holds bios.jsonl");
+        if (find_volume(stick, sec, vol))
+            find_results();
+        else
+            bm_strlcpy(stick_why + strlen(stick_why), "; no FAT volume on it", sizeof(stick_why) - strlen(stick_why));
+    }
+    if (!stick || !vol->read) {
+        plat_free(vol);
+        vol = NULL;
+    }
+    plat_free(sec);
+    return stick;
+}
+
+/* The drives and the stick as log records, once (the scan ran before the
+ * records' sink was there). */
+void bios_stick_report(void)
+{
+    static bool done;
+    struct bios_drive *ds;
+    unsigned n;
+    char what[120];
+
+    if (done)
+        return;
+    done = true;
+    n = bios_drives(&ds);
+    for (unsigned i = 0; i < n; i++) {
+        bios_drive_describe(&ds[i], what, sizeof(what));
+        plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)ds[i].sectors,
+                  ds[i].bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
+                  ds[i].removable ? ", removable" : "");
+    }
+    bios_stick();
+    plat_diag("stick", "%s", stick_why);
+}
+
+/* ---- Files: baremark.cfg ----------------------------------------------------- */
+
+void bios_initrd_init(const uint8_t *zero_page)
+{
+    uint32_t at, len;
+
+    memcpy(&at, zero_page + ZP_RAMDISK_IMAGE, 4);
+    memcpy(&len, zero_page + ZP_RAMDISK_SIZE, 4);
+    if (!at || !len)
+        return;
+    if (len > INITRD_MAX)
+        len = INITRD_MAX + 1;   /* too large: cfg_files says so */
+    else
+        memcpy(initrd, (const void *)(uintptr_t)at, len);
+    initrd_len = len;
+}
+
+static long copy_out(const char *src, uint32_t n, char *buf, size_t cap)
+{
+    if (n > cap)
+        return BM_ENOSPC;
+    memcpy(buf, src, n);
+    return (long)n;
+}
+
+/* The stick's \baremark\NAME, then its root, then (baremark.cfg only) the
+ * loader's initrd. */
+long bios_stick_file_read(const char *path, char *buf, size_t cap)
+{
+    struct fat_file f;
+    const char *base = strrchr(path, '\\') ? strrchr(path, '\\') + 1 : path;
+
+    if (bios_stick() && vol) {
+        if (fat_lookup(vol, path, &f) == BM_OK || fat_lookup(vol, base, &f) == BM_OK) {
+            if (f.dir)
+                return BM_EINVAL;
+            if (f.size > cap)
+                return BM_ENOSPC;
+            return fat_read(vol, &f, buf, cap);
+        }
+    }
+    if (initrd_len && !bm_strcasecmp(base, "baremark.cfg"))
+        return initrd_len > INITRD_MAX ? BM_ENOSPC : copy_out(initrd, initrd_len, buf, cap);
+    return BM_ENODEV;
+}
+
+bool bios_results_available(void) { return bios_stick() && vol && rsize && !stick->retired; }
+
+/* ---- The results file -------------------------------------------------------- */
+
+struct stick_results {
+    char *img;                  /* the whole file in memory: spaces, a final '\n' */
+    uint32_t pos;               /* bytes of records so far */
+    uint32_t dirty_lo, dirty_hi;    /* byte range not yet on the stick */
+    uint64_t flushed_ns;
+    bool stopped;
+};
+
+static struct stick_results results;
+static bool results_open;
+
+/* The file sector idx (0-based) as a device LBA, through the extents. */
+static uint64_t results_lba(uint32_t idx)
+{
+    for (unsigned i = 0; i < nrext; i++) {
+        if (idx < rext[i].count)
+            return rext[i].lba + idx;
+        idx -= (uint32_t)rext[i].count;
+    }
+    return UINT64_MAX;
+}
+
+void *bios_results_create(void)
+{
+    if (results_open || !bios_stick() || !vol || !rsize || stick->retired)
+        return NULL;
+    results.img = plat_alloc(rsize);
+    if (!results.img)
+        return NULL;
+    memset(results.img, ' ', rsize - 1);
+    results.img[rsize - 1] = '\n';
+    results.pos = results.dirty_lo = results.dirty_hi = 0;
+    results.flushed_ns = plat_now_ns();
+    results.stopped = false;
+    results_open = true;
+    return &results;
+}
+
+/* Write the dirty sectors, a run of consecutive LBAs per request. */
+static int results_sync(struct stick_results *r)
+{
+    uint32_t first = r->dirty_lo / 512, last = (r->dirty_hi + 511) / 512;
+    uint8_t st = 0;
+
+    if (r->dirty_hi <= r->dirty_lo)
+        return BM_OK;
+    if (stick->retired)
+        return BM_EPERM;
+    for (uint32_t s = first; s < last;) {
+        uint64_t lba = results_lba(s);
+        uint32_t n = 1;
+        int rc;
+        while (s + n < last && n < 64 && results_lba(s + n) == lba + n)
+            n++;
+        if (lba == UINT64_MAX)
+            return BM_EINVAL;
+        rc = bios_drive_rw(stick, true, lba, n, r->img + (size_t)s * 512, &st);
+        if (rc != BM_OK) {
+            plat_log("results file: INT 13h write of LBA %llu failed (status %02xh); file output stopped",
+                     (unsigned long long)lba, st);
+            return rc;
+        }
+        s += n;
+    }
+    r->dirty_lo = r->dirty_hi = 0;
+    r->flushed_ns = plat_now_ns();
+    return BM_OK;
+}
+
+int bios_results_write(void *f, const void *data, size_t len)
+{
+    struct stick_results *r = f;
+
+    if (r->stopped)
+        return BM_ENOSPC;
+    if (len > rsize - 1 - r->pos) {
+        /* The final '\n' stays: the file reads as records then one blank line. */
+        r->stopped = true;
+        results_sync(r);
+        plat_log("results file: %s is full (%u bytes); the rest of the records are on serial and the screen only",
+                 RESULTS_PATH, (unsigned)rsize);
+        return BM_ENOSPC;
+    }
+    if (r->dirty_hi <= r->dirty_lo)
+        r->dirty_lo = r->pos;
+    memcpy(r->img + r->pos, data, len);
+    r->pos += (uint32_t)len;
+    r->dirty_hi = r->pos;
+    return BM_OK;
+}
+
+/* Called after every record: to the stick at most every RESULTS_FLUSH_NS. */
+int bios_results_flush(void *f, bool now)
+{
+    struct stick_results *r = f;
+
+    if (!now && plat_now_ns() - r->flushed_ns < RESULTS_FLUSH_NS)
+        return BM_OK;
+    return results_sync(r);
+}
+
+/* Everything so far to the stick, now: native drivers are about to take
+ * controllers, and the stick's may be one of them. */
+void bios_results_sync_now(void)
+{
+    if (results_open && !results.stopped && !stick->retired)
+        results_sync(&results);
+}
+
+/* Where the results go, for the write-safety rules. */
+bool bios_results_is_open(void) { return results_open; }

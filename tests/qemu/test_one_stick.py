@@ -1,0 +1,175 @@
+"""One stick for every machine: the same build/baremark.img (make image)
+boots under OVMF (UEFI: GPT + FAT32 ESP, \\EFI\\BOOT\\BOOTX64.EFI) and under
+QEMU's default SeaBIOS (legacy BIOS: SYSLINUX's gptmbr.bin, the ESP's
+SYSLINUX, LINUX /baremark/baremark.bin), as a USB stick (qemu-xhci +
+usb-storage) or a SATA disk (q35's ICH9 AHCI). On BIOS, baremark reads the
+stick through INT 13h: its baremark.cfg, and its preallocated
+\\baremark\\results\\bios.jsonl, which it fills with the records."""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import qemu
+
+BIOS_RESULTS = "::/baremark/results/bios.jsonl"
+
+
+def boot_stick_bios(cfg, on="usb", devices=(), drives=(), timeout=200, on_serial=None):
+    """Boot a copy of build/baremark.img under SeaBIOS with this
+    baremark.cfg, on USB or SATA; wait for the power-off (exit=shutdown)
+    or the end record. on_serial(text, monitor_socket) sees the serial log
+    twice a second. Returns a qemu.Run (run.stick = the copy)."""
+    workdir = qemu.tempdir("baremark-onestick-")
+    stick = os.path.join(workdir, "stick.img")
+    shutil.copyfile(qemu.IMAGE, stick)
+    qemu.write_fat_file(stick, "::/baremark/baremark.cfg", cfg)
+    serial = os.path.join(workdir, "serial.log")
+    monitor = os.path.join(workdir, "monitor.sock")
+    cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", "1024", "-smp", "2", "-cpu", "max",
+           "-serial", "file:" + serial, "-display", "none", "-monitor", "unix:%s,server,nowait" % monitor,
+           "-net", "none", "-no-reboot",
+           "-drive", "if=none,id=stick,format=raw,file=" + stick]
+    if on == "usb":
+        cmd += ["-device", "qemu-xhci,id=xhci", "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on,bootindex=0"]
+    else:
+        cmd += ["-device", "ide-hd,drive=stick,bus=ide.0,bootindex=0"]
+    for d in drives:
+        cmd += ["-drive", d]
+    for d in devices:
+        cmd += ["-device", d]
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timed_out = qemu.wait_for_qemu(proc, serial, timeout, end_grace=15,
+                                   on_text=(lambda text: on_serial(text, monitor)) if on_serial else None)
+    text = qemu.read_text(serial)
+    return qemu.Run(text, qemu.parse_records(text), proc.returncode, timed_out, time.time() - t0, workdir, stick)
+
+
+def _bios_jsonl(run):
+    """bios.jsonl read back from the stick with mtools: its records, and
+    what follows them (must be blanks and the final newline)."""
+    text = qemu.read_fat_file(run.stick, BIOS_RESULTS)
+    lines = text.split("\n")
+    records, rest = [], []
+    for i, line in enumerate(lines):
+        if line.strip():
+            assert not rest, "a record after the blank part: %r" % line[:80]
+            records.append(json.loads(line))
+        else:
+            rest.append(line)
+    return records, text
+
+
+def _disk(run, disk_id):
+    return [d for d in run.of_type("disk") if d["id"] == disk_id][0]
+
+
+def test_one_stick_boots_under_ovmf_as_before():
+    """UEFI side of the one image: BOOTX64.EFI from the ESP, the records in
+    a results .jsonl beside bios.jsonl, which stays blank."""
+    run = qemu.boot(options="mem=off disk=off exit=shutdown", timeout=180)
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.end()["status"] == "ok", run.end()
+    files = qemu.list_dir(run.stick, "::/baremark/results")
+    assert "bios.jsonl" in files and any(f.endswith(".jsonl") and f != "bios.jsonl" for f in files), files
+    assert qemu.read_fat_file(run.stick, BIOS_RESULTS).strip() == ""
+
+
+def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
+    """SeaBIOS, the stick on USB: the stick's baremark.cfg takes effect
+    (mem=off: no memory records; exit=shutdown: QEMU powers off by itself);
+    the stick is an INT 13h firmware disk, the boot disk, never written;
+    write=SERIAL on an NVMe disk is allowed now that the boot disk is known;
+    bios.jsonl on the stick holds exactly the serial records, then blanks."""
+    wd = qemu.tempdir("baremark-onestick-nvme-")
+    # The stick's size: same capacity, but another sector 1 (no GPT), so not the stick.
+    nvme = qemu.make_disk(os.path.join(wd, "nvme.img"), 64)
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=1\nexit=shutdown\nwrite=BMW1\n",
+                          drives=["if=none,id=nv,format=raw,file=" + nvme],
+                          devices=["nvme,drive=nv,serial=BMW1"])
+    assert not run.timed_out, run.serial[-3000:]
+    assert run.returncode == 0
+    run_rec = run.records[0]
+    assert run_rec["type"] == "run" and run_rec["config_files"] == ["baremark.cfg"], run_rec
+    types = [r["type"] for r in run.records]
+    assert "mem_bandwidth" not in types and "mem_latency" not in types, types
+    assert run.end()["status"] == "ok" and run.end()["errors"] == 0, [r for r in run.records if r["type"] == "error"]
+    stick = [d for d in run.of_type("disk") if d["driver"] == "int13"]
+    assert len(stick) == 1 and stick[0]["path"] == "firmware", run.of_type("disk")
+    assert stick[0]["boot"] is True and stick[0]["writes"] is False, stick[0]
+    assert not [r for r in run.of_type("disk_result") if r["disk"] == stick[0]["id"] and r["rw"] in ("write", "randwrite")]
+    assert any(r["disk"] == stick[0]["id"] for r in run.of_type("disk_result")), "the stick was not measured"
+    nv = [d for d in run.of_type("disk") if d["driver"] == "nvme"][0]
+    assert nv["boot"] is False and nv["writes"] is True, nv
+    assert any(r["disk"] == nv["id"] and "write" in r["rw"] for r in run.of_type("disk_result"))
+    logs = [r["message"] for r in run.of_type("log") if r["where"] == "stick"]
+    assert logs and logs[0].startswith("booted from INT 13h drive 80h"), logs
+    records, text = _bios_jsonl(run)
+    assert records == run.records
+    assert len(text) == 4 * 1024 * 1024 and text.endswith(" \n"), len(text)
+
+
+def test_one_stick_sata_bios_boots_and_refuses_writes_to_the_stick():
+    """SeaBIOS, the stick on q35's AHCI: boots the same way; SeaBIOS gives
+    no EDD PCI path, so the native AHCI driver takes the controller and the
+    INT 13h drive is retired (said in a log record), and the native disk of
+    the stick's capacity counts as the boot disk: write=its serial is
+    refused."""
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=1\nexit=shutdown\nwrite=QM00001\n", on="sata")
+    assert not run.timed_out, run.serial[-3000:]
+    assert run.returncode == 0
+    assert run.records[0]["type"] == "run" and run.records[-1]["type"] == "end", run.serial[-2000:]
+    disk = [d for d in run.of_type("disk") if d["serial"] == "QM00001"][0]
+    assert disk["boot"] is True and disk["writes"] is False, disk
+    assert not [r for r in run.of_type("disk_result") if "write" in r["rw"]]
+    assert any("no longer used through INT 13h" in r["message"] for r in run.of_type("log")), run.of_type("log")
+    # The records written before the native driver took the controller are on the stick.
+    records, _ = _bios_jsonl(run)
+    assert records and records == run.records[:len(records)], records[:3]
+
+
+def test_one_stick_bad_option_in_cfg_gives_error_record():
+    run = boot_stick_bios("mem=off\ndisk=sometimes\nexit=shutdown\n")
+    assert not run.timed_out, run.serial[-3000:]
+    errors = run.of_type("error")
+    assert len(errors) == 1 and errors[0]["where"] == "options", errors
+    assert "'sometimes'" in errors[0]["message"], errors
+    assert run.end()["status"] == "error", run.end()
+
+
+def test_one_stick_esc_during_int13_io_stops_the_run():
+    """Esc pressed while the stick is measured through INT 13h: the BIOS's
+    keyboard handler (interrupts are on during the call) takes the key from
+    the i8042, so baremark finds it in the BIOS keyboard buffer after the
+    call: the run stops with the Esc note."""
+    sent = []
+
+    def press(text, monitor):
+        if not sent and '"driver":"int13"' in text and '"type":"disk_result"' not in text:
+            time.sleep(1.0)
+            qemu.monitor_command(monitor, "sendkey esc")
+            sent.append(1)
+        return False
+
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=5\nexit=shutdown\n", on_serial=press)
+    assert sent, run.serial[-2000:]
+    assert not run.timed_out, run.serial[-2000:]
+    assert "aborted by Esc" in run.end().get("note", ""), run.end()
+
+
+def test_bios_cfg_from_the_loaders_initrd():
+    """PXE-style: no stick, the loader hands baremark.cfg over as its
+    initrd (QEMU -initrd, as iPXE `initrd baremark.cfg`): it is read as the
+    options file (mem=off disk=off exit=shutdown: no memory records, power-off)."""
+    import test_bios
+    wd = qemu.tempdir("baremark-initrd-")
+    cfg = os.path.join(wd, "baremark.cfg")
+    with open(cfg, "w") as f:
+        f.write("mem=off\ndisk=off\nexit=shutdown\n")
+    run = test_bios.boot_bios("", extra_args=["-initrd", cfg])
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.returncode == 0
+    assert run.records[0]["config_files"] == ["baremark.cfg"], run.records[0]
+    assert not run.of_type("mem_latency") and run.end()["status"] == "ok", run.end()
