@@ -11,6 +11,7 @@ proxy) cannot show the proxy-DHCP server choice. Skipped, with a note, only
 where network namespaces cannot be made."""
 import ctypes
 import json
+import itertools
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ from receiver import Nginx
 DHCP_IP, BOOT_IP = "10.99.0.1", "10.99.0.2"
 CLONE_NEWNET = 0x40000000
 MAC_A, MAC_B = "52:54:00:99:00:0a", "52:54:00:99:00:0b"
+_RACKS = itertools.count()
 
 
 def _ip(*args):
@@ -34,8 +36,12 @@ class Rack:
     tap0, 10.99.0.2)."""
 
     def __init__(self):
-        tag = "%d" % os.getpid()
+        # The test runner runs tests in threads of one process: the PID
+        # alone would give two racks at once the same names.
+        n = next(_RACKS)
+        tag = "%d-%d" % (os.getpid(), n)
         self.ns_dhcp, self.ns_boot = "bmrack-dhcp-" + tag, "bmrack-boot-" + tag
+        self.veth = "%d" % ((os.getpid() * 16 + n) % 1000000)   # interface names: 15 bytes at most
         self.dir = qemu.tempdir("baremark-rack-")
         self.tftp = os.path.join(self.dir, "tftp")
         os.makedirs(self.tftp)
@@ -44,9 +50,8 @@ class Rack:
     def up(self):
         _ip("netns", "add", self.ns_dhcp)
         _ip("netns", "add", self.ns_boot)
-        _ip("link", "add", "bmrA" + str(os.getpid() % 10000), "type", "veth", "peer", "name",
-            "bmrB" + str(os.getpid() % 10000))
-        va, vb = "bmrA" + str(os.getpid() % 10000), "bmrB" + str(os.getpid() % 10000)
+        va, vb = "bmrA" + self.veth, "bmrB" + self.veth
+        _ip("link", "add", va, "type", "veth", "peer", "name", vb)
         _ip("link", "set", va, "netns", self.ns_dhcp, "name", "vA")
         _ip("link", "set", vb, "netns", self.ns_boot, "name", "vB")
         _ip("-n", self.ns_dhcp, "addr", "add", DHCP_IP + "/24", "dev", "vA")
@@ -138,7 +143,7 @@ class _InNetns:
 def _namespaces_possible():
     if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("dnsmasq"):
         return False
-    probe = "bmrack-probe-%d" % os.getpid()
+    probe = "bmrack-probe-%d-%d" % (os.getpid(), next(_RACKS))
     ok = subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode == 0
     subprocess.run(["ip", "netns", "del", probe], capture_output=True)
     return ok
