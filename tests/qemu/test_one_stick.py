@@ -173,3 +173,39 @@ def test_bios_cfg_from_the_loaders_initrd():
     assert run.returncode == 0
     assert run.records[0]["config_files"] == ["baremark.cfg"], run.records[0]
     assert not run.of_type("mem_latency") and run.end()["status"] == "ok", run.end()
+
+
+def test_one_stick_same_records_under_seabios_and_ovmf():
+    """The issue's test: one image, one machine (q35, -smp 2, the stick on
+    USB and an NVMe disk), the same baremark.cfg, booted under SeaBIOS and
+    under OVMF: the same record types with the same fields, the memory
+    records on one and on all CPUs, the disk records of both disks. What may
+    differ is named: diagnostics (log, note), the screen record and the
+    firmware disk's UEFI device path."""
+    import test_bios
+    cfg = "mem=quick\ndisk=quick\ntime=1\nexit=shutdown\n"
+    runs = {}
+    for side in ("bios", "uefi"):
+        wd = qemu.tempdir("baremark-onestick-same-")
+        nvme = qemu.make_disk(os.path.join(wd, "nvme.img"), 64)
+        drives, devices = ["if=none,id=nv,format=raw,file=" + nvme], ["nvme,drive=nv,serial=SAME1"]
+        if side == "bios":
+            runs[side] = boot_stick_bios(cfg, drives=drives, devices=devices, timeout=400)
+        else:
+            runs[side] = qemu.boot(cfg=cfg, drives=drives, devices=devices, timeout=400)
+        assert not runs[side].timed_out, (side, runs[side].serial[-3000:])
+        assert runs[side].end()["status"] == "ok", (side, [r for r in runs[side].records if r["type"] == "error"])
+    bf, uf = test_bios._fields(runs["bios"]), test_bios._fields(runs["uefi"])
+    optional = {"log", "note", "screen"}
+    assert set(bf) - optional == set(uf) - optional, (set(bf) ^ set(uf))
+    # A firmware disk's UEFI device path: a BIOS has none to give.
+    uefi_only = {"disk": {"device_path"}}
+    for t in set(bf) - optional:
+        assert bf[t] == uf[t] - uefi_only.get(t, set()), \
+            "%s: only BIOS %r, only UEFI %r" % (t, bf[t] - uf[t], uf[t] - bf[t])
+    for side, run in runs.items():
+        bw = run.of_type("mem_bandwidth")
+        assert {b["threads"] for b in bw} >= {1, 2}, (side, [(b["op"], b["threads"]) for b in bw])
+        drivers = {d["driver"] for d in run.of_type("disk")}
+        assert "nvme" in drivers and len(run.of_type("disk")) == 2, (side, run.of_type("disk"))
+        assert {r["disk"] for r in run.of_type("disk_result")} == {d["id"] for d in run.of_type("disk")}, side
