@@ -14,7 +14,8 @@
  *     posted with an MFA request descriptor, finished when the frame's
  *     cmd_status changes;
  *   - afterwards every command is a request frame posted as a 64-bit
- *     request descriptor (low half to IQPL, then high half to IQPH); DCMDs
+ *     request descriptor, one 8-byte write to IQPL as Linux
+ *     megasas_write_64bit_req_desc() does on 64-bit kernels; DCMDs
  *     are MPI2 pass-through requests whose chain SGE points at the MFI
  *     frame; LD I/O is LD IO requests on the firmware path (no fast path:
  *     the RAID map is never read) with the RAID context of the chip
