@@ -65,10 +65,6 @@ def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
     _check_every_cpu(4)
 
 
-def test_rnd4k_q32t16_and_the_all_disks_tests_use_both_cpus_under_smp_2():
-    _check_every_cpu(2)
-
-
 def test_one_cpu_runs_everything_on_the_boot_processor():
     workdir = tempfile.mkdtemp(prefix="baremark-cpus1-")
     try:
