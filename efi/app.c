@@ -111,10 +111,13 @@ static void emit_run_record(const char *iso_time)
 static void show_results_line(const char *path, bool written)
 {
     char line[400];
-    const char *next = cfg.exit == EXIT_WAIT       ? plat_exit_words(PLAT_EXIT_WAIT)
-                       : cfg.exit == EXIT_REBOOT   ? "Rebooting."
+    bool back = plat_exit_returns();
+    const char *next = cfg.exit == EXIT_REBOOT     ? "Rebooting."
                        : cfg.exit == EXIT_SHUTDOWN ? "Shutting down."
-                                                   : plat_exit_words(PLAT_EXIT_RETURN);
+                       : cfg.exit == EXIT_WAIT     ? (back ? "Press any key to return to the firmware."
+                                                           : "Press any key to restart the machine.")
+                       : back                      ? "Returning to the firmware."
+                                                   : "Finished: switch the machine off or reset it.";
 
     /* The HTML report is written next to the .jsonl, under the same name. */
     if (written)

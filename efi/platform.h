@@ -340,9 +340,9 @@ void plat_results_location(struct plat_boot_location *loc);
  * (plat_wait_key) and returns to the firmware. */
 enum plat_exit_mode { PLAT_EXIT_RETURN, PLAT_EXIT_REBOOT, PLAT_EXIT_SHUTDOWN, PLAT_EXIT_WAIT };
 void plat_exit(enum plat_exit_mode mode);
-/* The last line on screen for RETURN and WAIT: where there is no firmware
- * to go back to (legacy BIOS) they stop or restart the machine instead. */
-const char *plat_exit_words(enum plat_exit_mode mode);
+/* Is there a firmware to go back to (UEFI, the host)? Without one (legacy
+ * BIOS) RETURN halts and WAIT's key restarts the machine. */
+bool plat_exit_returns(void);
 
 /* Set up clocks, watchdog, console. Returns BM_OK or an error. */
 int plat_init(void);

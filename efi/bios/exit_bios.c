@@ -116,11 +116,7 @@ static __attribute__((noreturn)) void halt_forever(void)
 }
 
 /* WAIT's key resets (plat_exit); RETURN halts. */
-const char *plat_exit_words(enum plat_exit_mode mode)
-{
-    return mode == PLAT_EXIT_WAIT ? "Press any key to restart the machine."
-                                  : "Finished: switch the machine off or reset it.";
-}
+bool plat_exit_returns(void) { return false; }
 
 void plat_exit(enum plat_exit_mode mode)
 {

@@ -20,10 +20,7 @@ int plat_init(void)
     return BM_OK;
 }
 
-const char *plat_exit_words(enum plat_exit_mode mode)
-{
-    return mode == PLAT_EXIT_WAIT ? "Press any key to return to the firmware." : "Returning to the firmware.";
-}
+bool plat_exit_returns(void) { return true; }
 
 void plat_exit(enum plat_exit_mode mode)
 {
