@@ -37,6 +37,21 @@ static void nvme_sq_ring(struct nvme_ctrl *c, struct nvme_queue *q)
     q->sq_rung = q->sq_tail;
 }
 
+/* CQ entries read but not yet handed back to the controller. */
+static inline uint32_t nvme_cq_unreleased(const struct nvme_queue *q)
+{
+    return q->cq_head >= q->cq_rung ? q->cq_head - q->cq_rung : q->cq_head + q->entries - q->cq_rung;
+}
+
+/* Hand the read CQ entries back: the CQ head doorbell (section 3.1.25). */
+static void nvme_cq_release(struct nvme_ctrl *c, struct nvme_queue *q)
+{
+    if (q->cq_head == q->cq_rung)
+        return;
+    wr32(c, q->cq_db, q->cq_head);
+    q->cq_rung = q->cq_head;
+}
+
 static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                        uint32_t blocks, void *buf)
 {
@@ -93,6 +108,20 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     slot->retry_pending = 0;
     slot->retries = 0;
     slot->aborted = 0;
+    /* The CQ head doorbell is written lazily: only when this command's
+     * completion might otherwise find no free CQ entry. The controller
+     * may post into every entry from its tail up to the head it was last
+     * told, less one (a full queue, section 4.1); the entries it holds
+     * are at most those read and not released plus the commands in
+     * flight, so keeping that sum at most entries - 1 means a completion
+     * always has room, and the read entries are never overwritten (the
+     * controller writes only between its tail and the released head).
+     * At QD1 on 1024-entry queues that is one CQ doorbell per ~1000 I/Os
+     * instead of one per I/O: an MMIO write is the most expensive thing
+     * a polled I/O does (Linux nvme_ring_cq_doorbell() and SPDK
+     * nvme_pcie_qpair_ring_cq_doorbell() write one per batch reaped). */
+    if (q->inflight + 1 + nvme_cq_unreleased(q) > q->entries - 1)
+        nvme_cq_release(c, q);
     if (q->inflight++ == 0)
         q->stamp_ns = plat_now_ns(); /* an idle queue's stamp may be old (see nvme_sq_push) */
     (void)nvme_sq_push(q, slot); /* room was checked above */
@@ -108,7 +137,6 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
 {
     struct nvme_ctrl *c = ns->ctrl;
     int n = 0;
-    bool moved = false;
 
     while (n < max) {
         volatile struct nvme_cqe *e = &q->cq[q->cq_head];
@@ -121,7 +149,6 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
         plat_rmb();
         cid = e->cid;
         sqhd = e->sq_head;
-        moved = true;
         if (++q->cq_head == q->entries) {
             q->cq_head = 0;
             q->phase ^= 1;
@@ -165,10 +192,8 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
         }
         n++;
     }
-    /* One head doorbell per batch; none once the controller is being
-     * reset (its queues no longer exist). */
-    if (moved && !c->dead)
-        wr32(c, q->cq_db, q->cq_head);
+    /* No head doorbell here: nvme_submit() releases the read entries
+     * when a new command needs their room. */
     return n;
 }
 
@@ -177,6 +202,9 @@ static void nvme_resubmit_due(struct nvme_ctrl *c, struct nvme_ns *ns, struct nv
 {
     uint64_t now = plat_now_ns();
 
+    /* A retried command's failed completion was read while it stays in
+     * flight: release before it goes back (see nvme_submit). */
+    nvme_cq_release(c, q);
     for (uint32_t t = 0; t < ns->disk.max_qd && q->retries_pending; t++) {
         struct nvme_slot *s = &q->slots[t];
         if (!s->retry_pending || now < s->retry_at_ns)

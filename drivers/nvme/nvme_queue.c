@@ -87,7 +87,7 @@ void nvme_queue_revive(struct nvme_ctrl *c, struct nvme_queue *q)
     char err[160];
 
     memset((void *)q->cq, 0, cq_bytes(q->entries));
-    q->sq_tail = q->sq_head = q->cq_head = q->sq_rung = 0;
+    q->sq_tail = q->sq_head = q->cq_head = q->sq_rung = q->cq_rung = 0;
     q->phase = 1;
     q->next_scan_ns = 0;
     if (nvme_queue_register(c, q, err, sizeof(err)) == BM_OK) {

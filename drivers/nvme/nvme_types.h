@@ -64,6 +64,7 @@ struct nvme_queue {
     uint32_t sq_db, cq_db;         /* doorbell offsets in BAR0 */
     uint32_t sq_tail, sq_head, cq_head;
     uint32_t sq_rung;              /* the SQ tail the controller was last told (nvme_sq_ring) */
+    uint32_t cq_rung;              /* the CQ head the controller was last told (nvme_cq_release) */
     uint64_t stamp_ns;             /* submit_ns of commands pushed now: refreshed by poll */
     uint16_t phase;                /* phase tag of the next new CQE */
     uint32_t inflight;             /* busy slots, retry_pending ones included */

@@ -6,8 +6,9 @@
  * that made it visible, in host memory. It moves no data (a benchmark of
  * CPU cost per I/O, not of memcpy), but it still refuses what a controller
  * refuses: unknown opcodes, LBAs past the end, a namespace it does not
- * have, PRP1 not dword aligned, a doorbell past the queue's size; a CQ the
- * host did not free entries of is counted as an overflow.
+ * have, PRP1 not dword aligned, a doorbell past the queue's size, a CQ
+ * head moved past the entries posted; a CQ the host did not free entries
+ * of is counted as an overflow.
  *
  * It counts doorbell writes, so a test can see how many commands one SQ
  * tail write carried. Host build only (efi/platform_sim.h). */
@@ -46,6 +47,7 @@ struct nvme_instant {
     uint64_t io_done, io_refused;     /* I/O commands completed OK / with an error status */
     uint64_t sq_doorbells, cq_doorbells; /* I/O queue doorbell writes */
     uint64_t cq_overflows;
+    uint64_t bad_cq_heads;            /* CQ head doorbells past what was posted */
     uint64_t reg_reads;               /* register reads (none on the I/O path) */
 };
 

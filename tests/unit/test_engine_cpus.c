@@ -87,6 +87,7 @@ static void test_random_job_runs_one_queue_pair_per_cpu(void **state)
     assert_int_equal(distinct, 2);
     assert_int_equal(models[0].io_refused, 0);
     assert_int_equal(models[0].cq_overflows, 0);
+    assert_int_equal(models[0].bad_cq_heads, 0);
     assert_int_equal(j.hist->count, j.ios);
     engine_job_free(&j);
     release(0);

@@ -63,6 +63,7 @@ static void test_bench_prints_a_sane_row_for_each_queue_depth(void **state)
     assert_non_null(strstr(text, "  128  on "));
     assert_int_equal(bench.model.io_refused, 0);
     assert_int_equal(bench.model.cq_overflows, 0);
+    assert_int_equal(bench.model.bad_cq_heads, 0);
 }
 
 /* The engine at QD32: completions reaped in a batch are replaced by a

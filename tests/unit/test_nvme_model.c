@@ -132,6 +132,8 @@ struct nvme_model {
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
+    unsigned bad_cq_heads;         /* CQ head doorbells past what was posted */
+    unsigned io_cq_heads;          /* CQ head doorbell writes of I/O queues */
     uint64_t enabled_at_ns, reset_at_ns;
     unsigned early_csts_reads;     /* CSTS read inside the blackout */
     unsigned shutdowns, resets_after_shutdown;
@@ -636,8 +638,18 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         uint16_t qid = (uint16_t)((off - R_DBS) / 8);
         if ((off - R_DBS) % 8 == 0)
             sq_doorbell(m, qid, v);
-        else if (m->cq[qid].live && v < m->cq[qid].size)
-            m->cq[qid].head = v;
+        else if (m->cq[qid].live && v < m->cq[qid].size) {
+            /* The head may move only over entries the controller has
+             * posted: past its tail is an Invalid Doorbell Write Value
+             * (section 5.2, Asynchronous Event Information 01h), which a
+             * controller ignores and reports. */
+            struct nvme_instant_queue *cq = &m->cq[qid];
+            if ((v + cq->size - cq->head) % cq->size > (cq->tail + cq->size - cq->head) % cq->size)
+                m->bad_cq_heads++;
+            else
+                cq->head = v;
+            m->io_cq_heads += qid != 0;
+        }
     }
 }
 
@@ -698,6 +710,7 @@ static void finish(struct nvme_model *m, void *ctrl)
     assert_int_equal(m->dev.releases, 1);
     assert_false(m->cc & CC_EN);            /* handed back reset */
     assert_int_equal(m->cq_overflows, 0);
+    assert_int_equal(m->bad_cq_heads, 0);
     plat_sim_detach(&m->dev);
 }
 
@@ -803,6 +816,52 @@ static void test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data(v
     }
     assert_int_equal(m->reads_done, (5 + MODEL_QUEUES - 1) * QD);
     finish(m, ctrl);
+}
+
+/* The CQ head doorbell is written only when a new command needs the room
+ * of the entries read: at QD1 about once per queue length, not once per
+ * I/O; with every tag in flight (max_qd = entries - 1) before each
+ * submission, so the controller never meets a full CQ (finish() checks
+ * that, and that no head moved past what was posted). */
+static void test_cq_head_is_released_only_when_a_command_needs_the_room(void **state)
+{
+    const unsigned entries = MODEL_MQES + 1, bs = 4096;
+    uint8_t *bufs = plat_alloc_pages((size_t)MODEL_MQES * bs, false);
+    struct nvme_model *m = model_new();
+    struct bm_completion c[8];
+    struct bm_disk *d;
+    void *ctrl;
+    unsigned heads;
+
+    (void)state;
+    assert_non_null(bufs);
+    d = probe_one(m, &ctrl);
+    for (unsigned i = 0; i < 4 * entries; i++) {
+        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, (8ull * i) % MODEL_BLOCKS, bs / 512, bufs), BM_OK);
+        d->ops->flush(d, 0);
+        assert_int_equal(collect(d, 0, c, 1, 1000000000ull), 1);
+        assert_int_equal(c[0].status, BM_OK);
+    }
+    assert_true(data_ok(bufs, 8ull * (4 * entries - 1) % MODEL_BLOCKS, bs / 512));
+    /* Four times round the queue: a release each time it is about full. */
+    assert_true(m->io_cq_heads >= 3 && m->io_cq_heads <= 4);
+
+    heads = m->io_cq_heads;
+    for (unsigned t = 0; t < MODEL_MQES; t++)
+        assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8ull * t, bs / 512, bufs + (size_t)t * bs), BM_OK);
+    d->ops->flush(d, 0);
+    for (unsigned i = 0; i < 3 * entries; i++) {
+        assert_int_equal(collect(d, 0, c, 1, 1000000000ull), 1);
+        assert_int_equal(c[0].status, BM_OK);
+        assert_int_equal(d->ops->submit(d, 0, c[0].tag, BM_IO_READ, (8ull * i) % MODEL_BLOCKS, bs / 512,
+                                        bufs + (size_t)c[0].tag * bs), BM_OK);
+        d->ops->flush(d, 0);
+    }
+    assert_int_equal(collect(d, 0, c, 1, 1000000000ull), 1); /* still flowing */
+    assert_true(m->io_cq_heads > heads);
+    assert_int_equal(m->reads_done, 4 * entries + MODEL_MQES + 3 * entries);
+    finish(m, ctrl);
+    plat_free_pages(bufs, (size_t)MODEL_MQES * bs);
 }
 
 static void test_media_error_fails_that_read_with_the_decoded_status(void **state)
@@ -1570,6 +1629,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data),
+        cmocka_unit_test(test_cq_head_is_released_only_when_a_command_needs_the_room),
         cmocka_unit_test(test_media_error_fails_that_read_with_the_decoded_status),
         cmocka_unit_test(test_read_without_completion_is_reset_and_the_controller_comes_back),
         cmocka_unit_test(test_other_namespace_carries_on_after_a_reset),
