@@ -72,9 +72,32 @@ static void ahci_ring(struct ahci_port *p)
     port_wr(p, AHCI_PxCI, bits);
 }
 
-/* Look for errors in PxIS (and PxTFD when a FIS arrived) and recover from
- * them. Returns true when it recovered: the caught commands are then
- * completed already. */
+/* The ATA status carried by the FISes whose PxIS bits are in is, read
+ * from the received-FIS area in host memory instead of PxTFD: with
+ * PxCMD.FRE set the HBA copies every FIS there (section 4.2.1) and
+ * PxTFD.STS is only the status of the last one (3.3.8); a Set Device Bits
+ * FIS carries status bits 6:4 and 2:0 (DF and ERR among them), a D2H
+ * Register FIS all of them. That spares a register read on every I/O.
+ * A PIO Setup FIS (never on the I/O path) keeps its ending status in
+ * byte 15: that case reads PxTFD. */
+static uint8_t fis_status(struct ahci_port *p, uint32_t is)
+{
+    const volatile uint8_t *r = p->rfis;
+    uint8_t sts = 0;
+
+    if (is & AHCI_PxIS_PSS)
+        return (uint8_t)port_rd(p, AHCI_PxTFD);
+    plat_rmb(); /* the FIS before its PxIS bit */
+    if (is & AHCI_PxIS_SDBS)
+        sts |= r[AHCI_RFIS_SDBFIS + 2];
+    if (is & AHCI_PxIS_DHRS)
+        sts |= r[AHCI_RFIS_RFIS + 2];
+    return sts;
+}
+
+/* Look for errors in PxIS (and in the status of a FIS that arrived) and
+ * recover from them. Returns true when it recovered: the caught commands
+ * are then completed already. */
 static bool port_check_errors(struct ahci_port *p)
 {
     uint32_t is = port_rd(p, AHCI_PxIS);
@@ -87,10 +110,11 @@ static bool port_check_errors(struct ahci_port *p)
         ahci_port_recover(p, FAULT_HBA, is, -1);
         return true;
     }
-    /* Some HBAs (QEMU 7.2) report a failed queued command only through the
-     * status of the SDB FIS, without TFES: look at PxTFD when a FIS came. */
+    /* Some HBAs (QEMU 7.2 ahci_write_fis_sdb()) report a failed queued
+     * command only through the status of the SDB FIS, without TFES: look
+     * at the status of the FIS that came. */
     device_error = (is & AHCI_PxIS_TFES) ||
-                   ((is & AHCI_PxIS_FIS_RX) && (port_rd(p, AHCI_PxTFD) & (ATA_STS_ERR | ATA_STS_DF)));
+                   ((is & AHCI_PxIS_FIS_RX) && (fis_status(p, is) & (ATA_STS_ERR | ATA_STS_DF)));
     if (device_error)
         ahci_port_recover(p, FAULT_DEVICE, is, -1);
     return device_error;

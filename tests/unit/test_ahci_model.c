@@ -75,6 +75,8 @@ struct ahci_model {
     uint64_t bad_lba;             /* reads covering it fail UNC */
     uint64_t hang_lba;            /* reads covering it never finish */
     bool ncq_error;               /* NCQ error state until log 10h is read (ACS-3 9.13) */
+    bool sdb_err_no_tfes;         /* QEMU 7.2: an NCQ error only in the SDB FIS status, PxIS.TFES clear */
+    unsigned tfd_reads;           /* PxTFD register reads */
     bool smart_disabled;          /* SMART commands abort */
     bool never_ready;             /* after a reset the drive stays BSY */
     uint64_t link_delay_ns;       /* COMRESET release to DET=3 (DET=1 meanwhile) */
@@ -166,7 +168,8 @@ static void send_sdb(struct ahci_model *m, uint32_t done, uint8_t sts, uint8_t e
     m->tfd = (m->tfd & ~0xff77u) | (sts & 0x77) | (uint32_t)err << 8;
     m->is |= IS_SDBS;
     if (sts & STS_ERR) {
-        m->is |= IS_TFES;
+        if (!m->sdb_err_no_tfes)
+            m->is |= IS_TFES;
         m->halted = true;
     }
 }
@@ -587,6 +590,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
             plat_sim_advance_ns(10000000ull);   /* a list that never stops */
         return m->cmd | m->port_caps;
     case P_TFD:
+        m->tfd_reads++;
         if (m->tfd & STS_BSY)
             plat_sim_advance_ns(50000000ull);   /* a drive that stays busy */
         return m->tfd;
@@ -969,7 +973,7 @@ static void test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data(voi
     finish(m, ctrl);
 }
 
-static void test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working(void **state)
+static void ncq_error_fails_exactly_the_bad_tag(bool tfes)
 {
     struct ahci_model *m = model_new(true, true, true);
     struct bm_completion c[QD];
@@ -979,8 +983,8 @@ static void test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_wor
     struct bm_disk *d;
     uint32_t seen = 0;
 
-    (void)state;
     d = probe_one(m, &ctrl);
+    m->sdb_err_no_tfes = !tfes;
     m->bad_lba = lba_of(bad) + 5;
     log_capture_begin();
     submit_reads(d, QD);
@@ -1017,6 +1021,41 @@ static void test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_wor
     m->bad_lba = NO_LBA;
     submit_reads(d, QD);
     expect_reads_ok(d, QD);
+    finish(m, ctrl);
+}
+
+static void test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working(void **state)
+{
+    (void)state;
+    ncq_error_fails_exactly_the_bad_tag(true);
+}
+
+/* QEMU 7.2 (ahci_write_fis_sdb()) reports a queued command's error only
+ * in the status of the SDB FIS, with PxIS.TFES clear: the driver reads
+ * that status from the received-FIS area and recovers the same way. */
+static void test_ncq_error_only_in_the_sdb_fis_status_is_caught(void **state)
+{
+    (void)state;
+    ncq_error_fails_exactly_the_bad_tag(false);
+}
+
+/* A queued read that succeeds costs no PxTFD read: the status of its SDB
+ * FIS is in host memory (the received-FIS area). */
+static void test_ncq_reads_that_succeed_read_no_pxtfd(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    void *ctrl;
+    struct bm_disk *d;
+    unsigned tfd0;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    tfd0 = m->tfd_reads;
+    for (int round = 0; round < 4; round++) {
+        submit_reads(d, QD);
+        expect_reads_ok(d, QD);
+    }
+    assert_int_equal(m->tfd_reads, tfd0);
     finish(m, ctrl);
 }
 
@@ -1649,6 +1688,8 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data, log_restore),
         cmocka_unit_test_teardown(test_ncq_batch_is_issued_with_one_pxci_write_on_flush_or_poll, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working, log_restore),
+        cmocka_unit_test_teardown(test_ncq_error_only_in_the_sdb_fis_status_is_caught, log_restore),
+        cmocka_unit_test_teardown(test_ncq_reads_that_succeed_read_no_pxtfd, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_without_the_log_resets_the_port_and_fails_the_caught_tags, log_restore),
         cmocka_unit_test_teardown(test_interface_error_names_the_hba_bits_and_the_port_recovers, log_restore),
         cmocka_unit_test_teardown(test_drive_that_never_answers_times_out_and_comreset_recovers_the_port, log_restore),
