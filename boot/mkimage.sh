@@ -25,6 +25,8 @@
 #     file's own sectors only; the FAT is never changed), so it reads as JSON
 #     lines followed by one blank line: jq skips the whitespace, a line
 #     reader skips the blank line.
+#   \baremark\results\bios.html: the same for the HTML report (1 MiB), each
+#     page written over it from the start.
 # The FAT's hidden-sectors field is set to the partition's start (2048) so
 # that SYSLINUX's boot sector finds itself on the disk.
 #
@@ -108,6 +110,12 @@ if [ -n "$bios_bin" ]; then
     head -c $((results_mib * 1048576 - 1)) /dev/zero | tr '\0' ' ' > "$tmp/bios.jsonl"
     printf '\n' >> "$tmp/bios.jsonl"
     mcopy -i "$tmp/esp.fat" "$tmp/bios.jsonl" ::/baremark/results/bios.jsonl
+    # Its HTML report: 1 MiB of spaces ending in a newline, overwritten
+    # with each page (a page is some 50-150 KB; the spaces after </html>
+    # are nothing to a browser).
+    head -c $((1048576 - 1)) /dev/zero | tr '\0' ' ' > "$tmp/bios.html"
+    printf '\n' >> "$tmp/bios.html"
+    mcopy -i "$tmp/esp.fat" "$tmp/bios.html" ::/baremark/results/bios.html
     syslinux --install --directory /syslinux "$tmp/esp.fat" || die "syslinux --install failed"
 fi
 
@@ -124,5 +132,5 @@ how=unsigned
 [ -n "$sb_key" ] && how="signed with $sb_cert"
 [ -n "$sb_shim" ] && how="$how, behind shim (enroll \\baremark\\baremark-mok.cer in MokManager once)"
 boots="UEFI"
-[ -n "$bios_bin" ] && boots="UEFI and legacy BIOS (SYSLINUX, ${results_mib} MiB bios.jsonl)"
+[ -n "$bios_bin" ] && boots="UEFI and legacy BIOS (SYSLINUX, ${results_mib} MiB bios.jsonl, 1 MiB bios.html)"
 echo "built $out (${size_mib} MiB, ESP at sector $start, disk GUID $disk_guid, $boots, baremark $how)"

@@ -119,9 +119,12 @@ static void show_results_line(const char *path, bool written)
                        : back                      ? "Returning to the firmware."
                                                    : "Finished: switch the machine off or reset it.";
 
+    char stored[256];
+
     /* The HTML report is written next to the .jsonl, under the same name. */
+    plat_file_stored_as(path, stored, sizeof(stored));
     if (written)
-        snprintf(line, sizeof(line), "Results: %s (+ .html report)\n%s", path, next);
+        snprintf(line, sizeof(line), "Results: %s (+ .html report)\n%s", stored, next);
     else
         snprintf(line, sizeof(line), "No results file (serial and this screen only)\n%s", next);
     if (screen_active())

@@ -234,6 +234,10 @@ void *plat_file_create(const char *path);
 int plat_file_write(void *f, const void *data, size_t len);
 int plat_file_flush(void *f);
 void plat_file_close(void *f);
+/* The name the file plat_file_create(path) made has on its volume, for
+ * people: path itself, except on a legacy BIOS, where files cannot be
+ * created and the results go into ones the image preallocated. */
+void plat_file_stored_as(const char *path, char *out, size_t cap);
 
 /* Read a whole file on the results volume (the one plat_file_create
  * used; path without a label): bytes read, or BM_ENODEV / BM_ENOSPC. */

@@ -125,6 +125,9 @@ long bios_stick_file_read(const char *path, char *buf, size_t cap);
 bool bios_results_available(void);
 /* The preallocated results file: NULL when there is none to write. */
 void *bios_results_create(void);
+/* The preallocated HTML report beside it, blank again and written from its
+ * start (each call); NULL when there is none. Written like the results. */
+void *bios_report_create(void);
 int bios_results_write(void *f, const void *data, size_t len);
 int bios_results_flush(void *f, bool now);
 bool bios_results_is_open(void);

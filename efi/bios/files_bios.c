@@ -80,16 +80,30 @@ const char *plat_boot_source(void) { return bios_stick() ? "disk" : "unknown"; }
 
 bool plat_boot_volume_writable(void) { return bios_results_available(); }
 
-/* The only file: the results .jsonl goes into the preallocated bios.jsonl
- * (its name on the stick stays bios.jsonl); anything else cannot be made. */
+/* The only files: the results .jsonl goes into the preallocated bios.jsonl
+ * and its .html report into bios.html (their names on the stick stay
+ * those); anything else cannot be made. */
 void *plat_file_create(const char *path)
 {
     size_t n = strlen(path);
 
-    if (strchr(path, ':') || n < 6 || bm_strcasecmp(path + n - 6, ".jsonl"))
+    if (strchr(path, ':'))
         return NULL;
-    return bios_results_create();
+    if (n >= 6 && !bm_strcasecmp(path + n - 6, ".jsonl"))
+        return bios_results_create();
+    if (n >= 5 && !bm_strcasecmp(path + n - 5, ".html"))
+        return bios_report_create();
+    return NULL;
 }
+void plat_file_stored_as(const char *path, char *out, size_t cap)
+{
+    size_t n = strlen(path);
+
+    bm_strlcpy(out, n >= 5 && !bm_strcasecmp(path + n - 5, ".html") ? "\\baremark\\results\\bios.html"
+                                                                     : "\\baremark\\results\\bios.jsonl",
+               cap);
+}
+
 int plat_file_write(void *f, const void *data, size_t len) { return bios_results_write(f, data, len); }
 int plat_file_flush(void *f) { return bios_results_flush(f, false); }
 void plat_file_close(void *f) { bios_results_flush(f, true); }

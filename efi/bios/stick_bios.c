@@ -9,13 +9,17 @@
  * the one drive whose FAT volume holds bios.jsonl is. Two candidates or
  * none: the boot disk stays unknown, and every disk counts as the boot disk.
  *
- * Writes: only the results file's own data sectors (its cluster chain as
- * fat_extents() lists it, read once at start), never the FAT or a
- * directory, never past the file's size less its final '\n'. */
+ * The HTML report goes the same way into the preallocated
+ * \baremark\results\bios.html (an older stick without it gets none).
+ *
+ * Writes: only these files' own data sectors (their cluster chains as
+ * fat_extents() lists them, read once at start), never the FAT or a
+ * directory, never past a file's size less its final '\n'. */
 #include "bios_private.h"
 #include "../fat.h"
 
 #define RESULTS_PATH "\\baremark\\results\\bios.jsonl"
+#define REPORT_PATH "\\baremark\\results\\bios.html"
 #define RESULTS_EXTENTS_MAX 64
 #define RESULTS_FLUSH_NS 2000000000ull  /* at most this much of the file is only in memory */
 #define INITRD_MAX (64u * 1024)
@@ -26,9 +30,16 @@ static struct bios_drive *stick;
 static bool looked;
 static char stick_why[200];             /* how the stick was found, or why not */
 static struct fat_vol *vol;             /* the stick's FAT volume, NULL if none */
-static struct fat_extent rext[RESULTS_EXTENTS_MAX];
-static unsigned nrext;
-static uint32_t rsize;                  /* bios.jsonl's size, 0 if not usable */
+
+/* A preallocated file: where its sectors are. */
+struct stick_file {
+    const char *path;
+    struct fat_extent ext[RESULTS_EXTENTS_MAX];
+    unsigned next;
+    uint32_t size;                      /* 0 if not usable */
+};
+
+static struct stick_file results_file = { RESULTS_PATH }, report_file = { REPORT_PATH };
 static char initrd[INITRD_MAX + 1];
 static uint32_t initrd_len;
 
@@ -129,23 +140,39 @@ static struct bios_drive *pick_stick(struct bios_drive *ds, unsigned n, uint8_t 
     return NULL;
 }
 
-/* The results file's sectors, when it is there and sound. */
-static void find_results(void)
+/* A preallocated file's sectors, when it is there and sound; BM_OK or why not. */
+static int find_file(struct stick_file *sf)
 {
     struct fat_file f;
-    int rc = fat_lookup(vol, RESULTS_PATH, &f);
+    int rc = fat_lookup(vol, sf->path, &f);
 
     if (rc == BM_OK && (f.dir || f.size < 2))
         rc = BM_EINVAL;
     if (rc == BM_OK)
-        rc = fat_extents(vol, &f, rext, RESULTS_EXTENTS_MAX, &nrext);
+        rc = fat_extents(vol, &f, sf->ext, RESULTS_EXTENTS_MAX, &sf->next);
+    if (rc == BM_OK)
+        sf->size = f.size;
+    return rc;
+}
+
+/* The results file (and the report's beside it). */
+static void find_results(void)
+{
+    size_t n;
+    int rc = find_file(&results_file);
+
     if (rc != BM_OK) {
-        size_t n = strlen(stick_why);
+        n = strlen(stick_why);
         snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no results file on the stick", RESULTS_PATH,
                  rc == BM_ENODEV ? "not there (make image preallocates it)" : bm_strerror(rc));
         return;
     }
-    rsize = f.size;
+    rc = find_file(&report_file);
+    if (rc != BM_OK) {
+        n = strlen(stick_why);
+        snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no HTML report", REPORT_PATH,
+                 rc == BM_ENODEV ? "not there (an older image)" : bm_strerror(rc));
+    }
 }
 
 struct bios_drive *bios_stick(void)
@@ -251,47 +278,71 @@ long bios_stick_file_read(const char *path, char *buf, size_t cap)
     return BM_ENODEV;
 }
 
-bool bios_results_available(void) { return bios_stick() && vol && rsize && !stick->retired; }
+bool bios_results_available(void) { return bios_stick() && vol && results_file.size && !stick->retired; }
 
 /* ---- The results file -------------------------------------------------------- */
 
 struct stick_results {
+    struct stick_file *file;
     char *img;                  /* the whole file in memory: spaces, a final '\n' */
-    uint32_t pos;               /* bytes of records so far */
+    uint32_t pos;               /* bytes written so far */
     uint32_t dirty_lo, dirty_hi;    /* byte range not yet on the stick */
     uint64_t flushed_ns;
     bool stopped;
 };
 
-static struct stick_results results;
+static struct stick_results results = { &results_file }, report = { &report_file };
 static bool results_open;
 
 /* The file sector idx (0-based) as a device LBA, through the extents. */
-static uint64_t results_lba(uint32_t idx)
+static uint64_t file_lba(const struct stick_file *sf, uint32_t idx)
 {
-    for (unsigned i = 0; i < nrext; i++) {
-        if (idx < rext[i].count)
-            return rext[i].lba + idx;
-        idx -= (uint32_t)rext[i].count;
+    for (unsigned i = 0; i < sf->next; i++) {
+        if (idx < sf->ext[i].count)
+            return sf->ext[i].lba + idx;
+        idx -= (uint32_t)sf->ext[i].count;
     }
     return UINT64_MAX;
 }
 
+/* The file blank again (spaces, a final '\n'), to be written from its
+ * start; everything written before is marked to be blanked on the stick. */
+static bool file_begin(struct stick_results *r)
+{
+    uint32_t size = r->file->size;
+
+    if (!bios_stick() || !vol || !size || stick->retired)
+        return false;
+    if (!r->img) {
+        r->img = plat_alloc(size);
+        if (!r->img)
+            return false;
+        r->pos = size; /* the first time, the whole file: it holds another boot's bytes */
+    }
+    memset(r->img, ' ', size - 1);
+    r->img[size - 1] = '\n';
+    r->dirty_lo = 0;
+    r->dirty_hi = r->pos;
+    r->pos = 0;
+    r->flushed_ns = plat_now_ns();
+    r->stopped = false;
+    return true;
+}
+
 void *bios_results_create(void)
 {
-    if (results_open || !bios_stick() || !vol || !rsize || stick->retired)
+    /* The first sync writes the whole file: records of an earlier, longer
+     * run past the end of this one's would otherwise read as this run's. */
+    if (results_open || !file_begin(&results))
         return NULL;
-    results.img = plat_alloc(rsize);
-    if (!results.img)
-        return NULL;
-    memset(results.img, ' ', rsize - 1);
-    results.img[rsize - 1] = '\n';
-    results.pos = results.dirty_lo = results.dirty_hi = 0;
-    results.flushed_ns = plat_now_ns();
-    results.stopped = false;
     results_open = true;
     return &results;
 }
+
+/* The report is written whole again each time (the page after each burn-in
+ * pass, then at the end): what the previous page had past the new one's
+ * end turns back to spaces. */
+void *bios_report_create(void) { return file_begin(&report) ? &report : NULL; }
 
 /* Write the dirty sectors, a run of consecutive LBAs per request. */
 static int results_sync(struct stick_results *r)
@@ -304,16 +355,16 @@ static int results_sync(struct stick_results *r)
     if (stick->retired)
         return BM_EPERM;
     for (uint32_t s = first; s < last;) {
-        uint64_t lba = results_lba(s);
+        uint64_t lba = file_lba(r->file, s);
         uint32_t n = 1;
         int rc;
-        while (s + n < last && n < 64 && results_lba(s + n) == lba + n)
+        while (s + n < last && n < 64 && file_lba(r->file, s + n) == lba + n)
             n++;
         if (lba == UINT64_MAX)
             return BM_EINVAL;
         rc = bios_drive_rw(stick, true, lba, n, r->img + (size_t)s * 512, &st);
         if (rc != BM_OK) {
-            plat_log("results file: INT 13h write of LBA %llu failed (status %02xh); file output stopped",
+            plat_log("%s: INT 13h write of LBA %llu failed (status %02xh); file output stopped", r->file->path,
                      (unsigned long long)lba, st);
             return rc;
         }
@@ -327,22 +378,26 @@ static int results_sync(struct stick_results *r)
 int bios_results_write(void *f, const void *data, size_t len)
 {
     struct stick_results *r = f;
+    uint32_t size = r->file->size;
 
     if (r->stopped)
         return BM_ENOSPC;
-    if (len > rsize - 1 - r->pos) {
+    if (len > size - 1 - r->pos) {
         /* The final '\n' stays: the file reads as records then one blank line. */
         r->stopped = true;
         results_sync(r);
-        plat_log("results file: %s is full (%u bytes); the rest of the records are on serial and the screen only",
-                 RESULTS_PATH, (unsigned)rsize);
+        plat_log(r == &report ? "report: %s is full (%u bytes); the page is cut there"
+                              : "results file: %s is full (%u bytes); the rest of the records are on serial and "
+                                "the screen only",
+                 r->file->path, (unsigned)size);
         return BM_ENOSPC;
     }
     if (r->dirty_hi <= r->dirty_lo)
         r->dirty_lo = r->pos;
+    r->dirty_lo = MIN(r->dirty_lo, r->pos);
     memcpy(r->img + r->pos, data, len);
     r->pos += (uint32_t)len;
-    r->dirty_hi = r->pos;
+    r->dirty_hi = MAX(r->dirty_hi, r->pos);
     return BM_OK;
 }
 

@@ -53,6 +53,8 @@ const char *plat_boot_source(void) { return volume() ? "disk" : "unknown"; }
 
 static bool results_open;
 
+void plat_file_stored_as(const char *path, char *out, size_t cap) { bm_strlcpy(out, path, cap); }
+
 void *plat_file_create(const char *path)
 {
     char p[512];

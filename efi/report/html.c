@@ -360,9 +360,11 @@ static void sink_write_page(const char *why)
 {
     void *f = plat_file_create(sink_path);
     struct html_write_info info;
+    char stored[256];
 
+    plat_file_stored_as(sink_path, stored, sizeof(stored));
     if (!f) {
-        plat_log("report: cannot create %s", sink_path);
+        plat_log("report: cannot create %s", stored);
         return;
     }
     info = html_report_write(&sink_data, sink_source, file_write, f);
@@ -375,12 +377,12 @@ static void sink_write_page(const char *why)
      * is for people, on the console too. */
     if (info.ok) {
         char line[320];
-        int n = snprintf(line, sizeof(line), "report %s (%s): %llu bytes in %.1f ms\r\n", sink_path, why,
+        int n = snprintf(line, sizeof(line), "report %s (%s): %llu bytes in %.1f ms\r\n", stored, why,
                          (unsigned long long)info.bytes, info.ms);
         if (n > 0)
             plat_serial_write(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
     } else {
-        plat_log("report %s (%s): WRITE FAILED after %llu bytes", sink_path, why, (unsigned long long)info.bytes);
+        plat_log("report %s (%s): WRITE FAILED after %llu bytes", stored, why, (unsigned long long)info.bytes);
     }
 }
 
@@ -410,10 +412,14 @@ static void html_close(struct sink *s)
 struct sink *sink_html(const char *jsonl_path)
 {
     static struct sink s = { "html", html_record, NULL, NULL, html_close, NULL };
-    const char *base = strrchr(jsonl_path, '\\');
+    char stored[256];
+    const char *base;
 
     html_data_init(&sink_data);
     html_path_for(sink_path, sizeof(sink_path), jsonl_path);
-    bm_strlcpy(sink_source, base ? base + 1 : jsonl_path, sizeof(sink_source));
+    /* The footer names the records file as it is on the volume. */
+    plat_file_stored_as(jsonl_path, stored, sizeof(stored));
+    base = strrchr(stored, '\\');
+    bm_strlcpy(sink_source, base ? base + 1 : stored, sizeof(sink_source));
     return &s;
 }

@@ -5,6 +5,8 @@
 static EFI_HANDLE results_volume_handle;   /* device handle of the results volume */
 static EFI_FILE_HANDLE results_root;      /* NULL: no results file was created */
 
+void plat_file_stored_as(const char *path, char *out, size_t cap) { bm_strlcpy(out, path, cap); }
+
 /* Create each folder of path in turn, then the file (truncated). */
 void *plat_file_create(const char *path)
 {

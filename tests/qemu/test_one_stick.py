@@ -4,7 +4,8 @@ QEMU's default SeaBIOS (legacy BIOS: SYSLINUX's gptmbr.bin, the ESP's
 SYSLINUX, LINUX /baremark/baremark.bin), as a USB stick (qemu-xhci +
 usb-storage) or a SATA disk (q35's ICH9 AHCI). On BIOS, baremark reads the
 stick through INT 13h: its baremark.cfg, and its preallocated
-\\baremark\\results\\bios.jsonl, which it fills with the records."""
+\\baremark\\results\\bios.jsonl and bios.html, which it fills with the
+records and the HTML report."""
 import json
 import os
 import shutil
@@ -14,16 +15,19 @@ import time
 import qemu
 
 BIOS_RESULTS = "::/baremark/results/bios.jsonl"
+BIOS_REPORT = "::/baremark/results/bios.html"
 
 
-def boot_stick_bios(cfg, on="usb", devices=(), drives=(), timeout=200, on_serial=None):
-    """Boot a copy of build/baremark.img under SeaBIOS with this
-    baremark.cfg, on USB or SATA; wait for the power-off (exit=shutdown)
-    or the end record. on_serial(text, monitor_socket) sees the serial log
-    twice a second. Returns a qemu.Run (run.stick = the copy)."""
+def boot_stick_bios(cfg, on="usb", devices=(), drives=(), timeout=200, on_serial=None, stick=None):
+    """Boot a copy of build/baremark.img (or the stick given, again) under
+    SeaBIOS with this baremark.cfg, on USB or SATA; wait for the power-off
+    (exit=shutdown) or the end record. on_serial(text, monitor_socket) sees
+    the serial log twice a second. Returns a qemu.Run (run.stick = the
+    copy)."""
     workdir = qemu.tempdir("baremark-onestick-")
-    stick = os.path.join(workdir, "stick.img")
-    shutil.copyfile(qemu.IMAGE, stick)
+    if stick is None:
+        stick = os.path.join(workdir, "stick.img")
+        shutil.copyfile(qemu.IMAGE, stick)
     qemu.write_fat_file(stick, "::/baremark/baremark.cfg", cfg)
     serial = os.path.join(workdir, "serial.log")
     monitor = os.path.join(workdir, "monitor.sock")
@@ -62,19 +66,31 @@ def _bios_jsonl(run):
     return records, text
 
 
+def _bios_html(run):
+    """bios.html read back from the stick: the page, and what follows it
+    (blanks and the final newline only)."""
+    text = qemu.read_fat_file(run.stick, BIOS_REPORT)
+    end = text.find("</html>")
+    assert end > 0, text[:200]
+    assert text[end + len("</html>"):].strip() == "", "something after the page"
+    assert len(text.encode()) == 1024 * 1024 and text.endswith(" \n"), len(text.encode())  # UTF-8 (µ, –)
+    return text[:end + len("</html>")]
+
+
 def _disk(run, disk_id):
     return [d for d in run.of_type("disk") if d["id"] == disk_id][0]
 
 
 def test_one_stick_boots_under_ovmf_as_before():
     """UEFI side of the one image: BOOTX64.EFI from the ESP, the records in
-    a results .jsonl beside bios.jsonl, which stays blank."""
+    a results .jsonl beside bios.jsonl and bios.html, which stay blank."""
     run = qemu.boot(options="mem=off disk=off exit=shutdown", timeout=180)
     assert not run.timed_out, run.serial[-2000:]
     assert run.end()["status"] == "ok", run.end()
     files = qemu.list_dir(run.stick, "::/baremark/results")
     assert "bios.jsonl" in files and any(f.endswith(".jsonl") and f != "bios.jsonl" for f in files), files
     assert qemu.read_fat_file(run.stick, BIOS_RESULTS).strip() == ""
+    assert qemu.read_fat_file(run.stick, BIOS_REPORT).strip() == ""
 
 
 def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
@@ -86,7 +102,7 @@ def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
     wd = qemu.tempdir("baremark-onestick-nvme-")
     # The stick's size: same capacity, but another sector 1 (no GPT), so not the stick.
     nvme = qemu.make_disk(os.path.join(wd, "nvme.img"), 64)
-    run = boot_stick_bios("mem=off\ndisk=quick\ntime=1\nexit=shutdown\nwrite=BMW1\n",
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=1\nexit=shutdown\nwrite=BMW1\nscreen_dump=1\n",
                           drives=["if=none,id=nv,format=raw,file=" + nvme],
                           devices=["nvme,drive=nv,serial=BMW1"])
     assert not run.timed_out, run.serial[-3000:]
@@ -109,6 +125,24 @@ def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
     records, text = _bios_jsonl(run)
     assert records == run.records
     assert len(text) == 4 * 1024 * 1024 and text.endswith(" \n"), len(text)
+    # The HTML report in the preallocated bios.html, named on serial; the
+    # screen's last line names the files as they are on the stick.
+    page = _bios_html(run)
+    assert page.lstrip().lower().startswith("<!doctype html"), page[:80]
+    assert "BMW1" in page and "RND4K-Q32T1" in page, "the NVMe disk's results are not on the page"
+    assert "report \\baremark\\results\\bios.html (end of run)" in run.serial, run.serial[-2000:]
+    assert "bios.jsonl" in page, "the footer does not name the records file as it is on the stick"
+    lines = run.one("screen")["lines"]
+    assert lines[-2] == " Results: \\baremark\\results\\bios.jsonl (+ .html report)", lines[-3:]
+
+    # A second, shorter run on the same stick: bios.jsonl holds its records
+    # only (none of the first run's past their end), the page is its own.
+    again = boot_stick_bios("mem=off\ndisk=off\nexit=shutdown\n", stick=run.stick)
+    assert not again.timed_out and again.returncode == 0, again.serial[-2000:]
+    records, _ = _bios_jsonl(again)
+    assert records == again.records and len(records) < len(run.records), (len(records), len(run.records))
+    page = _bios_html(again)
+    assert "RND4K-Q32T1" not in page, "the first run's results are still on the page"
 
 
 def test_one_stick_sata_bios_boots_and_refuses_writes_to_the_stick():

@@ -79,8 +79,9 @@ class Run:
 
     def results_files(self):
         """Names of the files a UEFI run wrote in \\baremark\\results on the
-        stick (not bios.jsonl: make image preallocates it for BIOS runs)."""
-        return [n for n in list_dir(self.stick, "::/baremark/results") if n != "bios.jsonl"]
+        stick (not bios.jsonl and bios.html: make image preallocates them
+        for BIOS runs)."""
+        return [n for n in list_dir(self.stick, "::/baremark/results") if n not in ("bios.jsonl", "bios.html")]
 
     def read_file(self, path):
         return read_fat_file(self.stick, path)
