@@ -121,6 +121,9 @@ void bios_initrd_init(const uint8_t *zero_page);
 /* \baremark\NAME on the stick, then NAME at its root, then the initrd (as
  * baremark.cfg): bytes read or BM_ENODEV/BM_ENOSPC. */
 long bios_stick_file_read(const char *path, char *buf, size_t cap);
+/* The files make image preallocates on the stick for a BIOS run. */
+#define BIOS_RESULTS_PATH "\\baremark\\results\\bios.jsonl"
+#define BIOS_REPORT_PATH "\\baremark\\results\\bios.html"
 /* Is there a results file on the stick to write (bios.jsonl)? */
 bool bios_results_available(void);
 /* The preallocated results file: NULL when there is none to write. */

@@ -80,28 +80,29 @@ const char *plat_boot_source(void) { return bios_stick() ? "disk" : "unknown"; }
 
 bool plat_boot_volume_writable(void) { return bios_results_available(); }
 
+static bool has_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), k = strlen(suffix);
+
+    return n >= k && !bm_strcasecmp(path + n - k, suffix);
+}
+
 /* The only files: the results .jsonl goes into the preallocated bios.jsonl
  * and its .html report into bios.html (their names on the stick stay
  * those); anything else cannot be made. */
 void *plat_file_create(const char *path)
 {
-    size_t n = strlen(path);
-
     if (strchr(path, ':'))
         return NULL;
-    if (n >= 6 && !bm_strcasecmp(path + n - 6, ".jsonl"))
+    if (has_suffix(path, ".jsonl"))
         return bios_results_create();
-    if (n >= 5 && !bm_strcasecmp(path + n - 5, ".html"))
+    if (has_suffix(path, ".html"))
         return bios_report_create();
     return NULL;
 }
 void plat_file_stored_as(const char *path, char *out, size_t cap)
 {
-    size_t n = strlen(path);
-
-    bm_strlcpy(out, n >= 5 && !bm_strcasecmp(path + n - 5, ".html") ? "\\baremark\\results\\bios.html"
-                                                                     : "\\baremark\\results\\bios.jsonl",
-               cap);
+    bm_strlcpy(out, has_suffix(path, ".html") ? BIOS_REPORT_PATH : BIOS_RESULTS_PATH, cap);
 }
 
 int plat_file_write(void *f, const void *data, size_t len) { return bios_results_write(f, data, len); }

@@ -18,8 +18,6 @@
 #include "bios_private.h"
 #include "../fat.h"
 
-#define RESULTS_PATH "\\baremark\\results\\bios.jsonl"
-#define REPORT_PATH "\\baremark\\results\\bios.html"
 #define RESULTS_EXTENTS_MAX 64
 #define RESULTS_FLUSH_NS 2000000000ull  /* at most this much of the file is only in memory */
 #define INITRD_MAX (64u * 1024)
@@ -39,7 +37,7 @@ struct stick_file {
     uint32_t size;                      /* 0 if not usable */
 };
 
-static struct stick_file results_file = { RESULTS_PATH }, report_file = { REPORT_PATH };
+static struct stick_file results_file = { BIOS_RESULTS_PATH }, report_file = { BIOS_REPORT_PATH };
 static char initrd[INITRD_MAX + 1];
 static uint32_t initrd_len;
 
@@ -121,7 +119,7 @@ static struct bios_drive *pick_stick(struct bios_drive *ds, unsigned n, uint8_t 
         if (want[0])
             hit = gpt_guid(&ds[i], sec, guid, sizeof(guid)) && !bm_strcasecmp(guid, want);
         else
-            hit = find_volume(&ds[i], sec, v) && fat_lookup(v, RESULTS_PATH, &f) == BM_OK;
+            hit = find_volume(&ds[i], sec, v) && fat_lookup(v, BIOS_RESULTS_PATH, &f) == BM_OK;
         if (hit) {
             found = &ds[i];
             hits++;
@@ -136,7 +134,7 @@ static struct bios_drive *pick_stick(struct bios_drive *ds, unsigned n, uint8_t 
     else
         snprintf(stick_why, sizeof(stick_why),
                  "%s INT 13h drive holds %s (and the loader named no baremark_stick=): the boot disk is unknown",
-                 hits ? "more than one" : "no", RESULTS_PATH);
+                 hits ? "more than one" : "no", BIOS_RESULTS_PATH);
     return NULL;
 }
 
@@ -163,14 +161,14 @@ static void find_results(void)
 
     if (rc != BM_OK) {
         n = strlen(stick_why);
-        snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no results file on the stick", RESULTS_PATH,
+        snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no results file on the stick", BIOS_RESULTS_PATH,
                  rc == BM_ENODEV ? "not there (make image preallocates it)" : bm_strerror(rc));
         return;
     }
     rc = find_file(&report_file);
     if (rc != BM_OK) {
         n = strlen(stick_why);
-        snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no HTML report", REPORT_PATH,
+        snprintf(stick_why + n, sizeof(stick_why) - n, "; %s: %s, no HTML report", BIOS_REPORT_PATH,
                  rc == BM_ENODEV ? "not there (an older image)" : bm_strerror(rc));
     }
 }
@@ -394,7 +392,6 @@ int bios_results_write(void *f, const void *data, size_t len)
     }
     if (r->dirty_hi <= r->dirty_lo)
         r->dirty_lo = r->pos;
-    r->dirty_lo = MIN(r->dirty_lo, r->pos);
     memcpy(r->img + r->pos, data, len);
     r->pos += (uint32_t)len;
     r->dirty_hi = MAX(r->dirty_hi, r->pos);

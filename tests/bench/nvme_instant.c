@@ -286,8 +286,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     } else if (m->cq[qid].live && v < m->cq[qid].size) {
         struct nvme_instant_queue *cq = &m->cq[qid];
         m->cq_doorbells += qid != 0;
-        /* Only over posted entries (Invalid Doorbell Write Value, 5.2). */
-        if ((v + cq->size - cq->head) % cq->size > (cq->tail + cq->size - cq->head) % cq->size)
+        if (!nvme_instant_cq_head_ok(cq, v))
             m->bad_cq_heads++;
         else
             cq->head = v;

@@ -51,6 +51,14 @@ struct nvme_instant {
     uint64_t reg_reads;               /* register reads (none on the I/O path) */
 };
 
+/* May the host move this CQ's head to v? Only over entries posted: a head
+ * past the tail is an Invalid Doorbell Write Value (NVMe 1.4 section 5.2),
+ * which a controller ignores and reports. */
+static inline bool nvme_instant_cq_head_ok(const struct nvme_instant_queue *cq, uint32_t v)
+{
+    return (v + cq->size - cq->head) % cq->size <= (cq->tail + cq->size - cq->head) % cq->size;
+}
+
 /* A controller at PCI address a (queues of 1024 entries, grant pairs,
  * a namespace of blocks 512-byte blocks), attached to the host platform. */
 void nvme_instant_attach(struct nvme_instant *m, struct pci_addr a, unsigned grant, uint64_t blocks);

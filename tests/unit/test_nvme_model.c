@@ -639,12 +639,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         if ((off - R_DBS) % 8 == 0)
             sq_doorbell(m, qid, v);
         else if (m->cq[qid].live && v < m->cq[qid].size) {
-            /* The head may move only over entries the controller has
-             * posted: past its tail is an Invalid Doorbell Write Value
-             * (section 5.2, Asynchronous Event Information 01h), which a
-             * controller ignores and reports. */
             struct nvme_instant_queue *cq = &m->cq[qid];
-            if ((v + cq->size - cq->head) % cq->size > (cq->tail + cq->size - cq->head) % cq->size)
+            if (!nvme_instant_cq_head_ok(cq, v))
                 m->bad_cq_heads++;
             else
                 cq->head = v;
