@@ -49,7 +49,7 @@ uint64_t hist_percentile(const struct histogram *h, double pct)
 
     if (!h->count)
         return 0;
-    if (pct <= 0)
+    if (!(pct > 0)) /* NaN too: it would reach the cast below */
         return h->min;
     if (pct >= 100)
         return h->max;

@@ -37,6 +37,25 @@ void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const voi
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 
+/* A double as an unsigned integer, saturating: NaN and anything below 1
+ * give 0, anything past the type's range its maximum. A plain C cast of a
+ * double the type cannot hold is undefined behaviour (C11 6.3.1.4), and
+ * JSON records and firmware tables can hold any double. */
+static inline uint64_t bm_double_to_u64(double v)
+{
+    if (!(v >= 1))
+        return 0;
+    return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* The same for 32 bits. */
+static inline uint32_t bm_double_to_u32(double v)
+{
+    if (!(v >= 1))
+        return 0;
+    return v >= 4294967296.0 ? UINT32_MAX : (uint32_t)v;
+}
+
 /* Bounded string copy that always terminates; returns dst. */
 char *bm_strlcpy(char *dst, const char *src, size_t cap);
 /* Case-insensitive compare of ASCII strings. */

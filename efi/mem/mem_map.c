@@ -66,7 +66,7 @@ static void emit_region(unsigned idx, const struct mem_region *r, double max_gbp
         json_u64(&r_.j, "threads", r->threads);
         json_bool(&r_.j, "slow", r->slow);
         if (max_gbps > 0)
-            len = (unsigned)(r->read_gbps / max_gbps * 40 + 0.5);
+            len = bm_double_to_u32(r->read_gbps / max_gbps * 40 + 0.5);
         memset(bar, '#', MIN(len, 40u));
         bar[MIN(len, 40u)] = '\0';
         snprintf(human, sizeof(human), "  %2u 0x%012llx %6llu MiB %7.1f ns %8.2f GB/s %-40s%s", idx,

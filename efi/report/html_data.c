@@ -14,7 +14,7 @@ void html_data_init(struct html_data *d)
 
 unsigned html_data_pass_of(const char *json)
 {
-    return (unsigned)js_get_num(json, "pass", 0);
+    return bm_double_to_u32(js_get_num(json, "pass", 0));
 }
 
 /* The next free entry of a capped table (zeroed), or NULL with the drop

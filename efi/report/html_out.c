@@ -114,6 +114,12 @@ void fmt_bytes(char *dst, size_t cap, double bytes)
         snprintf(dst, cap, "%.0f", bytes);
         return;
     }
+    /* Past 1024P (2^60 bytes) no size is real, and the integer test below
+     * would cast a double beyond uint64_t (undefined, infinity included). */
+    if (v >= 1024) {
+        snprintf(dst, cap, "out of range");
+        return;
+    }
     if (v == (double)(uint64_t)v)
         snprintf(dst, cap, "%.0f%c", v, units[u]);
     else

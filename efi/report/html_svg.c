@@ -57,13 +57,16 @@ static double nice_step(double x)
 static void scale_fit(struct scale *s, double lo, double hi, bool from_zero)
 {
     if (s->kind == AXIS_LINEAR) {
-        double step;
+        double step, q;
         if (from_zero && lo > 0)
             lo = 0;
         if (hi <= lo)
             hi = lo + 1;
         step = nice_step((hi - lo) / 5);
-        s->lo = from_zero ? lo : step * (double)(int64_t)(lo / step - (lo < 0 ? 1 : 0));
+        /* Whole steps below lo; past 2^53 every double is whole already, and
+         * the cast would be undefined past int64_t. */
+        q = lo / step - (lo < 0 ? 1 : 0);
+        s->lo = from_zero ? lo : step * (q > -9e15 && q < 9e15 ? (double)(int64_t)q : q);
         s->hi = s->lo;
         for (int i = 0; s->hi < hi * 1.0001 && i < 64; i++)
             s->hi += step;
@@ -425,7 +428,7 @@ void svg_heat_map(struct hout *o, const char *kind, const char *title, const cha
         ho_fmt(o, "<text x=\"108\" y=\"%.0f\" text-anchor=\"end\">%u</text>", 70 + cell * (i + 0.5) + 4, i);
         for (unsigned k = 0; k < n; k++) {
             double f = hi > lo ? (v[i][k] - lo) / (hi - lo) : 0;
-            unsigned grey = (unsigned)(235 - 175 * f);
+            unsigned grey = f > 0 ? (f < 1 ? (unsigned)(235 - 175 * f) : 60) : 235;
             if (v[i][k] < 0)
                 continue;
             fmt_num(b, sizeof(b), v[i][k]);

@@ -41,7 +41,7 @@ static void field(struct screen_grid *g, unsigned row, const char *label, const 
 
 static void minutes(char *buf, size_t cap, double seconds)
 {
-    unsigned long s = seconds > 0 ? (unsigned long)(seconds + 0.5) : 0;
+    unsigned long s = bm_double_to_u64(seconds + 0.5);
     if (s >= 3600)
         snprintf(buf, cap, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
     else

@@ -46,8 +46,8 @@ static void on_dimm(struct screen_model *m, const char *json)
     if (!d)
         return;
     d->size_unknown = size < 0;
-    d->size_mb = size > 0 ? (uint32_t)size : 0;
-    d->smbios_mts = (uint32_t)num_or(json, "speed_mts", 0);
+    d->size_mb = bm_double_to_u32(size);
+    d->smbios_mts = bm_double_to_u32(num_or(json, "speed_mts", 0));
 }
 
 /* An spd record fills its slot's row, or a row of its own ("SPD 0x52")
@@ -64,7 +64,7 @@ static void on_spd(struct screen_model *m, const char *json)
         d = dimm_row(m, locator, true);
         if (!d)
             return;
-        d->size_mb = (uint32_t)num_or(json, "size_mb", 0);
+        d->size_mb = bm_double_to_u32(num_or(json, "size_mb", 0));
     }
     d->has_spd = true;
     screen_json_str(json, "mem_type", mem_type, sizeof(mem_type));
@@ -73,18 +73,18 @@ static void on_spd(struct screen_model *m, const char *json)
         bm_strlcpy(d->spd_type, module_type[0] ? module_type : mem_type, sizeof(d->spd_type));
     else
         snprintf(d->spd_type, sizeof(d->spd_type), "%.8s %.14s", mem_type, module_type);
-    d->spd_mts = (uint32_t)num_or(json, "speed_mts", 0);
-    d->cl = (unsigned)num_or(json, "cl", 0);
-    d->trcd = (unsigned)num_or(json, "trcd", 0);
-    d->trp = (unsigned)num_or(json, "trp", 0);
-    d->ranks = (unsigned)num_or(json, "ranks", 0);
+    d->spd_mts = bm_double_to_u32(num_or(json, "speed_mts", 0));
+    d->cl = bm_double_to_u32(num_or(json, "cl", 0));
+    d->trcd = bm_double_to_u32(num_or(json, "trcd", 0));
+    d->trp = bm_double_to_u32(num_or(json, "trp", 0));
+    d->ranks = bm_double_to_u32(num_or(json, "ranks", 0));
     screen_json_str(json, "part", d->part, sizeof(d->part));
     screen_json_str(json, "smbios_disagrees", d->differs, sizeof(d->differs));
 }
 
 static void on_region(struct screen_model *m, const char *json)
 {
-    unsigned idx = (unsigned)num_or(json, "index", 0);
+    unsigned idx = bm_double_to_u32(num_or(json, "index", 0));
     struct screen_region *r = NULL;
 
     for (unsigned i = 0; i < m->nregions; i++)
@@ -99,8 +99,8 @@ static void on_region(struct screen_model *m, const char *json)
     }
     memset(r, 0, sizeof(*r));
     r->index = idx;
-    r->base = (uint64_t)num_or(json, "base", 0);
-    r->bytes = (uint64_t)num_or(json, "bytes", 0);
+    r->base = bm_double_to_u64(num_or(json, "base", 0));
+    r->bytes = bm_double_to_u64(num_or(json, "bytes", 0));
     r->measured = screen_json_num(json, "read_gbps", &r->gbps);
     r->latency_ns = num_or(json, "latency_ns", 0);
     r->slow = strstr(json, "\"slow\":true") != NULL;
@@ -247,7 +247,7 @@ static void map_line(struct screen_grid *g, unsigned row, const struct screen_mo
     /* The bar takes what is left, keeping room for " SLOW". */
     bar_cols = width > head + 6 ? MIN(width - head - 6, 60u) : 0;
     if (max_gbps > 0)
-        len = MIN((unsigned)(r.gbps / max_gbps * bar_cols + 0.5), bar_cols);
+        len = MIN(bm_double_to_u32(r.gbps / max_gbps * bar_cols + 0.5), bar_cols);
     for (unsigned i = 0; i < bar_cols && head + i + 1 < sizeof(line); i++)
         line[head + i] = i < len ? '#' : '.';
     line[MIN(head + bar_cols, (unsigned)sizeof(line) - 1)] = '\0';

@@ -95,7 +95,7 @@ bool screen_json_num(const char *json, const char *key, double *out)
 static uint64_t json_u64_or(const char *json, const char *key, uint64_t dflt)
 {
     double v;
-    return screen_json_num(json, key, &v) && v >= 0 ? (uint64_t)v : dflt;
+    return screen_json_num(json, key, &v) && v >= 0 ? bm_double_to_u64(v) : dflt;
 }
 
 /* "16M", "512K", "1.5G" */

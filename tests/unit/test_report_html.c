@@ -13,6 +13,8 @@
 
 #include "platform.h"
 #include "report/html.h"
+#include "report/html_data.h"
+#include "report/html_out.h"
 #include "report/jscan.h"
 
 static struct html_data d;
@@ -366,6 +368,42 @@ static void test_memory_map_chart(void **state)
     assert_non_null(strstr(page, "not measured: too small for a buffer past the caches"));
 }
 
+/* A byte count past the largest unit (1024P = 2^60 bytes, beyond any real
+ * size) is named out of range, not cast to an integer it does not fit
+ * (fuzz_report_html found the cast undefined for 4.73112e+92). */
+static void test_fmt_bytes_past_1024p_is_out_of_range(void **state)
+{
+    const double p = 1125899906842624.0; /* 2^50 */
+    char b[16];
+
+    (void)state;
+    fmt_bytes(b, sizeof(b), 4.73112e92);
+    assert_string_equal(b, "out of range");
+    fmt_bytes(b, sizeof(b), 1.0 / 0.0);
+    assert_string_equal(b, "out of range");
+    fmt_bytes(b, sizeof(b), 1024 * p);
+    assert_string_equal(b, "out of range");
+    fmt_bytes(b, sizeof(b), 1023 * p);
+    assert_string_equal(b, "1023P");
+    fmt_bytes(b, sizeof(b), 1.5 * p);
+    assert_string_equal(b, "1.5P");
+    fmt_bytes(b, sizeof(b), 4096);
+    assert_string_equal(b, "4K");
+    fmt_bytes(b, sizeof(b), 1000);
+    assert_string_equal(b, "1000");
+}
+
+/* A record's "pass" that no unsigned holds (negative, past 2^32)
+ * reads as 0 or the largest pass, never as a cast of a double out
+ * of range (fuzz_report_html: "-5 is outside the range ... unsigned int"). */
+static void test_pass_out_of_range_is_clamped(void **state)
+{
+    (void)state;
+    assert_int_equal(html_data_pass_of("{\"type\":\"note\",\"pass\":-5}"), 0);
+    assert_int_equal(html_data_pass_of("{\"pass\":5e9}"), UINT32_MAX);
+    assert_int_equal(html_data_pass_of("{\"pass\":7}"), 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +419,8 @@ int main(void)
         cmocka_unit_test(test_sink_rewrites_the_page_after_each_pass),
         cmocka_unit_test(test_dimm_table_has_spd_columns),
         cmocka_unit_test(test_memory_map_chart),
+        cmocka_unit_test(test_fmt_bytes_past_1024p_is_out_of_range),
+        cmocka_unit_test(test_pass_out_of_range_is_clamped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
