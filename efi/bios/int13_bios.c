@@ -10,6 +10,7 @@
  * believed as Linux drivers/firmware/edd.c edd_has_edd30() does: key BEDDh,
  * and bytes 30..73 summing to zero. */
 #include "bios_private.h"
+#include "../disk/edd.h"
 
 #define INT13 0x13
 #define I13_CHECK_EXT 0x41
@@ -17,8 +18,6 @@
 #define I13_EXT_WRITE 0x43
 #define I13_PARAMS 0x48
 #define EDD_FIXED_DISK_ACCESS 0x1
-#define EDD_KEY 0xbedd
-#define EDD_PARAMS_BYTES 74
 #define BDA_HARD_DISKS 0x475    /* BIOS data area: number of hard disks */
 #define DAP_ADDR 0x9830u        /* the disk address packet, in our low page */
 #define I13_MAX_BLOCKS 127u     /* EDD 3.0: at most 127 blocks per request */
@@ -27,43 +26,12 @@ static struct bios_drive drives[BIOS_DRIVES_MAX];
 static unsigned ndrives;
 static bool scanned;
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-
-/* The EDD 3.0 part of the AH=48h buffer: host bus "PCI" + interface. */
-static void edd30_path(struct bios_drive *d, const uint8_t *p)
-{
-    uint8_t sum = 0;
-
-    if (rd16(p) < EDD_PARAMS_BYTES - 8 || rd16(p + 30) != EDD_KEY)
-        return;
-    for (unsigned i = 30; i < EDD_PARAMS_BYTES; i++)
-        sum = (uint8_t)(sum + p[i]);
-    if (sum)
-        return;     /* drivers/firmware/edd.c: a bad checksum means no device path */
-    memcpy(d->host_bus, p + 36, 4);
-    d->host_bus[4] = '\0';
-    memcpy(d->interface, p + 40, 8);
-    d->interface[8] = '\0';
-    for (int i = 7; i >= 0 && d->interface[i] == ' '; i--)
-        d->interface[i] = '\0';
-    for (int i = 3; i >= 0 && d->host_bus[i] == ' '; i--)
-        d->host_bus[i] = '\0';
-    if (!strncmp(d->host_bus, "PCI", 3)) {
-        d->has_pci = true;
-        d->pci.seg = 0;
-        d->pci.bus = p[48];
-        d->pci.dev = p[49];
-        d->pci.fn = p[50];
-    }
-    d->device = p[56];      /* ATA/SATA: device (port), SCSI: id */
-    d->edd30 = true;
-}
-
 /* One drive: present with extensions and a usable size, or false. */
 static bool probe_drive(uint8_t dl, struct bios_drive *d)
 {
     struct bios_rm_regs r = { 0 };
     uint8_t *p = (uint8_t *)(uintptr_t)BIOS_BOUNCE;
+    struct edd_params e;
 
     memset(d, 0, sizeof(*d));
     d->dl = dl;
@@ -84,16 +52,18 @@ static bool probe_drive(uint8_t dl, struct bios_drive *d)
     bios_int(INT13, &r);
     if (r.eflags & BIOS_EFLAGS_CF)
         return false;
-    d->flags = rd16(p + 2);
-    memcpy(&d->sectors, p + 16, 8);
-    d->bytes_per_sector = rd16(p + 24);
-    if (!d->bytes_per_sector)
-        d->bytes_per_sector = 512;      /* some EDD 1.x BIOSes leave it 0 */
-    if (!d->sectors || d->bytes_per_sector < 512 || d->bytes_per_sector > 4096 ||
-        (d->bytes_per_sector & (d->bytes_per_sector - 1)))
+    if (!edd_params_parse(p, &e))   /* disk/edd.c: size, sector size, EDD 3.0 device path */
         return false;
-    d->removable = (d->flags & 0x4) != 0;
-    edd30_path(d, p);
+    d->flags = e.flags;
+    d->sectors = e.sectors;
+    d->bytes_per_sector = e.bytes_per_sector;
+    d->removable = e.removable;
+    d->edd30 = e.edd30;
+    memcpy(d->host_bus, e.host_bus, sizeof(d->host_bus));
+    memcpy(d->interface, e.interface, sizeof(d->interface));
+    d->has_pci = e.has_pci;
+    d->pci = e.pci;
+    d->device = e.device;
     if (d->bytes_per_sector == 512) {
         uint8_t st;
         d->has_sector1 = bios_drive_rw(d, false, 1, 1, d->sector1, &st) == BM_OK;

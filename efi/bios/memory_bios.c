@@ -4,6 +4,7 @@
  * identity-maps the first 4 GiB; RAM above that is mapped here, with 2 MiB
  * pages, up to the top of E820 RAM (at most 512 GiB, one PDPT). */
 #include "bios_private.h"
+#include "../mem/e820.h"
 
 #define PAGE 4096ull
 #define LOW_LIMIT (4ull << 30)               /* what head_bios.S maps */
@@ -51,19 +52,14 @@ static void mark_e820(uint64_t lo_limit, uint64_t hi_limit)
 {
     for (int pass = 0; pass < 2; pass++) {
         for (unsigned i = 0; i < bios_e820_count; i++) {
-            const struct bios_e820 *e = &bios_e820_map[i];
-            bool ram = e->type == E820_RAM;
+            const struct bios_e820 *m = &bios_e820_map[i];
+            struct e820_entry e = { m->addr, m->size, m->type };
+            bool ram = e.type == E820_RAM;
             uint64_t lo, hi;
             if (ram != (pass == 0))
                 continue;
-            /* RAM shrinks to whole pages inside it; reserved grows to whole pages. */
-            lo = ram ? (e->addr + PAGE - 1) & ~(PAGE - 1) : e->addr & ~(PAGE - 1);
-            hi = ram ? (e->addr + e->size) & ~(PAGE - 1) : (e->addr + e->size + PAGE - 1) & ~(PAGE - 1);
-            if (lo < lo_limit)
-                lo = lo_limit;
-            if (hi > hi_limit)
-                hi = hi_limit;
-            if (lo < hi)
+            /* RAM shrinks to whole pages inside it; reserved grows to whole pages (e820.c). */
+            if (e820_page_span(&e, lo_limit, hi_limit, &lo, &hi))
                 mark(lo / PAGE, (hi - lo) / PAGE, ram);
         }
     }
@@ -74,11 +70,10 @@ static void mark_e820(uint64_t lo_limit, uint64_t hi_limit)
  * RAM above 4 GiB is simply not used. */
 static void map_high(void)
 {
-    uint64_t top = LOW_LIMIT, gib, bitmap_bytes;
+    uint64_t top, gib, bitmap_bytes;
 
-    for (unsigned i = 0; i < bios_e820_count; i++)
-        if (bios_e820_map[i].type == E820_RAM && bios_e820_map[i].addr + bios_e820_map[i].size > top)
-            top = bios_e820_map[i].addr + bios_e820_map[i].size;
+    _Static_assert(sizeof(struct bios_e820) == sizeof(struct e820_entry), "one E820 layout");
+    top = e820_ram_top((const struct e820_entry *)bios_e820_map, bios_e820_count, LOW_LIMIT);
     if (top > HIGH_LIMIT)
         top = HIGH_LIMIT;
     top = (top + (1ull << 30) - 1) & ~((1ull << 30) - 1);

@@ -16,6 +16,7 @@
  * fat_extents() lists them, read once at start), never the FAT or a
  * directory, never past a file's size less its final '\n'. */
 #include "bios_private.h"
+#include "../disk/part_table.h"
 #include "../fat.h"
 
 #define RESULTS_EXTENTS_MAX 64
@@ -47,60 +48,27 @@ static int drive_read(void *ctx, uint64_t lba, void *buf)
     return bios_drive_rw(ctx, false, lba, 1, buf, &st);
 }
 
-/* "XXXXXXXX-XXXX-..." of the GPT header's disk GUID (UEFI 2.10 5.3.2; the
- * first three fields little-endian), or false without a GPT. */
+/* "XXXXXXXX-XXXX-..." of the GPT header's disk GUID (part_table.c), or
+ * false without a GPT. */
 static bool gpt_guid(struct bios_drive *d, uint8_t *sec, char *out, size_t len)
 {
     uint8_t st;
-    const uint8_t *g = sec + 56;
 
-    if (bios_drive_rw(d, false, 1, 1, sec, &st) != BM_OK || memcmp(sec, "EFI PART", 8))
-        return false;
-    snprintf(out, len, "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X", g[3], g[2], g[1], g[0],
-             g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
-    return true;
+    return bios_drive_rw(d, false, 1, 1, sec, &st) == BM_OK && part_gpt_disk_guid(sec, out, len);
 }
 
 /* The drive's FAT volume: the first GPT or MBR partition that opens as
- * FAT, else a FAT on the whole drive (a "superfloppy" stick). */
+ * FAT (part_table.c), else a FAT on the whole drive (a "superfloppy" stick). */
 static bool find_volume(struct bios_drive *d, uint8_t *sec, struct fat_vol *v)
 {
-    uint8_t st;
-    uint64_t starts[8], sizes[8];
-    unsigned n = 0;
+    struct part_span parts[PART_MAX];
+    unsigned n;
 
     if (d->bytes_per_sector != 512)
         return false;
-    if (bios_drive_rw(d, false, 1, 1, sec, &st) == BM_OK && !memcmp(sec, "EFI PART", 8)) {
-        uint64_t entries_lba;
-        uint32_t esize;
-        memcpy(&entries_lba, sec + 72, 8);
-        memcpy(&esize, sec + 84, 4);
-        if (esize >= 128 && esize <= 512 && !(esize & (esize - 1)) &&
-            bios_drive_rw(d, false, entries_lba, 1, sec, &st) == BM_OK)
-            for (unsigned i = 0; i < 512 / esize && n < 8; i++) {
-                uint64_t first, last;
-                memcpy(&first, sec + i * esize + 32, 8);
-                memcpy(&last, sec + i * esize + 40, 8);
-                if (first && last >= first) {
-                    starts[n] = first;
-                    sizes[n++] = last - first + 1;
-                }
-            }
-    } else if (bios_drive_rw(d, false, 0, 1, sec, &st) == BM_OK && sec[510] == 0x55 && sec[511] == 0xaa) {
-        for (unsigned i = 0; i < 4; i++) {
-            const uint8_t *e = sec + 446 + 16 * i;
-            uint32_t first, count;
-            memcpy(&first, e + 8, 4);
-            memcpy(&count, e + 12, 4);
-            if (e[4] && e[4] != 0xee && first && count) {
-                starts[n] = first;
-                sizes[n++] = count;
-            }
-        }
-    }
+    n = part_table_read(drive_read, d, d->sectors, sec, parts, PART_MAX);
     for (unsigned i = 0; i < n; i++)
-        if (starts[i] < d->sectors && fat_open(v, drive_read, d, starts[i], sizes[i], 512) == BM_OK)
+        if (fat_open(v, drive_read, d, parts[i].first_lba, parts[i].sectors, 512) == BM_OK)
             return true;
     return fat_open(v, drive_read, d, 0, d->sectors, 512) == BM_OK;
 }
