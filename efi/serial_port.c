@@ -60,8 +60,11 @@ int serial_console_path_uart(const void *path, size_t len, struct plat_uart *u, 
         uint8_t type = p[0], sub = p[1];
         uint16_t nlen = (uint16_t)(p[2] | p[3] << 8);
 
-        if (nlen < 4 || p + nlen > end)
+        if (nlen < 4 || nlen > end - p) {
+            snprintf(desc, desc_len, "console device path malformed: a node of %u bytes at offset %u of %u",
+                     nlen, (unsigned)(p - (const uint8_t *)path), (unsigned)len);
             return BM_EINVAL;
+        }
         if (type == DP_TYPE_END) {
             if (sub == DP_END_ENTIRE)
                 break;

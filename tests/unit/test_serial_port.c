@@ -244,6 +244,27 @@ static void test_auto_without_spcr_uses_the_console_port(void **state)
     assert_non_null(strstr(json_buf, "\"passed_over\":\"no SPCR table\""));
 }
 
+/* A malformed console device path (a node shorter than its header or
+ * running past the variable) says so in desc and in the plan's note; the
+ * note was the stack's leftovers before (fuzz_spcr). */
+static void test_console_path_malformed_says_so(void **state)
+{
+    struct serial_plan p;
+    uint8_t path[256];
+    struct plat_uart u;
+    char desc[128];
+    size_t n = conout(path, 1, true);
+    (void)state;
+    path[2] = 2, path[3] = 0;              /* the first node's length below its header */
+    memset(desc, 'x', sizeof(desc));
+    assert_int_equal(serial_console_path_uart(path, n, &u, desc, sizeof(desc)), BM_EINVAL);
+    assert_non_null(memchr(desc, '\0', sizeof(desc)));
+    assert_non_null(strstr(desc, "malformed"));
+    serial_plan_build(&p, &c, NULL, path, (long)n);
+    assert_true(p.notes >= 2);
+    assert_non_null(strstr(p.note[1].text, "console device path malformed"));
+}
+
 /* SPCR with redirection off and a console on video only: COM1, and the
  * record says why the better sources gave nothing. */
 static void test_auto_falls_back_to_com1(void **state)
@@ -365,6 +386,7 @@ int main(void)
         cmocka_unit_test_setup(test_explicit_port_ignores_spcr, setup),
         cmocka_unit_test_setup(test_serial_off, setup),
         cmocka_unit_test_setup(test_bad_options_still_follow_spcr, setup),
+        cmocka_unit_test_setup(test_console_path_malformed_says_so, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
