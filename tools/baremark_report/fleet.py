@@ -50,6 +50,14 @@ def text(value):
     return str(value)
 
 
+def ident(value):
+    """An ID field (PCI vendor, device, class): an integer or a string as
+    given, else None (a list, an object, NaN would reach the JSON output)."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None
+
+
 def sub(record, key):
     """A nested object field (e.g. lat_us, link), {} when absent or not an object."""
     value = record.get(key)
@@ -89,7 +97,8 @@ class Run:
         if idx is None or self.__dict__.get("_indexed") != len(self.records):
             idx = {}
             for r in self.records:
-                idx.setdefault(r.get("type"), []).append(r)
+                kind = r.get("type")  # not a string: no type (an object would not even hash)
+                idx.setdefault(kind if isinstance(kind, str) else None, []).append(r)
             self.__dict__["_by_type"], self.__dict__["_indexed"] = idx, len(self.records)
         return idx
 
@@ -369,8 +378,8 @@ def pci_rows(runs):
             path = rec.get("path") if isinstance(rec.get("path"), list) else []
             down = link.get("downtrained")
             rows.append({
-                "machine": run.label, "bdf": bdf, "vendor": rec.get("vendor"), "device": rec.get("device"),
-                "class": rec.get("class"),
+                "machine": run.label, "bdf": bdf, "vendor": ident(rec.get("vendor")),
+                "device": ident(rec.get("device")), "class": ident(rec.get("class")),
                 "speed_gts": num(link.get("speed_gts")), "width": num(link.get("width")),
                 "max_speed_gts": num(link.get("max_speed_gts")), "max_width": num(link.get("max_width")),
                 "downtrained": down if isinstance(down, bool) else None,
