@@ -25,10 +25,11 @@ HOSTB := $(BUILD)/host
 DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools dosfstools gdisk \
                 libcmocka-dev python3 ipxe-qemu dnsmasq-base \
                 chromium nginx-core sbsigntool shim-signed shim-helpers-amd64-signed ipxe \
-                syslinux syslinux-common grub-pc-bin
+                syslinux syslinux-common grub-pc-bin python3-hypothesis
 # chromium: the HTML report is checked as a person sees it; nginx-core (WebDAV PUT):
 # the upload receiver; sbsigntool, shim-signed, shim-helpers: Secure Boot images;
-# ipxe (ipxe.efi, undionly.kpxe), syslinux, grub-pc-bin: netboot and BIOS boot.
+# ipxe (ipxe.efi, undionly.kpxe), syslinux, grub-pc-bin: netboot and BIOS boot;
+# python3-hypothesis: the fleet tool's fuzz harness (tests/fuzz/fuzz_report_records.py).
 .PHONY: deps
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -214,17 +215,20 @@ $(HOSTB)/tests/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(HOSTB)/libbaremark.a $(wil
 
 .PHONY: test unit-test qemu-test
 unit-test: $(UNIT_BIN) $(HOSTB)/baremark
-test: deps
+test: deps fuzz-smoke
 	$(MAKE) --no-print-directory efi host image bios unit-test
 	python3 tests/run_all.py
 
 clean:
 	rm -rf $(BUILD)
 
-# ---- Fuzzing (not part of make test) ------------------------------------------------------
+# ---- Fuzzing ----------------------------------------------------------------------------------
 # make fuzz: libFuzzer harnesses in tests/fuzz/ (clang, with ASan and UBSan),
-# each run for FUZZ_SECONDS. Crashes are saved as $(BUILD)/fuzz/crash-NAME-*;
-# corpora grow in $(BUILD)/fuzz/corpus/NAME, seeded from tests/fuzz/corpus/NAME.
+# each run for FUZZ_SECONDS, then the fleet tool's Python harness. Crashes are
+# saved as $(BUILD)/fuzz/crash-NAME-*; corpora grow in $(BUILD)/fuzz/corpus/NAME,
+# seeded from tests/fuzz/corpus/NAME and the kept regressions tests/fuzz/regress/NAME.
+# make test builds them (fuzz-smoke) and tests/run_all.py runs each a few
+# seconds over those inputs and every saved crash (tests/fuzz/smoke.py).
 FUZZ_SECONDS ?= 10
 FUZZ_CC ?= clang
 FUZZ_PACKAGES := clang libclang-rt-14-dev
@@ -263,13 +267,24 @@ fuzz-build: fuzz-deps
 fuzz: fuzz-build
 	@fail=0; for b in $(FUZZ_BIN); do n=$$(basename $$b); n=$${n#fuzz_}; \
 	  mkdir -p $(FUZZB)/corpus/$$n; \
-	  seeds=""; [ -d tests/fuzz/corpus/$$n ] && seeds=tests/fuzz/corpus/$$n; \
+	  seeds=""; for s in tests/fuzz/corpus/$$n tests/fuzz/regress/$$n; do [ -d $$s ] && seeds="$$seeds $$s"; done; \
 	  echo "FUZZ $$n for $(FUZZ_SECONDS) s"; \
 	  if $$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 -print_final_stats=1 \
 	       -artifact_prefix=$(FUZZB)/crash-$$n- $(FUZZB)/corpus/$$n $$seeds > $(FUZZB)/$$n.log 2>&1; then \
 	    grep -E "^stat::number_of_executed_units" $(FUZZB)/$$n.log | sed "s/^/  $$n /"; \
 	  else fail=1; echo "  $$n FAILED (see $(FUZZB)/$$n.log):"; grep -E "ERROR|runtime error|SUMMARY" $(FUZZB)/$$n.log | head -5; fi; \
-	done; exit $$fail
+	done; \
+	echo "FUZZ report_records for $(FUZZ_SECONDS) s"; \
+	py=python3; /usr/bin/python3 -c "import hypothesis" 2>/dev/null && py=/usr/bin/python3; \
+	if $$py tests/fuzz/fuzz_report_records.py --seconds $(FUZZ_SECONDS) > $(FUZZB)/report_records.log 2>&1; then \
+	  sed "s/^/  report_records /" $(FUZZB)/report_records.log; \
+	else fail=1; echo "  report_records FAILED (see $(FUZZB)/report_records.log):"; tail -5 $(FUZZB)/report_records.log; fi; \
+	exit $$fail
+
+# The fuzz harnesses for make test's smoke (after deps: one apt at a time).
+.PHONY: fuzz-smoke
+fuzz-smoke: deps
+	$(MAKE) --no-print-directory fuzz-build
 
 # ---- Per-I/O cost benchmark (host build, no QEMU; not a test) ------------------------------
 # make bench: engine + NVMe driver against an instant controller model, CPU ns per I/O

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Run every test: host unit tests (cmocka binaries in build/host/tests) and
-QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
+QEMU integration tests (tests/qemu/test_*.py, functions named test_*), and
+the fuzz smoke (tests/fuzz/smoke.py: every harness a few seconds, "fuzz.NAME").
 
-usage: run_all.py [--unit|--qemu] [-k SUBSTRING] [-j N]
+usage: run_all.py [--unit|--qemu|--fuzz] [-k SUBSTRING] [-j N]
 Ends with the line "N passed, N failed".
 """
 import argparse
@@ -56,6 +57,13 @@ def qemu_cases(pattern):
     return cases
 
 
+def fuzz_smoke(pattern, jobs):
+    """The fuzz smoke's results (name, ok, detail, secs): tests/fuzz/smoke.py."""
+    sys.path.insert(0, os.path.join(ROOT, "tests/fuzz"))
+    import smoke
+    return smoke.smoke(pattern, jobs)
+
+
 def run_case(case):
     name, fn = case
     t0 = time.time()
@@ -70,17 +78,27 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--unit", action="store_true")
     ap.add_argument("--qemu", action="store_true")
+    ap.add_argument("--fuzz", action="store_true", help="only the fuzz smoke")
     ap.add_argument("-k", default="")
     ap.add_argument("-j", type=int, default=int(os.environ.get("BAREMARK_TEST_JOBS", "2")))
     args = ap.parse_args()
-    do_unit = args.unit or not args.qemu
-    do_qemu = args.qemu or not args.unit
+    do_unit = args.unit or not (args.qemu or args.fuzz)
+    do_qemu = args.qemu or not (args.unit or args.fuzz)
+    do_fuzz = args.fuzz or not (args.unit or args.qemu)
     passed = failed = 0
     t0 = time.time()
 
     if do_unit:
         for name, ok, detail in unit_tests(args.k):
             print("%s %s" % ("PASS" if ok else "FAIL", name), flush=True)
+            if not ok:
+                print(detail)
+            passed += ok
+            failed += not ok
+
+    if do_fuzz:
+        for name, ok, detail, secs in fuzz_smoke(args.k, args.j):
+            print("%s %s (%.0f s)" % ("PASS" if ok else "FAIL", name, secs), flush=True)
             if not ok:
                 print(detail)
             passed += ok
