@@ -1,7 +1,8 @@
 /* The DHCP/PXE packets the boot firmware kept (netboot.c): the boot
  * server and folder from the PXE reply, proxy offer and DHCP ACK, the
- * router, dotted addresses. The input is up to three packets of
- * BOOTP_PACKET_MAX bytes, the first byte saying which are present. Aborts
+ * router, dotted addresses. The input is up to three packets (the first
+ * byte saying which are present, the rest split evenly among them, at most
+ * BOOTP_PACKET_MAX bytes each); every option found is read whole. Aborts
  * if the chosen folder is not terminated or does not end in '/'. */
 #include "fuzz.h"
 #include "netboot.h"
@@ -13,22 +14,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     struct pxe_packets p;
     struct netboot_server s;
     uint8_t ip[4], olen;
-    size_t off = 1;
+    size_t off = 1, count = 0, each;
 
     if (n < 1)
         return 0;
+    for (int i = 0; i < 3; i++)
+        count += (data[0] >> i) & 1;
+    /* Each packet present gets an equal slice, in a buffer of exactly that
+     * many bytes (ASan sees a read past it): the firmware's are
+     * BOOTP_PACKET_MAX, any shorter length must be honoured the same way. */
+    each = count ? (n - 1) / count : 0;
+    each = each < BOOTP_PACKET_MAX ? each : BOOTP_PACKET_MAX;
     for (int i = 0; i < 3; i++) {
-        size_t take = n > off ? n - off : 0;
         if (!(data[0] & (1u << i)))
             continue;
-        take = take < BOOTP_PACKET_MAX ? take : BOOTP_PACKET_MAX;
-        pkt[i] = fuzz_page(data + off, take, BOOTP_PACKET_MAX);
-        off += take;
+        pkt[i] = fuzz_page(data + off, each, each);
+        off += each;
     }
     p.pxe_reply = pkt[0];
     p.proxy_offer = pkt[1];
     p.dhcp_ack = pkt[2];
-    p.len = BOOTP_PACKET_MAX;
+    p.len = each;
     memset(&s, 0, sizeof(s));
     if (netboot_pick_server(&p, &s) == BM_OK) {
         size_t l = strnlen(s.dir, sizeof(s.dir));
@@ -38,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     (void)netboot_router(&p, ip);
     for (int i = 0; i < 3; i++)
         if (pkt[i])
-            (void)dhcp_option(pkt[i], BOOTP_PACKET_MAX, data[0], &olen);
+            if (dhcp_option(pkt[i], each, data[0], &olen) && olen)
+                (void)strnlen((const char *)dhcp_option(pkt[i], each, data[0], &olen), olen);
     {
         char *s2 = fuzz_cstr(data, n < 64 ? n : 64);
         (void)netboot_parse_ipv4(s2, strlen(s2), ip);
