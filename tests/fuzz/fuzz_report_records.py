@@ -146,7 +146,7 @@ def run_hypothesis(seconds):
     """Hypothesis drives the seed (and shrinks a failing one)."""
     from hypothesis import HealthCheck, given, settings, strategies as st
 
-    @settings(max_examples=100, deadline=None, database=None, derandomize=False,
+    @settings(max_examples=25, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
     @given(st.integers(min_value=0, max_value=2 ** 64))
     def prop(seed):
@@ -159,7 +159,7 @@ def run_hypothesis(seconds):
     n, t0 = 0, time.time()
     while time.time() - t0 < seconds:
         prop()
-        n += 100
+        n += 25
     return n
 
 
