@@ -13,6 +13,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from baremark_report import cli  # noqa: E402
 
+HOST = True  # no test here boots QEMU: all run in `make check` (run_all.py --host)
+
 
 def _report(paths):
     out, err = io.StringIO(), io.StringIO()
