@@ -382,7 +382,7 @@ static void on_mem_numa(struct html_data *d, const char *j)
 {
     double from = NUM(j, "from_node"), to = NUM(j, "to_node");
 
-    if (from < 0 || to < 0 || from >= HD_MAX_NUMA || to >= HD_MAX_NUMA) {
+    if (!(from >= 0 && to >= 0 && from < HD_MAX_NUMA && to < HD_MAX_NUMA)) { /* NaN too: cast below */
         d->dropped_numa++;
         return;
     }

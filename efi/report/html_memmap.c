@@ -38,7 +38,7 @@ static void region_row(struct hout *o, const struct hd_region *r, double max_gbp
 
     ho_raw(o, r->slow ? "<tr class=\"slow\">" : "<tr>");
     html_td_num(o, r->index);
-    ho_fmt(o, "<td class=\"n\">0x%llx</td>", (unsigned long long)r->base);
+    ho_fmt(o, "<td class=\"n\">0x%llx</td>", (unsigned long long)bm_double_to_u64(r->base));
     fmt_bytes(b, sizeof(b), r->bytes);
     html_td(o, b);
     if (r->node >= 0)

@@ -57,3 +57,13 @@ def test_report_pci_ids_not_scalars_are_absent():
     pci = _strict(out)["tables"]["pci"]
     assert len(pci) == 1 and pci[0]["bdf"] == "0000:00:01.0", pci
     assert pci[0]["vendor"] is None and pci[0]["device"] is None and pci[0]["class"] is None, pci
+
+
+def test_report_formatters_take_nan_and_infinity():
+    """The page's number format and the size names print nothing for NaN and
+    infinity (int() raised on them). The reader keeps such values out of
+    the rows today; the formatters no longer depend on it."""
+    from baremark_report import html, outliers
+    for v in (float("nan"), float("inf"), float("-inf")):
+        assert html._fmt(v) == "" and outliers.size_name(v) == "", v
+    assert html._fmt(2.5) == "2.50" and outliers.size_name(4096) == "4 KiB"

@@ -404,6 +404,24 @@ static void test_pass_out_of_range_is_clamped(void **state)
     assert_int_equal(html_data_pass_of("{\"pass\":7}"), 7);
 }
 
+/* A memory region's base that is no address (negative, past 2^64) shows
+ * as the nearest one, not a cast of a double out of range (it was undefined:
+ * "-5 is outside the range of representable values of type 'unsigned long
+ * long'"). */
+static void test_region_base_out_of_range_is_clamped(void **state)
+{
+    (void)state;
+    html_data_init(&d);
+    feed("{\"type\":\"mem_region\",\"index\":0,\"base\":-5,\"bytes\":4096,\"node\":0,"
+         "\"latency_ns\":80,\"read_gbps\":10,\"slow\":false}");
+    feed("{\"type\":\"mem_region\",\"index\":1,\"base\":1e30,\"bytes\":4096,\"node\":0,"
+         "\"latency_ns\":80,\"read_gbps\":10,\"slow\":false}");
+    feed("{\"type\":\"mem_map_summary\",\"regions\":2,\"slow_regions\":[],\"verdict\":\"ok\"}");
+    render();
+    assert_non_null(strstr(page, "<td class=\"n\">0x0</td>"));
+    assert_non_null(strstr(page, "<td class=\"n\">0xffffffffffffffff</td>"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_memory_map_chart),
         cmocka_unit_test(test_fmt_bytes_past_1024p_is_out_of_range),
         cmocka_unit_test(test_pass_out_of_range_is_clamped),
+        cmocka_unit_test(test_region_base_out_of_range_is_clamped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

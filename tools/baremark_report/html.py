@@ -51,6 +51,8 @@ def _fmt(v):
         return ""
     if isinstance(v, float):
         a = abs(v)
+        if a != a or a == float("inf"):  # int() below raises on NaN and infinity
+            return ""
         return "%.0f" % v if a >= 100 or v == int(v) else "%.1f" % v if a >= 10 else "%.2f" % v
     return str(v)
 

@@ -125,8 +125,8 @@ def fmt_value(v, unit=""):
 
 def size_name(n):
     """Bytes as a power-of-two size (4 KiB, 256 MiB) when it is one, else bytes."""
-    if n is None:
-        return ""
+    if n is None or (isinstance(n, float) and (n != n or abs(n) == float("inf"))):
+        return ""  # int() raises on NaN and infinity
     n = int(n)
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= (1 << shift) and n % (1 << shift) == 0:
