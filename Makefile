@@ -185,6 +185,9 @@ $(BUILD)/sb-settings: FORCE
 .PHONY: sb-key FORCE
 FORCE:
 sb-key: $(BUILD)/sb/baremark-sb.key
+# The certificate comes with the key: `make image SB_KEY=build/sb/baremark-sb.key
+# SB_CERT=build/sb/baremark-sb.crt` on a fresh clone makes the pair first.
+$(BUILD)/sb/baremark-sb.crt $(BUILD)/sb/baremark-sb.cer: $(BUILD)/sb/baremark-sb.key ;
 $(BUILD)/sb/baremark-sb.key:
 	@mkdir -p $(dir $@)
 	openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=baremark Secure Boot key/" \
