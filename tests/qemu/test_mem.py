@@ -116,7 +116,6 @@ def test_mem_numa_two_nodes_gives_2x2_matrix():
     assert "NUMA latency" in run.serial
 
 
-@marks.host
 def test_mem_host_build_prints_the_same_records():
     """build/host/baremark runs the same engine and kernels on Linux."""
     binary = os.path.join(qemu.BUILD, "host", "baremark")
