@@ -27,10 +27,10 @@ BUILD = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"))
 # the parallel pool ends together instead of waiting on one late long test.
 LAST_DURATIONS = os.path.join(BUILD, "test-durations.json")
 KNOWN_DURATIONS = os.path.join(ROOT, "tests", "qemu", "durations.txt")
-# The cmocka binaries mostly wait (device models' delays, bounded timeouts),
-# so more of them run at once than there are cores; not many more, since a
-# few measure time (retries within a deadline) and need their CPU when they run.
-UNIT_JOBS = int(os.environ.get("BAREMARK_UNIT_JOBS", "4"))
+# The cmocka binaries mostly wait (device models' delays, bounded timeouts), so
+# two at a time halve their wall time; not more than the cores by default, since
+# a few count I/Os or retries within a deadline and need their CPU when they run.
+UNIT_JOBS = int(os.environ.get("BAREMARK_UNIT_JOBS", os.environ.get("BAREMARK_TEST_JOBS", "2")))
 
 
 def run_unit_binary(binary, pattern):
