@@ -237,3 +237,20 @@ def test_collect_command_line_serves_and_answers(tmp_path):
     p = subprocess.run([sys.executable, os.path.join(TOOLS, "baremark-collect"), "--listen", "x", "--db", url,
                         "--token-file", str(tok)], capture_output=True, text=True)
     assert p.returncode == 2 and "--listen x" in p.stderr
+
+
+def test_collect_many_uploads_do_not_pile_up_store_connections(server, store_url):
+    # One thread per request: a connection per thread, never closed, ran PostgreSQL out of
+    # connections (max_connections 100) after about a hundred uploads.
+    fds = len(os.listdir("/proc/self/fd"))
+    for i in range(120):
+        status, data = put(server, "m%d.jsonl" % i, body_of(run_records(run_id="r%d" % i, serial="SN%d" % i,
+                                                                         mac="52:54:00:00:01:%02x" % i)))
+        assert status == 201, (i, status, data)
+    assert count(store_url, "runs") == 120
+    assert len(os.listdir("/proc/self/fd")) - fds < 20
+    if store_url.startswith("postgresql"):
+        st = open_store(store_url, create=False)
+        n = st.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").fetchone()[0]
+        st.close()
+        assert n < 10, n

@@ -33,6 +33,7 @@ import hmac
 import http.server
 import json
 import os
+import queue
 import re
 import socket
 import socketserver
@@ -77,22 +78,24 @@ class Collector(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.max_bytes, self.max_html_bytes = max_bytes, max_html_bytes
         self.log_stream = log or sys.stderr
         self.log_lock = threading.Lock()
-        self.local = threading.local()
+        self.idle = queue.LifoQueue()  # store connections between requests (a thread per request)
         os.makedirs(os.path.join(raw_dir, "tmp"), exist_ok=True)
         st = open_store(db_url)  # the schema, and a clear error now rather than at the first upload
         self.load_lock = threading.Lock() if st.kind == "sqlite" else None
-        st.close()
-        self.stores = []
+        self.idle.put(st)
         super().__init__(addr, Handler)
 
-    def store(self):
-        """This thread's store connection."""
-        st = getattr(self.local, "store", None)
-        if st is None:
-            st = open_store(self.db_url, create=False)
-            self.local.store = st
-            self.stores.append(st)
-        return st
+    def take_store(self):
+        """A store connection for one request: an idle one, else a new one. As many stay open as
+        requests ran at the same time (PostgreSQL's max_connections bounds that)."""
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            return open_store(self.db_url, create=False)
+
+    def give_store(self, st):
+        """Hand a connection back after its request."""
+        self.idle.put(st)
 
     def log(self, peer, status, name, why):
         """One line per refusal or stored upload."""
@@ -104,8 +107,11 @@ class Collector(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
     def server_close(self):
         super().server_close()
-        for st in self.stores:
-            st.close()
+        while True:
+            try:
+                self.idle.get_nowait().close()
+            except queue.Empty:
+                break
 
     # The URL a firmware config names for this server (upload=).
     @property
@@ -225,8 +231,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _store(self, tmp, sha, name, length, html):
         """Keep the raw file, load its records, answer."""
         srv = self.server
+        try:
+            st = srv.take_store()
+        except StoreError as e:
+            return self._answer(500, "store: %s" % e, name)
+        try:
+            self._load(st, tmp, sha, name, length, html)
+        finally:
+            srv.give_store(st)
+
+    def _load(self, st, tmp, sha, name, length, html):
+        """_store with a connection."""
+        srv = self.server
         peer = self.client_address[0]
-        st = srv.store()
         ext = ".html" if html else ".jsonl"
         final = os.path.join(srv.raw_dir, sha[:2], sha + ext)
         lock = srv.load_lock or _NoLock()
@@ -312,9 +329,10 @@ def default_raw_dir(db_url):
 def make_server(listen, db_url, token, raw_dir=None, **kw):
     """A Collector bound to listen ((addr, port) or 'ADDR:PORT'), not yet serving."""
     addr = parse_listen(listen) if isinstance(listen, str) else listen
+    cls = Collector
     if ":" in addr[0]:
-        Collector.address_family = socket.AF_INET6
-    return Collector(addr, db_url, token, raw_dir or default_raw_dir(db_url), **kw)
+        cls = type("Collector6", (Collector,), {"address_family": socket.AF_INET6})
+    return cls(addr, db_url, token, raw_dir or default_raw_dir(db_url), **kw)
 
 
 def start_collector(db_url, token, raw_dir=None, listen=("127.0.0.1", 0), **kw):
