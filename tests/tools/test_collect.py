@@ -254,3 +254,25 @@ def test_collect_many_uploads_do_not_pile_up_store_connections(server, store_url
         n = st.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").fetchone()[0]
         st.close()
         assert n < 10, n
+
+
+def test_collect_serves_at_most_max_requests_at_once(tmp_path, monkeypatch):
+    import threading
+    monkeypatch.setattr(collect, "MAX_REQUESTS", 2)
+    url = "sqlite:%s" % (tmp_path / "s.db")
+    srv = collect.start_collector(url, TOKEN, raw_dir=str(tmp_path / "raw"), log=io.StringIO())
+    idle = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(2)]  # two silent clients
+    result = []
+    t = threading.Thread(target=lambda: result.append(put(srv, "a.jsonl", body_of(run_records()))[0]))
+    try:
+        t.start()
+        t.join(1.0)
+        assert t.is_alive() and not result  # the third waits for a slot
+        for s in idle:
+            s.close()
+        t.join(10)
+        assert result == [201]
+    finally:
+        for s in idle:
+            s.close()
+        srv.stop()
