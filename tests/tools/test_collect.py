@@ -83,7 +83,8 @@ def test_collect_stores_an_upload_and_keeps_the_raw_file(server, store_url):
     status, data = put(server, "20260101T000000-SN1-r-0001.jsonl", body)
     assert status == 201, data
     doc = json.loads(data)
-    assert doc["records"] == doc["new_records"] == 6 and doc["run_key"] == "id:r-0001@uuid:4c4c4544-0042-3510-8052-b4c04f333232"
+    assert doc["records"] == doc["new_records"] == 6
+    assert doc["run_key"] == "id:r-0001@uuid:4c4c4544-0042-3510-8052-b4c04f333232"
     files = raw_files(server)
     assert len(files) == 1 and open(files[0], "rb").read() == body
     assert count(store_url, "records") == 6 and count(store_url, "disk_result") == 2
