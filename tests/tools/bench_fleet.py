@@ -87,6 +87,11 @@ def copy_runs(st, have, want):
         st.commit()
 
 
+RSS_WRAPPER = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:]); "
+               "sys.stderr.write('peak-rss-kb %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+               "sys.exit(p.returncode)")
+
+
 def _cpu(who=resource.RUSAGE_SELF):
     u = resource.getrusage(who)
     return u.ru_utime + u.ru_stime
@@ -198,8 +203,13 @@ def reports(args, url, work):
         out_path = os.path.join(work, "report.out")
         t2 = time.time()
         with open(out_path, "w") as out:
-            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "baremark-report"), "--db", url]
-                               + argv, stdout=out, stderr=subprocess.PIPE, text=True)
+            # Through a small wrapper that reports its child's peak RSS: a child forked straight from
+            # this (large) process would count this process's pages as its own peak.
+            p = subprocess.run([sys.executable, "-c", RSS_WRAPPER, sys.executable,
+                                os.path.join(ROOT, "tools", "baremark-report"), "--db", url] + argv,
+                               stdout=out, stderr=subprocess.PIPE, text=True)
+        rss = [line for line in p.stderr.splitlines() if line.startswith("peak-rss-kb ")]
+        rss_mb = int(rss[-1].split()[1]) / 1024.0 if rss else float("nan")
         qs = time.time() - t2
         qcpu = _cpu(resource.RUSAGE_CHILDREN) - cpu_children
         cpu_children += qcpu
@@ -207,9 +217,9 @@ def reports(args, url, work):
             lines = f.readlines()
         what = [x.strip() for x in lines if x.startswith("FLAGS:")] if not argv else \
             ["%d CSV rows" % (len(lines) - 1)]
-        print("%s: exit %d in %.1f s (%.1f s CPU), %.1f MB of output, %s; largest report process RSS so far "
-              "%.0f MB" % (label, p.returncode, qs, qcpu, os.path.getsize(out_path) / 1e6, what[0] if what else "?",
-                           peak_rss_mb(resource.RUSAGE_CHILDREN)), flush=True)
+        print("%s: exit %d in %.1f s (%.1f s CPU), %.1f MB of output, %s; peak RSS %.0f MB"
+              % (label, p.returncode, qs, qcpu, os.path.getsize(out_path) / 1e6, what[0] if what else "?", rss_mb),
+              flush=True)
         if p.returncode not in (0, 1):
             print(p.stderr)
 
