@@ -171,15 +171,22 @@ class DbReport:
         st.execute("CREATE TEMP TABLE expected (pos BIGINT, entry TEXT, kind TEXT, key TEXT)")
         st.executemany("INSERT INTO expected (pos, entry, kind, key) VALUES (?,?,?,?)",
                        [(i, e, k, key) for i, (e, k, key) in enumerate(entries)])
+        st.execute("CREATE INDEX expected_key ON expected (kind, key)")
+        st.execute("CREATE INDEX expected_pos ON expected (pos)")
+        # One lookup per entry through the index on (kind, key): an OR across both kinds would scan
+        # the whole list for every run.
         st.temp_table("exp_runs", """
             SELECT * FROM (
-              SELECT e.pos, r.run_key, ROW_NUMBER() OVER (PARTITION BY e.pos ORDER BY COALESCE(r.time, '') DESC,
+              SELECT r.pos, r.run_key, ROW_NUMBER() OVER (PARTITION BY r.pos ORDER BY COALESCE(r.time, '') DESC,
                                                          r.last_seen DESC) AS rn
-              FROM expected e JOIN (
-                SELECT run_key, mac AS k, 'mac' AS kind, time, last_seen FROM runs WHERE mac IS NOT NULL
+              FROM (
+                SELECT e.pos, r.run_key, r.time, r.last_seen FROM expected e JOIN runs r
+                  ON e.kind = 'mac' AND r.mac = e.key
                 UNION ALL
-                SELECT run_key, serial AS k, 'serial' AS kind, time, last_seen FROM runs WHERE serial IS NOT NULL
-              ) r ON r.k = e.key AND r.kind = e.kind) x WHERE rn = 1""")
+                SELECT e.pos, r.run_key, r.time, r.last_seen FROM expected e JOIN runs r
+                  ON e.kind = 'serial' AND r.serial = e.key
+              ) r) x WHERE rn = 1""")
+        st.execute("CREATE INDEX exp_runs_pos ON exp_runs (pos)")
 
     def expected_rows(self):
         """One row per expected entry (in file order), then machines that reported without being listed."""
@@ -196,8 +203,8 @@ class DbReport:
         extra = self.st.query("""
             SELECT c.label, r.mac, r.serial, r.end_status, r.last_seen FROM chosen c JOIN runs r
               ON r.run_key = c.run_key
-            WHERE NOT EXISTS (SELECT 1 FROM expected e WHERE (e.kind = 'mac' AND e.key = r.mac)
-                                                     OR (e.kind = 'serial' AND e.key = r.serial))
+            WHERE NOT EXISTS (SELECT 1 FROM expected e WHERE e.kind = 'mac' AND e.key = r.mac)
+              AND NOT EXISTS (SELECT 1 FROM expected e WHERE e.kind = 'serial' AND e.key = r.serial)
             ORDER BY c.label%s""" % self.c)
         for r in extra:
             yield {"entry": "", "kind": "", "machine": r["label"], "status": "not expected", "mac": r["mac"] or "",
