@@ -508,7 +508,7 @@ static void emit_pci(const struct sysinfo *si)
     plat_free(l);
 }
 
-/* All inventory records, in the order the README lists them. */
+/* All inventory records, in the order docs/records.md lists them. */
 void inventory_emit(const struct sysinfo *si)
 {
     emit_system_record(si);
