@@ -481,8 +481,8 @@ static void find_emulated(struct findings *out)
         number(f, "ceiling_mbps", ev.all.ceiling);
     }
     snprintf(f->text, sizeof(f->text),
-             "This is an emulated machine (%s): the emulator enforces no link's bandwidth, so no conclusion is "
-             "drawn from its %u PCIe link%s%s%s.",
+             "Links are not enforced on this emulated machine (%s): no conclusion is drawn from its %u PCIe "
+             "link%s%s%s.",
              ev.chipset_name[0] ? ev.chipset_name : "QEMU", links, links == 1 ? "" : "s",
              ev.all.set ? " or from the disks' aggregate against " : "", ev.all.set ? ev.all.width_speed : "");
 }
