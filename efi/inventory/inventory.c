@@ -458,10 +458,24 @@ static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, i
     if (storage) {
         /* The slowest link between this controller and the CPU caps every
          * disk behind it together. */
+        double ceiling = path.narrowest >= 0 ? path.hops[path.narrowest].mbps : 0;
+        const char *by = path.narrowest >= 0 ? "pcie_link" : NULL;
         if (path.narrowest >= 0)
             json_num(&r.j, "path_ceiling_mbps", path.hops[path.narrowest].mbps, 0);
         else
             json_null(&r.j, "path_ceiling_mbps");
+        /* Every hop to the CPU, the chipset's invisible uplink included. */
+        if (chipset_attach_of(&chipset, l, i, NULL) == ATTACH_CHIPSET && chipset.uplink_mbps > 0 &&
+            !chipset.uplink_visible && (ceiling <= 0 || chipset.uplink_mbps < ceiling)) {
+            ceiling = chipset.uplink_mbps;
+            by = "chipset_uplink";
+        }
+        if (by) {
+            json_num(&r.j, "ceiling_mbps", ceiling, 0);
+            json_str(&r.j, "ceiling_by", by);
+        } else {
+            json_null(&r.j, "ceiling_mbps");
+        }
     }
 
     if (lrc == BM_OK)

@@ -55,7 +55,7 @@ static void section_findings(struct hout *o, const struct html_data *d)
             bool warn = !strcmp(f->severity, "warn");
             if (warn != (pass == 0))
                 continue;
-            ho_fmt(o, "<div class=\"msg %s finding\" data-finding=\"", warn ? "error" : "note");
+            ho_fmt(o, "<div class=\"msg finding %s\" data-finding=\"", warn ? "warn" : "info");
             ho_text(o, f->type);
             ho_fmt(o, "\"><b>%s</b> ", warn ? "WARN" : "info");
             ho_text(o, f->text);

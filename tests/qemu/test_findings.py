@@ -74,6 +74,8 @@ def test_qemu_links_placed_and_recorded_but_not_concluded_from():
     sata = pci[disks["SATA0001"]["pci"]]
     assert sata["bdf"] == "0000:00:1f.2" and sata["attach"] == "chipset", sata
     assert sata["attach_why"] == "a chipset function" and sata["chipset_uplink_mbps"] == 1000, sata
+    assert sata["ceiling_mbps"] == 1000 and sata["ceiling_by"] == "chipset_uplink", sata
+    assert slot_nvme["ceiling_by"] == "pcie_link", slot_nvme
     for s in ("SATA0001", "SATA0002", "SATA0003"):
         d = disks[s]
         # QEMU's hw/ide/ahci.c sets CAP.ISS to Gen1.

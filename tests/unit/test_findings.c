@@ -228,6 +228,19 @@ static void test_emulated_machine_says_links_are_not_enforced_instead(void **sta
     assert_true(num(f, "downtrained") == 1);
 }
 
+/* An emulated machine with only integrated controllers has no link to
+ * refuse: no finding at all (every QEMU run would carry one otherwise). */
+static void test_emulated_machine_without_links_has_no_finding(void **state)
+{
+    (void)state;
+    feed("chipset", "{\"type\":\"chipset\",\"known\":true,\"name\":\"QEMU q35\",\"emulated\":true,\"uplink\":"
+                    "\"DMI x4\",\"uplink_mbps\":1000,\"note\":\"emulated\"}");
+    feed("pci", "{\"type\":\"pci\",\"bdf\":\"0000:00:1f.2\",\"class\":\"0x010601\",\"kind\":\"storage\","
+                "\"attach\":\"chipset\",\"port_type\":\"pci\",\"link\":null,\"path\":[]}");
+    findings_evaluate(&fs);
+    assert_int_equal(fs.count, 0);
+}
+
 static void test_unknown_chipset_is_a_note(void **state)
 {
     (void)state;
@@ -439,6 +452,7 @@ int main(void)
         cmocka_unit_test_setup(test_gen4_nvme_behind_dmi_3_would_run_faster_on_cpu_lanes, reset),
         cmocka_unit_test_setup(test_contradictory_link_capability_gives_a_note_and_no_finding, reset),
         cmocka_unit_test_setup(test_emulated_machine_says_links_are_not_enforced_instead, reset),
+        cmocka_unit_test_setup(test_emulated_machine_without_links_has_no_finding, reset),
         cmocka_unit_test_setup(test_unknown_chipset_is_a_note, reset),
         cmocka_unit_test_setup(test_sata_link_below_port_and_drive, reset),
         cmocka_unit_test_setup(test_hba_against_chipset_controller, reset),
