@@ -10,6 +10,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+import marks  # noqa: E402
 from baremark_report import cli  # noqa: E402
 
 C226 = "4 SATA disks behind the Intel 8 series/C220 (Lynx Point)'s DMI 2.0 x4: 1.71 of 2.00 GB/s (86%)"
@@ -45,6 +46,7 @@ def _run(argv):
     return status, out.getvalue(), err.getvalue()
 
 
+@marks.host
 def test_report_counts_and_names_machines_per_finding():
     with tempfile.TemporaryDirectory() as d:
         status, out, err = _run(["--json"] + _fleet(d))
@@ -56,6 +58,7 @@ def test_report_counts_and_names_machines_per_finding():
     assert rows[1]["count"] == 2 and rows[1]["machines"] == ["S1", "S3"] and rows[1]["severity"] == "info"
 
 
+@marks.host
 def test_report_text_puts_findings_first_and_names_cut_runs():
     with tempfile.TemporaryDirectory() as d:
         status, out, err = _run(_fleet(d))
@@ -65,6 +68,7 @@ def test_report_text_puts_findings_first_and_names_cut_runs():
     assert "(no end record, findings may be missing: S5)" in out
 
 
+@marks.host
 def test_report_html_has_the_findings_table_before_the_flags():
     with tempfile.TemporaryDirectory() as d:
         page = os.path.join(d, "fleet.html")
@@ -76,6 +80,7 @@ def test_report_html_has_the_findings_table_before_the_flags():
     assert "(Lynx Point)&#x27;s DMI 2.0 x4" in text
 
 
+@marks.host
 def test_report_without_finding_records_says_none():
     with tempfile.TemporaryDirectory() as d:
         paths = [_machine(d, "S9", [])]
