@@ -603,8 +603,16 @@ static void find_sata(struct findings *out)
 
         if (d->link <= 0 || (d->port_max <= 0 && d->drive_max <= 0))
             continue;
-        best = d->port_max > 0 && d->drive_max > 0 ? MIN(d->port_max, d->drive_max)
-                                                   : MAX(d->port_max, d->drive_max);
+        if (d->port_max <= 0 || d->drive_max <= 0) {
+            /* One side's maximum alone does not say the link is slow: the
+             * other side may be what holds it. */
+            if (d->link < MAX(d->port_max, d->drive_max))
+                note(out, "%s: the SATA link runs at %.1f Gb/s, the %s supports %.1f; the %s does not say what it "
+                     "supports, so no finding", d->id, d->link, d->port_max > 0 ? "port" : "drive",
+                     MAX(d->port_max, d->drive_max), d->port_max > 0 ? "drive" : "port");
+            continue;
+        }
+        best = MIN(d->port_max, d->drive_max);
         if (d->link > MAX(d->port_max, d->drive_max)) {
             note(out, "%s: the SATA link reads %.1f Gb/s, above what the port (%.1f) and drive (%.1f) support; no "
                  "finding", d->id, d->link, d->port_max, d->drive_max);
@@ -614,14 +622,12 @@ static void find_sata(struct findings *out)
             if ((f = add(out, "sata_link", true)) == NULL)
                 return;
             subject(f, d->id);
-            snprintf(f->text, sizeof(f->text), "%s's SATA link runs at %.1f Gb/s although the %s support%s %.1f Gb/s "
-                     "(a cable, backplane or port setting).", d->id, d->link,
-                     d->port_max > 0 && d->drive_max > 0 ? "port and the drive" : d->port_max > 0 ? "port" : "drive",
-                     d->port_max > 0 && d->drive_max > 0 ? "" : "s", best);
+            snprintf(f->text, sizeof(f->text), "%s's SATA link runs at %.1f Gb/s although the port and the drive "
+                     "support %.1f Gb/s (a cable, backplane or port setting).", d->id, d->link, best);
             number(f, "link_gbps", d->link);
             number(f, "port_max_gbps", d->port_max);
             number(f, "drive_max_gbps", d->drive_max);
-        } else if (d->port_max > 0 && d->drive_max > d->port_max) {
+        } else if (d->drive_max > d->port_max) {
             if ((f = add(out, "sata_link", false)) == NULL)
                 return;
             subject(f, d->id);
@@ -702,10 +708,20 @@ static void find_hba_vs_chipset(struct findings *out)
         return;
     subject(f, hba_bdf);
     subject(f, cs_bdf);
-    snprintf(f->text, sizeof(f->text), "%u disk%s on the HBA/RAID controller at %s (path %.2f GB/s) against %u on the "
-             "chipset's controller at %s (behind %s, %.2f GB/s shared): one at a time they read %.2f and %.2f GB/s "
-             "in sum.", hba_n, hba_n == 1 ? "" : "s", hba_bdf, hba_ceiling / 1e3, cs_n, cs_bdf, ev.uplink,
-             ev.uplink_mbps / 1e3, hba_sum / 1e3, cs_sum / 1e3);
+    {
+        char hba_path[40], cs_path[64];
+        if (hba_ceiling > 0)
+            snprintf(hba_path, sizeof(hba_path), "path %.2f GB/s", hba_ceiling / 1e3);
+        else
+            snprintf(hba_path, sizeof(hba_path), "path ceiling unknown");
+        if (ev.uplink_mbps > 0)
+            snprintf(cs_path, sizeof(cs_path), "behind %s, %.2f GB/s shared", ev.uplink, ev.uplink_mbps / 1e3);
+        else
+            snprintf(cs_path, sizeof(cs_path), "uplink ceiling unknown");
+        snprintf(f->text, sizeof(f->text), "%u disk%s on the HBA/RAID controller at %s (%s) against %u on the "
+                 "chipset's controller at %s (%s): one at a time they read %.2f and %.2f GB/s in sum.", hba_n,
+                 hba_n == 1 ? "" : "s", hba_bdf, hba_path, cs_n, cs_bdf, cs_path, hba_sum / 1e3, cs_sum / 1e3);
+    }
     number(f, "hba_disks", hba_n);
     number(f, "hba_sum_mbps", hba_sum);
     number(f, "hba_ceiling_mbps", hba_ceiling);

@@ -262,7 +262,12 @@ static void test_sata_link_below_port_and_drive(void **state)
                  "3.0,\"link_port_max_gbps\":3.0,\"link_drive_max_gbps\":6.0}");
     feed("disk", "{\"type\":\"disk\",\"id\":\"ahci0p4\",\"driver\":\"ahci\",\"pci\":\"0000:00:1f.2\",\"link_gbps\":"
                  "6.0,\"link_port_max_gbps\":3.0,\"link_drive_max_gbps\":3.0}");
+    /* Only the port's maximum known: the drive may be what holds the link. */
+    feed("disk", "{\"type\":\"disk\",\"id\":\"ahci0p5\",\"driver\":\"ahci\",\"pci\":\"0000:00:1f.2\",\"link_gbps\":"
+                 "3.0,\"link_port_max_gbps\":6.0}");
     findings_evaluate(&fs);
+    assert_int_equal(fs.count, 2);
+    assert_true(noted("ahci0p5: the SATA link runs at 3.0 Gb/s, the port supports 6.0; the drive does not say"));
     f = find("sata_link");
     assert_non_null(f);
     assert_true(f->warn);
