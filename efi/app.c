@@ -3,6 +3,7 @@
 #include "burnin.h"
 #include "cfg_files.h"
 #include "config.h"
+#include "findings.h"
 #include "test_fault.h"
 #include "disk/disk.h"
 #include "inventory/inventory.h"
@@ -317,6 +318,9 @@ int baremark_main(int *exit_mode)
     }
 
     spd_inventory_mode((enum spd_mode)cfg.spd);
+    /* The findings read the records from the inventory on (findings.h). */
+    findings_reset();
+    record_set_json_observer(findings_observe);
     inventory_emit(&sys);
 #ifdef BAREMARK_TEST_HOOKS
     if (cfg.test_fault[0])
@@ -332,6 +336,7 @@ int baremark_main(int *exit_mode)
     }
     outcome.has_limits = cfg.limits.count > 0;
     outcome.failed_limits = burnin_emit_verdicts();
+    findings_emit();
 
     show_results_line(path, file_written);
     emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);

@@ -106,6 +106,7 @@ struct ata_identity {
     uint32_t logical_bytes;        /* word 106 bit 12, words 117-118; else 512 */
     uint32_t physical_bytes;       /* word 106 bit 13, bits 3:0: 2^n logical per physical */
     bool ncq;                      /* word 76 bit 8 */
+    double sata_max_gbps;          /* word 76 bits 3:1: highest SATA generation supported (1.5/3/6), 0 unknown */
     unsigned ncq_depth;            /* word 75 bits 4:0, plus one */
     bool gpl;                      /* word 84/87 bit 5: general purpose logging (READ LOG EXT) */
     bool dma;                      /* word 49 bit 8: DMA commands (a PIO-only CF card clears it) */

@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-from . import extract, fleet, html, outliers, tables
+from . import extract, findings, fleet, html, outliers, tables
 from .store import StoreError
 
 DESCRIPTION = """\
@@ -279,6 +279,7 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
     shown["disks"] = fleet.disk_rows(runs)
     shown["errors"] = fleet.error_rows(runs)
     shown["flags"] = [f.as_dict() for f in flags]
+    shown["findings"] = findings.summary_rows(runs)
     return shown, flags
 
 
@@ -396,7 +397,7 @@ def main(argv=None, out=None, err=None):
         return 2
 
     if args.format == "json":
-        doc = {"limits": limits.__dict__, "flags": shown["flags"],
+        doc = {"limits": limits.__dict__, "flags": shown["flags"], "findings": shown["findings"],
                "tables": {n: tables.json_rows(n, shown[n]) for n in names if n != "flags"}}
         json.dump(doc, out, indent=1, sort_keys=False)
         out.write("\n")
@@ -408,6 +409,7 @@ def main(argv=None, out=None, err=None):
                 out.write("%s# table %s\n" % ("\n" if i else "", n))
             out.write(tables.csv_text(n, shown[n]))
     else:
+        out.write(findings.render_text(shown["findings"], chosen))
         if not args.quiet:
             for n in names:
                 if n != "flags" and shown[n]:

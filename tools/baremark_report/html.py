@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import tempfile
+from . import findings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RENDERER_HELP = "build it with `make host` in the baremark tree (or set BAREMARK_HTML to its path)"
@@ -153,7 +154,7 @@ def _headline_cell(rows_of, machine, value_key, ratio_key, is_out):
                                                             _e(_fmt(pick[value_key])), who, rtxt, _ratio_bar(ratio))
 
 
-def fleet_page(shown, flags, limits, links):
+def fleet_page(shown, flags, limits, links, runs=()):
     """The fleet page's HTML text."""
     out = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
            'content="width=device-width,initial-scale=1"><title>baremark fleet report</title><style>%s</style>'
@@ -162,6 +163,7 @@ def fleet_page(shown, flags, limits, links):
     out.append("<p>%d machines, %d flags. Each figure is compared with the median of its peers (ratio shown; the "
                "bar's tick is the median). Marked cells are outliers by the rules of baremark-report --help.</p>"
                % (len(machines), len(flags)))
+    out.append(findings.render_html(shown.get("findings", []), runs))
     out.append('<section id="flags"><h2>Flags (%d)</h2>' % len(flags))
     if flags:
         out.append('<table id="flags-table"><tr><th>machine</th><th>kind</th><th>what</th><th>value</th>'
@@ -202,7 +204,7 @@ def write_fleet_html(path, runs, shown, flags, limits, err):
     links = write_machine_pages(runs, path, err) if runs else {}
     try:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(fleet_page(shown, flags, limits, links))
+            f.write(fleet_page(shown, flags, limits, links, runs))
     except OSError as e:
         err.write("baremark-report: --html %s: %s\n" % (path, e.strerror or e))
         return 2
