@@ -123,9 +123,20 @@ def collect():
             if not cmds or not is_command(first_word(cmds[0])):
                 text_blocks += 1
                 continue
+            pending, start = "", 0
             for offset, l in enumerate(body):
-                if l.strip() and not l.strip().startswith("#"):
-                    commands.append(("%s:%d" % (name, lineno + offset), l.strip(), skip))
+                if not l.strip() or (l.strip().startswith("#") and not pending):
+                    continue
+                if not pending:
+                    start = offset
+                line = l.strip()
+                if line.endswith("\\"):  # a command continued on the next line, as a shell reads it
+                    pending += line[:-1].rstrip() + " "
+                    continue
+                commands.append(("%s:%d" % (name, lineno + start), pending + line, skip))
+                pending = ""
+            if pending:
+                commands.append(("%s:%d" % (name, lineno + start), pending.strip(), skip))
         for lineno, span in inline_commands(path):
             commands.append(("%s:%d" % (name, lineno), span, None))
     return commands, text_blocks

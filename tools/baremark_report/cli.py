@@ -430,6 +430,10 @@ class _StoredRun:
     def records(self):
         return self.rep.run_records(self.label)
 
+    def of_type(self, kind):
+        """The records of one type, in order (as fleet.Run.of_type), read from the store."""
+        return [r for r in self.records if isinstance(r, dict) and r.get("type") == kind]
+
 
 def _db_report(args, names, limits, expected, out, err):
     """--db: the tables and flags from the store, streamed table by table."""
@@ -460,6 +464,7 @@ def _db_report(args, names, limits, expected, out, err):
         if args.html:
             shown = {n: list(rep.rows(n)) for n in ("machines", "disk_results", "mem_latency", "mem_bandwidth")}
             runs = [_StoredRun(rep, m["machine"]) for m in shown["machines"]]
+            shown["findings"] = findings.summary_rows(runs)
             if html.write_fleet_html(args.html, runs, shown, flags, limits, err) != 0:
                 return 2
         if args.format == "json":
