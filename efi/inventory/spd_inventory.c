@@ -96,16 +96,26 @@ static void note_undecoded(const struct spd_raw *raw, unsigned nraw)
                     empty, empty == 1 ? "" : "s", empty == 1 ? "s" : "", empty == 1 ? "s" : "", list);
 }
 
-/* What SMBIOS says the populated DIMMs are. */
+/* What SMBIOS says the populated DIMMs are, as Linux i2c_register_spd()
+ * reads it: slots with type Other/Unknown (<= 0x02) are skipped, one type
+ * must be common to all the others (DDR4 0x1a, DDR5 0x22), and the slot
+ * count is every memory device listed. */
 static void bus_hint(const struct dimm *d, unsigned n, struct spd_bus_hint *h)
 {
+    uint8_t common = 0;
+    bool mixed = false;
+
     memset(h, 0, sizeof(*h));
+    h->smbios_slots = n;
     for (unsigned i = 0; i < n; i++) {
-        if (!dimm_populated(&d[i]))
+        if (!dimm_populated(&d[i]) || d[i].type_code <= 0x02)
             continue;
-        h->smbios_ddr4 |= !strcmp(d[i].mem_type, "DDR4");
-        h->smbios_ddr5 |= !strcmp(d[i].mem_type, "DDR5");
+        if (common && d[i].type_code != common)
+            mixed = true;
+        common = d[i].type_code;
     }
+    h->smbios_ddr4 = !mixed && common == 0x1a;
+    h->smbios_ddr5 = !mixed && common == 0x22;
 }
 
 /* Open the SMBus and read it; the decoded DIMMs into s. Returns how many,

@@ -104,7 +104,11 @@ static void start(struct i801_model *m, uint8_t cnt)
         m->result = I801_STS_DEV_ERR;
         return;
     }
-    m->result = spd_bus_xact(&m->bus, addr, p, m->cmd, d) ? I801_STS_INTR : I801_STS_DEV_ERR;
+    switch (spd_bus_xact(&m->bus, addr, p, m->cmd, d)) {
+    case SPD_BUS_ACK: m->result = I801_STS_INTR; break;
+    case SPD_BUS_NACK: m->result = I801_STS_DEV_ERR; break;
+    default: m->result = I801_STS_BUS_ERR; break;
+    }
     if (read) {
         m->dat0 = d[0];
         m->dat1 = d[1];
@@ -215,11 +219,11 @@ static void one_eeprom_bus(void)
 
 static void test_ddr4_both_pages_read_and_page_left_as_found(void **state)
 {
-    struct spd_bus_hint hint = { .smbios_ddr4 = true };
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 4 };
     (void)state;
     attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EE1004, 0x0c, 512);
-    spd_bus_fill(&M.bus, 2, DEV_EE1004, 0x0c, 512);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    spd_bus_fill_ddr4(&M.bus, 2);
     assert_int_equal(open_bus(0), BM_OK);
     assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 2);
     smbus_close(&B);
@@ -233,10 +237,10 @@ static void test_ddr4_both_pages_read_and_page_left_as_found(void **state)
 
 static void test_ddr4_on_page_1_read_from_page_0_and_put_back(void **state)
 {
-    struct spd_bus_hint hint = { .smbios_ddr4 = true };
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
     (void)state;
     attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EE1004, 0x0c, 512);
+    spd_bus_fill_ddr4(&M.bus, 0);
     M.bus.ee1004_page = 1;
     assert_int_equal(open_bus(0), BM_OK);
     assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
@@ -451,6 +455,193 @@ static void test_empty_eeproms_read_briefly(void **state)
     assert_clean();
 }
 
+/* Every write on the bus was a page select: SPA0/SPA1 with command and
+ * data 0, or MR11 of a hub with a page number. */
+static void assert_only_page_selects_written(void)
+{
+    for (unsigned i = 0; i < M.bus.nwrites; i++) {
+        uint8_t a = M.bus.writes[i].addr, c = M.bus.writes[i].cmd, d = M.bus.writes[i].data;
+        bool spa = (a == 0x36 || a == 0x37) && c == 0 && d == 0;
+        bool mr11 = a >= 0x50 && a <= 0x57 && M.bus.kind[a - 0x50] == DEV_HUB && c == 0x0b && d <= 7;
+        assert_true(spa || mr11);
+    }
+}
+
+static void test_34c02_at_0x56_with_smbios_ddr4_gets_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 6, DEV_34C02, 0x0b, 256);   /* a DDR3 module's 34C02 at 0x56 */
+    M.bus.swp_read_nack = true;                      /* it does not answer at 0x36 either */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_false(M.bus.swp_set[6]);
+    assert_int_equal(raw[6].len, 256);
+    assert_memory_equal(raw[6].data, M.bus.mem[6], 256);
+    assert_clean();
+}
+
+static void test_34c02_answering_its_protect_read_gets_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 6, DEV_34C02, 0x08, 256);   /* DDR2: it ACKs the read at 0x36 */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_false(M.bus.swp_set[6]);
+    assert_clean();
+}
+
+static void test_ddr4_beside_a_legacy_eeprom_gets_no_page_select(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    spd_bus_fill(&M.bus, 6, DEV_34C02, 0x0b, 256);
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 2);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_int_equal(raw[0].len, 256);                /* page 0 only */
+    assert_memory_equal(raw[0].data, M.bus.mem[0], 256);
+    assert_non_null(strstr(raw[0].note, "pre-DDR4"));
+    assert_false(M.bus.swp_set[6]);
+    assert_clean();
+}
+
+static void test_page_select_refused_with_more_than_8_smbios_slots(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 16 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_int_equal(raw[0].len, 256);
+    assert_non_null(strstr(raw[0].note, "16 memory slots"));
+    assert_clean();
+}
+
+static void test_silent_0x36_and_no_ddr4_page1_signature_gets_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 4 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    M.bus.kind[1] = DEV_EEPROM;                       /* erased: 0xff throughout */
+    memset(M.bus.mem[1], 0xff, 256);
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_clean();
+}
+
+static void test_ee1004_select_nacked_but_switched_is_not_a_failure(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 1);
+    M.bus.ee1004_select_nack = true;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 512);
+    assert_memory_equal(raw[1].data, M.bus.mem[1], 512);
+    assert_int_equal(M.bus.ee1004_page, 0);
+    assert_only_page_selects_written();
+}
+
+static void test_ee1004_select_nacked_from_page_1_restored_to_page_1(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 1);
+    M.bus.ee1004_select_nack = true;
+    M.bus.ee1004_page = 1;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 512);
+    assert_memory_equal(raw[1].data, M.bus.mem[1], 512);
+    assert_int_equal(M.bus.ee1004_page, 1);
+    assert_only_page_selects_written();
+}
+
+static void test_transient_busy_on_page_query_is_not_page_1(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    M.bus.spa0_collisions = 1;                       /* the first page query loses arbitration */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[0].len, 512);
+    assert_memory_equal(raw[0].data, M.bus.mem[0], 512);
+    assert_int_equal(M.bus.ee1004_page, 0);          /* as found, not "put back" to page 1 */
+    assert_only_page_selects_written();
+}
+
+static void test_page_query_never_answering_means_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    M.bus.spa0_collisions = 100;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_int_equal(raw[0].len, 256);
+    assert_non_null(strstr(raw[0].note, "page query"));
+}
+
+static void test_ddr5_hub_starting_on_page_3_read_in_order_and_put_back(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 1, DEV_HUB, 0x12, 1024);
+    M.bus.mr11[1] = 3;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 1024);
+    assert_memory_equal(raw[1].data, M.bus.mem[1], 1024);
+    assert_int_equal(M.bus.mr11[1], 3);
+    assert_only_page_selects_written();
+    assert_clean();
+}
+
+static void test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN | I801_HOSTC_SPD_WD);
+    spd_bus_fill(&M.bus, 1, DEV_HUB, 0x12, 1024);
+    M.bus.mr11[1] = 3;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 0);                 /* page 3 is not the image's start */
+    assert_non_null(strstr(raw[1].note, "on NVM page 3"));
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +661,17 @@ int main(void)
         cmocka_unit_test_teardown(test_ddr5_hub_not_paged_unless_smbios_says_ddr5, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_refusing_paging_reported, teardown),
         cmocka_unit_test_teardown(test_empty_eeproms_read_briefly, teardown),
+        cmocka_unit_test_teardown(test_34c02_at_0x56_with_smbios_ddr4_gets_no_write, teardown),
+        cmocka_unit_test_teardown(test_34c02_answering_its_protect_read_gets_no_write, teardown),
+        cmocka_unit_test_teardown(test_ddr4_beside_a_legacy_eeprom_gets_no_page_select, teardown),
+        cmocka_unit_test_teardown(test_page_select_refused_with_more_than_8_smbios_slots, teardown),
+        cmocka_unit_test_teardown(test_silent_0x36_and_no_ddr4_page1_signature_gets_no_write, teardown),
+        cmocka_unit_test_teardown(test_ee1004_select_nacked_but_switched_is_not_a_failure, teardown),
+        cmocka_unit_test_teardown(test_ee1004_select_nacked_from_page_1_restored_to_page_1, teardown),
+        cmocka_unit_test_teardown(test_transient_busy_on_page_query_is_not_page_1, teardown),
+        cmocka_unit_test_teardown(test_page_query_never_answering_means_no_write, teardown),
+        cmocka_unit_test_teardown(test_ddr5_hub_starting_on_page_3_read_in_order_and_put_back, teardown),
+        cmocka_unit_test_teardown(test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
