@@ -352,6 +352,59 @@ static void test_ddr5_first_hub_page_only(void **state)
     assert_int_equal(info.size_mb, 0);        /* the organization is not */
 }
 
+/* build_ddr5() retimed: tCK, one time for tAA/tRCD/tRP, tRAS 32 ns, and
+ * CL (bits at 24-28: CL 20 + 2k) supported from cl_lo up to cl_lo + 8. */
+static void retime_ddr5(unsigned tck_ps, unsigned t_ps, unsigned cl_lo)
+{
+    build_ddr5();
+    img[20] = (uint8_t)tck_ps, img[21] = (uint8_t)(tck_ps >> 8);
+    for (int k = 30; k <= 34; k += 2)
+        img[k] = (uint8_t)t_ps, img[k + 1] = (uint8_t)(t_ps >> 8);
+    memset(img + 24, 0, 5);
+    for (unsigned cl = cl_lo; cl <= cl_lo + 8; cl += 2)
+        img[24 + (cl - 20) / 16] |= (uint8_t)(1u << ((cl - 20) / 2 % 8));
+    put_crc(0, 510, 510);
+}
+
+/* JESD400-5 rounding (0.997 guard band): DDR5-6400, tCK 312 ps, tAA
+ * 16.25 ns is 52.08 clocks before the guard band: CL52 (DDR4's 0.974
+ * rounding gave 53, hence CL54). */
+static void test_ddr5_6400_taa_16250_is_cl52(void **state)
+{
+    (void)state;
+    retime_ddr5(312, 16250, 46);
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_int_equal(info.speed_mts, 6400);
+    assert_int_equal(info.cl, 52);
+    assert_int_equal(info.trcd, 52);
+    assert_int_equal(info.trp, 52);
+    assert_int_equal(info.tras, 103);
+    assert_true(info.crc_ok);
+}
+
+/* DDR5-6000, tCK 333 ps, tAA 16.000 ns = 48.05 clocks: CL48 (DDR4 rounding: 49, CL50); tRAS 32 ns = 96. */
+static void test_ddr5_6000_taa_16000_is_cl48(void **state)
+{
+    (void)state;
+    retime_ddr5(333, 16000, 40);
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_int_equal(info.speed_mts, 6000);
+    assert_int_equal(info.cl, 48);
+    assert_int_equal(info.trcd, 48);
+    assert_int_equal(info.trp, 48);
+    assert_int_equal(info.tras, 96);
+}
+
+/* DDR5-6000, tAA 15.333 ns = 46.04 clocks: CL46. */
+static void test_ddr5_6000_taa_15333_is_cl46(void **state)
+{
+    (void)state;
+    retime_ddr5(333, 15333, 40);
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_int_equal(info.cl, 46);
+    assert_int_equal(info.trcd, 46);
+}
+
 static void test_empty_eeprom_is_not_spd(void **state)
 {
     (void)state;
@@ -391,6 +444,9 @@ int main(void)
         cmocka_unit_test(test_ddr5_rdimm_decoded),
         cmocka_unit_test(test_ddr5_bad_crc_reported),
         cmocka_unit_test(test_ddr5_first_hub_page_only),
+        cmocka_unit_test(test_ddr5_6400_taa_16250_is_cl52),
+        cmocka_unit_test(test_ddr5_6000_taa_16000_is_cl48),
+        cmocka_unit_test(test_ddr5_6000_taa_15333_is_cl46),
         cmocka_unit_test(test_empty_eeprom_is_not_spd),
         cmocka_unit_test(test_unknown_jep106_named_by_bank_and_code),
     };
