@@ -23,6 +23,7 @@ static const uint16_t i801_ids[] = {
     0x38a3, 0x02a3, 0x06a3, 0x4b23, 0xa0a3, 0x43a3, 0x4da3, /* ICL-N, Comet Lake, EHL, Tiger Lake, JSL */
     0xa3a3, 0x7aa3, 0x51a3, 0x54a3, 0x7a23, 0x7e22, 0xae22, /* CML-V, Alder Lake, Raptor Lake, Meteor Lake */
     0x7f23, 0x5796,                                         /* MTL PCH-S, Birch Stream */
+    0x7722, 0xe322, 0xe422, 0x4d22,                         /* Arrow Lake-H, Panther Lake-H, -P, Wildcat Lake-U */
 };
 
 /* Chips before ICH4 have no AUX_CTL register. */

@@ -642,6 +642,17 @@ static void test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong(void **st
     assert_clean();
 }
 
+/* The i801-compatible functions Linux i2c-i801.c lists that were missing. */
+static void test_i801_ids_linux_has_are_matched(void **state)
+{
+    static const uint16_t ids[] = { 0x7722 /* Arrow Lake-H */, 0xe322 /* Panther Lake-H */,
+                                    0xe422 /* Panther Lake-P */, 0x4d22 /* Wildcat Lake-U */ };
+    (void)state;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        assert_true(i801_match(0x8086, ids[i]));
+    assert_false(i801_match(0x8086, 0x1234));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -661,6 +672,7 @@ int main(void)
         cmocka_unit_test_teardown(test_ddr5_hub_not_paged_unless_smbios_says_ddr5, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_refusing_paging_reported, teardown),
         cmocka_unit_test_teardown(test_empty_eeproms_read_briefly, teardown),
+        cmocka_unit_test(test_i801_ids_linux_has_are_matched),
         cmocka_unit_test_teardown(test_34c02_at_0x56_with_smbios_ddr4_gets_no_write, teardown),
         cmocka_unit_test_teardown(test_34c02_answering_its_protect_read_gets_no_write, teardown),
         cmocka_unit_test_teardown(test_ddr4_beside_a_legacy_eeprom_gets_no_page_select, teardown),
