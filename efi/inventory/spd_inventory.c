@@ -3,7 +3,9 @@
 #include "spd_inventory.h"
 #include "../../drivers/pci.h"
 #include "../record.h"
+#include "cpuid.h"
 #include "spd_match.h"
+#include "spd_platform.h"
 #include "spd_read.h"
 
 static enum spd_mode spd_mode_set = SPD_MODE_ON;
@@ -124,8 +126,10 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
 {
     static struct smbus bus;
     struct pci_list *l = plat_alloc(sizeof(*l));
+    static struct cpu_ident cpu;
     struct spd_bus_hint hint;
-    char note[200];
+    char note[200], elsewhere[240];
+    bool other_path;
     int rc, ns = 0;
 
     if (!l) {
@@ -133,10 +137,14 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
         return -1;
     }
     pci_enumerate(l);
+    cpu_identify(&cpu);
+    /* Servers that keep SPD on the memory controller: say where, so an
+     * empty chipset bus is not reported as "no SPD". */
+    other_path = spd_platform_elsewhere(l, cpu.brand, elsewhere, sizeof(elsewhere));
     rc = smbus_open(l, spd_mode_set == SPD_MODE_FORCE ? SMBUS_OPEN_ENABLE_HOST : 0, &bus, note, sizeof(note));
     plat_free(l);
     if (rc != BM_OK) {
-        record_note("spd", "%s", note);
+        record_note("spd", "%s", other_path ? elsewhere : note);
         return -1;
     }
     bus_hint(d, n, &hint);
@@ -144,12 +152,14 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
     rc = spd_read_bus(&bus, &hint, raw, note, sizeof(note));
     smbus_close(&bus);
     if (rc <= 0) {
-        record_note("spd", "SMBus %s (%s): %s", bus.where, bus.kind, note);
+        record_note("spd", "SMBus %s (%s): %s", bus.where, bus.kind, other_path ? elsewhere : note);
         return -1;
     }
     for (unsigned i = 0; i < SPD_SLOTS; i++)
         if (raw[i].present && raw[i].len >= 3 && spd_decode(raw[i].data, raw[i].len, &s[ns].info) == BM_OK)
             s[ns++].addr = raw[i].addr;
+    if (other_path && ns == 0)
+        record_note("spd", "%s", elsewhere);
     return ns;
 }
 
