@@ -15,8 +15,8 @@
  *    populated slot and 1-8 slots, no device on the bus answers like a
  *    pre-DDR4 EEPROM (key byte 0x01-0x0b: for a 34C02 at 0x5n, 0x3n is
  *    its permanent write protect command) or like a DDR5 hub, the page
- *    query answered, and an EE1004 was seen: a DDR4 key byte read while
- *    SPA0 acknowledged (page 0), or on page 1 every device reading like
+ *    query answered, and every device reads like an EE1004: the DDR4 key
+ *    byte while SPA0 acknowledged (page 0), or on page 1 every device reading like
  *    DDR4 page 1 (bytes 256-258 zero, JEP-106 ids with parity at 320 and
  *    350). Each select is checked by the page query; one that does not
  *    take ends all page selects. The page found is put back and checked.
@@ -164,6 +164,7 @@ static bool reads_like_ddr4_page1(struct smbus *b, struct spd_raw *raw)
 static void ee1004_identify(struct spd_ctx *c, struct spd_raw *raw)
 {
     const struct spd_bus_hint *h = c->hint;
+    const struct spd_raw *other = NULL;
     bool ddr4_key = false, eeprom = false;
 
     c->ee1004_ok = false;
@@ -180,6 +181,11 @@ static void ee1004_identify(struct spd_ctx *c, struct spd_raw *raw)
                      "write protect commands are 0x30-0x37", r->addr, r->data[2]);
             return;
         }
+        /* On page 0 every device must show the DDR4 key byte: a device
+         * with anything else (a blank or foreign EEPROM) may be a 34C02. */
+        if (c->page == 0 && r->data[2] != SPD_TYPE_DDR4 && !other) {
+            other = r;
+        }
         eeprom = true;
         ddr4_key |= r->data[2] == SPD_TYPE_DDR4;
     }
@@ -194,6 +200,9 @@ static void ee1004_identify(struct spd_ctx *c, struct spd_raw *raw)
         snprintf(c->why, sizeof(c->why), "the EE1004 page query (receive byte at 0x36) did not answer");
     else if (c->page == 0 && !ddr4_key)
         snprintf(c->why, sizeof(c->why), "no device shows the DDR4 key byte on page 0");
+    else if (other)
+        snprintf(c->why, sizeof(c->why), "0x%02x answers without the DDR4 key byte (0x%02x): it may be a legacy "
+                 "EEPROM", other->addr, other->data[2]);
     else if (c->page == 1 && !reads_like_ddr4_page1(c->b, raw))
         snprintf(c->why, sizeof(c->why), "0x36 does not acknowledge (page 1, or no EE1004) and the devices do not "
                  "read like DDR4 page 1");
@@ -383,14 +392,14 @@ int spd_read_bus(struct smbus *b, const struct spd_bus_hint *hint, struct spd_ra
             read_hub(b, &raw[s], hint->smbios_ddr5);
     /* An EE1004 left on page 1 by an earlier owner: page 0 first. */
     if (c.page == 1 && c.ee1004_ok && ee1004_select(&c, 0) == BM_OK) {
-        bool ddr4 = false;
+        bool ddr4 = true;
         for (int s = 0; s < SPD_SLOTS; s++)
-            if (raw[s].present && !raw[s].hub && raw[s].rc == BM_OK &&
-                smbus_read_byte(b, raw[s].addr, 2, &raw[s].data[2]) == BM_OK)
-                ddr4 |= raw[s].data[2] == SPD_TYPE_DDR4;
+            if (raw[s].present && !raw[s].hub && raw[s].rc == BM_OK)
+                ddr4 &= smbus_read_byte(b, raw[s].addr, 2, &raw[s].data[2]) == BM_OK &&
+                        raw[s].data[2] == SPD_TYPE_DDR4;
         if (!ddr4) {
             c.ee1004_ok = false;
-            snprintf(c.why, sizeof(c.why), "after the select of page 0 no device shows the DDR4 key byte");
+            snprintf(c.why, sizeof(c.why), "after the select of page 0 not every device shows the DDR4 key byte");
         }
     }
     for (int s = 0; s < SPD_SLOTS; s++) {

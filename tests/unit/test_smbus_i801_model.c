@@ -516,6 +516,24 @@ static void test_ddr4_beside_a_legacy_eeprom_gets_no_page_select(void **state)
     assert_clean();
 }
 
+/* Found by fuzz_spdbus: a blank 34C02 (no legacy key byte) beside a DDR4
+ * module got the page selects. */
+static void test_ddr4_beside_a_blank_34c02_gets_no_page_select(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    M.bus.kind[6] = DEV_34C02;                        /* erased to zero */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 2);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_false(M.bus.swp_set[6]);
+    assert_int_equal(raw[0].len, 256);
+    assert_clean();
+}
+
 static void test_page_select_refused_with_more_than_8_smbios_slots(void **state)
 {
     struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 16 };
@@ -676,6 +694,7 @@ int main(void)
         cmocka_unit_test_teardown(test_34c02_at_0x56_with_smbios_ddr4_gets_no_write, teardown),
         cmocka_unit_test_teardown(test_34c02_answering_its_protect_read_gets_no_write, teardown),
         cmocka_unit_test_teardown(test_ddr4_beside_a_legacy_eeprom_gets_no_page_select, teardown),
+        cmocka_unit_test_teardown(test_ddr4_beside_a_blank_34c02_gets_no_page_select, teardown),
         cmocka_unit_test_teardown(test_page_select_refused_with_more_than_8_smbios_slots, teardown),
         cmocka_unit_test_teardown(test_silent_0x36_and_no_ddr4_page1_signature_gets_no_write, teardown),
         cmocka_unit_test_teardown(test_ee1004_select_nacked_but_switched_is_not_a_failure, teardown),
