@@ -644,6 +644,25 @@ static void test_ddr5_hub_starting_on_page_3_read_in_order_and_put_back(void **s
     assert_clean();
 }
 
+/* MR0/MR1 alone are not proof: an EEPROM whose first bytes read 0x51 0x18
+ * but whose bytes 3-4 are no JEP-106 id (Linux spd5118_detect()) must not
+ * get the MR11 write, which would land on its byte 11. */
+static void test_eeprom_reading_0x51_0x18_without_vendor_id_not_paged(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    M.bus.kind[2] = DEV_EEPROM;
+    M.bus.mem[2][0] = 0x51, M.bus.mem[2][1] = 0x18;
+    M.bus.mem[2][3] = 0x00, M.bus.mem[2][4] = 0x00;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_false(raw[2].hub);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_clean();
+}
+
 static void test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong(void **state)
 {
     struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
@@ -703,6 +722,7 @@ int main(void)
         cmocka_unit_test_teardown(test_page_query_never_answering_means_no_write, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_starting_on_page_3_read_in_order_and_put_back, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong, teardown),
+        cmocka_unit_test_teardown(test_eeprom_reading_0x51_0x18_without_vendor_id_not_paged, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
