@@ -59,10 +59,11 @@ static int i801_acquire(struct smbus *b, uint8_t *sts)
     uint64_t deadline = plat_now_ns() + I801_INUSE_TIMEOUT_NS;
 
     for (;;) {
+        bool expired = plat_now_ns() > deadline;   /* before the read: see i801_wait_intr() */
         *sts = rd(b, I801_HST_STS);
         if (!(*sts & I801_STS_INUSE))
             return BM_OK;
-        if (plat_now_ns() > deadline) {
+        if (expired) {
             plat_diag(b->where, "SMBus INUSE_STS held by another owner (firmware, ACPI or BMC) for 100 ms: giving up");
             return BM_EBUSY;
         }
@@ -102,11 +103,16 @@ static int i801_wait_intr(struct smbus *b)
     uint64_t deadline = plat_now_ns() + I801_XACT_TIMEOUT_NS;
     uint8_t sts;
 
+    /* The deadline is taken before the status read, so the last read
+     * comes after it: a poller that was preempted past the deadline still
+     * sees a transaction that completed meanwhile (as Linux
+     * read_poll_timeout() evaluates the condition once more). */
     for (;;) {
+        bool expired = plat_now_ns() > deadline;
         sts = rd(b, I801_HST_STS);
         if (!(sts & I801_STS_HOST_BUSY) && (sts & (I801_STS_ERRORS | I801_STS_INTR)))
             return sts & I801_STS_ERRORS;
-        if (plat_now_ns() > deadline)
+        if (expired)
             break;
         plat_delay_ns(I801_POLL_NS);
     }

@@ -34,6 +34,7 @@ struct i801_model {
     uint8_t cnt, cmd, add, dat0, dat1, auxctl;
     unsigned busy_reads;        /* status reads before the running transaction completes */
     bool stuck;                 /* the transaction never completes */
+    uint64_t preempt_ns;        /* the driver loses the CPU this long at the next busy status read */
     uint8_t result;             /* INTR or DEV_ERR, set when it completes */
     /* What the driver must never do. */
     unsigned start_while_busy, start_with_stale_status, start_without_inuse, spd_wd_blocked;
@@ -52,7 +53,14 @@ static uint8_t status_read(struct i801_model *m)
     uint8_t v = m->sts;
 
     if (m->sts & I801_STS_HOST_BUSY) {
-        if (m->stuck) {
+        if (m->preempt_ns) {
+            /* This read returns busy; the transaction completes while the
+             * driver is off the CPU. */
+            plat_sim_advance_ns(m->preempt_ns);
+            m->preempt_ns = 0;
+            m->busy_reads = 0;
+            m->sts = (uint8_t)((m->sts & ~I801_STS_HOST_BUSY) | m->result);
+        } else if (m->stuck) {
             plat_sim_advance_ns(1000000);
         } else if (m->busy_reads && --m->busy_reads == 0) {
             m->sts = (uint8_t)((m->sts & ~I801_STS_HOST_BUSY) | m->result);
@@ -347,6 +355,21 @@ static void test_hung_transaction_killed_and_semaphore_released(void **state)
         assert_int_equal(rc, BM_ETIMEDOUT);
     }
     assert_int_equal(M.kills, 1);
+    smbus_close(&B);
+    assert_clean();
+}
+
+/* A poller preempted past its deadline while the transaction completed
+ * reads the status once more before giving up (Linux read_poll_timeout()). */
+static void test_preempted_poller_sees_the_completed_transaction(void **state)
+{
+    uint8_t v;
+    (void)state;
+    one_eeprom_bus();
+    M.preempt_ns = 300000000ull;   /* 300 ms, past the 200 ms transaction deadline */
+    assert_int_equal(smbus_read_byte(&B, 0x50, 2, &v), BM_OK);
+    assert_int_equal(v, 0x0b);
+    assert_int_equal(M.kills, 0);
     smbus_close(&B);
     assert_clean();
 }
@@ -702,6 +725,7 @@ int main(void)
         cmocka_unit_test_teardown(test_stale_status_cleared_before_start, teardown),
         cmocka_unit_test_teardown(test_busy_host_not_started, teardown),
         cmocka_unit_test_teardown(test_hung_transaction_killed_and_semaphore_released, teardown),
+        cmocka_unit_test_teardown(test_preempted_poller_sees_the_completed_transaction, teardown),
         cmocka_unit_test_teardown(test_disabled_host_reported_and_left_alone, teardown),
         cmocka_unit_test_teardown(test_force_enables_host_and_close_restores_it, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_paged_through_mr11_and_page_put_back, teardown),
