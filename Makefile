@@ -116,6 +116,11 @@ host: $(HOSTB)/baremark-html
 $(HOSTB)/baremark-html: tools/baremark_html.c $(HOSTB)/libbaremark.a $(HEADERS)
 	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
 
+# ---- SPD bus simulator: baremark-spd-sim BUSFILE (the real SPD reader against a bus file, tests/spd/)
+host: $(HOSTB)/baremark-spd-sim
+$(HOSTB)/baremark-spd-sim: tools/baremark_spd_sim.c $(HOSTB)/libbaremark.a $(HEADERS)
+	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
+
 # ---- Legacy BIOS build ---------------------------------------------------------------
 # make bios: build/baremark.bin, a Linux x86 boot protocol image (what SYSLINUX,
 # GRUB, iPXE and QEMU -kernel load): boot/bios/setup.S in real mode, then the
