@@ -543,7 +543,7 @@ static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type
 }
 
 /* Has the firmware given a timed-out SMID back? */
-static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->base.h.q.slots[slot].state != HBAQ_ABANDONED; }
+static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return !hbaq_slot_held(&c->base.h.q, slot); }
 
 /* A command timed out (its slot stays held, see hba_queue.h). Note whether
  * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion

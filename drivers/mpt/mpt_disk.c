@@ -228,6 +228,12 @@ static void mpt_host_reset(struct mpt_ctrl *c, const char *why)
             hbaq_complete(&c->h.q, i, BM_EIO, "IOC reset after a command timed out");
             ended++;
             break;
+        case HBAQ_TIMEDOUT:
+            /* Its buffer is the engine's again only now (hba_queue.h). */
+            c->results[i] = reset;
+            hbaq_complete(&c->h.q, i, BM_ETIMEDOUT, "ended by an IOC reset");
+            released++;
+            break;
         case HBAQ_ABANDONED:
             hbaq_complete(&c->h.q, i, BM_EIO, NULL);
             released++;
@@ -276,7 +282,7 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
     for (size_t i = 0; c->be->task_mgmt && i < ARRAY_SIZE(steps); i++) {
         int rc;
 
-        if (c->h.q.slots[slot].state != HBAQ_ABANDONED)
+        if (!hbaq_slot_held(&c->h.q, slot))
             return; /* answered meanwhile */
         rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
         if (rc == BM_ENOTSUP)
@@ -292,13 +298,13 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
             }
             continue;
         }
-        if (c->h.q.slots[slot].state != HBAQ_ABANDONED) {
+        if (!hbaq_slot_held(&c->h.q, slot)) {
             plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
                       io->dev_handle, steps[i].name);
             return;
         }
     }
-    if (c->h.q.slots[slot].state != HBAQ_ABANDONED)
+    if (!hbaq_slot_held(&c->h.q, slot))
         return;
     mpt_host_reset(c, why);
 }

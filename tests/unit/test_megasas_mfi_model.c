@@ -97,6 +97,17 @@ struct model {
 
     uint64_t hold_lba;          /* reads at this LBA never finish until aborted */
     bool hold;
+    bool hold_writes;           /* writes at hold_lba are held too */
+    /* A firmware that has lost track of a held command: ABORT answers
+     * "abort not possible" and the command stays the firmware's; it moves
+     * its data when it finishes late (late_finish()), as real firmware
+     * does with a command stuck behind a slow drive. */
+    bool abort_ignored;
+    /* The firmware ignores the reset request on the doorbell: it stays
+     * OPERATIONAL and keeps every command it holds. */
+    bool reset_ignored;
+    uint8_t late_write_byte;    /* the first byte a late-finished write took from host memory */
+    unsigned late_finished;
     unsigned aborts, aborted;
     /* The next busy_left system-drive reads answer SCSI status busy_status
      * (BUSY 08h / TASK SET FULL 28h) with MFI_STAT_SCSI_DONE_WITH_ERROR. */
@@ -360,8 +371,8 @@ static void do_ld_io(uint8_t *f, uint64_t pa)
         return;
     }
     check_transfer(len);
-    if (m.hold && read && lba == m.hold_lba)
-        return; /* hung until aborted */
+    if (m.hold && (read || m.hold_writes) && lba == m.hold_lba)
+        return; /* hung until aborted, or finished late (late_finish) */
     move_data(d, read, lba, blocks, host(addr));
     finish(f, pa, 0x00);
 }
@@ -435,12 +446,36 @@ static void do_abort(uint8_t *f, uint64_t pa)
         if (m.out[i].busy && m.out[i].pa == target) {
             if (m.out[i].ctx != ctx)
                 violation("ABORT context %u for the frame with context %u", ctx, m.out[i].ctx);
+            if (m.abort_ignored)
+                break;
             finish(host(target), target, 0x2e);
             m.aborted++;
             found = true;
             break;
         }
     finish(f, pa, found ? 0x00 : 0x05 /* abort not possible */);
+}
+
+/* The firmware finishes every LD I/O it held, late: a read's data goes
+ * into the buffer its SGE names now, a write takes its bytes from there
+ * now (DMA happens when the firmware gets to it, not when it was posted). */
+static void late_finish(void)
+{
+    for (unsigned i = 0; i < M_MAX_OUT; i++) {
+        uint8_t *f = host(m.out[i].pa);
+        uint64_t addr, lba;
+        uint32_t len;
+
+        if (!m.out[i].busy || (f[0] != 0x01 && f[0] != 0x02))
+            continue;
+        read_sge(f, 0x28, &addr, &len);
+        lba = rd32(f + 0x20) | (uint64_t)rd32(f + 0x24) << 32;
+        if (f[0] == 0x02)
+            m.late_write_byte = *(uint8_t *)host(addr);
+        move_data(find_disk(true, f[4]), f[0] == 0x01, lba, rd32(f + 0x14), host(addr));
+        m.late_finished++;
+        finish(f, m.out[i].pa, 0x00);
+    }
 }
 
 /* A frame address arrived in the inbound queue port. */
@@ -513,7 +548,7 @@ static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
 
     (void)ctx, (void)bar;
     if (off == doorbell) {
-        if ((v & 0x2) && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL) {
+        if ((v & 0x2) && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL && !m.reset_ignored) {
             m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
             m.inited = false;
         }
@@ -812,6 +847,94 @@ static void test_hung_read_is_aborted_before_its_frame_is_reused(void **state)
     release(ctrl);
 }
 
+/* Poll a disk for a while, 1 s of model time per poll. */
+static int poll_for(struct bm_disk *d, struct bm_completion *out, int max, unsigned polls)
+{
+    int got = 0;
+
+    for (unsigned i = 0; i < polls && got < max; i++) {
+        got += d->ops->poll(d, 0, out + got, max - got);
+        plat_sim_advance_ns(1000000000ull);
+    }
+    return got;
+}
+
+/* A read the firmware keeps past its deadline (and does not give back on
+ * ABORT) finishes 40 s late, DMAing into its buffer then. The engine must
+ * not have had the command back before that: it would have freed or
+ * reused the buffer (poisoned here as the engine's next use would),
+ * and the late data would land in it. As Linux, which completes a
+ * timed-out command to its owner only from scsi_eh_flush_done_q(), once
+ * an abort or reset got it back. */
+static void test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+    bool handed_back_early;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    m.abort_ignored = true;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    handed_back_early = poll_for(ld, done, 4, 10) > 0;
+    if (handed_back_early)
+        memset(buf, 0xa5, 4096); /* the engine reuses the buffer it got back */
+    assert_int_equal(m.aborts, 1);
+    m.hold = false;
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    if (handed_back_early)
+        fail_msg("tag 3 was completed while the firmware still owned its buffer: the late read overwrote a "
+                 "buffer the engine had reused");
+    /* Given back now: one BM_ETIMEDOUT completion naming the timeout. */
+    assert_int_equal(poll_for(ld, done, 4, 3), 1);
+    assert_int_equal(done[0].tag, 3);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(done[0].detail, "30000 ms"));
+    assert_true(pattern_ok(buf, 0, 4242, 1));
+    plat_free_pages(buf, 4096);
+    release(ctrl);
+}
+
+/* The same for a write: had the engine got it back at the deadline, it
+ * would have refilled the buffer for its next write, and the firmware's
+ * late DMA would send those bytes to the block of the timed-out write. */
+static void test_timed_out_write_does_not_send_a_reused_buffer(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_writes = true;
+    m.hold_lba = 777;
+    m.abort_ignored = true;
+    memset(buf, 0x11, 4096);
+    assert_int_equal(ld->ops->submit(ld, 0, 5, BM_IO_WRITE, 777, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    if (poll_for(ld, done, 4, 10) > 0)
+        memset(buf, 0x22, 4096); /* the engine's next write */
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    assert_int_equal(m.late_write_byte, 0x11);
+    assert_int_equal(poll_for(ld, done, 4, 3), 1);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    plat_free_pages(buf, 4096);
+    release(ctrl);
+}
+
 /* A system drive answering BUSY, then TASK SET FULL, to pass-through
  * reads: each read is posted again after a back-off (Linux
  * megasas_complete_cmd hands the SCSI status to the midlayer, which
@@ -858,6 +981,8 @@ int main(void)
         cmocka_unit_test(test_ready_wait_gives_up_on_a_frozen_status_word),
         cmocka_unit_test(test_hung_read_is_aborted_before_its_frame_is_reused),
         cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
+        cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
+        cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1599,8 +1599,10 @@ static void test_handles_followed_across_ioc_reset(void **state)
 
 /* A disk that hangs command after command: each one costs an IOC reset,
  * but after MPT_MAX_HOST_RESETS (4) the controller is given up and its
- * disks' commands end with an error at once instead of costing a minute
- * each. */
+ * disks' new commands end with an error at once instead of costing a
+ * minute each. The command that timed out on the given-up IOC is never
+ * handed back (the IOC still owns its buffer): only release's reset ends
+ * it. */
 static void test_host_resets_are_limited(void **state)
 {
     struct bm_disk_list list;
@@ -1621,8 +1623,9 @@ static void test_host_resets_are_limited(void **state)
         model->hang_lba = 4242;
         assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
         plat_sim_advance_ns(31 * NS_PER_S);
-        assert_int_equal(poll_n(d, c, 1), 1);
-        assert_int_equal(c[0].status, BM_ETIMEDOUT);
+        assert_int_equal(poll_n(d, c, 1), i < 4 ? 1 : 0);
+        if (i < 4)
+            assert_int_equal(c[0].status, BM_ETIMEDOUT);
         assert_int_equal(model->diag_resets, i < 4 ? i + 1 : 4);
     }
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 1, 1, buf), BM_EIO);
