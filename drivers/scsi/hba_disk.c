@@ -70,6 +70,22 @@ int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hb
     return BM_OK;
 }
 
+uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone)(void *ctrl))
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+    uint32_t held;
+
+    for (;;) {
+        hbaq_lock(&h->q);
+        h->ops->drain(h->ctrl);
+        held = h->q.busy - h->q.retry_waiting;
+        hbaq_unlock(&h->q);
+        if (!held || plat_now_ns() > deadline || (gone && gone(h->ctrl)))
+            return held;
+        plat_delay_ns(1000000ull); /* 1 ms */
+    }
+}
+
 int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct hba_disk *hd = d->priv;

@@ -107,6 +107,14 @@ struct model {
      * OPERATIONAL and keeps every command it holds. */
     bool reset_ignored;
     uint8_t late_write_byte;    /* the first byte a late-finished write took from host memory */
+    /* Adapter reset (Linux megasas_adp_reset_gen2): keys 0,4,b,2,7,d to the
+     * write-sequence register (0xfc) unlock host diag (0xf8); its
+     * RESET_ADAPTER bit then resets the chip (every command dropped, state
+     * READY). diag_dead: the unlock never happens. */
+    unsigned seq_pos, adapter_resets;
+    uint32_t host_diag;
+    bool diag_dead;
+    uint64_t read_cost_ns;      /* model time each register read costs (a slow, stuck chip) */
     unsigned late_finished;
     unsigned aborts, aborted;
     /* The next busy_left system-drive reads answer SCSI status busy_status
@@ -524,9 +532,20 @@ static void take_frame(uint32_t lo, uint32_t hi)
     }
 }
 
+/* The chip drops every command it holds (reset): no reply for any. */
+static void drop_outstanding(void)
+{
+    for (unsigned i = 0; i < M_MAX_OUT; i++)
+        m.out[i].busy = false;
+    m.noutstanding = 0;
+}
+
 static uint32_t m_read(void *ctx, int bar, uint32_t off)
 {
     (void)ctx, (void)bar;
+    plat_sim_advance_ns(m.read_cost_ns);
+    if (off == 0xf8 && m.family == M_GEN2)
+        return m.host_diag;
     if (off != 0xb0)
         return 0;
     if (m.booting) {
@@ -551,6 +570,31 @@ static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
         if ((v & 0x2) && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL && !m.reset_ignored) {
             m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
             m.inited = false;
+            if (v & 0x1)
+                drop_outstanding(); /* MFI_INIT_ABORT: every command aborted */
+        }
+        return;
+    }
+    if (m.family == M_GEN2 && off == 0xfc) {
+        static const uint32_t keys[] = { 0x0, 0x4, 0xb, 0x2, 0x7, 0xd };
+        m.seq_pos = v == keys[m.seq_pos] ? m.seq_pos + 1 : v == keys[0] ? 1 : 0;
+        if (m.seq_pos == 6 && !m.diag_dead) {
+            m.host_diag |= 0x80;
+            m.seq_pos = 0;
+        }
+        return;
+    }
+    if (m.family == M_GEN2 && off == 0xf8) {
+        if (!(m.host_diag & 0x80)) {
+            violation("host diag written 0x%08x while locked", v);
+            return;
+        }
+        if (v & 0x4) {
+            m.adapter_resets++;
+            drop_outstanding();
+            m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            m.inited = false;
+            m.host_diag = 0;
         }
         return;
     }
@@ -935,6 +979,84 @@ static void test_timed_out_write_does_not_send_a_reused_buffer(void **state)
     release(ctrl);
 }
 
+/* Release with a read the firmware holds and a firmware that ignores the
+ * reset request and cannot be reset: the frames, sense buffers and reply
+ * queue must stay allocated (as nvme_teardown keeps a controller's queues
+ * that did not stop): the firmware then finishes the read late and writes
+ * its status, sense and reply-queue entry into that memory. Freed, those
+ * writes would land in memory the next owner uses (here: unmapped, a
+ * crash). */
+static void test_release_keeps_memory_a_firmware_that_will_not_stop_may_write(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    m.abort_ignored = true;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_for(ld, done, 4, 3), 0);
+    m.reset_ignored = true;
+    m.diag_dead = true;
+    m.read_cost_ns = 1000000000ull; /* 1 s */
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_OPERATIONAL);
+    assert_int_equal(m.adapter_resets, 0);
+    /* The firmware finishes late, into memory that must still be ours. */
+    m.hold = false;
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    assert_true(pattern_ok(buf, 0, 4242, 1));
+    assert_model_clean();
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 4096);
+}
+
+/* The same firmware, but the adapter reset works: release waits (bounded)
+ * for the held read, then escalates from the ignored reset request to the
+ * adapter reset through the host diagnostic register (Linux
+ * megasas_adp_reset_gen2: the unlock keys, then RESET_ADAPTER), and the
+ * firmware ends READY holding nothing. */
+static void test_release_resets_the_adapter_when_the_firmware_stays_operational(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+    uint64_t t0;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    m.abort_ignored = true;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_for(ld, done, 4, 3), 0);
+    m.reset_ignored = true;
+    m.read_cost_ns = 1000000000ull; /* 1 s */
+    t0 = plat_now_ns();
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.adapter_resets, 1);
+    assert_int_equal(m.noutstanding, 0);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_READY);
+    /* Bounded: the 10 s wait for outstanding commands, the 180 s wait for
+     * the ignored reset request, and the adapter reset. */
+    assert_true(plat_now_ns() - t0 < 230ull * 1000000000ull);
+    assert_model_clean();
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 4096);
+}
+
 /* A system drive answering BUSY, then TASK SET FULL, to pass-through
  * reads: each read is posted again after a back-off (Linux
  * megasas_complete_cmd hands the SCSI status to the midlayer, which
@@ -983,6 +1105,8 @@ int main(void)
         cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
         cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
+        cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
+        cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
