@@ -194,7 +194,8 @@ static void mfi_stop_firmware(struct mfi_ctrl *c)
     } else {
         c->keep_memory = true;
         plat_diag(c->base.bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
-                  "(it may still write them)", (c->frames_bytes + c->sense_bytes + c->rq_bytes + MFI_SCRATCH_BYTES) >> 10);
+                  "(it may still write them)",
+                  (c->frames_bytes + c->sense_bytes + c->rq_bytes + MFI_SCRATCH_BYTES) >> 10);
     }
     c->operational = false;
 }

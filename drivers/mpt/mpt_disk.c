@@ -38,12 +38,22 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
      * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
      * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
     if (r->address_reply &&
-        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES ||
-         ((r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
-           r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
-          !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
-          hbaq_status_is_busy(r->scsi_status))) &&
+        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES) &&
         hbaq_requeue(&c->h.q, slot, plat_now_ns()))
+        return;
+    /* A SCSI status from the target: the shared table decides (BUSY, TASK
+     * SET FULL, UNIT ATTENTION, becoming ready: again later; RECOVERED
+     * ERROR: success), as mpt3sas _scsih_io_done hands status and sense
+     * to the midlayer (scsi_decide_disposition, scsi_check_sense). */
+    if (r->address_reply &&
+        (r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
+         r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
+        !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
+        r->scsi_status != SCSI_STATUS_GOOD &&
+        hba_scsi_disposition(&c->h, slot, r->scsi_status,
+                             (r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID)
+                                 ? c->sense + (size_t)slot * MPT_SENSE_BYTES : NULL,
+                             MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, MPT_SENSE_BYTES)))
         return;
     status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
                                sizeof(detail));

@@ -111,6 +111,7 @@ struct model {
      * write-sequence register (0xfc) unlock host diag (0xf8); its
      * RESET_ADAPTER bit then resets the chip (every command dropped, state
      * READY). diag_dead: the unlock never happens. */
+    struct scsi_target_condition cond; /* what system drives report on READ/WRITE (scsi_target.h) */
     unsigned seq_pos, adapter_resets;
     uint32_t host_diag;
     bool diag_dead;
@@ -356,7 +357,7 @@ static struct scsi_target disk_target(const struct m_disk *d, char *serial, size
                                  .product = d->logical ? "PERC H310 Mini" : "ST2000NM0023",
                                  .revision = d->logical ? "2.12" : "GS0F", .serial = serial,
                                  .blocks = d->blocks, .block_bytes = d->block, .read = disk_read, .write = disk_write,
-                                 .ctx = (void *)d };
+                                 .ctx = (void *)d, .cond = d->logical ? NULL : &m.cond };
 }
 
 static void do_ld_io(uint8_t *f, uint64_t pa)
@@ -1057,6 +1058,82 @@ static void test_release_resets_the_adapter_when_the_firmware_stays_operational(
     plat_free_pages(buf, 4096);
 }
 
+/* One read of a system drive, polled in 10 ms steps of model time until
+ * it completes (at most 40 s); how long it took goes to *ms. */
+static struct bm_completion pd_read(struct bm_disk *pd, uint8_t *buf, uint64_t lba, uint64_t *ms)
+{
+    struct bm_completion c = { .status = 1 };
+    uint64_t t0 = plat_now_ns();
+
+    assert_int_equal(pd->ops->submit(pd, 0, 0, BM_IO_READ, lba, 16, buf), BM_OK);
+    for (int i = 0; i < 4000 && c.status == 1; i++) {
+        if (pd->ops->poll(pd, 0, &c, 1) == 1)
+            break;
+        plat_sim_advance_ns(10ull * 1000000ull);
+    }
+    *ms = (plat_now_ns() - t0) / 1000000ull;
+    return c;
+}
+
+/* Sense decides, by the one table MFI, Fusion and MPT share (Linux
+ * scsi_check_sense / scsi_io_completion_action): RECOVERED ERROR is
+ * success (the data is there), UNIT ATTENTION (what every disk reports
+ * after our TARGET RESET or a controller reset) is sent again, NOT READY
+ * 04/01 is waited for, and everything else fails with the decoded sense;
+ * a condition that never clears ends within the command's 30 s. */
+static void test_sense_decides_recovered_unit_attention_becoming_ready_and_errors(void **state)
+{
+    struct bm_disk_list list;
+    uint8_t *buf = plat_alloc_pages(8192, false);
+    struct bm_completion c;
+    struct bm_disk *pd;
+    uint64_t ms;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    pd = list.disks[2];
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_RECOVERED_ERROR, 0x18, 0x00, 1, 0 };
+    c = pd_read(pd, buf, 300, &ms);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 300, 16));
+    assert_int_equal(m.cond.reported, 1);
+
+    memset(buf, 0, 8192);
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_UNIT_ATTENTION, 0x29, 0x00, 1, 0 };
+    c = pd_read(pd, buf, 400, &ms);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 400, 16));
+    assert_int_equal(m.cond.reported, 1);
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_NOT_READY, 0x04, 0x01, 5, 0 };
+    c = pd_read(pd, buf, 500, &ms);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 500, 16));
+    assert_int_equal(m.cond.reported, 5);
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_NOT_READY, 0x04, 0x02, 1, 0 };
+    c = pd_read(pd, buf, 600, &ms);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "NOT READY 04/02"));
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_MEDIUM_ERROR, 0x11, 0x00, 1, 0 };
+    c = pd_read(pd, buf, 700, &ms);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "MEDIUM ERROR 11/00"));
+
+    /* A unit attention that never clears: bounded by the 30 s timeout. */
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_UNIT_ATTENTION, 0x29, 0x00, 1000000, 0 };
+    c = pd_read(pd, buf, 800, &ms);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "UNIT ATTENTION 29/00"));
+    assert_true(ms <= 30000);
+    m.cond.left = 0;
+    assert_int_equal(m.noutstanding, 0);
+    plat_free_pages(buf, 8192);
+    release(ctrl);
+}
+
 /* A system drive answering BUSY, then TASK SET FULL, to pass-through
  * reads: each read is posted again after a back-off (Linux
  * megasas_complete_cmd hands the SCSI status to the midlayer, which
@@ -1106,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
+        cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
