@@ -2,6 +2,7 @@
 and writes the same records to serial and to the results file."""
 import json
 
+import marks
 import qemu
 
 
@@ -13,7 +14,7 @@ def _file_records(run):
 
 
 def test_serial_records_match_results_file():
-    run = qemu.boot(options="mem=off disk=off", timeout=180)
+    run = marks.shared_boot(options="mem=off disk=off", timeout=180)  # test_serial checks its port
     assert not run.timed_out, run.serial[-2000:]
     types = [r["type"] for r in run.records]
     assert types[0] == "run" and types[-1] == "end", types
@@ -46,7 +47,7 @@ def test_bad_option_stops_run_with_named_error():
 
 
 def test_exit_shutdown_ends_qemu():
-    run = qemu.boot(options="mem=off disk=off exit=shutdown", timeout=180)
+    run = marks.shared_boot(options="mem=off disk=off exit=shutdown", timeout=180)  # test_one_stick reads its stick
     assert not run.timed_out
     assert run.end()["status"] == "ok"
     assert run.returncode == 0, "QEMU should have powered off by itself, got %r" % run.returncode
@@ -69,6 +70,7 @@ def test_out_off_writes_no_file():
     assert [n for n in run.results_files() if n.endswith(".jsonl")] == []
 
 
+@marks.host
 def test_bare_make_builds_the_application():
     # A new user types `make`: the default goal must be the EFI application,
     # not the first rule of the Makefile. Dry run into a fresh build folder.
