@@ -183,9 +183,8 @@ int ata_parse_ncq_error_log(const uint8_t p[ATA_SECTOR_BYTES], struct ata_ncq_er
     /* Byte 511 makes the page sum to 0 mod 256. */
     for (unsigned i = 0; i < ATA_SECTOR_BYTES; i++)
         sum = (uint8_t)(sum + p[i]);
-    if (sum != 0)
-        return BM_EINVAL;
     memset(e, 0, sizeof(*e));
+    e->bad_checksum = sum != 0;
     /* Byte 0: NQ bit 7, tag 4:0; 2 status; 3 error; 4-6 and 8-10 the LBA. */
     e->nq = (p[0] & 0x80) != 0;
     e->tag = p[0] & 0x1f;

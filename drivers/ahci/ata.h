@@ -140,9 +140,13 @@ struct ata_ncq_error {
     unsigned tag;
     uint8_t status, error;
     uint64_t lba;
+    bool bad_checksum;             /* byte 511 does not make the page sum to 0 (parsed all the same) */
 };
 
-/* Parse log page 10h. BM_EINVAL if the checksum (byte 511) is wrong. */
+/* Parse log page 10h. A wrong checksum (byte 511) is only noted in
+ * bad_checksum: as Linux ata_eh_read_log_10h(), which warns and uses the
+ * page (reading it already took the device out of its NCQ error state;
+ * a COMRESET for a bad checksum would throw away the failing tag). */
 int ata_parse_ncq_error_log(const uint8_t page[ATA_SECTOR_BYTES], struct ata_ncq_error *e);
 
 /* ---- Decoded errors ------------------------------------------------------------------------------- */
