@@ -6,6 +6,7 @@
  * written in place. Without a stick (PXE, another loader's disk) results go
  * to serial and the screen, saying so in a note. */
 #include "bios_private.h"
+#include "../netboot.h"
 
 #define CMDLINE_MAX 4096
 
@@ -15,10 +16,32 @@ static char cmdline[CMDLINE_MAX + 16];
  * the SYSLINUX APPEND line as baremark_stick=GUID ("" when absent). */
 static char stick_guid[40];
 
+/* The boot NIC as the loader names it: PXELINUX's BOOTIF=01-<MAC> (IPAPPEND
+ * 2) and ip=<client>[:server:gateway:netmask] (IPAPPEND 1); iPXE scripts
+ * write the same from ${netX/mac:hexhyp} and ${netX/ip}
+ * (boot/baremark-bios.ipxe). */
+static uint8_t nic_mac[6], nic_ip[4];
+static bool nic_mac_known, nic_ip_known;
+
 /* SYSLINUX and GRUB put these words of their own first; baremark_stick= is
  * boot/mkimage.sh's, for the platform and not an option. */
 static bool loader_word(const char *w)
 {
+    size_t wl = 0, il = 0;
+
+    while (w[wl] && w[wl] != ' ')
+        wl++;
+    while (il + 3 < wl && w[3 + il] != ':')
+        il++;
+
+    if (!strncmp(w, "BOOTIF=", 7)) {
+        nic_mac_known = netboot_parse_bootif(w + 7, wl - 7, nic_mac);
+        return true;
+    }
+    if (!strncmp(w, "ip=", 3)) {
+        nic_ip_known = netboot_parse_ipv4(w + 3, il, nic_ip);
+        return true;
+    }
     if (!strncmp(w, "baremark_stick=", 15)) {
         size_t n = 0;
         while (w[15 + n] && w[15 + n] != ' ')
@@ -150,7 +173,27 @@ size_t plat_boot_file_places(char *buf, size_t cap)
     return (size_t)snprintf(buf, cap, "the loader's initrd (legacy BIOS: the boot drive is not known)");
 }
 
-bool plat_boot_nic_mac(uint8_t mac[6]) { return false; }
+bool plat_boot_nic_mac(uint8_t mac[6])
+{
+    if (nic_mac_known)
+        memcpy(mac, nic_mac, 6);
+    return nic_mac_known;
+}
+
+bool plat_boot_nic_ip(uint8_t ip[4])
+{
+    if (nic_ip_known)
+        memcpy(ip, nic_ip, 4);
+    return nic_ip_known;
+}
+
+/* Files come from the stick or the loader's initrd: no server to quote. */
+size_t plat_boot_file_error(char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    return 0;
+}
 
 long plat_results_file_read(const char *path, char *buf, size_t cap) { return BM_ENODEV; }
 
