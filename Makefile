@@ -25,10 +25,12 @@ HOSTB := $(BUILD)/host
 DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools dosfstools gdisk \
                 libcmocka-dev python3 ipxe-qemu dnsmasq-base \
                 chromium nginx-core sbsigntool shim-signed shim-helpers-amd64-signed ipxe \
-                syslinux syslinux-common grub-pc-bin
+                syslinux syslinux-common grub-pc-bin python3-psycopg2 postgresql python3-pytest
 # chromium: the HTML report is checked as a person sees it; nginx-core (WebDAV PUT):
 # the upload receiver; sbsigntool, shim-signed, shim-helpers: Secure Boot images;
 # ipxe (ipxe.efi, undionly.kpxe), syslinux, grub-pc-bin: netboot and BIOS boot.
+# python3-psycopg2, postgresql, python3-pytest: baremark-collect's PostgreSQL store and the
+# tools' tests (tests/tools, which start a throw-away PostgreSQL cluster).
 .PHONY: deps
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -270,6 +272,16 @@ fuzz: fuzz-build
 	    grep -E "^stat::number_of_executed_units" $(FUZZB)/$$n.log | sed "s/^/  $$n /"; \
 	  else fail=1; echo "  $$n FAILED (see $(FUZZB)/$$n.log):"; grep -E "ERROR|runtime error|SUMMARY" $(FUZZB)/$$n.log | head -5; fi; \
 	done; exit $$fail
+
+# ---- Host tools (tools/baremark_report: baremark-report, baremark-collect) -----------------
+# tools-test: their pytest tests alone (run_all.py --unit runs them too);
+# bench-fleet: 100k machines x 10 runs into an SQLite store, ingest rate, report time, peak RSS
+# (CPU-heavy, several minutes; BENCH_FLEET_ARGS="--machines 1000" for a small one).
+.PHONY: tools-test bench-fleet
+tools-test:
+	python3 -m pytest -q tests/tools
+bench-fleet:
+	python3 tests/tools/bench_fleet.py $(BENCH_FLEET_ARGS)
 
 # ---- Per-I/O cost benchmark (host build, no QEMU; not a test) ------------------------------
 # make bench: engine + NVMe driver against an instant controller model, CPU ns per I/O

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Run every test: host unit tests (cmocka binaries in build/host/tests) and
-QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
+"""Run every test: host unit tests (cmocka binaries in build/host/tests, and
+the host tools' pytest tests in tests/tools) and QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
 
 usage: run_all.py [--unit|--qemu] [-k SUBSTRING] [-j N]
 Ends with the line "N passed, N failed".
@@ -10,8 +10,10 @@ import concurrent.futures
 import glob
 import importlib.util
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -37,6 +39,39 @@ def unit_tests(pattern):
                 results.append((full, ok, "" if ok else p.stdout + p.stderr))
         if not seen:
             results.append((name, False, "no TAP output (exit %d)\n%s%s" % (p.returncode, p.stdout, p.stderr)))
+    return results
+
+
+def pytest_tests(pattern):
+    """The host tools' pytest tests (tests/tools/test_*.py) as (name, ok, detail), from pytest's
+    JUnit XML. They run with --unit; with -k, only when the pattern could name one of them."""
+    import xml.etree.ElementTree as ET
+    if pattern and not re.fullmatch(r"[\w.\[\]-]+", pattern):
+        return []  # not a name pytest's -k can take (and no test here is named so)
+    python = next((py for py in (sys.executable, "/usr/bin/python3") if os.path.exists(py) and subprocess.run(
+        [py, "-c", "import pytest"], capture_output=True).returncode == 0), None)
+    if python is None:
+        return [("pytest", False, "pytest is missing: apt-get install python3-pytest (make deps)")]
+    sub = pattern[len("pytest."):] if pattern.startswith("pytest.") else pattern
+    with tempfile.TemporaryDirectory(prefix="baremark-pytest-") as tmp:
+        xml = os.path.join(tmp, "junit.xml")
+        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml", xml, "tests/tools"]
+        if sub:
+            cmd += ["-k", sub.rsplit(".", 1)[-1]]
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=1800)
+        try:
+            cases = list(ET.parse(xml).getroot().iter("testcase"))
+        except (OSError, ET.ParseError):
+            return [("pytest", False, "no JUnit XML (exit %d)\n%s%s" % (p.returncode, p.stdout, p.stderr))]
+    results = []
+    for c in cases:
+        full = "pytest.%s.%s" % (c.get("classname", "").rsplit(".", 1)[-1], c.get("name"))
+        bad = [e for e in c if e.tag in ("failure", "error")]
+        if c.find("skipped") is not None or (pattern and pattern not in full):
+            continue
+        results.append((full, not bad, "\n".join((e.get("message") or "") + "\n" + (e.text or "") for e in bad)))
+    if p.returncode not in (0, 1, 5) and not any(not ok for _, ok, _ in results):
+        results.append(("pytest", False, "pytest exit %d\n%s%s" % (p.returncode, p.stdout[-3000:], p.stderr)))
     return results
 
 
@@ -79,7 +114,7 @@ def main():
     t0 = time.time()
 
     if do_unit:
-        for name, ok, detail in unit_tests(args.k):
+        for name, ok, detail in unit_tests(args.k) + pytest_tests(args.k):
             print("%s %s" % ("PASS" if ok else "FAIL", name), flush=True)
             if not ok:
                 print(detail)

@@ -30,7 +30,7 @@ keeps in flight.
 
 Runs as root (it installs linux-image-amd64, fio and busybox-static with
 apt-get when they are missing, like `make run` installs its packages).
-See README.md, "Comparing with Linux fio".
+See docs/compare-fio.md.
 """
 import argparse
 import json
@@ -107,8 +107,7 @@ def parse_test_name(name):
             "bs_text": "%d%s" % (num, unit.lower()), "qd": qd}
 
 
-# The Linux guest's best configuration, found by measuring (README "Comparing
-# with Linux fio"): no speculation mitigations (retpolines and RSB filling
+# The Linux guest's best configuration, found by measuring (docs/compare-fio.md): no speculation mitigations (retpolines and RSB filling
 # cost every system call and interrupt), and tsc=reliable, because the TSC
 # watchdog of a guest on a loaded TCG host marks the TSC unstable and falls
 # back to HPET, whose every read is an emulated MMIO access, while fio reads
@@ -168,7 +167,7 @@ def kernel_cmdline(tests, runtime, ramp, extra="", variants=("libaio",), smp=2):
 def machine_args(smp=2, memory_mib=1024, kvm=False, cpu=None):
     """What qemu_harness.boot() gives baremark, minus OVMF and the stick.
     cpu=None keeps QEMU's default CPU model, as the plain guest that the
-    tool's guest is measured against (README "Comparing with Linux fio");
+    tool's guest is measured against (docs/compare-fio.md);
     the device model does not depend on it, and -cpu max was not faster."""
     args = ["-machine", "q35", "-m", str(memory_mib), "-smp", str(smp), "-nographic", "-no-reboot",
             "-monitor", "none", "-net", "none", "-device", "qemu-xhci,id=xhci"]

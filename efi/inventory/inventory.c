@@ -447,7 +447,7 @@ static void emit_pci(void)
     plat_free(l);
 }
 
-/* All inventory records, in the order the README lists them. */
+/* All inventory records, in the order docs/records.md lists them. */
 void inventory_emit(const struct sysinfo *si)
 {
     emit_system_record(si);
