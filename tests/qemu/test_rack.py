@@ -1,29 +1,39 @@
 """The rack recipe with real parts, as a datacenter has it: a plain DHCP
 server (dnsmasq) in one network namespace, the boot server in another
-(the sample boot/dnsmasq-baremark.conf as proxy-DHCP + TFTP, and nginx
-from boot/nginx-baremark.conf receiving uploads), joined by a veth; QEMU on
-a tap in the boot server's bridge. Two machines with different MACs boot,
-one through the firmware's own PXE straight into baremark.efi, one through
-the sample's chain (firmware PXE -> Debian's snponly.efi -> baremark.ipxe);
-each gets the options of its own per-MAC file, the served limits.cfg, and
-uploads its results. QEMU's user network (one server for everything, no
-proxy) cannot show the proxy-DHCP server choice. Skipped, with a note, only
-where network namespaces cannot be made."""
+(the sample boot/dnsmasq-baremark.conf as proxy-DHCP + TFTP, and
+tools/baremark-collect with an SQLite store receiving uploads), joined by a
+veth; QEMU on a tap in the boot server's bridge. Two machines with
+different MACs boot, one through the firmware's own PXE straight into
+baremark.efi, one through the sample's chain (firmware PXE -> Debian's
+snponly.efi -> baremark.ipxe, with cfg_required=1); each gets the options
+of its own per-MAC file, the served limits.cfg, and uploads its results
+with the served upload_token= (the collector refuses any other: 401). The
+store then holds both machines under their run ids and MACs, and
+baremark-report --db --expected names a third, listed, machine that never
+booted. QEMU's user network (one server for everything, no proxy) cannot
+show the proxy-DHCP server choice. Skipped, with a note, only where network
+namespaces cannot be made."""
 import ctypes
+import http.client
 import json
 import itertools
 import os
 import re
 import shutil
+import socket
+import sqlite3
 import subprocess
 import time
 
 import qemu
-from receiver import Nginx
+from baremark_report.collect import start_collector_process
 
 DHCP_IP, BOOT_IP = "10.99.0.1", "10.99.0.2"
 CLONE_NEWNET = 0x40000000
 MAC_A, MAC_B = "52:54:00:99:00:0a", "52:54:00:99:00:0b"
+MAC_NEVER = "52:54:00:99:00:0f"              # listed as expected, never booted
+COLLECT_PORT = 8080
+TOKEN = "rack-Tok3n_never~shown"
 _RACKS = itertools.count()
 
 
@@ -156,6 +166,63 @@ def _boot(rack, mac):
         return qemu.boot(stick=False, net=net, timeout=240)
 
 
+class Collector:
+    """tools/baremark-collect, as a rack runs it (the command line, an SQLite
+    store), in the boot server's namespace."""
+
+    def __init__(self, rack):
+        self.rack = rack
+        self.db = os.path.join(rack.dir, "rack.db")
+        self.raw = os.path.join(rack.dir, "raw")
+        self.log = os.path.join(rack.dir, "collect.log")
+        token_file = os.path.join(rack.dir, "token")
+        with open(token_file, "w") as f:
+            f.write(TOKEN + "\n")
+        self.proc = start_collector_process("sqlite:" + self.db, token_file, "%s:%d" % (BOOT_IP, COLLECT_PORT),
+                                            raw_dir=self.raw, log_path=self.log,
+                                            prefix=["ip", "netns", "exec", rack.ns_boot], wait=False)
+        with _InNetns(rack.ns_boot):
+            for _ in range(150):
+                try:
+                    socket.create_connection((BOOT_IP, COLLECT_PORT), timeout=0.2).close()
+                    return
+                except OSError:
+                    time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("baremark-collect did not start: " + qemu.read_text(self.log))
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+    def put(self, name, body, token):
+        """One PUT from the boot server's namespace: the HTTP status."""
+        with _InNetns(self.rack.ns_boot):
+            c = http.client.HTTPConnection(BOOT_IP, COLLECT_PORT, timeout=10)
+            headers = {"Authorization": "Bearer " + token} if token else {}
+            c.request("PUT", "/results/" + name, body=body, headers=headers)
+            status = c.getresponse().status
+            c.close()
+        return status
+
+    def query(self, sql, args=()):
+        con = sqlite3.connect(self.db)
+        try:
+            return con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+
+    def raw_file(self, name):
+        """The bytes the collector kept for an upload name."""
+        rows = self.query("SELECT raw_path FROM uploads WHERE name = ?", (name,))
+        assert len(rows) == 1, (name, rows)
+        with open(os.path.join(self.raw, rows[0][0]), "rb") as f:
+            return f.read()
+
+
 def _check_machine(run, srv, mac, time_s, limits_files):
     dashed = mac.replace(":", "-")
     assert not run.timed_out, run.serial[-4000:]
@@ -170,10 +237,17 @@ def _check_machine(run, srv, mac, time_s, limits_files):
     end = run.end()
     assert end["status"] == "ok" and end["verdict"] == "pass", end
     ups = run.of_type("upload")
-    assert len(ups) == 1, ups
-    assert ups[0]["ok"], (ups, srv.log())
-    data = srv.read(ups[0]["file"])
-    assert len(data) == ups[0]["bytes"]
+    # visible when it started, then the final upload (one pass: none between)
+    assert [u["stage"] for u in ups] == ["started", "final"], ups
+    assert all(u["ok"] and u["status"] in (201, 204) for u in ups), (ups, qemu.read_text(srv.log))
+    r = run.one("run")
+    assert r["mac"] == mac and r["ip"].startswith("10.99.0.1") and len(r["run_id"]) == 32, r
+    assert all(r["run_id"] in u["file"] and mac.replace(":", "") in u["file"] for u in ups), ups
+    data = srv.raw_file(ups[-1]["file"])
+    assert len(data) == ups[-1]["bytes"]
+    # the token went in the header (the collector took it) and nowhere else
+    assert "upload_token=(hidden)" in r["config_file"], r
+    assert TOKEN not in run.serial and TOKEN.encode() not in data and TOKEN.encode() not in srv.raw_file(ups[0]["file"])
     lines = data.decode().splitlines()
     assert '"config_files":["baremark.cfg","baremark-%s.cfg"' % dashed in lines[0], lines[0]
     assert lines[-1].startswith('{"type":"end"')
@@ -193,12 +267,11 @@ def test_rack_two_machines_firmware_pxe_and_ipxe():
         shutil.copyfile(os.path.join(qemu.BUILD, "baremark.efi"), os.path.join(rack.tftp, "baremark.efi"))
         shutil.copyfile("/usr/lib/ipxe/snponly.efi", os.path.join(rack.tftp, "snponly.efi"))
         shutil.copyfile(os.path.join(qemu.ROOT, "boot", "baremark.ipxe"), os.path.join(rack.tftp, "baremark.ipxe"))
-        with _InNetns(rack.ns_boot):
-            srv = Nginx(listen=BOOT_IP).start()
+        srv = Collector(rack)
         try:
             cfg = open(os.path.join(qemu.ROOT, "boot", "baremark-rack.cfg")).read()
             rack.serve("baremark.cfg", cfg + "mem=off\ndisk=off\nupload=http://%s:%d/results\nupload_timeout=6\n"
-                      % (BOOT_IP, srv.port))
+                      "upload_token=%s\n" % (BOOT_IP, COLLECT_PORT, TOKEN))
             rack.serve("limits.cfg", "* * min_mbps=1\n")
             rack.serve("baremark-%s.cfg" % MAC_A.replace(":", "-"), "time=7\n")
             rack.serve("limits-%s.cfg" % MAC_A.replace(":", "-"), "* * min_iops=7\n")
@@ -214,9 +287,37 @@ def test_rack_two_machines_firmware_pxe_and_ipxe():
             # machine B: the sample as shipped, firmware PXE -> snponly.efi -> baremark.ipxe
             rack.boot_server(ipxe=True)
             run_b = _boot(rack, MAC_B)
+            assert "cfg_required=1" in run_b.one("run")["args"], run_b.one("run")
             _check_machine(run_b, srv, MAC_B, 9, ["limits.cfg"])
+            if os.environ.get("BAREMARK_RACK_ONLY") != "ipxe":
+                _check_store(srv, rack, [(run_a, MAC_A), (run_b, MAC_B)])
         finally:
-            with _InNetns(rack.ns_boot):
-                srv.stop()
+            srv.stop()
     finally:
         rack.down()
+
+
+def _check_store(srv, rack, machines):
+    """Both machines in the store under their run ids, a wrong or missing
+    token refused, and the expected list's third machine never reported."""
+    rows = srv.query("SELECT run_id, mac, ip, end_status, uploads FROM runs ORDER BY mac")
+    assert [(r[0], r[1]) for r in rows] == [(run.one("run")["run_id"], mac) for run, mac in machines], rows
+    assert all(r[3] == "ok" and r[4] >= 2 for r in rows), rows
+    # a retried final upload counts once; another token stores nothing
+    final = [u for u in machines[0][0].of_type("upload") if u["stage"] == "final"][0]["file"]
+    body = srv.raw_file(final)
+    records = srv.query("SELECT COUNT(*) FROM records")[0][0]
+    assert srv.put(final, body, TOKEN) == 204
+    assert srv.put(final.replace(".final.", ".pass9."), body, "wrong-token") == 401
+    assert srv.put(final.replace(".final.", ".pass9."), body, None) == 401
+    assert srv.query("SELECT COUNT(*) FROM records")[0][0] == records
+    assert srv.query("SELECT COUNT(*) FROM runs")[0][0] == 2
+    expected = os.path.join(rack.dir, "expected.txt")
+    with open(expected, "w") as f:
+        f.write("# the rack's machines\n%s\n%s\n%s\n" % (MAC_A, MAC_B, MAC_NEVER))
+    out = subprocess.run([os.path.join(qemu.ROOT, "tools", "baremark-report"), "--db", "sqlite:" + srv.db,
+                          "--expected", expected, "--format", "json", "--tables", "expected"],
+                         capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    status = {r["entry"]: r["status"] for r in json.loads(out.stdout)["tables"]["expected"]}
+    assert status == {MAC_A: "passed", MAC_B: "passed", MAC_NEVER: "never reported"}, out.stdout
