@@ -158,7 +158,7 @@ void run_ident_json(const struct run_ident *id, struct json *j)
     json_str(j, "run_id", id->run_id);
     json_str(j, "run_id_source", id->run_id_source ? id->run_id_source : "");
     json_str(j, "smbios_uuid", id->uuid);
-    json_str(j, "serial", id->serial);
+    json_str(j, "system_serial", id->serial);
     json_str(j, "mac", mac);
     json_str(j, "ip", ip);
 }

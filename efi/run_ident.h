@@ -40,7 +40,8 @@ void run_ident_mac_text(const struct run_ident *id, char *buf, size_t cap);
 void run_ident_ip_text(const struct run_ident *id, char *buf, size_t cap);
 
 /* The identity's fields in a record: run_id, run_id_source, smbios_uuid,
- * serial, mac, ip (the names baremark-collect reads: docs/pending-30-netid.md). */
+ * system_serial (not "serial": the run record's serial is the serial port), mac, ip
+ * (docs/pending-30-netid.md). */
 void run_ident_json(const struct run_ident *id, struct json *j);
 
 /* The name every upload of this run starts with:

@@ -94,7 +94,7 @@ static void test_run_id_is_128_bit_hex_and_names_have_their_parts(void **state)
     run_ident_json(&id, &j);
     json_obj_end(&j);
     snprintf(want, sizeof(want), "{\"run_id\":\"%s\",\"run_id_source\":\"rdseed\","
-             "\"smbios_uuid\":\"4c4c4544-0042-3510-8052-b7c04f4d3432\",\"serial\":\"A serial/with spaces that is "
+             "\"smbios_uuid\":\"4c4c4544-0042-3510-8052-b7c04f4d3432\",\"system_serial\":\"A serial/with spaces that is "
              "much longer than thirty-two bytes\",\"mac\":\"52:54:00:12:34:56\",\"ip\":\"10.99.0.101\"}",
              id.run_id);
     assert_string_equal(json_text(&j), want);
