@@ -1,7 +1,7 @@
 /* Who is running, in a way two machines never share: a run id made at
  * boot (128 bits from RDSEED/RDRAND, else TSC jitter, mixed with the SMBIOS
  * UUID, serial and boot NIC MAC), the SMBIOS UUID and serial, the boot NIC's
- * MAC and IPv4 address. The run record carries it (docs/pending-30-netid.md: the
+ * MAC and IPv4 address. The run record carries it (docs/netboot.md: the
  * upload contract) and the upload names key on it, never on the serial
  * alone: vendors ship thousands of boards whose serial is a placeholder. */
 #ifndef BAREMARK_RUN_IDENT_H
@@ -41,7 +41,7 @@ void run_ident_ip_text(const struct run_ident *id, char *buf, size_t cap);
 
 /* The identity's fields in a record: run_id, run_id_source, smbios_uuid,
  * system_serial (not "serial": the run record's serial is the serial port), mac, ip
- * (docs/pending-30-netid.md). */
+ * (docs/netboot.md, the upload contract). */
 void run_ident_json(const struct run_ident *id, struct json *j);
 
 /* The name every upload of this run starts with:

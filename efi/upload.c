@@ -136,7 +136,7 @@ static bool put_file(const char *name, const char *stage, const char *body, size
     size_t head_len;
     bool ok = false;
 
-    /* The contract with the collector (docs/pending-30-netid.md). */
+    /* The contract with the collector: docs/netboot.md, the upload contract. */
     snprintf(extra, sizeof(extra), "%s%s%sX-Baremark-Run-Id: %s\r\nX-Baremark-Stage: %s\r\n",
              up.token[0] ? "Authorization: Bearer " : "", up.token, up.token[0] ? "\r\n" : "", up.run_id, stage);
     head_len = http_put_head(head, sizeof(head), &up.url, name, len, extra);

@@ -5,7 +5,7 @@
  * stage "started", "pass<N>" or "final" (and the HTML report, as
  * <base>.final.html, at the end when one was written). A later stage
  * holds everything an earlier one did: a collector keeps the latest per
- * run id (docs/pending-30-netid.md, the contract). Every request carries
+ * run id (docs/netboot.md, the upload contract). Every request carries
  * "Authorization: Bearer <upload_token>" when a token is set,
  * "X-Baremark-Run-Id" and "X-Baremark-Stage". The bytes sent are exactly
  * those of the results file: a sink keeps a copy of every line the file

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Run every test: host unit tests (cmocka binaries in build/host/tests, and
-the host tools' pytest tests in tests/tools) and QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
+the host tools' pytest tests in tests/tools) and
+QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
 
-usage: run_all.py [--unit|--qemu] [-k SUBSTRING] [-j N]
-Ends with the line "N passed, N failed".
+usage: run_all.py [--unit|--qemu|--host] [-k SUBSTRING] [-j N]
+  --unit  the cmocka binaries only
+  --qemu  the tests in tests/qemu only
+  --host  the tests in tests/qemu that need no QEMU (marked with marks.host, or
+          a module with HOST = True); with --unit, both: what `make check` runs
+Ends with the line "N passed, N failed", after the ten slowest tests.
 """
 import argparse
 import concurrent.futures
 import glob
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -18,28 +24,52 @@ import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"))
+# Durations of the last run (written at the end), then the ones measured when
+# the suite was last balanced (checked in): the slowest tests start first, so
+# the parallel pool ends together instead of waiting on one late long test.
+LAST_DURATIONS = os.path.join(BUILD, "test-durations.json")
+KNOWN_DURATIONS = os.path.join(ROOT, "tests", "qemu", "durations.txt")
+# The cmocka binaries mostly wait (device models' delays, bounded timeouts),
+# so more of them run at once than there are cores; not many more, since a
+# few measure time (retries within a deadline) and need their CPU when they run.
+UNIT_JOBS = int(os.environ.get("BAREMARK_UNIT_JOBS", "4"))
+
+
+def run_unit_binary(binary, pattern):
+    """One cmocka binary: its TAP lines as (name, ok, detail), and its wall time."""
+    t0 = time.time()
+    env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
+    p = subprocess.run([binary], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    name = os.path.basename(binary)
+    results = []
+    seen = False
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        ok = line.startswith("ok ")
+        if ok or line.startswith("not ok "):
+            seen = True
+            test = line.split(" - ", 1)[-1]
+            full = "%s.%s" % (name, test)
+            if pattern and pattern not in full:
+                continue
+            results.append((full, ok, "" if ok else p.stdout + p.stderr))
+    if not seen:
+        results.append((name, False, "no TAP output (exit %d)\n%s%s" % (p.returncode, p.stdout, p.stderr)))
+    return name, results, time.time() - t0
 
 
 def unit_tests(pattern):
-    results = []
-    for binary in sorted(glob.glob(os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build") + "/host/tests/test_*"))):
-        env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
-        p = subprocess.run([binary], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
-        name = os.path.basename(binary)
-        seen = False
-        for line in p.stdout.splitlines():
-            line = line.strip()
-            ok = line.startswith("ok ")
-            if ok or line.startswith("not ok "):
-                seen = True
-                test = line.split(" - ", 1)[-1]
-                full = "%s.%s" % (name, test)
-                if pattern and pattern not in full:
-                    continue
-                results.append((full, ok, "" if ok else p.stdout + p.stderr))
-        if not seen:
-            results.append((name, False, "no TAP output (exit %d)\n%s%s" % (p.returncode, p.stdout, p.stderr)))
-    return results
+    """Every cmocka binary, UNIT_JOBS at a time; results in name order, and each binary's time."""
+    binaries = sorted(glob.glob(os.path.join(BUILD, "host/tests/test_*")))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, UNIT_JOBS)) as ex:
+        done = list(ex.map(lambda b: run_unit_binary(b, pattern), binaries))
+    results, times = [], {}
+    for name, res, secs in done:
+        results += res
+        if res:
+            times[name] = secs
+    return results, times
 
 
 def pytest_tests(pattern):
@@ -75,7 +105,13 @@ def pytest_tests(pattern):
     return results
 
 
-def qemu_cases(pattern):
+def is_host_test(mod, fn):
+    """A test that needs no QEMU: marked by marks.host, or in a HOST = True module."""
+    return getattr(fn, "host_test", False) or getattr(mod, "HOST", False)
+
+
+def qemu_cases(pattern, host_only=False):
+    """The test functions of tests/qemu (only the host ones with host_only)."""
     cases = []
     sys.path.insert(0, os.path.join(ROOT, "tests/qemu"))
     for path in sorted(glob.glob(os.path.join(ROOT, "tests/qemu/test_*.py"))):
@@ -84,11 +120,65 @@ def qemu_cases(pattern):
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         for attr in sorted(dir(mod)):
-            if attr.startswith("test_") and callable(getattr(mod, attr)):
+            fn = getattr(mod, attr)
+            if attr.startswith("test_") and callable(fn):
                 full = "%s.%s" % (modname, attr)
-                if not pattern or pattern in full:
-                    cases.append((full, getattr(mod, attr)))
+                if (not pattern or pattern in full) and (not host_only or is_host_test(mod, fn)):
+                    cases.append((full, fn))
     return cases
+
+
+def known_durations():
+    """Seconds per test name: the checked-in table, overridden by the last run's."""
+    out = {}
+    try:
+        for line in open(KNOWN_DURATIONS):
+            parts = line.split()
+            if len(parts) == 2 and not line.startswith("#"):
+                out[parts[1]] = float(parts[0])
+    except OSError:
+        pass
+    try:
+        out.update(json.load(open(LAST_DURATIONS)))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def slowest_first(cases):
+    """The cases, longest expected first (a test never timed counts as long: it may be)."""
+    durations = known_durations()
+    return sorted(cases, key=lambda c: -durations.get(c[0], 60.0))
+
+
+def save_durations(times):
+    """Keep this run's times for the next run's order (merged into what was there)."""
+    try:
+        old = json.load(open(LAST_DURATIONS))
+    except (OSError, ValueError):
+        old = {}
+    old.update({k: round(v, 1) for k, v in times.items()})
+    try:
+        os.makedirs(os.path.dirname(LAST_DURATIONS), exist_ok=True)
+        with open(LAST_DURATIONS, "w") as f:
+            json.dump(old, f, indent=0, sort_keys=True)
+    except OSError:
+        pass
+
+
+def guard_qemu():
+    """In --host mode, starting QEMU is a mistake (a test marked host that is
+    not): make it fail loudly instead of making `make check` slow."""
+    real = subprocess.Popen
+
+    class HostOnlyPopen(real):
+        def __init__(self, args, *a, **kw):
+            argv = [args] if isinstance(args, str) else list(args)
+            if any(os.path.basename(str(x)).startswith("qemu-system") for x in argv):
+                raise AssertionError("a test marked host starts QEMU: %s" % " ".join(map(str, argv))[:200])
+            super().__init__(args, *a, **kw)
+
+    subprocess.Popen = HostOnlyPopen
 
 
 def run_case(case):
@@ -105,16 +195,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--unit", action="store_true")
     ap.add_argument("--qemu", action="store_true")
+    ap.add_argument("--host", action="store_true")
     ap.add_argument("-k", default="")
     ap.add_argument("-j", type=int, default=int(os.environ.get("BAREMARK_TEST_JOBS", "2")))
     args = ap.parse_args()
-    do_unit = args.unit or not args.qemu
-    do_qemu = args.qemu or not args.unit
+    any_mode = args.unit or args.qemu or args.host
+    do_unit = args.unit or not any_mode
+    do_qemu = args.qemu or args.host or not any_mode
     passed = failed = 0
+    times = {}
     t0 = time.time()
 
     if do_unit:
-        for name, ok, detail in unit_tests(args.k) + pytest_tests(args.k):
+        results, unit_times = unit_tests(args.k)
+        times.update(unit_times)
+        for name, ok, detail in results + pytest_tests(args.k):
             print("%s %s" % ("PASS" if ok else "FAIL", name), flush=True)
             if not ok:
                 print(detail)
@@ -122,18 +217,28 @@ def main():
             failed += not ok
 
     if do_qemu:
-        cases = qemu_cases(args.k)
+        host_only = args.host and not args.qemu
+        if host_only:
+            guard_qemu()
+        cases = slowest_first(qemu_cases(args.k, host_only))
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
-            for name, ok, detail, secs in ex.map(run_case, cases):
+            futures = [ex.submit(run_case, c) for c in cases]
+            for fut in concurrent.futures.as_completed(futures):
+                name, ok, detail, secs = fut.result()
+                times[name] = secs
                 print("%s %s (%.0f s)" % ("PASS" if ok else "FAIL", name, secs), flush=True)
                 if not ok:
                     print(detail)
                 passed += ok
                 failed += not ok
-
-    if do_qemu:
         import qemu
         qemu.cleanup()
+        save_durations({k: v for k, v in times.items() if "." in k})
+
+    if times:
+        print("slowest tests (unit tests per binary):")
+        for name, secs in sorted(times.items(), key=lambda kv: -kv[1])[:10]:
+            print("  %6.1f s  %s" % (secs, name))
     print("total time %.0f s" % (time.time() - t0))
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1

@@ -32,11 +32,15 @@ extern char _end[];
 void bios_memory_init(void);
 void bios_clock_init(void);
 void bios_console_init(void);
+/* Copy the loader's command line (load_options_bios.c); after bios_initrd_init(). */
 void bios_load_options_init(const uint8_t *zero_page);
 void bios_firmware_init(void);
-/* The baremark_stick=GUID word of the loader's command line ("" if none). */
+/* The baremark_stick=GUID word of the loader's command line ("" if none; load_options_bios.c). */
 const char *bios_stick_guid(void);
 void bios_idt_init(void);
+/* A fault's message goes to claim first; true means claim reports it and the
+ * faulting CPU only halts (an application processor: cpus_bios.c). */
+void bios_idt_on_fault(bool (*claim)(const char *msg));
 /* Gate vector of an IDT (16-byte gates) to handler (idt_bios.c). */
 void bios_idt_set(void *table, unsigned vector, uint64_t handler);
 #define BIOS_IDT_GATE_BYTES 16
@@ -44,9 +48,6 @@ void bios_idt_set(void *table, unsigned vector, uint64_t handler);
  * bios_firmware_init(). Physical 0x8000-0x8FFF holds their real-mode
  * trampoline (SIPI vector 0x08). */
 void bios_cpus_init(void);
-/* From the exception handler: true on an application processor, which
- * leaves msg to the boot processor and must stop. */
-bool bios_cpu_fault(const char *msg);
 /* Write straight to the screen and the first COM port, for a message when
  * nothing else may work (exception, no memory). */
 void bios_console_emergency(const char *s);

@@ -225,6 +225,8 @@ static void report_add(size_t *n, const char *fmt, uint32_t v)
         *n += (size_t)snprintf(start_report + *n, sizeof(start_report) - *n, fmt, v);
 }
 
+static bool cpu_fault(const char *msg);
+
 /* Start every usable AP of the MADT, one after another (each takes the
  * trampoline's stack slot). Those that do not check in are left out and
  * named in the report. */
@@ -238,6 +240,7 @@ void bios_cpus_init(void)
 
     ncpus = 1;
     cpus[0].state = CPU_IDLE;
+    bios_idt_on_fault(cpu_fault);
     if (!bsp_lapic_init()) {
         cpus[0].apic_id = this_apic_id();
         snprintf(start_report, sizeof(start_report), "no usable local APIC: only the boot CPU runs");
@@ -317,10 +320,10 @@ void bios_ap_main(unsigned index)
     }
 }
 
-/* From bios_exception() (idt_bios.c) on any CPU: on an AP, keep the
- * message for the boot processor and say so (the caller then halts this
- * CPU for good); on the boot processor, false. */
-bool bios_cpu_fault(const char *msg)
+/* From bios_exception() (idt_bios.c, registered with bios_idt_on_fault())
+ * on any CPU: on an AP, keep the message for the boot processor and say so
+ * (the caller then halts this CPU for good); on the boot processor, false. */
+static bool cpu_fault(const char *msg)
 {
     uint32_t id;
 

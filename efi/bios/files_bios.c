@@ -1,101 +1,11 @@
-/* Options and files on a BIOS PC. The options are the boot loader's
- * command line (cmd_line_ptr in the setup header). Files are on the stick
- * we booted from, read through INT 13h and the FAT reader (stick_bios.c):
+/* Files on a BIOS PC (the options, the loader's command line, are
+ * load_options_bios.c's). Files are on the stick we booted from, read
+ * through INT 13h and the FAT reader (stick_bios.c):
  * \baremark\baremark.cfg (or the loader's initrd, for PXE), and the one
  * results file there is, the preallocated \baremark\results\bios.jsonl,
  * written in place. Without a stick (PXE, another loader's disk) results go
  * to serial and the screen, saying so in a note. */
 #include "bios_private.h"
-#include "../netboot.h"
-
-#define CMDLINE_MAX 4096
-
-static char cmdline[CMDLINE_MAX + 16];
-
-/* The GPT disk GUID of the stick we booted from: boot/mkimage.sh puts it on
- * the SYSLINUX APPEND line as baremark_stick=GUID ("" when absent). */
-static char stick_guid[40];
-
-/* The boot NIC as the loader names it: PXELINUX's BOOTIF=01-<MAC> (IPAPPEND
- * 2) and ip=<client>[:server:gateway:netmask] (IPAPPEND 1); iPXE scripts
- * write the same from ${netX/mac:hexhyp} and ${netX/ip}
- * (boot/baremark-bios.ipxe). */
-static uint8_t nic_mac[6], nic_ip[4];
-static bool nic_mac_known, nic_ip_known;
-
-/* SYSLINUX and GRUB put these words of their own first; baremark_stick= is
- * boot/mkimage.sh's, for the platform and not an option. */
-static bool loader_word(const char *w)
-{
-    size_t wl = 0, il = 0;
-
-    while (w[wl] && w[wl] != ' ')
-        wl++;
-    while (il + 3 < wl && w[3 + il] != ':')
-        il++;
-
-    if (!strncmp(w, "BOOTIF=", 7)) {
-        nic_mac_known = netboot_parse_bootif(w + 7, wl - 7, nic_mac);
-        return true;
-    }
-    if (!strncmp(w, "ip=", 3)) {
-        nic_ip_known = netboot_parse_ipv4(w + 3, il, nic_ip);
-        return true;
-    }
-    if (!strncmp(w, "baremark_stick=", 15)) {
-        size_t n = 0;
-        while (w[15 + n] && w[15 + n] != ' ')
-            n++;
-        if (n < sizeof(stick_guid)) {
-            memcpy(stick_guid, w + 15, n);
-            stick_guid[n] = '\0';
-        }
-        return true;
-    }
-    return !strncmp(w, "BOOT_IMAGE=", 11) || !strncmp(w, "initrd=", 7);
-}
-
-const char *bios_stick_guid(void) { return stick_guid; }
-
-/* Copy the command line out of the loader's memory (we will reuse it),
- * dropping the loader's own words and leading with the image name, as the
- * UEFI shell and iPXE do (config_parse_args skips that first word). A line
- * too long to hold is kept too long, so that config refuses it whole. */
-void bios_load_options_init(const uint8_t *zero_page)
-{
-    uint32_t ptr;
-    const char *s;
-    size_t n = 0;
-
-    bios_initrd_init(zero_page);
-    memcpy(&ptr, zero_page + ZP_CMD_LINE_PTR, sizeof(ptr));
-    bm_strlcpy(cmdline, "baremark", sizeof(cmdline));
-    if (!ptr)
-        return;
-    n = strlen(cmdline);
-    for (s = (const char *)(uintptr_t)ptr; *s;) {
-        const char *w;
-        while (*s == ' ')
-            s++;
-        w = s;
-        while (*s && *s != ' ')
-            s++;
-        if (s == w || loader_word(w))
-            continue;
-        if (n + 1 + (size_t)(s - w) >= sizeof(cmdline) - 1) {
-            /* Longer than any valid line: config_parse_args says so. */
-            memset(cmdline + n, 'x', sizeof(cmdline) - 1 - n);
-            cmdline[sizeof(cmdline) - 1] = '\0';
-            return;
-        }
-        cmdline[n++] = ' ';
-        memcpy(cmdline + n, w, (size_t)(s - w));
-        n += (size_t)(s - w);
-        cmdline[n] = '\0';
-    }
-}
-
-const char *plat_load_options(void) { return cmdline; }
 
 long plat_boot_file_read(const char *path, char *buf, size_t cap) { return bios_stick_file_read(path, buf, cap); }
 
@@ -171,20 +81,6 @@ size_t plat_boot_file_places(char *buf, size_t cap)
                                           "loader's initrd",
                                 d->dl);
     return (size_t)snprintf(buf, cap, "the loader's initrd (legacy BIOS: the boot drive is not known)");
-}
-
-bool plat_boot_nic_mac(uint8_t mac[6])
-{
-    if (nic_mac_known)
-        memcpy(mac, nic_mac, 6);
-    return nic_mac_known;
-}
-
-bool plat_boot_nic_ip(uint8_t ip[4])
-{
-    if (nic_ip_known)
-        memcpy(ip, nic_ip, 4);
-    return nic_ip_known;
 }
 
 /* Files come from the stick or the loader's initrd: no server to quote. */

@@ -20,6 +20,9 @@ void bios_exception(uint64_t vector, uint64_t error, uint64_t rip);
 
 static struct idt_gate idt[IDT_VECTORS] __attribute__((aligned(16)));
 
+/* Who else wants a fault first (bios_idt_on_fault); NULL: every fault is the boot CPU's. */
+static bool (*fault_claim)(const char *msg);
+
 static const char *const names[IDT_VECTORS] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
     "#UD invalid opcode", "#NM device not available", "#DF double fault", "coprocessor segment overrun",
@@ -36,6 +39,7 @@ void bios_idt_set(void *table, unsigned vector, uint64_t handler)
                                                             (uint16_t)(handler >> 16), (uint32_t)(handler >> 32), 0 };
 }
 
+/* Load the boot CPU's IDT: every exception vector to its head_bios.S stub. */
 void bios_idt_init(void)
 {
     struct {
@@ -48,9 +52,17 @@ void bios_idt_init(void)
     __asm__ __volatile__("lidt %0" ::"m"(idtr));
 }
 
+/* Let claim see each fault's message first: it returns true when the fault
+ * is one it reports itself (cpus_bios.c: an application processor's, left
+ * to the boot processor), and the faulting CPU then only halts. */
+void bios_idt_on_fault(bool (*claim)(const char *msg))
+{
+    fault_claim = claim;
+}
+
 /* From the stubs, on the faulting stack. A fault while reporting one
- * stops at once; so does an application processor, after handing its
- * message to the boot processor. */
+ * stops at once; so does a fault the claim registered with
+ * bios_idt_on_fault() takes (an application processor's). */
 void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
 {
     static bool reporting;
@@ -61,8 +73,7 @@ void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
     snprintf(msg, sizeof(msg), "CPU exception %lu (%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
              (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved",
              (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
-    /* On an application processor the boot processor reports it (cpus_bios.c). */
-    if (!bios_cpu_fault(msg) && !reporting) {
+    if (!(fault_claim && fault_claim(msg)) && !reporting) {
         reporting = true;
         record_error("cpu", "%s", msg);
         bios_console_emergency(msg);

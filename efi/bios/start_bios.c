@@ -19,6 +19,7 @@ void bios_main(uint32_t zero_page)
         n = ZP_E820_MAX;
     memcpy(bios_e820_map, zp + ZP_E820_TABLE, n * sizeof(struct bios_e820));
     bios_e820_count = n;
+    bios_initrd_init(zp);
     bios_load_options_init(zp);
     bios_console_init();
     baremark_main(&exit_mode);

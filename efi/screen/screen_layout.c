@@ -5,23 +5,6 @@
 #define DISK_BLOCK_COLS 70  /* one disk table: test, read MB/s IOPS p99, write MB/s IOPS p99 */
 #define DISK_BLOCK_GAP 3
 
-unsigned screen_put(struct screen_grid *g, unsigned col, unsigned row, enum plat_colour colour, const char *s,
-                    unsigned width)
-{
-    unsigned n = 0;
-
-    if (row >= g->rows)
-        return 0;
-    while (s && *s && col + n < g->cols && n < width) {
-        uint32_t cp;
-        s += bm_utf8_next(s, &cp);
-        g->ch[row][col + n] = cp == BM_UTF8_INVALID ? '?' : cp;
-        g->colour[row][col + n] = (uint8_t)colour;
-        n++;
-    }
-    return n;
-}
-
 #define put screen_put
 
 static void fill_row(struct screen_grid *g, unsigned row, enum plat_colour colour)

@@ -1,148 +1,11 @@
-/* The memory part of the screen below the latency and bandwidth lines:
- * the DIMM table (SMBIOS slot, size and rated speed beside the SPD's
+/* Drawing the memory part of the screen below the latency and bandwidth
+ * lines: the DIMM table (SMBIOS slot, size and rated speed beside the SPD's
  * module type, speed, CL-tRCD-tRP, ranks and part, '!' where the two
  * disagree) and the measured memory map as one bar per region (read
  * bandwidth against the fastest region, its latency, SLOW where the map's
- * summary says so). Fed by the dimm, spd, mem_region and mem_map_summary
- * records. */
+ * summary says so), from what screen_model_memory.c kept of the dimm, spd,
+ * mem_region and mem_map_summary records. */
 #include "screen_private.h"
-
-/* ---- Records into the model ------------------------------------------------------------- */
-
-static double num_or(const char *json, const char *key, double dflt)
-{
-    double v;
-    return screen_json_num(json, key, &v) ? v : dflt;
-}
-
-static struct screen_dimm *dimm_row(struct screen_model *m, const char *locator, bool add)
-{
-    for (unsigned i = 0; locator[0] && i < m->ndimms; i++)
-        if (!strcmp(m->dimms[i].locator, locator))
-            return &m->dimms[i];
-    if (!add)
-        return NULL;
-    if (m->ndimms == SCREEN_DIMMS) {
-        m->dimms_unkept++;
-        return NULL;
-    }
-    memset(&m->dimms[m->ndimms], 0, sizeof(m->dimms[0]));
-    bm_strlcpy(m->dimms[m->ndimms].locator, locator, sizeof(m->dimms[0].locator));
-    return &m->dimms[m->ndimms++];
-}
-
-/* A populated SMBIOS slot becomes a row (empty slots are only counted,
- * by the dimm_summary). */
-static void on_dimm(struct screen_model *m, const char *json)
-{
-    char locator[48];
-    double size = num_or(json, "size_mb", -1);
-    struct screen_dimm *d;
-
-    if (size == 0)
-        return;
-    screen_json_str(json, "locator", locator, sizeof(locator));
-    d = dimm_row(m, locator, true);
-    if (!d)
-        return;
-    d->size_unknown = size < 0;
-    d->size_mb = size > 0 ? (uint32_t)size : 0;
-    d->smbios_mts = (uint32_t)num_or(json, "speed_mts", 0);
-}
-
-/* An spd record fills its slot's row, or a row of its own ("SPD 0x52")
- * when it matched no SMBIOS slot. */
-static void on_spd(struct screen_model *m, const char *json)
-{
-    char locator[48], mem_type[16], module_type[16];
-    struct screen_dimm *d;
-
-    if (!screen_json_str(json, "locator", locator, sizeof(locator)) || !(d = dimm_row(m, locator, false))) {
-        char addr[8];
-        screen_json_str(json, "address", addr, sizeof(addr));
-        snprintf(locator, sizeof(locator), "SPD %s", addr);
-        d = dimm_row(m, locator, true);
-        if (!d)
-            return;
-        d->size_mb = (uint32_t)num_or(json, "size_mb", 0);
-    }
-    d->has_spd = true;
-    screen_json_str(json, "mem_type", mem_type, sizeof(mem_type));
-    screen_json_str(json, "module_type", module_type, sizeof(module_type));
-    if (!strcmp(module_type, "FB-DIMM") || !module_type[0])
-        bm_strlcpy(d->spd_type, module_type[0] ? module_type : mem_type, sizeof(d->spd_type));
-    else
-        snprintf(d->spd_type, sizeof(d->spd_type), "%.8s %.14s", mem_type, module_type);
-    d->spd_mts = (uint32_t)num_or(json, "speed_mts", 0);
-    d->cl = (unsigned)num_or(json, "cl", 0);
-    d->trcd = (unsigned)num_or(json, "trcd", 0);
-    d->trp = (unsigned)num_or(json, "trp", 0);
-    d->ranks = (unsigned)num_or(json, "ranks", 0);
-    screen_json_str(json, "part", d->part, sizeof(d->part));
-    screen_json_str(json, "smbios_disagrees", d->differs, sizeof(d->differs));
-}
-
-static void on_region(struct screen_model *m, const char *json)
-{
-    unsigned idx = (unsigned)num_or(json, "index", 0);
-    struct screen_region *r = NULL;
-
-    for (unsigned i = 0; i < m->nregions; i++)
-        if (m->regions[i].index == idx)
-            r = &m->regions[i];
-    if (!r) {
-        if (m->nregions == SCREEN_REGIONS) {
-            m->regions_unkept++;
-            return;
-        }
-        r = &m->regions[m->nregions++];
-    }
-    memset(r, 0, sizeof(*r));
-    r->index = idx;
-    r->base = (uint64_t)num_or(json, "base", 0);
-    r->bytes = (uint64_t)num_or(json, "bytes", 0);
-    r->measured = screen_json_num(json, "read_gbps", &r->gbps);
-    r->latency_ns = num_or(json, "latency_ns", 0);
-    r->slow = strstr(json, "\"slow\":true") != NULL;
-}
-
-/* The verdict, and the slow flags again from slow_regions (the summary is
- * the judge's last word). */
-static void on_map_summary(struct screen_model *m, const char *json)
-{
-    const char *p = strstr(json, "\"slow_regions\":[");
-
-    screen_json_str(json, "verdict", m->map_verdict, sizeof(m->map_verdict));
-    m->map_slow = false;
-    for (p = p ? p + 16 : NULL; p && *p >= '0' && *p <= '9';) {
-        unsigned idx = 0;
-        while (*p >= '0' && *p <= '9')
-            idx = idx * 10 + (unsigned)(*p++ - '0');
-        for (unsigned i = 0; i < m->nregions; i++)
-            if (m->regions[i].index == idx)
-                m->regions[i].slow = true;
-        m->map_slow = true;
-        if (*p == ',')
-            p++;
-    }
-}
-
-bool screen_model_memory_record(struct screen_model *m, const char *type, const char *json)
-{
-    if (!strcmp(type, "dimm"))
-        on_dimm(m, json);
-    else if (!strcmp(type, "spd"))
-        on_spd(m, json);
-    else if (!strcmp(type, "mem_region"))
-        on_region(m, json);
-    else if (!strcmp(type, "mem_map_summary"))
-        on_map_summary(m, json);
-    else
-        return false;
-    return true;
-}
-
-/* ---- Drawing ------------------------------------------------------------------------------ */
 
 /* "16G", "512M", "1.5T" */
 static void size_text(char *buf, size_t cap, uint64_t bytes)
@@ -179,6 +42,7 @@ static void dimm_line(char *line, size_t cap, const struct screen_dimm *d)
              d->differs[0] ? " differs: " : "", d->differs);
 }
 
+/* The DIMM table at row, in at most max_rows rows; the rows used. */
 unsigned screen_draw_dimms(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m)
 {
     char line[200];
@@ -256,6 +120,7 @@ static void map_line(struct screen_grid *g, unsigned row, const struct screen_mo
         screen_put(g, 1 + head + bar_cols + 1, row, PLAT_COLOUR_WARN, "SLOW", 4);
 }
 
+/* The memory map chart at row, in at most max_rows rows; the rows used. */
 unsigned screen_draw_map(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m)
 {
     char line[320];

@@ -2,96 +2,6 @@
 #include "screen_private.h"
 #include "../disk/plan.h"
 
-/* ---- Reading our own records ----------------------------------------------------------- */
-
-/* Where the value of "key" starts. Our records never put a key's text
- * inside a string value followed by ':' unescaped, so a plain search is
- * enough; nested keys (lat_us.p99) are unique in their record. */
-static const char *json_value(const char *json, const char *key)
-{
-    char pat[48];
-    const char *p;
-
-    snprintf(pat, sizeof(pat), "\"%s\":", key);
-    p = strstr(json, pat);
-    return p ? p + strlen(pat) : NULL;
-}
-
-/* The JSON string at p (p at its opening quote) into out, cut to cap;
- * returns where the string ends (after its closing quote). */
-static const char *read_string(const char *p, char *out, size_t cap)
-{
-    size_t n = 0;
-
-    for (p++; *p && *p != '"'; p++) {
-        char ch = *p;
-        if (ch == '\\' && p[1]) {
-            p++;
-            ch = *p == 'n' || *p == 't' ? ' ' : *p;
-            /* \uXXXX: only control characters are escaped that way. */
-            if (*p == 'u') {
-                ch = '?';
-                for (int i = 0; i < 4 && p[1]; i++)
-                    p++;
-            }
-        }
-        if (n + 1 < cap)
-            out[n++] = ch;
-    }
-    if (cap)
-        out[n] = '\0';
-    return *p ? p + 1 : p;
-}
-
-bool screen_json_str(const char *json, const char *key, char *out, size_t cap)
-{
-    const char *p = json_value(json, key);
-
-    if (cap)
-        out[0] = '\0';
-    if (!p || *p != '"')
-        return false;
-    read_string(p, out, cap);
-    return true;
-}
-
-bool screen_json_num(const char *json, const char *key, double *out)
-{
-    const char *p = json_value(json, key);
-    double v = 0, scale = 1;
-    bool neg = false, any = false, frac = false;
-
-    if (!p)
-        return false;
-    if (*p == '-')
-        neg = true, p++;
-    for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
-        if (*p == '.') {
-            frac = true;
-            continue;
-        }
-        any = true;
-        v = v * 10 + (*p - '0');
-        if (frac)
-            scale *= 10;
-    }
-    if (!any)
-        return false;
-    v /= scale;
-    if (*p == 'e' || *p == 'E') {
-        int e = 0, sign = 1;
-        p++;
-        if (*p == '-' || *p == '+')
-            sign = *p++ == '-' ? -1 : 1;
-        while (*p >= '0' && *p <= '9')
-            e = e * 10 + (*p++ - '0');
-        for (; e > 0; e--)
-            v = sign > 0 ? v * 10 : v / 10;
-    }
-    *out = neg ? -v : v;
-    return true;
-}
-
 static uint64_t json_u64_or(const char *json, const char *key, uint64_t dflt)
 {
     double v;
@@ -193,7 +103,7 @@ static void on_dimm_summary(struct screen_model *m, const char *json)
     /* The warnings array holds strings only: each one in turn. */
     for (w = w ? w + 12 : NULL; w && *w == '"' && m->nwarnings < SCREEN_WARNINGS;) {
         char tmp[160];
-        w = read_string(w, tmp, sizeof(tmp));
+        w = screen_json_read_string(w, tmp, sizeof(tmp));
         sink_screen_text(m->warnings[m->nwarnings++], sizeof(m->warnings[0]), tmp);
         if (*w == ',')
             w++;
@@ -244,7 +154,7 @@ static void on_disk_result(struct screen_model *m, const char *json)
     screen_json_str(json, "rw", rw, sizeof(rw));
     if (!strcmp(id, "all"))
         m->all_results++;
-    else if (!json_value(json, "concurrent"))
+    else if (!screen_json_value(json, "concurrent"))
         m->disk_results++;
     d = find_disk(m, id, true);
     if (!d)

@@ -120,11 +120,15 @@ void screen_model_text(struct screen_model *m, const char *text);
 /* Seconds left, or a negative number when there is nothing to go on. */
 double screen_model_seconds_left(const struct screen_model *m, const struct config *c, uint64_t now_ns);
 
-/* Top-level fields of one of our own JSON records (the first match). */
+/* screen_json.c: top-level fields of one of our own JSON records (the first match). */
 bool screen_json_str(const char *json, const char *key, char *out, size_t cap);
 bool screen_json_num(const char *json, const char *key, double *out);
+/* Where the value of "key" starts, or NULL. */
+const char *screen_json_value(const char *json, const char *key);
+/* The JSON string at p (at its opening quote) into out, cut to cap; returns where it ends. */
+const char *screen_json_read_string(const char *p, char *out, size_t cap);
 
-/* screen_map.c: dimm, spd, mem_region and mem_map_summary records into
+/* screen_model_memory.c: dimm, spd, mem_region and mem_map_summary records into
  * the model (false for other types). */
 bool screen_model_memory_record(struct screen_model *m, const char *type, const char *json);
 /* screen_map.c: the DIMM table and the memory map chart at row, in at
@@ -132,7 +136,7 @@ bool screen_model_memory_record(struct screen_model *m, const char *type, const 
 struct screen_grid;
 unsigned screen_draw_dimms(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
 unsigned screen_draw_map(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
-/* Text into the grid at (col, row), at most width cells; returns cells written. */
+/* screen_grid.c: text into the grid at (col, row), at most width cells; returns cells written. */
 unsigned screen_put(struct screen_grid *g, unsigned col, unsigned row, enum plat_colour colour, const char *s,
                     unsigned width);
 

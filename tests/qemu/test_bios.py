@@ -2,12 +2,12 @@
 protocol image) started by QEMU's -kernel under its default SeaBIOS, which
 loads it the way SYSLINUX, GRUB and iPXE do, prints the same records on
 serial as the UEFI build."""
-import functools
 import os
 import subprocess
 import threading
 import time
 
+import marks
 import qemu
 
 BIN = os.path.join(qemu.BUILD, "baremark.bin")
@@ -38,13 +38,13 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
 
 
 
-@functools.lru_cache(maxsize=None)
+@marks.once
 def _quick_run():
     with _LOCK:
         return boot_bios("mem=quick disk=off exit=shutdown")
 
 
-@functools.lru_cache(maxsize=None)
+@marks.once
 def _uefi_quick_run():
     with _LOCK:
         return qemu.boot(options="mem=quick disk=off", timeout=300)

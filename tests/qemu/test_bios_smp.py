@@ -4,10 +4,10 @@ the memory engine's all-CPU bandwidth, loaded latency and NUMA matrix and
 the disk engine's multi-CPU jobs run as they do under UEFI, with records of
 the same fields. An AP that never checks in is covered by the unit test
 test_ap_start (QEMU cannot make a listed CPU that does not start)."""
-import functools
 import os
 import threading
 
+import marks
 import qemu
 from test_bios import boot_bios, _fields
 from test_mem import check_common
@@ -27,13 +27,13 @@ def _nvme_pair(workdir):
             ["nvme,drive=A,serial=CPUA", "nvme,drive=B,serial=CPUB"])
 
 
-@functools.lru_cache(maxsize=None)
+@marks.once
 def _smp_run(smp):
     with _LOCK:
         return boot_bios(OPTIONS, smp=smp, timeout=180)
 
 
-@functools.lru_cache(maxsize=None)
+@marks.once
 def _numa_disk_run(firmware):
     """-smp 2 in two NUMA nodes (one CPU each) with two NVMe disks, booted
     by SeaBIOS (-kernel) or by OVMF (the stick): the same machine."""

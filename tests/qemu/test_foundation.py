@@ -2,6 +2,7 @@
 and writes the same records to serial and to the results file."""
 import json
 
+import marks
 import qemu
 
 
@@ -69,6 +70,7 @@ def test_out_off_writes_no_file():
     assert [n for n in run.results_files() if n.endswith(".jsonl")] == []
 
 
+@marks.host
 def test_bare_make_builds_the_application():
     # A new user types `make`: the default goal must be the EFI application,
     # not the first rule of the Makefile. Dry run into a fresh build folder.

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import tempfile
+import marks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"), "host", "baremark")
@@ -25,6 +26,7 @@ def _errors(records):
     return [r["message"] for r in records if r.get("type") == "error"]
 
 
+@marks.host
 def test_hostile_long_command_line_is_checked_to_its_end():
     # The old host build joined argv into 512 bytes: a bad option past
     # the cut was never seen and the run ended "ok".
@@ -41,6 +43,7 @@ def test_hostile_long_command_line_is_checked_to_its_end():
     assert status == 2 and any("command line too long" in m and "at most 4095" in m for m in _errors(recs)), recs
 
 
+@marks.host
 def test_hostile_config_file_nul_and_long_lines_are_named():
     with tempfile.TemporaryDirectory() as vol:
         os.makedirs(os.path.join(vol, "baremark"))
@@ -55,6 +58,7 @@ def test_hostile_config_file_nul_and_long_lines_are_named():
         assert status == 2 and any("line 2: line too long (20000 bytes" in m for m in _errors(recs)), recs
 
 
+@marks.host
 def test_hostile_out_cannot_leave_the_results_volume():
     with tempfile.TemporaryDirectory() as top:
         vol = os.path.join(top, "a", "b", "vol")
@@ -83,6 +87,7 @@ HOSTILE_STRINGS = {
 }
 
 
+@marks.host
 def test_hostile_device_strings_make_valid_records_and_a_clean_screen():
     data = open(os.path.join(ROOT, "tests", "unit", "data", "smbios_qemu_q35_2g.bin"), "rb").read()
     for old, new in HOSTILE_STRINGS.items():
@@ -114,6 +119,7 @@ def test_hostile_device_strings_make_valid_records_and_a_clean_screen():
     assert "\x1b" not in screen and not any(0x80 <= ord(c) <= 0x9f for c in screen), repr(screen[:400])
 
 
+@marks.host
 def test_hostile_option_bytes_make_valid_records_and_a_clean_screen():
     # An option value is echoed in its error record and on the screen:
     # the record stays strict UTF-8 JSON, the screen gets no escape sequence.

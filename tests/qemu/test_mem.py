@@ -13,6 +13,7 @@ import threading
 import time
 
 import qemu
+import marks
 
 MEM_MAX = 1 << 20  # mem_max=1M: latency 4 KiB..1 MiB, 1 MiB bandwidth buffers
 PATTERNS = ("stride", "page_random", "full_random")
@@ -114,6 +115,7 @@ def test_mem_numa_two_nodes_gives_2x2_matrix():
     assert "NUMA latency" in run.serial
 
 
+@marks.host
 def test_mem_host_build_prints_the_same_records():
     """build/host/baremark runs the same engine and kernels on Linux."""
     binary = os.path.join(qemu.BUILD, "host", "baremark")
@@ -154,6 +156,7 @@ def chase_loop(obj):
     return [i for a, i in insns if start <= a <= end]
 
 
+@marks.host
 def test_mem_chase_loop_holds_only_the_dependent_loads():
     """What the CPU times is 32 dependent loads and the loop branch, in both
     builds (the same assembly source, checked in the objects built)."""
@@ -221,6 +224,7 @@ def load_compare_tool():
     return mod
 
 
+@marks.host
 def test_membench_compare_reads_each_tools_output():
     """The comparison script's parsers on output in each tool's own format
     (lmbench and tinymembench printf formats, STREAM's table, our records)."""

@@ -11,6 +11,7 @@ import time
 
 import qemu
 from test_mem import NUMA_ARGS
+import marks
 
 OPTIONS = "mem=quick disk=off mem_max=1M mem_map=full mem_map_ms=20 exit=shutdown"
 
@@ -70,6 +71,7 @@ def test_mem_map_two_numa_nodes():
     assert 1000 << 20 <= summary["ram_bytes"] <= 1024 << 20, summary
 
 
+@marks.host
 def test_mem_map_host_build_says_what_it_cannot():
     binary = os.path.join(qemu.BUILD, "host", "baremark")
     p = subprocess.run([binary, "mem=quick", "disk=off", "mem_max=1M", "mem_map=quick", "mem_map_ms=10"],

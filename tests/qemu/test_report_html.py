@@ -16,6 +16,7 @@ import sys
 
 import qemu
 import report_view
+import marks
 
 ROOT = qemu.ROOT
 BUILD = qemu.BUILD
@@ -90,6 +91,7 @@ def test_report_written_on_the_stick_by_a_qemu_run():
     assert dom.classes.get("vmark", 0) >= 1, "the cache sizes are marked"
 
 
+@marks.host
 def test_burnin_with_failures_shows_errors_verdicts_and_pass_statistics():
     jsonl = os.path.join(DATA, "report_burnin_fail.jsonl")
     recs = [json.loads(l) for l in open(jsonl)]
@@ -109,6 +111,7 @@ def test_burnin_with_failures_shows_errors_verdicts_and_pass_statistics():
     assert dom.classes.get("dimm-warning") == len(summary["warnings"]) > 0
 
 
+@marks.host
 def test_run_cut_short_still_renders_a_valid_page():
     src = os.path.join(DATA, "report_full.jsonl")
     data = open(src, "rb").read()
@@ -125,6 +128,7 @@ def test_run_cut_short_still_renders_a_valid_page():
     assert lat and lat[0]["pts"] == sum(1 for r in lines if r["type"] == "mem_latency")
 
 
+@marks.host
 def test_fleet_page_and_machine_pages():
     out_dir = os.path.join(_shots(), "fleet")
     shutil.rmtree(out_dir, ignore_errors=True)

@@ -13,6 +13,7 @@ import subprocess
 import time
 
 import qemu
+import marks
 
 OVMF = "/usr/share/OVMF/"
 SNAKEOIL = (OVMF + "OVMF_CODE_4M.snakeoil.fd", OVMF + "OVMF_VARS_4M.snakeoil.fd")
@@ -74,6 +75,7 @@ def _sbverify(path, cert=None):
     return subprocess.run(args, capture_output=True, text=True)
 
 
+@marks.host
 def test_shim_stick_layout_and_signatures():
     """No boot: what each setting puts on the stick."""
     wd = qemu.tempdir()

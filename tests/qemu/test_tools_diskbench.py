@@ -2,6 +2,8 @@
 parsing fio's JSON off a serial console, picking baremark's records, the
 ratios, the module load order, ldd output and the initramfs cpio format.
 No QEMU, no fio, no kernel: these run in well under a second."""
+
+HOST = True  # no test here boots QEMU: all run in `make check` (run_all.py --host)
 import io
 import json
 import os

@@ -2,6 +2,8 @@
 baremark record can hold are skipped and counted, never a traceback; and
 the work stays linear in the input (size-scaled checks: the same input at
 N and 4N, or counted operations, never a bare wall-clock limit)."""
+
+HOST = True  # no test here boots QEMU: all run in `make check` (run_all.py --host)
 import csv
 import io
 import json
