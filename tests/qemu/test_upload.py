@@ -6,14 +6,17 @@ the results file on the stick, each earlier one a beginning of it. The
 served upload_token= is in no record, no serial line, no file. With the
 server down: error records, the run still ends, the local file is intact.
 cfg_required=1 without a served baremark.cfg: the error is uploaded and
-the configured exit taken. (The token check itself, 401 for a wrong one,
-is test_rack's, against baremark-collect.)"""
+the configured exit taken. On the host build (no QEMU): bad options still
+upload their error with the token, and two machines with one serial and no
+MAC started together upload under two names. (The token check of the real
+collector, 401 for a wrong one, is test_rack's.)"""
 import json
 import os
 import re
 import shutil
 import subprocess
 
+import marks
 import qemu
 from receiver import Nginx, free_port
 
@@ -161,3 +164,101 @@ def test_cfg_required_without_a_served_cfg_uploads_its_error():
     assert "upload_token=(hidden)" in lines[0]["args"], lines[0]
     _no_token_anywhere(run, *stored.values())
     assert run.returncode == 0  # the configured exit (shutdown) was taken
+
+
+# ---- the same on the host build (build/host/baremark, no QEMU) ------------------------------------
+
+HOST_BINARY = os.path.join(qemu.ROOT, os.environ.get("BAREMARK_BUILD", "build"), "host", "baremark")
+
+
+class _Receiver:
+    """A receiver that keeps each PUT (path, headers, body) and, like
+    baremark-collect, answers 401 unless the rack's token came."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        got = self.got = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_PUT(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                got.append((self.path, dict(self.headers), body))
+                ok = self.headers.get("Authorization") == "Bearer " + TOKEN
+                self.send_response(201 if ok else 401)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *a):
+                pass
+
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.srv.server_address[1]
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+def _host_run(volume, args, mac="52:54:00:aa:bb:0c"):
+    env = dict(os.environ, BAREMARK_HOST_VOLUME=volume, BAREMARK_HOST_MAC=mac, BAREMARK_HOST_IP="10.99.0.177")
+    return subprocess.Popen([HOST_BINARY] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def _records(out):
+    return [json.loads(l[len("BAREMARK "):]) for l in out.decode().splitlines() if l.startswith("BAREMARK {")]
+
+
+@marks.host
+def test_bad_options_still_upload_their_error_with_the_token():
+    rcv = _Receiver()
+    try:
+        vol = qemu.tempdir("baremark-hostvol-")
+        os.makedirs(os.path.join(vol, "baremark"))
+        with open(os.path.join(vol, "baremark", "baremark.cfg"), "w") as f:
+            f.write("upload=http://127.0.0.1:%d/r\nupload_token=%s\nupload_timeout=5\nmem=fast\n" % (rcv.port, TOKEN))
+        p = _host_run(vol, ["out=off"])
+        out, err = p.communicate(timeout=60)
+    finally:
+        rcv.close()
+    recs = _records(out)
+    assert p.returncode == 2, recs
+    assert any(r["type"] == "error" and "'mem'" in r["message"] for r in recs), recs
+    assert len(rcv.got) == 1, rcv.got
+    path, headers, body = rcv.got[0]
+    name = path.rsplit("/", 1)[-1]
+    m = NAME_RE.match(name)
+    assert path.startswith("/r/") and m and m.group(5) == "final" and m.group(3) == "525400aabb0c", path
+    assert headers["Authorization"] == "Bearer " + TOKEN and headers["X-Baremark-Stage"] == "final", headers
+    lines = [json.loads(l) for l in body.decode().splitlines()]
+    assert [l["type"] for l in lines if l["type"] != "note"] == ["run", "error", "end"], lines
+    assert lines[0]["run_id"] == m.group(4) == headers["X-Baremark-Run-Id"], (lines[0], headers)
+    assert lines[0]["mac"] == "52:54:00:aa:bb:0c" and lines[0]["ip"] == "10.99.0.177", lines[0]
+    assert lines[-1]["status"] == "error" and lines[-1]["note"] == "bad options: nothing was run", lines[-1]
+    assert [r["ok"] for r in recs if r["type"] == "upload"] == [True], recs
+    assert TOKEN.encode() not in out + err + body
+
+
+@marks.host
+def test_two_placeholder_serial_machines_in_the_same_second_upload_under_two_names():
+    # The host build's SMBIOS is the same for both: one serial, one UUID; no
+    # MAC either. Started together, they share the clock's second too.
+    rcv = _Receiver()
+    try:
+        vol = qemu.tempdir("baremark-hostvol-")
+        os.makedirs(os.path.join(vol, "baremark"))
+        with open(os.path.join(vol, "baremark", "baremark.cfg"), "w") as f:
+            f.write("upload=http://127.0.0.1:%d/r\nupload_token=%s\nmem=off\ndisk=off\n" % (rcv.port, TOKEN))
+        procs = [_host_run(vol, ["out=off"], mac="") for _ in range(2)]
+        outs = [p.communicate(timeout=60) for p in procs]
+    finally:
+        rcv.close()
+    assert [p.returncode for p in procs] == [0, 0], outs
+    names = sorted(path.rsplit("/", 1)[-1] for path, _, _ in rcv.got)
+    assert len(names) == 4 and len(set(names)) == 4, names       # started + final each
+    parsed = [NAME_RE.match(n) for n in names]
+    assert all(parsed) and {m.group(3) for m in parsed} == {"nomac"}, names
+    assert len({m.group(2) for m in parsed}) == 1, names            # the same serial
+    assert len({m.group(4) for m in parsed}) == 2, names            # two run ids
+    assert all(h["Authorization"] == "Bearer " + TOKEN for _, h, _ in rcv.got)
