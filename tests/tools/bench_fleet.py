@@ -104,6 +104,8 @@ def main():
     ap.add_argument("--dir", help="work folder (default: a new one under /tmp)")
     ap.add_argument("--http", type=int, default=2000, help="uploads sent over HTTP to a second store")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--report-only", action="store_true",
+                    help="skip loading: measure the reports on the store already in --dir (or --db)")
     ap.add_argument("--ingest-runs", type=int, default=None, metavar="K",
                     help="load only K runs per machine through the collector's code and copy the others in SQL "
                          "(earlier run times, new run keys): the store reaches its size in a fraction of the "
@@ -112,86 +114,104 @@ def main():
     work = args.dir or tempfile.mkdtemp(prefix="baremark-bench-fleet-")
     os.makedirs(work, exist_ok=True)
     url = args.db or "sqlite:%s" % os.path.join(work, "fleet.db")
-    print("bench-fleet: %d machines x %d runs = %d uploads into %s" % (args.machines, args.runs, args.machines * args.runs, url))
+    print("bench-fleet: %d machines x %d runs = %d uploads into %s"
+          % (args.machines, args.runs, args.machines * args.runs, url))
     try:
-        st = open_store(url)
-        t0 = time.time()
-        done = records = 0
-        loaded_runs = args.runs if args.ingest_runs is None else max(1, min(args.runs, args.ingest_runs))
-        total_runs = args.machines * loaded_runs
-        cpu0 = _cpu()
-        for r in range(loaded_runs):
-            for n in range(args.machines):
-                lines = run_lines(n, r, ((n * 2654435761 + r * 40503) % 1000) / 1000.0)
-                loaded = ingest.load_lines(st, lambda: enumerate(lines, 1), "10.0.0.1", "r%d-%d.jsonl" % (n, r))
-                records += loaded.records
-                done += 1
-                if done % 1000 == 0:
-                    st.commit()
-                if done % max(1, total_runs // 10) == 0:
-                    el = time.time() - t0
-                    print("  %3d%%  %d uploads, %.0f uploads/s, %.0f records/s, peak RSS %.0f MB"
-                          % (100 * done // total_runs, done, done / el, records / el, peak_rss_mb()), flush=True)
-        st.commit()
-        ingest_s = time.time() - t0
-        cpu = _cpu() - cpu0
-        print("ingest: %d uploads, %d records in %.0f s (%.0f s CPU): %.0f uploads/s, %.0f records/s "
-              "(per CPU second: %.0f uploads, %.0f records); peak RSS %.0f MB"
-              % (done, records, ingest_s, cpu, done / ingest_s, records / ingest_s, done / cpu, records / cpu,
-                 peak_rss_mb()), flush=True)
-        if loaded_runs < args.runs:
-            t3 = time.time()
-            copy_runs(st, loaded_runs, args.runs)
-            print("copied runs %d..%d of every machine in SQL in %.0f s" % (loaded_runs + 1, args.runs,
-                                                                          time.time() - t3), flush=True)
-        n_runs = st.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        n_recs = st.execute("SELECT COUNT(*) FROM records").fetchone()[0]
-        st.close()
-        size = os.path.getsize(url[len("sqlite:"):]) if url.startswith("sqlite:") else 0
-        print("store: %d runs, %d records%s" % (n_runs, n_recs, ", %.1f GB" % (size / 1e9) if size else ""))
-
-        if args.http:
-            hurl = "sqlite:%s" % os.path.join(work, "http.db")
-            srv = collect.start_collector(hurl, "bench", raw_dir=os.path.join(work, "raw"), log=io.StringIO())
-            import http.client
-            t1 = time.time()
-            for i in range(args.http):
-                body = ("\n".join(run_lines(i, 0, 0.5)) + "\n").encode()
-                c = http.client.HTTPConnection("127.0.0.1", srv.port)
-                c.request("PUT", "/results/r%d.jsonl" % i, body=body,
-                          headers={"Authorization": "Bearer bench", "Content-Length": str(len(body))})
-                resp = c.getresponse()
-                resp.read()
-                c.close()
-                assert resp.status == 201, resp.status
-            hs = time.time() - t1
-            srv.stop()
-            print("http: %d uploads over HTTP (one connection each) in %.1f s: %.0f uploads/s"
-                  % (args.http, hs, args.http / hs))
-
-        cpu_children = _cpu(resource.RUSAGE_CHILDREN)
-        for label, argv in (("report (text, all tables)", []),
-                            ("report (flags only, csv)", ["--format", "csv", "--tables", "flags"])):
-            out_path = os.path.join(work, "report.out")
-            t2 = time.time()
-            with open(out_path, "w") as out:
-                p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "baremark-report"), "--db", url]
-                                   + argv, stdout=out, stderr=subprocess.PIPE, text=True)
-            qs = time.time() - t2
-            qcpu = _cpu(resource.RUSAGE_CHILDREN) - cpu_children
-            cpu_children += qcpu
-            flags = sum(1 for line in open(out_path) if line.startswith("  ") or line.count(",") > 4) \
-                if argv else None
-            with open(out_path) as f:
-                tail = [line for line in f if line.startswith("FLAGS:")]
-            print("%s: exit %d in %.1f s (%.1f s CPU), %.1f MB of output, %s, peak RSS of report processes so "
-                  "far %.0f MB" % (label, p.returncode, qs, qcpu, os.path.getsize(out_path) / 1e6,
-                     tail[0].strip() if tail else "%s flag lines" % flags, peak_rss_mb(resource.RUSAGE_CHILDREN)))
-            if p.returncode not in (0, 1):
-                print(p.stderr)
+        if not args.report_only:
+            load(args, url, work)
+        reports(args, url, work)
     finally:
         if not args.keep and not args.dir:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def load(args, url, work):
+    """Fill the store and time it; then uploads over HTTP into a second store."""
+    st = open_store(url)
+    t0 = time.time()
+    done = records = 0
+    loaded_runs = args.runs if args.ingest_runs is None else max(1, min(args.runs, args.ingest_runs))
+    total_runs = args.machines * loaded_runs
+    cpu0 = _cpu()
+    for r in range(loaded_runs):
+        for n in range(args.machines):
+            lines = run_lines(n, r, ((n * 2654435761 + r * 40503) % 1000) / 1000.0)
+            loaded = ingest.load_lines(st, lambda: enumerate(lines, 1), "10.0.0.1", "r%d-%d.jsonl" % (n, r))
+            records += loaded.records
+            done += 1
+            if done % 1000 == 0:
+                st.commit()
+            if done % max(1, total_runs // 10) == 0:
+                el = time.time() - t0
+                print("  %3d%%  %d uploads, %.0f uploads/s, %.0f records/s, peak RSS %.0f MB"
+                      % (100 * done // total_runs, done, done / el, records / el, peak_rss_mb()), flush=True)
+    st.commit()
+    ingest_s = time.time() - t0
+    cpu = _cpu() - cpu0
+    print("ingest: %d uploads, %d records in %.0f s (%.0f s CPU): %.0f uploads/s, %.0f records/s "
+          "(per CPU second: %.0f uploads, %.0f records); peak RSS %.0f MB"
+          % (done, records, ingest_s, cpu, done / ingest_s, records / ingest_s, done / cpu, records / cpu,
+             peak_rss_mb()), flush=True)
+    if loaded_runs < args.runs:
+        t3 = time.time()
+        copy_runs(st, loaded_runs, args.runs)
+        print("copied runs %d..%d of every machine in SQL in %.0f s" % (loaded_runs + 1, args.runs,
+                                                                      time.time() - t3), flush=True)
+    n_runs = st.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    n_recs = st.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    st.close()
+    size = os.path.getsize(url[len("sqlite:"):]) if url.startswith("sqlite:") else 0
+    print("store: %d runs, %d records%s" % (n_runs, n_recs, ", %.1f GB" % (size / 1e9) if size else ""))
+
+    if args.http:
+        hurl = "sqlite:%s" % os.path.join(work, "http.db")
+        srv = collect.start_collector(hurl, "bench", raw_dir=os.path.join(work, "raw"), log=io.StringIO())
+        import http.client
+        t1 = time.time()
+        for i in range(args.http):
+            body = ("\n".join(run_lines(i, 0, 0.5)) + "\n").encode()
+            c = http.client.HTTPConnection("127.0.0.1", srv.port)
+            c.request("PUT", "/results/r%d.jsonl" % i, body=body,
+                      headers={"Authorization": "Bearer bench", "Content-Length": str(len(body))})
+            resp = c.getresponse()
+            resp.read()
+            c.close()
+            assert resp.status == 201, resp.status
+        hs = time.time() - t1
+        srv.stop()
+        print("http: %d uploads over HTTP (one connection each) in %.1f s: %.0f uploads/s"
+              % (args.http, hs, args.http / hs))
+
+
+
+def reports(args, url, work):
+    """Time the report from the store: everything as text, the flags as CSV, the expected list."""
+    expected = os.path.join(work, "expected.txt")
+    with open(expected, "w") as f:
+        for n in range(args.machines + args.machines // 100):  # 1% never reported
+            f.write("52:54:%02x:%02x:%02x:%02x\n" % ((n >> 24) & 255, (n >> 16) & 255, (n >> 8) & 255, n & 255))
+    cpu_children = _cpu(resource.RUSAGE_CHILDREN)
+    for label, argv in (("report (text, all tables)", []),
+                        ("report (flags only, csv)", ["--format", "csv", "--tables", "flags"]),
+                        ("report (--expected %d MACs, csv)" % (args.machines + args.machines // 100),
+                         ["--format", "csv", "--tables", "expected", "--expected", expected])):
+        out_path = os.path.join(work, "report.out")
+        t2 = time.time()
+        with open(out_path, "w") as out:
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "baremark-report"), "--db", url]
+                               + argv, stdout=out, stderr=subprocess.PIPE, text=True)
+        qs = time.time() - t2
+        qcpu = _cpu(resource.RUSAGE_CHILDREN) - cpu_children
+        cpu_children += qcpu
+        with open(out_path) as f:
+            lines = f.readlines()
+        what = [x.strip() for x in lines if x.startswith("FLAGS:")] if not argv else \
+            ["%d CSV rows" % (len(lines) - 1)]
+        print("%s: exit %d in %.1f s (%.1f s CPU), %.1f MB of output, %s; largest report process RSS so far "
+              "%.0f MB" % (label, p.returncode, qs, qcpu, os.path.getsize(out_path) / 1e6, what[0] if what else "?",
+                           peak_rss_mb(resource.RUSAGE_CHILDREN)), flush=True)
+        if p.returncode not in (0, 1):
+            print(p.stderr)
 
 
 if __name__ == "__main__":

@@ -83,7 +83,8 @@ def test_collect_stores_an_upload_and_keeps_the_raw_file(server, store_url):
     status, data = put(server, "20260101T000000-SN1-r-0001.jsonl", body)
     assert status == 201, data
     doc = json.loads(data)
-    assert doc["records"] == doc["new_records"] == 6 and doc["run_key"] == "id:r-0001@uuid:4c4c4544-0042-3510-8052-b4c04f333232"
+    assert doc["records"] == doc["new_records"] == 6
+    assert doc["run_key"] == "id:r-0001@uuid:4c4c4544-0042-3510-8052-b4c04f333232"
     files = raw_files(server)
     assert len(files) == 1 and open(files[0], "rb").read() == body
     assert count(store_url, "records") == 6 and count(store_url, "disk_result") == 2
@@ -254,3 +255,25 @@ def test_collect_many_uploads_do_not_pile_up_store_connections(server, store_url
         n = st.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").fetchone()[0]
         st.close()
         assert n < 10, n
+
+
+def test_collect_serves_at_most_max_requests_at_once(tmp_path, monkeypatch):
+    import threading
+    monkeypatch.setattr(collect, "MAX_REQUESTS", 2)
+    url = "sqlite:%s" % (tmp_path / "s.db")
+    srv = collect.start_collector(url, TOKEN, raw_dir=str(tmp_path / "raw"), log=io.StringIO())
+    idle = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(2)]  # two silent clients
+    result = []
+    t = threading.Thread(target=lambda: result.append(put(srv, "a.jsonl", body_of(run_records()))[0]))
+    try:
+        t.start()
+        t.join(1.0)
+        assert t.is_alive() and not result  # the third waits for a slot
+        for s in idle:
+            s.close()
+        t.join(10)
+        assert result == [201]
+    finally:
+        for s in idle:
+            s.close()
+        srv.stop()

@@ -238,3 +238,21 @@ def test_fleet_html_page_is_linear_in_the_machines():
     # scanned every row of its column).
     small, large = _fleet_page_reads(250), _fleet_page_reads(1000)
     assert large <= 4.2 * small, (small, large)
+
+
+def test_report_db_html_writes_the_fleet_page_and_machine_pages(store_url, tmp_path, monkeypatch):
+    load_runs(store_url, tmp_path, [("10.0.0.%d" % i, fleet_run(i, "SN%d" % i, "52:54:00:00:00:%02x" % i,
+                                                                 mbps=100.0 if i == 3 else 500.0))
+                                    for i in range(1, 6)])
+    renderer = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"), "host", "baremark-html")
+    out = tmp_path / "rack.html"
+    status, _, err = run_cli(["--db", store_url, "--html", str(out), "-q"])
+    assert status == 1, err
+    page = out.read_text()
+    assert page.count('<tr class="machine">') == 5 and "SN3" in page and 'class="n outlier"' in page
+    if os.access(renderer, os.X_OK):
+        pages = sorted(os.listdir(tmp_path / "rack-machines"))
+        assert pages == ["SN%d.html" % i for i in range(1, 6)]
+        assert "SEQ1M-Q8T1" in (tmp_path / "rack-machines" / "SN3.html").read_text()
+    else:
+        assert "machine pages were not written" in page and "baremark-html" in err

@@ -52,7 +52,8 @@ MAX_HTML_BYTES = 16 << 20  # efi/upload.c UPLOAD_HTML_MAX
 CHUNK = 64 * 1024
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 DRAIN_MAX = 1 << 20        # bytes of a refused body read before closing, so the client sees the answer
-READ_TIMEOUT_S = 60
+READ_TIMEOUT_S = 60       # a client that sends nothing for this long is dropped
+MAX_REQUESTS = 32         # requests served at once
 
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
@@ -79,11 +80,28 @@ class Collector(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.log_stream = log or sys.stderr
         self.log_lock = threading.Lock()
         self.idle = queue.LifoQueue()  # store connections between requests (a thread per request)
+        self.slots = threading.BoundedSemaphore(MAX_REQUESTS)
         os.makedirs(os.path.join(raw_dir, "tmp"), exist_ok=True)
         st = open_store(db_url)  # the schema, and a clear error now rather than at the first upload
         self.load_lock = threading.Lock() if st.kind == "sqlite" else None
         self.idle.put(st)
         super().__init__(addr, Handler)
+
+    def process_request(self, request, client_address):
+        """A thread per request, at most MAX_REQUESTS at once: beyond that new connections wait
+        (in the listen backlog) instead of each taking a thread and a store connection."""
+        self.slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except Exception:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     def take_store(self):
         """A store connection for one request: an idle one, else a new one. As many stay open as

@@ -29,12 +29,12 @@ SILENT_AFTER_S = 3600
 MEDIAN_SQL = """SELECT {part} AS g, AVG(v) AS m, MAX(cnt) AS n FROM (
   SELECT {part}, {value} AS v, ROW_NUMBER() OVER (PARTITION BY {part} ORDER BY {value}) AS rn,
          COUNT(*) OVER (PARTITION BY {part}) AS cnt
-  FROM {src} WHERE {value} IS NOT NULL) x
+  FROM {src} WHERE {value} IS NOT NULL{where}) x
 WHERE 2 * rn IN (cnt, cnt + 1, cnt + 2) GROUP BY {part}"""
 
 
-def _median(src, part, value):
-    return MEDIAN_SQL.format(src=src, part=part, value=value)
+def _median(src, part, value, where=""):
+    return MEDIAN_SQL.format(src=src, part=part, value=value, where=(" AND " + where) if where else "")
 
 
 class DbReport:
@@ -79,6 +79,7 @@ class DbReport:
               FROM runs r2 JOIN mk2 m ON m.machine_key = r2.machine_key) x ON x.run_key = r.run_key
             WHERE x.rn = 1 OR %d = 1""" % (int(self.all_runs), int(self.all_runs)))
         st.execute("CREATE INDEX IF NOT EXISTS chosen_run ON chosen (run_key)")
+        st.execute("CREATE INDEX IF NOT EXISTS chosen_label ON chosen (label)")  # a machine page's records
 
     # ---- passes folded --------------------------------------------------------------------------
 
@@ -99,15 +100,21 @@ class DbReport:
                                                                                "rw", "cpu", "pattern", "extra", "op")
                                                               else "") for g in groups]
                           + (["t.pass"] if by_pass else []))
-        st.temp_table(j, "SELECT c.label AS machine, t.*, DENSE_RANK() OVER (ORDER BY %s) AS gid "
-                         "FROM %s t JOIN chosen c ON c.run_key = t.run_key" % (order, src))
+        # nrec: the records of the row's group. A group of one record (no burn-in) is its own
+        # median; only groups of several go through the median's window sort.
+        st.temp_table(j, "SELECT c.label AS machine, t.*, DENSE_RANK() OVER (ORDER BY %s) AS gid, "
+                         "COUNT(*) OVER (PARTITION BY %s) AS nrec "
+                         "FROM %s t JOIN chosen c ON c.run_key = t.run_key" % (order, order, src))
         cols = ", ".join("MIN(%s) AS %s" % (g, g) for g in groups)
         passes = "MIN(pass) AS pass, 1 AS passes" if by_pass else "COUNT(DISTINCT pass) AS passes"
-        sel = ["g.*"] + ["m%d.m AS %s" % (i, v) for i, v in enumerate(values)]
-        joins = " ".join("LEFT JOIN (%s) m%d ON m%d.g = g.gid" % (_median(j, "gid", v), i, i)
+        ones = ", ".join("MIN(%s) AS one%d" % (v, i) for i, v in enumerate(values))
+        sel = ["g.gid", "g.machine"] + ["g.%s" % x for x in groups] + (["g.pass"] if by_pass else []) + \
+            ["g.passes"] + ["CASE WHEN g.nrec = 1 THEN g.one%d ELSE m%d.m END AS %s" % (i, i, v)
+                            for i, v in enumerate(values)]
+        joins = " ".join("LEFT JOIN (%s) m%d ON m%d.g = g.gid" % (_median(j, "gid", v, "nrec > 1"), i, i)
                          for i, v in enumerate(values))
-        st.temp_table(f, "SELECT %s FROM (SELECT gid, MIN(machine) AS machine, %s, %s FROM %s GROUP BY gid) g %s"
-                      % (", ".join(sel), cols, passes, j, joins))
+        st.temp_table(f, "SELECT %s FROM (SELECT gid, MIN(machine) AS machine, %s, %s, %s, MAX(nrec) AS nrec "
+                         "FROM %s GROUP BY gid) g %s" % (", ".join(sel), cols, passes, ones, j, joins))
         st.execute("CREATE INDEX IF NOT EXISTS %s_gid ON %s (gid)" % (f, f))
 
     def _folded(self):

@@ -7,6 +7,8 @@ shape; text output rounds, and leaves out columns empty in every row.
 """
 import csv
 import io
+import json
+import tempfile
 
 from .outliers import size_name
 
@@ -21,6 +23,8 @@ def _pct(v):
 
 
 def _plain(v):
+    if v.__class__ is str:
+        return v
     if v is None:
         return ""
     if isinstance(v, bool):
@@ -139,17 +143,23 @@ def render_text(name, rows):
 
 def render_text_lines(name, rows_factory):
     """The lines of an aligned text table over rows already in display order.
-    rows_factory() is called twice (widths, then lines), so the rows can come
-    from a query and never be held all at once."""
+    The rows are read once: their cells go to a temporary file while the
+    widths are measured, and the lines are drawn from it, so the rows can come
+    from a query and are never held all at once."""
     title, columns, _ = SPECS[name]
     n = len(columns)
     widths = [len(h) for _, h, _ in columns]
     filled = [False] * n
     numeric = [True] * n
     beyond_one = [False] * n  # a passes column worth showing: some value other than 1
+    spool = tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass")
+    fields = [(i, f, fmt) for i, (f, _, fmt) in enumerate(columns)]
+    dump = json.JSONEncoder(ensure_ascii=False).encode
     for r in rows_factory():
-        for i, (f, _, fmt) in enumerate(columns):
+        cells = []
+        for i, f, fmt in fields:
             c = fmt(r.get(f))
+            cells.append(c)
             if c:
                 filled[i] = True
                 if len(c) > widths[i]:
@@ -158,6 +168,9 @@ def render_text_lines(name, rows_factory):
                     beyond_one[i] = True
             if numeric[i] and not _looks_numeric(c):
                 numeric[i] = False
+        spool.write(dump(cells))
+        spool.write("\n")
+    spool.seek(0)
     keep = [i for i in range(n) if filled[i]]
     if name == "disk_results" or name.startswith("mem_"):
         keep = [i for i in keep if columns[i][0] != "passes" or beyond_one[i]]
@@ -168,8 +181,10 @@ def render_text_lines(name, rows_factory):
 
     yield "== %s ==" % title
     yield line([columns[i][1] for i in keep])
-    for r in rows_factory():
-        yield line([columns[i][2](r.get(columns[i][0])) for i in keep])
+    with spool:
+        for text in spool:
+            cells = json.loads(text)
+            yield line([cells[i] for i in keep])
 
 
 def _looks_numeric(s):
