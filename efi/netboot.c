@@ -134,6 +134,21 @@ static const char *tftp_code_name(unsigned code)
     return code < ARRAY_SIZE(names) ? names[code] : "unknown code";
 }
 
+/* Does text hold word, ASCII case ignored? */
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+
+    for (; *text; text++) {
+        size_t i = 0;
+        while (i < n && text[i] && (text[i] | 0x20) == (word[i] | 0x20))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
 int netboot_tftp_error(enum tftp_fw_result r, unsigned code, const char *server_msg, size_t msg_len,
                        const uint8_t server[4], char *why, size_t cap)
 {
@@ -159,6 +174,15 @@ int netboot_tftp_error(enum tftp_fw_result r, unsigned code, const char *server_
         return BM_EIO;
     case TFTP_FW_ERROR_PACKET:
         break;
+    }
+    if (code == TFTP_ERR_CODE_LOST) {
+        bool absent = has_word(msg, "not found");
+        bool refused = !absent && (has_word(msg, "denied") || has_word(msg, "permission") ||
+                                   has_word(msg, "access violation"));
+        snprintf(why, cap, "%s %s (the firmware kept no TFTP error code)%s%s%s", where,
+                 absent ? "has no such file" : refused ? "refused it: access violation" : "answered with an error",
+                 n ? ": \"" : "", msg, n ? "\"" : "");
+        return absent ? BM_ENODEV : refused ? BM_EACCES : BM_EIO;
     }
     snprintf(why, cap, "%s %s: TFTP error %u (%s)%s%s%s", where,
              code == TFTP_ERR_ACCESS ? "refused it" : "answered with an error", code, tftp_code_name(code),

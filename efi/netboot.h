@@ -77,6 +77,12 @@ enum tftp_fw_result {
 #define TFTP_ERR_EXISTS 6
 #define TFTP_ERR_NO_USER 7
 #define TFTP_ERR_OPTIONS 8
+/* The firmware kept the server's message but not its code: EDK2 stores the
+ * network-order 16-bit code cast to UINT8 (PxeBcMtftp4GetFileSize,
+ * PxeBcMtftp4CheckPacket), which is 0 for every RFC code on x86. The
+ * message then decides: "not found" means not there, "denied",
+ * "permission" or "access violation" a refusal, anything else an error. */
+#define TFTP_ERR_CODE_LOST 0xffff
 
 /* A failed TFTP read as the caller must see it: BM_ENODEV only for "file
  * not found" (the file is simply not there), BM_EACCES for an access

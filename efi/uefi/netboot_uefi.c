@@ -83,12 +83,24 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
         return BM_ENOSPC;
     if (st != EFI_SUCCESS) {
         EFI_PXE_BASE_CODE_MODE *m = pxe->Mode;
+        /* EDK2's READ_FILE returns EFI_TFTP_ERROR without keeping the
+         * ERROR packet (OVMF under test: TftpErrorReceived stays FALSE), so
+         * "not found" and "access violation" look the same. Its file size
+         * query keeps it (PxeBcMtftp4GetFileSize: the GetInfo packet's code
+         * and message into Mode->TftpError): ask once more that way. */
+        if (st == EFI_TFTP_ERROR && !m->TftpErrorReceived) {
+            UINT64 fsize = 0;
+            uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE, NULL, FALSE, &fsize, NULL,
+                              &ip, (UINT8 *)remote, NULL, FALSE);
+        }
         enum tftp_fw_result r = st == EFI_TFTP_ERROR && m->TftpErrorReceived ? TFTP_FW_ERROR_PACKET
                                 : st == EFI_NOT_FOUND || st == EFI_TFTP_ERROR ? TFTP_FW_NOT_FOUND
                                 : st == EFI_ACCESS_DENIED                     ? TFTP_FW_ACCESS_DENIED
                                 : st == EFI_TIMEOUT                           ? TFTP_FW_TIMEOUT
                                                                               : TFTP_FW_OTHER;
-        int rc = netboot_tftp_error(r, m->TftpError.ErrorCode, (const char *)m->TftpError.ErrorString,
+        /* EDK2 keeps only the low byte of the network-order code: 0 (netboot.h). */
+        int rc = netboot_tftp_error(r, m->TftpError.ErrorCode ? m->TftpError.ErrorCode : TFTP_ERR_CODE_LOST,
+                                    (const char *)m->TftpError.ErrorString,
                                     sizeof(m->TftpError.ErrorString), server.ip, last_error, sizeof(last_error));
         /* A silent server stays "not there" for the caller (the note says it did not answer). */
         if (rc == BM_ENODEV || rc == BM_ETIMEDOUT) {

@@ -325,6 +325,38 @@ def _check_store(srv, rack, machines):
     assert status == {MAC_A: "passed", MAC_B: "passed", MAC_NEVER: "never reported"}, out.stdout
 
 
+def test_rack_tftp_access_violation_is_reported_as_such():
+    """dnsmasq running as root refuses a file that is not world-readable
+    (a TFTP ERROR packet, "cannot access ...: Permission denied"): the
+    firmware's PXE read of baremark.cfg says so, and the run stops like a
+    bad file instead of running defaults as if the file were not there
+    (before: "baremark.cfg: not found", and the defaults ran)."""
+    if not _namespaces_possible():
+        print("NOTE test_rack: skipped, network namespaces cannot be created here (needs root, ip, dnsmasq)")
+        return
+    rack = Rack().up()
+    try:
+        rack.dhcp_server()
+        shutil.copyfile(os.path.join(qemu.BUILD, "baremark.efi"), os.path.join(rack.tftp, "baremark.efi"))
+        rack.serve("baremark.cfg", "mem=off\ndisk=off\nexit=shutdown\n")
+        os.chmod(os.path.join(rack.tftp, "baremark.cfg"), 0o600)
+        log = rack.boot_server(ipxe=False)
+        run = _boot(rack, MAC_A)
+    finally:
+        rack.down()
+    assert not run.timed_out, run.serial[-3000:]
+    assert "cannot access" in qemu.read_text(log), qemu.read_text(log)[-2000:]
+    errors = [e["message"] for e in run.of_type("error") if e["where"] == "options"]
+    assert len(errors) == 1, (run.of_type("error"), run.of_type("note"))
+    # OVMF keeps the server's message, not its code (netboot.h, TFTP_ERR_CODE_LOST)
+    assert errors[0].startswith("baremark.cfg: cannot read it: the TFTP server %s refused it: access violation"
+                                % BOOT_IP), errors
+    assert "(the firmware kept no TFTP error code): \"cannot access " in errors[0], errors
+    notes = [n["message"] for n in run.of_type("note") if n["where"] == "config"]
+    assert not any("baremark.cfg: not found" in m for m in notes), notes
+    assert run.end()["note"] == "bad options: nothing was run", run.end()
+
+
 # ---- the sample's answers per client architecture (no QEMU) ---------------------------------------
 
 def _dhcp_packet(msg_type, arch, mac, xid, extra=b"", ciaddr=bytes(4)):

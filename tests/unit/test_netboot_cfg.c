@@ -302,6 +302,31 @@ static void test_tftp_server_errors_are_said_as_such(void **state)
     assert_int_equal(netboot_tftp_error(TFTP_FW_OTHER, 0, NULL, 0, tftp_server, why, sizeof(why)), BM_EIO);
 }
 
+/* EDK2 (OVMF) keeps the server's message but not its code (it stores the
+ * low byte of the network-order code: 0); the message decides, so a
+ * missing per-machine file stays "not there" and a refusal is one. */
+static void test_tftp_error_without_its_code_is_judged_by_the_message(void **state)
+{
+    char why[200];
+    static const char denied[] = "cannot access /srv/tftp/baremark.cfg: Permission denied";
+    static const char missing[] = "file /srv/tftp/baremark-uuid-x.cfg not found";
+
+    (void)state;
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, missing, sizeof(missing),
+                                        tftp_server, why, sizeof(why)), BM_ENODEV);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, "File Not Found", 15, tftp_server,
+                                        why, sizeof(why)), BM_ENODEV);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, denied, sizeof(denied), tftp_server,
+                                        why, sizeof(why)), BM_EACCES);
+    assert_non_null(strstr(why, "refused it: access violation (the firmware kept no TFTP error code)"));
+    assert_non_null(strstr(why, "Permission denied"));
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, "Access violation", 17, tftp_server,
+                                        why, sizeof(why)), BM_EACCES);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, "disk full", 10, tftp_server, why,
+                                        sizeof(why)), BM_EIO);
+    assert_non_null(strstr(why, "answered with an error (the firmware kept no TFTP error code): \"disk full\""));
+}
+
 /* A served file the server refuses stops the run naming the refusal, as
  * a bad file does, instead of running as if it were not there. */
 static long refusing_read(const char *path, char *buf, size_t cap)
@@ -350,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_cfg_required_makes_a_missing_baremark_cfg_an_error),
         cmocka_unit_test(test_tftp_access_violation_is_not_reported_as_not_found),
         cmocka_unit_test(test_tftp_server_errors_are_said_as_such),
+        cmocka_unit_test(test_tftp_error_without_its_code_is_judged_by_the_message),
         cmocka_unit_test(test_a_refused_baremark_cfg_stops_the_run),
         cmocka_unit_test(test_bootif_names_the_boot_nic),
     };
