@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Run every test: host unit tests (cmocka binaries in build/host/tests, and
-the host tools' pytest tests in tests/tools) and QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
+the host tools' pytest tests in tests/tools) and
+QEMU integration tests (tests/qemu/test_*.py, functions named test_*).
 
 usage: run_all.py [--unit|--qemu|--host] [-k SUBSTRING] [-j N]
   --unit  the cmocka binaries only
