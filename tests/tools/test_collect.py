@@ -179,6 +179,16 @@ def test_identity_without_run_id_never_keys_on_the_serial_alone():
     assert good.machine_key == "uuid:4c4c4544-0042-3510-8052-b4c04f333232"
 
 
+def test_identity_reads_the_serial_the_firmware_puts_in_the_run_record():
+    # A run stopped by bad options has no system record: the run record's system_serial is all
+    # there is, beside a `serial` object (the serial-port plan) that is not a serial number.
+    rr = {"type": "run", "run_id": "0123abcd", "system_serial": "CZJ1234567",
+          "serial": {"port": "com1", "baud": 115200}, "mac": "52:54:00:12:34:56"}
+    ident = ingest.Identity(rr, None, "10.0.0.5", "x.jsonl")
+    assert ident.serial == "CZJ1234567"
+    assert ident.name == "CZJ1234567" and ident.named_by == "serial"
+
+
 def test_collect_skips_bad_lines_and_overlong_lines_but_keeps_the_rest(server, store_url):
     recs = run_records()
     body = body_of(recs[:2]) + b'{"type": "disk", "cut' + b"\n" + b"x" * 200000 + b"\n" + body_of(recs[2:])

@@ -76,7 +76,9 @@ class Identity:
             self.run_id = ""
         self.smbios_uuid = norm_uuid(rr.get("smbios_uuid")) or norm_uuid(sy.get("smbios_uuid")) or \
             norm_uuid(sy.get("uuid"))
-        self.serial = (text(rr.get("serial")) or text(sy.get("serial"))).strip()
+        # The firmware names the SMBIOS serial system_serial in the run record (its `serial` key is
+        # the serial-port plan, an object); older run records and the system record say serial.
+        self.serial = (text(rr.get("system_serial")) or text(rr.get("serial")) or text(sy.get("serial"))).strip()
         self.mac = norm_mac(rr.get("mac")) or norm_mac(sy.get("mac"))
         self.ip = (text(rr.get("ip")) or text(sy.get("ip"))).strip()
         self.product = text(sy.get("product")).strip()
