@@ -25,10 +25,13 @@ HOSTB := $(BUILD)/host
 DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools dosfstools gdisk \
                 libcmocka-dev python3 ipxe-qemu dnsmasq-base \
                 chromium nginx-core sbsigntool shim-signed shim-helpers-amd64-signed ipxe \
-                syslinux syslinux-common grub-pc-bin python3-hypothesis
+                syslinux syslinux-common grub-pc-bin python3-psycopg2 postgresql python3-pytest \
+                python3-hypothesis
 # chromium: the HTML report is checked as a person sees it; nginx-core (WebDAV PUT):
 # the upload receiver; sbsigntool, shim-signed, shim-helpers: Secure Boot images;
-# ipxe (ipxe.efi, undionly.kpxe), syslinux, grub-pc-bin: netboot and BIOS boot;
+# ipxe (ipxe.efi, undionly.kpxe), syslinux, grub-pc-bin: netboot and BIOS boot.
+# python3-psycopg2, postgresql, python3-pytest: baremark-collect's PostgreSQL store and the
+# tools' tests (tests/tools, which start a throw-away PostgreSQL cluster).
 # python3-hypothesis: the fleet tool's fuzz harness (tests/fuzz/fuzz_report_records.py).
 .PHONY: deps
 deps:
@@ -115,6 +118,11 @@ host: $(HOSTB)/baremark-html
 $(HOSTB)/baremark-html: tools/baremark_html.c $(HOSTB)/libbaremark.a $(HEADERS)
 	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
 
+# ---- SPD bus simulator: baremark-spd-sim BUSFILE (the real SPD reader against a bus file, tests/spd/)
+host: $(HOSTB)/baremark-spd-sim
+$(HOSTB)/baremark-spd-sim: tools/baremark_spd_sim.c $(HOSTB)/libbaremark.a $(HEADERS)
+	gcc $(HOST_CFLAGS) -o $@ $< $(HOSTB)/libbaremark.a -lm
+
 # ---- Legacy BIOS build ---------------------------------------------------------------
 # make bios: build/baremark.bin, a Linux x86 boot protocol image (what SYSLINUX,
 # GRUB, iPXE and QEMU -kernel load): boot/bios/setup.S in real mode, then the
@@ -186,6 +194,9 @@ $(BUILD)/sb-settings: FORCE
 .PHONY: sb-key FORCE
 FORCE:
 sb-key: $(BUILD)/sb/baremark-sb.key
+# The certificate comes with the key: `make image SB_KEY=build/sb/baremark-sb.key
+# SB_CERT=build/sb/baremark-sb.crt` on a fresh clone makes the pair first.
+$(BUILD)/sb/baremark-sb.crt $(BUILD)/sb/baremark-sb.cer: $(BUILD)/sb/baremark-sb.key ;
 $(BUILD)/sb/baremark-sb.key:
 	@mkdir -p $(dir $@)
 	openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=baremark Secure Boot key/" \
@@ -295,6 +306,16 @@ fuzz: fuzz-build
 .PHONY: fuzz-smoke
 fuzz-smoke: deps
 	$(MAKE) --no-print-directory fuzz-build
+
+# ---- Host tools (tools/baremark_report: baremark-report, baremark-collect) -----------------
+# tools-test: their pytest tests alone (run_all.py --unit runs them too);
+# bench-fleet: 100k machines x 10 runs into an SQLite store, ingest rate, report time, peak RSS
+# (CPU-heavy, several minutes; BENCH_FLEET_ARGS="--machines 1000" for a small one).
+.PHONY: tools-test bench-fleet
+tools-test:
+	python3 -m pytest -q tests/tools
+bench-fleet:
+	python3 tests/tools/bench_fleet.py $(BENCH_FLEET_ARGS)
 
 # ---- Per-I/O cost benchmark (host build, no QEMU; not a test) ------------------------------
 # make bench: engine + NVMe driver against an instant controller model, CPU ns per I/O

@@ -103,6 +103,8 @@ struct bm_disk {
                              * by port: NVMe namespaces (NVMe 1.4 section 6.1). The write safety rules
                              * then do not count two of them as one serial on two disks. */
     double link_gbps;     /* SATA/SAS negotiated link, 0 if not applicable */
+    double link_port_max_gbps;  /* SATA: what the host port supports (AHCI CAP.ISS), 0 unknown */
+    double link_drive_max_gbps; /* SATA: what the drive supports (IDENTIFY word 76), 0 unknown */
 
     unsigned nqueues;     /* independent queues (NVMe I/O queue pairs), >= 1 */
     bool mp_queues;       /* its queues may be driven from different CPUs at once, and alongside the other

@@ -3,6 +3,7 @@
 #include "burnin.h"
 #include "cfg_files.h"
 #include "config.h"
+#include "findings.h"
 #include "test_fault.h"
 #include "disk/disk.h"
 #include "inventory/inventory.h"
@@ -10,6 +11,7 @@
 #include "mem/mem.h"
 #include "platform.h"
 #include "record.h"
+#include "run_ident.h"
 #include "report/html.h"
 #include "screen/screen.h"
 #include "serial_port.h"
@@ -20,6 +22,7 @@ static struct config cfg;
 static struct sysinfo sys;
 static struct serial_plan serial_plan;
 static struct cfg_load_log cfg_log;
+static struct run_ident run_id;
 static bool serial_on;
 
 /* What tells this machine apart, for its per-machine files: the values
@@ -32,6 +35,18 @@ static void machine_ident_of(const struct sysinfo *si, struct machine_ident *id)
     bm_strlcpy(id->serial, si->serial, sizeof(id->serial));
     bm_strlcpy(id->uuid, si->uuid, sizeof(id->uuid));
     id->has_mac = plat_boot_nic_mac(id->mac);
+}
+
+/* This run's identity (run_ident.h): a fresh run id, the SMBIOS UUID and
+ * serial, the boot NIC's MAC and address. */
+static void run_ident_of(const struct machine_ident *mid, struct run_ident *rid)
+{
+    uint64_t entropy[2];
+    const char *source = run_ident_entropy(entropy, false);
+    uint8_t ip[4];
+    bool has_ip = plat_boot_nic_ip(ip);
+
+    run_ident_make(rid, entropy, source, mid->uuid, mid->serial, mid->has_mac ? mid->mac : NULL, has_ip ? ip : NULL);
 }
 
 /* A note for each shared file that is not there and one for the
@@ -98,10 +113,11 @@ static void emit_run_record(const char *iso_time)
         json_str(&r.j, NULL, cfg_log.applied_names[i]);
     json_arr_end(&r.j);
     json_str(&r.j, "time", iso_time);
+    run_ident_json(&run_id, &r.j);
     serial_plan_json(&serial_plan, &r.j);
     screen_json(&r.j);
-    snprintf(human, sizeof(human), "baremark %s  %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
-             cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
+    snprintf(human, sizeof(human), "baremark %s  %s  run %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
+             run_id.run_id, cfg.file_args, cfg.file_args[0] && cfg.args[0] ? " " : "", cfg.args);
     serial_plan_human(&serial_plan, human + strlen(human), sizeof(human) - strlen(human));
     record_emit(&r, human);
 }
@@ -150,6 +166,7 @@ static void emit_end_record(const struct run_outcome *o, double seconds)
 
     record_begin(&r, "end");
     json_str(&r.j, "status", status);
+    json_str(&r.j, "run_id", run_id.run_id);
     json_u64(&r.j, "errors", errors);
     json_num(&r.j, "seconds", seconds, 3);
     if (o->note)
@@ -178,7 +195,7 @@ static void upload_final(void)
     sinks_add(sink_console());
     if (serial_on)
         sinks_add(sink_serial());
-    upload_now();
+    upload_now(UPLOAD_FINAL, 0);
     sinks_close();
 }
 
@@ -209,7 +226,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         *passes_done = pass;
         /* A machine that dies later has still delivered this pass. */
         if (burn_in)
-            upload_now();
+            upload_now(UPLOAD_PASS, pass);
         /* duration= runs until the time is up (a started pass finishes);
          * passes= caps the count; with both, whichever comes first. */
         if (cfg.duration_min) {
@@ -236,7 +253,7 @@ int baremark_main(int *exit_mode)
     struct run_outcome outcome = { 0 };
     uint64_t t0;
     int status = APP_OK, rc, opt_rc;
-    bool file_written = false;
+    bool file_written = false, opts_good;
     struct sink *console;
 
     *exit_mode = EXIT_RETURN;
@@ -251,10 +268,13 @@ int baremark_main(int *exit_mode)
      * The serial sink still opens (serial=auto) to report it. */
     inventory_collect(&sys);
     machine_ident_of(&sys, &ident);
+    run_ident_of(&ident, &run_id);
     opt_rc = cfg_load_options(&cfg, &ident, plat_load_options(), plat_boot_file_read, &cfg_log, err, sizeof(err));
-    if (opt_rc == BM_OK)
+    /* BM_ENODEV: every option is good, only the required baremark.cfg is missing. */
+    opts_good = opt_rc == BM_OK || opt_rc == BM_ENODEV;
+    if (opts_good)
         *exit_mode = cfg.exit;
-    open_serial(opt_rc == BM_OK ? &cfg : NULL);
+    open_serial(opts_good ? &cfg : NULL);
     /* Driver diagnostics become log records from here on (platform.h). */
     plat_set_diag_sink(record_diag_sink);
     /* The fixed results screen replaces the scrolling text where the
@@ -282,9 +302,12 @@ int baremark_main(int *exit_mode)
             file_written = true;
         }
     }
-    /* upload=: a copy of exactly what the results file gets, from here on. */
-    if (opt_rc == BM_OK && !cfg.help) {
-        struct sink *us = upload_begin(&cfg, cfg.out_off ? NULL : cfg.out, name);
+    /* upload=: a copy of exactly what the results file gets, from here on.
+     * Options that stopped the run are uploaded too when the target is
+     * known (upload= came before the bad line): a machine is never silent. */
+    if (!cfg.help && cfg.upload[0]) {
+        struct sink *us = upload_begin(&cfg, opt_rc != BM_OK || cfg.out_off ? NULL : cfg.out, name, &run_id,
+                                       compact);
         if (us)
             sinks_add(us);
     }
@@ -293,12 +316,20 @@ int baremark_main(int *exit_mode)
     emit_config_notes();
     if (rc != BM_OK)
         record_error("platform", "initialisation: %s", bm_strerror(rc));
-    if (opt_rc != BM_OK) {
+    if (opt_rc == BM_ENODEV) {
+        char places[256];
+        plat_boot_file_places(places, sizeof(places));
+        record_error("config", "%s (looked in %s)", err, places);
+        outcome.note = "cfg_required=1: baremark.cfg was not found, nothing was run";
+    } else if (opt_rc != BM_OK) {
         record_error("options", "%s", err);
         ui_text("%s", config_help_text());
         outcome.note = "bad options: nothing was run";
+    }
+    if (opt_rc != BM_OK) {
         emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);
         sinks_close();
+        upload_final();
         return APP_BAD_OPTIONS;
     }
     if (cfg.help) {
@@ -317,7 +348,12 @@ int baremark_main(int *exit_mode)
     }
 
     spd_inventory_mode((enum spd_mode)cfg.spd);
+    /* The findings read the records from the inventory on (findings.h). */
+    findings_reset();
+    record_set_json_observer(findings_observe);
     inventory_emit(&sys);
+    /* Visible from the first second: the options and the inventory. */
+    upload_now(UPLOAD_STARTED, 0);
 #ifdef BAREMARK_TEST_HOOKS
     if (cfg.test_fault[0])
         test_fault_raise(cfg.test_fault);
@@ -332,6 +368,7 @@ int baremark_main(int *exit_mode)
     }
     outcome.has_limits = cfg.limits.count > 0;
     outcome.failed_limits = burnin_emit_verdicts();
+    findings_emit();
 
     show_results_line(path, file_written);
     emit_end_record(&outcome, (double)(plat_now_ns() - t0) / 1e9);

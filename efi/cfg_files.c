@@ -72,7 +72,12 @@ static int read_text_file(cfg_read_fn read, const char *name, char *text, size_t
         return BM_EINVAL;
     }
     if (n < 0) {
-        snprintf(err, errlen, "%s: cannot read it: %s", name, bm_strerror((int)n));
+        char why[160];
+        /* A boot server's own words (a TFTP error) say more than the code. */
+        if (plat_boot_file_error(why, sizeof(why)))
+            snprintf(err, errlen, "%s: cannot read it: %s", name, why);
+        else
+            snprintf(err, errlen, "%s: cannot read it: %s", name, bm_strerror((int)n));
         return BM_EINVAL;
     }
     nul = config_nul_line(text, (size_t)n);
@@ -116,8 +121,16 @@ int cfg_load_options(struct config *c, const struct machine_ident *id, const cha
     if (load_layers(c, id, "baremark", read, log, err, errlen) != BM_OK)
         return BM_EINVAL;
     bm_strlcpy(c->args, args, sizeof(c->args));
+    config_redact_args(c->args, sizeof(c->args));
     if (config_parse_args(c, args, err, errlen) != BM_OK)
         return BM_EINVAL;
     /* Limits are options too: a bad file stops the run before it starts. */
-    return load_layers(c, id, "limits", read, log, err, errlen);
+    if (load_layers(c, id, "limits", read, log, err, errlen) != BM_OK)
+        return BM_EINVAL;
+    for (unsigned i = 0; c->cfg_required && i < log->missing; i++)
+        if (!strcmp(log->missing_names[i], "baremark.cfg")) {
+            snprintf(err, errlen, "cfg_required=1 and baremark.cfg was not found: nothing was run");
+            return BM_ENODEV;
+        }
+    return BM_OK;
 }

@@ -56,7 +56,8 @@ struct cfg_load_log {
 /* Options: defaults, baremark.cfg and its per-machine files, the command
  * line args, then limits.cfg and its per-machine files. Files are read
  * as "\baremark\NAME". BM_OK, or BM_EINVAL with err naming the file and
- * line. */
+ * line, or BM_ENODEV when every option is good but cfg_required=1 and
+ * baremark.cfg is not there (c then holds the options that were given). */
 int cfg_load_options(struct config *c, const struct machine_ident *id, const char *args, cfg_read_fn read,
                      struct cfg_load_log *log, char *err, size_t errlen);
 

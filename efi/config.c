@@ -141,6 +141,28 @@ static int set_upload(struct config *c, const char *v)
 
 static int set_upload_timeout(struct config *c, const char *v) { return parse_seconds(v, &c->upload_timeout_s); }
 
+/* upload_token=off|TOKEN: RFC 6750 b64token characters (http.h), so it goes
+ * into a header line as it is and cannot end the head or start another. */
+static int set_upload_token(struct config *c, const char *v)
+{
+    if (!strcmp(v, "off")) {
+        c->upload_token[0] = '\0';
+        return BM_OK;
+    }
+    if (!http_bearer_token_ok(v, CONFIG_TOKEN_MAX))
+        return BM_EINVAL;
+    bm_strlcpy(c->upload_token, v, sizeof(c->upload_token));
+    return BM_OK;
+}
+
+static int set_cfg_required(struct config *c, const char *v)
+{
+    if (strcmp(v, "0") && strcmp(v, "1"))
+        return BM_EINVAL;
+    c->cfg_required = v[0] == '1';
+    return BM_OK;
+}
+
 /* serial=auto|off|com1..com4|0xPORT|mmio:0xADDR[,8|,32] */
 static int set_serial(struct config *c, const char *v)
 {
@@ -348,6 +370,10 @@ static const struct key_def keys[] = {
     { "upload", "off, or http://A.B.C.D[:PORT][/PATH]: PUT the results file there at the end (and after each "
                 "burn-in pass)", set_upload },
     { "upload_timeout", "seconds from 1 to 3600 for one upload, retries included (default 30)", set_upload_timeout },
+    { "upload_token", "off, or the rack's token (letters, digits and -._~+/ then optional '=', at most 128): sent "
+                      "as \"Authorization: Bearer TOKEN\" with every upload, never shown", set_upload_token },
+    { "cfg_required", "0 or 1 (1: a missing baremark.cfg is an error: nothing runs, the error is uploaded)",
+      set_cfg_required },
 #ifdef BAREMARK_TEST_HOOKS
     { "test_fault", "ud, gp, pf or de (test builds only: raise that CPU exception after the inventory)",
       set_test_fault },
@@ -391,7 +417,11 @@ int config_set(struct config *c, const char *key, const char *value, char *err, 
         return BM_EINVAL;
     }
     if (k->set(c, value) != BM_OK) {
-        snprintf(err, errlen, "bad value '%s' for option '%s': expected %s", value, key, k->accepted);
+        if (config_key_secret(key))
+            snprintf(err, errlen, "bad value for option '%s' (not shown: it is a secret): expected %s", key,
+                     k->accepted);
+        else
+            snprintf(err, errlen, "bad value '%s' for option '%s': expected %s", value, key, k->accepted);
         return BM_EINVAL;
     }
     return BM_OK;
@@ -457,12 +487,21 @@ int config_parse_named(struct config *c, const char *name, const char *text, cha
         if (!*s)
             continue;
         if (!strchr(s, '=') && strcmp(s, "help")) {
-            snprintf(err, errlen, "%s line %u: malformed line '%s': expected key=value", name, lineno, s);
+            snprintf(err, errlen, "%s line %u: malformed line '%s': expected key=value", name, lineno,
+                     strstr(s, "upload_token") ? "upload_token " CONFIG_HIDDEN : s);
             return BM_EINVAL;
         }
         {
-            size_t used = strlen(c->file_args);
-            snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s", used ? " " : "", s);
+            const char *eq = strchr(s, '=');
+            size_t used = strlen(c->file_args), klen = eq ? (size_t)(eq - s) : strlen(s);
+            char key[64];
+            /* The key as apply_word trims it: a secret's value is not kept. */
+            snprintf(key, sizeof(key), "%.*s", (int)(klen < sizeof(key) ? klen : sizeof(key) - 1), s);
+            if (config_key_secret(bm_trim(key)))
+                snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s=%s", used ? " " : "", bm_trim(key),
+                         CONFIG_HIDDEN);
+            else
+                snprintf(c->file_args + used, sizeof(c->file_args) - used, "%s%s", used ? " " : "", s);
         }
         if (apply_word(c, s, msg, sizeof(msg)) != BM_OK) {
             snprintf(err, errlen, "%s line %u: %s", name, lineno, msg);
@@ -519,6 +558,44 @@ int config_parse_args(struct config *c, const char *args, char *err, size_t errl
             return BM_EINVAL;
     }
     return BM_OK;
+}
+
+bool config_key_secret(const char *key)
+{
+    return !strcmp(key, "upload_token");
+}
+
+void config_redact_args(char *args, size_t cap)
+{
+    static char out[CONFIG_ARGS_MAX + 1];
+    size_t n = 0;
+    const char *p = args;
+
+    while (*p && n + 1 < sizeof(out)) {
+        const char *w = p, *eq;
+        size_t wl = 0;
+        char key[64];
+
+        while (w[wl] && w[wl] != ' ' && w[wl] != '\t' && w[wl] != '\r' && w[wl] != '\n')
+            wl++;
+        eq = memchr(w, '=', wl);
+        snprintf(key, sizeof(key), "%.*s", (int)(eq && (size_t)(eq - w) < sizeof(key) ? eq - w : 0), w);
+        if (eq && config_key_secret(key))
+            n += (size_t)snprintf(out + n, sizeof(out) - n, "%s=%s", key, CONFIG_HIDDEN);
+        else
+            n += (size_t)snprintf(out + n, sizeof(out) - n, "%.*s", (int)wl, w);
+        p += wl;
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            if (n + 1 < sizeof(out))
+                out[n++] = *p;
+            p++;
+        }
+        if (n >= sizeof(out))
+            n = sizeof(out) - 1;
+        out[n] = '\0';
+    }
+    out[n < sizeof(out) ? n : sizeof(out) - 1] = '\0';
+    bm_strlcpy(args, out, cap);
 }
 
 static bool list_has(const struct id_list *l, const char *s)

@@ -17,6 +17,10 @@
 #define CONFIG_ARGS_MAX 4095
 /* The longest line of baremark.cfg (bytes, without the line end). */
 #define CONFIG_LINE_MAX 511
+/* The longest upload_token= (RFC 6750 b64token characters). */
+#define CONFIG_TOKEN_MAX 128
+/* What a secret option's value is shown as (run record, screen, errors). */
+#define CONFIG_HIDDEN "(hidden)"
 
 enum bm_level { LEVEL_OFF = 0, LEVEL_QUICK, LEVEL_FULL };
 enum bm_driver_mode { DRIVER_AUTO = 0, DRIVER_NATIVE, DRIVER_FIRMWARE };
@@ -61,6 +65,8 @@ struct config {
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
     char upload[192];      /* upload=: http:// URL the results file is PUT under ("" = off) */
     uint32_t upload_timeout_s; /* upload_timeout=: seconds per upload, retries included */
+    char upload_token[CONFIG_TOKEN_MAX + 1]; /* upload_token=: sent as "Authorization: Bearer"; never shown */
+    bool cfg_required;     /* cfg_required=1: a missing baremark.cfg stops the run (netboot) */
     char args[CONFIG_ARGS_MAX + 1];      /* the command line, as given, for the run record */
     char file_args[CONFIG_ARGS_MAX + 1]; /* the key=value lines of the configuration file, joined */
 };
@@ -87,6 +93,14 @@ unsigned config_nul_line(const char *text, size_t len);
  * without '=' that is not a key is the program's own name and skipped.
  * A line longer than CONFIG_ARGS_MAX is refused whole (nothing applied). */
 int config_parse_args(struct config *c, const char *args, char *err, size_t errlen);
+
+/* Options whose value is a secret (upload_token=): their values never
+ * reach a record, the screen or an error message. */
+bool config_key_secret(const char *key);
+
+/* In place: the value of every secret key=value word of a command line
+ * becomes CONFIG_HIDDEN. */
+void config_redact_args(char *args, size_t cap);
 
 /* Is this id or serial selected by disks=? */
 bool config_disk_selected(const struct config *c, const char *id, const char *serial);

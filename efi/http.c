@@ -67,10 +67,11 @@ int http_url_parse(const char *url, struct http_url *u)
     return BM_OK;
 }
 
-size_t http_put_head(char *buf, size_t cap, const struct http_url *u, const char *name, size_t body_len)
+size_t http_put_head(char *buf, size_t cap, const struct http_url *u, const char *name, size_t body_len,
+                     const char *extra)
 {
     static const char hex[] = "0123456789ABCDEF";
-    char enc[3 * 128 + 1];
+    char enc[3 * 192 + 1];
     size_t n = 0;
     int len;
 
@@ -91,9 +92,10 @@ size_t http_put_head(char *buf, size_t cap, const struct http_url *u, const char
                    "Content-Type: application/octet-stream\r\n"
                    "Content-Length: %lu\r\n"
                    "Connection: close\r\n"
+                   "%s"
                    "\r\n",
                    u->path, strcmp(u->path, "/") ? "/" : "", enc, u->ip[0], u->ip[1], u->ip[2], u->ip[3], u->port,
-                   (unsigned long)body_len);
+                   (unsigned long)body_len, extra ? extra : "");
     return len > 0 && (size_t)len < cap ? (size_t)len : 0;
 }
 
@@ -127,4 +129,18 @@ bool http_head_complete(const char *resp, size_t len)
         if (!memcmp(resp + i, "\r\n\r\n", 4))
             return true;
     return false;
+}
+
+bool http_bearer_token_ok(const char *token, size_t max)
+{
+    size_t n = 0;
+
+    for (; token[n] && token[n] != '='; n++)
+        if (!unreserved(token[n]) && token[n] != '+' && token[n] != '/')
+            return false;
+    if (!n)
+        return false;
+    for (; token[n] == '='; n++)
+        ;
+    return !token[n] && n <= max;
 }

@@ -21,8 +21,14 @@ struct http_url {
 int http_url_parse(const char *url, struct http_url *u);
 
 /* The head of "PUT <path>/<name>" with a body of body_len bytes, name
- * percent-encoded. Returns its length, or 0 when it does not fit cap. */
-size_t http_put_head(char *buf, size_t cap, const struct http_url *u, const char *name, size_t body_len);
+ * percent-encoded, and the header lines of extra (each ending in CRLF;
+ * NULL or "" for none). Returns its length, or 0 when it does not fit cap. */
+size_t http_put_head(char *buf, size_t cap, const struct http_url *u, const char *name, size_t body_len,
+                     const char *extra);
+
+/* RFC 6750 section 2.1: a bearer token is b64token, 1*( ALPHA / DIGIT /
+ * "-" / "." / "_" / "~" / "+" / "/" ) *"="; at most max bytes. */
+bool http_bearer_token_ok(const char *token, size_t max);
 
 /* The status code of a response's first line ("HTTP/1.1 201 Created"):
  * 100..599, BM_EBUSY when the line is not complete yet, BM_EINVAL when it

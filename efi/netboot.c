@@ -122,3 +122,98 @@ bool netboot_router(const struct pxe_packets *p, uint8_t ip[4])
     memcpy(ip, o, 4);
     return true;
 }
+
+/* The RFC 1350 name of a TFTP error code. */
+static const char *tftp_code_name(unsigned code)
+{
+    static const char *const names[] = { "not defined", "file not found", "access violation",
+                                         "disk full or allocation exceeded", "illegal TFTP operation",
+                                         "unknown transfer ID", "file already exists", "no such user",
+                                         "option negotiation refused" };
+
+    return code < ARRAY_SIZE(names) ? names[code] : "unknown code";
+}
+
+/* Does text hold word, ASCII case ignored? */
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+
+    for (; *text; text++) {
+        size_t i = 0;
+        while (i < n && text[i] && (text[i] | 0x20) == (word[i] | 0x20))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+int netboot_tftp_error(enum tftp_fw_result r, unsigned code, const char *server_msg, size_t msg_len,
+                       const uint8_t server[4], char *why, size_t cap)
+{
+    char msg[96], where[40];
+    size_t n = 0;
+
+    for (size_t i = 0; server_msg && i < msg_len && server_msg[i] && n + 1 < sizeof(msg); i++)
+        msg[n++] = server_msg[i] >= 0x20 && server_msg[i] < 0x7f ? server_msg[i] : '?';
+    msg[n] = '\0';
+    snprintf(where, sizeof(where), "the TFTP server %u.%u.%u.%u", server[0], server[1], server[2], server[3]);
+    switch (r) {
+    case TFTP_FW_NOT_FOUND:
+        snprintf(why, cap, "%s has no such file", where);
+        return BM_ENODEV;
+    case TFTP_FW_ACCESS_DENIED:
+        snprintf(why, cap, "%s refused it: access violation", where);
+        return BM_EACCES;
+    case TFTP_FW_TIMEOUT:
+        snprintf(why, cap, "%s did not answer", where);
+        return BM_ETIMEDOUT;
+    case TFTP_FW_OTHER:
+        snprintf(why, cap, "the firmware's TFTP read from %s failed", where + 4);
+        return BM_EIO;
+    case TFTP_FW_ERROR_PACKET:
+        break;
+    }
+    if (code == TFTP_ERR_CODE_LOST) {
+        bool absent = has_word(msg, "not found");
+        bool refused = !absent && (has_word(msg, "denied") || has_word(msg, "permission") ||
+                                   has_word(msg, "access violation"));
+        snprintf(why, cap, "%s %s (the firmware kept no TFTP error code)%s%s%s", where,
+                 absent ? "has no such file" : refused ? "refused it: access violation" : "answered with an error",
+                 n ? ": \"" : "", msg, n ? "\"" : "");
+        return absent ? BM_ENODEV : refused ? BM_EACCES : BM_EIO;
+    }
+    snprintf(why, cap, "%s %s: TFTP error %u (%s)%s%s%s", where,
+             code == TFTP_ERR_ACCESS ? "refused it" : "answered with an error", code, tftp_code_name(code),
+             n ? ": \"" : "", msg, n ? "\"" : "");
+    if (code == TFTP_ERR_NOT_FOUND)
+        return BM_ENODEV;
+    return code == TFTP_ERR_ACCESS ? BM_EACCES : BM_EIO;
+}
+
+static int hex_val(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+bool netboot_parse_bootif(const char *s, size_t len, uint8_t mac[6])
+{
+    /* "01-" then six hex pairs joined by '-': 3 + 17 characters */
+    if (len != 20 || s[0] != '0' || s[1] != '1' || s[2] != '-')
+        return false;
+    for (int i = 0; i < 6; i++) {
+        const char *p = s + 3 + 3 * i;
+        int hi = hex_val(p[0]), lo = hex_val(p[1]);
+        if (hi < 0 || lo < 0 || (i < 5 && p[2] != '-'))
+            return false;
+        mac[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
+}

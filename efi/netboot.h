@@ -55,6 +55,47 @@ int netboot_pick_server(const struct pxe_packets *p, struct netboot_server *out)
 /* The first router of the DHCP ACK (option 3); false when there is none. */
 bool netboot_router(const struct pxe_packets *p, uint8_t ip[4]);
 
+/* How a firmware TFTP read ended (the platform maps its own status to
+ * this): a TFTP ERROR packet came (code and message known), or the
+ * firmware said not found / access denied itself (iPXE's Mtftp turns the
+ * packet into a status: efi_pxe.c), or the server was silent, or else. */
+enum tftp_fw_result {
+    TFTP_FW_ERROR_PACKET,
+    TFTP_FW_NOT_FOUND,
+    TFTP_FW_ACCESS_DENIED,
+    TFTP_FW_TIMEOUT,
+    TFTP_FW_OTHER,
+};
+
+/* RFC 1350 section 5 error codes (8: RFC 2347 option negotiation). */
+#define TFTP_ERR_NOT_DEFINED 0
+#define TFTP_ERR_NOT_FOUND 1
+#define TFTP_ERR_ACCESS 2
+#define TFTP_ERR_DISK_FULL 3
+#define TFTP_ERR_ILLEGAL_OP 4
+#define TFTP_ERR_UNKNOWN_TID 5
+#define TFTP_ERR_EXISTS 6
+#define TFTP_ERR_NO_USER 7
+#define TFTP_ERR_OPTIONS 8
+/* The firmware kept the server's message but not its code: EDK2 stores the
+ * network-order 16-bit code cast to UINT8 (PxeBcMtftp4GetFileSize,
+ * PxeBcMtftp4CheckPacket), which is 0 for every RFC code on x86. The
+ * message then decides: "not found" means not there, "denied",
+ * "permission" or "access violation" a refusal, anything else an error. */
+#define TFTP_ERR_CODE_LOST 0xffff
+
+/* A failed TFTP read as the caller must see it: BM_ENODEV only for "file
+ * not found" (the file is simply not there), BM_EACCES for an access
+ * violation, BM_ETIMEDOUT for a silent server, BM_EIO for every other
+ * server error; why says so in words, with the server's address, the TFTP
+ * code and the server's own message (printable ASCII only, cut). */
+int netboot_tftp_error(enum tftp_fw_result r, unsigned code, const char *server_msg, size_t msg_len,
+                       const uint8_t server[4], char *why, size_t cap);
+
+/* PXELINUX's BOOTIF= value, "01-52-54-00-12-34-56" (ARP type 1, then the
+ * MAC): the MAC, or false. */
+bool netboot_parse_bootif(const char *s, size_t len, uint8_t mac[6]);
+
 /* "a.b.c.d" -> ip; false unless exactly four numbers 0..255. */
 bool netboot_parse_ipv4(const char *s, size_t len, uint8_t ip[4]);
 

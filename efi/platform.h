@@ -26,6 +26,7 @@ enum {
     BM_EPERM = -8,      /* refused by a safety rule */
     BM_EBUSY = -9,      /* no free slot / queue full */
     BM_ENOSPC = -10,    /* buffer too small */
+    BM_EACCES = -11,    /* a server refused access (TFTP access violation) */
 };
 
 const char *bm_strerror(int err);
@@ -218,6 +219,13 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap);
  * (\baremark\, then its root), tftp://10.0.0.2/ (server from the
  * pxe_reply)"). Returns its length. */
 size_t plat_boot_file_places(char *buf, size_t cap);
+/* Why the last plat_boot_file_read that failed other than "not there"
+ * failed, in the boot server's words ("the TFTP server at 10.0.0.2 refused
+ * it: TFTP error 2, access violation"); 0 when nothing more is known. */
+size_t plat_boot_file_error(char *buf, size_t cap);
+/* The IPv4 address the boot NIC got for the netboot (UEFI: the PXE base
+ * code's station address; BIOS: the loader's ip= word); false when none. */
+bool plat_boot_nic_ip(uint8_t ip[4]);
 /* The MAC address of the NIC the app was netbooted through (or whose
  * path the boot device has); false when there is none. */
 bool plat_boot_nic_mac(uint8_t mac[6]);

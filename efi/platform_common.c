@@ -15,6 +15,7 @@ const char *bm_strerror(int err)
     case BM_EPERM: return "refused by a safety rule";
     case BM_EBUSY: return "busy";
     case BM_ENOSPC: return "no space";
+    case BM_EACCES: return "access denied";
     default: return "unknown error";
     }
 }

@@ -9,6 +9,7 @@ static unsigned nsinks;
 static unsigned nerrors;
 static unsigned current_pass;
 static record_observer_fn observer;
+static record_json_observer_fn json_observer;
 
 void sinks_reset(void)
 {
@@ -42,6 +43,7 @@ void sinks_close(void)
             sinks[i]->close(sinks[i]);
     nsinks = 0;
     observer = NULL;
+    json_observer = NULL;
     plat_set_diag_sink(NULL);
 }
 
@@ -53,6 +55,11 @@ void record_set_pass(unsigned pass)
 void record_set_observer(record_observer_fn fn)
 {
     observer = fn;
+}
+
+void record_set_json_observer(record_json_observer_fn fn)
+{
+    json_observer = fn;
 }
 
 void record_metric(struct record *r, const char *subject, const char *test, const char *unit, double value)
@@ -103,6 +110,8 @@ void record_emit(struct record *r, const char *human)
             sinks[i]->record(sinks[i], r->type, json_text(&r->j), human);
     if (observer && r->metric.set)
         observer(r->type, &r->metric);
+    if (json_observer)
+        json_observer(r->type, json_text(&r->j));
 }
 
 static void emit_message(const char *type, const char *label, const char *where, const char *fmt, va_list ap)

@@ -88,5 +88,9 @@ void record_metric_disk(struct record *r, double iops, double p99_us, const char
 /* One observer sees every emitted record's metric (after the sinks). */
 typedef void (*record_observer_fn)(const char *type, const struct record_metric *m);
 void record_set_observer(record_observer_fn fn);
+/* One observer sees every emitted record's JSON text (after the sinks):
+ * the findings collect their evidence through it (findings.h). */
+typedef void (*record_json_observer_fn)(const char *type, const char *json);
+void record_set_json_observer(record_json_observer_fn fn);
 
 #endif

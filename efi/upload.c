@@ -11,14 +11,25 @@ static struct {
     bool on;
     struct http_url url;
     const char *url_text;
+    const char *token;                  /* upload_token=, "" when none */
     uint32_t timeout_s;
-    char name[96];
-    char html_name[96];
+    char base[RUN_UPLOAD_NAME_MAX];     /* run_ident_upload_base() */
+    char run_id[RUN_ID_HEX + 1];
     char html_path[256];                /* on the results volume; "" when there is no folder */
     char *buf;
     size_t len, cap;
     bool overflow;
 } up;
+
+/* Overwrite a buffer that held the token; volatile so the compiler keeps
+ * the stores although the buffer is not read again. */
+static void wipe(void *p, size_t n)
+{
+    volatile uint8_t *b = p;
+
+    while (n--)
+        *b++ = 0;
+}
 
 /* The copy of the results file: each record's JSON and a line end, as the
  * file sink writes them (sinks.c file_record). */
@@ -51,24 +62,52 @@ static void copy_record(struct sink *s, const char *type, const char *json, cons
     copy_append("\n", 1);
 }
 
-struct sink *upload_begin(const struct config *c, const char *folder, const char *name)
+struct sink *upload_begin(const struct config *c, const char *folder, const char *local_name,
+                          const struct run_ident *id, const char *compact_time)
 {
     static struct sink s = { "upload", copy_record, NULL, NULL, NULL, NULL };
-    const char *dot;
+    const char *dot = strrchr(local_name, '.');
 
     plat_free(up.buf);
     memset(&up, 0, sizeof(up));
-    if (!c->upload[0] || http_url_parse(c->upload, &up.url) != BM_OK)
+    if (!c->upload[0] || http_url_parse(c->upload, &up.url) != BM_OK ||
+        !run_ident_upload_base(up.base, sizeof(up.base), id, compact_time))
         return NULL;
     up.on = true;
     up.url_text = c->upload;
+    up.token = c->upload_token;
     up.timeout_s = c->upload_timeout_s ? c->upload_timeout_s : 30;
-    bm_strlcpy(up.name, name, sizeof(up.name));
-    dot = strrchr(name, '.');
-    snprintf(up.html_name, sizeof(up.html_name), "%.*s.html", (int)(dot ? dot - name : (long)strlen(name)), name);
+    bm_strlcpy(up.run_id, id->run_id, sizeof(up.run_id));
     if (folder)
-        snprintf(up.html_path, sizeof(up.html_path), "%s\\%s", folder, up.html_name);
+        snprintf(up.html_path, sizeof(up.html_path), "%s\\%.*s.html", folder,
+                 (int)(dot ? dot - local_name : (long)strlen(local_name)), local_name);
     return &s;
+}
+
+/* "started", "pass3", "final". */
+static void stage_text(char *dst, size_t cap, enum upload_stage stage, unsigned pass)
+{
+    if (stage == UPLOAD_STARTED)
+        bm_strlcpy(dst, "started", cap);
+    else if (stage == UPLOAD_PASS)
+        snprintf(dst, cap, "pass%u", pass);
+    else
+        bm_strlcpy(dst, "final", cap);
+}
+
+size_t upload_name(char *dst, size_t cap, const char *base, enum upload_stage stage, unsigned pass, const char *ext)
+{
+    char st[24];
+    int n;
+
+    stage_text(st, sizeof(st), stage, pass);
+    n = snprintf(dst, cap, "%s.%s.%s", base, st, ext);
+    if (n < 0 || (size_t)n >= cap) {
+        if (cap)
+            dst[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
 }
 
 uint32_t upload_backoff_ms(unsigned attempt)
@@ -88,14 +127,20 @@ struct put_result {
 };
 
 /* One file, retried with back-off until it is taken, refused for good
- * (4xx) or upload_timeout= is over. */
-static bool put_file(const char *name, const char *body, size_t len, struct put_result *res)
+ * (4xx) or upload_timeout= is over. The head carries the token: it lives
+ * only in this frame's buffers and is wiped before returning. */
+static bool put_file(const char *name, const char *stage, const char *body, size_t len, struct put_result *res)
 {
-    char head[512], resp[1024];
+    char head[1024], resp[1024], extra[320];
     uint64_t t0 = plat_now_ns(), deadline = t0 + (uint64_t)up.timeout_s * 1000000000ull;
-    size_t head_len = http_put_head(head, sizeof(head), &up.url, name, len);
+    size_t head_len;
     bool ok = false;
 
+    /* The contract with the collector: docs/netboot.md, the upload contract. */
+    snprintf(extra, sizeof(extra), "%s%s%sX-Baremark-Run-Id: %s\r\nX-Baremark-Stage: %s\r\n",
+             up.token[0] ? "Authorization: Bearer " : "", up.token, up.token[0] ? "\r\n" : "", up.run_id, stage);
+    head_len = http_put_head(head, sizeof(head), &up.url, name, len, extra);
+    wipe(extra, sizeof(extra));
     memset(res, 0, sizeof(*res));
     if (!head_len) {
         bm_strlcpy(res->why, "request too long", sizeof(res->why));
@@ -128,11 +173,12 @@ static bool put_file(const char *name, const char *body, size_t len, struct put_
         plat_delay_ns(wait_ns);
     }
     res->seconds = (double)(plat_now_ns() - t0) / 1e9;
+    wipe(head, sizeof(head));
     return ok;
 }
 
 /* The upload record (and an error record when it failed). */
-static void emit_upload(const char *name, size_t bytes, bool ok, const struct put_result *res)
+static void emit_upload(const char *name, const char *stage, size_t bytes, bool ok, const struct put_result *res)
 {
     static struct record r;
     char url[HTTP_URL_MAX + 100], human[640];
@@ -141,6 +187,7 @@ static void emit_upload(const char *name, size_t bytes, bool ok, const struct pu
     record_begin(&r, "upload");
     json_str(&r.j, "url", url);
     json_str(&r.j, "file", name);
+    json_str(&r.j, "stage", stage);
     json_u64(&r.j, "bytes", bytes);
     json_bool(&r.j, "ok", ok);
     if (res->status)
@@ -161,29 +208,35 @@ static void emit_upload(const char *name, size_t bytes, bool ok, const struct pu
                      res->attempts == 1 ? "" : "s", res->why);
 }
 
-int upload_now(void)
+int upload_now(enum upload_stage stage, unsigned pass)
 {
     struct put_result res;
+    char name[RUN_UPLOAD_NAME_MAX + 24], html_name[RUN_UPLOAD_NAME_MAX + 24], st[24];
     bool ok;
     long n;
     char *html;
 
     if (!up.on)
         return BM_OK;
+    stage_text(st, sizeof(st), stage, pass);
+    upload_name(name, sizeof(name), up.base, stage, pass, "jsonl");
     if (up.overflow) {
         memset(&res, 0, sizeof(res));
         snprintf(res.why, sizeof(res.why), "the results are larger than %u MiB", UPLOAD_MAX_BYTES >> 20);
-        emit_upload(up.name, up.len, false, &res);
+        emit_upload(name, st, up.len, false, &res);
         return BM_ENOSPC;
     }
-    ok = put_file(up.name, up.buf ? up.buf : "", up.len, &res);
-    emit_upload(up.name, up.len, ok, &res);
-    if (!ok || !up.html_path[0] || !(html = plat_alloc(UPLOAD_HTML_MAX)))
+    ok = put_file(name, st, up.buf ? up.buf : "", up.len, &res);
+    emit_upload(name, st, up.len, ok, &res);
+    /* The HTML report is whole only at the end (the sinks wrote it on close). */
+    if (!ok || stage != UPLOAD_FINAL || !up.html_path[0] || !(html = plat_alloc(UPLOAD_HTML_MAX)))
         return ok ? BM_OK : BM_EIO;
     n = plat_results_file_read(up.html_path, html, UPLOAD_HTML_MAX);
     if (n >= 0) {
-        bool hok = put_file(up.html_name, html, (size_t)n, &res);
-        emit_upload(up.html_name, (size_t)n, hok, &res);
+        bool hok;
+        upload_name(html_name, sizeof(html_name), up.base, stage, pass, "html");
+        hok = put_file(html_name, st, html, (size_t)n, &res);
+        emit_upload(html_name, st, (size_t)n, hok, &res);
         ok = ok && hok;
     }
     plat_free(html);

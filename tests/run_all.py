@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Run every test: host unit tests (cmocka binaries in build/host/tests) and
-QEMU integration tests (tests/qemu/test_*.py, functions named test_*), and
-the fuzz smoke (tests/fuzz/smoke.py: every harness a few seconds, "fuzz.NAME").
+"""Run every test: host unit tests (cmocka binaries in build/host/tests, and
+the host tools' pytest tests in tests/tools), QEMU integration tests
+(tests/qemu/test_*.py, functions named test_*), and the fuzz smoke
+(tests/fuzz/smoke.py: every harness a few seconds, "fuzz.NAME").
 
 usage: run_all.py [--unit|--qemu|--host|--fuzz] [-k SUBSTRING] [-j N]
   --unit  the cmocka binaries only
@@ -16,8 +17,10 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -28,10 +31,10 @@ BUILD = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"))
 # the parallel pool ends together instead of waiting on one late long test.
 LAST_DURATIONS = os.path.join(BUILD, "test-durations.json")
 KNOWN_DURATIONS = os.path.join(ROOT, "tests", "qemu", "durations.txt")
-# The cmocka binaries mostly wait (device models' delays, bounded timeouts),
-# so more of them run at once than there are cores; not many more, since a
-# few measure time (retries within a deadline) and need their CPU when they run.
-UNIT_JOBS = int(os.environ.get("BAREMARK_UNIT_JOBS", "4"))
+# The cmocka binaries mostly wait (device models' delays, bounded timeouts), so
+# two at a time halve their wall time; not more than the cores by default, since
+# a few count I/Os or retries within a deadline and need their CPU when they run.
+UNIT_JOBS = int(os.environ.get("BAREMARK_UNIT_JOBS", os.environ.get("BAREMARK_TEST_JOBS", "2")))
 
 
 def run_unit_binary(binary, pattern):
@@ -68,6 +71,39 @@ def unit_tests(pattern):
         if res:
             times[name] = secs
     return results, times
+
+
+def pytest_tests(pattern):
+    """The host tools' pytest tests (tests/tools/test_*.py) as (name, ok, detail), from pytest's
+    JUnit XML. They run with --unit; with -k, only when the pattern could name one of them."""
+    import xml.etree.ElementTree as ET
+    if pattern and not re.fullmatch(r"[\w.\[\]-]+", pattern):
+        return []  # not a name pytest's -k can take (and no test here is named so)
+    python = next((py for py in (sys.executable, "/usr/bin/python3") if os.path.exists(py) and subprocess.run(
+        [py, "-c", "import pytest"], capture_output=True).returncode == 0), None)
+    if python is None:
+        return [("pytest", False, "pytest is missing: apt-get install python3-pytest (make deps)")]
+    sub = pattern[len("pytest."):] if pattern.startswith("pytest.") else pattern
+    with tempfile.TemporaryDirectory(prefix="baremark-pytest-") as tmp:
+        xml = os.path.join(tmp, "junit.xml")
+        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml", xml, "tests/tools"]
+        if sub:
+            cmd += ["-k", sub.rsplit(".", 1)[-1]]
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=1800)
+        try:
+            cases = list(ET.parse(xml).getroot().iter("testcase"))
+        except (OSError, ET.ParseError):
+            return [("pytest", False, "no JUnit XML (exit %d)\n%s%s" % (p.returncode, p.stdout, p.stderr))]
+    results = []
+    for c in cases:
+        full = "pytest.%s.%s" % (c.get("classname", "").rsplit(".", 1)[-1], c.get("name"))
+        bad = [e for e in c if e.tag in ("failure", "error")]
+        if c.find("skipped") is not None or (pattern and pattern not in full):
+            continue
+        results.append((full, not bad, "\n".join((e.get("message") or "") + "\n" + (e.text or "") for e in bad)))
+    if p.returncode not in (0, 1, 5) and not any(not ok for _, ok, _ in results):
+        results.append(("pytest", False, "pytest exit %d\n%s%s" % (p.returncode, p.stdout[-3000:], p.stderr)))
+    return results
 
 
 def is_host_test(mod, fn):
@@ -183,7 +219,11 @@ def main():
     if do_unit:
         results, unit_times = unit_tests(args.k)
         times.update(unit_times)
-        for name, ok, detail in results:
+        t_py = time.time()
+        py_results = pytest_tests(args.k)
+        if py_results:
+            times["pytest (tests/tools, all)"] = time.time() - t_py
+        for name, ok, detail in results + py_results:
             print("%s %s" % ("PASS" if ok else "FAIL", name), flush=True)
             if not ok:
                 print(detail)

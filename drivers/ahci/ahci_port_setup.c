@@ -101,6 +101,13 @@ static void port_fill_disk(struct ahci_port *p)
     d->lun = 0;
     /* SStatus.SPD (SATA 3.x section 14.2.1): generation 1, 2, 3. */
     d->link_gbps = spd == 1 ? 1.5 : spd == 2 ? 3.0 : spd == 3 ? 6.0 : 0.0;
+    /* What the port and the drive could do: CAP.ISS (AHCI 1.3.1 section
+     * 3.1.1: 1 = Gen1, 2 = Gen2, 3 = Gen3) and IDENTIFY word 76. */
+    {
+        uint32_t iss = (c->cap >> AHCI_CAP_ISS_SHIFT) & AHCI_CAP_ISS_MASK;
+        d->link_port_max_gbps = iss == 1 ? 1.5 : iss == 2 ? 3.0 : iss == 3 ? 6.0 : 0.0;
+    }
+    d->link_drive_max_gbps = p->id.sata_max_gbps;
     d->nqueues = 1;
     /* FPDMA QUEUED carries a 48-bit LBA: NCQ only with 48-bit addressing
      * (ACS-3 makes NCQ require it; a disk that claims NCQ without it is

@@ -54,7 +54,10 @@ static int port_read_ncq_log(struct ahci_port *p, struct ata_ncq_error *e)
         ahci_port_diag(p, "READ LOG EXT 10h failed (%s, sts 0x%02x err 0x%02x)", bm_strerror(rc), sts, err);
         return rc;
     }
-    return ata_parse_ncq_error_log(p->scratch, e);
+    rc = ata_parse_ncq_error_log(p->scratch, e);
+    if (rc == BM_OK && e->bad_checksum)
+        ahci_port_diag(p, "NCQ error log (10h) has a bad checksum; used as read (Linux ata_eh_read_log_10h)");
+    return rc;
 }
 
 /* The LBA a failed non-queued command reports: ACS-3's error outputs put

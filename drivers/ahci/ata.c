@@ -160,6 +160,11 @@ int ata_parse_identify(const uint8_t d[ATA_SECTOR_BYTES], struct ata_identity *i
         id->ncq = true;
         id->ncq_depth = (word_at(d, 75) & 0x1f) + 1u;
     }
+    /* Word 76 bits 3:1: Gen3 (6.0), Gen2 (3.0), Gen1 (1.5 Gb/s) supported
+     * (ACS-3 section 7.12.7, SATA Capabilities; Linux ata_id_has_ncq's
+     * neighbours in include/linux/ata.h). The highest set bit counts. */
+    if (w76 != 0x0000 && w76 != 0xffff)
+        id->sata_max_gbps = (w76 & (1u << 3)) ? 6.0 : (w76 & (1u << 2)) ? 3.0 : (w76 & (1u << 1)) ? 1.5 : 0.0;
     /* General purpose logging: word 84 bit 5 (supported), 87 bit 5 (enabled);
      * both words valid when bits 15:14 read 01b. */
     id->dma = (word_at(d, 49) & (1u << 8)) != 0;
@@ -178,9 +183,8 @@ int ata_parse_ncq_error_log(const uint8_t p[ATA_SECTOR_BYTES], struct ata_ncq_er
     /* Byte 511 makes the page sum to 0 mod 256. */
     for (unsigned i = 0; i < ATA_SECTOR_BYTES; i++)
         sum = (uint8_t)(sum + p[i]);
-    if (sum != 0)
-        return BM_EINVAL;
     memset(e, 0, sizeof(*e));
+    e->bad_checksum = sum != 0;
     /* Byte 0: NQ bit 7, tag 4:0; 2 status; 3 error; 4-6 and 8-10 the LBA. */
     e->nq = (p[0] & 0x80) != 0;
     e->tag = p[0] & 0x1f;

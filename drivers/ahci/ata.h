@@ -106,6 +106,7 @@ struct ata_identity {
     uint32_t logical_bytes;        /* word 106 bit 12, words 117-118; else 512 */
     uint32_t physical_bytes;       /* word 106 bit 13, bits 3:0: 2^n logical per physical */
     bool ncq;                      /* word 76 bit 8 */
+    double sata_max_gbps;          /* word 76 bits 3:1: highest SATA generation supported (1.5/3/6), 0 unknown */
     unsigned ncq_depth;            /* word 75 bits 4:0, plus one */
     bool gpl;                      /* word 84/87 bit 5: general purpose logging (READ LOG EXT) */
     bool dma;                      /* word 49 bit 8: DMA commands (a PIO-only CF card clears it) */
@@ -139,9 +140,13 @@ struct ata_ncq_error {
     unsigned tag;
     uint8_t status, error;
     uint64_t lba;
+    bool bad_checksum;             /* byte 511 does not make the page sum to 0 (parsed all the same) */
 };
 
-/* Parse log page 10h. BM_EINVAL if the checksum (byte 511) is wrong. */
+/* Parse log page 10h. A wrong checksum (byte 511) is only noted in
+ * bad_checksum: as Linux ata_eh_read_log_10h(), which warns and uses the
+ * page (reading it already took the device out of its NCQ error state;
+ * a COMRESET for a bad checksum would throw away the failing tag). */
 int ata_parse_ncq_error_log(const uint8_t page[ATA_SECTOR_BYTES], struct ata_ncq_error *e);
 
 /* ---- Decoded errors ------------------------------------------------------------------------------- */

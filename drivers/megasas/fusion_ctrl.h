@@ -48,6 +48,7 @@ struct fu_ctrl {
     uint32_t max_io_sge;      /* SGEs one I/O may carry: main frame plus chain frame */
     bool operational;         /* IOC INIT done */
     bool failed;
+    bool keep_memory;         /* release could not stop the firmware: its frames and queues are never freed */
 
     uint32_t nslots;          /* slot s is SMID s + 1 */
     uint8_t *req;             /* (nslots + 1) request frames; SMID 0's unused */

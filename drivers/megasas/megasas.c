@@ -309,13 +309,62 @@ void mfi_scan_system_pds(const struct mfi_scan_ops *ops)
     }
 }
 
-void mfi_wait_not_operational(volatile void *regs, const char *where)
+bool mfi_wait_not_operational(volatile void *regs, const char *where)
 {
     uint64_t deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
 
     while ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL &&
            plat_now_ns() < deadline)
         plat_delay_ns(NS_PER_MS);
-    if ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL)
+    if ((mmio_read32(regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
         plat_diag(where, "firmware did not leave OPERATIONAL state (OSP0 0x%08x)", mmio_read32(regs, MFI_REG_OSP0));
+        return false;
+    }
+    return true;
+}
+
+const uint32_t mfi_gen2_reset_keys[6] = { 0x0, 0x4, 0xb, 0x2, 0x7, 0xd };
+const uint32_t mfi_fusion_reset_keys[7] = { 0x0, 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
+
+/* Poll the host diagnostic register until (reg & bit) == want, bounded. */
+static bool mfi_diag_wait(volatile void *regs, uint32_t diag_reg, uint32_t bit, bool want, uint64_t timeout_ns)
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+
+    for (;;) {
+        uint32_t v = mmio_read32(regs, diag_reg);
+
+        if (v != 0xffffffffu && !!(v & bit) == want)
+            return true;
+        if (plat_now_ns() > deadline)
+            return false;
+        plat_delay_ns(10 * NS_PER_MS);
+    }
+}
+
+bool mfi_adapter_reset(volatile void *regs, const char *where, uint32_t seq_reg, uint32_t diag_reg,
+                       const uint32_t *keys, size_t nkeys)
+{
+    uint64_t t0 = plat_now_ns();
+    uint32_t diag;
+
+    for (size_t i = 0; i < nkeys; i++)
+        mmio_write32(regs, seq_reg, keys[i]);
+    if (!mfi_diag_wait(regs, diag_reg, MFI_DIAG_WRITE_ENABLE, true, 10 * NS_PER_S)) {
+        plat_diag(where, "adapter reset: host diagnostic register not unlocked within 10 s (0x%08x)",
+                  mmio_read32(regs, diag_reg));
+        return false;
+    }
+    diag = mmio_read32(regs, diag_reg);
+    mmio_write32(regs, diag_reg, diag | MFI_DIAG_RESET_ADAPTER);
+    plat_delay_ns(100 * NS_PER_MS);
+    if (!mfi_diag_wait(regs, diag_reg, MFI_DIAG_RESET_ADAPTER, false, 100 * NS_PER_S)) {
+        plat_diag(where, "adapter reset: RESET_ADAPTER still set after 100 s (0x%08x)", mmio_read32(regs, diag_reg));
+        return false;
+    }
+    if (!mfi_wait_not_operational(regs, where))
+        return false;
+    plat_diag(where, "adapter reset done in %llu ms (OSP0 0x%08x)",
+              (unsigned long long)((plat_now_ns() - t0) / NS_PER_MS), mmio_read32(regs, MFI_REG_OSP0));
+    return true;
 }

@@ -139,14 +139,19 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
     struct fusion_io_request *r = fu_request(c, slot);
     struct fusion_raid_context *rc = &r->raid_context;
     const struct hbaq_slot *s = &c->base.h.q.slots[slot];
-    bool busy, seq;
+    bool seq;
 
     if (s->state != HBAQ_BUSY || !s->owner ||
         (r->function != FUSION_FUNCTION_LD_IO && r->function != MPI2_FUNCTION_SCSI_IO_REQUEST))
         return false;
-    busy = rc->status == MFI_STAT_SCSI_DONE_WITH_ERROR && hbaq_status_is_busy(rc->ex_status);
+    /* SCSI status and sense: the shared table decides (BUSY, TASK SET
+     * FULL, UNIT ATTENTION, becoming ready: again later; RECOVERED
+     * ERROR: success), as Linux map_cmd_status hands them to the
+     * midlayer's scsi_decide_disposition / scsi_check_sense. */
+    if (rc->status == MFI_STAT_SCSI_DONE_WITH_ERROR)
+        return hba_scsi_disposition(&c->base.h, slot, rc->ex_status, fu_sense(c, slot), FUSION_SENSE_BYTES);
     seq = rc->status == MFI_STAT_CONFIG_SEQ_MISMATCH && r->function == MPI2_FUNCTION_SCSI_IO_REQUEST;
-    if (!busy && !seq)
+    if (!seq)
         return false;
     if (!hbaq_requeue(&c->base.h.q, slot, plat_now_ns()))
         return false;
@@ -173,6 +178,7 @@ static void fu_send_retries(void *ctrl)
 
         r->raid_context.status = 0;
         r->raid_context.ex_status = 0;
+        memset(fu_sense(c, (uint32_t)s), 0, FUSION_SENSE_BYTES);
         fu_fire_slot(c, (uint32_t)s, fu_io_desc_type(c, r), r->dev_handle);
     }
 }
@@ -543,7 +549,7 @@ static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type
 }
 
 /* Has the firmware given a timed-out SMID back? */
-static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return c->base.h.q.slots[slot].state != HBAQ_ABANDONED; }
+static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return !hbaq_slot_held(&c->base.h.q, slot); }
 
 /* A command timed out (its slot stays held, see hba_queue.h). Note whether
  * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion

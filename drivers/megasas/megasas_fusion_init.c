@@ -180,38 +180,82 @@ static void fu_enable_replies(struct fu_ctrl *c)
     (void)fu_read(c, MFI_REG_OMSK);
 }
 
-/* Hand the firmware back in READY state: flush caches, then the reset
- * request that takes an operational firmware back to READY. */
+/* hba_host_wait_idle's early way out: the firmware FAULTed. */
+static bool fu_fw_faulted(void *ctrl)
+{
+    return (fu_fw_status(ctrl) & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT;
+}
+
+/* Hand the firmware back in READY state and make sure it owns nothing of
+ * ours any more: wait (bounded, MEGASAS_RELEASE_DRAIN_NS) for the SMIDs
+ * it holds (Linux megasas_wait_for_outstanding_fusion), flush caches,
+ * then the reset request that takes an operational firmware back to
+ * READY; a firmware that will not leave OPERATIONAL (or FAULTed holding
+ * SMIDs) gets the adapter reset (Linux megasas_reset_fusion's
+ * megasas_adp_reset_fusion: the diagnostic write sequence, then
+ * RESET_ADAPTER). Stopped: every held SMID is given back; not stopped:
+ * the request frames, sense buffers, MFI frames and reply queue it may
+ * still write are kept for good (fu_free), as nvme_teardown does. */
 static void fu_stop_firmware(struct fu_ctrl *c)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
+    uint32_t held = 0, state;
+    bool stopped = true;
     char err[128];
 
+    if (c->operational) {
+        held = hba_host_wait_idle(&c->base.h, MEGASAS_RELEASE_DRAIN_NS, fu_fw_faulted);
+        if (held)
+            plat_diag(c->base.bdf, "%u SMID(s) still outstanding after %llu s; the controller reset takes them back",
+                      held, (unsigned long long)(MEGASAS_RELEASE_DRAIN_NS / NS_PER_S));
+    }
     if (c->operational && !c->failed &&
         fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
         plat_diag(c->base.bdf, "cache flush: %s", err);
-    if ((fu_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
+    state = fu_fw_status(c) & MFI_FWSTATE_MASK;
+    if (state == MFI_FWSTATE_OPERATIONAL) {
         fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
         if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
             plat_diag(c->base.bdf, "reset to READY: %s", err);
-        mfi_wait_not_operational(c->regs, c->base.bdf);
+        stopped = mfi_wait_not_operational(c->regs, c->base.bdf);
+    } else if (state == MFI_FWSTATE_FAULT && c->base.h.q.busy) {
+        stopped = false;
+        plat_diag(c->base.bdf, "firmware FAULT with %u SMID(s) outstanding", c->base.h.q.busy);
+    }
+    if (!stopped) {
+        plat_diag(c->base.bdf, "escalating to the adapter reset (host diagnostic register)");
+        stopped = mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_FUSION_SEQ, MFI_REG_FUSION_HOSTDIAG,
+                                    mfi_fusion_reset_keys, ARRAY_SIZE(mfi_fusion_reset_keys));
     }
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (c->base.h.q.busy)
-        plat_diag(c->base.bdf, "%u SMID(s) never answered before the reset", c->base.h.q.busy);
+    if (stopped) {
+        unsigned n = hbaq_return_all(&c->base.h.q, "ended by the controller reset at release");
+
+        if (n)
+            plat_diag(c->base.bdf, "%u SMID(s) ended by the controller reset", n);
+    } else {
+        c->keep_memory = true;
+        plat_diag(c->base.bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
+                  "(it may still write them)",
+                  (c->req_bytes + c->sense_bytes + c->mfi_bytes + c->reply_bytes + 4096 + FU_SCRATCH_BYTES) >> 10);
+    }
     c->operational = false;
 }
 
 /* Release (megasas_driver.c): the firmware back to READY. */
 static void fu_stop(struct megasas_ctrl *m) { fu_stop_firmware(MEGASAS_CTRL_OF(m, struct fu_ctrl)); }
 
-/* Release, last step: the frames and queues, then the controller. */
+/* Release, last step: the frames and queues (unless the firmware may
+ * still write them), then the controller. */
 static void fu_free(struct megasas_ctrl *m)
 {
     struct fu_ctrl *c = MEGASAS_CTRL_OF(m, struct fu_ctrl);
 
-    fu_free_memory(c);
+    if (!c->keep_memory)
+        fu_free_memory(c);
+    else
+        plat_free(c->jbod_map);
     plat_free(c);
 }
 

@@ -62,8 +62,32 @@ const char *mfi_status_name(uint8_t st);
 
 /* After the reset request that ends OPERATIONAL state: wait, bounded by
  * Linux's MEGASAS_RESET_WAIT_TIME, for the firmware to leave it; logs
- * when it does not. */
-void mfi_wait_not_operational(volatile void *regs, const char *where);
+ * when it does not. True once it has left it. */
+bool mfi_wait_not_operational(volatile void *regs, const char *where);
+
+/* How long release waits for the commands the firmware still holds
+ * before it resets the controller to take them back (Linux
+ * megasas_wait_for_outstanding / _fusion wait resetwaittime, 180 s, from
+ * the first timeout). Ours is shorter: release comes only after every
+ * job has ended, so each command still out has already had its 30 s
+ * timeout, the abort and the engine's 60 s stall limit; a firmware that
+ * was about to answer does so within seconds, and the reset that follows
+ * takes the rest back anyway. */
+#define MEGASAS_RELEASE_DRAIN_NS (10ull * 1000000000ull)
+
+/* Reset the whole adapter through the host diagnostic register, as Linux
+ * megasas_adp_reset_gen2 (gen2, skinny) and megasas_adp_reset_fusion: the
+ * unlock keys to seq_reg, wait (bounded, 10 s) for DIAG_WRITE_ENABLE,
+ * set RESET_ADAPTER, wait (bounded, 100 s as Linux's 1000 x 100 ms) for
+ * it to clear, then (bounded, Linux MEGASAS_RESET_WAIT_TIME) for the
+ * firmware to leave OPERATIONAL. True when the adapter is reset: it owns
+ * no command and writes no host memory any more. */
+bool mfi_adapter_reset(volatile void *regs, const char *where, uint32_t seq_reg, uint32_t diag_reg,
+                       const uint32_t *keys, size_t nkeys);
+/* The unlock keys of the two generations (Linux megasas_adp_reset_gen2;
+ * MPI2_WRSEQ_*_KEY_VALUE for Fusion). */
+extern const uint32_t mfi_gen2_reset_keys[6];
+extern const uint32_t mfi_fusion_reset_keys[7];
 
 struct mfi_ctrl_info;
 /* The largest command given the I/O SGE limit and the controller info's

@@ -95,24 +95,23 @@ static int mfi_frame_result(struct mfi_ctrl *c, uint32_t slot, char *detail, siz
     return BM_EIO;
 }
 
-/* An engine I/O whose target answered BUSY or TASK SET FULL: keep it for
- * a later retry instead of failing it. Linux megasas_complete_cmd passes
- * MFI_STAT_SCSI_DONE_WITH_ERROR up as DID_OK with the SCSI status, and the
- * midlayer requeues BUSY / TASK SET FULL (scsi_decide_disposition); the
- * shared queue does the back-off (hba_queue.h "BUSY and TASK SET FULL").
- * False: complete it as usual. */
+/* An engine I/O the target ended with a SCSI status: BUSY / TASK SET FULL,
+ * UNIT ATTENTION and NOT READY 04/01 are sent again later, RECOVERED
+ * ERROR is success, by the shared table (hba_scsi_disposition). Linux
+ * megasas_complete_cmd passes MFI_STAT_SCSI_DONE_WITH_ERROR up as DID_OK
+ * with the SCSI status and sense, and the midlayer decides
+ * (scsi_decide_disposition, scsi_check_sense). False: complete it as
+ * usual. */
 static bool mfi_retry_later(struct mfi_ctrl *c, uint32_t slot)
 {
     const union mfi_frame *f = &c->frames[slot];
-    const struct hbaq_slot *s = &c->base.h.q.slots[slot];
 
-    if (s->state != HBAQ_BUSY || !s->owner)
-        return false;
     if (f->hdr.cmd != MFI_CMD_LD_READ && f->hdr.cmd != MFI_CMD_LD_WRITE && f->hdr.cmd != MFI_CMD_PD_SCSI_IO)
         return false;
-    if (f->hdr.cmd_status != MFI_STAT_SCSI_DONE_WITH_ERROR || !hbaq_status_is_busy(f->hdr.scsi_status))
+    if (f->hdr.cmd_status != MFI_STAT_SCSI_DONE_WITH_ERROR)
         return false;
-    return hbaq_requeue(&c->base.h.q, slot, plat_now_ns());
+    return hba_scsi_disposition(&c->base.h, slot, f->hdr.scsi_status, c->sense + (size_t)slot * MFI_SENSE_BYTES,
+                                MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, MFI_SENSE_BYTES));
 }
 
 /* Post again the frames whose BUSY back-off is over, unchanged but for
@@ -127,6 +126,7 @@ static void mfi_send_retries(void *ctrl)
 
         f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
         f->hdr.scsi_status = 0;
+        memset(c->sense + (size_t)s * MFI_SENSE_BYTES, 0, MFI_SENSE_BYTES);
         mfi_post(c, (uint32_t)s);
     }
 }

@@ -134,36 +134,83 @@ static void mfi_enable_replies(struct mfi_ctrl *c)
     (void)mfi_read(c, MFI_REG_OMSK); /* flush the posted writes */
 }
 
-/* Hand the firmware back in READY state, as we found it: flush caches,
- * abort and leave operational state, mask interrupts. */
+/* hba_host_wait_idle's early way out: the firmware FAULTed. */
+static bool mfi_fw_faulted(void *ctrl)
+{
+    return (mfi_fw_status(ctrl) & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT;
+}
+
+/* Hand the firmware back in READY state, as we found it, and make sure it
+ * owns nothing of ours any more: wait (bounded, MEGASAS_RELEASE_DRAIN_NS)
+ * for the commands it still holds (Linux megasas_wait_for_outstanding),
+ * flush caches, then the reset request that aborts every command and
+ * leaves operational state; a firmware that does not leave it (or that
+ * FAULTed holding commands) gets the adapter reset on gen2 and skinny
+ * parts (Linux megasas_adp_reset_gen2, its OCR step). When the firmware
+ * is stopped every held command is given back (hbaq_return_all); when it
+ * is not, the frames, sense buffers and reply queue it may still write
+ * are kept for good (mfi_free), as nvme_teardown does. */
 static void mfi_stop_firmware(struct mfi_ctrl *c)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
+    uint32_t held = 0, state;
+    bool stopped = true;
     char err[96];
 
+    if (c->operational) {
+        held = hba_host_wait_idle(&c->base.h, MEGASAS_RELEASE_DRAIN_NS, mfi_fw_faulted);
+        if (held)
+            plat_diag(c->base.bdf, "%u command(s) still outstanding after %llu s; the controller reset takes them back",
+                      held, (unsigned long long)(MEGASAS_RELEASE_DRAIN_NS / NS_PER_S));
+    }
     if (c->operational && !c->failed && mfi_dcmd_read(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err,
                                                       sizeof(err)) != BM_OK)
         plat_diag(c->base.bdf, "cache flush: %s", err);
-    if ((mfi_fw_status(c) & MFI_FWSTATE_MASK) == MFI_FWSTATE_OPERATIONAL) {
+    state = mfi_fw_status(c) & MFI_FWSTATE_MASK;
+    if (state == MFI_FWSTATE_OPERATIONAL) {
         mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
-        mfi_wait_not_operational(c->regs, c->base.bdf);
+        stopped = mfi_wait_not_operational(c->regs, c->base.bdf);
+    } else if (state == MFI_FWSTATE_FAULT && c->base.h.q.busy) {
+        stopped = false;
+        plat_diag(c->base.bdf, "firmware FAULT with %u command(s) outstanding", c->base.h.q.busy);
+    }
+    if (!stopped && c->id->family != MFI_FAMILY_PPC) {
+        plat_diag(c->base.bdf, "escalating to the adapter reset (host diagnostic register)");
+        stopped = c->id->family == MFI_FAMILY_SKINNY
+                      ? mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_FUSION_SEQ, MFI_REG_FUSION_HOSTDIAG,
+                                          mfi_gen2_reset_keys, ARRAY_SIZE(mfi_gen2_reset_keys))
+                      : mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_SEQ, MFI_REG_HOSTDIAG, mfi_gen2_reset_keys,
+                                          ARRAY_SIZE(mfi_gen2_reset_keys));
     }
     mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     if (c->id->family != MFI_FAMILY_SKINNY)
         mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
+    if (stopped) {
+        unsigned n = hbaq_return_all(&c->base.h.q, "ended by the controller reset at release");
+
+        if (n)
+            plat_diag(c->base.bdf, "%u command(s) ended by the controller reset", n);
+    } else {
+        c->keep_memory = true;
+        plat_diag(c->base.bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
+                  "(it may still write them)",
+                  (c->frames_bytes + c->sense_bytes + c->rq_bytes + MFI_SCRATCH_BYTES) >> 10);
+    }
     c->operational = false;
 }
 
 /* Release (megasas_driver.c): the firmware back to READY. */
 static void mfi_stop(struct megasas_ctrl *m) { mfi_stop_firmware(MEGASAS_CTRL_OF(m, struct mfi_ctrl)); }
 
-/* Release, last step: the frames and queues, then the controller. */
+/* Release, last step: the frames and queues (unless the firmware may
+ * still write them), then the controller. */
 static void mfi_free(struct megasas_ctrl *m)
 {
     struct mfi_ctrl *c = MEGASAS_CTRL_OF(m, struct mfi_ctrl);
 
-    mfi_free_memory(c);
+    if (!c->keep_memory)
+        mfi_free_memory(c);
     plat_free(c);
 }
 

@@ -23,6 +23,18 @@
 #define MFI_REG_OSP1 0xb4
 #define MFI_REG_IQPL 0xc0       /* inbound queue port, low 32 bits (skinny) */
 #define MFI_REG_IQPH 0xc4       /* inbound queue port, high 32 bits (skinny) */
+/* Adapter reset (online controller reset) registers (Linux struct
+ * megasas_register_set host_diag / seq_offset and fusion_host_diag /
+ * fusion_seq_offset): a key sequence written to the write-sequence
+ * register unlocks the host diagnostic register, whose RESET_ADAPTER bit
+ * then resets the whole controller. gen2 parts use the pair at 0xf8/0xfc,
+ * skinny and Fusion parts the pair at 0x04/0x08. */
+#define MFI_REG_HOSTDIAG 0xf8
+#define MFI_REG_SEQ 0xfc
+#define MFI_REG_FUSION_SEQ 0x04
+#define MFI_REG_FUSION_HOSTDIAG 0x08
+#define MFI_DIAG_WRITE_ENABLE 0x80u
+#define MFI_DIAG_RESET_ADAPTER 0x04u
 
 /* Fusion parts (SAS2208/3108/3008) in the same BAR (Linux megaraid_sas.h
  * struct megasas_register_set; megaraid_sas_fusion.h). The doorbell at 0

@@ -43,6 +43,7 @@ struct mfi_ctrl {
     uint32_t max_transfer_bytes;
     bool operational;         /* INIT done: the firmware owns our queues */
     bool failed;              /* firmware faulted */
+    bool keep_memory;         /* release could not stop the firmware: its frames and queues are never freed */
 
     uint32_t nslots;
     union mfi_frame *frames;  /* one 64-byte frame per slot, below 4 GiB */

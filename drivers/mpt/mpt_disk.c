@@ -38,12 +38,22 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
      * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
      * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
     if (r->address_reply &&
-        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES ||
-         ((r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
-           r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
-          !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
-          hbaq_status_is_busy(r->scsi_status))) &&
+        (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES) &&
         hbaq_requeue(&c->h.q, slot, plat_now_ns()))
+        return;
+    /* A SCSI status from the target: the shared table decides (BUSY, TASK
+     * SET FULL, UNIT ATTENTION, becoming ready: again later; RECOVERED
+     * ERROR: success), as mpt3sas _scsih_io_done hands status and sense
+     * to the midlayer (scsi_decide_disposition, scsi_check_sense). */
+    if (r->address_reply &&
+        (r->ioc_status == MPI_IOCSTATUS_SUCCESS || r->ioc_status == MPI_IOCSTATUS_SCSI_RECOVERED_ERROR ||
+         r->ioc_status == MPI_IOCSTATUS_SCSI_DATA_UNDERRUN) &&
+        !(r->scsi_state & (MPI_SCSI_STATE_NO_SCSI_STATUS | MPI_SCSI_STATE_TERMINATED)) &&
+        r->scsi_status != SCSI_STATUS_GOOD &&
+        hba_scsi_disposition(&c->h, slot, r->scsi_status,
+                             (r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID)
+                                 ? c->sense + (size_t)slot * MPT_SENSE_BYTES : NULL,
+                             MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, MPT_SENSE_BYTES)))
         return;
     status = mpt_result_status(r, c->sense + (size_t)slot * MPT_SENSE_BYTES, c->slot_bytes[slot], detail,
                                sizeof(detail));
@@ -228,6 +238,12 @@ static void mpt_host_reset(struct mpt_ctrl *c, const char *why)
             hbaq_complete(&c->h.q, i, BM_EIO, "IOC reset after a command timed out");
             ended++;
             break;
+        case HBAQ_TIMEDOUT:
+            /* Its buffer is the engine's again only now (hba_queue.h). */
+            c->results[i] = reset;
+            hbaq_complete(&c->h.q, i, BM_ETIMEDOUT, "ended by an IOC reset");
+            released++;
+            break;
         case HBAQ_ABANDONED:
             hbaq_complete(&c->h.q, i, BM_EIO, NULL);
             released++;
@@ -276,7 +292,7 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
     for (size_t i = 0; c->be->task_mgmt && i < ARRAY_SIZE(steps); i++) {
         int rc;
 
-        if (c->h.q.slots[slot].state != HBAQ_ABANDONED)
+        if (!hbaq_slot_held(&c->h.q, slot))
             return; /* answered meanwhile */
         rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
         if (rc == BM_ENOTSUP)
@@ -292,13 +308,13 @@ static void mpt_on_timeout(void *arg, uint32_t slot)
             }
             continue;
         }
-        if (c->h.q.slots[slot].state != HBAQ_ABANDONED) {
+        if (!hbaq_slot_held(&c->h.q, slot)) {
             plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
                       io->dev_handle, steps[i].name);
             return;
         }
     }
-    if (c->h.q.slots[slot].state != HBAQ_ABANDONED)
+    if (!hbaq_slot_held(&c->h.q, slot))
         return;
     mpt_host_reset(c, why);
 }

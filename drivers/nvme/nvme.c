@@ -187,9 +187,7 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
     if (rc != BM_OK)
         return rc;
     nvme_parse_identify_ctrl(c->idbuf, &c->info);
-    if (c->info.rtd3e_us)
-        c->shutdown_timeout_ms = (uint32_t)MIN(MAX(c->info.rtd3e_us / 1000000u * 1000u, NVME_SHUTDOWN_MIN_MS),
-                                               NVME_SHUTDOWN_MAX_MS);
+    c->shutdown_timeout_ms = nvme_shutdown_timeout_ms(c->info.rtd3e_us, NVME_SHUTDOWN_MIN_MS, NVME_SHUTDOWN_MAX_MS);
     /* Section 5.15.2: SQES/CQES give the required (3:0) and largest (7:4)
      * entry sizes; ours are 64 and 16 bytes. Zero means not reported. */
     if ((c->info.sqes && ((c->info.sqes & 0xf) > NVME_SQE_LOG2 || (c->info.sqes >> 4) < NVME_SQE_LOG2)) ||

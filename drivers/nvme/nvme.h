@@ -73,6 +73,11 @@ struct nvme_ctrl_info {
 
 /* Fields of an Identify Controller data structure (4096 bytes). */
 void nvme_parse_identify_ctrl(const uint8_t *id, struct nvme_ctrl_info *out);
+/* How long a shutdown may take: RTD3E (microseconds; 0: not reported)
+ * rounded UP to whole seconds and clamped to min_ms..max_ms, as Linux
+ * nvme_init_ctrl_finish() (DIV_ROUND_UP(transition_time, 1000000),
+ * clamped to shutdown_timeout..60 s); unreported: min_ms. */
+uint32_t nvme_shutdown_timeout_ms(uint32_t rtd3e_us, uint32_t min_ms, uint32_t max_ms);
 
 struct nvme_ns_info {
     uint64_t blocks;       /* NSZE */

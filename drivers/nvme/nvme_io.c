@@ -69,6 +69,11 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     if (bytes > d->max_transfer_bytes || lba >= d->blocks || blocks > d->blocks - lba)
         return BM_EINVAL;
     q = &ns->q[queue];
+    /* A full queue holds entries - 1 commands (section 4.1); the room
+     * check below relies on the depth never exceeding that (Linux
+     * nvme_pci: tag set depth = queue depth - 1). */
+    if (d->max_qd > q->entries - 1)
+        return BM_EINVAL;
     if (c->state == NVME_FAILED || q->broken)
         return BM_EIO;
     if (c->dead || q->dead)

@@ -206,3 +206,14 @@ void nvme_io_limits(uint8_t mdts, unsigned mpsmin, unsigned nqueues, unsigned qd
     out->list_bytes = (uint32_t)list_bytes;
     out->max_transfer_bytes = (uint32_t)MIN(target, list_bytes / 8 * NVME_PAGE_BYTES);
 }
+
+/* The shutdown bound from RTD3E (see nvme.h). */
+uint32_t nvme_shutdown_timeout_ms(uint32_t rtd3e_us, uint32_t min_ms, uint32_t max_ms)
+{
+    uint64_t ms;
+
+    if (!rtd3e_us)
+        return min_ms;
+    ms = ((uint64_t)rtd3e_us + 999999u) / 1000000u * 1000u;
+    return (uint32_t)MIN(MAX(ms, (uint64_t)min_ms), (uint64_t)max_ms);
+}

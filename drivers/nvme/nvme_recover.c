@@ -107,6 +107,9 @@ void nvme_recover_step(struct nvme_ctrl *c)
             nvme_give_up(c);
             return;
         }
+        /* Host Behavior Support is a feature too: ACRE again, as Linux
+         * nvme_init_ctrl_finish() -> nvme_configure_acre() on each reset. */
+        nvme_enable_acre(c);
         /* The controller has stopped since, so the buffer is ours to lend again. */
         if (c->hmb && nvme_hmb_set(c, true, true, err, sizeof(err)) == BM_OK)
             c->hmb_enabled = true;

@@ -70,6 +70,55 @@ int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hb
     return BM_OK;
 }
 
+bool hba_scsi_disposition(struct hba_host *h, uint32_t slot, uint8_t scsi_status, const uint8_t *sense,
+                          size_t sense_len)
+{
+    struct hbaq_slot *s;
+    struct hba_disk *hd;
+    char what[64];
+
+    if (slot >= h->q.nslots)
+        return false;
+    s = &h->q.slots[slot];
+    if (s->state != HBAQ_BUSY || !s->owner)
+        return false;
+    switch (scsi_disposition(scsi_status, sense, sense_len)) {
+    case SCSI_DISP_RECOVERED:
+        hd = (struct hba_disk *)(void *)((char *)s->owner - offsetof(struct hba_disk, q));
+        /* Logged the 1st, 2nd, 4th, 8th ... time: a disk that corrects
+         * every read does not flood the log. */
+        if (!(s->owner->recovered & (s->owner->recovered + 1)) || !s->owner->recovered) {
+            scsi_describe(scsi_status, sense, sense_len, what, sizeof(what));
+            plat_diag(h->where, "%s: %s; the command succeeded (%u recovered so far)", hd->d.id, what,
+                      s->owner->recovered + 1);
+        }
+        s->owner->recovered++;
+        hbaq_complete(&h->q, slot, BM_OK, NULL);
+        return true;
+    case SCSI_DISP_RETRY:
+    case SCSI_DISP_WAIT_READY:
+        return hbaq_requeue(&h->q, slot, plat_now_ns());
+    default:
+        return false;
+    }
+}
+
+uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone)(void *ctrl))
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+    uint32_t held;
+
+    for (;;) {
+        hbaq_lock(&h->q);
+        h->ops->drain(h->ctrl);
+        held = h->q.busy - h->q.retry_waiting;
+        hbaq_unlock(&h->q);
+        if (!held || plat_now_ns() > deadline || (gone && gone(h->ctrl)))
+            return held;
+        plat_delay_ns(1000000ull); /* 1 ms */
+    }
+}
+
 int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct hba_disk *hd = d->priv;

@@ -86,6 +86,27 @@ void hba_host_free_disks(struct hba_host *h);
  * BM_ENOMEM. */
 int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hba_disk_spec *s);
 
+/* An engine command the target ended with a SCSI status other than GOOD
+ * (sense: its sense data, may be NULL): decided by the shared table
+ * (scsi_disposition; Linux scsi_check_sense). BUSY, TASK SET FULL, UNIT
+ * ATTENTION and NOT READY 04/01 go back to the queue to be sent again
+ * after a back-off (hbaq_requeue; bounded by the command's own deadline),
+ * RECOVERED ERROR completes as success (counted in its disk's
+ * q.recovered, logged). Returns true when it took the slot; false: the
+ * caller completes it as the error it is (also when too near its
+ * deadline for another try). Call with the queue lock held, for a slot
+ * in HBAQ_BUSY. */
+bool hba_scsi_disposition(struct hba_host *h, uint32_t slot, uint8_t scsi_status, const uint8_t *sense,
+                          size_t sense_len);
+
+/* Drain the controller's replies until it holds no command (not counting
+ * those waiting for a BUSY retry, which are ours), timeout_ns passes, or
+ * gone (may be NULL; it reads the controller's state) says waiting is
+ * pointless (a FAULTed firmware). Returns how many it still holds. As
+ * Linux megasas_wait_for_outstanding(_fusion), which looks at the
+ * firmware state on each round, before a reset or release. */
+uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone)(void *ctrl));
+
 /* bm_disk_ops.poll for every HBA disk: drain the controller's replies,
  * expire overdue commands, post due retries, pop this disk's completions. */
 int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max);

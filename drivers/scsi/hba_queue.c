@@ -157,6 +157,20 @@ bool hbaq_complete(struct hba_queue *q, uint32_t slot, int status, const char *d
         push_completion(s->owner, s->tag, status, detail);
         free_slot(q, slot);
         return true;
+    case HBAQ_TIMEDOUT: {
+        /* Only now is its buffer the engine's again. */
+        char why[128];
+        uint64_t late_ms = (plat_now_ns() - MIN(plat_now_ns(), s->timed_out_ns)) / 1000000ull;
+
+        snprintf(why, sizeof(why), "no completion in %llu ms; back %llu ms later%s%.40s",
+                 (unsigned long long)(q->timeout_ns / 1000000ull), (unsigned long long)late_ms,
+                 detail && detail[0] ? ": " : "", detail && detail[0] ? detail : "");
+        s->owner->inflight--;
+        q->timed_out--;
+        push_completion(s->owner, s->tag, BM_ETIMEDOUT, why);
+        free_slot(q, slot);
+        return true;
+    }
     case HBAQ_ABANDONED:
         free_slot(q, slot);
         return true;
@@ -217,15 +231,49 @@ int hbaq_expire(struct hba_queue *q, uint64_t now_ns, void (*on_timeout)(void *a
             n++;
             continue;
         }
-        snprintf(detail, sizeof(detail), "no completion within %llu ms",
-                 (unsigned long long)(q->timeout_ns / 1000000ull));
-        s->owner->inflight--;
-        push_completion(s->owner, s->tag, BM_ETIMEDOUT, detail);
-        s->state = HBAQ_ABANDONED;
-        s->owner = NULL;
+        /* The hardware still owns it and may still move its data: held,
+         * no completion until the hardware gives it back (hba_queue.h). */
+        s->state = HBAQ_TIMEDOUT;
+        s->timed_out_ns = now_ns;
+        q->timed_out++;
         if (on_timeout)
             on_timeout(arg, i);
         n++;
+    }
+    return n;
+}
+
+/* Everything back from a controller that owns nothing any more. */
+unsigned hbaq_return_all(struct hba_queue *q, const char *why)
+{
+    unsigned n = 0;
+
+    for (uint32_t i = 0; i < q->nslots; i++) {
+        struct hbaq_slot *s = &q->slots[i];
+
+        switch (s->state) {
+        case HBAQ_BUSY:
+            hbaq_complete(q, i, BM_EIO, why);
+            n++;
+            break;
+        case HBAQ_TIMEDOUT:
+            hbaq_complete(q, i, BM_ETIMEDOUT, why);
+            n++;
+            break;
+        case HBAQ_RETRY:
+            s->owner->inflight--;
+            q->retry_waiting--;
+            push_completion(s->owner, s->tag, BM_EIO, why);
+            free_slot(q, i);
+            n++;
+            break;
+        case HBAQ_INTERNAL:
+        case HBAQ_ABANDONED:
+            hbaq_complete(q, i, BM_EIO, why);
+            break;
+        default:
+            break;
+        }
     }
     return n;
 }

@@ -4,9 +4,22 @@
  * reply queue for all of its disks, while the engine drives each disk as
  * its own tagged queue. This table maps (disk, tag) to a controller slot,
  * routes each hardware completion to its disk's completion ring, and gives
- * overdue commands a BM_ETIMEDOUT completion. A timed-out slot stays held
- * ("abandoned") until the hardware answers for it, so a late completion
- * can never land on a reused frame.
+ * overdue commands a BM_ETIMEDOUT completion.
+ *
+ * A timed-out engine command is NOT handed back to the engine while the
+ * controller may still move data for it: the engine would free or reuse
+ * its buffer, and a late read would DMA into that memory or a late write
+ * send the reused buffer's bytes to the disk. It stays "timed out"
+ * (HBAQ_TIMEDOUT: slot, tag and buffer held, counted in flight) until the
+ * controller gives it back: a late completion, the completion an abort or
+ * task management produces, or hbaq_return_all() once a reset or the
+ * controller's stop says it owns nothing. Only then does the engine get
+ * its BM_ETIMEDOUT completion. As the Linux midlayer, which completes a
+ * timed-out command to its owner only from scsi_eh_flush_done_q(), after
+ * the abort / device / host reset step that got it back
+ * (scsi_eh_finish_cmd); a command nothing gets back is never completed
+ * (the engine's stall limit then gives up on the disk and keeps its
+ * buffers).
  *
  * A command the target answers with BUSY (08h) or TASK SET FULL (28h) is
  * not an error: the target wants it again later. The table keeps its slot,
@@ -31,7 +44,8 @@ struct hbaq_disk {
     uint32_t inflight;      /* slots this disk holds (timed-out ones excluded) */
     uint32_t max_inflight;
     uint64_t blocked_until_ns; /* BUSY / TASK SET FULL back-off: no new command before */
-    uint32_t busy_retries;  /* commands sent again after BUSY / TASK SET FULL */
+    uint32_t busy_retries;  /* commands sent again after BUSY / TASK SET FULL / UNIT ATTENTION / becoming ready */
+    uint32_t recovered;     /* commands that ended RECOVERED ERROR (counted as done) */
 };
 
 enum hbaq_state {
@@ -41,6 +55,8 @@ enum hbaq_state {
     HBAQ_INTERNAL,          /* a driver's own synchronous command */
     HBAQ_INTERNAL_DONE,
     HBAQ_RETRY,             /* BUSY / TASK SET FULL: the driver sends it again when due */
+    HBAQ_TIMEDOUT,          /* an engine command past its deadline the hardware still owns: no
+                             * completion until the hardware gives it back */
 };
 
 struct hbaq_slot {
@@ -51,6 +67,7 @@ struct hbaq_slot {
     uint64_t deadline_ns;
     uint64_t retry_at_ns;   /* HBAQ_RETRY: when to send it again */
     uint32_t retries;       /* times this command met BUSY / TASK SET FULL */
+    uint64_t timed_out_ns;  /* HBAQ_TIMEDOUT: when hbaq_expire found it overdue */
 };
 
 struct hba_queue {
@@ -62,6 +79,7 @@ struct hba_queue {
     uint64_t next_expire_ns;
     uint32_t busy;          /* slots not free */
     uint32_t retry_waiting; /* slots in HBAQ_RETRY */
+    uint32_t timed_out;     /* slots in HBAQ_TIMEDOUT */
     volatile int lock;
 };
 
@@ -87,9 +105,11 @@ int hbaq_get_internal(struct hba_queue *q, uint64_t now_ns, uint64_t timeout_ns)
 /* Give back a slot that was never handed to the hardware. */
 void hbaq_put(struct hba_queue *q, uint32_t slot);
 /* The hardware finished this slot. Engine slots become a completion on
- * their disk's ring and are freed; abandoned slots are just freed;
- * internal slots keep their status for hbaq_internal_done(). Returns false
- * for a slot that was not outstanding (a spurious reply). */
+ * their disk's ring and are freed (a timed-out one as BM_ETIMEDOUT, its
+ * detail naming the timeout and what the hardware answered); abandoned
+ * slots are just freed; internal slots keep their status for
+ * hbaq_internal_done(). Returns false for a slot that was not outstanding
+ * (a spurious reply). */
 bool hbaq_complete(struct hba_queue *q, uint32_t slot, int status, const char *detail);
 /* Has this internal command finished? Its status goes to *status and the
  * slot is freed. */
@@ -97,11 +117,26 @@ bool hbaq_internal_done(struct hba_queue *q, uint32_t slot, int *status);
 /* Give up on an internal command (timed out): the slot stays held until
  * the hardware answers. */
 void hbaq_abandon(struct hba_queue *q, uint32_t slot);
-/* Give every engine command past its deadline a BM_ETIMEDOUT completion
- * (at most every few milliseconds of now_ns; cheap to call on each poll).
- * on_timeout, when set, is told each slot (to ask the hardware to abort).
- * Returns how many timed out. */
+/* Mark every engine command past its deadline timed out (HBAQ_TIMEDOUT,
+ * no completion yet: see the head comment), at most every few
+ * milliseconds of now_ns; cheap to call on each poll. on_timeout, when
+ * set, is told each slot (to ask the hardware to abort it). A command
+ * waiting for a BUSY retry is not the hardware's: it completes with
+ * BM_ETIMEDOUT at once. Returns how many timed out. */
 int hbaq_expire(struct hba_queue *q, uint64_t now_ns, void (*on_timeout)(void *arg, uint32_t slot), void *arg);
+/* Is this slot still the hardware's although nobody waits for it (a
+ * timed-out engine command or an abandoned internal one)? */
+static inline bool hbaq_slot_held(const struct hba_queue *q, uint32_t slot)
+{
+    return slot < q->nslots && (q->slots[slot].state == HBAQ_TIMEDOUT || q->slots[slot].state == HBAQ_ABANDONED);
+}
+/* The controller owns no command any more (a reset or its stop
+ * confirmed it): every outstanding engine command completes (timed-out
+ * ones BM_ETIMEDOUT, the others BM_EIO with why), internal commands end
+ * with BM_EIO, abandoned ones are freed. As Linux scsi_eh_flush_done_q
+ * after a successful host reset. Returns how many engine commands it
+ * completed. */
+unsigned hbaq_return_all(struct hba_queue *q, const char *why);
 /* Move up to max completions of this disk to out. */
 int hbaq_reap(struct hbaq_disk *d, struct bm_completion *out, int max);
 

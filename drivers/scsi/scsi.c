@@ -397,6 +397,36 @@ void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char 
         snprintf(out, cap, "%s %02x/%02x", scsi_sense_key_name(s.key), s.asc, s.ascq);
 }
 
+/* The shared disposition table (scsi.h). As Linux scsi_check_sense:
+ * RECOVERED ERROR is SUCCESS (the data moved; the drive corrected it),
+ * UNIT ATTENTION is NEEDS_RETRY (after a power on, a bus / target / host
+ * reset, ours included, or changed parameters, SPC-4 6.37: the command
+ * was not executed), NOT READY with ASC/ASCQ 04/01 (LOGICAL UNIT IS IN
+ * PROCESS OF BECOMING READY) is retried after a delay
+ * (scsi_io_completion_action ACTION_DELAYED_RETRY); BUSY and TASK SET
+ * FULL are requeued (scsi_decide_disposition ADD_TO_MLQUEUE). Everything
+ * else (other NOT READY causes, MEDIUM ERROR, HARDWARE ERROR, ILLEGAL
+ * REQUEST, ABORTED COMMAND, DATA PROTECT, ...) fails the command. */
+enum scsi_disposition scsi_disposition(uint8_t status, const uint8_t *sense, size_t sense_len)
+{
+    struct scsi_sense s;
+
+    if (status == SCSI_STATUS_BUSY || status == SCSI_STATUS_TASK_SET_FULL)
+        return SCSI_DISP_RETRY;
+    if (status != SCSI_STATUS_CHECK_CONDITION || !sense || scsi_sense_parse(sense, sense_len, &s) != BM_OK)
+        return SCSI_DISP_FAIL;
+    switch (s.key) {
+    case SCSI_KEY_RECOVERED_ERROR:
+        return SCSI_DISP_RECOVERED;
+    case SCSI_KEY_UNIT_ATTENTION:
+        return SCSI_DISP_RETRY;
+    case SCSI_KEY_NOT_READY:
+        return s.asc == 0x04 && s.ascq == 0x01 ? SCSI_DISP_WAIT_READY : SCSI_DISP_FAIL;
+    default:
+        return SCSI_DISP_FAIL;
+    }
+}
+
 /* ---- Commands over a transport ------------------------------------------------------------ */
 
 #define SCSI_CMD_TIMEOUT_NS (10ull * 1000000000ull)

@@ -95,6 +95,18 @@ const char *scsi_status_name(uint8_t status);
  * name when there is no usable sense. */
 void scsi_describe(uint8_t status, const uint8_t *sense, size_t sense_len, char *out, size_t cap);
 
+/* What a finished engine command's SCSI status and sense say to do: the
+ * one table the MFI, Fusion and MPT transports share (hba_disk.c
+ * hba_scsi_disposition), after Linux scsi_check_sense and
+ * scsi_io_completion_action. */
+enum scsi_disposition {
+    SCSI_DISP_FAIL = 0,       /* an error: complete it with the decoded sense */
+    SCSI_DISP_RECOVERED,      /* RECOVERED ERROR: the command succeeded (count and report it) */
+    SCSI_DISP_RETRY,          /* UNIT ATTENTION (a reset, ours included), BUSY, TASK SET FULL: send it again */
+    SCSI_DISP_WAIT_READY,     /* NOT READY 04/01 "becoming ready": send it again after a back-off */
+};
+enum scsi_disposition scsi_disposition(uint8_t status, const uint8_t *sense, size_t sense_len);
+
 /* ---- Commands over a transport ------------------------------------------------------------ */
 
 enum scsi_dir { SCSI_DIR_NONE, SCSI_DIR_IN, SCSI_DIR_OUT };

@@ -23,6 +23,7 @@ static const uint16_t i801_ids[] = {
     0x38a3, 0x02a3, 0x06a3, 0x4b23, 0xa0a3, 0x43a3, 0x4da3, /* ICL-N, Comet Lake, EHL, Tiger Lake, JSL */
     0xa3a3, 0x7aa3, 0x51a3, 0x54a3, 0x7a23, 0x7e22, 0xae22, /* CML-V, Alder Lake, Raptor Lake, Meteor Lake */
     0x7f23, 0x5796,                                         /* MTL PCH-S, Birch Stream */
+    0x7722, 0xe322, 0xe422, 0x4d22,                         /* Arrow Lake-H, Panther Lake-H, -P, Wildcat Lake-U */
 };
 
 /* Chips before ICH4 have no AUX_CTL register. */
@@ -58,10 +59,11 @@ static int i801_acquire(struct smbus *b, uint8_t *sts)
     uint64_t deadline = plat_now_ns() + I801_INUSE_TIMEOUT_NS;
 
     for (;;) {
+        bool expired = plat_now_ns() > deadline;   /* before the read: see i801_wait_intr() */
         *sts = rd(b, I801_HST_STS);
         if (!(*sts & I801_STS_INUSE))
             return BM_OK;
-        if (plat_now_ns() > deadline) {
+        if (expired) {
             plat_diag(b->where, "SMBus INUSE_STS held by another owner (firmware, ACPI or BMC) for 100 ms: giving up");
             return BM_EBUSY;
         }
@@ -101,11 +103,16 @@ static int i801_wait_intr(struct smbus *b)
     uint64_t deadline = plat_now_ns() + I801_XACT_TIMEOUT_NS;
     uint8_t sts;
 
+    /* The deadline is taken before the status read, so the last read
+     * comes after it: a poller that was preempted past the deadline still
+     * sees a transaction that completed meanwhile (as Linux
+     * read_poll_timeout() evaluates the condition once more). */
     for (;;) {
+        bool expired = plat_now_ns() > deadline;
         sts = rd(b, I801_HST_STS);
         if (!(sts & I801_STS_HOST_BUSY) && (sts & (I801_STS_ERRORS | I801_STS_INTR)))
             return sts & I801_STS_ERRORS;
-        if (plat_now_ns() > deadline)
+        if (expired)
             break;
         plat_delay_ns(I801_POLL_NS);
     }

@@ -52,6 +52,7 @@ static int piix4_transaction(struct smbus *b)
 {
     uint64_t deadline;
     uint8_t sts = rd(b, PIIX4_HST_STS);
+    bool expired;
     int rc = BM_OK;
 
     if (sts & PIIX4_STS_ALL) {
@@ -64,10 +65,14 @@ static int piix4_transaction(struct smbus *b)
     }
     wr(b, PIIX4_HST_CNT, rd(b, PIIX4_HST_CNT) | PIIX4_CNT_START);
     deadline = plat_now_ns() + PIIX4_XACT_TIMEOUT_NS;
+    /* The deadline is sampled before each status read, so a read always
+     * follows it (as Linux read_poll_timeout()): a preempted poller does
+     * not time out a transaction that completed. */
     do {
+        expired = plat_now_ns() > deadline;
         plat_delay_ns(PIIX4_POLL_NS);
         sts = rd(b, PIIX4_HST_STS);
-    } while ((sts & PIIX4_STS_HOST_BUSY) && plat_now_ns() <= deadline);
+    } while ((sts & PIIX4_STS_HOST_BUSY) && !expired);
     if (sts & PIIX4_STS_HOST_BUSY) {
         plat_diag(b->where, "SMBus transaction timed out waiting for HOST_BUSY to clear (status 0x%02x)", sts);
         rc = BM_ETIMEDOUT;

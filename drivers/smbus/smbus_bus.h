@@ -67,6 +67,7 @@ struct smbus {
     uint8_t port_sel_reg;    /* sb800: PM register of the port select, its mask */
     uint8_t port_mask;
     unsigned transactions, errors;
+    void *sim;               /* the simulated bus (smbus_sim_host.c), host build only */
 };
 
 /* smbus_open flags. */

@@ -83,7 +83,13 @@ size_t plat_boot_file_places(char *buf, size_t cap)
     return (size_t)snprintf(buf, cap, "the loader's initrd (legacy BIOS: the boot drive is not known)");
 }
 
-bool plat_boot_nic_mac(uint8_t mac[6]) { return false; }
+/* Files come from the stick or the loader's initrd: no server to quote. */
+size_t plat_boot_file_error(char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    return 0;
+}
 
 long plat_results_file_read(const char *path, char *buf, size_t cap) { return BM_ENODEV; }
 

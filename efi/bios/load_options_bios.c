@@ -1,8 +1,9 @@
 /* The options on a BIOS PC: the boot loader's command line (cmd_line_ptr
  * in the setup header), copied out first thing, without the loader's own
  * words; and the one word of it that is not an option, boot/mkimage.sh's
- * baremark_stick=GUID, which tells stick_bios.c which drive is the stick.
- * (On UEFI: load_options_uefi.c.) */
+ * baremark_stick=GUID, which tells stick_bios.c which drive is the stick,
+ * and the boot NIC's BOOTIF= and ip= words. (On UEFI: load_options_uefi.c.) */
+#include "../netboot.h"
 #include "bios_private.h"
 
 #define CMDLINE_MAX 4096
@@ -13,10 +14,32 @@ static char cmdline[CMDLINE_MAX + 16];
  * the SYSLINUX APPEND line as baremark_stick=GUID ("" when absent). */
 static char stick_guid[40];
 
+/* The boot NIC as the loader names it: PXELINUX's BOOTIF=01-<MAC> (IPAPPEND
+ * 2) and ip=<client>[:server:gateway:netmask] (IPAPPEND 1); iPXE scripts
+ * write the same from ${netX/mac:hexhyp} and ${netX/ip}
+ * (boot/baremark-bios.ipxe). */
+static uint8_t nic_mac[6], nic_ip[4];
+static bool nic_mac_known, nic_ip_known;
+
 /* SYSLINUX and GRUB put these words of their own first; baremark_stick= is
- * boot/mkimage.sh's, for the platform and not an option. */
+ * boot/mkimage.sh's, BOOTIF= and ip= the PXE loader's, for the platform and
+ * not options. */
 static bool loader_word(const char *w)
 {
+    size_t wl = 0, il = 0;
+
+    while (w[wl] && w[wl] != ' ')
+        wl++;
+    while (il + 3 < wl && w[3 + il] != ':')
+        il++;
+    if (!strncmp(w, "BOOTIF=", 7)) {
+        nic_mac_known = netboot_parse_bootif(w + 7, wl - 7, nic_mac);
+        return true;
+    }
+    if (!strncmp(w, "ip=", 3)) {
+        nic_ip_known = netboot_parse_ipv4(w + 3, il, nic_ip);
+        return true;
+    }
     if (!strncmp(w, "baremark_stick=", 15)) {
         size_t n = 0;
         while (w[15 + n] && w[15 + n] != ' ')
@@ -72,3 +95,17 @@ void bios_load_options_init(const uint8_t *zero_page)
 
 /* The options: the loader's command line, its own words dropped. */
 const char *plat_load_options(void) { return cmdline; }
+
+bool plat_boot_nic_mac(uint8_t mac[6])
+{
+    if (nic_mac_known)
+        memcpy(mac, nic_mac, 6);
+    return nic_mac_known;
+}
+
+bool plat_boot_nic_ip(uint8_t ip[4])
+{
+    if (nic_ip_known)
+        memcpy(ip, nic_ip, 4);
+    return nic_ip_known;
+}

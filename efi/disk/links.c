@@ -1,6 +1,8 @@
 /* The shared PCI Express link of the all-disks tests (see links.h). */
 #include "links.h"
 #include "../../drivers/pci.h"
+#include "../inventory/chipset.h"
+#include "../inventory/inventory.h"
 
 struct hop_use {
     struct pcie_link link;
@@ -47,6 +49,42 @@ void links_describe_disk(const struct bm_disk *d, char *buf, size_t len)
              p.nhops == 1 ? "" : "s", lt, bdf, p.hops[p.narrowest].mbps);
 }
 
+/* The chipset's invisible uplink (DMI, ESI) as the shared hop, when two or
+ * more of the disks hang behind it and it caps lower than the narrowest
+ * PCIe hop they share (below_mbps, 0 = none). A Promontory's uplink is a
+ * real PCIe link, already among the hops. */
+static bool chipset_hop(struct bm_disk *const *disks, unsigned n, double below_mbps, struct link_summary *out)
+{
+    const struct chipset_info *ci = inventory_chipset();
+    struct pci_list *l;
+    unsigned behind = 0;
+
+    if (!ci->found || ci->uplink_visible || ci->uplink_mbps <= 0 || (below_mbps > 0 && below_mbps <= ci->uplink_mbps))
+        return false;
+    l = plat_alloc(sizeof(*l));
+    if (!l)
+        return false;
+    pci_enumerate(l);
+    for (unsigned i = 0; i < n; i++) {
+        int idx = disks[i]->has_pci ? pci_list_find(l, disks[i]->pci_addr) : -1;
+        if (idx >= 0 && chipset_attach_of(ci, l, idx, NULL) == ATTACH_CHIPSET)
+            behind++;
+    }
+    plat_free(l);
+    if (behind < 2)
+        return false;
+    out->known = true;
+    out->chipset_uplink = true;
+    out->emulated = ci->emulated;
+    out->disks_behind = behind;
+    bm_strlcpy(out->hop, "chipset", sizeof(out->hop));
+    bm_strlcpy(out->link, ci->uplink, sizeof(out->link));
+    out->ceiling_mbps = ci->uplink_mbps;
+    snprintf(out->text, sizeof(out->text), "%u disks behind the %.60s's %s%s", behind, ci->name, ci->uplink,
+             ci->emulated ? " (emulated: not enforced)" : "");
+    return true;
+}
+
 /* The narrowest link two or more of the disks share. */
 void links_summarize(struct bm_disk *const *disks, unsigned n, struct link_summary *out)
 {
@@ -82,9 +120,12 @@ void links_summarize(struct bm_disk *const *disks, unsigned n, struct link_summa
             (hops[i].link.mbps == best->link.mbps && hops[i].disks > best->disks))
             best = &hops[i];
     }
+    if (chipset_hop(disks, n, best ? best->link.mbps : 0, out))
+        return;
     if (!best)
         return;
     out->known = true;
+    out->emulated = inventory_chipset()->emulated;
     out->disks_behind = best->disks;
     pci_addr_str(best->link.device_end, out->hop, sizeof(out->hop));
     link_text(out->link, sizeof(out->link), &best->link);

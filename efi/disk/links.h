@@ -6,7 +6,10 @@
  * The chain of links comes from pcie_path_to_root() (drivers/pci.h). Only
  * PCI Express hops count: disks whose controllers have no link of their
  * own (root-complex integrated, as q35's AHCI) or share only the root
- * complex give no ceiling, and the aggregate record then has no link. */
+ * complex give no ceiling, and the aggregate record then has no link.
+ * Disks behind the chipset also share its uplink to the CPU (DMI, ESI, a
+ * Promontory's PCIe x4), which config space does not show: the chipset
+ * table (inventory/chipset.h) adds it as one more hop when it knows it. */
 #ifndef BAREMARK_DISK_LINKS_H
 #define BAREMARK_DISK_LINKS_H
 
@@ -19,6 +22,8 @@ struct link_summary {
     char link[32];           /* "x4 Gen2" */
     double ceiling_mbps;     /* what that link can carry, MB/s */
     char text[160];          /* for the screen */
+    bool chipset_uplink;     /* the hop is the chipset's uplink (DMI/ESI: invisible in config space) */
+    bool emulated;           /* the chipset is an emulator's: its links are not enforced */
 };
 
 /* The narrowest link two or more of the given disks' traffic shares. */

@@ -28,6 +28,10 @@ void report_disk(const struct bm_disk *d, bool selected, const struct disk_write
     json_str(&r.j, "pci", d->pci);
     if (d->link_gbps > 0)
         json_num(&r.j, "link_gbps", d->link_gbps, 1);
+    if (d->link_port_max_gbps > 0)
+        json_num(&r.j, "link_port_max_gbps", d->link_port_max_gbps, 1);
+    if (d->link_drive_max_gbps > 0)
+        json_num(&r.j, "link_drive_max_gbps", d->link_drive_max_gbps, 1);
     json_u64(&r.j, "queues", d->nqueues);
     json_u64(&r.j, "max_qd", d->max_qd);
     json_u64(&r.j, "max_transfer_bytes", d->max_transfer_bytes);
@@ -192,6 +196,11 @@ void report_all_disks(const struct disk_job *jobs, unsigned n, const struct engi
         json_u64(&r.j, "disks_behind", link->disks_behind);
         json_num(&r.j, "ceiling_mbps", link->ceiling_mbps, 0);
         json_num(&r.j, "used_pct", link->ceiling_mbps > 0 ? 100.0 * mbps / link->ceiling_mbps : 0, 1);
+        if (link->chipset_uplink) {
+            json_bool(&r.j, "chipset_uplink", true);
+            json_str(&r.j, "text", link->text);
+        }
+        json_bool(&r.j, "emulated", link->emulated);
         json_obj_end(&r.j);
     }
     snprintf(human, sizeof(human),

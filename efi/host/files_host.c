@@ -47,6 +47,28 @@ bool plat_boot_nic_mac(uint8_t mac[6])
     return true;
 }
 
+/* BAREMARK_HOST_IP=10.0.0.7 plays the boot NIC's address. */
+bool plat_boot_nic_ip(uint8_t ip[4])
+{
+    const char *s = getenv("BAREMARK_HOST_IP");
+    unsigned v[4];
+
+    if (!s || sscanf(s, "%u.%u.%u.%u", &v[0], &v[1], &v[2], &v[3]) != 4 || v[0] > 255 || v[1] > 255 || v[2] > 255 ||
+        v[3] > 255)
+        return false;
+    for (int i = 0; i < 4; i++)
+        ip[i] = (uint8_t)v[i];
+    return true;
+}
+
+/* Host files come from a folder: no server to quote. */
+size_t plat_boot_file_error(char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    return 0;
+}
+
 bool plat_boot_volume_writable(void) { return volume() && access(volume(), W_OK) == 0; }
 
 const char *plat_boot_source(void) { return volume() ? "disk" : "unknown"; }

@@ -4,6 +4,7 @@
 #include "../../drivers/pci.h"
 #include "../../drivers/pci_regs.h"
 #include "../record.h"
+#include "chipset.h"
 #include "cpuid.h"
 #include "dimm.h"
 #include "smbios.h"
@@ -351,6 +352,55 @@ static void link_json(struct json *j, const struct pcie_link *k, bool is_port)
     json_obj_end(j);
 }
 
+/* The chipset inventory_emit() identified (emit_pci). */
+static struct chipset_info chipset;
+
+const struct chipset_info *inventory_chipset(void)
+{
+    return &chipset;
+}
+
+/* Does SMBIOS say the machine is QEMU's? (Its chipsets carry Intel IDs.) */
+static bool smbios_says_emulator(const struct sysinfo *si)
+{
+    return strstr(si->manufacturer, "QEMU") || strstr(si->product, "QEMU") || strstr(si->bios_vendor, "QEMU") ||
+           strstr(si->bios_version, "QEMU");
+}
+
+/* The chipset record: which chipset, its uplink to the CPU and where the
+ * figure comes from (chipset.h); an unknown chipset says so. */
+static void emit_chipset_record(const struct chipset_info *ci)
+{
+    static struct record r;
+    char human[400], ids[16], bdf[16];
+
+    record_begin(&r, "chipset");
+    json_bool(&r.j, "known", ci->found);
+    json_str(&r.j, "name", ci->name);
+    snprintf(ids, sizeof(ids), "0x%04x", ci->vendor);
+    json_str(&r.j, "vendor", ids);
+    snprintf(ids, sizeof(ids), "0x%04x", ci->device);
+    json_str(&r.j, "device", ids);
+    pci_addr_str(ci->at, bdf, sizeof(bdf));
+    json_str(&r.j, "bdf", ci->vendor ? bdf : "");
+    json_bool(&r.j, "emulated", ci->emulated);
+    json_str(&r.j, "uplink", ci->uplink);
+    if (ci->uplink_mbps > 0)
+        json_num(&r.j, "uplink_mbps", ci->uplink_mbps, 0);
+    else
+        json_null(&r.j, "uplink_mbps");
+    json_bool(&r.j, "uplink_visible", ci->uplink_visible);
+    json_str(&r.j, "source", ci->source ? ci->source : "");
+    json_str(&r.j, "note", ci->note);
+    if (ci->found && ci->uplink_mbps > 0)
+        snprintf(human, sizeof(human), "Chipset  %s, uplink %s (%.2f GB/s each way)%s%s", ci->name, ci->uplink,
+                 ci->uplink_mbps / 1e3, ci->note[0] ? "; " : "", ci->note);
+    else
+        snprintf(human, sizeof(human), "Chipset  %s%s%s", ci->found ? ci->name : "unknown", ci->note[0] ? ": " : "",
+                 ci->note);
+    record_emit(&r, human);
+}
+
 /* One pci record: identity, link, path and (for controllers) the path ceiling. */
 static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, int i)
 {
@@ -379,6 +429,14 @@ static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, i
     snprintf(ids, sizeof(ids), "0x%06x", (unsigned)f->class_code);
     json_str(&r.j, "class", ids);
     json_str(&r.j, "kind", storage ? "storage" : "bridge");
+    {
+        const char *awhy = "";
+        enum chipset_attach at = chipset_attach_of(&chipset, l, i, &awhy);
+        json_str(&r.j, "attach", chipset_attach_name(at));
+        json_str(&r.j, "attach_why", awhy);
+        if (at == ATTACH_CHIPSET && chipset.uplink_mbps > 0)
+            json_num(&r.j, "chipset_uplink_mbps", chipset.uplink_mbps, 0);
+    }
     if (is_pcie)
         json_str(&r.j, "port_type", port_type_name(info.port_type));
     else
@@ -400,10 +458,24 @@ static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, i
     if (storage) {
         /* The slowest link between this controller and the CPU caps every
          * disk behind it together. */
+        double ceiling = path.narrowest >= 0 ? path.hops[path.narrowest].mbps : 0;
+        const char *by = path.narrowest >= 0 ? "pcie_link" : NULL;
         if (path.narrowest >= 0)
             json_num(&r.j, "path_ceiling_mbps", path.hops[path.narrowest].mbps, 0);
         else
             json_null(&r.j, "path_ceiling_mbps");
+        /* Every hop to the CPU, the chipset's invisible uplink included. */
+        if (chipset_attach_of(&chipset, l, i, NULL) == ATTACH_CHIPSET && chipset.uplink_mbps > 0 &&
+            !chipset.uplink_visible && (ceiling <= 0 || chipset.uplink_mbps < ceiling)) {
+            ceiling = chipset.uplink_mbps;
+            by = "chipset_uplink";
+        }
+        if (by) {
+            json_num(&r.j, "ceiling_mbps", ceiling, 0);
+            json_str(&r.j, "ceiling_by", by);
+        } else {
+            json_null(&r.j, "ceiling_mbps");
+        }
     }
 
     if (lrc == BM_OK)
@@ -419,8 +491,9 @@ static void emit_pci_record(const struct pci_cfg *c, const struct pci_list *l, i
     record_emit(&r, human);
 }
 
-/* pci records for every storage controller and the bridges above it. */
-static void emit_pci(void)
+/* The chipset record, then pci records for every storage controller and
+ * the bridges above it. */
+static void emit_pci(const struct sysinfo *si)
 {
     const struct pci_cfg *c = pci_cfg_platform();
     struct pci_list *l = plat_alloc(sizeof(*l));
@@ -431,6 +504,8 @@ static void emit_pci(void)
         return;
     }
     pci_enumerate(l);
+    chipset_identify(c, l, smbios_says_emulator(si), &chipset);
+    emit_chipset_record(&chipset);
     memset(selected, 0, sizeof(selected));
     /* Every storage controller and every bridge above it; the list is in
      * walk order (bridges before what is behind them), which is the order
@@ -452,5 +527,5 @@ void inventory_emit(const struct sysinfo *si)
 {
     emit_system_record(si);
     emit_dimms();
-    emit_pci();
+    emit_pci(si);
 }

@@ -41,4 +41,8 @@ void inventory_emit(const struct sysinfo *si);
 struct dimm_summary;
 const struct dimm_summary *inventory_dimm_summary(void);
 
+/* The chipset inventory_emit() identified (chipset.h); all zero before. */
+struct chipset_info;
+const struct chipset_info *inventory_chipset(void);
+
 #endif

@@ -1,8 +1,40 @@
-/* SPD decoding: the parts every generation shares, and DDR2, DDR2
- * FB-DIMM and DDR3 (JESD21-C Annex J, Appendix X, Annex K; byte numbers
+/* SPD decoding: the parts every generation shares, and SDR, DDR, DDR2,
+ * DDR2 FB-DIMM and DDR3 (JESD21-C Annex J, Appendix X, Annex K; byte numbers
  * below are from those tables and agree with Linux/i2c-tools
  * decode-dimms and NetBSD spdmem(4)). DDR4 and DDR5 are in spd_ddr45.c. */
 #include "spd_common.h"
+
+/* Bytes 63-98 of SDR, DDR and DDR2 SPD: the byte-63 checksum over
+ * 0-62, the JEP-106 maker as 0x7f continuation bytes then the code
+ * (64-71), part number (73-90), date (93-94) and serial (95-98). */
+static void legacy_identity(struct spd_img *im)
+{
+    struct spd_info *o = im->out;
+    uint8_t sum = 0;
+
+    if (spd_have(im, 0, 64)) {
+        for (int i = 0; i < 63; i++)
+            sum = (uint8_t)(sum + im->b[i]);
+        if (sum != im->b[63]) {
+            o->crc_ok = false;
+            snprintf(o->crc_note, sizeof(o->crc_note), "checksum 0x%02x, computed 0x%02x", im->b[63], sum);
+        }
+    } else {
+        o->crc_checked = false;
+        snprintf(o->crc_note, sizeof(o->crc_note), "checksum not checked: data truncated");
+    }
+    if (spd_have(im, 64, 8)) {
+        int n = 0;
+        while (n < 8 && im->b[64 + n] == 0x7f)
+            n++;
+        if (n < 8)
+            spd_set_mfr(o, (uint8_t)n, im->b[64 + n]);
+    }
+    if (spd_have(im, 73, 18))
+        spd_set_part(o, im->b + 73, 18);
+    if (spd_have(im, 93, 6))
+        spd_set_serial_date(o, im->b + 95, im->b[93], im->b[94]);
+}
 
 /* ---- DDR2 (Annex J) ---------------------------------------------------------------- */
 
@@ -46,7 +78,6 @@ static uint32_t ddr2_rank_mb(uint8_t v)
 static void decode_ddr2(struct spd_img *im)
 {
     struct spd_info *o = im->out;
-    uint8_t sum = 0;
     int highest_cl = 0;
 
     bm_strlcpy(o->mem_type, "DDR2", sizeof(o->mem_type));
@@ -66,30 +97,54 @@ static void decode_ddr2(struct spd_img *im)
                     ddr2_quarter_ns_ps(spd_byte(im, 27)), (uint32_t)spd_byte(im, 30) * 1000);
     o->cl = (uint16_t)highest_cl;    /* byte 9 is tCK at the highest CL */
     o->taa_ps = o->cl * o->tck_ps;
-    /* Byte 63: the sum of bytes 0-62, modulo 256. */
-    if (spd_have(im, 0, 64)) {
-        for (int i = 0; i < 63; i++)
-            sum = (uint8_t)(sum + im->b[i]);
-        if (sum != im->b[63]) {
-            o->crc_ok = false;
-            snprintf(o->crc_note, sizeof(o->crc_note), "checksum 0x%02x, computed 0x%02x", im->b[63], sum);
-        }
-    } else {
-        o->crc_checked = false;
-        snprintf(o->crc_note, sizeof(o->crc_note), "checksum not checked: data truncated");
-    }
-    /* Bytes 64-71: JEP-106 id as 0x7f continuation bytes, then the code. */
-    if (spd_have(im, 64, 8)) {
-        int n = 0;
-        while (n < 8 && im->b[64 + n] == 0x7f)
-            n++;
-        if (n < 8)
-            spd_set_mfr(o, (uint8_t)n, im->b[64 + n]);
-    }
-    if (spd_have(im, 73, 18))
-        spd_set_part(o, im->b + 73, 18);
-    if (spd_have(im, 93, 6))
-        spd_set_serial_date(o, im->b + 95, im->b[93], im->b[94]);
+    legacy_identity(im);
+}
+
+/* ---- SDR SDRAM and DDR SDRAM (JESD21-C 4.1.2.4 / 4.1.2.5, as i2c-tools
+ * decode-dimms decode_sdr_sdram() / decode_ddr_sdram() read them) ------- */
+
+/* Bytes 9/23/25 of SDR and DDR: tCK, whole ns in the high nibble, tenths
+ * in the low one. */
+static uint32_t tenths_ns_ps(uint8_t v)
+{
+    return (uint32_t)(v >> 4) * 1000 + (uint32_t)(v & 0xf) * 100;
+}
+
+/* SDR (type 4) and DDR (type 7): geometry bytes 3-7 and 17, byte 9 tCK
+ * at the highest CAS latency of byte 18, tRP/tRCD/tRAS at 27/29/30. */
+static void decode_sdr_ddr(struct spd_img *im, bool ddr)
+{
+    struct spd_info *o = im->out;
+    unsigned rows = spd_byte(im, 3) & 0xf, cols = spd_byte(im, 4) & 0xf, banks = spd_byte(im, 17);
+    uint32_t tck = tenths_ns_ps(spd_byte(im, 9));
+    uint16_t width = (uint16_t)(spd_byte(im, 6) | spd_byte(im, 7) << 8);
+    uint8_t cas = spd_byte(im, 18);
+    unsigned cl_x2 = 0;   /* the highest CAS latency, in half clocks */
+
+    bm_strlcpy(o->mem_type, ddr ? "DDR" : "SDRAM", sizeof(o->mem_type));
+    o->bytes_expected = 128;
+    o->ranks = spd_byte(im, 5);
+    o->ecc = spd_byte(im, 11) == 0x02;
+    o->data_width = o->ecc && width >= 72 ? (uint16_t)(width - 8) : width;
+    o->device_width = spd_byte(im, 13);
+    if (spd_byte(im, 21) & 0x02)
+        bm_strlcpy(o->module_type, "RDIMM", sizeof(o->module_type));
+    /* Rank size: 2^(rows + cols) locations per bank x banks x the data width. */
+    if (rows && cols && rows + cols <= 40)
+        o->size_mb = ((uint64_t)1 << (rows + cols)) * banks * (o->data_width / 8) * o->ranks >> 20;
+    /* Byte 18: SDR bit n = CL n + 1; DDR bit n = CL 1 + n / 2. */
+    for (int k = 0; k < 8; k++)
+        if (cas & (1u << k))
+            cl_x2 = ddr ? 2 + (unsigned)k : 2 * ((unsigned)k + 1);
+    spd_set_timings(o, tck, 0,
+                    ddr ? ddr2_quarter_ns_ps(spd_byte(im, 29)) : (uint32_t)spd_byte(im, 29) * 1000,
+                    ddr ? ddr2_quarter_ns_ps(spd_byte(im, 27)) : (uint32_t)spd_byte(im, 27) * 1000,
+                    (uint32_t)spd_byte(im, 30) * 1000);
+    if (!ddr && tck)
+        o->speed_mts = (1000000u + tck / 2) / tck;   /* single data rate: one transfer a clock */
+    o->cl = (uint16_t)((cl_x2 + 1) / 2);
+    o->taa_ps = cl_x2 * tck / 2;
+    legacy_identity(im);
 }
 
 /* ---- DDR3 and FB-DIMM: medium/fine timebases, CRC at 126 ------------------------------ */
@@ -182,7 +237,10 @@ static void decode_fbdimm(struct spd_img *im)
     bm_strlcpy(o->module_type, "FB-DIMM", sizeof(o->module_type));
     o->bytes_expected = 256;
     o->device_width = (uint8_t)(4u << (org & 7));
-    o->ranks = (uint8_t)(((org >> 3) & 7) + 1);
+    /* Bits 5:3 are the rank count itself (001 = 1 rank, 000 undefined),
+     * unlike DDR3's count minus one: coreboot's i5000_read_spd_data()
+     * takes (org >> 3) & 3 as the ranks and calibrates rank mask 3 for 2. */
+    o->ranks = (org >> 3) & 7;
     o->data_width = 64;
     o->ecc = true;           /* FB-DIMMs are 72 bits wide */
     /* Rank size: 2^(banks + rows + cols) locations x 64 bits. */
@@ -199,6 +257,8 @@ static void decode_fbdimm(struct spd_img *im)
 size_t spd_bytes_wanted(uint8_t type_byte)
 {
     switch (type_byte) {
+    case SPD_TYPE_SDR:
+    case SPD_TYPE_DDR:
     case SPD_TYPE_DDR2: return 128;
     case SPD_TYPE_DDR2_FB:
     case SPD_TYPE_DDR3: return 256;
@@ -219,6 +279,8 @@ int spd_decode(const uint8_t *b, size_t len, struct spd_info *out)
     out->crc_checked = true;
     out->crc_ok = true;
     switch (b[2]) {
+    case SPD_TYPE_SDR: out->gen = SPD_GEN_SDR; decode_sdr_ddr(&im, false); break;
+    case SPD_TYPE_DDR: out->gen = SPD_GEN_DDR; decode_sdr_ddr(&im, true); break;
     case SPD_TYPE_DDR2: out->gen = SPD_GEN_DDR2; decode_ddr2(&im); break;
     case SPD_TYPE_DDR2_FB: out->gen = SPD_GEN_DDR2_FB; decode_fbdimm(&im); break;
     case SPD_TYPE_DDR3: out->gen = SPD_GEN_DDR3; decode_ddr3(&im); break;

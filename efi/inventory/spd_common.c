@@ -167,18 +167,42 @@ static uint16_t clocks(uint32_t t_ps, uint32_t tck_ps)
     return (uint16_t)(((uint64_t)t_ps * 1000 / tck_ps + 974) / 1000);
 }
 
-void spd_set_timings(struct spd_info *o, uint32_t tck_ps, uint32_t taa, uint32_t trcd, uint32_t trp, uint32_t tras)
+/* Clocks for a time at tCK by JESD400-5's rounding algorithm: the time
+ * scaled by 0.997 (a 0.3 % guard band), divided by tCK in ps, truncated
+ * after adding 1000 (nCK = trunc((tParam * 997 / tCK + 1000) / 1000)). */
+static uint16_t clocks_ddr5(uint32_t t_ps, uint32_t tck_ps)
+{
+    if (!tck_ps || !t_ps)
+        return 0;
+    return (uint16_t)(((uint64_t)t_ps * 997 / tck_ps + 1000) / 1000);
+}
+
+static void set_timings(struct spd_info *o, uint32_t tck_ps, const uint32_t t[4],
+                        uint16_t (*clk)(uint32_t, uint32_t))
 {
     o->tck_ps = tck_ps;
     o->speed_mts = speed_of(tck_ps);
-    o->taa_ps = taa;
-    o->trcd_ps = trcd;
-    o->trp_ps = trp;
-    o->tras_ps = tras;
-    o->cl = clocks(taa, tck_ps);
-    o->trcd = clocks(trcd, tck_ps);
-    o->trp = clocks(trp, tck_ps);
-    o->tras = clocks(tras, tck_ps);
+    o->taa_ps = t[0];
+    o->trcd_ps = t[1];
+    o->trp_ps = t[2];
+    o->tras_ps = t[3];
+    o->cl = clk(t[0], tck_ps);
+    o->trcd = clk(t[1], tck_ps);
+    o->trp = clk(t[2], tck_ps);
+    o->tras = clk(t[3], tck_ps);
+}
+
+void spd_set_timings(struct spd_info *o, uint32_t tck_ps, uint32_t taa, uint32_t trcd, uint32_t trp, uint32_t tras)
+{
+    const uint32_t t[4] = { taa, trcd, trp, tras };
+    set_timings(o, tck_ps, t, clocks);
+}
+
+void spd_set_timings_ddr5(struct spd_info *o, uint32_t tck_ps, uint32_t taa, uint32_t trcd, uint32_t trp,
+                          uint32_t tras)
+{
+    const uint32_t t[4] = { taa, trcd, trp, tras };
+    set_timings(o, tck_ps, t, clocks_ddr5);
 }
 
 uint16_t spd_cl_from_mask(uint64_t mask, unsigned base, unsigned step, uint16_t want)

@@ -26,6 +26,9 @@ void spd_set_part(struct spd_info *o, const uint8_t *p, size_t n);
 void spd_set_serial_date(struct spd_info *o, const uint8_t *serial, uint8_t year, uint8_t week);
 /* Speed from tCK, clocks of each timing at tCK (JEDEC rounding). */
 void spd_set_timings(struct spd_info *o, uint32_t tck_ps, uint32_t taa, uint32_t trcd, uint32_t trp, uint32_t tras);
+/* The same with JESD400-5's rounding (DDR5: a 0.3 % guard band, not 2.5 %). */
+void spd_set_timings_ddr5(struct spd_info *o, uint32_t tck_ps, uint32_t taa, uint32_t trcd, uint32_t trp,
+                          uint32_t tras);
 /* Check a little-endian CRC-16 stored at crc_off over [0, n) (or from
  * start); records the failure. */
 void spd_check_crc(struct spd_img *im, size_t start, size_t n, size_t crc_off, const char *what);

@@ -110,7 +110,7 @@ void spd_decode_ddr5(struct spd_img *im)
             o->size_mb = (uint64_t)subchannels * (8u << (bus & 3)) / o->device_width * ddr5_dies(dens) *
                          ddr5_die_gbit(dens) * 1024 / 8 * o->ranks;
     }
-    spd_set_timings(o, le16(im, 20), le16(im, 30), le16(im, 32), le16(im, 34), le16(im, 36));
+    spd_set_timings_ddr5(o, le16(im, 20), le16(im, 30), le16(im, 32), le16(im, 34), le16(im, 36));
     /* Bytes 24-28: CL 20, 22, ... 98, one bit each. */
     for (int i = 0; i < 5; i++)
         cl_mask |= (uint64_t)spd_byte(im, 24 + (size_t)i) << (8 * i);

@@ -3,7 +3,9 @@
 #include "spd_inventory.h"
 #include "../../drivers/pci.h"
 #include "../record.h"
+#include "cpuid.h"
 #include "spd_match.h"
+#include "spd_platform.h"
 #include "spd_read.h"
 
 static enum spd_mode spd_mode_set = SPD_MODE_ON;
@@ -96,16 +98,26 @@ static void note_undecoded(const struct spd_raw *raw, unsigned nraw)
                     empty, empty == 1 ? "" : "s", empty == 1 ? "s" : "", empty == 1 ? "s" : "", list);
 }
 
-/* What SMBIOS says the populated DIMMs are. */
+/* What SMBIOS says the populated DIMMs are, as Linux i2c_register_spd()
+ * reads it: slots with type Other/Unknown (<= 0x02) are skipped, one type
+ * must be common to all the others (DDR4 0x1a, DDR5 0x22), and the slot
+ * count is every memory device listed. */
 static void bus_hint(const struct dimm *d, unsigned n, struct spd_bus_hint *h)
 {
+    uint8_t common = 0;
+    bool mixed = false;
+
     memset(h, 0, sizeof(*h));
+    h->smbios_slots = n;
     for (unsigned i = 0; i < n; i++) {
-        if (!dimm_populated(&d[i]))
+        if (!dimm_populated(&d[i]) || d[i].type_code <= 0x02)
             continue;
-        h->smbios_ddr4 |= !strcmp(d[i].mem_type, "DDR4");
-        h->smbios_ddr5 |= !strcmp(d[i].mem_type, "DDR5");
+        if (common && d[i].type_code != common)
+            mixed = true;
+        common = d[i].type_code;
     }
+    h->smbios_ddr4 = !mixed && common == 0x1a;
+    h->smbios_ddr5 = !mixed && common == 0x22;
 }
 
 /* Open the SMBus and read it; the decoded DIMMs into s. Returns how many,
@@ -114,8 +126,10 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
 {
     static struct smbus bus;
     struct pci_list *l = plat_alloc(sizeof(*l));
+    static struct cpu_ident cpu;
     struct spd_bus_hint hint;
-    char note[200];
+    char note[200], elsewhere[240];
+    bool other_path;
     int rc, ns = 0;
 
     if (!l) {
@@ -123,10 +137,14 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
         return -1;
     }
     pci_enumerate(l);
+    cpu_identify(&cpu);
+    /* Servers that keep SPD on the memory controller: say where, so an
+     * empty chipset bus is not reported as "no SPD". */
+    other_path = spd_platform_elsewhere(l, cpu.brand, elsewhere, sizeof(elsewhere));
     rc = smbus_open(l, spd_mode_set == SPD_MODE_FORCE ? SMBUS_OPEN_ENABLE_HOST : 0, &bus, note, sizeof(note));
     plat_free(l);
     if (rc != BM_OK) {
-        record_note("spd", "%s", note);
+        record_note("spd", "%s", other_path ? elsewhere : note);
         return -1;
     }
     bus_hint(d, n, &hint);
@@ -134,12 +152,14 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
     rc = spd_read_bus(&bus, &hint, raw, note, sizeof(note));
     smbus_close(&bus);
     if (rc <= 0) {
-        record_note("spd", "SMBus %s (%s): %s", bus.where, bus.kind, note);
+        record_note("spd", "SMBus %s (%s): %s", bus.where, bus.kind, other_path ? elsewhere : note);
         return -1;
     }
     for (unsigned i = 0; i < SPD_SLOTS; i++)
         if (raw[i].present && raw[i].len >= 3 && spd_decode(raw[i].data, raw[i].len, &s[ns].info) == BM_OK)
             s[ns++].addr = raw[i].addr;
+    if (other_path && ns == 0)
+        record_note("spd", "%s", elsewhere);
     return ns;
 }
 

@@ -6,6 +6,8 @@
 #include "../platform.h"
 
 /* Byte 2, the key byte: DRAM device type. */
+#define SPD_TYPE_SDR 0x04
+#define SPD_TYPE_DDR 0x07
 #define SPD_TYPE_DDR2 0x08
 #define SPD_TYPE_DDR2_FB 0x09
 #define SPD_TYPE_DDR3 0x0b
@@ -15,12 +17,14 @@
 /* The largest SPD image (DDR5: 1024 bytes). */
 #define SPD_MAX_BYTES 1024
 
-enum spd_gen { SPD_GEN_UNKNOWN = 0, SPD_GEN_DDR2, SPD_GEN_DDR2_FB, SPD_GEN_DDR3, SPD_GEN_DDR4, SPD_GEN_DDR5 };
+enum spd_gen {
+    SPD_GEN_UNKNOWN = 0, SPD_GEN_DDR2, SPD_GEN_DDR2_FB, SPD_GEN_DDR3, SPD_GEN_DDR4, SPD_GEN_DDR5, SPD_GEN_SDR, SPD_GEN_DDR
+};
 
 struct spd_info {
     enum spd_gen gen;
     uint8_t type_byte;
-    char mem_type[16];       /* "DDR4", "DDR2 FB-DIMM" (the names SMBIOS type 17 uses) */
+    char mem_type[16];       /* "DDR4", "DDR2 FB-DIMM", "SDRAM" (the names SMBIOS type 17 uses) */
     char module_type[16];    /* "RDIMM", "UDIMM", "SO-DIMM", "LRDIMM", "FB-DIMM", "" */
     uint64_t size_mb;        /* 0 = not decodable */
     uint8_t ranks;
@@ -40,7 +44,7 @@ struct spd_info {
     uint32_t tck_ps;         /* minimum clock period */
     uint32_t speed_mts;      /* 2 / tCKmin, snapped to the JEDEC speed bin */
     uint32_t taa_ps, trcd_ps, trp_ps, tras_ps;
-    uint16_t cl, trcd, trp, tras; /* clocks at tCKmin (JEDEC rounding) */
+    uint16_t cl, trcd, trp, tras; /* clocks at tCKmin (JEDEC rounding; DDR1's CL 2.5 etc. rounded up) */
     bool crc_checked;        /* every checksum/CRC the layout has was present */
     bool crc_ok;             /* ... and matched */
     char crc_note[64];       /* which one failed, or why not checked */

@@ -206,6 +206,21 @@ static uint64_t round_size(uint64_t v)
     return v / MEM_PAGE * MEM_PAGE;
 }
 
+/* size cut to a quarter of free memory and to mem_max= (0: none), noting in
+ * p which of the two cut it. */
+static uint64_t capped_size(uint64_t size, uint64_t quarter, uint64_t mem_max_bytes, struct mem_plan *p)
+{
+    if (size > quarter) {
+        size = round_size(quarter);
+        p->capped_by_memory = true;
+    }
+    if (mem_max_bytes && size > mem_max_bytes) {
+        size = mem_max_bytes / MEM_PAGE * MEM_PAGE;
+        p->capped_by_option = true;
+    }
+    return size;
+}
+
 /* Size a run (see mem_chain.h for the rules). */
 void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, uint64_t free_bytes,
                    uint64_t mem_max_bytes, unsigned cpus)
@@ -222,14 +237,7 @@ void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, 
     if (level == LEVEL_FULL)
         lat = MAX(lat, MEM_GIB);
     lat = ALIGN_UP(lat, 2 * MEM_MIB);
-    if (lat > quarter) {
-        lat = round_size(quarter);
-        p->capped_by_memory = true;
-    }
-    if (mem_max_bytes && lat > mem_max_bytes) {
-        lat = mem_max_bytes / MEM_PAGE * MEM_PAGE;
-        p->capped_by_option = true;
-    }
+    lat = capped_size(lat, quarter, mem_max_bytes, p);
     p->lat_max_bytes = MAX(lat, MEM_PAGE);
 
     /* Bandwidth: a thread streams its own buffer, 4x the LLC so the caches
@@ -238,14 +246,7 @@ void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, 
      * zeroed when allocated, which takes time on machines with many
      * threads, and their sum is still many times all the LLCs together. */
     bw = ALIGN_UP(MAX(64 * MEM_MIB, 4 * llc_bytes), 2 * MEM_MIB);
-    if (bw > quarter) {
-        bw = round_size(quarter);
-        p->capped_by_memory = true;
-    }
-    if (mem_max_bytes && bw > mem_max_bytes) {
-        bw = mem_max_bytes / MEM_PAGE * MEM_PAGE;
-        p->capped_by_option = true;
-    }
+    bw = capped_size(bw, quarter, mem_max_bytes, p);
     p->bw_bytes = MAX(bw, 2 * MEM_PAGE);
     bw_total_cap = MIN(quarter, level == LEVEL_FULL ? 16 * MEM_GIB : 4 * MEM_GIB);
     p->bw_all_bytes = p->bw_bytes;

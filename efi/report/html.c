@@ -38,6 +38,43 @@ static void row2(struct hout *o, const char *key, const char *value)
     ho_raw(o, "</tr>");
 }
 
+/* The conclusions first (findings.h), before any table: what a reviewer
+ * would say about this machine, each with the numbers behind it. */
+static void section_findings(struct hout *o, const struct html_data *d)
+{
+    if (!d->nfindings && !d->ended)
+        return;
+    ho_raw(o, "<section id=\"findings\"><h2>Findings</h2>\n");
+    if (!d->nfindings)
+        ho_raw(o, "<p>None: nothing in the records calls for a conclusion (no shared link near its ceiling, no "
+                  "slot or link below the device, no uneven memory population).</p>\n");
+    /* Warnings first. */
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < d->nfindings; i++) {
+            const struct hd_finding *f = &d->findings[i];
+            bool warn = !strcmp(f->severity, "warn");
+            if (warn != (pass == 0))
+                continue;
+            ho_fmt(o, "<div class=\"msg finding %s\" data-finding=\"", warn ? "warn" : "info");
+            ho_text(o, f->type);
+            ho_fmt(o, "\"><b>%s</b> ", warn ? "WARN" : "info");
+            ho_text(o, f->text);
+            if (f->numbers[0]) {
+                ho_raw(o, "<br><span class=\"muted\">");
+                ho_text(o, f->numbers);
+                if (f->subjects[0]) {
+                    ho_raw(o, "; subjects: ");
+                    ho_text(o, f->subjects);
+                }
+                ho_raw(o, "</span>");
+            }
+            ho_raw(o, "</div>\n");
+        }
+    if (d->dropped_findings)
+        ho_fmt(o, "<p class=\"banner cap\">%u more findings are in the .jsonl only.</p>", d->dropped_findings);
+    ho_raw(o, "</section>\n");
+}
+
 static void page_head(struct hout *o, const struct html_data *d)
 {
     ho_raw(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -57,7 +94,9 @@ static void page_head(struct hout *o, const struct html_data *d)
         ho_text(o, d->serial);
         ho_raw(o, "</span>");
     }
-    ho_raw(o, "</h1>\n<table id=\"run\">");
+    ho_raw(o, "</h1>\n");
+    section_findings(o, d);
+    ho_raw(o, "<table id=\"run\">");
     row2(o, "started", d->time);
     row2(o, "version", d->version);
     row2(o, "options", d->args);

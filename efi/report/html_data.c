@@ -407,6 +407,49 @@ static void on_verdict(struct html_data *d, const char *j)
     v->failures = NUM(j, "failures");
 }
 
+/* A finding: its sentence, subjects and numbers as text for the block. */
+static void on_finding(struct html_data *d, const char *j)
+{
+    struct hd_finding *f = TAKE(d, findings, nfindings, HD_MAX_FINDINGS, dropped_findings);
+    const char *nums;
+    size_t n = 0;
+
+    if (!f)
+        return;
+    STR(j, "finding", f->type);
+    STR(j, "severity", f->severity);
+    STR(j, "text", f->text);
+    for (const char *e = js_first(js_get(j, "subjects")); e && n < sizeof(f->subjects); e = js_next(e)) {
+        char s[48];
+        js_str(e, s, sizeof(s));
+        n += (size_t)snprintf(f->subjects + n, sizeof(f->subjects) - n, "%s%s", n ? ", " : "", s);
+    }
+    /* The numbers object: "name value" pairs as written. */
+    nums = js_get(j, "numbers");
+    n = 0;
+    if (nums && *nums == '{') {
+        const char *p = nums + 1;
+        while (*p && *p != '}' && n < sizeof(f->numbers)) {
+            char key[32];
+            double v;
+            const char *val;
+            while (*p == ' ' || *p == ',')
+                p++;
+            if (*p != '"' || !js_str(p, key, sizeof(key)))
+                break;
+            val = js_skip(p);
+            if (!val || *val != ':')
+                break;
+            val++;
+            if (js_num(val, &v))
+                n += (size_t)snprintf(f->numbers + n, sizeof(f->numbers) - n, "%s%s %g", n ? ", " : "", key, v);
+            p = js_skip(val);
+            if (!p)
+                break;
+        }
+    }
+}
+
 void html_data_feed(struct html_data *d, const char *type, const char *j)
 {
     unsigned pass = html_data_pass_of(j);
@@ -434,6 +477,8 @@ void html_data_feed(struct html_data *d, const char *type, const char *j)
         on_pci(d, j);
     else if (!strcmp(type, "error") || !strcmp(type, "note"))
         on_message(d, type, j);
+    else if (!strcmp(type, "finding"))
+        on_finding(d, j);
     else if (!strcmp(type, "disk"))
         on_disk(d, j);
     else if (!strcmp(type, "disk_result"))

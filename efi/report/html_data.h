@@ -23,6 +23,7 @@
 #define HD_MAX_STATS 64      /* burn-in figures */
 #define HD_MAX_VERDICTS 64
 #define HD_MAX_REGIONS 64    /* memory map regions */
+#define HD_MAX_FINDINGS 24
 
 #define HD_STR 96
 #define HD_LONG 320
@@ -86,6 +87,14 @@ struct hd_stat {
     double n, min, median, max, cv;
 };
 
+/* A finding record (findings.h): the conclusion and its evidence. */
+struct hd_finding {
+    char type[24], severity[8];
+    char text[HD_LONG];
+    char subjects[HD_STR];   /* "a, b, c" */
+    char numbers[HD_LONG];   /* "aggregate_mbps 1710, ceiling_mbps 2000" */
+};
+
 struct hd_verdict {
     char disk[24], test[40], result[8];
     double passes, failures;
@@ -119,6 +128,9 @@ struct html_data {
     double map_seconds, map_seconds_per_gib;
     unsigned npci, dropped_pci;
     struct hd_pci pci[HD_MAX_PCI];
+    /* findings, shown first */
+    unsigned nfindings, dropped_findings;
+    struct hd_finding findings[HD_MAX_FINDINGS];
     /* messages (errors and notes) */
     unsigned nmsgs, dropped_msgs, nerror_records;
     struct hd_msg msgs[HD_MAX_MSGS];

@@ -285,6 +285,34 @@ static unsigned draw_memory_tables(struct screen_grid *g, unsigned row, unsigned
     return used;
 }
 
+/* The findings under the title, warnings first: the conclusions of the run
+ * come before its figures (at most a third of the screen). */
+static unsigned draw_findings(struct screen_grid *g, unsigned row, unsigned bottom, const struct screen_model *m)
+{
+    unsigned first = row, room = bottom > row ? (bottom - row) / 3 : 0, shown = 0;
+    char title[64];
+
+    if (!m->nfindings || room < 2)
+        return 0;
+    snprintf(title, sizeof(title), "Findings: %u", m->nfindings + m->findings_unkept);
+    put(g, 1, row++, PLAT_COLOUR_TITLE, title, g->cols - 2);
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < m->nfindings && row < first + room; i++) {
+            bool warn = m->findings[i].colour == PLAT_COLOUR_WARN;
+            if (warn != (pass == 0))
+                continue;
+            put(g, 3, row++, m->findings[i].colour, m->findings[i].text, g->cols - 4);
+            shown++;
+        }
+    if (shown < m->nfindings + m->findings_unkept && row < bottom) {
+        char more[80];
+        snprintf(more, sizeof(more), "(%u more in the results file and the report)",
+                 m->nfindings + m->findings_unkept - shown);
+        put(g, 3, row++, PLAT_COLOUR_NORMAL, more, g->cols - 4);
+    }
+    return row - first;
+}
+
 /* Errors first (all that fit), then notes, then the latest free text. */
 static void draw_messages(struct screen_grid *g, unsigned top, unsigned bottom, const struct screen_model *m)
 {
@@ -329,6 +357,7 @@ void screen_layout(struct screen_grid *g, const struct screen_model *m, const st
     if (!m->ended && g->cols > strlen(hint) + 2)
         put(g, g->cols - (unsigned)strlen(hint) - 1, row, PLAT_COLOUR_TITLE, hint, g->cols);
     row++;
+    row += draw_findings(g, row, bottom, m);
     field(g, row++, "System", m->system, PLAT_COLOUR_VALUE);
     field(g, row++, "CPU", m->cpu, PLAT_COLOUR_VALUE);
     field(g, row++, "Memory", m->memory, PLAT_COLOUR_VALUE);

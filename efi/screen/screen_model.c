@@ -70,6 +70,24 @@ static void on_message(struct screen_model *m, const char *type, const char *jso
         m->notes++;
 }
 
+/* A finding: its sentence, warnings in the warning colour, for the top. */
+static void on_finding(struct screen_model *m, const char *json)
+{
+    char sev[8], text[190], line[200];
+    struct screen_message *f;
+
+    if (m->nfindings >= SCREEN_FINDINGS) {
+        m->findings_unkept++;
+        return;
+    }
+    screen_json_str(json, "severity", sev, sizeof(sev));
+    screen_json_str(json, "text", text, sizeof(text));
+    f = &m->findings[m->nfindings++];
+    f->colour = strcmp(sev, "warn") ? PLAT_COLOUR_VALUE : PLAT_COLOUR_WARN;
+    snprintf(line, sizeof(line), "%s %s", strcmp(sev, "warn") ? "info" : "WARN", text);
+    sink_screen_text(f->text, sizeof(f->text), line);
+}
+
 static void on_system(struct screen_model *m, const char *json)
 {
     char a[64], b[64], fw[64], l1[24], l2[24], l3[24];
@@ -285,6 +303,8 @@ void screen_model_record(struct screen_model *m, const char *type, const char *j
             screen_model_memory_record(m, type, json);
     } else if (!strcmp(type, "error") || !strcmp(type, "note")) {
         on_message(m, type, json);
+    } else if (!strcmp(type, "finding")) {
+        on_finding(m, json);
     } else if (!strcmp(type, "end")) {
         on_end(m, json);
     }

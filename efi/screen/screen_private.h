@@ -13,6 +13,7 @@
 #define SCREEN_DISKS 64
 #define SCREEN_TESTS 32
 #define SCREEN_MESSAGES 24
+#define SCREEN_FINDINGS 8
 #define SCREEN_TEXT_LINES 16
 #define SCREEN_WARNINGS 4
 #define SCREEN_DIMMS 48
@@ -94,6 +95,9 @@ struct screen_model {
     struct screen_region regions[SCREEN_REGIONS];
     char map_verdict[160];
     bool map_slow;             /* the summary names slow regions */
+    /* Findings (findings.h), shown first once they come. */
+    struct screen_message findings[SCREEN_FINDINGS];
+    unsigned nfindings, findings_unkept;
     /* Errors, notes, other text. */
     struct screen_message messages[SCREEN_MESSAGES];
     unsigned nmessages, errors, notes;

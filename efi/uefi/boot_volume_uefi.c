@@ -6,6 +6,7 @@ static EFI_HANDLE boot_device;             /* the loaded image's device handle *
 static EFI_FILE_HANDLE boot_root;          /* NULL: no file system on it */
 static bool boot_root_writable;
 static const char *boot_source = "unknown";
+static bool last_from_tftp;                /* the last boot file read ended at the TFTP server */
 
 /* Open the file system and the PXE base code of the device the image was
  * loaded from, and tell how we were booted. */
@@ -56,6 +57,7 @@ long plat_boot_file_read(const char *path, char *buf, size_t cap)
         if (n == BM_ENODEV)
             n = uefi_read_file(boot_root, base, buf, cap);
     }
+    last_from_tftp = n == BM_ENODEV;
     if (n == BM_ENODEV)
         n = uefi_tftp_read(base, buf, cap);
     return n;
@@ -77,6 +79,17 @@ size_t plat_boot_file_places(char *buf, size_t cap)
 }
 
 bool plat_boot_nic_mac(uint8_t mac[6]) { return uefi_boot_nic_mac(boot_device, mac); }
+
+bool plat_boot_nic_ip(uint8_t ip[4]) { return uefi_pxe_station(ip); }
+
+size_t plat_boot_file_error(char *buf, size_t cap)
+{
+    if (!last_from_tftp) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return uefi_tftp_error(buf, cap);
+}
 
 bool plat_boot_volume_writable(void) { return boot_root && boot_root_writable; }
 

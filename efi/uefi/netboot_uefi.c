@@ -7,6 +7,7 @@ static EFI_PXE_BASE_CODE *pxe;             /* NULL: not booted through a PXE bas
 static struct netboot_server server;
 static bool server_known;
 static bool server_silent;                 /* a TFTP read timed out: ask it no more */
+static char last_error[200];               /* why the last read failed, other than "no such file" */
 
 /* After a firmware PXE boot or an iPXE chain: the TFTP server and the
  * boot file's folder (netboot_pick_server, as EDK2 PxeBcDhcp4BootInfo). */
@@ -31,6 +32,15 @@ void uefi_pxe_open(EFI_HANDLE device)
     server_known = netboot_pick_server(&pk, &server) == BM_OK;
 }
 
+/* The station address the PXE base code holds (firmware PXE or iPXE). */
+bool uefi_pxe_station(uint8_t ip[4])
+{
+    if (!pxe || !pxe->Mode)
+        return false;
+    memcpy(ip, &pxe->Mode->StationIp.v4, 4);
+    return ip[0] || ip[1] || ip[2] || ip[3];
+}
+
 /* Whether we were netbooted: iPXE installs a read-only file system serving
  * what it fetched on the same handle as its PXE base code; the firmware's
  * PXE boot has only the PXE base code. Either way the device has one. */
@@ -47,7 +57,10 @@ bool uefi_has_pxe_base_code(EFI_HANDLE device)
  * long a silent server costs (EDK2: PXEBC_MTFTP_TIMEOUT x RETRIES, the
  * API cannot change it), so after one timeout the server is not asked
  * again: a wrong server costs one wait, not one per file. A TFTP error
- * (file not found) comes back at once. */
+ * comes back at once: "file not found" is BM_ENODEV, an access violation
+ * or any other server error is said as such (netboot_tftp_error), from the
+ * ERROR packet EDK2 keeps in the mode (PxeBcMtftp: TftpErrorReceived) or
+ * the status iPXE turns it into (EFI_NOT_FOUND, EFI_ACCESS_DENIED). */
 long uefi_tftp_read(const char *name, char *buf, size_t cap)
 {
     char remote[256];
@@ -55,6 +68,7 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
     EFI_IP_ADDRESS ip;
     EFI_STATUS st;
 
+    last_error[0] = '\0';
     if (!pxe || !server_known || server_silent)
         return BM_ENODEV;
     snprintf(remote, sizeof(remote), "%s%s", server.dir, name);
@@ -67,8 +81,37 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
         server_silent = true;
     if (st == EFI_BUFFER_TOO_SMALL)
         return BM_ENOSPC;
-    if (st != EFI_SUCCESS)
-        return BM_ENODEV;
+    if (st != EFI_SUCCESS) {
+        EFI_PXE_BASE_CODE_MODE *m = pxe->Mode;
+        /* EDK2's READ_FILE returns EFI_TFTP_ERROR without keeping the
+         * ERROR packet (OVMF under test: TftpErrorReceived stays FALSE), so
+         * "not found" and "access violation" look the same. Its file size
+         * query keeps it (PxeBcMtftp4GetFileSize: the GetInfo packet's code
+         * and message into Mode->TftpError): ask once more that way. */
+        if (st == EFI_TFTP_ERROR && !m->TftpErrorReceived) {
+            UINT64 fsize = 0;
+            uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE, NULL, FALSE, &fsize, NULL,
+                              &ip, (UINT8 *)remote, NULL, FALSE);
+        }
+        enum tftp_fw_result r = st == EFI_TFTP_ERROR && m->TftpErrorReceived ? TFTP_FW_ERROR_PACKET
+                                : st == EFI_NOT_FOUND || st == EFI_TFTP_ERROR ? TFTP_FW_NOT_FOUND
+                                : st == EFI_ACCESS_DENIED                     ? TFTP_FW_ACCESS_DENIED
+                                : st == EFI_TIMEOUT                           ? TFTP_FW_TIMEOUT
+                                                                              : TFTP_FW_OTHER;
+        /* EDK2 keeps only the low byte of the network-order code: 0 (netboot.h). */
+        int rc = netboot_tftp_error(r, m->TftpError.ErrorCode ? m->TftpError.ErrorCode : TFTP_ERR_CODE_LOST,
+                                    (const char *)m->TftpError.ErrorString,
+                                    sizeof(m->TftpError.ErrorString), server.ip, last_error, sizeof(last_error));
+        /* A silent server stays "not there" for the caller (the note says it did not answer). */
+        if (rc == BM_ENODEV || rc == BM_ETIMEDOUT) {
+            last_error[0] = '\0';
+            return BM_ENODEV;
+        }
+        if (r == TFTP_FW_OTHER)
+            snprintf(last_error + strlen(last_error), sizeof(last_error) - strlen(last_error), " (EFI status %lu)",
+                     (unsigned long)(st & 0xffff));
+        return rc;
+    }
     /* iPXE's Mtftp (efi_pxe.c efi_pxe_mtftp) leaves BufferSize at the
      * buffer's size instead of the file's: the file then ends after the
      * last byte that is not the 0xff fill (never in a text file, while a
@@ -77,6 +120,13 @@ long uefi_tftp_read(const char *name, char *buf, size_t cap)
         for (size = cap; size && (uint8_t)buf[size - 1] == 0xff; size--)
             ;
     return (long)size;
+}
+
+/* Why the last TFTP read failed (other than no such file), or 0. */
+size_t uefi_tftp_error(char *buf, size_t cap)
+{
+    bm_strlcpy(buf, last_error, cap);
+    return strlen(buf);
 }
 
 /* Where netboot files are looked for, for the notes. */

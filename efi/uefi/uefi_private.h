@@ -32,6 +32,8 @@ bool uefi_has_pxe_base_code(EFI_HANDLE device);
 void uefi_pxe_open(EFI_HANDLE device);
 long uefi_tftp_read(const char *name, char *buf, size_t cap);
 size_t uefi_tftp_describe(char *buf, size_t cap);
+size_t uefi_tftp_error(char *buf, size_t cap);
+bool uefi_pxe_station(uint8_t ip[4]);
 bool uefi_boot_nic_mac(EFI_HANDLE device, uint8_t mac[6]);
 bool uefi_pxe_addresses(uint8_t station[4], uint8_t mask[4], uint8_t router[4]);
 

@@ -25,3 +25,27 @@ def once(fn):
                 memo[args] = fn(*args)
             return memo[args]
     return shared
+
+
+_SHARED_LOCK = None
+_SHARED = {}
+
+
+def shared_boot(**kwargs):
+    """qemu.boot(**kwargs), booted once for every test of any module that asks
+    for the very same machine and options and only reads what the run left
+    (records, serial log, the stick's files): each checks a different thing."""
+    import threading
+
+    import qemu
+
+    global _SHARED_LOCK
+    if _SHARED_LOCK is None:
+        _SHARED_LOCK = threading.Lock()
+    key = tuple(sorted(kwargs.items()))
+    with _SHARED_LOCK:
+        entry = _SHARED.setdefault(key, {"lock": threading.Lock()})
+    with entry["lock"]:
+        if "run" not in entry:
+            entry["run"] = qemu.boot(**kwargs)
+        return entry["run"]

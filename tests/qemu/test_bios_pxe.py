@@ -39,7 +39,7 @@ def _serve_bios(rack):
     shutil.copyfile(BIN, os.path.join(rack.tftp, "baremark.bin"))
     with open(os.path.join(qemu.ROOT, "boot", "baremark-bios.ipxe")) as f:
         script = f.read()
-    assert "kernel baremark.bin mem=quick disk=quick exit=shutdown" in script
+    assert "kernel baremark.bin BOOTIF=01-${netX/mac:hexhyp} ip=${netX/ip} mem=quick disk=quick exit=shutdown" in script
     rack.serve("baremark-bios.ipxe", script.replace("mem=quick disk=quick exit=shutdown", OPTIONS))
 
 
@@ -100,6 +100,10 @@ def _check_chain(vendor_rom):
         assert sent == (["undionly.kpxe"] + chain if vendor_rom else chain), sent
         # the script's kernel line reached the run, and exit=shutdown powered off
         assert run.one("run")["args"] == "baremark " + OPTIONS, run.one("run")
+        # iPXE filled in the boot NIC: the run record names it (BOOTIF=, ip= words)
+        r = run.one("run")
+        assert r["mac"] == MAC_BIOS and r["ip"].startswith("10.99.0.1"), r
+        assert len(r["run_id"]) == 32, r
         end = run.end()
         assert end["status"] == "ok" and end["errors"] == 0, end
         assert run.returncode == 0, "QEMU should have powered off by itself (ACPI S5): %r" % run.returncode

@@ -5,7 +5,6 @@ tests do not depend on baremark's native drivers.
 Each test boots once (about 30 s under TCG, most of it OVMF); disks are
 small and time=1 keeps the workloads short.
 """
-import hashlib
 import json
 import os
 import socket
@@ -14,17 +13,13 @@ import threading
 import time
 
 import qemu
+import testutil
 
 STICK_SERIAL = "BOOTSTICK"
 STICK = ("-global", "usb-storage.serial=" + STICK_SERIAL)
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+sha256 = testutil.sha256
 
 
 def gpt_disk(path, size_mib):
@@ -54,18 +49,8 @@ def check_result_fields(r):
     assert abs(r["mbps"] - r["ios"] * r["bs"] / r["seconds"] / 1e6) <= 0.1 + r["mbps"] * 1e-3, r
 
 
-def cleaned(fn):
-    """Run a test in its own scratch folder (disk images and the QEMU work
-    folder: stick copy, serial log), removed by the test runner when it is
-    done (BAREMARK_KEEP=1 keeps it)."""
-    def wrapper():
-        fn(qemu.tempdir(prefix="baremark-disk-"))
-    wrapper.__name__ = fn.__name__
-    return wrapper
-
-
-def fail_with_log(run, msg):
-    raise AssertionError(msg + "\n--- serial log tail ---\n" + run.serial[-4000:])
+cleaned = testutil.cleaned("baremark-disk-")
+fail_with_log = testutil.fail_with_log
 
 
 # Two NVMe controllers behind one PCIe switch: their traffic shares the
@@ -214,17 +199,7 @@ def test_disk_with_read_errors_fails_alone(work):
 def _press_esc_after(workdir, marker, sock_path, sent, timeout=200):
     """Once marker shows up in the serial log, press Esc on the emulated
     PS/2 keyboard through QMP (OVMF reads it as console input)."""
-    t0 = time.time()
-    serial = os.path.join(workdir, "serial.log")
-    while time.time() - t0 < timeout:
-        try:
-            with open(serial, errors="replace") as f:
-                if marker in f.read():
-                    break
-        except FileNotFoundError:
-            pass
-        time.sleep(0.2)
-    else:
+    if not testutil.wait_for_serial(workdir, marker, timeout):
         return
     time.sleep(0.7)  # well inside the next test's measured window
     s = socket.socket(socket.AF_UNIX)

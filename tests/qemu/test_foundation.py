@@ -14,7 +14,7 @@ def _file_records(run):
 
 
 def test_serial_records_match_results_file():
-    run = qemu.boot(options="mem=off disk=off", timeout=180)
+    run = marks.shared_boot(options="mem=off disk=off", timeout=180)  # test_serial checks its port
     assert not run.timed_out, run.serial[-2000:]
     types = [r["type"] for r in run.records]
     assert types[0] == "run" and types[-1] == "end", types
@@ -47,7 +47,7 @@ def test_bad_option_stops_run_with_named_error():
 
 
 def test_exit_shutdown_ends_qemu():
-    run = qemu.boot(options="mem=off disk=off exit=shutdown", timeout=180)
+    run = marks.shared_boot(options="mem=off disk=off exit=shutdown", timeout=180)  # test_one_stick reads its stick
     assert not run.timed_out
     assert run.end()["status"] == "ok"
     assert run.returncode == 0, "QEMU should have powered off by itself, got %r" % run.returncode

@@ -13,6 +13,7 @@ import threading
 import time
 
 import qemu
+import testutil
 import marks
 
 MEM_MAX = 1 << 20  # mem_max=1M: latency 4 KiB..1 MiB, 1 MiB bandwidth buffers
@@ -115,7 +116,6 @@ def test_mem_numa_two_nodes_gives_2x2_matrix():
     assert "NUMA latency" in run.serial
 
 
-@marks.host
 def test_mem_host_build_prints_the_same_records():
     """build/host/baremark runs the same engine and kernels on Linux."""
     binary = os.path.join(qemu.BUILD, "host", "baremark")
@@ -171,17 +171,7 @@ def test_mem_chase_loop_holds_only_the_dependent_loads():
 def press_esc_when(workdir, sock_path, marker, pressed, timeout=120):
     """Watch the serial log; once `marker` shows, press Esc through QEMU's
     monitor (a PS/2 key the firmware's console reads) and note the time."""
-    serial = os.path.join(workdir, "serial.log")
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with open(serial, "rb") as f:
-                if marker in f.read():
-                    break
-        except FileNotFoundError:
-            pass
-        time.sleep(0.2)
-    else:
+    if not testutil.wait_for_serial(workdir, marker, timeout):
         return
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.connect(sock_path)
@@ -198,7 +188,7 @@ def test_mem_esc_stops_the_memory_benchmark_promptly():
     pressed = []
     # 64 MiB keeps TCG busy in the sweep for far longer than the test waits.
     watcher = threading.Thread(target=press_esc_when,
-                               args=(workdir, sock_path, b'"pattern":"full_random"', pressed))
+                               args=(workdir, sock_path, '"pattern":"full_random"', pressed))
     watcher.start()
     run = qemu.boot(options="mem=quick disk=off mem_max=64M exit=shutdown", smp=2, timeout=120, workdir=workdir,
                     extra_args=["-monitor", "unix:%s,server=on,wait=off" % sock_path])

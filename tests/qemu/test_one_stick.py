@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 
+import marks
 import qemu
 
 BIOS_RESULTS = "::/baremark/results/bios.jsonl"
@@ -84,7 +85,7 @@ def _disk(run, disk_id):
 def test_one_stick_boots_under_ovmf_as_before():
     """UEFI side of the one image: BOOTX64.EFI from the ESP, the records in
     a results .jsonl beside bios.jsonl and bios.html, which stay blank."""
-    run = qemu.boot(options="mem=off disk=off exit=shutdown", timeout=180)
+    run = marks.shared_boot(options="mem=off disk=off exit=shutdown", timeout=180)  # as test_foundation's
     assert not run.timed_out, run.serial[-2000:]
     assert run.end()["status"] == "ok", run.end()
     files = qemu.list_dir(run.stick, "::/baremark/results")

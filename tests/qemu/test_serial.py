@@ -4,6 +4,7 @@ says which port and why."""
 import os
 import struct
 
+import marks
 import qemu
 
 
@@ -22,7 +23,7 @@ def _spcr_body(path, interface_type=0x00, space=1, access=1, address=0x2F8, baud
 
 def test_serial_auto_without_spcr_records_on_com1():
     # QEMU's q35 publishes no SPCR: OVMF's console path names COM1.
-    run = qemu.boot(options="mem=off disk=off", timeout=180)
+    run = marks.shared_boot(options="mem=off disk=off", timeout=180)  # test_foundation checks its records
     assert not run.timed_out, run.serial[-2000:]
     ser = run.one("run")["serial"]
     assert ser["port"] == "0x3f8", ser

@@ -8,32 +8,19 @@ to them are.
 
 Each test boots once with small disks, mem=off and time=1.
 """
-import hashlib
 import os
 import shutil
 import subprocess
 
 import qemu
+import testutil
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+sha256 = testutil.sha256
 
 
-def cleaned(fn):
-    """Run a test in its own scratch folder, removed by the runner."""
-    def wrapper():
-        fn(qemu.tempdir(prefix="baremark-safety-"))
-    wrapper.__name__ = fn.__name__
-    return wrapper
-
-
-def fail_with_log(run, msg):
-    raise AssertionError(msg + "\n--- serial log tail ---\n" + run.serial[-4000:])
+cleaned = testutil.cleaned("baremark-safety-")
+fail_with_log = testutil.fail_with_log
 
 
 def boot_image(work, options):

@@ -130,6 +130,12 @@ static void read_write(struct scsi_target *t, const uint8_t *cdb, uint8_t *buf, 
         scsi_target_fail(r, SCSI_TARGET_KEY_ILLEGAL_REQUEST, 0x21, 0x00);
         return;
     }
+    if (t->cond && t->cond->left && t->cond->key != SCSI_TARGET_KEY_RECOVERED_ERROR) {
+        t->cond->left--;
+        t->cond->reported++;
+        scsi_target_fail(r, t->cond->key, t->cond->asc, t->cond->ascq);
+        return;
+    }
     bytes = blocks * t->block_bytes;
     if (bytes > data_len)
         bytes = data_len - data_len % t->block_bytes; /* the initiator's buffer ends first */
@@ -143,6 +149,12 @@ static void read_write(struct scsi_target *t, const uint8_t *cdb, uint8_t *buf, 
             t->read(t->ctx, lba, bytes / t->block_bytes, buf);
         else if (bytes)
             memset(buf, 0, bytes);
+    }
+    if (t->cond && t->cond->left) {
+        /* RECOVERED ERROR: done, and reported. */
+        t->cond->left--;
+        t->cond->reported++;
+        scsi_target_fail(r, t->cond->key, t->cond->asc, t->cond->ascq);
     }
     r->moved = bytes;
 }

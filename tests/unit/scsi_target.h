@@ -42,12 +42,27 @@ struct scsi_target {
     void (*read)(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf);
     void (*write)(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t *buf);
     void *ctx;
+    /* A condition READ/WRITE commands report while cond->left > 0 (each
+     * such command counts it down; NULL: none). It lives with the model,
+     * as some models build a target per command. RECOVERED ERROR (01h)
+     * moves the data and then reports it (SPC-4: the command completed,
+     * with recovery); any other key moves nothing. */
+    struct scsi_target_condition *cond;
 
     /* Kept by the target. */
     uint8_t sense[SCSI_TARGET_SENSE_BYTES]; /* the last CHECK CONDITION's, for REQUEST SENSE */
     bool have_sense;
     unsigned reads, writes;     /* READ / WRITE commands done */
     unsigned rejected;          /* commands answered CHECK CONDITION */
+};
+
+/* An injected condition: sense key / ASC / ASCQ for the next left
+ * READ/WRITE commands (e.g. UNIT ATTENTION 29h/00h after a reset, NOT
+ * READY 04h/01h while spinning up, RECOVERED ERROR 18h/00h). */
+struct scsi_target_condition {
+    uint8_t key, asc, ascq;
+    unsigned left;
+    unsigned reported;          /* how many commands it answered */
 };
 
 /* What the target answered. */
@@ -63,7 +78,10 @@ struct scsi_target_reply {
 #define SCSI_TARGET_CHECK_CONDITION 0x02
 #define SCSI_TARGET_BUSY 0x08
 #define SCSI_TARGET_TASK_SET_FULL 0x28
+#define SCSI_TARGET_KEY_RECOVERED_ERROR 0x01
+#define SCSI_TARGET_KEY_NOT_READY 0x02
 #define SCSI_TARGET_KEY_MEDIUM_ERROR 0x03
+#define SCSI_TARGET_KEY_UNIT_ATTENTION 0x06
 #define SCSI_TARGET_KEY_ILLEGAL_REQUEST 0x05
 
 /* Run one CDB. buf holds data_len bytes: where a read's data goes, or the

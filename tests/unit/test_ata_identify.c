@@ -177,6 +177,28 @@ static void test_ncq_depth_from_word_75(void **state)
     assert_int_equal(id.ncq_depth, 4);
 }
 
+/* Word 76 bits 3:1: the fastest SATA generation the drive supports. */
+static void test_sata_generation_from_word_76(void **state)
+{
+    struct ata_identity id;
+    (void)state;
+
+    base_disk(1000000);
+    put_word(76, (1u << 8) | (1u << 3) | (1u << 2) | (1u << 1));
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_true(id.sata_max_gbps == 6.0);
+    put_word(76, (1u << 8) | (1u << 2) | (1u << 1));
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_true(id.sata_max_gbps == 3.0);
+    put_word(76, (1u << 1));
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_true(id.sata_max_gbps == 1.5);
+    /* Parallel ATA: 0000h/FFFFh say nothing, not "6 Gb/s". */
+    put_word(76, 0xffff);
+    assert_int_equal(ata_parse_identify(blk, &id), BM_OK);
+    assert_true(id.sata_max_gbps == 0);
+}
+
 static void test_28bit_only_disk(void **state)
 {
     struct ata_identity id;
@@ -322,8 +344,15 @@ static void test_ncq_error_log_names_tag_registers_and_lba(void **state)
     assert_int_equal(ata_parse_ncq_error_log(page, &e), BM_OK);
     assert_true(e.nq);
 
-    page[100] ^= 0xff;      /* checksum broken */
-    assert_int_equal(ata_parse_ncq_error_log(page, &e), BM_EINVAL);
+    assert_false(e.bad_checksum);
+
+    /* A broken checksum warns, it does not throw the page away (Linux
+     * ata_eh_read_log_10h): the tag is still used, no COMRESET. */
+    page[100] ^= 0xff;
+    assert_int_equal(ata_parse_ncq_error_log(page, &e), BM_OK);
+    assert_true(e.bad_checksum);
+    assert_true(e.nq);
+    assert_int_equal(e.tag, 3);
 }
 
 /* ---- Decoded errors -------------------------------------------------------------- */
@@ -438,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_word106_ignored_unless_valid),
         cmocka_unit_test(test_no_ncq_disk),
         cmocka_unit_test(test_ncq_depth_from_word_75),
+        cmocka_unit_test(test_sata_generation_from_word_76),
         cmocka_unit_test(test_28bit_only_disk),
         cmocka_unit_test(test_lba48_bit_without_48bit_capacity_is_a_28bit_disk),
         cmocka_unit_test(test_dma28_fis_layout_and_limits),

@@ -97,6 +97,26 @@ struct model {
 
     uint64_t hold_lba;          /* reads at this LBA never finish until aborted */
     bool hold;
+    bool hold_writes;           /* writes at hold_lba are held too */
+    /* A firmware that has lost track of a held command: ABORT answers
+     * "abort not possible" and the command stays the firmware's; it moves
+     * its data when it finishes late (late_finish()), as real firmware
+     * does with a command stuck behind a slow drive. */
+    bool abort_ignored;
+    /* The firmware ignores the reset request on the doorbell: it stays
+     * OPERATIONAL and keeps every command it holds. */
+    bool reset_ignored;
+    uint8_t late_write_byte;    /* the first byte a late-finished write took from host memory */
+    /* Adapter reset (Linux megasas_adp_reset_gen2): keys 0,4,b,2,7,d to the
+     * write-sequence register (0xfc) unlock host diag (0xf8); its
+     * RESET_ADAPTER bit then resets the chip (every command dropped, state
+     * READY). diag_dead: the unlock never happens. */
+    struct scsi_target_condition cond; /* what system drives report on READ/WRITE (scsi_target.h) */
+    unsigned seq_pos, adapter_resets;
+    uint32_t host_diag;
+    bool diag_dead;
+    uint64_t read_cost_ns;      /* model time each register read costs (a slow, stuck chip) */
+    unsigned late_finished;
     unsigned aborts, aborted;
     /* The next busy_left system-drive reads answer SCSI status busy_status
      * (BUSY 08h / TASK SET FULL 28h) with MFI_STAT_SCSI_DONE_WITH_ERROR. */
@@ -337,7 +357,7 @@ static struct scsi_target disk_target(const struct m_disk *d, char *serial, size
                                  .product = d->logical ? "PERC H310 Mini" : "ST2000NM0023",
                                  .revision = d->logical ? "2.12" : "GS0F", .serial = serial,
                                  .blocks = d->blocks, .block_bytes = d->block, .read = disk_read, .write = disk_write,
-                                 .ctx = (void *)d };
+                                 .ctx = (void *)d, .cond = d->logical ? NULL : &m.cond };
 }
 
 static void do_ld_io(uint8_t *f, uint64_t pa)
@@ -360,8 +380,8 @@ static void do_ld_io(uint8_t *f, uint64_t pa)
         return;
     }
     check_transfer(len);
-    if (m.hold && read && lba == m.hold_lba)
-        return; /* hung until aborted */
+    if (m.hold && (read || m.hold_writes) && lba == m.hold_lba)
+        return; /* hung until aborted, or finished late (late_finish) */
     move_data(d, read, lba, blocks, host(addr));
     finish(f, pa, 0x00);
 }
@@ -435,12 +455,36 @@ static void do_abort(uint8_t *f, uint64_t pa)
         if (m.out[i].busy && m.out[i].pa == target) {
             if (m.out[i].ctx != ctx)
                 violation("ABORT context %u for the frame with context %u", ctx, m.out[i].ctx);
+            if (m.abort_ignored)
+                break;
             finish(host(target), target, 0x2e);
             m.aborted++;
             found = true;
             break;
         }
     finish(f, pa, found ? 0x00 : 0x05 /* abort not possible */);
+}
+
+/* The firmware finishes every LD I/O it held, late: a read's data goes
+ * into the buffer its SGE names now, a write takes its bytes from there
+ * now (DMA happens when the firmware gets to it, not when it was posted). */
+static void late_finish(void)
+{
+    for (unsigned i = 0; i < M_MAX_OUT; i++) {
+        uint8_t *f = host(m.out[i].pa);
+        uint64_t addr, lba;
+        uint32_t len;
+
+        if (!m.out[i].busy || (f[0] != 0x01 && f[0] != 0x02))
+            continue;
+        read_sge(f, 0x28, &addr, &len);
+        lba = rd32(f + 0x20) | (uint64_t)rd32(f + 0x24) << 32;
+        if (f[0] == 0x02)
+            m.late_write_byte = *(uint8_t *)host(addr);
+        move_data(find_disk(true, f[4]), f[0] == 0x01, lba, rd32(f + 0x14), host(addr));
+        m.late_finished++;
+        finish(f, m.out[i].pa, 0x00);
+    }
 }
 
 /* A frame address arrived in the inbound queue port. */
@@ -489,9 +533,20 @@ static void take_frame(uint32_t lo, uint32_t hi)
     }
 }
 
+/* The chip drops every command it holds (reset): no reply for any. */
+static void drop_outstanding(void)
+{
+    for (unsigned i = 0; i < M_MAX_OUT; i++)
+        m.out[i].busy = false;
+    m.noutstanding = 0;
+}
+
 static uint32_t m_read(void *ctx, int bar, uint32_t off)
 {
     (void)ctx, (void)bar;
+    plat_sim_advance_ns(m.read_cost_ns);
+    if (off == 0xf8 && m.family == M_GEN2)
+        return m.host_diag;
     if (off != 0xb0)
         return 0;
     if (m.booting) {
@@ -513,9 +568,34 @@ static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
 
     (void)ctx, (void)bar;
     if (off == doorbell) {
-        if ((v & 0x2) && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL) {
+        if ((v & 0x2) && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL && !m.reset_ignored) {
             m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
             m.inited = false;
+            if (v & 0x1)
+                drop_outstanding(); /* MFI_INIT_ABORT: every command aborted */
+        }
+        return;
+    }
+    if (m.family == M_GEN2 && off == 0xfc) {
+        static const uint32_t keys[] = { 0x0, 0x4, 0xb, 0x2, 0x7, 0xd };
+        m.seq_pos = v == keys[m.seq_pos] ? m.seq_pos + 1 : v == keys[0] ? 1 : 0;
+        if (m.seq_pos == 6 && !m.diag_dead) {
+            m.host_diag |= 0x80;
+            m.seq_pos = 0;
+        }
+        return;
+    }
+    if (m.family == M_GEN2 && off == 0xf8) {
+        if (!(m.host_diag & 0x80)) {
+            violation("host diag written 0x%08x while locked", v);
+            return;
+        }
+        if (v & 0x4) {
+            m.adapter_resets++;
+            drop_outstanding();
+            m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            m.inited = false;
+            m.host_diag = 0;
         }
         return;
     }
@@ -812,6 +892,248 @@ static void test_hung_read_is_aborted_before_its_frame_is_reused(void **state)
     release(ctrl);
 }
 
+/* Poll a disk for a while, 1 s of model time per poll. */
+static int poll_for(struct bm_disk *d, struct bm_completion *out, int max, unsigned polls)
+{
+    int got = 0;
+
+    for (unsigned i = 0; i < polls && got < max; i++) {
+        got += d->ops->poll(d, 0, out + got, max - got);
+        plat_sim_advance_ns(1000000000ull);
+    }
+    return got;
+}
+
+/* A read the firmware keeps past its deadline (and does not give back on
+ * ABORT) finishes 40 s late, DMAing into its buffer then. The engine must
+ * not have had the command back before that: it would have freed or
+ * reused the buffer (poisoned here as the engine's next use would),
+ * and the late data would land in it. As Linux, which completes a
+ * timed-out command to its owner only from scsi_eh_flush_done_q(), once
+ * an abort or reset got it back. */
+static void test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+    bool handed_back_early;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    m.abort_ignored = true;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    handed_back_early = poll_for(ld, done, 4, 10) > 0;
+    if (handed_back_early)
+        memset(buf, 0xa5, 4096); /* the engine reuses the buffer it got back */
+    assert_int_equal(m.aborts, 1);
+    m.hold = false;
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    if (handed_back_early)
+        fail_msg("tag 3 was completed while the firmware still owned its buffer: the late read overwrote a "
+                 "buffer the engine had reused");
+    /* Given back now: one BM_ETIMEDOUT completion naming the timeout. */
+    assert_int_equal(poll_for(ld, done, 4, 3), 1);
+    assert_int_equal(done[0].tag, 3);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(done[0].detail, "30000 ms"));
+    assert_true(pattern_ok(buf, 0, 4242, 1));
+    plat_free_pages(buf, 4096);
+    release(ctrl);
+}
+
+/* The same for a write: had the engine got it back at the deadline, it
+ * would have refilled the buffer for its next write, and the firmware's
+ * late DMA would send those bytes to the block of the timed-out write. */
+static void test_timed_out_write_does_not_send_a_reused_buffer(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_writes = true;
+    m.hold_lba = 777;
+    m.abort_ignored = true;
+    memset(buf, 0x11, 4096);
+    assert_int_equal(ld->ops->submit(ld, 0, 5, BM_IO_WRITE, 777, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    if (poll_for(ld, done, 4, 10) > 0)
+        memset(buf, 0x22, 4096); /* the engine's next write */
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    assert_int_equal(m.late_write_byte, 0x11);
+    assert_int_equal(poll_for(ld, done, 4, 3), 1);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    plat_free_pages(buf, 4096);
+    release(ctrl);
+}
+
+/* Release with a read the firmware holds and a firmware that ignores the
+ * reset request and cannot be reset: the frames, sense buffers and reply
+ * queue must stay allocated (as nvme_teardown keeps a controller's queues
+ * that did not stop): the firmware then finishes the read late and writes
+ * its status, sense and reply-queue entry into that memory. Freed, those
+ * writes would land in memory the next owner uses (here: unmapped, a
+ * crash). */
+static void test_release_keeps_memory_a_firmware_that_will_not_stop_may_write(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    m.abort_ignored = true;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_for(ld, done, 4, 3), 0);
+    m.reset_ignored = true;
+    m.diag_dead = true;
+    m.read_cost_ns = 1000000000ull; /* 1 s */
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_OPERATIONAL);
+    assert_int_equal(m.adapter_resets, 0);
+    /* The firmware finishes late, into memory that must still be ours. */
+    m.hold = false;
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    assert_true(pattern_ok(buf, 0, 4242, 1));
+    assert_model_clean();
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 4096);
+}
+
+/* The same firmware, but the adapter reset works: release waits (bounded)
+ * for the held read, then escalates from the ignored reset request to the
+ * adapter reset through the host diagnostic register (Linux
+ * megasas_adp_reset_gen2: the unlock keys, then RESET_ADAPTER), and the
+ * firmware ends READY holding nothing. */
+static void test_release_resets_the_adapter_when_the_firmware_stays_operational(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+    uint64_t t0;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    m.abort_ignored = true;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(poll_for(ld, done, 4, 3), 0);
+    m.reset_ignored = true;
+    m.read_cost_ns = 1000000000ull; /* 1 s */
+    t0 = plat_now_ns();
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.adapter_resets, 1);
+    assert_int_equal(m.noutstanding, 0);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_READY);
+    /* Bounded: the 10 s wait for outstanding commands, the 180 s wait for
+     * the ignored reset request, and the adapter reset. */
+    assert_true(plat_now_ns() - t0 < 230ull * 1000000000ull);
+    assert_model_clean();
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 4096);
+}
+
+/* One read of a system drive, polled in 10 ms steps of model time until
+ * it completes (at most 40 s); how long it took goes to *ms. */
+static struct bm_completion pd_read(struct bm_disk *pd, uint8_t *buf, uint64_t lba, uint64_t *ms)
+{
+    struct bm_completion c = { .status = 1 };
+    uint64_t t0 = plat_now_ns();
+
+    assert_int_equal(pd->ops->submit(pd, 0, 0, BM_IO_READ, lba, 16, buf), BM_OK);
+    for (int i = 0; i < 4000 && c.status == 1; i++) {
+        if (pd->ops->poll(pd, 0, &c, 1) == 1)
+            break;
+        plat_sim_advance_ns(10ull * 1000000ull);
+    }
+    *ms = (plat_now_ns() - t0) / 1000000ull;
+    return c;
+}
+
+/* Sense decides, by the one table MFI, Fusion and MPT share (Linux
+ * scsi_check_sense / scsi_io_completion_action): RECOVERED ERROR is
+ * success (the data is there), UNIT ATTENTION (what every disk reports
+ * after our TARGET RESET or a controller reset) is sent again, NOT READY
+ * 04/01 is waited for, and everything else fails with the decoded sense;
+ * a condition that never clears ends within the command's 30 s. */
+static void test_sense_decides_recovered_unit_attention_becoming_ready_and_errors(void **state)
+{
+    struct bm_disk_list list;
+    uint8_t *buf = plat_alloc_pages(8192, false);
+    struct bm_completion c;
+    struct bm_disk *pd;
+    uint64_t ms;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    pd = list.disks[2];
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_RECOVERED_ERROR, 0x18, 0x00, 1, 0 };
+    c = pd_read(pd, buf, 300, &ms);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 300, 16));
+    assert_int_equal(m.cond.reported, 1);
+
+    memset(buf, 0, 8192);
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_UNIT_ATTENTION, 0x29, 0x00, 1, 0 };
+    c = pd_read(pd, buf, 400, &ms);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 400, 16));
+    assert_int_equal(m.cond.reported, 1);
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_NOT_READY, 0x04, 0x01, 5, 0 };
+    c = pd_read(pd, buf, 500, &ms);
+    assert_int_equal(c.status, BM_OK);
+    assert_true(pattern_ok(buf, 9, 500, 16));
+    assert_int_equal(m.cond.reported, 5);
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_NOT_READY, 0x04, 0x02, 1, 0 };
+    c = pd_read(pd, buf, 600, &ms);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "NOT READY 04/02"));
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_MEDIUM_ERROR, 0x11, 0x00, 1, 0 };
+    c = pd_read(pd, buf, 700, &ms);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "MEDIUM ERROR 11/00"));
+
+    /* A unit attention that never clears: bounded by the 30 s timeout. */
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_UNIT_ATTENTION, 0x29, 0x00, 1000000, 0 };
+    c = pd_read(pd, buf, 800, &ms);
+    assert_int_equal(c.status, BM_EIO);
+    assert_non_null(strstr(c.detail, "UNIT ATTENTION 29/00"));
+    assert_true(ms <= 30000);
+    m.cond.left = 0;
+    assert_int_equal(m.noutstanding, 0);
+    plat_free_pages(buf, 8192);
+    release(ctrl);
+}
+
 /* A system drive answering BUSY, then TASK SET FULL, to pass-through
  * reads: each read is posted again after a back-off (Linux
  * megasas_complete_cmd hands the SCSI status to the midlayer, which
@@ -858,6 +1180,11 @@ int main(void)
         cmocka_unit_test(test_ready_wait_gives_up_on_a_frozen_status_word),
         cmocka_unit_test(test_hung_read_is_aborted_before_its_frame_is_reused),
         cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
+        cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
+        cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
+        cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
+        cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
+        cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

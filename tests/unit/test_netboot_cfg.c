@@ -235,6 +235,132 @@ static void test_a_bad_per_machine_file_stops_the_run_naming_it(void **state)
     assert_string_equal(cfg_log.missing_names[6], "limits.cfg");
 }
 
+/* cfg_required=1 (netboot): a missing baremark.cfg is an error of its own
+ * (BM_ENODEV: the options given are good, the run stops), not defaults. */
+static void test_cfg_required_makes_a_missing_baremark_cfg_an_error(void **state)
+{
+    static const char *const no_files[] = { NULL };
+    static const char *const only_mac[] = { "baremark-52-54-00-12-34-ab.cfg", "time=9\n", NULL };
+    static const char *const shared[] = { "baremark.cfg", "mem=off\n", NULL };
+
+    (void)state;
+    assert_int_equal(load(no_files, "baremark.efi cfg_required=1 exit=shutdown upload=http://10.0.0.2/r"), BM_ENODEV);
+    assert_non_null(strstr(err, "cfg_required=1"));
+    assert_non_null(strstr(err, "baremark.cfg was not found"));
+    /* the options given still hold: the exit and the upload target are known */
+    assert_int_equal(c.exit, EXIT_SHUTDOWN);
+    assert_string_equal(c.upload, "http://10.0.0.2/r");
+    /* a per-machine file is no stand-in for the shared one */
+    assert_int_equal(load(only_mac, "x cfg_required=1"), BM_ENODEV);
+    /* found: the run goes on; not required: defaults, as before */
+    assert_int_equal(load(shared, "x cfg_required=1"), BM_OK);
+    assert_int_equal(c.mem, LEVEL_OFF);
+    assert_int_equal(load(no_files, "x"), BM_OK);
+    assert_int_equal(load(no_files, "x cfg_required=2"), BM_EINVAL);
+}
+
+static const uint8_t tftp_server[4] = { 10, 99, 0, 2 };
+
+/* dnsmasq answers a file it may not read (tftp-secure, permissions) with
+ * TFTP error 2: that is a refusal, not a missing file. */
+static void test_tftp_access_violation_is_not_reported_as_not_found(void **state)
+{
+    char why[200];
+
+    (void)state;
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_ACCESS, "cannot access /srv/tftp/baremark.cfg: "
+                                        "Permission denied", 127, tftp_server, why, sizeof(why)), BM_EACCES);
+    assert_non_null(strstr(why, "10.99.0.2 refused it: TFTP error 2 (access violation)"));
+    assert_non_null(strstr(why, "Permission denied"));
+    assert_string_not_equal(bm_strerror(BM_EACCES), bm_strerror(BM_ENODEV));
+    /* iPXE's Mtftp gives the status, not the packet */
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ACCESS_DENIED, 0, NULL, 0, tftp_server, why, sizeof(why)), BM_EACCES);
+    assert_non_null(strstr(why, "access violation"));
+}
+
+static void test_tftp_server_errors_are_said_as_such(void **state)
+{
+    char why[200];
+    static const char evil[] = "disk\nfull\x01";
+
+    (void)state;
+    /* only "file not found" means "not there" */
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_NOT_FOUND, "file not found", 127, tftp_server,
+                                        why, sizeof(why)), BM_ENODEV);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_NOT_FOUND, 0, NULL, 0, tftp_server, why, sizeof(why)), BM_ENODEV);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_DISK_FULL, evil, sizeof(evil), tftp_server, why,
+                                        sizeof(why)), BM_EIO);
+    assert_non_null(strstr(why, "answered with an error: TFTP error 3 (disk full or allocation exceeded): \"disk?full?\""));
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_OPTIONS, "", 127, tftp_server, why, sizeof(why)),
+                     BM_EIO);
+    assert_non_null(strstr(why, "TFTP error 8 (option negotiation refused)"));
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, 0, "busy", 127, tftp_server, why, sizeof(why)), BM_EIO);
+    assert_non_null(strstr(why, "TFTP error 0 (not defined): \"busy\""));
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, 77, NULL, 0, tftp_server, why, sizeof(why)), BM_EIO);
+    assert_non_null(strstr(why, "TFTP error 77 (unknown code)"));
+    assert_int_equal(netboot_tftp_error(TFTP_FW_TIMEOUT, 0, NULL, 0, tftp_server, why, sizeof(why)), BM_ETIMEDOUT);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_OTHER, 0, NULL, 0, tftp_server, why, sizeof(why)), BM_EIO);
+}
+
+/* EDK2 (OVMF) keeps the server's message but not its code (it stores the
+ * low byte of the network-order code: 0); the message decides, so a
+ * missing per-machine file stays "not there" and a refusal is one. */
+static void test_tftp_error_without_its_code_is_judged_by_the_message(void **state)
+{
+    char why[200];
+    static const char denied[] = "cannot access /srv/tftp/baremark.cfg: Permission denied";
+    static const char missing[] = "file /srv/tftp/baremark-uuid-x.cfg not found";
+
+    (void)state;
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, missing, sizeof(missing),
+                                        tftp_server, why, sizeof(why)), BM_ENODEV);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, "File Not Found", 15, tftp_server,
+                                        why, sizeof(why)), BM_ENODEV);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, denied, sizeof(denied), tftp_server,
+                                        why, sizeof(why)), BM_EACCES);
+    assert_non_null(strstr(why, "refused it: access violation (the firmware kept no TFTP error code)"));
+    assert_non_null(strstr(why, "Permission denied"));
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, "Access violation", 17, tftp_server,
+                                        why, sizeof(why)), BM_EACCES);
+    assert_int_equal(netboot_tftp_error(TFTP_FW_ERROR_PACKET, TFTP_ERR_CODE_LOST, "disk full", 10, tftp_server, why,
+                                        sizeof(why)), BM_EIO);
+    assert_non_null(strstr(why, "answered with an error (the firmware kept no TFTP error code): \"disk full\""));
+}
+
+/* A served file the server refuses stops the run naming the refusal, as
+ * a bad file does, instead of running as if it were not there. */
+static long refusing_read(const char *path, char *buf, size_t cap)
+{
+    (void)buf;
+    (void)cap;
+    return strcmp(path, "\\baremark\\baremark.cfg") ? BM_ENODEV : BM_EACCES;
+}
+
+static void test_a_refused_baremark_cfg_stops_the_run(void **state)
+{
+    struct machine_ident id = ident();
+
+    (void)state;
+    assert_int_equal(cfg_load_options(&c, &id, "", refusing_read, &cfg_log, err, sizeof(err)), BM_EINVAL);
+    assert_non_null(strstr(err, "baremark.cfg: cannot read it: access denied"));
+}
+
+/* PXELINUX's IPAPPEND 2 word, as boot/baremark-bios.ipxe writes it too. */
+static void test_bootif_names_the_boot_nic(void **state)
+{
+    uint8_t mac[6];
+    static const uint8_t want[6] = { 0x52, 0x54, 0x00, 0x99, 0x00, 0x0a };
+
+    (void)state;
+    assert_true(netboot_parse_bootif("01-52-54-00-99-00-0a", 20, mac));
+    assert_memory_equal(mac, want, 6);
+    assert_true(netboot_parse_bootif("01-52-54-00-99-00-0A", 20, mac));
+    assert_false(netboot_parse_bootif("52-54-00-99-00-0a", 17, mac));
+    assert_false(netboot_parse_bootif("01-52-54-00-99-00-0g", 20, mac));
+    assert_false(netboot_parse_bootif("01-52:54:00:99:00:0a", 20, mac));
+    assert_false(netboot_parse_bootif("01-52-54-00-99-00-0a", 19, mac));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +372,12 @@ int main(void)
         cmocka_unit_test(test_names_in_order_most_specific_last),
         cmocka_unit_test(test_per_machine_files_override_key_by_key),
         cmocka_unit_test(test_a_bad_per_machine_file_stops_the_run_naming_it),
+        cmocka_unit_test(test_cfg_required_makes_a_missing_baremark_cfg_an_error),
+        cmocka_unit_test(test_tftp_access_violation_is_not_reported_as_not_found),
+        cmocka_unit_test(test_tftp_server_errors_are_said_as_such),
+        cmocka_unit_test(test_tftp_error_without_its_code_is_judged_by_the_message),
+        cmocka_unit_test(test_a_refused_baremark_cfg_stops_the_run),
+        cmocka_unit_test(test_bootif_names_the_boot_nic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

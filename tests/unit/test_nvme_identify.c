@@ -226,6 +226,19 @@ static void test_flbas_high_bits_select_formats_beyond_16(void **state)
     assert_non_null(strstr(why, "format 36 of 20"));
 }
 
+/* RTD3E rounds UP to whole seconds (Linux DIV_ROUND_UP(transition_time,
+ * 1000000)): a drive that needs 7.5 s gets 8 s, not 7; clamped 5..60 s. */
+static void test_rtd3e_shutdown_time_rounds_up(void **state)
+{
+    (void)state;
+    assert_int_equal(nvme_shutdown_timeout_ms(7500000, 5000, 60000), 8000);
+    assert_int_equal(nvme_shutdown_timeout_ms(8000000, 5000, 60000), 8000);
+    assert_int_equal(nvme_shutdown_timeout_ms(8000001, 5000, 60000), 9000);
+    assert_int_equal(nvme_shutdown_timeout_ms(1, 5000, 60000), 5000);
+    assert_int_equal(nvme_shutdown_timeout_ms(0, 5000, 60000), 5000);
+    assert_int_equal(nvme_shutdown_timeout_ms(90000000, 5000, 60000), 60000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_other_block_sizes_are_skipped),
         cmocka_unit_test(test_empty_and_malformed_namespaces),
         cmocka_unit_test(test_flbas_high_bits_select_formats_beyond_16),
+        cmocka_unit_test(test_rtd3e_shutdown_time_rounds_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -534,6 +534,7 @@ static void controller_reset(struct nvme_model *m)
     if (m->hmb_on)
         m->resets_with_hmb_on++;
     m->hmb_on = false;             /* features are not kept over a reset */
+    m->acre = false;               /* Host Behavior Support neither */
     m->reset_at_ns = plat_now_ns();
     memset(m->sq, 0, sizeof(m->sq));
     memset(m->cq, 0, sizeof(m->cq));
@@ -1607,6 +1608,53 @@ static void test_host_memory_buffer_is_lent_again_after_a_timeout_reset(void **s
     plat_sim_detach(&m->dev);
 }
 
+/* Advanced command retry is a feature, and features do not survive a
+ * controller reset: after a timeout reset the driver turns ACRE on again
+ * (Linux nvme_configure_acre() from nvme_init_ctrl_finish() on every
+ * reset), or the controller's Command Retry Delay would be lost. */
+static void test_acre_is_enabled_again_after_a_timeout_reset(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->crdt1 = 5;
+    d = probe_one(m, &ctrl);
+    assert_true(m->acre);
+    m->hang_lba = lba_of(0, 1);
+    m->ignores_abort = true;
+    submit_reads(d, 0, 1, 1);
+    assert_int_equal(collect(d, 0, c, 1, 50000000000ull), 1);
+    assert_int_equal(m->resets, 1);
+    m->hang_lba = NO_LBA;
+    assert_int_equal(read_when_back(d, 2, lba_of(0, 2), c, 1000000000ull), BM_OK);
+    assert_true(m->acre);
+    finish(m, ctrl);
+}
+
+/* A bm_disk whose depth was raised past what its queues hold (max_qd >
+ * entries - 1, section 4.1: a full queue holds entries - 1) is refused
+ * at submit instead of overrunning the submission queue. */
+static void test_submit_refuses_a_depth_beyond_the_queue(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    uint32_t qd;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    qd = d->max_qd;
+    d->max_qd = qd + 1;                      /* what the queue cannot hold */
+    assert_int_equal(d->ops->submit(d, 0, qd, BM_IO_READ, 0, 1, buf), BM_EINVAL);
+    d->max_qd = qd;
+    plat_free_pages(buf, 4096);
+    finish(m, ctrl);
+}
+
 static void test_release_deletes_queues_and_shuts_down_before_the_reset(void **state)
 {
     struct nvme_model *m = model_new();
@@ -1637,6 +1685,8 @@ int main(void)
         cmocka_unit_test(test_admin_command_without_completion_fails_probe_in_bounded_time),
         cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
         cmocka_unit_test(test_controller_that_ignores_the_reset_keeps_its_buffers),
+        cmocka_unit_test(test_acre_is_enabled_again_after_a_timeout_reset),
+        cmocka_unit_test(test_submit_refuses_a_depth_beyond_the_queue),
         cmocka_unit_test(test_fatal_status_during_io_is_named_in_the_timed_out_commands),
         cmocka_unit_test(test_queue_creation_refused_fails_probe_with_the_decoded_status),
         cmocka_unit_test(test_one_granted_queue_pair_gives_one_queue),

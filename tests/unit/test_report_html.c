@@ -213,6 +213,42 @@ static void test_run_without_end_record_says_so(void **state)
     assert_non_null(strstr(page, "</html>"));
 }
 
+/* The findings come first, before any table, warnings before info, with
+ * their numbers; text from the record is escaped. */
+static void test_findings_block_comes_before_any_table(void **state)
+{
+    const char *block, *table;
+    (void)state;
+    html_data_init(&d);
+    feed("{\"type\":\"run\",\"version\":\"0.1.0\",\"time\":\"t\"}");
+    feed("{\"type\":\"finding\",\"finding\":\"numa_remote\",\"severity\":\"info\",\"subjects\":[\"node0\","
+         "\"node1\"],\"text\":\"Remote memory is 1.65x as slow as local.\",\"numbers\":{\"ratio\":1.65}}");
+    feed("{\"type\":\"finding\",\"finding\":\"shared_ceiling\",\"severity\":\"warn\",\"subjects\":[\"ahci0p0\"],"
+         "\"text\":\"4 SATA disks behind the <C226>'s DMI 2.0 x4: 1.71 of 2.00 GB/s\",\"numbers\":"
+         "{\"aggregate_mbps\":1710,\"ceiling_mbps\":2000}}");
+    feed("{\"type\":\"end\",\"status\":\"ok\",\"errors\":0,\"seconds\":1}");
+    render();
+    block = strstr(page, "<section id=\"findings\">");
+    table = strstr(page, "<table");
+    assert_non_null(block);
+    assert_non_null(table);
+    assert_true(block < table);
+    assert_true(strstr(page, "data-finding=\"shared_ceiling\"") < strstr(page, "data-finding=\"numa_remote\""));
+    assert_non_null(strstr(page, "behind the &lt;C226&gt;"));
+    assert_non_null(strstr(page, "aggregate_mbps 1710, ceiling_mbps 2000"));
+    assert_null(strstr(page, "<C226>"));
+}
+
+static void test_ended_run_without_findings_says_none(void **state)
+{
+    (void)state;
+    html_data_init(&d);
+    feed("{\"type\":\"run\",\"version\":\"0.1.0\",\"time\":\"t\"}");
+    feed("{\"type\":\"end\",\"status\":\"ok\",\"errors\":0,\"seconds\":1}");
+    render();
+    assert_non_null(strstr(page, "<h2>Findings</h2>\n<p>None"));
+}
+
 /* A broken or hostile file: numbers at the ends of the double range, zero
  * and negative values on log axes. The page must still come out whole. */
 static void test_extreme_numbers_still_render(void **state)
@@ -432,6 +468,8 @@ int main(void)
         cmocka_unit_test(test_page_is_streamed_in_chunks),
         cmocka_unit_test(test_fixture_page_has_every_section_and_chart),
         cmocka_unit_test(test_run_without_end_record_says_so),
+        cmocka_unit_test(test_findings_block_comes_before_any_table),
+        cmocka_unit_test(test_ended_run_without_findings_says_none),
         cmocka_unit_test(test_extreme_numbers_still_render),
         cmocka_unit_test(test_html_path_replaces_the_extension),
         cmocka_unit_test(test_sink_rewrites_the_page_after_each_pass),

@@ -250,6 +250,30 @@ static void test_end_keeps_summary_and_results_line(void **state)
     assert_true(find_row(31, "DRAM 64M 95.5 ns") > 0);
 }
 
+/* The findings come under the title, above the system line, warnings
+ * first in the warning colour; more than fit are counted. */
+static void test_findings_are_shown_first(void **state)
+{
+    struct sink *s;
+    int top, sys;
+
+    (void)state;
+    s = quick_run(100, 31);
+    feed(s, "{\"type\":\"finding\",\"finding\":\"numa_remote\",\"severity\":\"info\",\"subjects\":[],"
+            "\"text\":\"Remote memory is 1.65x as slow as local.\",\"numbers\":{}}");
+    feed(s, "{\"type\":\"finding\",\"finding\":\"shared_ceiling\",\"severity\":\"warn\",\"subjects\":[],"
+            "\"text\":\"4 SATA disks behind the C226's DMI 2.0 x4: 1.71 of 2.00 GB/s\",\"numbers\":{}}");
+    feed(s, "{\"type\":\"end\",\"status\":\"ok\",\"errors\":0,\"seconds\":72.072}");
+    s->close(s);
+    top = find_row(31, "Findings: 2");
+    sys = find_row(31, "System");
+    assert_int_equal(top, 1);
+    assert_true(sys > top + 2);
+    assert_non_null(strstr(row(2), "WARN 4 SATA disks behind the C226's DMI 2.0 x4: 1.71 of 2.00 GB/s"));
+    assert_int_equal(plat_sim_screen_colour(3, 2), PLAT_COLOUR_WARN);
+    assert_non_null(strstr(row(3), "info Remote memory is 1.65x as slow as local."));
+}
+
 static void test_errors_stand_out_and_are_never_pushed_out(void **state)
 {
     struct sink *s;
@@ -411,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_large_200x60_puts_disks_side_by_side),
         cmocka_unit_test(test_many_disks_get_one_row_each),
         cmocka_unit_test(test_end_keeps_summary_and_results_line),
+        cmocka_unit_test(test_findings_are_shown_first),
         cmocka_unit_test(test_errors_stand_out_and_are_never_pushed_out),
         cmocka_unit_test(test_no_cursor_positioning_falls_back_to_text),
         cmocka_unit_test(test_status_line_says_time_left_from_the_plan),

@@ -56,6 +56,10 @@ static void test_pool_and_disk_limits_return_busy(void **state)
     hbaq_destroy(&q);
 }
 
+/* An overdue command is marked timed out but NOT completed while the
+ * hardware owns it (its tag and buffer stay held, Linux
+ * scsi_eh_flush_done_q); the hardware's late answer completes it once as
+ * BM_ETIMEDOUT. */
 static void test_overdue_command_times_out_and_slot_held(void **state)
 {
     struct hba_queue q;
@@ -69,21 +73,51 @@ static void test_overdue_command_times_out_and_slot_held(void **state)
     s1 = hbaq_get(&q, &a, 4, 8 * MS);
     assert_int_equal(hbaq_expire(&q, 5 * MS, NULL, NULL), 0);
     assert_int_equal(hbaq_expire(&q, 11 * MS, NULL, NULL), 1);
+    assert_int_equal(hbaq_reap(&a, out, 4), 0);
+    assert_true(hbaq_slot_held(&q, (uint32_t)s0));
+    assert_int_equal(q.timed_out, 1);
+    assert_int_equal(a.inflight, 2);
+    assert_int_equal(q.nfree, 0);
+    assert_int_equal(hbaq_get(&q, &a, 5, 12 * MS), BM_EBUSY);
+    /* the late reply completes it once, as timed out */
+    assert_true(hbaq_complete(&q, (uint32_t)s0, BM_OK, NULL));
     assert_int_equal(hbaq_reap(&a, out, 4), 1);
     assert_int_equal(out[0].tag, 3);
     assert_int_equal(out[0].status, BM_ETIMEDOUT);
     assert_non_null(strstr(out[0].detail, "10 ms"));
-    /* the disk may reuse tag 3, but slot s0 is still the hardware's */
-    assert_int_equal(a.inflight, 1);
-    assert_int_equal(q.nfree, 0);
-    assert_int_equal(hbaq_get(&q, &a, 3, 12 * MS), BM_EBUSY);
-    /* the late reply frees the slot and produces no second completion */
-    assert_true(hbaq_complete(&q, (uint32_t)s0, BM_OK, NULL));
-    assert_int_equal(hbaq_reap(&a, out, 4), 0);
+    assert_false(hbaq_complete(&q, (uint32_t)s0, BM_OK, NULL));
     assert_int_equal(q.nfree, 1);
+    assert_int_equal(q.timed_out, 0);
     assert_true(hbaq_complete(&q, (uint32_t)s1, BM_OK, NULL));
     assert_int_equal(hbaq_reap(&a, out, 4), 1);
     assert_int_equal(out[0].tag, 4);
+    hbaq_disk_destroy(&a);
+    hbaq_destroy(&q);
+}
+
+/* A reset that confirms the controller owns nothing returns every held
+ * command: timed-out ones as BM_ETIMEDOUT, the others as BM_EIO, the
+ * abandoned internal ones freed. */
+static void test_return_all_ends_every_held_command(void **state)
+{
+    struct hba_queue q;
+    struct hbaq_disk a;
+    struct bm_completion out[4];
+    int s0, s1, si;
+
+    hbaq_init(&q, 4, 10 * MS);
+    hbaq_disk_init(&a, 3);
+    s0 = hbaq_get(&q, &a, 0, 0);
+    assert_int_equal(hbaq_expire(&q, 11 * MS, NULL, NULL), 1);
+    s1 = hbaq_get(&q, &a, 1, 11 * MS);
+    si = hbaq_get_internal(&q, 11 * MS, 5 * MS);
+    hbaq_abandon(&q, (uint32_t)si);
+    assert_true(s0 >= 0 && s1 >= 0);
+    assert_int_equal(hbaq_return_all(&q, "adapter reset"), 2);
+    assert_int_equal(hbaq_reap(&a, out, 4), 2);
+    assert_int_equal(out[0].status + out[1].status, BM_ETIMEDOUT + BM_EIO);
+    assert_int_equal(q.nfree, 4);
+    assert_int_equal(a.inflight, 0);
     hbaq_disk_destroy(&a);
     hbaq_destroy(&q);
 }
@@ -230,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_completions_route_to_their_disk),
         cmocka_unit_test(test_pool_and_disk_limits_return_busy),
         cmocka_unit_test(test_overdue_command_times_out_and_slot_held),
+        cmocka_unit_test(test_return_all_ends_every_held_command),
         cmocka_unit_test(test_internal_command_result),
         cmocka_unit_test(test_timeout_callback_told_each_slot),
         cmocka_unit_test(test_busy_command_is_retried_after_backoff),

@@ -34,6 +34,7 @@ struct i801_model {
     uint8_t cnt, cmd, add, dat0, dat1, auxctl;
     unsigned busy_reads;        /* status reads before the running transaction completes */
     bool stuck;                 /* the transaction never completes */
+    uint64_t preempt_ns;        /* the driver loses the CPU this long at the next busy status read */
     uint8_t result;             /* INTR or DEV_ERR, set when it completes */
     /* What the driver must never do. */
     unsigned start_while_busy, start_with_stale_status, start_without_inuse, spd_wd_blocked;
@@ -52,7 +53,14 @@ static uint8_t status_read(struct i801_model *m)
     uint8_t v = m->sts;
 
     if (m->sts & I801_STS_HOST_BUSY) {
-        if (m->stuck) {
+        if (m->preempt_ns) {
+            /* This read returns busy; the transaction completes while the
+             * driver is off the CPU. */
+            plat_sim_advance_ns(m->preempt_ns);
+            m->preempt_ns = 0;
+            m->busy_reads = 0;
+            m->sts = (uint8_t)((m->sts & ~I801_STS_HOST_BUSY) | m->result);
+        } else if (m->stuck) {
             plat_sim_advance_ns(1000000);
         } else if (m->busy_reads && --m->busy_reads == 0) {
             m->sts = (uint8_t)((m->sts & ~I801_STS_HOST_BUSY) | m->result);
@@ -104,7 +112,11 @@ static void start(struct i801_model *m, uint8_t cnt)
         m->result = I801_STS_DEV_ERR;
         return;
     }
-    m->result = spd_bus_xact(&m->bus, addr, p, m->cmd, d) ? I801_STS_INTR : I801_STS_DEV_ERR;
+    switch (spd_bus_xact(&m->bus, addr, p, m->cmd, d)) {
+    case SPD_BUS_ACK: m->result = I801_STS_INTR; break;
+    case SPD_BUS_NACK: m->result = I801_STS_DEV_ERR; break;
+    default: m->result = I801_STS_BUS_ERR; break;
+    }
     if (read) {
         m->dat0 = d[0];
         m->dat1 = d[1];
@@ -215,11 +227,11 @@ static void one_eeprom_bus(void)
 
 static void test_ddr4_both_pages_read_and_page_left_as_found(void **state)
 {
-    struct spd_bus_hint hint = { .smbios_ddr4 = true };
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 4 };
     (void)state;
     attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EE1004, 0x0c, 512);
-    spd_bus_fill(&M.bus, 2, DEV_EE1004, 0x0c, 512);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    spd_bus_fill_ddr4(&M.bus, 2);
     assert_int_equal(open_bus(0), BM_OK);
     assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 2);
     smbus_close(&B);
@@ -233,10 +245,10 @@ static void test_ddr4_both_pages_read_and_page_left_as_found(void **state)
 
 static void test_ddr4_on_page_1_read_from_page_0_and_put_back(void **state)
 {
-    struct spd_bus_hint hint = { .smbios_ddr4 = true };
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
     (void)state;
     attach(I801_HOSTC_HST_EN);
-    spd_bus_fill(&M.bus, 0, DEV_EE1004, 0x0c, 512);
+    spd_bus_fill_ddr4(&M.bus, 0);
     M.bus.ee1004_page = 1;
     assert_int_equal(open_bus(0), BM_OK);
     assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
@@ -347,6 +359,21 @@ static void test_hung_transaction_killed_and_semaphore_released(void **state)
     assert_clean();
 }
 
+/* A poller preempted past its deadline while the transaction completed
+ * reads the status once more before giving up (Linux read_poll_timeout()). */
+static void test_preempted_poller_sees_the_completed_transaction(void **state)
+{
+    uint8_t v;
+    (void)state;
+    one_eeprom_bus();
+    M.preempt_ns = 300000000ull;   /* 300 ms, past the 200 ms transaction deadline */
+    assert_int_equal(smbus_read_byte(&B, 0x50, 2, &v), BM_OK);
+    assert_int_equal(v, 0x0b);
+    assert_int_equal(M.kills, 0);
+    smbus_close(&B);
+    assert_clean();
+}
+
 static void test_disabled_host_reported_and_left_alone(void **state)
 {
     (void)state;
@@ -451,6 +478,241 @@ static void test_empty_eeproms_read_briefly(void **state)
     assert_clean();
 }
 
+/* Every write on the bus was a page select: SPA0/SPA1 with command and
+ * data 0, or MR11 of a hub with a page number. */
+static void assert_only_page_selects_written(void)
+{
+    for (unsigned i = 0; i < M.bus.nwrites; i++) {
+        uint8_t a = M.bus.writes[i].addr, c = M.bus.writes[i].cmd, d = M.bus.writes[i].data;
+        bool spa = (a == 0x36 || a == 0x37) && c == 0 && d == 0;
+        bool mr11 = a >= 0x50 && a <= 0x57 && M.bus.kind[a - 0x50] == DEV_HUB && c == 0x0b && d <= 7;
+        assert_true(spa || mr11);
+    }
+}
+
+static void test_34c02_at_0x56_with_smbios_ddr4_gets_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 6, DEV_34C02, 0x0b, 256);   /* a DDR3 module's 34C02 at 0x56 */
+    M.bus.swp_read_nack = true;                      /* it does not answer at 0x36 either */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_false(M.bus.swp_set[6]);
+    assert_int_equal(raw[6].len, 256);
+    assert_memory_equal(raw[6].data, M.bus.mem[6], 256);
+    assert_clean();
+}
+
+static void test_34c02_answering_its_protect_read_gets_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 6, DEV_34C02, 0x08, 256);   /* DDR2: it ACKs the read at 0x36 */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_false(M.bus.swp_set[6]);
+    assert_clean();
+}
+
+static void test_ddr4_beside_a_legacy_eeprom_gets_no_page_select(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    spd_bus_fill(&M.bus, 6, DEV_34C02, 0x0b, 256);
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 2);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_int_equal(raw[0].len, 256);                /* page 0 only */
+    assert_memory_equal(raw[0].data, M.bus.mem[0], 256);
+    assert_non_null(strstr(raw[0].note, "pre-DDR4"));
+    assert_false(M.bus.swp_set[6]);
+    assert_clean();
+}
+
+/* Found by fuzz_spdbus: a blank 34C02 (no legacy key byte) beside a DDR4
+ * module got the page selects. */
+static void test_ddr4_beside_a_blank_34c02_gets_no_page_select(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 8 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    M.bus.kind[6] = DEV_34C02;                        /* erased to zero */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 2);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_false(M.bus.swp_set[6]);
+    assert_int_equal(raw[0].len, 256);
+    assert_clean();
+}
+
+static void test_page_select_refused_with_more_than_8_smbios_slots(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 16 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_int_equal(raw[0].len, 256);
+    assert_non_null(strstr(raw[0].note, "16 memory slots"));
+    assert_clean();
+}
+
+static void test_silent_0x36_and_no_ddr4_page1_signature_gets_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 4 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    M.bus.kind[1] = DEV_EEPROM;                       /* erased: 0xff throughout */
+    memset(M.bus.mem[1], 0xff, 256);
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_clean();
+}
+
+static void test_ee1004_select_nacked_but_switched_is_not_a_failure(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 1);
+    M.bus.ee1004_select_nack = true;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 512);
+    assert_memory_equal(raw[1].data, M.bus.mem[1], 512);
+    assert_int_equal(M.bus.ee1004_page, 0);
+    assert_only_page_selects_written();
+}
+
+static void test_ee1004_select_nacked_from_page_1_restored_to_page_1(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 1);
+    M.bus.ee1004_select_nack = true;
+    M.bus.ee1004_page = 1;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 512);
+    assert_memory_equal(raw[1].data, M.bus.mem[1], 512);
+    assert_int_equal(M.bus.ee1004_page, 1);
+    assert_only_page_selects_written();
+}
+
+static void test_transient_busy_on_page_query_is_not_page_1(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    M.bus.spa0_collisions = 1;                       /* the first page query loses arbitration */
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[0].len, 512);
+    assert_memory_equal(raw[0].data, M.bus.mem[0], 512);
+    assert_int_equal(M.bus.ee1004_page, 0);          /* as found, not "put back" to page 1 */
+    assert_only_page_selects_written();
+}
+
+static void test_page_query_never_answering_means_no_write(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill_ddr4(&M.bus, 0);
+    M.bus.spa0_collisions = 100;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_int_equal(raw[0].len, 256);
+    assert_non_null(strstr(raw[0].note, "page query"));
+}
+
+static void test_ddr5_hub_starting_on_page_3_read_in_order_and_put_back(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    spd_bus_fill(&M.bus, 1, DEV_HUB, 0x12, 1024);
+    M.bus.mr11[1] = 3;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 1024);
+    assert_memory_equal(raw[1].data, M.bus.mem[1], 1024);
+    assert_int_equal(M.bus.mr11[1], 3);
+    assert_only_page_selects_written();
+    assert_clean();
+}
+
+/* MR0/MR1 alone are not proof: an EEPROM whose first bytes read 0x51 0x18
+ * but whose bytes 3-4 are no JEP-106 id (Linux spd5118_detect()) must not
+ * get the MR11 write, which would land on its byte 11. */
+static void test_eeprom_reading_0x51_0x18_without_vendor_id_not_paged(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN);
+    M.bus.kind[2] = DEV_EEPROM;
+    M.bus.mem[2][0] = 0x51, M.bus.mem[2][1] = 0x18;
+    M.bus.mem[2][3] = 0x00, M.bus.mem[2][4] = 0x00;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_false(raw[2].hub);
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_clean();
+}
+
+static void test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong(void **state)
+{
+    struct spd_bus_hint hint = { .smbios_ddr5 = true, .smbios_slots = 2 };
+    (void)state;
+    attach(I801_HOSTC_HST_EN | I801_HOSTC_SPD_WD);
+    spd_bus_fill(&M.bus, 1, DEV_HUB, 0x12, 1024);
+    M.bus.mr11[1] = 3;
+    assert_int_equal(open_bus(0), BM_OK);
+    assert_int_equal(spd_read_bus(&B, &hint, raw, note, sizeof(note)), 1);
+    smbus_close(&B);
+    assert_int_equal(raw[1].len, 0);                 /* page 3 is not the image's start */
+    assert_non_null(strstr(raw[1].note, "on NVM page 3"));
+    assert_int_equal(M.bus.nwrites, 0);
+    assert_clean();
+}
+
+/* The i801-compatible functions Linux i2c-i801.c lists that were missing. */
+static void test_i801_ids_linux_has_are_matched(void **state)
+{
+    static const uint16_t ids[] = { 0x7722 /* Arrow Lake-H */, 0xe322 /* Panther Lake-H */,
+                                    0xe422 /* Panther Lake-P */, 0x4d22 /* Wildcat Lake-U */ };
+    (void)state;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        assert_true(i801_match(0x8086, ids[i]));
+    assert_false(i801_match(0x8086, 0x1234));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +725,7 @@ int main(void)
         cmocka_unit_test_teardown(test_stale_status_cleared_before_start, teardown),
         cmocka_unit_test_teardown(test_busy_host_not_started, teardown),
         cmocka_unit_test_teardown(test_hung_transaction_killed_and_semaphore_released, teardown),
+        cmocka_unit_test_teardown(test_preempted_poller_sees_the_completed_transaction, teardown),
         cmocka_unit_test_teardown(test_disabled_host_reported_and_left_alone, teardown),
         cmocka_unit_test_teardown(test_force_enables_host_and_close_restores_it, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_paged_through_mr11_and_page_put_back, teardown),
@@ -470,6 +733,20 @@ int main(void)
         cmocka_unit_test_teardown(test_ddr5_hub_not_paged_unless_smbios_says_ddr5, teardown),
         cmocka_unit_test_teardown(test_ddr5_hub_refusing_paging_reported, teardown),
         cmocka_unit_test_teardown(test_empty_eeproms_read_briefly, teardown),
+        cmocka_unit_test(test_i801_ids_linux_has_are_matched),
+        cmocka_unit_test_teardown(test_34c02_at_0x56_with_smbios_ddr4_gets_no_write, teardown),
+        cmocka_unit_test_teardown(test_34c02_answering_its_protect_read_gets_no_write, teardown),
+        cmocka_unit_test_teardown(test_ddr4_beside_a_legacy_eeprom_gets_no_page_select, teardown),
+        cmocka_unit_test_teardown(test_ddr4_beside_a_blank_34c02_gets_no_page_select, teardown),
+        cmocka_unit_test_teardown(test_page_select_refused_with_more_than_8_smbios_slots, teardown),
+        cmocka_unit_test_teardown(test_silent_0x36_and_no_ddr4_page1_signature_gets_no_write, teardown),
+        cmocka_unit_test_teardown(test_ee1004_select_nacked_but_switched_is_not_a_failure, teardown),
+        cmocka_unit_test_teardown(test_ee1004_select_nacked_from_page_1_restored_to_page_1, teardown),
+        cmocka_unit_test_teardown(test_transient_busy_on_page_query_is_not_page_1, teardown),
+        cmocka_unit_test_teardown(test_page_query_never_answering_means_no_write, teardown),
+        cmocka_unit_test_teardown(test_ddr5_hub_starting_on_page_3_read_in_order_and_put_back, teardown),
+        cmocka_unit_test_teardown(test_ddr5_hub_on_page_3_without_paging_reads_nothing_wrong, teardown),
+        cmocka_unit_test_teardown(test_eeprom_reading_0x51_0x18_without_vendor_id_not_paged, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

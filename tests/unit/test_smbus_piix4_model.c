@@ -71,7 +71,7 @@ static void start(struct piix4_model *m)
         p = read ? BUS_READ_WORD : BUS_WRITE_WORD;
     m->sts |= PIIX4_STS_HOST_BUSY;
     m->busy_reads = 2;
-    m->result = spd_bus_xact(&m->bus, addr, p, m->cmd, d) ? PIIX4_STS_INTR : PIIX4_STS_DEV_ERR;
+    m->result = spd_bus_xact(&m->bus, addr, p, m->cmd, d) == SPD_BUS_ACK ? PIIX4_STS_INTR : PIIX4_STS_DEV_ERR;
     if (read) {
         m->dat0 = d[0];
         m->dat1 = d[1];
@@ -231,10 +231,10 @@ static void test_piix4_disabled_host_reported(void **state)
 
 static void test_fch_takes_semaphore_selects_port_0_and_puts_both_back(void **state)
 {
-    struct spd_bus_hint hint = { .smbios_ddr4 = true };
+    struct spd_bus_hint hint = { .smbios_ddr4 = true, .smbios_slots = 4 };
     (void)state;
     attach(true);
-    spd_bus_fill(&M.bus, 0, DEV_EE1004, 0x0c, 512);
+    spd_bus_fill_ddr4(&M.bus, 0);
     M.imc_holds = 3;   /* the IMC lets go after a few requests */
     assert_int_equal(open_bus(0x1022, 0x790b), BM_OK);
     assert_string_equal(B.kind, "sb800");

@@ -59,7 +59,7 @@ static void build_fbdimm(void)
     memset(img, 0, sizeof(img));
     img[0] = 0x92, img[1] = 0x11, img[2] = 0x09;
     img[4] = 0x45;        /* 8 banks, 10 columns, 14 rows */
-    img[7] = 0x09;        /* x8, 2 ranks */
+    img[7] = 0x11;        /* x8; bits 5:3 = 2: two ranks (the count itself, as coreboot i5000 reads it) */
     img[9] = 1, img[10] = 4;
     img[11] = 12;         /* tCK 3 ns */
     img[14] = 60;         /* tAA 15 ns */
@@ -352,6 +352,163 @@ static void test_ddr5_first_hub_page_only(void **state)
     assert_int_equal(info.size_mb, 0);        /* the organization is not */
 }
 
+/* build_ddr5() retimed: tCK, one time for tAA/tRCD/tRP, tRAS 32 ns, and
+ * CL (bits at 24-28: CL 20 + 2k) supported from cl_lo up to cl_lo + 8. */
+static void retime_ddr5(unsigned tck_ps, unsigned t_ps, unsigned cl_lo)
+{
+    build_ddr5();
+    img[20] = (uint8_t)tck_ps, img[21] = (uint8_t)(tck_ps >> 8);
+    for (int k = 30; k <= 34; k += 2)
+        img[k] = (uint8_t)t_ps, img[k + 1] = (uint8_t)(t_ps >> 8);
+    memset(img + 24, 0, 5);
+    for (unsigned cl = cl_lo; cl <= cl_lo + 8; cl += 2)
+        img[24 + (cl - 20) / 16] |= (uint8_t)(1u << ((cl - 20) / 2 % 8));
+    put_crc(0, 510, 510);
+}
+
+/* JESD400-5 rounding (0.997 guard band): DDR5-6400, tCK 312 ps, tAA
+ * 16.25 ns is 52.08 clocks before the guard band: CL52 (DDR4's 0.974
+ * rounding gave 53, hence CL54). */
+static void test_ddr5_6400_taa_16250_is_cl52(void **state)
+{
+    (void)state;
+    retime_ddr5(312, 16250, 46);
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_int_equal(info.speed_mts, 6400);
+    assert_int_equal(info.cl, 52);
+    assert_int_equal(info.trcd, 52);
+    assert_int_equal(info.trp, 52);
+    assert_int_equal(info.tras, 103);
+    assert_true(info.crc_ok);
+}
+
+/* DDR5-6000, tCK 333 ps, tAA 16.000 ns = 48.05 clocks: CL48 (DDR4 rounding: 49, CL50); tRAS 32 ns = 96. */
+static void test_ddr5_6000_taa_16000_is_cl48(void **state)
+{
+    (void)state;
+    retime_ddr5(333, 16000, 40);
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_int_equal(info.speed_mts, 6000);
+    assert_int_equal(info.cl, 48);
+    assert_int_equal(info.trcd, 48);
+    assert_int_equal(info.trp, 48);
+    assert_int_equal(info.tras, 96);
+}
+
+/* DDR5-6000, tAA 15.333 ns = 46.04 clocks: CL46. */
+static void test_ddr5_6000_taa_15333_is_cl46(void **state)
+{
+    (void)state;
+    retime_ddr5(333, 15333, 40);
+    assert_int_equal(spd_decode(img, 1024, &info), BM_OK);
+    assert_int_equal(info.cl, 46);
+    assert_int_equal(info.trcd, 46);
+}
+
+/* FB-DIMM byte 7 bits 5:3 hold the rank count (001 = one rank), not
+ * DDR3's count minus one (JEDEC FB-DIMM SPD; coreboot i5000_read_spd_data()). */
+static void test_fbdimm_rank_field_is_the_count(void **state)
+{
+    (void)state;
+    build_fbdimm();
+    img[7] = 0x09;        /* x8, one rank */
+    put_crc(0, 117, 126);
+    assert_int_equal(spd_decode(img, 256, &info), BM_OK);
+    assert_int_equal(info.ranks, 1);
+    assert_int_equal(info.size_mb, 1024);
+    assert_int_equal(info.device_width, 8);
+}
+
+/* Byte 63 of SDR / DDR / DDR2: the sum of bytes 0-62. */
+static void put_sum63(void)
+{
+    uint8_t sum = 0;
+    for (int i = 0; i < 63; i++)
+        sum = (uint8_t)(sum + img[i]);
+    img[63] = sum;
+}
+
+/* A 128 MB PC133 CL3 SDR DIMM: 2 ranks of eight 64 Mbit x8 chips (4 banks, 12 rows, 9 columns). */
+static void test_sdr_pc133_decoded(void **state)
+{
+    (void)state;
+    memset(img, 0, sizeof(img));
+    img[0] = 0x80, img[1] = 0x08, img[2] = 0x04;
+    img[3] = 0x0c, img[4] = 0x09, img[5] = 2, img[6] = 64;
+    img[9] = 0x75;        /* tCK 7.5 ns at CL3 */
+    img[13] = 8, img[17] = 4;
+    img[18] = 0x06;       /* CL 2, 3 */
+    img[27] = 20, img[29] = 20, img[30] = 45;
+    put_sum63();
+    img[64] = 0x2c;       /* Micron */
+    put_str(73, "MT16LSDT1664AG", 18);
+    assert_int_equal(spd_bytes_wanted(0x04), 128);
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_int_equal(info.gen, SPD_GEN_SDR);
+    assert_string_equal(info.mem_type, "SDRAM");
+    assert_int_equal(info.size_mb, 128);
+    assert_int_equal(info.ranks, 2);
+    assert_int_equal(info.speed_mts, 133);
+    assert_int_equal(info.cl, 3);
+    assert_int_equal(info.trcd, 3);
+    assert_int_equal(info.trp, 3);
+    assert_int_equal(info.tras, 6);
+    assert_string_equal(info.manufacturer, "Micron");
+    assert_string_equal(info.part, "MT16LSDT1664AG");
+    assert_true(info.crc_checked && info.crc_ok);
+    assert_false(info.truncated);
+}
+
+/* A 512 MB DDR-400 CL3 ECC registered DIMM: 2 ranks of 256 Mbit x8 chips
+ * (4 banks, 13 rows, 10 columns), tRCD/tRP 15 ns, tRAS 40 ns. */
+static void build_ddr1(void)
+{
+    memset(img, 0, sizeof(img));
+    img[0] = 0x80, img[1] = 0x08, img[2] = 0x07;
+    img[3] = 0x0d, img[4] = 0x0a, img[5] = 2, img[6] = 72;
+    img[9] = 0x50;        /* tCK 5.0 ns at the highest CL */
+    img[11] = 0x02;       /* ECC */
+    img[13] = 8, img[17] = 4;
+    img[18] = 0x1c;       /* CL 2, 2.5, 3 */
+    img[21] = 0x02;       /* registered */
+    img[27] = 0x3c, img[29] = 0x3c, img[30] = 40;
+    put_sum63();
+    img[64] = 0xce;       /* Samsung */
+    put_str(73, "M312L6420ETS-CCC", 18);
+}
+
+static void test_ddr1_registered_decoded(void **state)
+{
+    (void)state;
+    build_ddr1();
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_int_equal(info.gen, SPD_GEN_DDR);
+    assert_string_equal(info.mem_type, "DDR");
+    assert_string_equal(info.module_type, "RDIMM");
+    assert_int_equal(info.size_mb, 512);
+    assert_int_equal(info.ranks, 2);
+    assert_true(info.ecc);
+    assert_int_equal(info.data_width, 64);
+    assert_int_equal(info.speed_mts, 400);
+    assert_int_equal(info.cl, 3);
+    assert_int_equal(info.trcd, 3);
+    assert_int_equal(info.tras, 8);
+    assert_string_equal(info.manufacturer, "Samsung");
+    assert_true(info.crc_ok);
+}
+
+/* DDR CL 2.5 (DDR-333): the record's whole clocks round it up. */
+static void test_ddr1_half_clock_cl_rounded_up(void **state)
+{
+    (void)state;
+    build_ddr1();
+    img[9] = 0x60, img[18] = 0x0c;   /* 6 ns, CL 2 and 2.5 */
+    put_sum63();
+    assert_int_equal(spd_decode(img, 128, &info), BM_OK);
+    assert_int_equal(info.cl, 3);
+    assert_int_equal(info.taa_ps, 15000);
+}
+
 static void test_empty_eeprom_is_not_spd(void **state)
 {
     (void)state;
@@ -391,6 +548,13 @@ int main(void)
         cmocka_unit_test(test_ddr5_rdimm_decoded),
         cmocka_unit_test(test_ddr5_bad_crc_reported),
         cmocka_unit_test(test_ddr5_first_hub_page_only),
+        cmocka_unit_test(test_ddr5_6400_taa_16250_is_cl52),
+        cmocka_unit_test(test_fbdimm_rank_field_is_the_count),
+        cmocka_unit_test(test_sdr_pc133_decoded),
+        cmocka_unit_test(test_ddr1_registered_decoded),
+        cmocka_unit_test(test_ddr1_half_clock_cl_rounded_up),
+        cmocka_unit_test(test_ddr5_6000_taa_16000_is_cl48),
+        cmocka_unit_test(test_ddr5_6000_taa_15333_is_cl46),
         cmocka_unit_test(test_empty_eeprom_is_not_spd),
         cmocka_unit_test(test_unknown_jep106_named_by_bank_and_code),
     };

@@ -5,7 +5,8 @@ import os
 import re
 import sys
 
-from . import extract, fleet, html, outliers, tables
+from . import extract, findings, fleet, html, outliers, tables
+from .store import StoreError
 
 DESCRIPTION = """\
 Compare baremark results from many machines: serial captures from a console
@@ -16,7 +17,8 @@ table per kind of result comparing the machines, then the outliers ("flags").
 EPILOG = """\
 inputs:
   FILE is a serial capture or a .jsonl results file; a folder means every file
-  in it (not recursive); - reads standard input. A record is a line holding
+  in it (-r: and in its sub-folders); - reads standard input. HTML reports
+  (.html, .htm: the uploaded machine pages) are not captures and are skipped. A record is a line holding
   "BAREMARK " and a JSON object; the prefix may sit anywhere on the line (after
   escape sequences, a progress line, a tag). ANSI escape sequences and control
   characters are removed first; a record wrapped onto following lines is joined
@@ -108,6 +110,20 @@ output:
                  come from build/host/baremark-html (`make host`; or
                  BAREMARK_HTML=path), the renderer baremark itself runs
 
+the store (--db, instead of FILEs):
+  --db sqlite:PATH | postgresql://...  reads what baremark-collect stored: the
+                 same tables and flags, computed in SQL (one run per machine:
+                 the latest by run time; --all-runs: every run). The files
+                 table lists each compared run's stored upload.
+  --expected FILE  one MAC (aa:bb:cc:dd:ee:ff) or serial per line ('#'
+                 comments): the "expected" table shows each as never
+                 reported, started (running, or silent when nothing came for
+                 --silent-after seconds, default 3600, and no end record),
+                 failed (end status not ok) or passed; machines that reported
+                 without being listed follow as "not expected". Flags:
+  never_reported an expected machine with no upload at all
+  silent         a started run with no end record and nothing for --silent-after s
+
 exit status: 0 no flags, 1 flags, 2 usage error (bad option, unreadable file).
 
 examples:
@@ -132,7 +148,12 @@ def build_parser(out=None, err=None):
     ap = _Parser(prog="baremark-report", description=DESCRIPTION, epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.out, ap.err = out, err
-    ap.add_argument("inputs", nargs="+", metavar="FILE", help="serial capture, .jsonl file, folder, or - (stdin)")
+    ap.add_argument("inputs", nargs="*", metavar="FILE", help="serial capture, .jsonl file, folder, or - (stdin)")
+    ap.add_argument("-r", "--recursive", action="store_true", help="read folders and their sub-folders")
+    ap.add_argument("--db", metavar="URL", help="read the store: sqlite:PATH or postgresql://... (no FILEs)")
+    ap.add_argument("--expected", metavar="FILE", help="with --db: MACs or serials of the machines that should report")
+    ap.add_argument("--silent-after", type=float, default=3600, metavar="S",
+                    help="with --expected: a run without an end and quiet this long is silent (%(default)s)")
     ap.add_argument("--format", choices=("text", "csv", "json"), default="text", help="output on stdout (text)")
     ap.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
     ap.add_argument("--csv", metavar="DIR", help="write one CSV file per table into DIR")
@@ -161,16 +182,33 @@ class UsageError(Exception):
     """Bad options or unreadable inputs: exit status 2."""
 
 
-def _input_paths(inputs):
-    """The files to read: folders expanded (sorted, not recursive), duplicates dropped."""
+# Files next to the captures that are not captures: the uploaded HTML reports.
+NOT_CAPTURES = (".html", ".htm")
+
+
+def _folder_files(folder, recursive):
+    """The files of a folder, sorted (hidden ones and sub-folders' contents only with recursive)."""
+    if not recursive:
+        return [os.path.join(folder, n) for n in sorted(os.listdir(folder))
+                if not n.startswith(".") and os.path.isfile(os.path.join(folder, n))]
+    out = []
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out.extend(os.path.join(top, n) for n in sorted(files) if not n.startswith("."))
+    return out
+
+
+def _input_paths(inputs, recursive=False):
+    """The files to read: folders expanded (sorted), HTML reports skipped, duplicates dropped."""
     paths, seen = [], set()
     for item in inputs:
         if item == "-":
             candidates = ["-"]
         elif os.path.isdir(item):
-            candidates = [os.path.join(item, n) for n in sorted(os.listdir(item))
-                          if not n.startswith(".") and os.path.isfile(os.path.join(item, n))]
+            candidates = [p for p in _folder_files(item, recursive) if not p.lower().endswith(NOT_CAPTURES)]
         elif os.path.isfile(item):
+            if item.lower().endswith(NOT_CAPTURES):
+                continue
             candidates = [item]
         else:
             raise UsageError("%s: no such file or folder" % item)
@@ -241,6 +279,7 @@ def build_tables(runs, sources, all_runs_seen, limits, by_pass):
     shown["disks"] = fleet.disk_rows(runs)
     shown["errors"] = fleet.error_rows(runs)
     shown["flags"] = [f.as_dict() for f in flags]
+    shown["findings"] = findings.summary_rows(runs)
     return shown, flags
 
 
@@ -249,10 +288,11 @@ def _selected(spec):
     if spec in ("", "all"):
         return list(tables.ORDER)
     names = [n.strip() for n in spec.split(",") if n.strip()]
-    unknown = [n for n in names if n not in tables.ORDER]
+    valid = tables.ORDER + tables.DB_ONLY
+    unknown = [n for n in names if n not in valid]
     if unknown:
-        raise UsageError("unknown table %s (tables: %s)" % (", ".join(unknown), ", ".join(tables.ORDER)))
-    return [n for n in tables.ORDER if n in names]
+        raise UsageError("unknown table %s (tables: %s)" % (", ".join(unknown), ", ".join(valid)))
+    return [n for n in valid if n in names]
 
 
 def _verbose(sources, all_runs_seen, chosen, err):
@@ -287,6 +327,8 @@ def main(argv=None, out=None, err=None):
     ap = build_parser(out, err)
     try:
         args = ap.parse_args(argv)
+        if not args.inputs and not args.db:
+            ap.error("the following arguments are required: FILE (or --db URL)")
     except SystemExit as e:  # argparse exits 2 on bad options, 0 on --help
         return e.code if isinstance(e.code, int) else 2
     try:
@@ -299,8 +341,25 @@ def main(argv=None, out=None, err=None):
                 raise UsageError("--tag: bad regular expression: %s" % e)
         if not (0 < args.disk_ratio and 0 < args.lat_ratio and 0 <= args.mem_tolerance and args.min_peers >= 1):
             raise UsageError("thresholds must be positive and --min-peers at least 1")
-        fmt = None if args.input_format == "auto" else args.input_format
-        sources = read_sources(_input_paths(args.inputs), fmt, tag_re)
+        if args.db and args.inputs:
+            raise UsageError("--db reads the store: give no FILE with it")
+        if args.expected and not args.db:
+            raise UsageError("--expected needs --db")
+        if args.db:
+            from . import dbreport
+            if args.db.startswith("sqlite:") and not os.path.isfile(args.db[len("sqlite:"):]):
+                raise UsageError("%s: no such store file" % args.db)
+            expected = None
+            if args.expected:
+                try:
+                    expected = dbreport.read_expected(args.expected)
+                except OSError as e:
+                    raise UsageError("--expected %s: %s" % (args.expected, e.strerror or e))
+                if "expected" not in names and args.tables in ("", "all"):
+                    names.insert(names.index("flags"), "expected")
+        else:
+            fmt = None if args.input_format == "auto" else args.input_format
+            sources = read_sources(_input_paths(args.inputs, args.recursive), fmt, tag_re)
         if args.csv:
             try:
                 os.makedirs(args.csv, exist_ok=True)
@@ -311,6 +370,8 @@ def main(argv=None, out=None, err=None):
         return 2
 
     limits = outliers.Limits(args.disk_ratio, args.lat_ratio, args.mem_tolerance, args.min_peers)
+    if args.db:
+        return _db_report(args, names, limits, expected, out, err)
     all_runs_seen = fleet.split_runs(sources)
     chosen = fleet.choose_runs(all_runs_seen, args.all_runs)
     shown, flags = build_tables(chosen, sources, all_runs_seen, limits, args.by_pass)
@@ -336,7 +397,7 @@ def main(argv=None, out=None, err=None):
         return 2
 
     if args.format == "json":
-        doc = {"limits": limits.__dict__, "flags": shown["flags"],
+        doc = {"limits": limits.__dict__, "flags": shown["flags"], "findings": shown["findings"],
                "tables": {n: tables.json_rows(n, shown[n]) for n in names if n != "flags"}}
         json.dump(doc, out, indent=1, sort_keys=False)
         out.write("\n")
@@ -348,6 +409,7 @@ def main(argv=None, out=None, err=None):
                 out.write("%s# table %s\n" % ("\n" if i else "", n))
             out.write(tables.csv_text(n, shown[n]))
     else:
+        out.write(findings.render_text(shown["findings"], chosen))
         if not args.quiet:
             for n in names:
                 if n != "flags" and shown[n]:
@@ -355,4 +417,94 @@ def main(argv=None, out=None, err=None):
         out.write("FLAGS: %d\n" % len(flags))
         for f in flags:
             out.write("  %s\n" % f.line())
+    return 1 if flags else 0
+
+
+class _StoredRun:
+    """A compared run of the store, for its machine page: label and records (read when needed)."""
+
+    def __init__(self, rep, label):
+        self.rep, self.label = rep, label
+
+    @property
+    def records(self):
+        return self.rep.run_records(self.label)
+
+    def of_type(self, kind):
+        """The records of one type, in order (as fleet.Run.of_type), read from the store."""
+        return [r for r in self.records if isinstance(r, dict) and r.get("type") == kind]
+
+
+def _db_report(args, names, limits, expected, out, err):
+    """--db: the tables and flags from the store, streamed table by table."""
+    from . import dbreport
+    from .store import open_store
+    try:
+        st = open_store(args.db, create=False)
+    except StoreError as e:
+        err.write("baremark-report: %s\n" % e)
+        return 2
+    try:
+        rep = dbreport.DbReport(st, limits, args.all_runs, args.by_pass, expected, args.silent_after)
+        flags = rep.flags()
+        flag_rows = [f.as_dict() for f in flags]
+
+        def rows(n):
+            return iter(flag_rows) if n == "flags" else rep.rows(n)
+
+        if args.csv:
+            try:
+                for name in names:
+                    with open(os.path.join(args.csv, name + ".csv"), "w", newline="", encoding="utf-8",
+                              errors="backslashreplace") as f:
+                        tables.csv_stream(name, rows(name), f)
+            except OSError as e:
+                err.write("baremark-report: --csv %s: %s\n" % (args.csv, e.strerror or e))
+                return 2
+        if args.html:
+            shown = {n: list(rep.rows(n)) for n in ("machines", "disk_results", "mem_latency", "mem_bandwidth")}
+            runs = [_StoredRun(rep, m["machine"]) for m in shown["machines"]]
+            shown["findings"] = findings.summary_rows(runs)
+            if html.write_fleet_html(args.html, runs, shown, flags, limits, err) != 0:
+                return 2
+        if args.format == "json":
+            out.write('{"limits": %s, "flags": %s, "tables": {' % (json.dumps(limits.__dict__), json.dumps(flag_rows)))
+            first = True
+            for n in names:
+                if n == "flags":
+                    continue
+                out.write('%s\n "%s": [' % ("" if first else ",", n))
+                first = False
+                for i, r in enumerate(rows(n)):
+                    out.write(("," if i else "") + "\n  " + json.dumps(tables.json_rows(n, [r])[0]))
+                out.write("]")
+            out.write("}}\n")
+        elif args.format == "csv":
+            wanted = ["flags"] if args.quiet else names
+            for i, n in enumerate(wanted):
+                if len(wanted) > 1:
+                    out.write("%s# table %s\n" % ("\n" if i else "", n))
+                tables.csv_stream(n, rows(n), out)
+        else:
+            if not args.quiet:
+                for n in names:
+                    if n == "flags":
+                        continue
+                    lines = tables.render_text_lines(n, lambda n=n: rows(n))
+                    head = [next(lines), next(lines)]
+                    first = next(lines, None)
+                    if first is None:
+                        continue  # an empty table is left out, as in folder mode
+                    out.write(head[0] + "\n" + head[1] + "\n" + first + "\n")
+                    for line in lines:
+                        out.write(line + "\n")
+                    out.write("\n")
+            out.write("FLAGS: %d\n" % len(flags))
+            for f in flags:
+                out.write("  %s\n" % f.line())
+    except st.errors as e:
+        err.write("baremark-report: %s: %s\n" % (args.db, str(e).strip()))
+        return 2
+    finally:
+        st.close()
     return 1 if flags else 0

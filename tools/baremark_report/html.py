@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import tempfile
+from . import findings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RENDERER_HELP = "build it with `make host` in the baremark tree (or set BAREMARK_HTML to its path)"
@@ -97,11 +98,7 @@ def write_machine_pages(runs, out_path, err):
 def _headlines(shown, limits):
     cols = []
     disk_rows = [r for r in shown["disk_results"] if r.get("disk") != "all"]
-    seen = []
-    for r in disk_rows:
-        key = (r.get("test"), r.get("rw"))
-        if key not in seen:
-            seen.append(key)
+    seen = list(dict.fromkeys((r.get("test"), r.get("rw")) for r in disk_rows))  # in order of first sight
     preferred = [k for k in seen if k[0] in ("SEQ1M-Q8T1", "RND4K-Q32T1")] or seen[:2]
     for test, rw in preferred[:3]:
         rows = [r for r in disk_rows if (r.get("test"), r.get("rw")) == (test, rw)]
@@ -132,9 +129,19 @@ def _ratio_bar(ratio):
             '</svg>' % w)
 
 
-def _headline_cell(rows, machine, value_key, ratio_key, is_out):
+def _by_machine(rows, value_key):
+    """The rows holding value_key, per machine, in one pass: each machine's cell then reads only its own
+    rows (scanning every row for every machine made the page quadratic in the fleet)."""
+    out = {}
+    for r in rows:
+        if r.get(value_key) is not None:
+            out.setdefault(r.get("machine"), []).append(r)
+    return out
+
+
+def _headline_cell(rows_of, machine, value_key, ratio_key, is_out):
     """The machine's figure (its worst disk when it has several) with its ratio to the median."""
-    mine = [r for r in rows if r.get("machine") == machine and r.get(value_key) is not None]
+    mine = rows_of.get(machine, ())
     if not mine:
         return '<td class="muted">-</td>'
     pick = mine[0]
@@ -149,7 +156,7 @@ def _headline_cell(rows, machine, value_key, ratio_key, is_out):
                                                             _e(_fmt(pick[value_key])), who, rtxt, _ratio_bar(ratio))
 
 
-def fleet_page(shown, flags, limits, links):
+def fleet_page(shown, flags, limits, links, runs=()):
     """The fleet page's HTML text."""
     out = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
            'content="width=device-width,initial-scale=1"><title>baremark fleet report</title><style>%s</style>'
@@ -158,6 +165,7 @@ def fleet_page(shown, flags, limits, links):
     out.append("<p>%d machines, %d flags. Each figure is compared with the median of its peers (ratio shown; the "
                "bar's tick is the median). Marked cells are outliers by the rules of baremark-report --help.</p>"
                % (len(machines), len(flags)))
+    out.append(findings.render_html(shown.get("findings", []), runs))
     out.append('<section id="flags"><h2>Flags (%d)</h2>' % len(flags))
     if flags:
         out.append('<table id="flags-table"><tr><th>machine</th><th>kind</th><th>what</th><th>value</th>'
@@ -171,7 +179,7 @@ def fleet_page(shown, flags, limits, links):
     else:
         out.append("<p>No flags: every machine is within the limits of its peers.</p>")
     out.append("</section>")
-    cols = _headlines(shown, limits)
+    cols = [(title, _by_machine(rows, vk), vk, rk, isout) for title, rows, vk, rk, isout in _headlines(shown, limits)]
     out.append('<section id="machines"><h2>Machines against the fleet median</h2><table id="headlines"><tr>'
                '<th>machine</th><th>status</th>')
     out.extend("<th>%s</th>" % _e(c[0]) for c in cols)
@@ -198,7 +206,7 @@ def write_fleet_html(path, runs, shown, flags, limits, err):
     links = write_machine_pages(runs, path, err) if runs else {}
     try:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(fleet_page(shown, flags, limits, links))
+            f.write(fleet_page(shown, flags, limits, links, runs))
     except OSError as e:
         err.write("baremark-report: --html %s: %s\n" % (path, e.strerror or e))
         return 2

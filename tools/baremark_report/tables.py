@@ -7,6 +7,8 @@ shape; text output rounds, and leaves out columns empty in every row.
 """
 import csv
 import io
+import json
+import tempfile
 
 from .outliers import size_name
 
@@ -21,6 +23,8 @@ def _pct(v):
 
 
 def _plain(v):
+    if v.__class__ is str:
+        return v
     if v is None:
         return ""
     if isinstance(v, bool):
@@ -103,6 +107,11 @@ SPECS = {
     "errors": ("Error records", [
         ("machine", "machine", _plain), ("pass", "pass", _plain), ("where", "where", _plain),
         ("message", "message", _plain)], None),
+    "expected": ("Expected machines (--expected; --db only)", [
+        ("entry", "expected", _plain), ("kind", "by", _plain), ("status", "status", _plain),
+        ("machine", "machine", _plain), ("mac", "mac", _plain), ("serial", "serial", _plain),
+        ("last_seen", "last upload", _plain), ("runs", "runs", _plain), ("records", "records", _plain),
+        ("passes", "passes", _plain), ("detail", "detail", _plain)], None),
     "flags": ("Flags", [
         ("machine", "machine", _plain), ("kind", "kind", _plain), ("what", "what", _plain),
         ("value", "value", _plain), ("reference", "reference", _plain), ("rule", "rule", _plain),
@@ -112,6 +121,10 @@ SPECS = {
 # The order tables appear in; every name is a valid --tables entry.
 ORDER = ["files", "machines", "disks", "disk_results", "mem_latency", "mem_bandwidth", "pci", "dimms",
          "dimm_summary", "errors", "flags"]
+
+
+# Tables only the store can fill (--db), valid --tables entries there.
+DB_ONLY = ["expected"]
 
 
 def sorted_rows(name, rows):
@@ -124,24 +137,54 @@ def sorted_rows(name, rows):
 
 def render_text(name, rows):
     """An aligned text table with its title; columns empty in every row are left out."""
-    title, columns, _ = SPECS[name]
     rows = sorted_rows(name, rows)
-    cells = [[fmt(r.get(f)) for f, _, fmt in columns] for r in rows]
-    keep = [i for i in range(len(columns)) if any(c[i] for c in cells)]
+    return "\n".join(render_text_lines(name, lambda: rows)) + "\n"
+
+
+def render_text_lines(name, rows_factory):
+    """The lines of an aligned text table over rows already in display order.
+    The rows are read once: their cells go to a temporary file while the
+    widths are measured, and the lines are drawn from it, so the rows can come
+    from a query and are never held all at once."""
+    title, columns, _ = SPECS[name]
+    n = len(columns)
+    widths = [len(h) for _, h, _ in columns]
+    filled = [False] * n
+    numeric = [True] * n
+    beyond_one = [False] * n  # a passes column worth showing: some value other than 1
+    spool = tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass")
+    fields = [(i, f, fmt) for i, (f, _, fmt) in enumerate(columns)]
+    dump = json.JSONEncoder(ensure_ascii=False).encode
+    for r in rows_factory():
+        cells = []
+        for i, f, fmt in fields:
+            c = fmt(r.get(f))
+            cells.append(c)
+            if c:
+                filled[i] = True
+                if len(c) > widths[i]:
+                    widths[i] = len(c)
+                if c != "1":
+                    beyond_one[i] = True
+            if numeric[i] and not _looks_numeric(c):
+                numeric[i] = False
+        spool.write(dump(cells))
+        spool.write("\n")
+    spool.seek(0)
+    keep = [i for i in range(n) if filled[i]]
     if name == "disk_results" or name.startswith("mem_"):
-        keep = [i for i in keep if columns[i][0] != "passes" or any(c[i] not in ("", "1") for c in cells)]
-    heads = [columns[i][1] for i in keep]
-    grid = [[c[i] for i in keep] for c in cells]
-    widths = [max([len(h)] + [len(g[j]) for g in grid]) for j, h in enumerate(heads)]
-    numeric = [all(_looks_numeric(g[j]) for g in grid) for j in range(len(heads))]
+        keep = [i for i in keep if columns[i][0] != "passes" or beyond_one[i]]
 
     def line(values):
-        out = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)]
+        out = [v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]) for v, i in zip(values, keep)]
         return "  ".join(out).rstrip()
 
-    out = ["== %s ==" % title, line(heads)]
-    out += [line(g) for g in grid]
-    return "\n".join(out) + "\n"
+    yield "== %s ==" % title
+    yield line([columns[i][1] for i in keep])
+    with spool:
+        for text in spool:
+            cells = json.loads(text)
+            yield line([cells[i] for i in keep])
 
 
 def _looks_numeric(s):
@@ -178,6 +221,15 @@ def csv_text(name, rows):
     for r in sorted_rows(name, rows):
         w.writerow([_raw(r.get(f)) for f, _, _ in columns])
     return buf.getvalue()
+
+
+def csv_stream(name, rows, out):
+    """CSV of rows already in display order, written as they come."""
+    columns = SPECS[name][1]
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow([f for f, _, _ in columns])
+    for r in rows:
+        w.writerow([_raw(r.get(f)) for f, _, _ in columns])
 
 
 def json_rows(name, rows):

@@ -1,0 +1,58 @@
+"""A MegaRAID disk slowed until its commands time out (QEMU's legacy
+throttle option iops=1 on one of two megasas-gen2 disks): the run ends
+within a bound, the other disk's results are normal, the slow disk's error
+names the timeout and what gave the command back (the MFI ABORT), and no
+byte of either disk changes.
+
+With iops=1 a command of the slow disk's first test (SEQ1M-Q8T1) waits
+past the 30 s command timeout: the driver sends an MFI ABORT (a log
+record), QEMU cancels the request, and only then does the engine get the
+command back, as timed out ("no completion in 30000 ms; back N ms later:
+MFI status 0x2e ..."). One boot, about 50 s under TCG.
+"""
+import os
+import tempfile
+import time
+
+import qemu
+import testutil
+
+# Boot and identification (~40 s under TCG), SEQ1M-Q8T1 and SEQ1M-Q1T1 on
+# the slow disk (~10 s at 1 IOPS), the 30 s timeout, the abort, the fast
+# disk's quick tests, then the slow disk's remaining tests and release.
+BOUND_S = 300
+
+
+def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
+    work = tempfile.mkdtemp(prefix="baremark-hbato-")
+    fast, slow = (qemu.make_disk(os.path.join(work, n), 32) for n in ("fast.img", "slow.img"))
+    before = {p: testutil.sha256(p) for p in (fast, slow)}
+    t0 = time.monotonic()
+    run = qemu.boot(
+        options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGAFAST,MEGASLOW",
+        drives=["if=none,id=f0,format=raw,file=" + fast,
+                "if=none,id=s0,format=raw,iops=1,file=" + slow],
+        devices=["megasas-gen2,id=gen2",
+                 "scsi-hd,bus=gen2.0,scsi-id=0,drive=f0,serial=MEGAFAST",
+                 "scsi-hd,bus=gen2.0,scsi-id=1,drive=s0,serial=MEGASLOW"],
+        extra_args=("-global", "usb-storage.serial=BOOTSTICK"), timeout=BOUND_S)
+    took = time.monotonic() - t0
+    if run.timed_out or not run.of_type("end"):
+        testutil.fail_with_log(run, "no end record within %d s" % BOUND_S)
+    assert took < BOUND_S, took
+    disks = {d["serial"]: d for d in run.of_type("disk")}
+    assert set(disks) >= {"MEGAFAST", "MEGASLOW"}, disks
+    fast_id, slow_id = disks["MEGAFAST"]["id"], disks["MEGASLOW"]["id"]
+    fast_results = [r for r in run.of_type("disk_result") if r["disk"] == fast_id and "concurrent" not in r]
+    assert sorted(r["test"] for r in fast_results) == sorted(["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1",
+                                                              "RND4K-Q1T1"]), fast_results
+    assert all(r["ios"] > 0 for r in fast_results), fast_results
+    errors = [e for e in run.of_type("error") if e["where"] == slow_id]
+    assert errors, run.of_type("error")
+    msg = " ".join(e["message"] for e in errors)
+    assert "no completion in 30000 ms" in msg, msg
+    assert not [e for e in run.of_type("error") if e["where"] == fast_id], run.of_type("error")
+    logs = " ".join(r.get("message", "") for r in run.of_type("log"))
+    assert "timed out: abort sent" in logs, logs
+    after = {p: testutil.sha256(p) for p in (fast, slow)}
+    assert after == before
