@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     int st;
 
     if (http_url_parse(text, &u) == BM_OK) {
-        size_t len = http_put_head(head, sizeof(head), &u, text, n);
+        size_t len = http_put_head(head, sizeof(head), &u, text, n, NULL);
         if (u.port == 0 || u.path[0] != '/' || strlen(u.path) >= sizeof(u.path))
             abort();
         if (len && (len != strlen(head) || memcmp(head, "PUT /", 5) || !http_head_complete(head, len)))
