@@ -305,7 +305,7 @@ fuzz: fuzz-build
 # The fuzz harnesses for make test's smoke (after deps: one apt at a time).
 .PHONY: fuzz-smoke
 fuzz-smoke: deps
-	$(MAKE) --no-print-directory fuzz-build
+	$(MAKE) --no-print-directory -j$(JOBS) fuzz-build
 
 # ---- Host tools (tools/baremark_report: baremark-report, baremark-collect) -----------------
 # tools-test: their pytest tests alone (run_all.py --unit runs them too);
