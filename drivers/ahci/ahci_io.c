@@ -106,7 +106,16 @@ static bool port_check_errors(struct ahci_port *p)
     if (!is)
         return false;
     port_wr(p, AHCI_PxIS, is);
-    if (is & (AHCI_PxIS_FATAL & ~AHCI_PxIS_TFES)) {
+    if (is & AHCI_PxIS_UFS) {
+        const volatile uint8_t *u = p->rfis + AHCI_RFIS_UFIS;
+        plat_rmb();
+        ahci_port_diag(p, "unknown FIS %02x %02x %02x %02x %02x %02x %02x %02x", u[0], u[1], u[2], u[3], u[4], u[5],
+                       u[6], u[7]);
+    }
+    /* As Linux ahci_error_intr(): a link or connect change, an unknown
+     * FIS, a bad PMP status or a host bus / interface error is recovered
+     * at once with a COMRESET, not left to the command timeout. */
+    if (is & AHCI_PxIS_RESET) {
         ahci_port_recover(p, FAULT_HBA, is, -1);
         return true;
     }

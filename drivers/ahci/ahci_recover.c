@@ -21,15 +21,19 @@ void ahci_complete(struct ahci_port *p, unsigned tag, int status, const char *de
     p->done_count++;
 }
 
-/* Names of the PxIS error bits, for a detail string. */
+/* Names of the PxIS error bits, for a detail string (the link and FIS
+ * errors by what happened, as Linux ahci_error_intr()'s descriptions). */
 static void describe_hba_error(char *dst, size_t cap, uint32_t is, uint32_t serr)
 {
     static const struct {
         uint32_t bit;
         const char *name;
     } bits[] = {
-        { AHCI_PxIS_HBFS, "HBFS" }, { AHCI_PxIS_HBDS, "HBDS" }, { AHCI_PxIS_IFS, "IFS" },
-        { AHCI_PxIS_OFS, "OFS" },   { AHCI_PxIS_TFES, "TFES" },
+        { AHCI_PxIS_PRCS, "link change (PRCS)" },  { AHCI_PxIS_PCS, "connect change (PCS)" },
+        { AHCI_PxIS_UFS, "unknown FIS (UFS)" },    { AHCI_PxIS_IPMS, "bad PMP status (IPMS)" },
+        { AHCI_PxIS_HBFS, "HBFS" },                { AHCI_PxIS_HBDS, "HBDS" },
+        { AHCI_PxIS_IFS, "IFS" },                  { AHCI_PxIS_OFS, "OFS" },
+        { AHCI_PxIS_TFES, "TFES" },
     };
     size_t n = 0;
 

@@ -61,8 +61,16 @@
 #define  AHCI_PxIS_HBFS (1u << 29) /* host bus fatal error */
 #define  AHCI_PxIS_TFES (1u << 30) /* task file error: the device set STS.ERR */
 #define  AHCI_PxIS_CPDS (1u << 31) /* cold port detect */
-/* The bits that stop the command list and need the recovery of section 6.2.2. */
-#define  AHCI_PxIS_FATAL (AHCI_PxIS_TFES | AHCI_PxIS_HBFS | AHCI_PxIS_HBDS | AHCI_PxIS_IFS | AHCI_PxIS_OFS)
+/* Errors that need a COMRESET, as Linux ahci.h PORT_IRQ_FREEZE (HBFS, IFS,
+ * PCS, PRCS, UFS, IPMS) plus HBDS (in PORT_IRQ_ERROR; libahci
+ * ahci_error_intr() resets on it too) and OFS (older Linux froze on it;
+ * a PRDT overrun leaves the data phase unknown). PRCS and PCS are read-only
+ * copies of PxSERR.DIAG.N and DIAG.X (sections 3.3.5, 3.3.12): only
+ * clearing PxSERR clears them. */
+#define  AHCI_PxIS_RESET (AHCI_PxIS_HBFS | AHCI_PxIS_HBDS | AHCI_PxIS_IFS | AHCI_PxIS_OFS | AHCI_PxIS_PCS | \
+                          AHCI_PxIS_PRCS | AHCI_PxIS_UFS | AHCI_PxIS_IPMS)
+/* Every error bit: Linux PORT_IRQ_ERROR (the above and TFES, the device's error). */
+#define  AHCI_PxIS_FATAL (AHCI_PxIS_TFES | AHCI_PxIS_RESET)
 /* The bits that say a FIS updated PxTFD. */
 #define  AHCI_PxIS_FIS_RX (AHCI_PxIS_DHRS | AHCI_PxIS_PSS | AHCI_PxIS_SDBS)
 #define AHCI_PxIE 0x14             /* interrupt enable (baremark polls: left 0) */
@@ -121,6 +129,7 @@
 #define AHCI_RFIS_PSFIS 0x20       /* PIO setup */
 #define AHCI_RFIS_RFIS 0x40        /* D2H register */
 #define AHCI_RFIS_SDBFIS 0x58      /* set device bits */
+#define AHCI_RFIS_UFIS 0x60        /* unknown FIS (up to 64 bytes) */
 
 /* Command header (section 4.2.2): 32 bytes, one per slot. */
 struct ahci_cmd_header {

@@ -158,7 +158,7 @@ int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset);
 
 enum ahci_fault {
     FAULT_DEVICE,                  /* the device reported an error (STS.ERR/DF, TFES) */
-    FAULT_HBA,                     /* the HBA stopped on a bus or interface error */
+    FAULT_HBA,                     /* a bus, interface, link or FIS error (AHCI_PxIS_RESET) */
     FAULT_TIMEOUT,                 /* a command did not finish in AHCI_CMD_TIMEOUT_NS */
 };
 

@@ -51,7 +51,12 @@
 #define ATA_SMART 0xb0
 #define SMART_READ_DATA 0xd0
 #define SMART_READ_THRESHOLDS 0xd1
-#define IS_PRCS (1u << 22)
+#define IS_UFS (1u << 4)          /* 3.3.5 */
+#define IS_PCS (1u << 6)          /* read-only: PxSERR.DIAG.X */
+#define IS_PRCS (1u << 22)        /* read-only: PxSERR.DIAG.N */
+#define IS_IPMS (1u << 23)
+#define IS_HBDS (1u << 28)
+#define IS_HBFS (1u << 29)
 
 #define MODEL_PORT 2              /* not port 0: the port offset math is exercised */
 #define MODEL_BLOCKS (1ull << 26) /* 32 GiB of 512-byte sectors, generated on read */
@@ -67,6 +72,8 @@ struct ahci_model {
     uint32_t clb, clbu, fb, fbu, is, ie, cmd, tfd, sig, ssts, sctl, serr, sact, ci;
     bool halted;                  /* stopped on an error until ST goes 1 -> 0 */
     bool cr_sticks;               /* PxCMD.CR never clears once set */
+    uint64_t cr_delay_ns;         /* PxCMD.CR clears this long after ST is cleared (AHCI allows 500 ms) */
+    uint64_t cr_clear_at_ns;      /* when it will */
     /* Drive */
     bool ncq, gpl;
     bool no_lba48;                /* a SATA DOM / CF adapter: 28-bit commands only */
@@ -108,6 +115,9 @@ struct ahci_model {
     unsigned ci_writes;           /* PxCI writes that issued commands */
     unsigned writes_done, ext_refused, cmd28_done;
     unsigned stray, short_comresets, sctl_while_st, spinups, identifies;
+    unsigned refused;             /* accesses AHCI forbids while the list stops: PxCI/PxSACT with ST clear,
+                                     ST set while CR is still set, SControl.DET changed while CR is set */
+    unsigned stops;               /* ST 1 -> 0 transitions that ended with CR clear */
     uint64_t last_lba;            /* of the last read or write */
     uint32_t last_blocks;
 };
@@ -527,6 +537,11 @@ static void model_tick(struct ahci_model *m)
         send_d2h(m, STS_DRDY, 0);
         m->is &= ~IS_DHRS;
     }
+    if (m->cr_clear_at_ns && now >= m->cr_clear_at_ns) {
+        m->cr_clear_at_ns = 0;
+        m->cmd &= ~CMD_CR;
+        m->stops++;
+    }
     if (m->pending_slot >= 0 && now >= m->pending_done_ns) {
         /* SET FEATURES spin-up ends when the platters are up. */
         m->spun_up = true;
@@ -583,7 +598,9 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     case P_CLBU: return m->clbu;
     case P_FB: return m->fb;
     case P_FBU: return m->fbu;
-    case P_IS: return m->is;
+    case P_IS:
+        /* 3.3.5: PRCS and PCS are PxSERR.DIAG.N and DIAG.X, cleared only there. */
+        return m->is | ((m->serr & SERR_DIAG_N) ? IS_PRCS : 0) | ((m->serr & SERR_DIAG_X) ? IS_PCS : 0);
     case P_IE: return m->ie;
     case P_CMD:
         if ((m->cmd & CMD_CR) && !(m->cmd & CMD_ST))
@@ -621,6 +638,7 @@ static void hba_reset_now(struct ahci_model *m)
     m->ghc = 0;                                 /* AE too: CAP.SAM is 0 */
     m->cmd = CMD_SUD | CMD_POD;                 /* SUD reads 1 without CAP.SSS */
     m->is = m->ie = m->serr = m->sact = m->ci = 0;
+    m->cr_clear_at_ns = 0;
     m->sctl = 0;
     m->halted = false;
     if (m->reset_loses_rwo)
@@ -651,17 +669,32 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
             m->ci = m->sact = 0;
             m->halted = false;
             m->pending_slot = -1;
-            if (!m->cr_sticks)
+            if (m->cr_delay_ns && !m->cr_sticks) {
+                m->cr_clear_at_ns = plat_now_ns() + m->cr_delay_ns;
+            } else if (!m->cr_sticks) {
                 m->cmd &= ~CMD_CR;
+                m->stops++;
+            }
         }
-        if (!(old & CMD_ST) && (v & CMD_ST))
+        if (!(old & CMD_ST) && (v & CMD_ST)) {
+            if (old & CMD_CR) {
+                /* 10.3.1: ST may be set only once CR reads clear. */
+                m->refused++;
+                m->cmd &= ~CMD_ST;
+                break;
+            }
             m->cmd |= CMD_CR;
+        }
         break;
     }
     case P_SCTL:
         /* 3.3.11: DET may only change with PxCMD.ST clear. */
         if ((v & 0xf) != (m->sctl & 0xf) && (m->cmd & CMD_ST)) {
             m->sctl_while_st++;
+            break;
+        }
+        if ((v & 0xf) != (m->sctl & 0xf) && (m->cmd & CMD_CR)) {
+            m->refused++;                        /* the list has not stopped yet */
             break;
         }
         if ((v & 0xf) == 1 && (m->sctl & 0xf) != 1) {
@@ -691,11 +724,15 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
     case P_SACT:
         if (m->cmd & CMD_ST)
             m->sact |= v;
+        else if (v)
+            m->refused++;                        /* 3.3.13: only while ST is set */
         break;
     case P_CI: {
         uint32_t issue = v & ~m->ci;
-        if (!(m->cmd & CMD_ST))
+        if (!(m->cmd & CMD_ST)) {
+            m->refused += v != 0;                /* 3.3.14: only while ST is set; the HBA ignores it */
             break;
+        }
         m->ci_writes += issue != 0;
         m->ci |= v;
         for (unsigned s = 0; s < 32 && !m->halted; s++)
@@ -807,10 +844,21 @@ static void finish(struct ahci_model *m, void *ctrl)
      * changed while the port runs, a port the silicon does not have. */
     assert_int_equal(m->short_comresets, 0);
     assert_int_equal(m->sctl_while_st, 0);
+    assert_int_equal(m->refused, 0);
     assert_int_equal(m->stray, 0);
     ahci_driver.release(ctrl);
     assert_int_equal(m->dev.releases, 1);
     plat_sim_detach(&m->dev);
+}
+
+/* Poll at most max_polls times for want completions: what must happen
+ * "on the next poll or two" is not waited for longer. */
+static int collect_within(struct bm_disk *d, struct bm_completion *out, int want, long max_polls)
+{
+    int got = 0;
+    for (long polls = 0; got < want && polls < max_polls; polls++)
+        got += d->ops->poll(d, 0, out + got, want - got);
+    return got;
 }
 
 /* Poll until want completions arrived (or a generous number of polls). */
@@ -1329,12 +1377,13 @@ static void test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming
     finish(m, ctrl);
 }
 
-static void test_drive_that_disappears_times_out_and_its_port_is_disabled(void **state)
+static void test_drive_that_disappears_fails_its_commands_at_once_naming_the_link_change(void **state)
 {
     struct ahci_model *m = model_new(true, true, true);
     struct bm_completion c[4];
     uint32_t seen = 0;
     const char *log;
+    uint64_t t0;
     void *ctrl;
     struct bm_disk *d;
 
@@ -1344,24 +1393,145 @@ static void test_drive_that_disappears_times_out_and_its_port_is_disabled(void *
     m->gone = true;
     m->ssts = 0;
     m->serr |= SERR_DIAG_N;
-    m->is |= IS_PRCS;
+    t0 = plat_now_ns();
     log_capture_begin();
     submit_reads(d, 4);
-    assert_int_equal(collect(d, c, 4), 4);
+    assert_int_equal(collect_within(d, c, 4, 8), 4);
     log = log_capture_end();
     for (unsigned i = 0; i < 4; i++) {
         seen |= 1u << c[i].tag;
-        if (c[i].status == BM_ETIMEDOUT)
-            continue;
-        /* Caught by the same recovery: failed, and says why. */
+        /* Failed by the link change (Linux ahci_error_intr()), not left to time out. */
         assert_int_equal(c[i].status, BM_EIO);
-        assert_non_null(strstr(c[i].detail, "timed out"));
+        assert_non_null(strstr(c[i].detail, "link change (PRCS)"));
     }
     assert_int_equal(seen, 0xf);
-    assert_true(m->comresets >= 1);
+    assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS / 2);
+    assert_true(m->comresets >= 2);         /* the probe's, and recovery's */
     assert_non_null(strstr(log, "no device"));
     assert_non_null(strstr(log, "port disabled"));
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 1, buf_of(0)), BM_EIO);
+    finish(m, ctrl);
+}
+
+/* Tag 2 is held by the drive when the HBA reports an error that only a
+ * COMRESET clears (Linux ahci.h PORT_IRQ_FREEZE, HBDS): the driver
+ * notices it within a few polls (the model's clock: each poll of a port
+ * whose drive sits on a command costs 50 ms), stops the port (PxCMD.CR
+ * is made to lag ST by 200 ms, inside AHCI's 500 ms) before it hands the
+ * command back, fails it naming the cause, and the port works after. */
+static void error_resets_at_once(uint32_t serr, uint32_t is, bool halts, const char *name, const char *log_has)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[QD];
+    unsigned comresets, stops;
+    const char *log;
+    uint64_t t0;
+    void *ctrl;
+    struct bm_disk *d;
+
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(2);
+    submit_reads(d, 4);
+    assert_int_equal(collect(d, c, 3), 3);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(c[i].status, BM_OK);
+
+    m->cr_delay_ns = 200 * NS_PER_MS;
+    comresets = m->comresets;
+    stops = m->stops;
+    if (is & IS_UFS)
+        rfis(m)[0x60] = 0xa1;                         /* a vendor FIS type (3.3.1 UFIS area) */
+    m->serr |= serr;
+    m->is |= is;
+    m->halted = halts;
+    t0 = plat_now_ns();
+    log_capture_begin();
+    assert_int_equal(collect_within(d, c, 1, 4), 1);
+    log = log_capture_end();
+    assert_int_equal(c[0].tag, 2);
+    assert_int_equal(c[0].status, BM_EIO);
+    if (!strstr(c[0].detail, name))
+        fail_msg("detail '%s' does not name %s", c[0].detail, name);
+    if (log_has && !strstr(log, log_has))
+        fail_msg("the log does not say '%s'", log_has);
+    assert_true(plat_now_ns() - t0 < 2 * NS_PER_S);  /* not the 30 s timeout */
+    assert_int_equal(m->comresets, comresets + 1);
+    assert_true(m->stops > stops);                    /* stopped (CR seen clear) before it was handed back */
+    assert_int_equal(m->hung, 0);                     /* the drive's queue is gone */
+    assert_int_equal(m->serr & (SERR_DIAG_N | SERR_DIAG_X), 0); /* PRCS/PCS cleared where they live */
+
+    /* Tag 2's buffer is the engine's again and the drive holds nothing that could land in it. */
+    memset(buf_of(2), 0xee, READ_BLOCKS * 512);
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, lba_of(9), READ_BLOCKS, buf_of(2)), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    model_finish_held(m);
+    assert_true(data_ok(buf_of(2), lba_of(9), READ_BLOCKS));
+
+    m->hang_lba = NO_LBA;
+    submit_reads(d, QD);
+    expect_reads_ok(d, QD);
+    finish(m, ctrl);                                  /* and m->refused == 0: no access AHCI forbids */
+}
+
+static void test_phyrdy_change_with_commands_in_flight_resets_at_once_naming_the_link_change(void **state)
+{
+    (void)state;
+    error_resets_at_once(SERR_DIAG_N, 0, false, "link change (PRCS)", NULL);
+}
+
+static void test_connect_change_with_commands_in_flight_resets_at_once_naming_it(void **state)
+{
+    (void)state;
+    error_resets_at_once(SERR_DIAG_X, 0, false, "connect change (PCS)", NULL);
+}
+
+static void test_unknown_fis_resets_at_once_and_logs_the_fis(void **state)
+{
+    (void)state;
+    error_resets_at_once(0, IS_UFS, false, "unknown FIS (UFS)", "unknown FIS a1");
+}
+
+static void test_bad_pmp_status_resets_at_once_naming_it(void **state)
+{
+    (void)state;
+    error_resets_at_once(0, IS_IPMS, false, "bad PMP status (IPMS)", NULL);
+}
+
+static void test_host_bus_fatal_error_resets_at_once_naming_it(void **state)
+{
+    (void)state;
+    error_resets_at_once(0, IS_HBFS, true, "HBFS", NULL);
+}
+
+static void test_host_bus_data_error_resets_at_once_naming_it(void **state)
+{
+    (void)state;
+    error_resets_at_once(0, IS_HBDS, true, "HBDS", NULL);
+}
+
+/* Linux's command timeout (ATA_TMOUT_INTERNAL, sd's SD_TIMEOUT): 30 s,
+ * not earlier, and the recovery after it well inside the engine's 60 s. */
+static void test_command_timeout_is_linux_30_s(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[1];
+    uint64_t t0;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0);
+    t0 = plat_now_ns();
+    log_capture_begin();
+    submit_reads(d, 1);
+    assert_int_equal(collect(d, c, 1), 1);
+    log_capture_end();
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(c[0].detail, "no answer in 30 s"));
+    assert_true(plat_now_ns() - t0 >= 30 * NS_PER_S);
+    assert_true(plat_now_ns() - t0 < 45 * NS_PER_S);
     finish(m, ctrl);
 }
 
@@ -1699,7 +1869,16 @@ int main(void)
         cmocka_unit_test_teardown(test_hba_without_ncq_and_a_hung_dma_ext_times_out_then_works, log_restore),
         cmocka_unit_test_teardown(test_drive_that_never_becomes_ready_is_skipped_with_a_message_naming_pxtfd,
                                   log_restore),
-        cmocka_unit_test_teardown(test_drive_that_disappears_times_out_and_its_port_is_disabled, log_restore),
+        cmocka_unit_test_teardown(test_drive_that_disappears_fails_its_commands_at_once_naming_the_link_change,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_phyrdy_change_with_commands_in_flight_resets_at_once_naming_the_link_change,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_connect_change_with_commands_in_flight_resets_at_once_naming_it, log_restore),
+        cmocka_unit_test_teardown(test_unknown_fis_resets_at_once_and_logs_the_fis, log_restore),
+        cmocka_unit_test_teardown(test_bad_pmp_status_resets_at_once_naming_it, log_restore),
+        cmocka_unit_test_teardown(test_host_bus_fatal_error_resets_at_once_naming_it, log_restore),
+        cmocka_unit_test_teardown(test_host_bus_data_error_resets_at_once_naming_it, log_restore),
+        cmocka_unit_test_teardown(test_command_timeout_is_linux_30_s, log_restore),
         cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
         cmocka_unit_test_teardown(test_drive_that_aborts_identify_is_skipped_naming_the_command, log_restore),
         cmocka_unit_test_teardown(test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae, log_restore),
