@@ -246,13 +246,16 @@ def test_bios_pxe_through_ipxe_with_options():
     workdir = qemu.tempdir("baremark-pxe-")
     with open(os.path.join(qemu.ROOT, "boot", "baremark-bios.ipxe")) as f:
         script = f.read()
-    assert "kernel baremark.bin mem=quick disk=quick exit=shutdown" in script
+    assert "kernel baremark.bin BOOTIF=01-${netX/mac:hexhyp} ip=${netX/ip} mem=quick disk=quick exit=shutdown" \
+        in script
     with open(os.path.join(workdir, "boot.ipxe"), "w") as f:
         f.write(script.replace("mem=quick disk=quick", "mem=off disk=off"))
     subprocess.run(["cp", BIN, workdir], check=True)
     records, rc = _boot_to_end(["-netdev", "user,id=n0,tftp=%s,bootfile=boot.ipxe" % workdir,
                                 "-device", "e1000,netdev=n0", "-boot", "n"])
     assert records[0]["args"] == "baremark mem=off disk=off exit=shutdown", records[0]
+    # the loader words named the boot NIC (QEMU's default e1000 MAC, user networking's address)
+    assert records[0]["mac"] == "52:54:00:12:34:56" and records[0]["ip"] == "10.0.2.15", records[0]
     assert records[-1]["type"] == "end" and records[-1]["status"] == "ok", records[-1]
     assert rc == 0
 
