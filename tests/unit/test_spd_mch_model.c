@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "capture_sink.h"
 #include "efi/inventory/spd.h"
+#include "efi/inventory/spd_inventory.h"
 #include "efi/inventory/spd_mch.h"
 #include "platform_sim.h"
 
@@ -316,6 +318,32 @@ static void test_mch_spd_other_mch_rows_not_read(void **state)
     assert_int_equal(B[0].ch[0].commands + B[1].ch[0].commands, 0);
 }
 
+/* The inventory reads the MCH (found by PCI enumeration) and emits the
+ * spd records the SMBus path emits, addressed by branch and channel. */
+static void test_mch_spd_inventory_emits_fbdimm_spd_records(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    static struct dimm_summary sum;
+
+    (void)state;
+    B[0].ch[1].dimm[0] = img[0];
+    B[1].ch[0].dimm[3] = img[1];
+    for (int b = 0; b < 2; b++) {
+        B[b].pci.config[0x0a] = 0x00, B[b].pci.config[0x0b] = 0x06;   /* host bridge class: not an SMBus */
+    }
+    nrecs = 0;
+    sinks_reset();
+    sinks_add(&sink);
+    spd_inventory_read(NULL, 0);
+    spd_inventory_emit(NULL, 0, &sum);
+    sinks_close();
+    assert_int_equal(count_records("spd", NULL, NULL), 2);
+    assert_int_equal(count_records("spd", "\"address\":\"b0c1:0x50\"", "\"mem_type\":\"DDR2 FB-DIMM\""), 1);
+    assert_int_equal(count_records("spd", "\"address\":\"b1c0:0x53\"", "\"crc_ok\":true"), 1);
+    assert_int_equal(count_records("note", "not read", NULL), 0);
+    assert_nothing_forbidden();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +353,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mch_spd_busy_before_command_never_clears, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mch_spd_empty_slots_nack_and_are_absent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mch_spd_other_mch_rows_not_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mch_spd_inventory_emits_fbdimm_spd_records, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
