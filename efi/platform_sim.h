@@ -31,6 +31,10 @@ struct plat_sim_dev {
     void (*mmio_write32)(void *ctx, int bar, uint32_t off, uint32_t v);
     /* Optional: told of every config write after it is stored. */
     void (*config_written)(void *ctx, uint16_t off, unsigned bytes);
+    /* Optional: told of every config read before it is answered from
+     * config[], so a model can change what the read returns (a status
+     * register that moves on each poll). */
+    void (*config_read)(void *ctx, uint16_t off, unsigned bytes);
     /* Optional: byte-wide accesses (mmio_read8/mmio_write8). A model
      * without them does not decode byte accesses: reads see 0xff, writes
      * are lost, as on a bus that only takes dword cycles. */

@@ -19,6 +19,8 @@ static bool pci_read(struct pci_addr a, uint16_t off, void *v, size_t n)
     if (sim) {
         if (off + n > sizeof(sim->config))
             return false;
+        if (sim->config_read)
+            sim->config_read(sim->ctx, off, (unsigned)n);
         memcpy(v, sim->config + off, n);
         return true;
     }

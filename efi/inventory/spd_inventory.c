@@ -5,6 +5,7 @@
 #include "../record.h"
 #include "cpuid.h"
 #include "spd_match.h"
+#include "spd_mch.h"
 #include "spd_platform.h"
 #include "spd_read.h"
 
@@ -20,9 +21,14 @@ static void emit_spd_record(const struct spd_dimm *s, const struct spd_raw *raw,
 {
     static struct record r;
     const struct spd_info *in = &s->info;
-    char human[200], addr[8], id[24];
+    char human[200], addr[16], id[24];
 
-    snprintf(addr, sizeof(addr), "0x%02x", s->addr);
+    /* Behind the MCH the same EEPROM address repeats on every channel:
+     * the branch and channel come first ("b0c1:0x51"). */
+    if (raw->where[0])
+        snprintf(addr, sizeof(addr), "%s:0x%02x", raw->where, s->addr);
+    else
+        snprintf(addr, sizeof(addr), "0x%02x", s->addr);
     record_begin(&r, "spd");
     json_str(&r.j, "address", addr);
     if (s->dimm_index >= 0) {
@@ -120,9 +126,49 @@ static void bus_hint(const struct dimm *d, unsigned n, struct spd_bus_hint *h)
     h->smbios_ddr5 = !mixed && common == 0x22;
 }
 
-/* Open the SMBus and read it; the decoded DIMMs into s. Returns how many,
- * or -1 when there is nothing to emit (a note was written). */
-static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struct spd_dimm *s)
+/* Decode what answered in raw[0..nraw) into s (raw_of: which raw each
+ * came from). Returns how many decoded. */
+static int decode_raw(const struct spd_raw *raw, unsigned nraw, struct spd_dimm *s, int *raw_of)
+{
+    int ns = 0;
+
+    for (unsigned i = 0; i < nraw; i++)
+        if (raw[i].present && raw[i].len >= 3 && spd_decode(raw[i].data, raw[i].len, &s[ns].info) == BM_OK) {
+            s[ns].addr = raw[i].addr;
+            raw_of[ns++] = (int)i;
+        }
+    return ns;
+}
+
+/* The Intel 5000-series MCH's SPD registers (spd_mch.c). Returns how many
+ * DIMMs decoded, 0 when none answered there (a note was written), -1 when
+ * the machine has no such MCH. */
+static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
+                        int *raw_of)
+{
+    char note[400];
+    int rc = spd_mch_read(l, raw, SPD_MCH_DIMMS, note, sizeof(note));
+
+    if (rc == BM_ENODEV)
+        return -1;
+    if (note[0])
+        record_note("spd", "%s", note);
+    *nraw = rc > 0 ? (unsigned)rc : 0;
+    rc = decode_raw(raw, *nraw, s, raw_of);
+    if (rc == 0) {
+        for (unsigned i = 0; i < *nraw; i++)
+            if (raw[i].note[0])
+                record_note("spd", "%s", raw[i].note);
+        record_note("spd", "no DIMM decoded from the MCH's FB-DIMM SPD registers (Intel 5000P/5000V/5000X)");
+    }
+    return rc;
+}
+
+/* Read the SPD: through the MCH's SPD registers where the machine has
+ * them, else over the chipset SMBus; the decoded DIMMs into s. Returns
+ * how many, or -1 when there is nothing to emit (a note was written). */
+static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
+                    int *raw_of)
 {
     static struct smbus bus;
     struct pci_list *l = plat_alloc(sizeof(*l));
@@ -141,6 +187,14 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
     /* Servers that keep SPD on the memory controller: say where, so an
      * empty chipset bus is not reported as "no SPD". */
     other_path = spd_platform_elsewhere(l, cpu.brand, elsewhere, sizeof(elsewhere));
+    ns = read_spd_mch(l, raw, nraw, s, raw_of);
+    if (ns > 0) {
+        plat_free(l);
+        return ns;
+    }
+    /* The MCH was read (and noted): its "not read" note would be wrong. */
+    other_path = other_path && !spd_mch_present(l);
+    ns = 0;
     rc = smbus_open(l, spd_mode_set == SPD_MODE_FORCE ? SMBUS_OPEN_ENABLE_HOST : 0, &bus, note, sizeof(note));
     plat_free(l);
     if (rc != BM_OK) {
@@ -155,9 +209,8 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
         record_note("spd", "SMBus %s (%s): %s", bus.where, bus.kind, other_path ? elsewhere : note);
         return -1;
     }
-    for (unsigned i = 0; i < SPD_SLOTS; i++)
-        if (raw[i].present && raw[i].len >= 3 && spd_decode(raw[i].data, raw[i].len, &s[ns].info) == BM_OK)
-            s[ns++].addr = raw[i].addr;
+    *nraw = SPD_SLOTS;
+    ns = decode_raw(raw, SPD_SLOTS, s, raw_of);
     if (other_path && ns == 0)
         record_note("spd", "%s", elsewhere);
     return ns;
@@ -167,8 +220,10 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, struc
 static struct {
     bool read;
     int ns;
-    struct spd_raw raw[SPD_SLOTS];
-    struct spd_dimm s[SPD_SLOTS];
+    unsigned nraw;
+    struct spd_raw raw[SPD_MCH_DIMMS];    /* the MCH has up to 16, the SMBus SPD_SLOTS */
+    struct spd_dimm s[SPD_MCH_DIMMS];
+    int raw_of[SPD_MCH_DIMMS];            /* s[i] came from raw[raw_of[i]] */
 } found;
 
 void spd_inventory_read(const struct dimm *d, unsigned n)
@@ -180,10 +235,10 @@ void spd_inventory_read(const struct dimm *d, unsigned n)
         record_note("spd", "SPD not read (spd=off)");
         return;
     }
-    found.ns = read_spd(d, n, found.raw, found.s);
+    found.ns = read_spd(d, n, found.raw, &found.nraw, found.s, found.raw_of);
     if (found.ns < 0)
         return;
-    note_undecoded(found.raw, SPD_SLOTS);
+    note_undecoded(found.raw, found.nraw);
     spd_match_dimms(found.s, (unsigned)found.ns, d, n);
 }
 
@@ -224,8 +279,6 @@ void spd_inventory_emit(const struct dimm *d, unsigned n, struct dimm_summary *s
     if (found.ns < 0)
         return;
     for (int i = 0; i < found.ns; i++)
-        for (unsigned k = 0; k < SPD_SLOTS; k++)
-            if (found.raw[k].addr == found.s[i].addr)
-                emit_spd_record(&found.s[i], &found.raw[k], d);
+        emit_spd_record(&found.s[i], &found.raw[found.raw_of[i]], d);
     spd_match_warnings(found.s, (unsigned)found.ns, d, n, sum);
 }

@@ -12,6 +12,7 @@
 
 struct spd_raw {
     uint8_t addr;            /* 0x50 + slot */
+    char where[8];           /* "" on the chipset SMBus; the MCH branch and channel ("b0c1", spd_mch.c) */
     bool present;            /* something acknowledged the address */
     bool hub;                /* an SPD5118 hub (DDR5), identified by MR0/MR1 and its vendor id */
     int rc;                  /* BM_OK, or why the read stopped */

@@ -112,7 +112,7 @@ static void on_dimm(struct html_data *d, const char *j)
 /* An spd record onto its slot's row (by locator), or a row of its own. */
 static void on_spd(struct html_data *d, const char *j)
 {
-    char locator[40] = "", module_type[16], addr[8];
+    char locator[40] = "", module_type[16], addr[16];
     struct hd_dimm *m = NULL;
 
     STR(j, "locator", locator);

@@ -53,7 +53,7 @@ static void on_spd(struct screen_model *m, const char *json)
     struct screen_dimm *d;
 
     if (!screen_json_str(json, "locator", locator, sizeof(locator)) || !(d = dimm_row(m, locator, false))) {
-        char addr[8];
+        char addr[16];   /* "0x52", or "b0c1:0x52" behind an FB-DIMM MCH */
         screen_json_str(json, "address", addr, sizeof(addr));
         snprintf(locator, sizeof(locator), "SPD %s", addr);
         d = dimm_row(m, locator, true);

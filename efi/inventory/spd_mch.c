@@ -1,0 +1,164 @@
+/* SPD through the Intel 5000P/5000V/5000X MCH's FB-DIMM SPD registers
+ * (spd_mch.h). The facts follow coreboot's i5000 raminit spd_read_byte():
+ * SPDCMD = DTI 1010b | CKOVRD | slot << 24 | byte << 16 with the CMD bit 0
+ * clear (read), then the SPD status register is polled until BUSY clears;
+ * SBE means the EEPROM did not acknowledge, RDO that bits 7:0 hold the
+ * byte. Beyond coreboot (which owns the machine at that point): no command
+ * is written while BUSY is set (the firmware may still be using the
+ * registers), each wait has its own deadline and error, and a channel
+ * whose BUSY never clears is left alone. The write opcode (CMD bit 0, or
+ * the AMB's device type 1011b) is never issued: the only config write
+ * this file makes is the SPDCMD read command. 5400/5100/7300 are not read:
+ * their SPD register layout is not confirmed from coreboot or a datasheet
+ * at hand (spd_platform.c keeps their note). */
+#include "spd_mch.h"
+#include "spd.h"
+
+/* The branches read: PCI ids as Linux i5000_edac binds them. */
+static const uint16_t mch_branch_ids[] = { 0x25f5, 0x25f6 };
+
+bool spd_mch_present(const struct pci_list *l)
+{
+    for (int i = 0; i < l->count; i++)
+        for (size_t k = 0; k < ARRAY_SIZE(mch_branch_ids); k++)
+            if (l->funcs[i].vendor == 0x8086 && l->funcs[i].device == mch_branch_ids[k])
+                return true;
+    return false;
+}
+
+/* Wait until the channel's SPD status shows BUSY clear; the status read
+ * last into *status. The deadline is sampled before each read, so a
+ * poller preempted past it still sees a command that completed. */
+static int wait_not_busy(struct pci_addr a, unsigned ch, uint16_t *status)
+{
+    uint64_t deadline = plat_now_ns() + MCH_SPD_WAIT_NS;
+
+    for (;;) {
+        bool late = plat_now_ns() > deadline;
+        *status = plat_pci_read16(a, MCH_SPD_STATUS(ch));
+        if (!(*status & MCH_SPD_BUSY))
+            return BM_OK;
+        if (late)
+            return BM_ETIMEDOUT;
+        plat_delay_ns(10000);
+    }
+}
+
+enum mch_byte_err { MCH_OK, MCH_BUSY_BEFORE, MCH_BUSY_AFTER, MCH_NACK, MCH_NO_DATA };
+
+/* Read one SPD byte of the DIMM in slot on channel ch: the read command
+ * only, never while BUSY. */
+static enum mch_byte_err mch_read_byte(struct pci_addr a, unsigned ch, unsigned slot, uint8_t off, uint8_t *out)
+{
+    uint16_t st;
+    uint32_t cmd = MCH_SPDCMD_DTI_SPD | MCH_SPDCMD_CKOVRD | (uint32_t)(slot & 3) << 24 | (uint32_t)off << 16;
+
+    if (wait_not_busy(a, ch, &st) != BM_OK)
+        return MCH_BUSY_BEFORE;
+    cmd &= ~MCH_SPDCMD_WRITE;
+    plat_pci_write32(a, MCH_SPD_CMD(ch), cmd);
+    if (wait_not_busy(a, ch, &st) != BM_OK)
+        return MCH_BUSY_AFTER;
+    if (st & MCH_SPD_SBE)
+        return MCH_NACK;
+    if (!(st & MCH_SPD_RDO))
+        return MCH_NO_DATA;
+    *out = (uint8_t)st;
+    return MCH_OK;
+}
+
+/* Read one DIMM's image into r. Returns the byte error that stopped it
+ * (MCH_NACK at byte 2: no DIMM). */
+static enum mch_byte_err read_dimm(struct pci_addr a, unsigned ch, unsigned slot, struct spd_raw *r)
+{
+    enum mch_byte_err e;
+    uint8_t key;
+    size_t want;
+
+    /* As coreboot: the memory type byte first; no answer, no DIMM. */
+    e = mch_read_byte(a, ch, slot, 2, &key);
+    if (e != MCH_OK)
+        return e;
+    r->present = true;
+    want = spd_bytes_wanted(key);
+    if (want == 0 || want > SPD_MAX_BYTES)
+        want = 3;
+    for (size_t i = 0; i < want; i++) {
+        e = mch_read_byte(a, ch, slot, (uint8_t)i, &r->data[i]);
+        if (e != MCH_OK)
+            break;
+        r->len = i + 1;
+    }
+    if (e == MCH_OK && r->data[2] != key) {
+        snprintf(r->note, sizeof(r->note), "SPD %s 0x%02x: key byte changed during the read (0x%02x, then 0x%02x)",
+                 r->where, r->addr, key, r->data[2]);
+        r->rc = BM_EIO;
+    }
+    return e;
+}
+
+/* The words for a byte error. */
+static const char *err_text(enum mch_byte_err e)
+{
+    switch (e) {
+    case MCH_BUSY_BEFORE:
+        return "the SPD status stayed BUSY before a command could be written (10 ms)";
+    case MCH_BUSY_AFTER:
+        return "the SPD status stayed BUSY after the read command (10 ms)";
+    case MCH_NACK:
+        return "SPD bus error (no acknowledge)";
+    case MCH_NO_DATA:
+        return "the read completed without read data (RDO clear)";
+    default:
+        return "ok";
+    }
+}
+
+int spd_mch_read(const struct pci_list *l, struct spd_raw *raw, unsigned cap, char *note, size_t note_len)
+{
+    unsigned n = 0;
+    size_t nl = 0;
+    bool any = false;
+    char bdf[16];
+
+    if (note_len)
+        note[0] = '\0';
+    for (int i = 0; i < l->count; i++) {
+        const struct pci_func *f = &l->funcs[i];
+        unsigned branch;
+
+        if (f->vendor != 0x8086 || (f->device != mch_branch_ids[0] && f->device != mch_branch_ids[1]))
+            continue;
+        any = true;
+        branch = f->device == mch_branch_ids[1];
+        pci_addr_str(f->addr, bdf, sizeof(bdf));
+        for (unsigned ch = 0; ch < 2; ch++) {
+            for (unsigned slot = 0; slot < 4 && n < cap; slot++) {
+                struct spd_raw *r = &raw[n];
+                enum mch_byte_err e;
+
+                memset(r, 0, sizeof(*r));
+                r->addr = (uint8_t)(0x50 + slot);
+                snprintf(r->where, sizeof(r->where), "b%uc%u", branch, ch);
+                e = read_dimm(f->addr, ch, slot, r);
+                if (r->present) {
+                    if (e != MCH_OK) {
+                        r->rc = e == MCH_NACK ? BM_EIO : BM_ETIMEDOUT;
+                        snprintf(r->note, sizeof(r->note), "SPD %s 0x%02x: read stopped at byte %zu: %s", r->where,
+                                 r->addr, r->len, err_text(e));
+                    }
+                    n++;
+                }
+                if (e == MCH_BUSY_BEFORE || e == MCH_BUSY_AFTER) {
+                    /* The channel's controller is stuck: issue nothing more on it. */
+                    if (nl < note_len)
+                        nl += (size_t)snprintf(note + nl, note_len - nl, "%sMCH %s (%s) branch %u channel %u: %s at "
+                                               "slot %u; channel not read further", nl ? "; " : "", bdf,
+                                               branch ? "8086:25f6" : "8086:25f5", branch, ch, err_text(e), slot);
+                    break;
+                }
+            }
+        }
+    }
+    return any ? (int)n : BM_ENODEV;
+}
