@@ -5,6 +5,7 @@
  * protect at 0x30 | pins); the parser takes untrusted text (a field
  * report) and is fuzzed (tests/fuzz/fuzz_spdbus.c). */
 #include "smbus_sim.h"
+#include "lib/bmlib.h"
 
 static bool legacy_on_bus(const struct smbus_sim *m)
 {
@@ -175,33 +176,14 @@ static bool token(struct cursor *c, char *tok, size_t cap)
     return true;
 }
 
-/* A number in C notation (0x hex or decimal), at most max. */
+/* A number in C notation (0x hex or decimal, bm_parse_u64), at most max. */
 static bool number(const char *s, unsigned long max, unsigned long *out)
 {
-    unsigned long v = 0;
-    unsigned base = 10;
+    uint64_t v;
 
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        s += 2;
-    }
-    if (!*s)
+    if (!bm_parse_u64(s, &v) || v > max)
         return false;
-    for (; *s; s++) {
-        unsigned d;
-        if (*s >= '0' && *s <= '9')
-            d = (unsigned)(*s - '0');
-        else if (base == 16 && *s >= 'a' && *s <= 'f')
-            d = (unsigned)(*s - 'a' + 10);
-        else if (base == 16 && *s >= 'A' && *s <= 'F')
-            d = (unsigned)(*s - 'A' + 10);
-        else
-            return false;
-        v = v * base + d;
-        if (v > max)
-            return false;
-    }
-    *out = v;
+    *out = (unsigned long)v;
     return true;
 }
 
