@@ -20,6 +20,7 @@ import re
 import time
 
 from .fleet import text
+from . import outliers
 from .outliers import Flag, fmt_value, size_name
 
 SILENT_AFTER_S = 3600
@@ -396,18 +397,7 @@ class DbReport:
                             "slower or narrower than the same function elsewhere", w if narrow else s,
                             fw if narrow else fs)
             found[(r["machine"], r["bdf"])] = ({"path": path, "speed_gts": s, "width": w}, flag)
-        merged = set()
-        for (machine, bdf), (row, flag) in sorted(found.items(), key=lambda kv: -len(kv[1][0]["path"])):
-            if (machine, bdf) in merged:
-                continue
-            for up in row["path"]:
-                hit = found.get((machine, up))
-                if hit and (machine, up) not in merged and len(hit[0]["path"]) == len(row["path"]) - 1 and \
-                        (hit[0]["speed_gts"], hit[0]["width"]) == (row["speed_gts"], row["width"]):
-                    merged.add((machine, up))
-                    flag.what = "PCIe link %s - %s" % (up, bdf)
-                    break
-        return [flag for k, (row, flag) in found.items() if k not in merged]
+        return outliers.fold_bridge_links(found)
 
     def run_records(self, label):
         """The records of the chosen run with this label (for its machine page)."""

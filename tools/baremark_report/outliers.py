@@ -257,18 +257,7 @@ def _pci_flags(rows):
     # A bridge and the device below it both report the link between them:
     # fold the bridge's flag into the device's (the bridge one level up the
     # device's path, reporting the same speed and width).
-    merged = set()
-    for (machine, bdf), (row, flag) in sorted(found.items(), key=lambda kv: -len(kv[1][0]["path"])):
-        if (machine, bdf) in merged:
-            continue
-        for up in row["path"]:
-            hit = found.get((machine, up))
-            if hit and (machine, up) not in merged and len(hit[0]["path"]) == len(row["path"]) - 1 and \
-                    (hit[0]["speed_gts"], hit[0]["width"]) == (row["speed_gts"], row["width"]):
-                merged.add((machine, up))
-                flag.what = "PCIe link %s - %s" % (up, bdf)
-                break
-    return [flag for k, (row, flag) in found.items() if k not in merged]
+    return fold_bridge_links(found)
 
 
 def _dimm_flags(rows):
@@ -337,3 +326,21 @@ def find_flags(runs, sources, tables, limits, peers=None):
                               "%d lines, %d bad" % (src.lines, src.bad_count), "baremark never ran or the capture is empty"))
     flags.sort(key=lambda f: (f.machine, f.kind, f.what))
     return flags
+
+
+def fold_bridge_links(found):
+    """The link flags of {(machine, bdf): (row, flag)} with each bridge's flag folded into the
+    device's below it (the bridge one level up the device's path, same speed and width): both
+    ends report the one link between them. Used by the folder and the store reports."""
+    merged = set()
+    for (machine, bdf), (row, flag) in sorted(found.items(), key=lambda kv: -len(kv[1][0]["path"])):
+        if (machine, bdf) in merged:
+            continue
+        for up in row["path"]:
+            hit = found.get((machine, up))
+            if hit and (machine, up) not in merged and len(hit[0]["path"]) == len(row["path"]) - 1 and \
+                    (hit[0]["speed_gts"], hit[0]["width"]) == (row["speed_gts"], row["width"]):
+                merged.add((machine, up))
+                flag.what = "PCIe link %s - %s" % (up, bdf)
+                break
+    return [flag for k, (row, flag) in found.items() if k not in merged]
