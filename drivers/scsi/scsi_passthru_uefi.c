@@ -372,9 +372,9 @@ static void pt_port_lun(struct pt_disk *p)
 /* The largest transfer the firmware takes: a read at LBA 0 of our
  * maximum; a firmware with a lower limit answers EFI_BAD_BUFFER_SIZE with
  * what it can do. */
-static uint32_t pt_max_transfer(struct pt_disk *p)
+static uint32_t pt_max_transfer(struct pt_disk *p, uint32_t want)
 {
-    uint32_t want = PT_MAX_TRANSFER_BYTES, blocks;
+    uint32_t blocks;
     uint8_t cdb[16], cdb_len;
     void *buf;
     EFI_STATUS efi;
@@ -460,7 +460,10 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
         p->event = NULL;
         p->nonblocking = false;
     }
-    p->d.max_transfer_bytes = pt_max_transfer(p);
+    /* The LUN's own limit (VPD B0h) first: a probe read larger than it
+     * would only earn ILLEGAL REQUEST. */
+    p->d.max_transfer_bytes = pt_max_transfer(p, scsi_max_transfer(&info, PT_MAX_TRANSFER_BYTES));
+    p->d.opt_transfer_bytes = scsi_opt_transfer(&info, p->d.max_transfer_bytes);
     plat_diag(bdf, "%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command", at, p->d.model,
              p->d.serial, (unsigned long long)p->d.blocks, p->d.lba_bytes,
              p->nonblocking ? "non-blocking" : "blocking", p->d.max_transfer_bytes / 1024);
