@@ -5,6 +5,7 @@
 #include <efilib.h>
 
 #include "scsi.h"
+#include "scsi_health.h"
 #include "../../efi/platform_uefi.h"
 #include "scsi_passthru.h"
 #include "../pci.h"
@@ -94,6 +95,7 @@ struct pt_disk {
     EFI_EVENT event;
     /* The one command in flight (or finished and not yet reaped). */
     bool busy, done, stuck;
+    bool sat;                    /* an ATA disk behind a SATL (scsi_disk_info.sat) */
     uint32_t tag;
     uint32_t bytes;
     uint64_t deadline_ns;
@@ -322,9 +324,27 @@ static int pt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
     return 1;
 }
 
+/* Drive health through the same PassThru (scsi_read_health: LOG SENSE,
+ * or SMART through SAT), between runs with no command in flight. */
+static int pt_health(struct bm_disk *d, struct bm_health *out)
+{
+    struct pt_disk *p = d->priv;
+    struct scsi_transport tr = { pt_exec, p, d->id };
+    char err[160];
+    int rc;
+
+    if (p->busy || p->stuck)
+        return BM_EBUSY;
+    rc = scsi_read_health(&tr, p->sat, out, err, sizeof(err));
+    if (rc != BM_OK)
+        plat_diag(d->pci[0] ? d->pci : "firmware", "%s: health not read: %s", d->id, err);
+    return rc;
+}
+
 static const struct bm_disk_ops pt_ops = {
     .submit = pt_submit,
     .poll = pt_poll,
+    .health = pt_health,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------ */
@@ -444,6 +464,7 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
     bm_strlcpy(p->d.driver, "scsi_passthru", sizeof(p->d.driver));
     p->d.path = BM_PATH_FIRMWARE;
     scsi_fill_disk(&p->d, &info);
+    p->sat = info.sat;
     p->d.has_pci = has_pci;
     if (has_pci) {
         p->d.pci_addr = pci;
