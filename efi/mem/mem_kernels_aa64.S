@@ -8,10 +8,10 @@
  * v0-v7, v16-v31 (never x18, the platform register, nor v8-v15, whose low
  * halves the callee saves).
  *
- * UEFI leaves FP/Advanced SIMD enabled for applications (UEFI 2.10,
- * 2.3.6.1 "AArch64 Platforms": "Floating point and SIMD instructions may
- * be used"); firmware built with -mgeneral-regs-only still lets the
- * assembler take these instructions.
+ * UEFI allows FP/Advanced SIMD instructions under AAPCS64 (UEFI 2.10,
+ * 2.3.6.4 "Detailed Calling Convention"; Linux preserves v8-v15 around
+ * runtime services for that reason), so the firmware has them enabled. A
+ * build with -mgeneral-regs-only still lets the assembler take them.
  *
  * Bandwidth kernels: (buf, bytes) or (dst, src, bytes). Unlike the x86
  * ones they take any alignment and any size: they move

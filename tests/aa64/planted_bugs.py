@@ -4,10 +4,11 @@ inside one kernel, the kind a slip of the pen makes) is linked into
 tests/aa64/test_mem_kernels_aa64.c and run under qemu-aarch64; the test must
 fail on every one of them, and pass on the unchanged kernels.
 
-usage: tests/aa64/planted_bugs.py [-v]
+usage: tests/aa64/planted_bugs.py [-v|--verbose]
 Prints one line per mutant ("caught" or "MISSED") and exits 1 if any is
 missed. tests/qemu/test_aa64_mem_kernels.py runs it in make check.
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -64,7 +65,9 @@ def run(args, **kw):
 
 
 def main():
-    verbose = "-v" in sys.argv
+    ap = argparse.ArgumentParser(description="Every planted bug in the AArch64 kernels must fail their test.")
+    ap.add_argument("-v", "--verbose", action="store_true", help="show the first failed check of each mutant")
+    verbose = ap.parse_args().verbose
     src = open(KERNELS).read()
     missed = 0
     with tempfile.TemporaryDirectory(prefix="baremark-aa64-mutants-") as tmp:
