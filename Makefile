@@ -340,8 +340,9 @@ $(HOSTB)/tests/test_nvme_model: $(wildcard tests/bench/*.h)
 # tests/aa64/planted_bugs.py shows the test catches mutated kernels.
 AA64_CC ?= aarch64-linux-gnu-gcc
 AA64B := $(BUILD)/aa64
-AA64_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iefi -DBAREMARK_HOST -static
-AA64_TEST_SRC := efi/mem/mem_cpu.c efi/mem/mem_chain.c efi/lib/bmlib.c
+AA64_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iefi -DBAREMARK_HOST -static -pthread
+AA64_TEST_SRC := efi/mem/mem_cpu.c efi/mem/mem_chain.c efi/mem/mem_measure.c efi/mem/mem_team.c efi/mem/mem_machine_host.c \
+                 efi/lib/bmlib.c
 .PHONY: aa64-mem-kernels
 aa64-mem-kernels: $(AA64B)/tests/test_mem_kernels_aa64
 unit-test: aa64-mem-kernels

@@ -17,9 +17,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KERNELS = os.path.join(ROOT, "efi", "mem", "mem_kernels_aa64.S")
 TEST = os.path.join(ROOT, "tests", "aa64", "test_mem_kernels_aa64.c")
-LIB_SRC = ["efi/mem/mem_cpu.c", "efi/mem/mem_chain.c", "efi/lib/bmlib.c"]
+LIB_SRC = ["efi/mem/mem_cpu.c", "efi/mem/mem_chain.c", "efi/mem/mem_measure.c", "efi/mem/mem_team.c",
+           "efi/mem/mem_machine_host.c", "efi/lib/bmlib.c"]
 CC = os.environ.get("AA64_CC", "aarch64-linux-gnu-gcc")
-CFLAGS = ["-std=gnu11", "-O2", "-Iefi", "-DBAREMARK_HOST", "-static"]
+CFLAGS = ["-std=gnu11", "-O2", "-Iefi", "-DBAREMARK_HOST", "-static", "-pthread"]
 
 # (name, function, old text, new text): old must occur in that function's body.
 MUTANTS = [

@@ -8,7 +8,10 @@
  *    pages), leaves the buffer alone, and ends holding the range's last
  *    bytes in the registers the kernel loads (a register dump after the
  *    call, against a model of the loop);
- *  - the seam of mem_cpu.h: CNTVCT_EL0 counts up, CTR_EL0 line sizes are sane.
+ *  - the seam of mem_cpu.h: CNTVCT_EL0 counts up, CTR_EL0 line sizes are sane;
+ *  - the engine's timed loops (mem_measure.c, mem_team.c) unchanged on them:
+ *    a chase job, the three bandwidth ops on a two-thread team, loaded
+ *    latency with a reader (threads stand in for the firmware's CPUs).
  * No cmocka for arm64 on the build machine: a small harness printing TAP
  * ("ok N - name"), which tests/run_all.py counts like the cmocka binaries.
  * BAREMARK_KERNEL_MUTANT (tests/aa64/planted_bugs.py) only changes the
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +31,8 @@
 #include "mem/mem_chain.h"
 #include "mem/mem_cpu.h"
 #include "mem/mem_kernels.h"
+#include "mem/mem_measure.h"
+#include "mem/mem_team.h"
 
 #define PAGE 4096u
 #define LINE 64u
@@ -502,6 +508,164 @@ static void test_cpu_seam_counter_and_line_sizes(void)
     CHECK(!strcmp(mem_isa_name(MEM_ISA_NEON), "neon") && mem_isa_bits(MEM_ISA_NEON) == 128, "neon's name or bits");
 }
 
+/* ---- the engine's timed loops on these kernels ---- */
+
+/* plat_run_on_cpus for this test: fn(i) on n threads at once (i = 0 the caller). */
+struct run_job {
+    plat_cpu_fn fn;
+    void *arg;
+    unsigned i;
+};
+static void *run_thread(void *p)
+{
+    struct run_job *j = p;
+    j->fn(j->i, j->arg);
+    return NULL;
+}
+int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
+{
+    pthread_t th[8];
+    struct run_job jobs[8];
+    unsigned started = 1;
+
+    if (n == 0 || n > 8)
+        return BM_EINVAL;
+    for (unsigned i = 1; i < n; i++) {
+        jobs[i] = (struct run_job){ fn, arg, i };
+        if (pthread_create(&th[i], NULL, run_thread, &jobs[i]))
+            break;
+        started++;
+    }
+    fn(0, arg);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(th[i], NULL);
+    return (int)started;
+}
+
+/* A chase job as the engine runs one: it times passes on the counter and
+ * ends where the C walk of the same number of loads ends. */
+static void test_engine_chase_job_on_aa64(void)
+{
+    static struct mem_chase_job j;
+    struct mem_team team;
+    struct arena a;
+    uint64_t hz = mem_counter_hz(), loads;
+    void *start;
+
+    arena_open(&a, 64);
+    start = mem_chain_build(a.lo, 64 * PAGE, MEM_FULL_RANDOM, 7);
+    memset(&j, 0, sizeof(j));
+    j.cursor = start;
+    j.lines = 64 * PAGE / LINE;
+    j.warm_ticks = hz / 100;
+    j.pass_ticks = hz / 500;
+    j.pass_loads = 4096;
+    j.passes = 3;
+    j.ns_per_tick = 1e9 / (double)hz;
+    mem_team_init_first(&team, 1);
+    CHECK(mem_team_run(&team, mem_chase_team_fn, &j, hz) == BM_OK, "a one-CPU team did not run");
+    CHECK(j.loads_per_pass >= 4096 && j.loads_per_pass % 32 == 0, "loads per pass %llu",
+          (unsigned long long)j.loads_per_pass);
+    for (unsigned i = 0; i < 3; i++)
+        CHECK(j.ns[i] > 0 && j.ns[i] < 1e6, "pass %u: %g ns per load", i, j.ns[i]);
+    /* Where it stopped: on the chain, a whole number of rounds from the start. */
+    loads = 0;
+    for (void *p = start; p != j.cursor && loads <= j.lines; p = *(void **)p)
+        loads++;
+    CHECK(loads <= j.lines && loads % 32 == 0, "the job's cursor is %llu loads from the start",
+          (unsigned long long)loads);
+    arena_close(&a);
+}
+
+/* Read, write and copy on a two-thread team: passes timed, each member's
+ * buffer written and copied as the op says (copy: first half to second). */
+static void test_engine_bandwidth_team_on_aa64(void)
+{
+    const uint64_t bytes = 16 * PAGE;
+    static struct mem_bw_job j;
+    struct mem_team team;
+    struct arena a[2];
+    uint8_t *bufs[2];
+    uint64_t hz = mem_counter_hz();
+
+    for (int i = 0; i < 2; i++) {
+        arena_open(&a[i], 16);
+        bufs[i] = a[i].lo;
+    }
+    for (int op = 0; op < MEM_BW_OPS; op++)
+        for (int set = 0; set < 2; set++) {
+            for (int i = 0; i < 2; i++)
+                fill_pattern(bufs[i], bytes, (uint32_t)(op * 10 + i + 1));
+            memset(&j, 0, sizeof(j));
+            j.k = mem_kernels_for(set ? MEM_ISA_NEON : MEM_ISA_LDP);
+            j.op = (enum mem_bw_op)op;
+            j.bufs = bufs;
+            j.bytes = bytes;
+            j.passes = 2;
+            j.pass_ticks = hz / 1000;
+            mem_team_init_first(&team, 2);
+            CHECK(mem_team_run(&team, mem_bw_team_fn, &j, 5 * hz) == BM_OK && j.done, "%s %s: the team broke",
+                  mem_isa_name(j.k->isa), mem_bw_op_name(j.op));
+            CHECK(j.reps >= 1 && j.ticks[0] > 0 && j.ticks[1] > 0, "%s %s: passes not timed", mem_isa_name(j.k->isa),
+                  mem_bw_op_name(j.op));
+            for (int i = 0; i < 2; i++) {
+                if (op == MEM_BW_WRITE) {
+                    uint8_t zero[256] = { 0 };
+                    for (uint64_t off = 0; off < bytes; off += sizeof(zero))
+                        if (memcmp(bufs[i] + off, zero, sizeof(zero))) {
+                            fail("%s write: member %d's buffer not zero at %llu", mem_isa_name(j.k->isa), i,
+                                 (unsigned long long)off);
+                            break;
+                        }
+                }
+                if (op == MEM_BW_COPY)
+                    CHECK(!memcmp(bufs[i], bufs[i] + bytes / 2, bytes / 2), "%s copy: member %d's halves differ",
+                          mem_isa_name(j.k->isa), i);
+            }
+        }
+    for (int i = 0; i < 2; i++)
+        arena_close(&a[i]);
+}
+
+/* Loaded latency: member 0 chases while member 1 reads in chunks; the
+ * chase waits (up to warm_ticks) until the reader streams, then is timed. */
+static void test_engine_loaded_latency_on_aa64(void)
+{
+    static struct mem_loaded_job j;
+    struct mem_team team;
+    struct arena chain, reader;
+    uint8_t *bufs[2];
+    uint64_t hz = mem_counter_hz();
+
+    arena_open(&chain, 64);
+    arena_open(&reader, 64);
+    bufs[0] = NULL;
+    bufs[1] = reader.lo;
+    memset(&j, 0, sizeof(j));
+    j.chase.cursor = mem_chain_build(chain.lo, 64 * PAGE, MEM_FULL_RANDOM, 3);
+    j.chase.lines = 64 * PAGE / LINE;
+    j.chase.warm_ticks = 2 * hz;
+    j.chase.pass_ticks = hz / 500;
+    j.chase.pass_loads = 4096;
+    j.chase.passes = 2;
+    j.chase.ns_per_tick = 1e9 / (double)hz;
+    j.k = mem_kernels_for(MEM_ISA_NEON);
+    j.bufs = bufs;
+    j.bytes = 64 * PAGE;
+    j.chunk = 16 * PAGE;
+    j.delay_ticks = hz / 100000;
+    mem_team_init_first(&team, 2);
+    CHECK(mem_team_run(&team, mem_loaded_team_fn, &j, 10 * hz) == BM_OK && j.done, "the loaded-latency team broke");
+    /* The reader's bytes during the timed part depend on how the build
+     * machine schedules the two threads; that it streamed at all does not. */
+    CHECK(j.load_ticks > 0 && j.streamed[1].bytes > 0 && j.streamed[1].bytes % j.chunk == 0,
+          "reader streamed %llu bytes, the chase took %llu ticks", (unsigned long long)j.streamed[1].bytes,
+          (unsigned long long)j.load_ticks);
+    CHECK(j.chase.ns[0] > 0 && j.chase.ns[1] > 0, "loaded chase: %g, %g ns", j.chase.ns[0], j.chase.ns[1]);
+    arena_close(&chain);
+    arena_close(&reader);
+}
+
 struct test {
     const char *name;
     void (*fn)(void);
@@ -516,6 +680,9 @@ static const struct test tests[] = {
     T(test_read_loads_its_range_and_nothing_else),
     T(test_read_reaches_every_page),
     T(test_cpu_seam_counter_and_line_sizes),
+    T(test_engine_chase_job_on_aa64),
+    T(test_engine_bandwidth_team_on_aa64),
+    T(test_engine_loaded_latency_on_aa64),
 };
 
 int main(void)
