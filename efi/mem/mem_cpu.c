@@ -3,8 +3,8 @@
 
 #if defined(__aarch64__)
 /* Advanced SIMD is part of every AArch64 CPU meant for servers; the ID
- * register says so (Arm ARM D19.2 "ID_AA64PFR0_EL1": AdvSIMD 0xf = not
- * implemented). UEFI requires it enabled for applications. */
+ * register says so (ID_AA64PFR0_EL1.AdvSIMD, 0xf = not implemented, as
+ * Linux's cpufeature table reads it). UEFI allows it in applications. */
 enum mem_isa mem_isa_usable(void)
 {
     uint64_t pfr0 = MEM_READ_SYSREG(id_aa64pfr0_el1);

@@ -63,11 +63,11 @@ static inline uint64_t mem_counter_hz(void) { return MEM_READ_SYSREG(cntfrq_el0)
 /* A spin-wait hint, as Linux cpu_relax() on arm64. */
 static inline void mem_pause(void) { __asm__ __volatile__("yield" ::: "memory"); }
 
-/* CTR_EL0 (Arm ARM D19.2 "CTR_EL0, Cache Type Register"): DminLine, bits
- * 19:16, is log2 of the words (4 bytes) in the smallest data cache line of
- * the hierarchy; CWG, bits 27:24, log2 of the words in the largest line
- * that can be written back (0: not reported). As Linux
- * cache_line_size_of_cpu() and arm64's cache_line_size(). */
+/* CTR_EL0, the Cache Type Register (Arm ARM): DminLine, bits 19:16, is log2
+ * of the words (4 bytes) in the smallest data cache line of the hierarchy
+ * (as Linux's dcache_line_size macro, arch/arm64/include/asm/assembler.h);
+ * CWG, bits 27:24, log2 of the words in the largest line that can be
+ * written back, 0 if not reported (as Linux cache_line_size_of_cpu()). */
 #define CTR_EL0_DMINLINE_SHIFT 16
 #define CTR_EL0_CWG_SHIFT 24
 
