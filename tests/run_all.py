@@ -19,6 +19,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,10 +44,12 @@ def run_unit_binary(binary, pattern):
     t0 = time.time()
     env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
     cmd = [binary]
+    name = os.path.basename(binary)
     if os.path.basename(os.path.dirname(os.path.dirname(binary))) == "aa64":
         cmd = ["qemu-aarch64", binary]  # tests/aa64: a static AArch64 binary, under QEMU user mode
+        if not shutil.which(cmd[0]):
+            return name, [(name, False, "qemu-aarch64 is missing: apt-get install qemu-user (make deps)")], 0.0
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
-    name = os.path.basename(binary)
     results = []
     seen = False
     for line in p.stdout.splitlines():
