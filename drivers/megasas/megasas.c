@@ -323,6 +323,17 @@ bool mfi_wait_not_operational(volatile void *regs, const char *where)
     return true;
 }
 
+void mfi_build_abort(union mfi_frame *f, uint32_t context, uint32_t abort_ctx, uint64_t abort_pa)
+{
+    memset(f, 0, sizeof(*f));
+    f->abort.hdr.cmd = MFI_CMD_ABORT;
+    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->abort.hdr.context = context;
+    f->abort.abort_context = abort_ctx;
+    f->abort.abort_frame_lo = (uint32_t)abort_pa;
+    f->abort.abort_frame_hi = (uint32_t)(abort_pa >> 32);
+}
+
 const uint32_t mfi_gen2_reset_keys[6] = { 0x0, 0x4, 0xb, 0x2, 0x7, 0xd };
 const uint32_t mfi_fusion_reset_keys[7] = { 0x0, 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
 

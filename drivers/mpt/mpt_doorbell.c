@@ -15,7 +15,6 @@
 
 #define MPT_ACK_TIMEOUT_NS (5 * NS_PER_S)     /* per doorbell word */
 #define MPT_WORD_TIMEOUT_NS (5 * NS_PER_S)    /* per reply word after the first */
-#define MPT_READY_TIMEOUT_NS (60 * NS_PER_S)  /* a reset back to READY */
 #define MPT_HANDSHAKE_SEND_TIMEOUT_NS (10 * NS_PER_S) /* mptbase mpt_send_handshake_request: 10 s */
 
 /* The IOC state bits of the doorbell. */
@@ -251,11 +250,11 @@ static void mpt_diag_lock(struct mpt_ctrl *c)
 
 /* Hard reset through the diagnostic register: unlock it, set
  * RESET_ADAPTER, read HostDiagnostic only at the times the MPI 2 header
- * allows while the chip resets (mpt3sas _base_diag_reset), lock it again,
- * then wait for READY. */
-static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
+ * allows while the chip resets (mpt3sas _base_diag_reset), lock it again.
+ * In steps (mpt_diag_reset_poll) so that recovery from poll() never waits
+ * for it. */
+int mpt_diag_reset_start(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen)
 {
-    uint64_t deadline;
     uint32_t diag;
     int rc;
 
@@ -266,18 +265,47 @@ static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
         return rc;
     }
     mpt_write(c, MPT_REG_DIAGNOSTIC, diag | MPT_DIAG_RESET_ADAPTER);
-    /* The chip's PCIe side is resetting: no read before the first delay. */
+    /* The chip's PCIe side is resetting: no read before the first delay
+     * (50 ms, waited here: short, and the unlock above waits as long). */
     plat_delay_ns(MPT_DIAG_FIRST_READ_DELAY_MS * NS_PER_MS);
-    deadline = plat_now_ns() + MPT_READY_TIMEOUT_NS;
-    while ((diag = mpt_read(c, MPT_REG_DIAGNOSTIC)) & MPT_DIAG_RESET_ADAPTER) {
-        if (diag == 0xffffffffu || plat_now_ns() > deadline) {
+    st->next_read_ns = plat_now_ns();
+    st->deadline_ns = st->next_read_ns + MPT_READY_TIMEOUT_NS;
+    return BM_OK;
+}
+
+int mpt_diag_reset_poll(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen)
+{
+    uint64_t now = plat_now_ns();
+    uint32_t diag;
+
+    if (now < st->next_read_ns)
+        return HBA_PENDING;
+    diag = mpt_read(c, MPT_REG_DIAGNOSTIC);
+    if (diag & MPT_DIAG_RESET_ADAPTER) {
+        if (diag == 0xffffffffu || now > st->deadline_ns) {
             mpt_diag_lock(c);
             snprintf(err, errlen, "adapter reset did not finish (diagnostic 0x%08x)", diag);
             return BM_ETIMEDOUT;
         }
-        plat_delay_ns(MPT_DIAG_SECOND_READ_DELAY_MS * NS_PER_MS);
+        st->next_read_ns = now + MPT_DIAG_SECOND_READ_DELAY_MS * NS_PER_MS;
+        return HBA_PENDING;
     }
     mpt_diag_lock(c);
+    return BM_OK;
+}
+
+/* The diagnostic reset, waited for, then READY. */
+static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    struct mpt_diag_reset_state st;
+    int rc = mpt_diag_reset_start(c, &st, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    while ((rc = mpt_diag_reset_poll(c, &st, err, errlen)) == HBA_PENDING)
+        plat_delay_ns(MIN(st.next_read_ns - MIN(st.next_read_ns, plat_now_ns()) + 1, (uint64_t)NS_PER_S));
+    if (rc != BM_OK)
+        return rc;
     return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
 }
 
