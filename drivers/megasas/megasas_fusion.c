@@ -588,6 +588,7 @@ static void fu_tm_abandon(void *ctrl)
 static const struct bm_disk_ops fu_disk_ops = {
     .submit = fu_submit,
     .poll = hba_disk_poll,
+    .recovery = hba_disk_recovery,
 };
 
 const struct hba_host_ops fu_host_ops = {

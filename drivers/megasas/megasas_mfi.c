@@ -410,6 +410,7 @@ static void mfi_tm_abandon(void *ctrl)
 static const struct bm_disk_ops mfi_disk_ops = {
     .submit = mfi_submit,
     .poll = hba_disk_poll,
+    .recovery = hba_disk_recovery,
 };
 
 const struct hba_host_ops mfi_host_ops = {

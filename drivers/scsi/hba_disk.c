@@ -333,6 +333,15 @@ void hba_recovery_describe(const struct hba_host *h, char *out, size_t len)
         out[0] = '\0';
 }
 
+void hba_disk_recovery(struct bm_disk *d, char *out, size_t len)
+{
+    struct hba_host *h = hba_disk_of(d)->host;
+
+    hbaq_lock(&h->q);
+    hba_recovery_describe(h, out, len);
+    hbaq_unlock(&h->q);
+}
+
 void hba_send_retries(struct hba_host *h)
 {
     int slot;

@@ -180,6 +180,10 @@ void hba_recover_now(struct hba_host *h, uint32_t slot);
  * 1200 ms so far" or the last one done; "" when none ran. */
 void hba_recovery_describe(const struct hba_host *h, char *out, size_t len);
 
+/* bm_disk_ops.recovery for every HBA disk: its controller's
+ * hba_recovery_describe (under the queue lock). */
+void hba_disk_recovery(struct bm_disk *d, char *out, size_t len);
+
 /* Post again every command whose BUSY back-off is over (ops->resend). */
 void hba_send_retries(struct hba_host *h);
 
