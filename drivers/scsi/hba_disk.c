@@ -162,9 +162,15 @@ static void rec_host_reset(struct hba_host *h, uint64_t now_ns, const char *why)
     int rc;
 
     if (!h->ops->host_reset) {
-        plat_diag(h->where, "slot %u: %s; no host reset here: it stays held until the controller answers", h->rec.slot,
+        struct hba_recovery *r = &h->rec;
+
+        snprintf(r->last, sizeof(r->last), "%.50s, no host reset: held since %llu ms", why,
+                 (unsigned long long)((now_ns - r->started_ns) / 1000000ull));
+        plat_diag(h->where, "slot %u: %s; no host reset here: it stays held until the controller answers", r->slot,
                   why);
-        rec_finish(h, now_ns, false);
+        r->step = HBA_REC_IDLE;
+        r->tm_out = false;
+        h->q.rec_step = NULL;
         return;
     }
     plat_diag(h->where, "slot %u: %s: host reset", h->rec.slot, why);
