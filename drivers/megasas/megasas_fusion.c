@@ -459,14 +459,9 @@ static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t de
     }
     r = fu_request(c, (uint32_t)slot);
     st = r->raid_context.status;
-    if (st == MFI_STAT_OK) {
-        cmd->status = SCSI_STATUS_GOOD;
-        return BM_OK;
-    }
-    if (st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
-        cmd->status = r->raid_context.ex_status;
-        cmd->sense_len = MIN((uint32_t)FUSION_SENSE_BYTES, (uint32_t)SCSI_SENSE_MAX);
-        memcpy(cmd->sense, fu_sense(c, (uint32_t)slot), cmd->sense_len);
+    if (st == MFI_STAT_OK || st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
+        scsi_cmd_answer(cmd, st == MFI_STAT_OK ? SCSI_STATUS_GOOD : r->raid_context.ex_status,
+                        st == MFI_STAT_OK ? NULL : fu_sense(c, (uint32_t)slot), FUSION_SENSE_BYTES, -1);
         return BM_OK;
     }
     snprintf(detail, detail_len, "MFI status 0x%02x %s", st, fu_status_name(st));

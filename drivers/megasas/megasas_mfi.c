@@ -286,14 +286,10 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
         return rc;
     }
     st = f->hdr.cmd_status;
-    if (st == MFI_STAT_OK) {
-        cmd->status = SCSI_STATUS_GOOD;
-        return BM_OK;
-    }
-    if (st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
-        cmd->status = f->hdr.scsi_status;
-        cmd->sense_len = MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, SCSI_SENSE_MAX);
-        memcpy(cmd->sense, c->sense + (size_t)slot * MFI_SENSE_BYTES, cmd->sense_len);
+    if (st == MFI_STAT_OK || st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
+        scsi_cmd_answer(cmd, st == MFI_STAT_OK ? SCSI_STATUS_GOOD : f->hdr.scsi_status,
+                        st == MFI_STAT_OK ? NULL : c->sense + (size_t)slot * MFI_SENSE_BYTES,
+                        MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, MFI_SENSE_BYTES), -1);
         return BM_OK;
     }
     snprintf(detail, detail_len, "MFI status 0x%02x %s", st, mfi_status_name(st));

@@ -116,13 +116,10 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
          r->ioc_status != MPI_IOCSTATUS_SCSI_DATA_UNDERRUN))
         return BM_EIO;
     /* The target answered: hand its status and sense to the SCSI layer. */
-    cmd->status = r->scsi_status;
-    if (r->address_reply && cmd->len >= r->transfer_count && r->scsi_status == SCSI_STATUS_GOOD)
-        cmd->resid = cmd->len - r->transfer_count;
-    if (r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID) {
-        cmd->sense_len = MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, (uint32_t)SCSI_SENSE_MAX);
-        memcpy(cmd->sense, c->sense + (size_t)slot * MPT_SENSE_BYTES, cmd->sense_len);
-    }
+    scsi_cmd_answer(cmd, r->scsi_status,
+                    r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID ? c->sense + (size_t)slot * MPT_SENSE_BYTES : NULL,
+                    MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, MPT_SENSE_BYTES),
+                    r->address_reply ? (int64_t)r->transfer_count : -1);
     return BM_OK;
 }
 

@@ -32,57 +32,43 @@ const char *mpt_ioc_state_name(uint32_t doorbell)
     }
 }
 
-/* Poll the doorbell until the IOC is in state (bounded). */
+/* Poll the doorbell until the IOC is in state (bounded). The register
+ * waits below are hba_poll_reg's, shared with MegaRAID. */
 int mpt_wait_state(struct mpt_ctrl *c, uint32_t state, uint64_t timeout_ns, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
     uint32_t db;
 
-    for (;;) {
-        db = mpt_read(c, MPT_REG_DOORBELL);
-        if ((db & MPT_IOC_STATE_MASK) == state)
-            return BM_OK;
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "IOC not %s within %llu ms: doorbell 0x%08x (%s)", mpt_ioc_state_name(state),
-                     (unsigned long long)(timeout_ns / NS_PER_MS), db, mpt_ioc_state_name(db));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(NS_PER_MS);
-    }
+    if (hba_poll_reg(c->regs, MPT_REG_DOORBELL, MPT_IOC_STATE_MASK, state, timeout_ns, NS_PER_MS, false, &db))
+        return BM_OK;
+    snprintf(err, errlen, "IOC not %s within %llu ms: doorbell 0x%08x (%s)", mpt_ioc_state_name(state),
+             (unsigned long long)(timeout_ns / NS_PER_MS), db, mpt_ioc_state_name(db));
+    return BM_ETIMEDOUT;
 }
 
 /* Wait for the IOC to take the doorbell word just written: the IOP
  * doorbell status bit of HIS clears. */
 static int mpt_wait_ack(struct mpt_ctrl *c, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + MPT_ACK_TIMEOUT_NS;
     uint32_t his;
 
-    while ((his = mpt_read(c, MPT_REG_HOST_INT_STATUS)) & MPT_HIS_IOP_DOORBELL_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "doorbell word not acknowledged: host interrupt status 0x%08x", his);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    return BM_OK;
+    if (hba_poll_reg(c->regs, MPT_REG_HOST_INT_STATUS, MPT_HIS_IOP_DOORBELL_STATUS, 0, MPT_ACK_TIMEOUT_NS, 10000,
+                     false, &his))
+        return BM_OK;
+    snprintf(err, errlen, "doorbell word not acknowledged: host interrupt status 0x%08x", his);
+    return BM_ETIMEDOUT;
 }
 
 /* Wait for the IOC to raise the doorbell interrupt bit of HIS. */
 static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const char *what, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
     uint32_t his;
 
-    while (!((his = mpt_read(c, MPT_REG_HOST_INT_STATUS)) & MPT_HIS_DOORBELL_INTERRUPT)) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms (HIS 0x%08x, doorbell 0x%08x)", what,
-                     (unsigned long long)(timeout_ns / NS_PER_MS), his, mpt_read(c, MPT_REG_DOORBELL));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    return BM_OK;
+    if (hba_poll_reg(c->regs, MPT_REG_HOST_INT_STATUS, MPT_HIS_DOORBELL_INTERRUPT, MPT_HIS_DOORBELL_INTERRUPT,
+                     timeout_ns, 10000, false, &his))
+        return BM_OK;
+    snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms (HIS 0x%08x, doorbell 0x%08x)", what,
+             (unsigned long long)(timeout_ns / NS_PER_MS), his, mpt_read(c, MPT_REG_DOORBELL));
+    return BM_ETIMEDOUT;
 }
 
 /* Wait for DOORBELL_USED to clear after a handshake: real IOCs drop it a
@@ -91,17 +77,12 @@ static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const 
  * _base_wait_for_doorbell_not_used). */
 static int mpt_wait_doorbell_free(struct mpt_ctrl *c, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
     uint32_t db;
 
-    while ((db = mpt_read(c, MPT_REG_DOORBELL)) & MPT_DOORBELL_USED) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "handshake end: doorbell still in use (0x%08x)", db);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    return BM_OK;
+    if (hba_poll_reg(c->regs, MPT_REG_DOORBELL, MPT_DOORBELL_USED, 0, MPT_WORD_TIMEOUT_NS, 10000, false, &db))
+        return BM_OK;
+    snprintf(err, errlen, "handshake end: doorbell still in use (0x%08x)", db);
+    return BM_ETIMEDOUT;
 }
 
 /* The request half of a handshake: claim the doorbell for req_bytes / 4

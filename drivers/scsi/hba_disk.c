@@ -384,7 +384,9 @@ bool hba_poll_reg(volatile void *regs, uint32_t off, uint32_t mask, uint32_t wan
         v = mmio_read32(regs, off);
         if (last)
             *last = v;
-        if ((v & mask) == want)
+        /* All-ones never matches: the device is off the bus (or still
+         * resetting), whatever bits the caller waits for. */
+        if (v != 0xffffffffu && (v & mask) == want)
             return true;
         if ((gone_on_ones && v == 0xffffffffu) || plat_now_ns() > deadline)
             return false;

@@ -196,9 +196,9 @@ int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, i
 
 /* Poll a 32-bit register until (value & mask) == want, every step_ns,
  * for at most timeout_ns; the last value read goes to *last (may be
- * NULL). A read of all-ones (the device left the bus) ends the wait when
- * gone_on_ones is set. True when it matched. The register waits of MFI,
- * Fusion and MPT. */
+ * NULL). A read of all-ones (the device left the bus, or is resetting)
+ * never matches, and ends the wait when gone_on_ones is set. True when it
+ * matched. The register waits of MFI, Fusion and MPT. */
 bool hba_poll_reg(volatile void *regs, uint32_t off, uint32_t mask, uint32_t want, uint64_t timeout_ns,
                   uint64_t step_ns, bool gone_on_ones, uint32_t *last);
 
