@@ -238,7 +238,13 @@ void hba_recover_step(struct hba_host *h, uint64_t now_ns)
 
     switch (r->step) {
     case HBA_REC_IDLE:
-        if (r->given_up || (next = rec_next(h)) < 0)
+        /* Looked for at most every 5 ms: a command that stays held for
+         * good (nothing could get it back) must not cost every poll of
+         * the controller's other disks a walk of the slot table. */
+        if (r->given_up || now_ns < r->next_scan_ns)
+            return;
+        r->next_scan_ns = now_ns + 5000000ull;
+        if ((next = rec_next(h)) < 0)
             return;
         r->slot = (uint32_t)next;
         h->q.slots[next].rec_tried = true;
@@ -319,7 +325,8 @@ void hba_recover_now(struct hba_host *h, uint32_t slot)
     for (;;) {
         h->ops->drain(h->ctrl);
         hba_recover_step(h, plat_now_ns());
-        if (h->rec.step == HBA_REC_IDLE && (h->q.slots[slot].rec_tried || h->rec.given_up))
+        if (h->rec.step == HBA_REC_IDLE &&
+            (h->q.slots[slot].rec_tried || h->rec.given_up || !hbaq_slot_held(&h->q, slot)))
             return;
         plat_delay_ns(100000ull); /* 0.1 ms: each step is bounded by its own deadline */
     }

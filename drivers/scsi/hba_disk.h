@@ -84,6 +84,7 @@ struct hba_recovery {
     uint64_t step_ns;         /* this step (or host reset part) began */
     uint64_t deadline_ns;     /* this step's bound */
     bool given_up;            /* a host reset failed: no more recovery */
+    uint64_t next_scan_ns;    /* idle: when to look for a held command again */
     unsigned recoveries;      /* recoveries started */
     char last[96];            /* the last step that ended one, and its time ("ABORT TASK, 12 ms") */
 };
