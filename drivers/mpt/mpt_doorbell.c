@@ -311,11 +311,7 @@ int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen)
         if (rc == BM_OK)
             return BM_OK;
     }
-    plat_diag(c->bdf, "IOC %s (doorbell 0x%08x): diagnostic reset", mpt_ioc_state_name(db), db);
-    rc = mpt_diag_reset(c, err, errlen);
-    if (rc == BM_OK)
-        plat_diag(c->bdf, "IOC READY after diagnostic reset");
-    return rc;
+    return mpt_hard_reset(c, err, errlen);
 }
 
 /* Hard reset of an operational IOC whose requests must be taken back (a
