@@ -165,6 +165,7 @@ struct model {
     /* Task management held unanswered (a target that takes long to
      * abort) until the test lets it go (tm_let_go). */
     bool tm_hold, have_tm_held;
+    uint64_t reset_ns;          /* how long an adapter reset takes the chip (0: 100 ms) */
     uint16_t tm_held_smid;
     uint8_t tm_held_frame[0x40];
     /* The firmware numbers the devices anew after an adapter reset (every
@@ -975,7 +976,7 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
  * the IOC is READY (its write-sequence position lost). */
 static void model_tick(struct model *m)
 {
-    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * NS_PER_MS) {
+    if (m->resetting && plat_now_ns() - m->reset_at_ns >= (m->reset_ns ? m->reset_ns : 100 * NS_PER_MS)) {
         m->resetting = false;
         m->diag &= ~DIAG_RESET_ADAPTER;
         if (!m->stuck)
@@ -1849,6 +1850,85 @@ static void test_long_recovery_step_does_not_hold_the_controller(void **state)
     plat_free_pages(buf2, 4096);
 }
 
+/* The IOC host reset in parts: a chip that takes 5 s to come out of its
+ * diagnostic reset does not hold poll() for those 5 s (each poll looks at
+ * HostDiagnostic once, at most every 256 ms, as mpt3sas _base_diag_reset
+ * reads it, instead of sleeping in it); meanwhile the controller's disks
+ * take no new command (BM_EBUSY: the IOC is not OPERATIONAL), the disk
+ * names the part under way, and the command comes back naming the host
+ * reset. Fails on the synchronous host reset: the poll that starts it
+ * returns only once the IOC is OPERATIONAL again. */
+static void test_host_reset_in_parts_does_not_hold_poll(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[128] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *other;
+    uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
+    bool named = false;
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    other = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->hang_armed = true;
+    model->hang_handle = 0x0009;
+    model->hang_lba = 4242;
+    model->tm_ignored = true;
+    model->reset_ns = 5 * NS_PER_S;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31 * NS_PER_S);
+    /* ABORT TASK and TARGET RESET are answered at once but give nothing
+     * back; then the diagnostic reset starts. */
+    for (int i = 0; i < 100 && !model->diag_resets; i++) {
+        t0 = plat_now_ns();
+        got += d->ops->poll(d, 0, c, 4);
+        assert_true(plat_now_ns() - t0 < NS_PER_S);
+    }
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_target_resets, 1);
+    assert_int_equal(got, 0);
+    /* 5 s of chip reset, looked at in 100 ms steps. */
+    for (int i = 0; i < 100 && !got; i++) {
+        plat_sim_advance_ns(100 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        assert_true(plat_now_ns() - t0 < NS_PER_S);
+        if (!got && model->state != ST_OPERATIONAL) {
+            assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 7, 1, buf2), BM_EBUSY);
+            d->ops->recovery(d, rec, sizeof(rec));
+            named |= strstr(rec, "host reset: diagnostic reset") != NULL || strstr(rec, "host reset: READY") != NULL;
+        }
+    }
+    if (!named)
+        fail_msg("the host reset's part was never named: \"%s\"", rec);
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 0);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    if (!strstr(c[0].detail, "(host reset)"))
+        fail_msg("completion does not name the step: \"%s\"", c[0].detail);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    /* The disks carry on. */
+    assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 7, 1, buf2), BM_OK);
+    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf2, 0x000a, 7, 512));
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "last recovery: host reset, "))
+        fail_msg("last recovery not named: \"%s\"", rec);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+    plat_free_pages(buf2, 4096);
+}
+
 /* An IOC that stays in FAULT (or RESET) through every reset: probe fails
  * with the state in its message, in bounded (simulated) time. */
 static void check_stuck(uint32_t state, const char *name)
@@ -2284,6 +2364,7 @@ int main(void)
         cmocka_unit_test(test_queue_depth_per_device_type),
         cmocka_unit_test(test_busy_and_task_set_full_retried),
         cmocka_unit_test(test_long_recovery_step_does_not_hold_the_controller),
+        cmocka_unit_test(test_host_reset_in_parts_does_not_hold_poll),
         cmocka_unit_test(test_sense_recovered_unit_attention_and_becoming_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
