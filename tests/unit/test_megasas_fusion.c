@@ -1611,6 +1611,26 @@ static void test_busy_and_task_set_full_are_retried(void **state)
 }
 
 /* The MFI transport's ids still go to the MFI path, Ventura does not match. */
+/* Probe an Invader, send LD 0 a read the firmware holds (no task
+ * management for an LD) past its 30 s timeout; the SMID it holds goes to
+ * *smid. For the release tests. */
+static void *probe_with_a_held_read(struct bm_disk_list *list, uint8_t *buf, uint16_t *smid)
+{
+    struct bm_completion done[4];
+    struct bm_disk *ld0;
+    void *ctrl = probe(0x005d, M_INVADER, list);
+
+    ld0 = list->disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(ld0->ops->submit(ld0, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    assert_int_equal(m.nheld, 1);
+    *smid = m.held[0];
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(reap(ld0, done, 1), 0);
+    return ctrl;
+}
+
 /* Release of a firmware that will not stop while it still holds a SMID
  * (a hung LD read, which Fusion has no task management for): the bounded
  * wait for outstanding SMIDs (Linux megasas_wait_for_outstanding_fusion),
@@ -1625,23 +1645,13 @@ static void test_busy_and_task_set_full_are_retried(void **state)
 static void test_release_keeps_memory_a_firmware_that_will_not_stop_may_write(void **state)
 {
     struct bm_disk_list list;
-    struct bm_completion done[4];
     uint8_t *buf = plat_alloc_pages(4096, false);
-    struct bm_disk *ld0;
     struct fusion_io_request *r;
     void *ctrl;
     uint16_t smid;
 
     (void)state;
-    ctrl = probe(0x005d, M_INVADER, &list);
-    ld0 = list.disks[0];
-    m.hold = true;
-    m.hold_lba = 4242;
-    assert_int_equal(ld0->ops->submit(ld0, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
-    assert_int_equal(m.nheld, 1);
-    smid = m.held[0];
-    plat_sim_advance_ns(31ull * 1000000000ull);
-    assert_int_equal(reap(ld0, done, 1), 0);
+    ctrl = probe_with_a_held_read(&list, buf, &smid);
     m.reset_ignored = true;
     m.diag_dead = true;
     m.stuck = true; /* each status read costs a second: the bounded waits end */
@@ -1669,20 +1679,13 @@ static void test_release_keeps_memory_a_firmware_that_will_not_stop_may_write(vo
 static void test_release_resets_the_adapter_when_the_firmware_stays_operational(void **state)
 {
     struct bm_disk_list list;
-    struct bm_completion done[4];
     uint8_t *buf = plat_alloc_pages(4096, false);
-    struct bm_disk *ld0;
     void *ctrl;
     uint64_t t0;
+    uint16_t smid;
 
     (void)state;
-    ctrl = probe(0x005d, M_INVADER, &list);
-    ld0 = list.disks[0];
-    m.hold = true;
-    m.hold_lba = 4242;
-    assert_int_equal(ld0->ops->submit(ld0, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
-    plat_sim_advance_ns(31ull * 1000000000ull);
-    assert_int_equal(reap(ld0, done, 1), 0);
+    ctrl = probe_with_a_held_read(&list, buf, &smid);
     m.reset_ignored = true;
     m.stuck = true;
     t0 = plat_now_ns();
