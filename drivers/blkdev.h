@@ -79,6 +79,12 @@ struct bm_disk_ops {
     /* Optional: read the drive's health log. Called only with no I/O in
      * flight on the disk; blocks at most a few seconds (bounded waits). */
     int (*health)(struct bm_disk *d, struct bm_health *out);
+    /* Optional: what the driver is doing to get commands back that are
+     * late ("TARGET RESET for slot 3, 1200 ms so far"; after one ended
+     * "last recovery: ABORT TASK, 12 ms (step 3 ms)"), "" when nothing
+     * ran. Never blocks; the engine puts it in the record of a disk that
+     * stalls. */
+    void (*recovery)(struct bm_disk *d, char *out, size_t len);
 };
 
 /* Which path drives the disk. */

@@ -64,6 +64,7 @@ struct fu_ctrl {
     uint8_t *scratch;         /* DCMD data */
     struct mfi_jbod_map *jbod_map; /* MR_DCMD_SYSTEM_PD_MAP_GET_INFO, read once at probe */
     bool jbod_fp;             /* system drive reads/writes take the fast path with it */
+    uint32_t tm_slot;         /* the task management request the recovery posted last */
 };
 
 /* ---- Registers ---------------------------------------------------------------------------- */

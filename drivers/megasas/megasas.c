@@ -323,23 +323,25 @@ bool mfi_wait_not_operational(volatile void *regs, const char *where)
     return true;
 }
 
+void mfi_build_abort(union mfi_frame *f, uint32_t context, uint32_t abort_ctx, uint64_t abort_pa)
+{
+    memset(f, 0, sizeof(*f));
+    f->abort.hdr.cmd = MFI_CMD_ABORT;
+    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->abort.hdr.context = context;
+    f->abort.abort_context = abort_ctx;
+    f->abort.abort_frame_lo = (uint32_t)abort_pa;
+    f->abort.abort_frame_hi = (uint32_t)(abort_pa >> 32);
+}
+
 const uint32_t mfi_gen2_reset_keys[6] = { 0x0, 0x4, 0xb, 0x2, 0x7, 0xd };
 const uint32_t mfi_fusion_reset_keys[7] = { 0x0, 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
 
-/* Poll the host diagnostic register until (reg & bit) == want, bounded. */
+/* Poll the host diagnostic register until (reg & bit) == want, bounded
+ * (an all-ones read never matches: the chip is still off the bus). */
 static bool mfi_diag_wait(volatile void *regs, uint32_t diag_reg, uint32_t bit, bool want, uint64_t timeout_ns)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-
-    for (;;) {
-        uint32_t v = mmio_read32(regs, diag_reg);
-
-        if (v != 0xffffffffu && !!(v & bit) == want)
-            return true;
-        if (plat_now_ns() > deadline)
-            return false;
-        plat_delay_ns(10 * NS_PER_MS);
-    }
+    return hba_poll_reg(regs, diag_reg, bit, want ? bit : 0, timeout_ns, 10 * NS_PER_MS, false, NULL);
 }
 
 bool mfi_adapter_reset(volatile void *regs, const char *where, uint32_t seq_reg, uint32_t diag_reg,

@@ -166,21 +166,17 @@ static bool fu_retry_later(struct fu_ctrl *c, uint32_t slot)
     return true;
 }
 
-/* Send again the requests whose BUSY back-off is over, unchanged but for
- * the status the firmware wrote into their RAID context. */
-static void fu_send_retries(void *ctrl)
+/* Send again a request whose BUSY back-off is over, unchanged but for
+ * the status the firmware wrote into its RAID context. */
+static void fu_resend(void *ctrl, uint32_t slot)
 {
     struct fu_ctrl *c = ctrl;
-    int s;
+    struct fusion_io_request *r = fu_request(c, slot);
 
-    while ((s = hbaq_next_retry(&c->base.h.q, plat_now_ns())) >= 0) {
-        struct fusion_io_request *r = fu_request(c, (uint32_t)s);
-
-        r->raid_context.status = 0;
-        r->raid_context.ex_status = 0;
-        memset(fu_sense(c, (uint32_t)s), 0, FUSION_SENSE_BYTES);
-        fu_fire_slot(c, (uint32_t)s, fu_io_desc_type(c, r), r->dev_handle);
-    }
+    r->raid_context.status = 0;
+    r->raid_context.ex_status = 0;
+    memset(fu_sense(c, slot), 0, FUSION_SENSE_BYTES);
+    fu_fire_slot(c, slot, fu_io_desc_type(c, r), r->dev_handle);
 }
 
 /* Hand every posted reply descriptor to the slot table, mark it unused
@@ -229,23 +225,15 @@ static void fu_drain_replies(void *ctrl)
 static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t dev_handle, uint64_t timeout_ns,
                         const char *what)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
     int st;
 
     fu_fire_slot(c, slot, type, dev_handle);
-    for (;;) {
-        fu_drain_replies(c);
-        if (hbaq_internal_done(&c->base.h.q, slot, &st))
-            return BM_OK;
-        if (plat_now_ns() > deadline) {
-            /* The slot stays held until the firmware answers for it. */
-            hbaq_abandon(&c->base.h.q, slot);
-            plat_diag(c->base.bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
-                      what, slot + 1, (unsigned long long)(timeout_ns / NS_PER_MS), c->reply_next, fu_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
-    }
+    if (hba_wait_internal(&c->base.h, slot, plat_now_ns() + timeout_ns, &st) == BM_OK)
+        return BM_OK;
+    /* The slot stays held until the firmware answers for it. */
+    plat_diag(c->base.bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",
+              what, slot + 1, (unsigned long long)(timeout_ns / NS_PER_MS), c->reply_next, fu_fw_status(c));
+    return BM_ETIMEDOUT;
 }
 
 /* An internal slot with cleared request and MFI frames, or a negative error. */
@@ -289,7 +277,6 @@ static void fu_build_mfi_passthru(struct fu_ctrl *c, uint32_t slot)
 static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
 {
     uint64_t pa = plat_virt_to_phys(&c->mfi[slot]);
-    union mfi_frame *f;
     int a;
 
     if (c->failed)
@@ -299,13 +286,7 @@ static void fu_abort_dcmd(struct fu_ctrl *c, uint32_t slot)
         plat_diag(c->base.bdf, "DCMD on SMID %u timed out; no free SMID to abort it with, it stays held", slot + 1);
         return;
     }
-    f = &c->mfi[a];
-    f->abort.hdr.cmd = MFI_CMD_ABORT;
-    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    f->abort.hdr.context = (uint32_t)a;
-    f->abort.abort_context = slot;
-    f->abort.abort_frame_lo = (uint32_t)pa;
-    f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
+    mfi_build_abort(&c->mfi[a], (uint32_t)a, slot, pa);
     fu_build_mfi_passthru(c, (uint32_t)a);
     fu_fire_slot(c, (uint32_t)a, FUSION_REQ_TYPE_SCSI_IO, 0);
     hbaq_abandon(&c->base.h.q, (uint32_t)a);
@@ -478,14 +459,9 @@ static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t de
     }
     r = fu_request(c, (uint32_t)slot);
     st = r->raid_context.status;
-    if (st == MFI_STAT_OK) {
-        cmd->status = SCSI_STATUS_GOOD;
-        return BM_OK;
-    }
-    if (st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
-        cmd->status = r->raid_context.ex_status;
-        cmd->sense_len = MIN((uint32_t)FUSION_SENSE_BYTES, (uint32_t)SCSI_SENSE_MAX);
-        memcpy(cmd->sense, fu_sense(c, (uint32_t)slot), cmd->sense_len);
+    if (st == MFI_STAT_OK || st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
+        scsi_cmd_answer(cmd, st == MFI_STAT_OK ? SCSI_STATUS_GOOD : r->raid_context.ex_status,
+                        st == MFI_STAT_OK ? NULL : fu_sense(c, (uint32_t)slot), FUSION_SENSE_BYTES, -1);
         return BM_OK;
     }
     snprintf(detail, detail_len, "MFI status 0x%02x %s", st, fu_status_name(st));
@@ -524,90 +500,101 @@ static int fu_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     return BM_OK;
 }
 
-/* One MPI2 SCSI task management request through the high-priority
- * descriptor, waited for (Linux megasas_issue_tm): DevHandle, task type,
- * the SMID it names, LUN 0, and the MegaRAID flag saying a PD is meant.
- * BM_OK once the firmware answered it. */
-static int fu_issue_tm(struct fu_ctrl *c, uint16_t dev_handle, uint8_t task_type, uint32_t task_slot)
-{
-    struct fusion_tm_request *tm;
-    int slot, rc;
+/* ---- Recovery (the steps: drivers/scsi/hba_disk.c hba_recover_step) ---------------------------- */
 
-    slot = fu_internal_slot(c, FU_TM_TIMEOUT_NS);
-    if (slot < 0)
-        return slot;
-    tm = (struct fusion_tm_request *)fu_request(c, (uint32_t)slot);
-    tm->function = MPI2_FUNCTION_SCSI_TASK_MGMT;
-    tm->dev_handle = dev_handle;
-    tm->task_type = task_type;
-    tm->task_mid = (uint16_t)(task_slot + 1);
-    tm->tm_req_flags = FUSION_TM_FOR_PD;
-    /* The high-priority descriptor carries no device handle. */
-    rc = fu_exec_sync(c, (uint32_t)slot, FUSION_REQ_TYPE_HIGH_PRIORITY, 0, FU_TM_TIMEOUT_NS,
-                      task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT_TASK" : "TARGET_RESET");
-    return rc;
+/* A FAULTed firmware gets no task management; the controller is marked
+ * failed (the online adapter reset is not done: docs/drivers.md). */
+static bool fu_faulted(void *ctrl, char *why, size_t whylen)
+{
+    struct fu_ctrl *c = ctrl;
+    uint32_t status = fu_fw_status(c);
+
+    if (!c->failed && (status & MFI_FWSTATE_MASK) != MFI_FWSTATE_FAULT)
+        return false;
+    c->failed = true;
+    snprintf(why, whylen, "firmware FAULT (OSP0 0x%08x)", status);
+    return true;
 }
 
-/* Has the firmware given a timed-out SMID back? */
-static bool fu_slot_returned(const struct fu_ctrl *c, uint32_t slot) { return !hbaq_slot_held(&c->base.h.q, slot); }
-
-/* A command timed out (its slot stays held, see hba_queue.h). Note whether
- * the firmware itself is gone; otherwise, as Linux megasas_task_abort_fusion
- * and megasas_reset_target_fusion, ask for the task back with ABORT_TASK
- * and, when it is still outstanding after that, reset the target. Linux
- * does this only for devices the firmware marks TM-capable and addresses
- * them by device handle (megasas_get_tm_devhandle): for a system drive the
- * handle and capability come from the JBOD sequence map; for an LD they
- * come from the RAID map, which this driver does not read, so a hung LD
- * command (and a system drive command on the firmware path) just keeps
- * its SMID until the firmware answers. Waited for under the queue lock:
- * the controller's other I/O waits meanwhile, as it does during Linux's
- * error handling. */
-static void fu_on_timeout(void *arg, uint32_t slot)
+/* One MPI2 SCSI task management request through the high-priority
+ * descriptor, not waited for (Linux megasas_issue_tm, as
+ * megasas_task_abort_fusion and megasas_reset_target_fusion send it):
+ * DevHandle, task type, the SMID it names, LUN 0, and the MegaRAID flag
+ * saying a PD is meant. Linux does this only for devices the firmware
+ * marks TM-capable and addresses them by device handle
+ * (megasas_get_tm_devhandle): for a system drive the handle and
+ * capability come from the JBOD sequence map; for an LD they come from
+ * the RAID map, which this driver does not read, so a hung LD command
+ * (and a system drive command on the firmware path) gets BM_ENOTSUP and
+ * keeps its SMID until the firmware answers. */
+static int fu_tm_post(void *ctrl, enum hba_tm tm, uint32_t task_slot, char *err, size_t errlen)
 {
-    struct fu_ctrl *c = arg;
-    struct fusion_io_request *r = fu_request(c, slot);
-    uint32_t status = fu_fw_status(c);
-    uint16_t pd, handle;
-    int rc;
+    struct fu_ctrl *c = ctrl;
+    struct fusion_io_request *r = fu_request(c, task_slot);
+    struct fusion_tm_request *t;
+    uint16_t pd;
+    int slot;
 
-    if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
-        c->failed = true;
-        plat_diag(c->base.bdf, "firmware FAULT (OSP0 0x%08x) with SMID %u outstanding", status, slot + 1);
-    }
-    if (c->failed || r->function != MPI2_FUNCTION_SCSI_IO_REQUEST || !c->jbod_map)
-        return;
+    if (r->function != MPI2_FUNCTION_SCSI_IO_REQUEST || !c->jbod_map)
+        return BM_ENOTSUP;
     pd = (uint16_t)(r->raid_context.virtual_disk_tgt_id - FUSION_JBOD_TGT_OFFSET);
     if (pd >= MFI_JBOD_MAP_ENTRIES || !(c->jbod_map->seq[pd].capability & MFI_JBOD_TM_CAPABLE)) {
-        plat_diag(c->base.bdf, "pd%u: SMID %u timed out; the drive is not TM-capable, its SMID stays held", pd, slot + 1);
-        return;
+        plat_diag(c->base.bdf, "pd%u: SMID %u timed out; the drive is not TM-capable", pd, task_slot + 1);
+        return BM_ENOTSUP;
     }
-    handle = r->dev_handle;
-    rc = fu_issue_tm(c, handle, MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, slot);
-    if (rc == BM_OK && fu_slot_returned(c, slot)) {
-        plat_diag(c->base.bdf, "pd%u: SMID %u timed out and was aborted (ABORT_TASK)", pd, slot + 1);
-        return;
+    slot = fu_internal_slot(c, FU_TM_TIMEOUT_NS);
+    if (slot < 0) {
+        snprintf(err, errlen, "no free SMID for task management");
+        return slot;
     }
-    plat_diag(c->base.bdf, "pd%u: SMID %u timed out; ABORT_TASK %s, resetting the target (handle 0x%04x)", pd, slot + 1,
-              rc == BM_OK ? "did not return it" : bm_strerror(rc), handle);
-    rc = fu_issue_tm(c, handle, MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, slot);
-    if (rc == BM_OK && fu_slot_returned(c, slot))
-        plat_diag(c->base.bdf, "pd%u: target reset returned SMID %u", pd, slot + 1);
-    else
-        plat_diag(c->base.bdf, "pd%u: target reset %s; SMID %u stays held until the firmware answers", pd,
-                  rc == BM_OK ? "did not return the command" : bm_strerror(rc), slot + 1);
+    t = (struct fusion_tm_request *)fu_request(c, (uint32_t)slot);
+    t->function = MPI2_FUNCTION_SCSI_TASK_MGMT;
+    t->dev_handle = r->dev_handle;
+    t->task_type = tm == HBA_TM_ABORT_TASK ? MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK
+                                           : MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET;
+    t->task_mid = (uint16_t)(task_slot + 1);
+    t->tm_req_flags = FUSION_TM_FOR_PD;
+    plat_diag(c->base.bdf, "pd%u: SMID %u timed out: %s (handle 0x%04x) on SMID %d", pd, task_slot + 1,
+              tm == HBA_TM_ABORT_TASK ? "ABORT_TASK" : "TARGET_RESET", r->dev_handle, slot + 1);
+    /* The high-priority descriptor carries no device handle. */
+    fu_fire_slot(c, (uint32_t)slot, FUSION_REQ_TYPE_HIGH_PRIORITY, 0);
+    c->tm_slot = (uint32_t)slot;
+    return BM_OK;
+}
+
+/* Has the firmware answered the task management? */
+static int fu_tm_check(void *ctrl, char *err, size_t errlen)
+{
+    struct fu_ctrl *c = ctrl;
+    int st;
+
+    (void)err, (void)errlen;
+    return hbaq_internal_done(&c->base.h.q, c->tm_slot, &st) ? BM_OK : HBA_PENDING;
+}
+
+/* The task management got no answer: its SMID stays the firmware's. */
+static void fu_tm_abandon(void *ctrl)
+{
+    struct fu_ctrl *c = ctrl;
+
+    hbaq_abandon(&c->base.h.q, c->tm_slot);
 }
 
 static const struct bm_disk_ops fu_disk_ops = {
     .submit = fu_submit,
     .poll = hba_disk_poll,
     .health = hba_disk_health,
+    .recovery = hba_disk_recovery,
 };
 
 const struct hba_host_ops fu_host_ops = {
     .drain = fu_drain_replies,
-    .on_timeout = fu_on_timeout,
-    .send_retries = fu_send_retries,
+    .resend = fu_resend,
+    .faulted = fu_faulted,
+    .tm_post = fu_tm_post,
+    .tm_check = fu_tm_check,
+    .tm_abandon = fu_tm_abandon,
+    .tm_timeout_ns = FU_TM_TIMEOUT_NS,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------- */

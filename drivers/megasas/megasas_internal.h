@@ -84,6 +84,12 @@ bool mfi_wait_not_operational(volatile void *regs, const char *where);
  * no command and writes no host memory any more. */
 bool mfi_adapter_reset(volatile void *regs, const char *where, uint32_t seq_reg, uint32_t diag_reg,
                        const uint32_t *keys, size_t nkeys);
+/* Fill an MFI ABORT frame (context: its own) naming the frame of
+ * abort_ctx at abort_pa (Linux megasas_issue_blocked_abort_cmd); MFI and
+ * Fusion (through the pass-through) both send it. */
+union mfi_frame;
+void mfi_build_abort(union mfi_frame *f, uint32_t context, uint32_t abort_ctx, uint64_t abort_pa);
+
 /* The unlock keys of the two generations (Linux megasas_adp_reset_gen2;
  * MPI2_WRSEQ_*_KEY_VALUE for Fusion). */
 extern const uint32_t mfi_gen2_reset_keys[6];

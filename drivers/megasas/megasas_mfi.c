@@ -114,21 +114,17 @@ static bool mfi_retry_later(struct mfi_ctrl *c, uint32_t slot)
                                 MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, MFI_SENSE_BYTES));
 }
 
-/* Post again the frames whose BUSY back-off is over, unchanged but for
- * the status the firmware wrote into them. */
-static void mfi_send_retries(void *ctrl)
+/* Post again a frame whose BUSY back-off is over, unchanged but for the
+ * status the firmware wrote into it. */
+static void mfi_resend(void *ctrl, uint32_t slot)
 {
     struct mfi_ctrl *c = ctrl;
-    int s;
+    union mfi_frame *f = &c->frames[slot];
 
-    while ((s = hbaq_next_retry(&c->base.h.q, plat_now_ns())) >= 0) {
-        union mfi_frame *f = &c->frames[s];
-
-        f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-        f->hdr.scsi_status = 0;
-        memset(c->sense + (size_t)s * MFI_SENSE_BYTES, 0, MFI_SENSE_BYTES);
-        mfi_post(c, (uint32_t)s);
-    }
+    f->hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->hdr.scsi_status = 0;
+    memset(c->sense + (size_t)slot * MFI_SENSE_BYTES, 0, MFI_SENSE_BYTES);
+    mfi_post(c, slot);
 }
 
 /* Move every context the firmware has posted into the slot table. */
@@ -165,61 +161,42 @@ static void mfi_drain_replies(void *ctrl)
         mfi_clear_intr(c);
 }
 
-/* Ask the firmware to give back a frame that timed out: an MFI ABORT
- * frame naming its context and address (Linux
- * megasas_issue_blocked_abort_cmd). The timed-out frame itself stays held
- * (abandoned in the slot table) until the firmware answers for it, so it
- * is never rewritten while the firmware may still be using it. The abort
- * is not waited for (poll() must not block): its own slot is abandoned
- * too and freed by its reply. Called from poll() under the queue lock and
- * from the synchronous path that owns the controller during probe. */
-static void mfi_send_abort(struct mfi_ctrl *c, uint32_t slot, const char *what)
+/* Post an MFI ABORT frame naming a frame's context and address (Linux
+ * megasas_issue_blocked_abort_cmd) on an internal slot of its own, not
+ * waited for: the slot, or a negative error. The frame it names stays
+ * held until the firmware answers for it. */
+static int mfi_post_abort(struct mfi_ctrl *c, uint32_t slot)
 {
-    uint64_t pa = plat_virt_to_phys(&c->frames[slot]);
-    union mfi_frame *f;
     int abort_slot;
 
     if (c->failed || !c->operational)
-        return;
+        return BM_EIO;
     abort_slot = hbaq_get_internal(&c->base.h.q, plat_now_ns(), MFI_DCMD_TIMEOUT_NS);
-    if (abort_slot < 0) {
-        plat_diag(c->base.bdf, "%s frame %u timed out; no free frame to abort it with, it stays held", what, slot);
-        return;
-    }
-    f = &c->frames[abort_slot];
-    memset(f, 0, sizeof(*f));
-    f->abort.hdr.cmd = MFI_CMD_ABORT;
-    f->abort.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
-    f->abort.hdr.context = (uint32_t)abort_slot;
-    f->abort.abort_context = slot;
-    f->abort.abort_frame_lo = (uint32_t)pa;
-    f->abort.abort_frame_hi = (uint32_t)(pa >> 32);
+    if (abort_slot < 0)
+        return abort_slot;
+    mfi_build_abort(&c->frames[abort_slot], (uint32_t)abort_slot, slot, plat_virt_to_phys(&c->frames[slot]));
     mfi_post(c, (uint32_t)abort_slot);
-    hbaq_abandon(&c->base.h.q, (uint32_t)abort_slot);
-    plat_diag(c->base.bdf, "%s frame %u timed out: abort sent (frame %d)", what, slot, abort_slot);
+    return abort_slot;
 }
 
-/* Post an internal frame and wait for its reply. The caller reads the
- * frame's status afterwards. */
+/* Post an internal frame and wait for its reply; a DCMD that gets none
+ * is asked back with an ABORT that is not waited for (its frame is
+ * abandoned too and freed by its reply). The caller reads the frame's
+ * status afterwards. */
 static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns, const char *what)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-    int st;
+    int st, a;
 
     mfi_post(c, slot);
-    for (;;) {
-        mfi_drain_replies(c);
-        if (hbaq_internal_done(&c->base.h.q, slot, &st))
-            return BM_OK;
-        if (plat_now_ns() > deadline) {
-            hbaq_abandon(&c->base.h.q, slot);
-            mfi_send_abort(c, slot, what);
-            plat_diag(c->base.bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x)", what,
-                      (unsigned long long)(timeout_ns / NS_PER_MS), *c->producer, mfi_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
-    }
+    if (hba_wait_internal(&c->base.h, slot, plat_now_ns() + timeout_ns, &st) == BM_OK)
+        return BM_OK;
+    a = mfi_post_abort(c, slot);
+    if (a >= 0)
+        hbaq_abandon(&c->base.h.q, (uint32_t)a);
+    plat_diag(c->base.bdf, "%s: no reply within %llu ms (reply queue producer %u, OSP0 0x%08x); %s", what,
+              (unsigned long long)(timeout_ns / NS_PER_MS), *c->producer, mfi_fw_status(c),
+              a >= 0 ? "abort sent" : "no abort sent, the frame stays held");
+    return BM_ETIMEDOUT;
 }
 
 /* An internal slot with a cleared frame, or a negative error. */
@@ -309,14 +286,10 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
         return rc;
     }
     st = f->hdr.cmd_status;
-    if (st == MFI_STAT_OK) {
-        cmd->status = SCSI_STATUS_GOOD;
-        return BM_OK;
-    }
-    if (st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
-        cmd->status = f->hdr.scsi_status;
-        cmd->sense_len = MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, SCSI_SENSE_MAX);
-        memcpy(cmd->sense, c->sense + (size_t)slot * MFI_SENSE_BYTES, cmd->sense_len);
+    if (st == MFI_STAT_OK || st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
+        scsi_cmd_answer(cmd, st == MFI_STAT_OK ? SCSI_STATUS_GOOD : f->hdr.scsi_status,
+                        st == MFI_STAT_OK ? NULL : c->sense + (size_t)slot * MFI_SENSE_BYTES,
+                        MIN(f->hdr.sense_len ? f->hdr.sense_len : MFI_SENSE_BYTES, MFI_SENSE_BYTES), -1);
         return BM_OK;
     }
     snprintf(detail, detail_len, "MFI status 0x%02x %s", st, mfi_status_name(st));
@@ -373,30 +346,78 @@ static int mfi_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     return BM_OK;
 }
 
-/* A command timed out: note whether the firmware itself is gone, else ask
- * it to abort the frame. */
-static void mfi_on_timeout(void *arg, uint32_t slot)
+/* ---- Recovery (the steps: drivers/scsi/hba_disk.c hba_recover_step) ---------------------------- */
+
+/* A FAULTed firmware gets no abort; the controller is marked failed (the
+ * online adapter reset is not done: docs/drivers.md). */
+static bool mfi_faulted(void *ctrl, char *why, size_t whylen)
 {
-    struct mfi_ctrl *c = arg;
+    struct mfi_ctrl *c = ctrl;
     uint32_t status = mfi_fw_status(c);
 
-    if (!c->failed && (status & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT) {
-        c->failed = true;
-        plat_diag(c->base.bdf, "firmware FAULT (OSP0 0x%08x) with frame %u outstanding", status, slot);
+    if (!c->failed && (status & MFI_FWSTATE_MASK) != MFI_FWSTATE_FAULT)
+        return false;
+    c->failed = true;
+    snprintf(why, whylen, "firmware FAULT (OSP0 0x%08x)", status);
+    return true;
+}
+
+/* A timed-out frame: the MFI ABORT (MFI has no TARGET RESET). */
+static int mfi_tm_post(void *ctrl, enum hba_tm tm, uint32_t slot, char *err, size_t errlen)
+{
+    struct mfi_ctrl *c = ctrl;
+    int a;
+
+    if (tm != HBA_TM_ABORT_TASK)
+        return BM_ENOTSUP;
+    a = mfi_post_abort(c, slot);
+    if (a < 0) {
+        snprintf(err, errlen, "no free frame for the abort");
+        return a;
     }
-    mfi_send_abort(c, slot, "I/O");
+    c->tm_slot = (uint32_t)a;
+    return BM_OK;
+}
+
+/* Has the firmware answered the abort frame? */
+static int mfi_tm_check(void *ctrl, char *err, size_t errlen)
+{
+    struct mfi_ctrl *c = ctrl;
+    uint8_t st = c->frames[c->tm_slot].hdr.cmd_status;
+    int done;
+
+    if (!hbaq_internal_done(&c->base.h.q, c->tm_slot, &done))
+        return HBA_PENDING;
+    if (st != MFI_STAT_OK) {
+        snprintf(err, errlen, "abort: MFI status 0x%02x", st);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
+/* The abort frame got no answer: it stays the firmware's. */
+static void mfi_tm_abandon(void *ctrl)
+{
+    struct mfi_ctrl *c = ctrl;
+
+    hbaq_abandon(&c->base.h.q, c->tm_slot);
 }
 
 static const struct bm_disk_ops mfi_disk_ops = {
     .submit = mfi_submit,
     .poll = hba_disk_poll,
     .health = hba_disk_health,
+    .recovery = hba_disk_recovery,
 };
 
 const struct hba_host_ops mfi_host_ops = {
     .drain = mfi_drain_replies,
-    .on_timeout = mfi_on_timeout,
-    .send_retries = mfi_send_retries,
+    .resend = mfi_resend,
+    .faulted = mfi_faulted,
+    .tm_post = mfi_tm_post,
+    .tm_check = mfi_tm_check,
+    .tm_abandon = mfi_tm_abandon,
+    .tm_timeout_ns = MFI_DCMD_TIMEOUT_NS,
 };
 
 /* ---- Discovery ----------------------------------------------------------------------------------- */

@@ -57,6 +57,7 @@ struct mfi_ctrl {
     uint8_t *nodata;          /* target of the SGE no-data commands carry */
     uint32_t rq_entries, rq_next;
     uint8_t *scratch;         /* DCMD reply buffer, below 4 GiB */
+    uint32_t tm_slot;         /* the abort frame the recovery posted last */
 };
 
 /* ---- Registers -------------------------------------------------------------------------- */

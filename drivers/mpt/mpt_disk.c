@@ -17,6 +17,8 @@
  * before it is given up (a disk that hangs every command would otherwise
  * cost the run two minutes per command). */
 #define MPT_MAX_HOST_RESETS 4
+/* Task management answers within 30 s (Linux mpt3sas and mptscsih). */
+#define MPT_TM_TIMEOUT_NS (30 * NS_PER_S)
 
 /* ---- Completions ---------------------------------------------------------------------------- */
 
@@ -61,8 +63,6 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
         plat_diag(c->bdf, "reply for idle request %u", slot);
 }
 
-static void mpt_on_timeout(void *arg, uint32_t slot);
-
 /* ---- Synchronous commands (probe time) ------------------------------------------------------------ */
 
 /* Fill the request of one command to the device at t. */
@@ -99,17 +99,13 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     c->slot_io[slot] = io;
     memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
     c->be->post(c, (uint32_t)slot, &io);
-    while (!hbaq_internal_done(&c->h.q, (uint32_t)slot, &st)) {
-        c->be->drain(c);
-        if (plat_now_ns() > deadline) {
-            hbaq_abandon(&c->h.q, (uint32_t)slot);
-            /* Same recovery as an engine command's (task management). */
-            mpt_on_timeout(c, (uint32_t)slot);
-            snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
-                     (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
+    if (hba_wait_internal(&c->h, (uint32_t)slot, deadline, &st) != BM_OK) {
+        snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
+                 (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
+        /* Same recovery as an engine command's, run to its end here (probe
+         * time: nothing else runs on this controller). */
+        hba_recover_now(&c->h, (uint32_t)slot);
+        return BM_ETIMEDOUT;
     }
     r = &c->results[slot];
     rc = mpt_result_status(r, NULL, 0, detail, detail_len);
@@ -120,41 +116,10 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
          r->ioc_status != MPI_IOCSTATUS_SCSI_DATA_UNDERRUN))
         return BM_EIO;
     /* The target answered: hand its status and sense to the SCSI layer. */
-    cmd->status = r->scsi_status;
-    if (r->address_reply && cmd->len >= r->transfer_count && r->scsi_status == SCSI_STATUS_GOOD)
-        cmd->resid = cmd->len - r->transfer_count;
-    if (r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID) {
-        cmd->sense_len = MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, (uint32_t)SCSI_SENSE_MAX);
-        memcpy(cmd->sense, c->sense + (size_t)slot * MPT_SENSE_BYTES, cmd->sense_len);
-    }
-    return BM_OK;
-}
-
-/* ---- Task management ---------------------------------------------------------------------------------- */
-
-int mpt_wait_tm_reply(struct mpt_ctrl *c, volatile bool *done, uint64_t timeout_ns, const char *what, char *err,
-                      size_t errlen)
-{
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-    bool in_s = timeout_ns % NS_PER_S == 0;
-
-    while (!*done) {
-        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
-
-        c->be->drain(c);
-        if (*done)
-            break;
-        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
-            snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
-            return BM_EIO;
-        }
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: no reply within %llu %s (doorbell 0x%08x)", what,
-                     (unsigned long long)(timeout_ns / (in_s ? NS_PER_S : NS_PER_MS)), in_s ? "s" : "ms", db);
-            return BM_ETIMEDOUT;
-        }
-        __asm__ __volatile__("pause");
-    }
+    scsi_cmd_answer(cmd, r->scsi_status,
+                    r->scsi_state & MPI_SCSI_STATE_AUTOSENSE_VALID ? c->sense + (size_t)slot * MPT_SENSE_BYTES : NULL,
+                    MIN(r->sense_count ? r->sense_count : MPT_SENSE_BYTES, MPT_SENSE_BYTES),
+                    r->address_reply ? (int64_t)r->transfer_count : -1);
     return BM_OK;
 }
 
@@ -173,6 +138,8 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
         return BM_EINVAL;
     if (c->failed)
         return BM_EIO;
+    if (c->resetting)
+        return BM_EBUSY; /* a host reset is under way: again after a poll() */
     mpt_io_for(&io, &hd->t);
     io.cdb_len = (uint8_t)scsi_build_rw(io.cdb, op, d->blocks, lba, blocks);
     io.dir = op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN;
@@ -192,131 +159,197 @@ static int mpt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_i
     return BM_OK;
 }
 
-/* Take every request back from the IOC by resetting it, as Linux
- * mpt3sas_base_hard_reset_handler does when task management could not
- * end a command (scsih_abort / scsih_target_reset escalate to
- * scsih_host_reset; MPI 1: mptscsih_IssueTaskMgmt calls
- * mpt_HardResetHandler): diagnostic reset, so the IOC owns no request and
- * writes no buffer any more; every command it held ends with an error
- * (mpt3sas _scsih_flush_running_cmds, DID_RESET) and every frame held
- * for a timed-out request is free again; then the IOC is made
- * OPERATIONAL with the same queues (_base_make_ioc_operational) and the
- * controller's disks carry on. A controller that cannot be brought back,
- * or that needed MPT_MAX_HOST_RESETS already, is marked failed (its
- * disks' commands end with an error). Every wait in it is bounded (diag
- * reset 60 s, IOC INIT 10 s + 30 s, PORT ENABLE 300 s). */
-static void mpt_host_reset(struct mpt_ctrl *c, const char *why)
+/* ---- Recovery (the steps: drivers/scsi/hba_disk.c hba_recover_step) ---------------------------- */
+
+static const char *mpt_tm_name(uint8_t type)
+{
+    return type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
+}
+
+/* A faulted IOC gets no task management but the host reset (mpt3sas
+ * _base_fault_reset_work); a given-up one nothing. */
+static bool mpt_faulted(void *ctrl, char *why, size_t whylen)
+{
+    struct mpt_ctrl *c = ctrl;
+    uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+    if (c->failed) {
+        snprintf(why, whylen, "controller given up");
+        return true;
+    }
+    if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_FAULT)
+        return false;
+    snprintf(why, whylen, "IOC FAULT 0x%04x with a request outstanding", db & MPT_DOORBELL_DATA_MASK);
+    return true;
+}
+
+/* ABORT TASK naming the timed-out request, or TARGET RESET of its device
+ * (mpt3sas scsih_abort / scsih_target_reset; mptscsih_abort /
+ * mptscsih_dev_reset), posted and not waited for. */
+static int mpt_tm_post(void *ctrl, enum hba_tm tm, uint32_t slot, char *err, size_t errlen)
+{
+    struct mpt_ctrl *c = ctrl;
+    uint8_t type = tm == HBA_TM_ABORT_TASK ? MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK
+                                           : MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET;
+    const struct mpt_scsi_io *io = &c->slot_io[slot];
+
+    if (!c->be->tm_post)
+        return BM_ENOTSUP;
+    c->tm_type = type;
+    plat_diag(c->bdf, "request %u (target %u, handle 0x%04x): %s", slot, io->target, io->dev_handle,
+              mpt_tm_name(type));
+    return c->be->tm_post(c, type, io, slot, err, errlen);
+}
+
+/* Has the IOC answered the task management? Bounded by the recovery's
+ * MPT_TM_TIMEOUT_NS; an IOC that leaves OPERATIONAL meanwhile ends it. */
+static int mpt_tm_check(void *ctrl, char *err, size_t errlen)
+{
+    struct mpt_ctrl *c = ctrl;
+    const char *what = mpt_tm_name(c->tm_type);
+    uint16_t ioc_status;
+    uint8_t rsp;
+
+    if (!c->be->tm_answer(c, &ioc_status, &rsp)) {
+        uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
+
+        if ((db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_OPERATIONAL)
+            return HBA_PENDING;
+        snprintf(err, errlen, "%s: IOC left OPERATIONAL: doorbell 0x%08x (%s)", what, db, mpt_ioc_state_name(db));
+        return BM_EIO;
+    }
+    if ((ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS ||
+        (rsp != MPI2_SCSITASKMGMT_RSP_TM_COMPLETE && rsp != MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED)) {
+        snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what, ioc_status & MPI_IOCSTATUS_MASK,
+                 mpt_ioc_status_name(ioc_status), rsp);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
+/* Parts of the IOC host reset. */
+enum { MPT_HR_DIAG = 1, MPT_HR_READY, MPT_HR_REINIT };
+
+/* Every request the IOC held ends: it owns none after the diagnostic
+ * reset (mpt3sas _scsih_flush_running_cmds, DID_RESET); the timed-out
+ * ones are the engine's again only now (hba_queue.h). */
+static void mpt_end_all(struct mpt_ctrl *c, unsigned *ended, unsigned *released)
 {
     static const struct mpt_result reset = { .ioc_status = MPI_IOCSTATUS_SCSI_IOC_TERMINATED,
                                              .scsi_state = MPI_SCSI_STATE_TERMINATED, .address_reply = true };
-    unsigned ended = 0, released = 0;
-    char err[160];
-    int rc;
 
-    if (!c->be->reinit || c->host_resets >= MPT_MAX_HOST_RESETS) {
-        plat_diag(c->bdf, "%s; %u IOC resets already: controller given up, its disks end their commands with an "
-                  "error", why, c->host_resets);
-        c->failed = true;
-        return;
-    }
-    c->host_resets++;
-    plat_diag(c->bdf, "%s: IOC host reset %u (diagnostic reset, then IOC INIT and PORT ENABLE again)", why,
-              c->host_resets);
-    rc = mpt_hard_reset(c, err, sizeof(err));
-    if (rc != BM_OK) {
-        /* The IOC may still own its requests: nothing is freed. */
-        plat_diag(c->bdf, "host reset: %s; controller given up", err);
-        c->failed = true;
-        return;
-    }
-    c->operational = false;
     for (uint32_t i = 0; i < c->nslots; i++) {
         switch (c->h.q.slots[i].state) {
         case HBAQ_BUSY:
         case HBAQ_INTERNAL:
             c->results[i] = reset;
             hbaq_complete(&c->h.q, i, BM_EIO, "IOC reset after a command timed out");
-            ended++;
+            (*ended)++;
             break;
         case HBAQ_TIMEDOUT:
-            /* Its buffer is the engine's again only now (hba_queue.h). */
             c->results[i] = reset;
             hbaq_complete(&c->h.q, i, BM_ETIMEDOUT, "ended by an IOC reset");
-            released++;
+            (*released)++;
             break;
         case HBAQ_ABANDONED:
             hbaq_complete(&c->h.q, i, BM_EIO, NULL);
-            released++;
+            (*released)++;
             break;
         default:
             break; /* free, or waiting for a BUSY retry (not the IOC's) */
         }
     }
-    rc = c->be->reinit(c, err, sizeof(err));
-    if (rc != BM_OK) {
-        plat_diag(c->bdf, "host reset: IOC not brought back: %s; controller given up", err);
-        c->failed = true;
-        return;
-    }
-    plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL, %u commands in flight ended with an error, %u timed-out "
-              "requests released", c->host_resets, ended, released);
 }
 
-/* A command timed out (its slot is abandoned: held until the IOC answers
- * for it). Ask the target to give it up, as Linux escalates (mpt3sas
- * scsih_abort, then scsih_target_reset; mptscsih_abort): ABORT TASK, then
- * TARGET RESET if the request is still the IOC's; a request that survives
- * both (or an IOC that does not answer task management, or faulted) gets
- * the host reset. */
-static void mpt_on_timeout(void *arg, uint32_t slot)
+/* Take every request back from the IOC by resetting it, as Linux
+ * mpt3sas_base_hard_reset_handler does when task management could not
+ * end a command (MPI 1: mptscsih_IssueTaskMgmt calls
+ * mpt_HardResetHandler), one part per poll(): the diagnostic reset
+ * (HostDiagnostic read at the times the MPI 2 header allows, 60 s), READY
+ * (60 s), then every request the IOC held ends and the IOC is made
+ * OPERATIONAL with the same queues (_base_make_ioc_operational: IOC
+ * FACTS, IOC INIT 10 s + 30 s, PORT ENABLE 300 s, in one poll: they are
+ * handshakes and messages waited for, seconds on a real chip). A
+ * controller that cannot be brought back, or that needed
+ * MPT_MAX_HOST_RESETS already, is marked failed (its disks' commands end
+ * with an error; what it still holds stays held). */
+static int mpt_host_reset(void *ctrl, bool start, const char **step, char *err, size_t errlen)
 {
-    static const struct { uint8_t type; const char *name; } steps[] = {
-        { MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK, "ABORT TASK" },
-        { MPI2_SCSITASKMGMT_TASKTYPE_TARGET_RESET, "TARGET RESET" },
-    };
-    struct mpt_ctrl *c = arg;
-    uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
-    const struct mpt_scsi_io *io = &c->slot_io[slot];
-    char err[128], why[200];
+    struct mpt_ctrl *c = ctrl;
+    unsigned ended = 0, released = 0;
+    uint32_t db;
+    int rc;
 
-    if (c->failed)
-        return;
-    if ((db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
-        /* mpt3sas _base_fault_reset_work: a faulted IOC gets the host reset. */
-        snprintf(why, sizeof(why), "IOC FAULT 0x%04x with request %u outstanding", db & MPT_DOORBELL_DATA_MASK, slot);
-        mpt_host_reset(c, why);
-        return;
-    }
-    snprintf(why, sizeof(why), "request %u (target %u, handle 0x%04x) still held by the IOC after task management",
-             slot, io->target, io->dev_handle);
-    for (size_t i = 0; c->be->task_mgmt && i < ARRAY_SIZE(steps); i++) {
-        int rc;
-
-        if (!hbaq_slot_held(&c->h.q, slot))
-            return; /* answered meanwhile */
-        rc = c->be->task_mgmt(c, steps[i].type, io, slot, err, sizeof(err));
-        if (rc == BM_ENOTSUP)
-            break;
+    if (start) {
+        if (!c->be->reinit || c->host_resets >= MPT_MAX_HOST_RESETS) {
+            snprintf(err, errlen, "%u IOC resets already: its disks end their commands with an error", c->host_resets);
+            c->failed = true;
+            return BM_EIO;
+        }
+        c->host_resets++;
+        db = mpt_read(c, MPT_REG_DOORBELL);
+        plat_diag(c->bdf, "IOC host reset %u from %s (doorbell 0x%08x): diagnostic reset, then IOC INIT and PORT "
+                  "ENABLE again", c->host_resets, mpt_ioc_state_name(db), db);
+        /* No request goes to the IOC until it is OPERATIONAL again. */
+        c->resetting = true;
+        rc = mpt_diag_reset_start(c, &c->hr_diag, err, errlen);
         if (rc != BM_OK) {
-            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s", slot, io->target,
-                      io->dev_handle, err);
-            if (rc == BM_ETIMEDOUT || rc == BM_EBUSY) {
-                /* Task management itself went unanswered (mptscsih:
-                 * "TaskMgmt TIMED OUT" -> hard reset). */
-                snprintf(why, sizeof(why), "request %u: %s", slot, err);
-                break;
-            }
-            continue;
+            c->failed = true;
+            return rc;
         }
-        if (!hbaq_slot_held(&c->h.q, slot)) {
-            plat_diag(c->bdf, "request %u (target %u, handle 0x%04x) timed out; %s ended it", slot, io->target,
-                      io->dev_handle, steps[i].name);
-            return;
-        }
+        c->hr_part = MPT_HR_DIAG;
+        *step = "diagnostic reset";
+        return HBA_PENDING;
     }
-    if (!hbaq_slot_held(&c->h.q, slot))
-        return;
-    mpt_host_reset(c, why);
+    switch (c->hr_part) {
+    case MPT_HR_DIAG:
+        rc = mpt_diag_reset_poll(c, &c->hr_diag, err, errlen);
+        if (rc == HBA_PENDING) {
+            *step = "diagnostic reset";
+            return rc;
+        }
+        if (rc != BM_OK) {
+            /* The IOC may still own its requests: nothing is freed. */
+            c->failed = true;
+            return rc;
+        }
+        c->hr_part = MPT_HR_READY;
+        c->hr_deadline_ns = plat_now_ns() + MPT_READY_TIMEOUT_NS;
+        *step = "READY";
+        return HBA_PENDING;
+    case MPT_HR_READY:
+        db = mpt_read(c, MPT_REG_DOORBELL);
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_READY) {
+            *step = "READY";
+            if (plat_now_ns() <= c->hr_deadline_ns)
+                return HBA_PENDING;
+            snprintf(err, errlen, "IOC not READY %llu s after the diagnostic reset: doorbell 0x%08x (%s)",
+                     (unsigned long long)(MPT_READY_TIMEOUT_NS / NS_PER_S), db, mpt_ioc_state_name(db));
+            c->failed = true;
+            return BM_ETIMEDOUT;
+        }
+        c->hr_part = MPT_HR_REINIT;
+        *step = "IOC INIT and PORT ENABLE";
+        return HBA_PENDING;
+    case MPT_HR_REINIT:
+        /* READY: the IOC owns no request any more. */
+        c->operational = false;
+        mpt_end_all(c, &ended, &released);
+        plat_diag(c->bdf, "host reset %u: IOC READY, %u commands in flight ended with an error, %u timed-out requests "
+                  "released", c->host_resets, ended, released);
+        rc = c->be->reinit(c, err, errlen);
+        c->resetting = false;
+        if (rc != BM_OK) {
+            c->failed = true;
+            return rc;
+        }
+        plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL", c->host_resets);
+        return BM_OK;
+    default:
+        snprintf(err, errlen, "host reset in no known part");
+        c->failed = true;
+        return BM_EIO;
+    }
 }
 
 /* Hand every reply the backend's queue holds to mpt_slot_done(). */
@@ -327,28 +360,30 @@ static void mpt_drain(void *ctrl)
     c->be->drain(c);
 }
 
-/* Post again the commands a BUSY target wants, once their back-off is over. */
-static void mpt_send_retries(void *ctrl)
+/* Post again a command a BUSY target wants, once its back-off is over. */
+static void mpt_resend(void *ctrl, uint32_t slot)
 {
     struct mpt_ctrl *c = ctrl;
-    int slot;
 
-    while ((slot = hbaq_next_retry(&c->h.q, plat_now_ns())) >= 0) {
-        memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
-        c->be->post(c, (uint32_t)slot, &c->slot_io[slot]);
-    }
+    memset(c->sense + (size_t)slot * MPT_SENSE_BYTES, 0, MPT_SENSE_BYTES);
+    c->be->post(c, slot, &c->slot_io[slot]);
 }
 
 const struct hba_host_ops mpt_host_ops = {
     .drain = mpt_drain,
-    .on_timeout = mpt_on_timeout,
-    .send_retries = mpt_send_retries,
+    .resend = mpt_resend,
+    .faulted = mpt_faulted,
+    .tm_post = mpt_tm_post,
+    .tm_check = mpt_tm_check,
+    .host_reset = mpt_host_reset,
+    .tm_timeout_ns = MPT_TM_TIMEOUT_NS,
 };
 
 static const struct bm_disk_ops mpt_disk_ops = {
     .submit = mpt_submit,
     .poll = hba_disk_poll,
     .health = hba_disk_health,
+    .recovery = hba_disk_recovery,
 };
 
 /* ---- Discovery ----------------------------------------------------------------------------------------- */

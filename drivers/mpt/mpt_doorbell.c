@@ -15,7 +15,6 @@
 
 #define MPT_ACK_TIMEOUT_NS (5 * NS_PER_S)     /* per doorbell word */
 #define MPT_WORD_TIMEOUT_NS (5 * NS_PER_S)    /* per reply word after the first */
-#define MPT_READY_TIMEOUT_NS (60 * NS_PER_S)  /* a reset back to READY */
 #define MPT_HANDSHAKE_SEND_TIMEOUT_NS (10 * NS_PER_S) /* mptbase mpt_send_handshake_request: 10 s */
 
 /* The IOC state bits of the doorbell. */
@@ -33,57 +32,43 @@ const char *mpt_ioc_state_name(uint32_t doorbell)
     }
 }
 
-/* Poll the doorbell until the IOC is in state (bounded). */
+/* Poll the doorbell until the IOC is in state (bounded). The register
+ * waits below are hba_poll_reg's, shared with MegaRAID. */
 int mpt_wait_state(struct mpt_ctrl *c, uint32_t state, uint64_t timeout_ns, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
     uint32_t db;
 
-    for (;;) {
-        db = mpt_read(c, MPT_REG_DOORBELL);
-        if ((db & MPT_IOC_STATE_MASK) == state)
-            return BM_OK;
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "IOC not %s within %llu ms: doorbell 0x%08x (%s)", mpt_ioc_state_name(state),
-                     (unsigned long long)(timeout_ns / NS_PER_MS), db, mpt_ioc_state_name(db));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(NS_PER_MS);
-    }
+    if (hba_poll_reg(c->regs, MPT_REG_DOORBELL, MPT_IOC_STATE_MASK, state, timeout_ns, NS_PER_MS, false, &db))
+        return BM_OK;
+    snprintf(err, errlen, "IOC not %s within %llu ms: doorbell 0x%08x (%s)", mpt_ioc_state_name(state),
+             (unsigned long long)(timeout_ns / NS_PER_MS), db, mpt_ioc_state_name(db));
+    return BM_ETIMEDOUT;
 }
 
 /* Wait for the IOC to take the doorbell word just written: the IOP
  * doorbell status bit of HIS clears. */
 static int mpt_wait_ack(struct mpt_ctrl *c, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + MPT_ACK_TIMEOUT_NS;
     uint32_t his;
 
-    while ((his = mpt_read(c, MPT_REG_HOST_INT_STATUS)) & MPT_HIS_IOP_DOORBELL_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "doorbell word not acknowledged: host interrupt status 0x%08x", his);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    return BM_OK;
+    if (hba_poll_reg(c->regs, MPT_REG_HOST_INT_STATUS, MPT_HIS_IOP_DOORBELL_STATUS, 0, MPT_ACK_TIMEOUT_NS, 10000,
+                     false, &his))
+        return BM_OK;
+    snprintf(err, errlen, "doorbell word not acknowledged: host interrupt status 0x%08x", his);
+    return BM_ETIMEDOUT;
 }
 
 /* Wait for the IOC to raise the doorbell interrupt bit of HIS. */
 static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const char *what, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + timeout_ns;
     uint32_t his;
 
-    while (!((his = mpt_read(c, MPT_REG_HOST_INT_STATUS)) & MPT_HIS_DOORBELL_INTERRUPT)) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms (HIS 0x%08x, doorbell 0x%08x)", what,
-                     (unsigned long long)(timeout_ns / NS_PER_MS), his, mpt_read(c, MPT_REG_DOORBELL));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    return BM_OK;
+    if (hba_poll_reg(c->regs, MPT_REG_HOST_INT_STATUS, MPT_HIS_DOORBELL_INTERRUPT, MPT_HIS_DOORBELL_INTERRUPT,
+                     timeout_ns, 10000, false, &his))
+        return BM_OK;
+    snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms (HIS 0x%08x, doorbell 0x%08x)", what,
+             (unsigned long long)(timeout_ns / NS_PER_MS), his, mpt_read(c, MPT_REG_DOORBELL));
+    return BM_ETIMEDOUT;
 }
 
 /* Wait for DOORBELL_USED to clear after a handshake: real IOCs drop it a
@@ -92,17 +77,12 @@ static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const 
  * _base_wait_for_doorbell_not_used). */
 static int mpt_wait_doorbell_free(struct mpt_ctrl *c, char *err, size_t errlen)
 {
-    uint64_t deadline = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
     uint32_t db;
 
-    while ((db = mpt_read(c, MPT_REG_DOORBELL)) & MPT_DOORBELL_USED) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "handshake end: doorbell still in use (0x%08x)", db);
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
-    }
-    return BM_OK;
+    if (hba_poll_reg(c->regs, MPT_REG_DOORBELL, MPT_DOORBELL_USED, 0, MPT_WORD_TIMEOUT_NS, 10000, false, &db))
+        return BM_OK;
+    snprintf(err, errlen, "handshake end: doorbell still in use (0x%08x)", db);
+    return BM_ETIMEDOUT;
 }
 
 /* The request half of a handshake: claim the doorbell for req_bytes / 4
@@ -251,11 +231,11 @@ static void mpt_diag_lock(struct mpt_ctrl *c)
 
 /* Hard reset through the diagnostic register: unlock it, set
  * RESET_ADAPTER, read HostDiagnostic only at the times the MPI 2 header
- * allows while the chip resets (mpt3sas _base_diag_reset), lock it again,
- * then wait for READY. */
-static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
+ * allows while the chip resets (mpt3sas _base_diag_reset), lock it again.
+ * In steps (mpt_diag_reset_poll) so that recovery from poll() never waits
+ * for it. */
+int mpt_diag_reset_start(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen)
 {
-    uint64_t deadline;
     uint32_t diag;
     int rc;
 
@@ -266,18 +246,47 @@ static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
         return rc;
     }
     mpt_write(c, MPT_REG_DIAGNOSTIC, diag | MPT_DIAG_RESET_ADAPTER);
-    /* The chip's PCIe side is resetting: no read before the first delay. */
+    /* The chip's PCIe side is resetting: no read before the first delay
+     * (50 ms, waited here: short, and the unlock above waits as long). */
     plat_delay_ns(MPT_DIAG_FIRST_READ_DELAY_MS * NS_PER_MS);
-    deadline = plat_now_ns() + MPT_READY_TIMEOUT_NS;
-    while ((diag = mpt_read(c, MPT_REG_DIAGNOSTIC)) & MPT_DIAG_RESET_ADAPTER) {
-        if (diag == 0xffffffffu || plat_now_ns() > deadline) {
+    st->next_read_ns = plat_now_ns();
+    st->deadline_ns = st->next_read_ns + MPT_READY_TIMEOUT_NS;
+    return BM_OK;
+}
+
+int mpt_diag_reset_poll(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen)
+{
+    uint64_t now = plat_now_ns();
+    uint32_t diag;
+
+    if (now < st->next_read_ns)
+        return HBA_PENDING;
+    diag = mpt_read(c, MPT_REG_DIAGNOSTIC);
+    if (diag & MPT_DIAG_RESET_ADAPTER) {
+        if (diag == 0xffffffffu || now > st->deadline_ns) {
             mpt_diag_lock(c);
             snprintf(err, errlen, "adapter reset did not finish (diagnostic 0x%08x)", diag);
             return BM_ETIMEDOUT;
         }
-        plat_delay_ns(MPT_DIAG_SECOND_READ_DELAY_MS * NS_PER_MS);
+        st->next_read_ns = now + MPT_DIAG_SECOND_READ_DELAY_MS * NS_PER_MS;
+        return HBA_PENDING;
     }
     mpt_diag_lock(c);
+    return BM_OK;
+}
+
+/* The diagnostic reset, waited for, then READY. */
+static int mpt_diag_reset(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    struct mpt_diag_reset_state st;
+    int rc = mpt_diag_reset_start(c, &st, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    while ((rc = mpt_diag_reset_poll(c, &st, err, errlen)) == HBA_PENDING)
+        plat_delay_ns(MIN(st.next_read_ns - MIN(st.next_read_ns, plat_now_ns()) + 1, (uint64_t)NS_PER_S));
+    if (rc != BM_OK)
+        return rc;
     return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
 }
 
@@ -302,11 +311,7 @@ int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen)
         if (rc == BM_OK)
             return BM_OK;
     }
-    plat_diag(c->bdf, "IOC %s (doorbell 0x%08x): diagnostic reset", mpt_ioc_state_name(db), db);
-    rc = mpt_diag_reset(c, err, errlen);
-    if (rc == BM_OK)
-        plat_diag(c->bdf, "IOC READY after diagnostic reset");
-    return rc;
+    return mpt_hard_reset(c, err, errlen);
 }
 
 /* Hard reset of an operational IOC whose requests must be taken back (a

@@ -21,7 +21,6 @@
 #define MPT1_HANDSHAKE_TIMEOUT_NS (10 * NS_PER_S)
 #define MPT1_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S) /* Linux allows SAS discovery 300 s */
 #define MPT1_OPERATIONAL_TIMEOUT_NS (30 * NS_PER_S)
-#define MPT1_TM_TIMEOUT_NS (30 * NS_PER_S)          /* Linux mptscsih task management */
 
 struct mpt1_state {
     uint8_t *req;               /* nslots request frames */
@@ -335,25 +334,24 @@ static void mpt1_drain(struct mpt_ctrl *c)
     }
 }
 
-/* A task management request, waited for up to 30 s, sent as Linux
+/* A task management request, not waited for (its reply: mpt1_tm_answer), sent as Linux
  * mptscsih_IssueTaskMgmt sends it: through the high-priority request FIFO
  * when IOC FACTS advertises one (HIGH_PRI_Q, MPI 1.5 and later;
  * mpt_put_msg_frame_hi_pri: the frame address, no NB hint), else through
  * the doorbell handshake (mpt_send_handshake_request). Either way the
  * IOC answers through the reply FIFO. */
-static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
-                          char *err, size_t errlen)
+static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
+                        char *err, size_t errlen)
 {
     struct mpt1_state *s = st(c);
     struct mpi_scsi_task_mgmt_request *r =
         (struct mpi_scsi_task_mgmt_request *)(s->req + (size_t)c->nslots * MPT1_REQ_FRAME_BYTES);
-    const char *what = task_type == MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
     bool hi_pri = (s->facts.ioc_capabilities & MPI_IOCFACTS_CAPABILITY_HIGH_PRI_Q) &&
                   s->facts.msg_version >= MPI_VERSION_1_5;
     int rc;
 
     if (s->tm_outstanding) {
-        snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
+        snprintf(err, errlen, "an earlier task management request is still unanswered");
         return BM_EBUSY;
     }
     memset(r, 0, MPT1_REQ_FRAME_BYTES);
@@ -377,20 +375,24 @@ static int mpt1_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
         if (rc != BM_OK) {
             /* Not taken: the frame is ours again (Linux frees it). */
             s->tm_outstanding = false;
-            snprintf(err, errlen, "%s through the doorbell: %s", what, why);
+            snprintf(err, errlen, "through the doorbell: %s", why);
             return rc == BM_EBUSY ? BM_EBUSY : BM_ETIMEDOUT;
         }
     }
-    rc = mpt_wait_tm_reply(c, &s->tm_done, MPT1_TM_TIMEOUT_NS, what, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
-        snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what,
-                 s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK, mpt_ioc_status_name(s->tm_reply.ioc_status),
-                 s->tm_reply.response_code);
-        return BM_EIO;
-    }
     return BM_OK;
+}
+
+/* The task management reply, once the reply FIFO brought it (MPI 1 has
+ * no response code: 0). */
+static bool mpt1_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code)
+{
+    struct mpt1_state *s = st(c);
+
+    if (!s->tm_done)
+        return false;
+    *ioc_status = s->tm_reply.ioc_status;
+    *response_code = 0;
+    return true;
 }
 
 /* After a diagnostic reset (Linux mptbase mpt_HardResetHandler ->
@@ -429,6 +431,7 @@ const struct mpt_backend mpt_mpi1_backend = {
     .post = mpt1_post,
     .drain = mpt1_drain,
     .destroy = mpt1_destroy,
-    .task_mgmt = mpt1_task_mgmt,
+    .tm_post = mpt1_tm_post,
+    .tm_answer = mpt1_tm_answer,
     .reinit = mpt1_reinit,
 };

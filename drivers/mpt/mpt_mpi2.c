@@ -57,18 +57,17 @@ static int mpt25_init(struct mpt_ctrl *c, char *err, size_t errlen) { return mpt
 
 /* ---- Task management and the IOC host reset ---------------------------------------------------------------- */
 
-/* A task management request for io's device, waited for (Linux mpt3sas
- * mpt3sas_scsih_issue_tm: a high-priority request descriptor, 30 s). */
-static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
-                          char *err, size_t errlen)
+/* Post a task management request for io's device, not waited for (Linux
+ * mpt3sas mpt3sas_scsih_issue_tm: a high-priority request descriptor);
+ * its reply comes through the reply queue (mpt2_tm_answer). */
+static int mpt2_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
+                        char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
     struct mpi2_scsi_task_manage_request *r = (struct mpi2_scsi_task_manage_request *)mpt2_frame(s, c->nslots);
-    const char *what = task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK ? "ABORT TASK" : "TARGET RESET";
-    int rc;
 
     if (s->tm_outstanding) {
-        snprintf(err, errlen, "%s: an earlier task management request is still unanswered", what);
+        snprintf(err, errlen, "an earlier task management request is still unanswered");
         return BM_EBUSY;
     }
     memset(r, 0, s->frame_bytes);
@@ -82,18 +81,19 @@ static int mpt2_task_mgmt(struct mpt_ctrl *c, uint8_t task_type, const struct mp
     s->tm_done = false;
     s->tm_outstanding = true;
     mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY, c->nslots, 0);
-    rc = mpt_wait_tm_reply(c, &s->tm_done, MPT2_TM_TIMEOUT_NS, what, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    if ((s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS ||
-        (s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_COMPLETE &&
-         s->tm_reply.response_code != MPI2_SCSITASKMGMT_RSP_TM_SUCCEEDED)) {
-        snprintf(err, errlen, "%s: IOC status 0x%04x %s, response code 0x%02x", what,
-                 s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK, mpt_ioc_status_name(s->tm_reply.ioc_status),
-                 s->tm_reply.response_code);
-        return BM_EIO;
-    }
     return BM_OK;
+}
+
+/* The task management reply, once the reply queue brought it. */
+static bool mpt2_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code)
+{
+    struct mpt2_state *s = st(c);
+
+    if (!s->tm_done)
+        return false;
+    *ioc_status = s->tm_reply.ioc_status;
+    *response_code = s->tm_reply.response_code;
+    return true;
 }
 
 /* After an IOC reset, find each disk's device again by SAS address and
@@ -184,7 +184,8 @@ const struct mpt_backend mpt_mpi2_backend = {
     .drain = mpt2_drain,
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
-    .task_mgmt = mpt2_task_mgmt,
+    .tm_post = mpt2_tm_post,
+    .tm_answer = mpt2_tm_answer,
     .reinit = mpt2_reinit,
 };
 
@@ -195,7 +196,8 @@ const struct mpt_backend mpt_mpi25_backend = {
     .drain = mpt2_drain,
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
-    .task_mgmt = mpt2_task_mgmt,
+    .tm_post = mpt2_tm_post,
+    .tm_answer = mpt2_tm_answer,
     .reinit = mpt2_reinit,
 };
 

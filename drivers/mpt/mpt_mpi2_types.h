@@ -46,7 +46,6 @@
 #define MPT2_OPERATIONAL_TIMEOUT_NS (30 * NS_PER_S)
 #define MPT2_EVENT_TIMEOUT_NS (30 * NS_PER_S)
 #define MPT2_CONFIG_TIMEOUT_NS (15 * NS_PER_S)       /* Linux mpt3sas config requests: 15 s */
-#define MPT2_TM_TIMEOUT_NS (30 * NS_PER_S)           /* Linux mpt3sas task management: 30 s */
 #define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S) /* Linux mpt3sas: 300 s for SAS discovery */
 #define MPT2_MAX_DEVICES 128
 #define MPT2_HANDLES 0x10000            /* every 16-bit device handle */

@@ -90,12 +90,16 @@ struct mpt_backend {
      * (runs once the slot table exists). NULL: scan bus 0 target ids
      * 0..max_targets-1. A negative return fails the probe. */
     int (*discover)(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen);
-    /* Optional: a SCSI task management request (MPI2_SCSITASKMGMT_TASKTYPE_*)
-     * for the device of io (ABORT TASK: the request in slot), waited for;
-     * the replies it makes the IOC send for other requests are handled.
-     * BM_ETIMEDOUT when the IOC does not answer it. */
-    int (*task_mgmt)(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot, char *err,
-                     size_t errlen);
+    /* Optional: post a SCSI task management request (MPI2_SCSITASKMGMT_TASKTYPE_*,
+     * the same numbers in MPI 1) for the device of io (ABORT TASK: the
+     * request in slot), not waited for; BM_EBUSY when one is still out.
+     * The replies it makes the IOC send for other requests come through
+     * drain as usual. */
+    int (*tm_post)(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot, char *err,
+                   size_t errlen);
+    /* Its reply, once drain has seen it: IOC status and (MPI 2) response
+     * code; false while none came. */
+    bool (*tm_answer)(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code);
     /* Optional: after a diagnostic reset (IOC READY, owning no request),
      * make it OPERATIONAL again with the queues init allocated: IOC FACTS
      * (refused if they shrank), IOC INIT, reply frames lent again, ports
@@ -122,6 +126,11 @@ struct mpt_addr {
  * (64) for every SAS/SATA device (mptscsih_change_queue_depth). */
 #define MPT1_DEVICE_QUEUE_DEPTH 64
 
+/* Where a diagnostic reset in steps is (mpt_diag_reset_start / _poll). */
+struct mpt_diag_reset_state {
+    uint64_t next_read_ns, deadline_ns;
+};
+
 struct mpt_ctrl {
     struct pci_addr pci;
     char bdf[16];               /* "0000:03:00.0": where plat_diag() messages are about */
@@ -133,7 +142,12 @@ struct mpt_ctrl {
     const char *chip;           /* "SAS2008" */
     void *be_state;
     bool operational, failed;
+    bool resetting;             /* a host reset is under way: no request goes to the IOC */
     unsigned host_resets;       /* IOC resets done to take back a request */
+    uint8_t hr_part;            /* the host reset's part under way (mpt_disk.c) */
+    struct mpt_diag_reset_state hr_diag;
+    uint64_t hr_deadline_ns;
+    uint8_t tm_type;            /* the task management out (its name in messages) */
 
     uint32_t nslots;            /* requests we may have outstanding */
     uint32_t max_targets;       /* target ids to scan on bus 0 */
@@ -173,6 +187,15 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
 int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
 /* Diagnostic (hard) reset of the IOC in any state, back to READY. */
 int mpt_hard_reset(struct mpt_ctrl *c, char *err, size_t errlen);
+/* The same in steps, for recovery from poll(): start unlocks the
+ * diagnostic register and sets RESET_ADAPTER; poll is called again and
+ * again (each call reads HostDiagnostic at most once, never waits):
+ * HBA_PENDING while the chip resets, BM_OK once RESET_ADAPTER cleared and
+ * the register is locked again; an error when the chip does not finish
+ * within MPT_READY_TIMEOUT_NS. */
+int mpt_diag_reset_start(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen);
+int mpt_diag_reset_poll(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen);
+#define MPT_READY_TIMEOUT_NS (60 * NS_PER_S)  /* a reset back to READY */
 
 /* ---- mpt_scsi.c ----------------------------------------------------------------------------- */
 /* The 8-byte SAM LUN field of a request. */
@@ -211,12 +234,6 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
 /* Identify the device at a (LUN 0, then the LUNs REPORT LUNS names) and
  * add a disk for each; BM_ENODEV when nothing answers. */
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a);
-/* Wait, bounded by timeout_ns, for the reply to a task management request
- * the backend posted: drain replies (the backend's drain sets *done)
- * while the IOC stays OPERATIONAL. BM_EIO when it leaves that state,
- * BM_ETIMEDOUT when no reply comes; err names the request (what). */
-int mpt_wait_tm_reply(struct mpt_ctrl *c, volatile bool *done, uint64_t timeout_ns, const char *what, char *err,
-                      size_t errlen);
 /* MPI 1 discovery: every target id on bus 0 but the IOC's own. */
 void mpt_scan(struct mpt_ctrl *c, struct bm_disk_list *disks);
 

@@ -19,15 +19,74 @@
 #include "hba_queue.h"
 #include "scsi.h"
 
+/* A step under way: not done, not failed (a positive value, never a
+ * BM_E* error). */
+#define HBA_PENDING 1
+
+/* Task management the recovery escalates through (SAM-5 section 7). */
+enum hba_tm {
+    HBA_TM_ABORT_TASK,
+    HBA_TM_TARGET_RESET,
+};
+
 /* What a transport does for the shared glue. Called with the queue lock
- * held. */
+ * held; none of them may wait long (poll() calls them): what takes time
+ * is posted and then looked at again on the next poll(). */
 struct hba_host_ops {
     /* Hand every reply the controller has posted to hbaq_complete(). */
     void (*drain)(void *ctrl);
-    /* An engine command passed its deadline (hbaq_expire); may be NULL. */
-    void (*on_timeout)(void *ctrl, uint32_t slot);
-    /* Post again the commands hbaq_next_retry() says are due; may be NULL. */
-    void (*send_retries)(void *ctrl);
+    /* Post again the command of a slot hbaq_next_retry() says is due
+     * (BUSY / TASK SET FULL / UNIT ATTENTION); may be NULL. */
+    void (*resend)(void *ctrl, uint32_t slot);
+    /* Optional: is the controller itself gone (FAULT)? why: its state.
+     * A controller that is gets no task management: the host reset, or
+     * nothing (mpt3sas _base_fault_reset_work). */
+    bool (*faulted)(void *ctrl, char *why, size_t whylen);
+    /* Optional: post task management for the device of the command in
+     * slot (ABORT TASK naming it), not waited for. BM_OK: posted, its
+     * answer is looked at with tm_check; BM_ENOTSUP: none for this
+     * command (the next step); another error: not sent (err says why). */
+    int (*tm_post)(void *ctrl, enum hba_tm tm, uint32_t slot, char *err, size_t errlen);
+    /* Has the task management posted last been answered? HBA_PENDING: not
+     * yet; BM_OK; another error: it failed (err says how). */
+    int (*tm_check)(void *ctrl, char *err, size_t errlen);
+    /* The task management got no answer within tm_timeout_ns: give up on
+     * it (what it used stays the controller's until it answers). */
+    void (*tm_abandon)(void *ctrl);
+    /* Optional: one step of a host reset, first with start set. HBA_PENDING:
+     * under way, *step names the part ("diagnostic reset", "IOC INIT");
+     * BM_OK: the controller owns no command any more (every one it held
+     * was returned) and works again; another error: the controller is
+     * given up (err says why; its held commands stay held). */
+    int (*host_reset)(void *ctrl, bool start, const char **step, char *err, size_t errlen);
+    uint64_t tm_timeout_ns;   /* how long task management may take */
+};
+
+/* The recovery of timed-out commands, one step per poll() (as the NVMe
+ * driver's nvme_recover_step): ABORT TASK, then TARGET RESET, then the
+ * host reset, each with its own bound, as the Linux midlayer escalates
+ * (scsi_eh_abort_cmds, scsi_eh_target_reset, scsi_eh_host_reset; mpt3sas
+ * scsih_abort -> scsih_target_reset -> scsih_host_reset). The controller's
+ * other commands and disks carry on meanwhile. */
+enum hba_rec_step {
+    HBA_REC_IDLE = 0,
+    HBA_REC_ABORT_TASK,
+    HBA_REC_TARGET_RESET,
+    HBA_REC_HOST_RESET,
+};
+
+struct hba_recovery {
+    uint8_t step;             /* enum hba_rec_step */
+    uint32_t slot;            /* the command being got back */
+    bool tm_out;              /* task management posted and not answered yet */
+    const char *sub;          /* host reset: the part under way */
+    uint64_t started_ns;      /* this recovery began */
+    uint64_t step_ns;         /* this step (or host reset part) began */
+    uint64_t deadline_ns;     /* this step's bound */
+    bool given_up;            /* a host reset failed: no more recovery */
+    uint64_t next_scan_ns;    /* idle: when to look for a held command again */
+    unsigned recoveries;      /* recoveries started */
+    char last[96];            /* the last step that ended one, and its time ("ABORT TASK, 12 ms") */
 };
 
 /* Where a disk is and the transport controller that reaches it; also the
@@ -60,6 +119,7 @@ struct hba_host {
     const char *where;        /* the controller's BDF, for plat_diag */
     struct hba_disk *disks[BM_MAX_DISKS];
     unsigned ndisks;
+    struct hba_recovery rec;  /* timed-out commands being got back (hba_recover_step) */
 };
 
 /* How to make one disk (hba_disk_add). */
@@ -115,6 +175,41 @@ uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone
  * command path. BM_ENOTSUP for a RAID logical drive (its members' health
  * is the controller's) and for a drive with neither. */
 int hba_disk_health(struct bm_disk *d, struct bm_health *out);
+/* Advance the recovery of timed-out commands by one step (see struct
+ * hba_recovery); never waits. Called by hba_disk_poll with the queue lock
+ * held. */
+void hba_recover_step(struct hba_host *h, uint64_t now_ns);
+
+/* A driver's own command (slot, abandoned after its timeout) at probe
+ * time: run the same recovery for it until it ends, polling the
+ * controller (each step bounded by its own deadline). */
+void hba_recover_now(struct hba_host *h, uint32_t slot);
+
+/* What the recovery is doing, for a record: "TARGET RESET for slot 3,
+ * 1200 ms so far" or the last one done; "" when none ran. */
+void hba_recovery_describe(const struct hba_host *h, char *out, size_t len);
+
+/* bm_disk_ops.recovery for every HBA disk: its controller's
+ * hba_recovery_describe (under the queue lock). */
+void hba_disk_recovery(struct bm_disk *d, char *out, size_t len);
+
+/* Post again every command whose BUSY back-off is over (ops->resend). */
+void hba_send_retries(struct hba_host *h);
+
+/* Post an internal command's slot already handed to the hardware and wait
+ * for it, draining the controller, until deadline_ns. BM_OK: done (its
+ * status in *status, the slot freed); BM_ETIMEDOUT: the slot is abandoned
+ * (held until the controller answers) and the caller decides what to do
+ * about it. The one post-and-wait of MFI, Fusion and MPT. */
+int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, int *status);
+
+/* Poll a 32-bit register until (value & mask) == want, every step_ns,
+ * for at most timeout_ns; the last value read goes to *last (may be
+ * NULL). A read of all-ones (the device left the bus, or is resetting)
+ * never matches, and ends the wait when gone_on_ones is set. True when it
+ * matched. The register waits of MFI, Fusion and MPT. */
+bool hba_poll_reg(volatile void *regs, uint32_t off, uint32_t mask, uint32_t want, uint64_t timeout_ns,
+                  uint64_t step_ns, bool gone_on_ones, uint32_t *last);
 
 /* bm_disk_ops.poll for every HBA disk: drain the controller's replies,
  * expire overdue commands, post due retries, pop this disk's completions. */

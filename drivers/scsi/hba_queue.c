@@ -92,6 +92,7 @@ int hbaq_get(struct hba_queue *q, struct hbaq_disk *owner, uint32_t tag, uint64_
     s->state = HBAQ_BUSY;
     s->deadline_ns = now_ns + q->timeout_ns;
     s->retries = 0;
+    s->rec_tried = s->rec_wanted = false;
     owner->inflight++;
     return slot;
 }
@@ -106,6 +107,7 @@ int hbaq_get_internal(struct hba_queue *q, uint64_t now_ns, uint64_t timeout_ns)
     q->slots[slot].owner = NULL;
     q->slots[slot].state = HBAQ_INTERNAL;
     q->slots[slot].status = BM_OK;
+    q->slots[slot].rec_tried = q->slots[slot].rec_wanted = false;
     q->slots[slot].deadline_ns = now_ns + timeout_ns;
     return slot;
 }
@@ -162,8 +164,11 @@ bool hbaq_complete(struct hba_queue *q, uint32_t slot, int status, const char *d
         char why[128];
         uint64_t late_ms = (plat_now_ns() - MIN(plat_now_ns(), s->timed_out_ns)) / 1000000ull;
 
-        snprintf(why, sizeof(why), "no completion in %llu ms; back %llu ms later%s%.40s",
+        /* The step that got it back, when a recovery step is under way
+         * (the disk's record then names it): "(ABORT TASK)". */
+        snprintf(why, sizeof(why), "no completion in %llu ms; back %llu ms later%s%s%s%s%.40s",
                  (unsigned long long)(q->timeout_ns / 1000000ull), (unsigned long long)late_ms,
+                 q->rec_step ? " (" : "", q->rec_step ? q->rec_step : "", q->rec_step ? ")" : "",
                  detail && detail[0] ? ": " : "", detail && detail[0] ? detail : "");
         s->owner->inflight--;
         q->timed_out--;

@@ -68,6 +68,8 @@ struct hbaq_slot {
     uint64_t retry_at_ns;   /* HBAQ_RETRY: when to send it again */
     uint32_t retries;       /* times this command met BUSY / TASK SET FULL */
     uint64_t timed_out_ns;  /* HBAQ_TIMEDOUT: when hbaq_expire found it overdue */
+    bool rec_tried;         /* HBAQ_TIMEDOUT / ABANDONED: the recovery (hba_disk.c) has had its turn */
+    bool rec_wanted;        /* HBAQ_ABANDONED: a driver's own command that the recovery should get back */
 };
 
 struct hba_queue {
@@ -80,6 +82,8 @@ struct hba_queue {
     uint32_t busy;          /* slots not free */
     uint32_t retry_waiting; /* slots in HBAQ_RETRY */
     uint32_t timed_out;     /* slots in HBAQ_TIMEDOUT */
+    const char *rec_step;   /* the recovery step under way (hba_disk.c), named in the completion of a
+                             * timed-out command it gets back; NULL: none */
     volatile int lock;
 };
 

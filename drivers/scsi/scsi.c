@@ -856,6 +856,16 @@ uint32_t scsi_opt_transfer(const struct scsi_disk_info *info, uint32_t max_bytes
     return (uint32_t)opt;
 }
 
+void scsi_cmd_answer(struct scsi_cmd *cmd, uint8_t status, const uint8_t *sense, uint32_t sense_len, int64_t moved)
+{
+    cmd->status = status;
+    cmd->sense_len = sense ? MIN(sense_len, (uint32_t)SCSI_SENSE_MAX) : 0;
+    if (cmd->sense_len)
+        memcpy(cmd->sense, sense, cmd->sense_len);
+    if (moved >= 0 && (uint64_t)moved <= cmd->len && status == SCSI_STATUS_GOOD)
+        cmd->resid = cmd->len - (uint32_t)moved;
+}
+
 int scsi_identify_for_hba(const struct scsi_transport *t, struct scsi_disk_info *info)
 {
     char err[96];

@@ -154,6 +154,12 @@ struct scsi_cmd {
  * a reason in detail). */
 typedef int (*scsi_exec_fn)(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len);
 
+/* A transport's answer into cmd: the SCSI status, sense (at most
+ * SCSI_SENSE_MAX of sense_len bytes; none when sense is NULL) and,
+ * when the transport counted the bytes moved (moved >= 0) and the
+ * status is GOOD, the residual. The one copy of MFI, Fusion and MPT. */
+void scsi_cmd_answer(struct scsi_cmd *cmd, uint8_t status, const uint8_t *sense, uint32_t sense_len, int64_t moved);
+
 struct scsi_transport {
     scsi_exec_fn exec;
     void *ctx;

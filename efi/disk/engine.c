@@ -393,8 +393,15 @@ int job_step(struct disk_job *j, uint64_t t_meas, const struct engine_timing *t,
      * flight would never finish: that stalls too. */
     if ((j->inflight || (j->sweep && j->pending)) && now > j->last_event_ns &&
         now - j->last_event_ns > t->stall_ns) {
-        job_fail(j, BM_ETIMEDOUT, ENGINE_FAIL_STALL, 0, "%u command%s in flight and no completion for %llu s",
-                 j->inflight, j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / NS_PER_S));
+        /* What the driver is doing about it, when it says (an HBA's
+         * recovery step and its time so far). */
+        char rec[96] = "";
+
+        if (j->disk->ops->recovery)
+            j->disk->ops->recovery(j->disk, rec, sizeof(rec));
+        job_fail(j, BM_ETIMEDOUT, ENGINE_FAIL_STALL, 0, "%u command%s in flight and no completion for %llu s%s%s",
+                 j->inflight, j->inflight == 1 ? "" : "s", (unsigned long long)(t->stall_ns / NS_PER_S),
+                 rec[0] ? "; driver: " : "", rec);
         j->stuck = true;
     }
     return work;

@@ -1,16 +1,18 @@
 """A MegaRAID disk slowed until its commands time out (QEMU's legacy
 throttle option iops=1 on one of two megasas-gen2 disks): the run ends
 within a bound, the other disk's results are normal, the slow disk's error
-names the timeout and what gave the command back (the MFI ABORT), and no
-byte of either disk changes.
+names the timeout and the recovery step that gave the command back (the
+MFI ABORT, the ABORT TASK step), the log names the step and how long the
+recovery took, and no byte of either disk changes.
 
 With iops=1 a command of the slow disk's first test (SEQ1M-Q8T1) waits
 past the 30 s command timeout: the driver sends an MFI ABORT (a log
 record), QEMU cancels the request, and only then does the engine get the
-command back, as timed out ("no completion in 30000 ms; back N ms later:
-MFI status 0x2e ..."). One boot, about 50 s under TCG.
+command back, as timed out ("no completion in 30000 ms; back N ms later
+(ABORT TASK): MFI status 0x2e ..."). One boot, about 50 s under TCG.
 """
 import os
+import re
 import tempfile
 import time
 
@@ -53,6 +55,10 @@ def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
     assert "no completion in 30000 ms" in msg, msg
     assert not [e for e in run.of_type("error") if e["where"] == fast_id], run.of_type("error")
     logs = " ".join(r.get("message", "") for r in run.of_type("log"))
-    assert "timed out: abort sent" in logs, logs
+    assert "timed out: ABORT TASK sent" in logs, logs
+    assert "(ABORT TASK)" in msg, msg
+    # The recovery is stepped from poll() and its record names the step
+    # and what it took ("slot 30: recovery ended: ABORT TASK, 921 ms").
+    assert re.search(r"recovery ended: ABORT TASK, \d+ ms", logs), logs
     after = {p: testutil.sha256(p) for p in (fast, slow)}
     assert after == before

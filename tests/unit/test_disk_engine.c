@@ -359,6 +359,48 @@ static void test_failing_disk_does_not_stop_the_others(void **state)
     fileblk_close(broken);
 }
 
+/* A disk whose commands never come back, whose driver says what it is
+ * doing about them (an HBA's recovery step, bm_disk_ops.recovery). */
+static int silent_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
+                         uint32_t blocks, void *buf)
+{
+    (void)d, (void)queue, (void)tag, (void)op, (void)lba, (void)blocks, (void)buf;
+    return BM_OK;
+}
+static int silent_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
+{
+    (void)d, (void)queue, (void)out, (void)max;
+    return 0;
+}
+static void silent_recovery(struct bm_disk *d, char *out, size_t len)
+{
+    (void)d;
+    snprintf(out, len, "TARGET RESET for slot 3, 1200 ms so far");
+}
+
+/* A disk that stalls: its error names the stall and, when the driver
+ * says, the recovery step under way and its time. */
+static void test_stalled_disk_names_the_drivers_recovery_step(void **state)
+{
+    static const struct bm_disk_ops ops = { .submit = silent_submit, .poll = silent_poll,
+                                            .recovery = silent_recovery };
+    static const struct engine_timing fast_stall = { 20000000ull, 150000000ull, 300000000ull };
+    struct bm_disk d = { .id = "hba0d0", .driver = "mpt", .path = BM_PATH_NATIVE, .lba_bytes = 512, .phys_bytes = 512,
+                         .blocks = 1u << 20, .nqueues = 1, .max_qd = 4, .max_transfer_bytes = 1u << 20, .ops = &ops };
+    struct disk_job job;
+    struct disk_test t;
+    char why[160];
+    (void)state;
+
+    test_make(&t, "RND4K-Q1T1", BM_IO_READ, true, 4096, 1, 1);
+    assert_int_equal(engine_job_prepare(&job, &d, &t, 1, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&job, 1, &fast_stall, "test", NULL), BM_OK);
+    assert_int_equal(job.status, BM_ETIMEDOUT);
+    if (!strstr(job.detail, "no completion for") || !strstr(job.detail, "driver: TARGET RESET for slot 3, 1200 ms"))
+        fail_msg("stall detail: %s", job.detail);
+    engine_job_free(&job);
+}
+
 static void test_quick_and_full_test_lists(void **state)
 {
     struct disk_test t[64];
@@ -620,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_sixteen_threads_on_one_queue_keep_the_total_depth),
         cmocka_unit_test(test_failing_disk_does_not_stop_the_others),
         cmocka_unit_test(test_quick_and_full_test_lists),
+        cmocka_unit_test(test_stalled_disk_names_the_drivers_recovery_step),
         cmocka_unit_test(test_disk_run_end_to_end),
         cmocka_unit_test(test_esc_during_a_write_test_stops_all_writing),
         cmocka_unit_test(test_disk_run_full_has_sweeps_and_scaling_series),

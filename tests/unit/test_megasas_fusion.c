@@ -220,6 +220,13 @@ struct model {
     uint8_t busy_status;
     /* The log pages the system drives keep (NULL: no LOG SENSE). */
     const struct scsi_target_log *pd_log;
+    /* Release: the reset request (doorbell 7) ignored, and the host
+     * diagnostic register (MPI2 WriteSequence 0x04, HostDiagnostic 0x08;
+     * Linux megasas_adp_reset_fusion) that the adapter reset uses. */
+    bool reset_ignored;
+    bool diag_dead;             /* the write sequence never unlocks HostDiagnostic */
+    uint32_t diag;              /* DRWE 0x80, RESET_ADAPTER 0x04 */
+    unsigned seq_pos, seq_writes, adapter_resets;
 };
 
 #define M_PD9_HANDLE 0x0021     /* PD 9's SAS device handle behind the firmware */
@@ -712,6 +719,8 @@ static uint32_t m_read(void *ctx, int bar, uint32_t off)
         return m.osp0;
     case 0xb4:
         return 0x00400000u | (8u << 5); /* 1 MiB units, 8 x 512: 4 KiB chain frames */
+    case 0x08:
+        return m.diag;
     default:
         return 0; /* doorbell bit 0 clear, interrupt status clear */
     }
@@ -721,7 +730,37 @@ static void m_write(void *ctx, int bar, uint32_t off, uint32_t v)
 {
     (void)ctx, (void)bar;
     switch (off) {
+    case 0x04: { /* write sequence: 0, f, 4, b, 2, 7, d unlock HostDiagnostic */
+        static const uint32_t keys[] = { 0x0, 0xf, 0x4, 0xb, 0x2, 0x7, 0xd };
+
+        m.seq_writes++;
+        m.seq_pos = v == keys[m.seq_pos] ? m.seq_pos + 1 : v == keys[0] ? 1 : 0;
+        if (m.seq_pos == sizeof(keys) / sizeof(keys[0])) {
+            m.seq_pos = 0;
+            if (!m.diag_dead)
+                m.diag |= 0x80;
+        }
+        break;
+    }
+    case 0x08: /* HostDiagnostic: RESET_ADAPTER resets the chip (done at once); nothing is owned after */
+        if (!(m.diag & 0x80)) {
+            violation("HostDiagnostic 0x%08x written while locked", v);
+            break;
+        }
+        if (v & 0x04) {
+            m.adapter_resets++;
+            m.diag = 0;
+            m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
+            m.inited = false;
+            m.nheld = 0;
+            m.npending = 0;
+            memset(m.outstanding, 0, sizeof(m.outstanding));
+            m.noutstanding = 0;
+        }
+        break;
     case 0x00: /* doorbell: READY | MFIMODE | ABORT takes an operational firmware to READY */
+        if (v == 0x7 && m.reset_ignored)
+            break;
         if (v == 0x7 && (m.osp0 & M_STATE_MASK) == M_STATE_OPERATIONAL) {
             m.osp0 = M_STATE_READY | (M_FW_SGE << 16) | M_FW_CMDS;
             m.reset_to_ready = true;
@@ -1609,6 +1648,98 @@ static void test_busy_and_task_set_full_are_retried(void **state)
 }
 
 /* The MFI transport's ids still go to the MFI path, Ventura does not match. */
+/* Probe an Invader, send LD 0 a read the firmware holds (no task
+ * management for an LD) past its 30 s timeout; the SMID it holds goes to
+ * *smid. For the release tests. */
+static void *probe_with_a_held_read(struct bm_disk_list *list, uint8_t *buf, uint16_t *smid)
+{
+    struct bm_completion done[4];
+    struct bm_disk *ld0;
+    void *ctrl = probe(0x005d, M_INVADER, list);
+
+    ld0 = list->disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(ld0->ops->submit(ld0, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    assert_int_equal(m.nheld, 1);
+    *smid = m.held[0];
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    assert_int_equal(reap(ld0, done, 1), 0);
+    return ctrl;
+}
+
+/* Release of a firmware that will not stop while it still holds a SMID
+ * (a hung LD read, which Fusion has no task management for): the bounded
+ * wait for outstanding SMIDs (Linux megasas_wait_for_outstanding_fusion),
+ * the reset request it ignores, then the adapter reset through the host
+ * diagnostic register (Linux megasas_reset_fusion ->
+ * megasas_adp_reset_fusion), which does not unlock either. The request
+ * frames, sense buffers and reply queue stay allocated (as nvme_teardown
+ * keeps a controller's queues that did not stop): the firmware finishes
+ * the read after release and writes its RAID context status and reply
+ * descriptor into that memory. Freed, those writes would land in memory
+ * the next owner uses (on the host build: unmapped, a crash). */
+static void test_release_keeps_memory_a_firmware_that_will_not_stop_may_write(void **state)
+{
+    struct bm_disk_list list;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct fusion_io_request *r;
+    void *ctrl;
+    uint16_t smid;
+
+    (void)state;
+    ctrl = probe_with_a_held_read(&list, buf, &smid);
+    m.reset_ignored = true;
+    m.diag_dead = true;
+    m.stuck = true; /* each status read costs a second: the bounded waits end */
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_OPERATIONAL);
+    assert_true(m.seq_writes >= 7);        /* the adapter reset was tried... */
+    assert_int_equal(m.adapter_resets, 0); /* ...and could not be done */
+    assert_int_equal(dev.releases, 1);
+    /* The firmware finishes late, into memory that must still be ours. */
+    r = host(m.req_base + (uint64_t)smid * 256);
+    r->raid_context.status = 0;
+    r->raid_context.ex_status = 0;
+    model_release_held();
+    assert_int_equal(m.nheld, 0);
+    assert_model_clean();
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 4096);
+}
+
+/* The same firmware, but the adapter reset works: release waits (bounded)
+ * for the held SMID, escalates from the ignored reset request to the
+ * adapter reset (the MPI2 write sequence 0, f, 4, b, 2, 7, d, then
+ * RESET_ADAPTER) and the firmware ends READY holding nothing, within the
+ * documented bound (docs/drivers.md). */
+static void test_release_resets_the_adapter_when_the_firmware_stays_operational(void **state)
+{
+    struct bm_disk_list list;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    void *ctrl;
+    uint64_t t0;
+    uint16_t smid;
+
+    (void)state;
+    ctrl = probe_with_a_held_read(&list, buf, &smid);
+    m.reset_ignored = true;
+    m.stuck = true;
+    t0 = plat_now_ns();
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.adapter_resets, 1);
+    assert_int_equal(m.noutstanding, 0);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_READY);
+    assert_false(m.diag & 0x80); /* locked again by the reset */
+    /* Bounded: the 10 s wait for outstanding SMIDs, the 180 s wait for
+     * the ignored reset request, and the adapter reset. */
+    assert_true(plat_now_ns() - t0 < 480ull * 1000000000ull);
+    assert_int_equal(dev.releases, 1);
+    assert_model_clean();
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 4096);
+}
+
 static void test_match_table(void **state)
 {
     (void)state;
@@ -1628,6 +1759,8 @@ int main(void)
         cmocka_unit_test(test_ioc_init_and_descriptor_layout),
         cmocka_unit_test(test_match_table),
         cmocka_unit_test(test_invader_bringup_io_release),
+        cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
+        cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
         cmocka_unit_test(test_thunderbolt_bringup_io_release),
         cmocka_unit_test(test_fury_is_driven_like_invader),
         cmocka_unit_test(test_writes_reach_the_model),

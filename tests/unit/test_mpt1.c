@@ -605,8 +605,16 @@ static void assert_no_violations(void)
 static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
 {
     int got = 0;
-    for (int spins = 0; got < n && spins < 100000; spins++)
-        got += d->ops->poll(d, 0, out + got, n - got);
+    /* As an engine polls: time goes by (10 us a poll that brings
+     * nothing, 1 s at most), so a recovery step that waits for the chip
+     * (the diagnostic reset's 100 ms) gets there. */
+    for (int spins = 0; got < n && spins < 100000; spins++) {
+        int k = d->ops->poll(d, 0, out + got, n - got);
+
+        got += k;
+        if (!k)
+            plat_sim_advance_ns(10000);
+    }
     return got;
 }
 

@@ -170,6 +170,12 @@ struct model {
     /* SCSI task management (mpi2_init.h): what arrived, and whether the
      * hung request ignores it (a target that never gives a command back). */
     bool tm_ignored;
+    /* Task management held unanswered (a target that takes long to
+     * abort) until the test lets it go (tm_let_go). */
+    bool tm_hold, have_tm_held;
+    uint64_t reset_ns;          /* how long an adapter reset takes the chip (0: 100 ms) */
+    uint16_t tm_held_smid;
+    uint8_t tm_held_frame[0x40];
     /* The firmware numbers the devices anew after an adapter reset (every
      * handle + 0x10), as mpt3sas allows for (_scsih_search_responding_sas_devices). */
     bool renumber_on_reset;
@@ -849,6 +855,15 @@ static void do_task_mgmt(struct model *m, uint16_t smid, const uint8_t *f)
     uint8_t type = f[0x05];
     uint32_t count = 0;
 
+    if (m->tm_hold) {
+        if (m->have_tm_held)
+            violation(m, "task management SMID %u while SMID %u is still unanswered", smid, m->tm_held_smid);
+        m->have_tm_held = true;
+        m->tm_held_smid = smid;
+        memcpy(m->tm_held_frame, f, sizeof(m->tm_held_frame));
+        return;
+    }
+
     if (type == 0x01) {
         m->tm_aborts++;
         m->tm_last_mid = mid;
@@ -873,6 +888,16 @@ static void do_task_mgmt(struct model *m, uint16_t smid, const uint8_t *f)
     r[0x05] = type;
     put32(r + 0x14, count);
     reply_frame(m, smid, r, sizeof(r));
+}
+
+/* The held task management is answered now (and does what it asks). */
+static void tm_let_go(struct model *m)
+{
+    m->tm_hold = false;
+    if (m->have_tm_held) {
+        m->have_tm_held = false;
+        do_task_mgmt(m, m->tm_held_smid, m->tm_held_frame);
+    }
 }
 
 /* The host posted a request descriptor (the high dword just arrived). */
@@ -967,7 +992,7 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
  * the IOC is READY (its write-sequence position lost). */
 static void model_tick(struct model *m)
 {
-    if (m->resetting && plat_now_ns() - m->reset_at_ns >= 100 * NS_PER_MS) {
+    if (m->resetting && plat_now_ns() - m->reset_at_ns >= (m->reset_ns ? m->reset_ns : 100 * NS_PER_MS)) {
         m->resetting = false;
         m->diag &= ~DIAG_RESET_ADAPTER;
         if (!m->stuck)
@@ -1246,8 +1271,16 @@ static struct bm_disk *disk_by_model(struct bm_disk_list *l, const char *prefix,
 static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
 {
     int got = 0;
-    for (int spins = 0; got < n && spins < 100000; spins++)
-        got += d->ops->poll(d, 0, out + got, n - got);
+    /* As an engine polls: time goes by (10 us a poll that brings
+     * nothing, 1 s at most), so a recovery step that waits for the chip
+     * (the diagnostic reset's 100 ms) gets there. */
+    for (int spins = 0; got < n && spins < 100000; spins++) {
+        int k = d->ops->poll(d, 0, out + got, n - got);
+
+        got += k;
+        if (!k)
+            plat_sim_advance_ns(10000);
+    }
     return got;
 }
 
@@ -1746,6 +1779,170 @@ static void test_timeout_aborts_the_command(void **state)
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
+}
+
+/* A recovery step that takes long (the target answers ABORT TASK only
+ * 20 s later) does not hold the controller: each poll() returns at once
+ * (Linux runs error handling in its own thread, scsi_error_handler, and
+ * mpt3sas_scsih_issue_tm sleeps, it does not spin under the host lock),
+ * the other disk's commands complete meanwhile, the disk says which step
+ * is under way and for how long (bm_disk_ops.recovery, which the engine
+ * puts in a stalled disk's record), and the timed-out command's
+ * completion names the step that got it back. Fails on the synchronous
+ * recovery: the first poll after the timeout spins in the 30 s task
+ * management wait. */
+static void test_long_recovery_step_does_not_hold_the_controller(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[128] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *other;
+    uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    other = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    assert_non_null(other);
+    model->hang_armed = true;
+    model->hang_handle = 0x000a;
+    model->hang_lba = 99;
+    model->tm_hold = true;
+    assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 99, 1, buf), BM_OK);
+    plat_sim_advance_ns(31 * NS_PER_S);
+    /* The poll that finds it overdue sends ABORT TASK and returns. */
+    t0 = plat_now_ns();
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    assert_true(plat_now_ns() - t0 < NS_PER_S);
+    assert_true(model->have_tm_held);
+    assert_int_equal(model->tm_aborts, 0); /* held, not yet carried out */
+    /* 20 s of ABORT TASK: the other disk's commands go on. */
+    for (int i = 0; i < 20; i++) {
+        plat_sim_advance_ns(NS_PER_S);
+        t0 = plat_now_ns();
+        assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+        assert_true(plat_now_ns() - t0 < NS_PER_S);
+        assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 300u + (unsigned)i, 1, buf2), BM_OK);
+        assert_int_equal(poll_n(other, c, 1), 1);
+        assert_int_equal(c[0].status, BM_OK);
+        assert_true(block_ok(buf2, 0x0009, 300u + (unsigned)i, 512));
+    }
+    /* The record names the step and how long it has taken. */
+    assert_non_null(d->ops->recovery);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "ABORT TASK") || !strstr(rec, "so far"))
+        fail_msg("recovery under way not named: \"%s\"", rec);
+    {
+        unsigned long long ms = 0;
+        const char *p = strstr(rec, ", ");
+        assert_non_null(p);
+        assert_int_equal(sscanf(p, ", %llu ms so far", &ms), 1);
+        assert_true(ms >= 20000 && ms < 22000);
+    }
+    /* Still within its 30 s bound: no TARGET RESET yet. */
+    assert_int_equal(model->tm_target_resets, 0);
+    tm_let_go(model);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].tag, 5);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    if (!strstr(c[0].detail, "(ABORT TASK)"))
+        fail_msg("completion does not name the step: \"%s\"", c[0].detail);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_target_resets, 0);
+    assert_int_equal(model->diag_resets, 0);
+    /* Once the poll after the answer has run: the last recovery and its time. */
+    assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "last recovery: ABORT TASK, 2"))
+        fail_msg("last recovery not named with its time: \"%s\"", rec);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+    plat_free_pages(buf2, 4096);
+}
+
+/* The IOC host reset in parts: a chip that takes 5 s to come out of its
+ * diagnostic reset does not hold poll() for those 5 s (each poll looks at
+ * HostDiagnostic once, at most every 256 ms, as mpt3sas _base_diag_reset
+ * reads it, instead of sleeping in it); meanwhile the controller's disks
+ * take no new command (BM_EBUSY: the IOC is not OPERATIONAL), the disk
+ * names the part under way, and the command comes back naming the host
+ * reset. Fails on the synchronous host reset: the poll that starts it
+ * returns only once the IOC is OPERATIONAL again. */
+static void test_host_reset_in_parts_does_not_hold_poll(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[128] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *other;
+    uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
+    bool named = false;
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    other = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->hang_armed = true;
+    model->hang_handle = 0x0009;
+    model->hang_lba = 4242;
+    model->tm_ignored = true;
+    model->reset_ns = 5 * NS_PER_S;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31 * NS_PER_S);
+    /* ABORT TASK and TARGET RESET are answered at once but give nothing
+     * back; then the diagnostic reset starts. */
+    for (int i = 0; i < 100 && !model->diag_resets; i++) {
+        t0 = plat_now_ns();
+        got += d->ops->poll(d, 0, c, 4);
+        assert_true(plat_now_ns() - t0 < NS_PER_S);
+    }
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(model->tm_aborts, 1);
+    assert_int_equal(model->tm_target_resets, 1);
+    assert_int_equal(got, 0);
+    /* 5 s of chip reset, looked at in 100 ms steps. */
+    for (int i = 0; i < 100 && !got; i++) {
+        plat_sim_advance_ns(100 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        assert_true(plat_now_ns() - t0 < NS_PER_S);
+        if (!got && model->state != ST_OPERATIONAL) {
+            assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 7, 1, buf2), BM_EBUSY);
+            d->ops->recovery(d, rec, sizeof(rec));
+            named |= strstr(rec, "host reset: diagnostic reset") != NULL || strstr(rec, "host reset: READY") != NULL;
+        }
+    }
+    if (!named)
+        fail_msg("the host reset's part was never named: \"%s\"", rec);
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 0);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    if (!strstr(c[0].detail, "(host reset)"))
+        fail_msg("completion does not name the step: \"%s\"", c[0].detail);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    /* The disks carry on. */
+    assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 7, 1, buf2), BM_OK);
+    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf2, 0x000a, 7, 512));
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "last recovery: host reset, "))
+        fail_msg("last recovery not named: \"%s\"", rec);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+    plat_free_pages(buf2, 4096);
 }
 
 /* An IOC that stays in FAULT (or RESET) through every reset: probe fails
@@ -2248,6 +2445,8 @@ int main(void)
         cmocka_unit_test(test_ir_members_hidden),
         cmocka_unit_test(test_queue_depth_per_device_type),
         cmocka_unit_test(test_busy_and_task_set_full_retried),
+        cmocka_unit_test(test_long_recovery_step_does_not_hold_the_controller),
+        cmocka_unit_test(test_host_reset_in_parts_does_not_hold_poll),
         cmocka_unit_test(test_sense_recovered_unit_attention_and_becoming_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
