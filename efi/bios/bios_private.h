@@ -6,6 +6,7 @@
 #define BAREMARK_BIOS_PRIVATE_H
 
 #include "../platform.h"
+#include "../disk/int13_io.h"
 
 /* The boot_params "zero page" (Documentation/arch/x86/zero-page.rst). */
 #define ZP_E820_ENTRIES 0x1e8   /* u8 */
@@ -87,7 +88,8 @@ uint64_t bios_rm_slowest_ns(void);
 #define BIOS_DRIVES_MAX 16
 
 struct bios_drive {
-    uint8_t dl;                 /* 80h.. */
+    uint8_t dl;                 /* 80h.. hard disks, 00h.. floppy drives (an emulated stick) */
+    struct i13_drive io;        /* the INT 13h calls (efi/disk/int13_io.c) */
     uint8_t edd_version;        /* AH from 41h */
     uint16_t flags;             /* AH=48h information flags (bit 2 removable) */
     uint64_t sectors;
@@ -105,7 +107,7 @@ struct bios_drive {
     bool retired;               /* its controller is a native driver's now */
 };
 
-/* Every INT 13h hard disk with EDD extensions (scanned once). */
+/* Every INT 13h drive that answers, with or without EDD (scanned once). */
 unsigned bios_drives(struct bios_drive **out);
 int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count, void *buf, uint8_t *status);
 void bios_drive_retire(struct bios_drive *d, const char *why);
