@@ -55,12 +55,15 @@ void bios_console_emergency(const char *s);
 
 /* ---- Real-mode BIOS calls (realmode_bios.S/.c) ----
  * Low memory of ours: the thunk page (code + GDT at BIOS_RM_BASE, the
- * register block at BIOS_RM_REGS, the real-mode stack below 0xa000) and the
+ * register block at BIOS_RM_REGS), the 8 KiB real-mode stack below 0x7000 and the
  * bounce buffer for BIOS data (0x10000-0x1ffff, segment 0x1000). Mirrored in
  * realmode_bios.S. */
 #define BIOS_RM_BASE 0x9000u
 #define BIOS_RM_BLOB_MAX 0x800u
 #define BIOS_RM_REGS 0x9800u
+#define BIOS_RM_STACK_LO 0x5000u        /* the real-mode stack: 0x5000-0x6fff, SS:SP = 0:0x7000 */
+#define BIOS_RM_STACK_TOP 0x7000u
+#define BIOS_RM_CANARY_BYTES 256u       /* its lowest bytes: touched = the stack nearly overflowed */
 #define BIOS_BOUNCE 0x10000u
 #define BIOS_BOUNCE_BYTES 0x10000u
 #define BIOS_BOUNCE_SEG 0x1000u
@@ -81,6 +84,8 @@ bool bios_rm_init(void);
 uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r);
 /* Was Esc pressed while the BIOS had the keyboard (during a BIOS call)? */
 bool bios_esc_seen(void);
+/* The deepest a BIOS call went into the real-mode stack so far, in bytes. */
+uint32_t bios_rm_stack_peak(void);
 /* The slowest BIOS call so far, in ns. */
 uint64_t bios_rm_slowest_ns(void);
 

@@ -195,7 +195,8 @@ void bios_stick_report(void)
                   ds[i].removable ? ", removable" : "");
     }
     bios_stick();
-    plat_diag("stick", "%s", stick_why);
+    plat_diag("stick", "%s; the BIOS calls so far used at most %u bytes of the %u-byte real-mode stack", stick_why,
+              (unsigned)bios_rm_stack_peak(), (unsigned)(BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO));
 }
 
 /* ---- Files: baremark.cfg ----------------------------------------------------- */
