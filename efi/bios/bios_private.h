@@ -134,8 +134,13 @@ long bios_stick_file_read(const char *path, char *buf, size_t cap);
 #define BIOS_REPORT_PATH "\\baremark\\results\\bios.html"
 /* Is there a results file on the stick to write (bios.jsonl)? */
 bool bios_results_available(void);
-/* The preallocated results file: NULL when there is none to write. */
-void *bios_results_create(void);
+/* The preallocated results file, this run's records appended after the
+ * earlier runs' (path: the name the UEFI build would give the file):
+ * NULL when there is none to write or no room. */
+void *bios_results_create(const char *path);
+/* "\baremark\results\bios.jsonl run 3 (NAME), 3.7 MiB left": where this
+ * run's records are (just the path before the file is open). */
+void bios_results_describe(char *out, size_t cap);
 /* The preallocated HTML report beside it, blank again and written from its
  * start (each call); NULL when there is none. Written like the results. */
 void *bios_report_create(void);
