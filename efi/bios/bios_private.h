@@ -138,7 +138,7 @@ bool bios_results_available(void);
  * earlier runs' (path: the name the UEFI build would give the file):
  * NULL when there is none to write or no room. */
 void *bios_results_create(const char *path);
-/* "\baremark\results\bios.jsonl run 3 (NAME), 3.7 MiB left": where this
+/* "\baremark\results\bios.jsonl run 3, 3.7 MiB left (NAME)": where this
  * run's records are (just the path before the file is open). */
 void bios_results_describe(char *out, size_t cap);
 /* The preallocated HTML report beside it, blank again and written from its

@@ -400,7 +400,7 @@ void *bios_results_create(const char *path)
 void *bios_report_create(void) { return file_begin(&report) ? &report : NULL; }
 
 /* Where this run's records are, for people and the records:
- * "\baremark\results\bios.jsonl run 3 (TIME-SERIAL.jsonl), 3.7 MiB left". */
+ * "\baremark\results\bios.jsonl run 3, 3.7 MiB left (TIME-SERIAL.jsonl)". */
 void bios_results_describe(char *out, size_t cap)
 {
     uint32_t left;
@@ -410,8 +410,8 @@ void bios_results_describe(char *out, size_t cap)
         return;
     }
     left = results.file->size - 1 - results.pos;
-    snprintf(out, cap, "%s run %u (%s), %u.%u MiB left", BIOS_RESULTS_PATH, results.runs_before + 1, run_name,
-             (unsigned)(left >> 20), (unsigned)(((uint64_t)(left & 0xfffff) * 10) >> 20));
+    snprintf(out, cap, "%s run %u, %u.%u MiB left (%s)", BIOS_RESULTS_PATH, results.runs_before + 1,
+             (unsigned)(left >> 20), (unsigned)(((uint64_t)(left & 0xfffff) * 10) >> 20), run_name);
 }
 
 /* n sectors at lba written from buf, then read back and compared. */
