@@ -110,6 +110,7 @@ struct bios_drive {
     bool has_sector1;           /* sector1 read at the scan (512-byte sectors only), */
     uint8_t sector1[512];       /* before any native driver ran: tells it from native disks */
     bool retired;               /* its controller is a native driver's now */
+    uint32_t errors_noted;      /* io's retries + halvings + CHS fallbacks already in a log record */
 };
 
 /* Every INT 13h drive that answers, with or without EDD (scanned once). */
@@ -117,6 +118,8 @@ unsigned bios_drives(struct bios_drive **out);
 int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count, void *buf, uint8_t *status);
 void bios_drive_retire(struct bios_drive *d, const char *why);
 void bios_drive_describe(const struct bios_drive *d, char *buf, size_t len);
+/* A log record of the retries, halvings and CHS fallbacks since the last one. */
+void bios_drive_note_errors(struct bios_drive *d);
 
 /* ---- The boot stick (stick_bios.c) ---- */
 /* Find the boot drive and its FAT volume (once); the boot drive or NULL. */

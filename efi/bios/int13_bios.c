@@ -158,3 +158,19 @@ void bios_drive_describe(const struct bios_drive *d, char *buf, size_t len)
     else
         snprintf(buf, len, "INT 13h drive %02xh, %s %s", d->dl, d->host_bus, d->interface);
 }
+
+/* A log record when the drive's INT 13h calls needed retries, smaller
+ * transfers or CHS since the last one (how a USB stick behind a BIOS's SMM
+ * emulation is doing). */
+void bios_drive_note_errors(struct bios_drive *d)
+{
+    uint32_t sum = d->io.retries + d->io.halvings + d->io.chs_fallbacks;
+
+    if (sum == d->errors_noted)
+        return;
+    d->errors_noted = sum;
+    plat_diag("int13", "drive %02xh: %u INT 13h calls tried again after a disk reset (last BIOS status %02xh), "
+              "%u transfer size halvings (now %u blocks at most), %u fallbacks to CHS%s",
+              d->dl, (unsigned)d->io.retries, d->io.last_error, (unsigned)d->io.halvings, (unsigned)d->io.max_blocks,
+              (unsigned)d->io.chs_fallbacks, d->io.edd ? "" : " (it is driven through CHS)");
+}

@@ -191,9 +191,15 @@ void bios_stick_report(void)
     n = bios_drives(&ds);
     for (unsigned i = 0; i < n; i++) {
         bios_drive_describe(&ds[i], what, sizeof(what));
-        plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)ds[i].sectors,
-                  ds[i].bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
-                  ds[i].removable ? ", removable" : "");
+        if (ds[i].io.edd)
+            plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)ds[i].sectors,
+                      ds[i].bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
+                      ds[i].removable ? ", removable" : "");
+        else
+            plat_diag("int13", "%s: %llu sectors of %u bytes, no EDD: CHS %u cylinders, %u heads, %u sectors%s", what,
+                      (unsigned long long)ds[i].sectors, ds[i].bytes_per_sector, ds[i].io.cyls, ds[i].io.heads,
+                      ds[i].io.spt, ds[i].removable ? ", removable" : "");
+        bios_drive_note_errors(&ds[i]);
     }
     bios_stick();
     plat_diag("stick", "%s; the BIOS calls so far used at most %u bytes of the %u-byte real-mode stack", stick_why,
@@ -485,6 +491,7 @@ static int results_sync(struct stick_results *r, bool final)
     r->syncing = true;
     for (;;) {
         rc = results_sync_once(r);
+        bios_drive_note_errors(stick);
         if (rc == BM_OK) {
             if (r->failed_syncs)
                 plat_diag("stick", "%s: written after %u failed tries", r->file->path, r->failed_syncs);
