@@ -266,7 +266,7 @@ bool bios_results_available(void) { return bios_stick() && vol && results_file.s
  * flushes) before the file is given up. */
 #define RESULTS_MIN_ROOM (64u * 1024)       /* less than this left: this run's records are not written */
 #define RESULTS_SYNC_TRIES 3
-#define RESULTS_RETRY_PAUSE_NS 500000000ull
+#define RESULTS_RETRY_PAUSE_NS 200000000ull   /* between tries of a failed flush */
 #define SYNC_CHUNK 64u                      /* sectors per write (and read back) */
 
 struct stick_results {
@@ -281,6 +281,7 @@ struct stick_results {
     uint64_t flushed_ns;
     unsigned failed_syncs;      /* flushes in a row that could not write */
     bool syncing;
+    bool closing;               /* the final flush (the end record is written) */
     bool stopped;
 };
 
@@ -377,8 +378,9 @@ static bool file_begin(struct stick_results *r)
     r->dirty_lo = r->base;
     r->dirty_hi = r->pos > r->base ? r->pos : r->base;
     r->pos = r->base;
-    r->flushed_ns = plat_now_ns();
+    r->flushed_ns = 0;  /* the first record (the run record) goes to the stick at once */
     r->stopped = false;
+    r->closing = false;
     r->failed_syncs = 0;
     return true;
 }
@@ -491,7 +493,8 @@ static int results_sync(struct stick_results *r, bool final)
     r->syncing = true;
     for (;;) {
         rc = results_sync_once(r);
-        bios_drive_note_errors(stick);
+        if (!r->closing)
+            bios_drive_note_errors(stick);  /* not after the end record */
         if (rc == BM_OK) {
             if (r->failed_syncs)
                 plat_diag("stick", "%s: written after %u failed tries", r->file->path, r->failed_syncs);
@@ -504,8 +507,8 @@ static int results_sync(struct stick_results *r, bool final)
             break;
         }
         if (!final) {
-            rc = BM_OK;     /* kept dirty: tried again at the next flush */
-            r->flushed_ns = plat_now_ns();
+            rc = BM_OK;     /* kept dirty: tried again at the next flush a pause from now */
+            r->flushed_ns = plat_now_ns() - RESULTS_FLUSH_NS + RESULTS_RETRY_PAUSE_NS;
             break;
         }
         plat_delay_ns(RESULTS_RETRY_PAUSE_NS);
@@ -548,8 +551,9 @@ int bios_results_flush(void *f, bool now)
         plat_diag("stick", "%s", pending_note);    /* held by record.c until this record reached every sink */
         pending_note[0] = '\0';
     }
-    if (!now && plat_now_ns() - r->flushed_ns < RESULTS_FLUSH_NS)
+    if (!now && r->flushed_ns && plat_now_ns() - r->flushed_ns < RESULTS_FLUSH_NS)
         return BM_OK;
+    r->closing = now;   /* plat_file_close: the last flush */
     return results_sync(r, now);
 }
 
