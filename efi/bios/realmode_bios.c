@@ -86,29 +86,30 @@ bool bios_rm_init(void)
  * after it the lowest byte that changed tells how deep the BIOS went (the
  * "stack painting" of RTOS stack checks). GRUB gives BIOS calls some 8 KiB;
  * a vendor ROM needing more spoils the canary, and that is a record. */
-static volatile uint8_t *rm_stack(void)
+static volatile uint64_t *rm_stack(void)
 {
     uintptr_t at = BIOS_RM_STACK_LO;
     __asm__("" : "+r"(at));     /* a low address, not an empty object (-Warray-bounds) */
-    return (volatile uint8_t *)at;
+    return (volatile uint64_t *)at;
 }
 
+/* 8 bytes at a time: some microseconds per call, nothing beside a BIOS disk request. */
 static void stack_paint(void)
 {
-    volatile uint8_t *st = rm_stack();
+    volatile uint64_t *st = rm_stack();
 
-    for (unsigned i = 0; i < BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO; i++)
-        st[i] = RM_STACK_FILL;
+    for (unsigned i = 0; i < (BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO) / 8; i++)
+        st[i] = RM_STACK_FILL * 0x0101010101010101ull;
 }
 
 static void stack_check(uint8_t vector, const struct bios_rm_regs *in)
 {
-    volatile uint8_t *st = rm_stack();
+    volatile uint64_t *st = rm_stack();
     unsigned n = BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO, low = 0;
     uint32_t depth;
 
-    while (low < n && st[low] == RM_STACK_FILL)
-        low++;
+    while (low < n && st[low / 8] == RM_STACK_FILL * 0x0101010101010101ull)
+        low += 8;
     depth = n - low;
     if (depth > rm_stack_peak)
         rm_stack_peak = depth;

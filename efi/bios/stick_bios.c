@@ -378,7 +378,8 @@ static bool file_begin(struct stick_results *r)
     r->dirty_lo = r->base;
     r->dirty_hi = r->pos > r->base ? r->pos : r->base;
     r->pos = r->base;
-    r->flushed_ns = 0;  /* the first record (the run record) goes to the stick at once */
+    /* The results' first record (the run record) goes to the stick at once. */
+    r->flushed_ns = r->append ? 0 : plat_now_ns();
     r->stopped = false;
     r->closing = false;
     r->failed_syncs = 0;

@@ -171,8 +171,13 @@ static bool chs_rw(struct i13_drive *d, bool write, uint64_t lba, uint32_t n, ui
             k = d->max_blocks;
         if (write)
             memcpy(d->bounce, b, (size_t)k * bps);
-        if (!chs_once(d, write, lba, k, &r))
-            return false;
+        if (!chs_once(d, write, lba, k, &r)) {
+            if (k == 1)
+                return false;
+            d->max_blocks = k / 2;  /* halved as the extended requests are */
+            d->halvings++;
+            continue;
+        }
         if (!write)
             memcpy(b, d->bounce, (size_t)k * bps);
         b += (size_t)k * bps;

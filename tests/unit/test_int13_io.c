@@ -308,6 +308,20 @@ static void test_edd_that_never_works_falls_back_to_chs_for_good(void **state)
     assert_int_equal(m->ext_calls, 0);      /* straight to CHS now */
 }
 
+static void test_chs_requests_are_halved_too(void **state)
+{
+    struct model *m = model_new(false);
+    struct i13_drive d;
+
+    (void)state;
+    drive_init(&d, m);
+    assert_true(i13_probe(&d));
+    m->max_blocks = 8;              /* a BIOS that takes at most 8 sectors through CHS */
+    check_read(&d, m, 3, 100);
+    assert_true(m->biggest <= 8);
+    assert_true(d.max_blocks <= 8 && d.halvings >= 1);   /* the first request (15 sectors to the track end) halved */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_no_edd_goes_through_chs_with_the_ah08_geometry),
         cmocka_unit_test(test_a_failed_ah41h_is_asked_again_after_a_reset),
         cmocka_unit_test(test_edd_that_never_works_falls_back_to_chs_for_good),
+        cmocka_unit_test(test_chs_requests_are_halved_too),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
