@@ -86,3 +86,45 @@ def test_bios_hybrid_stick_survives_transient_read_and_write_errors_and_a_readon
     assert [r for r in ro.of_type("log") if r["where"] == "stick" and "INT 13h write of" in r["message"]]
     again, _ = _file_records(image)
     assert again == records, "the read-only stick changed"
+
+
+def test_bios_stick_emulated_as_a_floppy_reads_its_cfg_and_keeps_results():
+    """A stick a BIOS emulates as a floppy (drive 00h, no EDD): here a
+    2.88 MB FAT12 floppy with SYSLINUX on QEMU's i440fx floppy controller.
+    SYSLINUX boots it, baremark finds it among the floppy drives (the one
+    holding bios.jsonl), reads its baremark.cfg and writes its records into
+    bios.jsonl through CHS (AH=02h/03h with the AH=08h geometry)."""
+    workdir = qemu.tempdir("baremark-floppy-")
+    fd = os.path.join(workdir, "fd.img")
+    subprocess.run(["mkfs.fat", "-C", fd, "2880"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["syslinux", "--install", fd], check=True)
+    cfg = os.path.join(workdir, "syslinux.cfg")
+    with open(cfg, "w") as f:
+        f.write("DEFAULT baremark\nPROMPT 0\nTIMEOUT 0\nLABEL baremark\n  LINUX /baremark.bin\n")
+    jsonl = os.path.join(workdir, "bios.jsonl")
+    with open(jsonl, "w") as f:
+        f.write(" " * (512 * 1024 - 1) + "\n")
+    bcfg = os.path.join(workdir, "baremark.cfg")
+    with open(bcfg, "w") as f:
+        f.write("mem=off\ndisk=off\nexit=shutdown\n")
+    for args in (["mcopy", "-i", fd, cfg, "::/syslinux.cfg"],
+                 ["mcopy", "-i", fd, os.path.join(qemu.BUILD, "baremark.bin"), "::/baremark.bin"],
+                 ["mmd", "-i", fd, "::/baremark", "::/baremark/results"],
+                 ["mcopy", "-i", fd, jsonl, "::/baremark/results/bios.jsonl"],
+                 ["mcopy", "-i", fd, bcfg, "::/baremark/baremark.cfg"]):
+        subprocess.run(args, check=True)
+    serial = os.path.join(workdir, "serial.log")
+    cmd = ["qemu-system-x86_64", "-machine", "pc", "-m", "512", "-smp", "1", "-cpu", "max",
+           "-serial", "file:" + serial, "-display", "none", "-net", "none", "-no-reboot",
+           "-drive", "if=floppy,index=0,format=raw,file=" + fd, "-boot", "a"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timed_out = qemu.wait_for_qemu(proc, serial, 120, end_grace=15)
+    text = qemu.read_text(serial)
+    run = qemu.Run(text, qemu.parse_records(text), proc.returncode, timed_out, 0, workdir, fd)
+    assert not run.timed_out and run.returncode == 0, run.serial[-3000:]
+    assert run.records[0]["config_files"] == ["baremark.cfg"], run.records[0]
+    assert run.records[0]["results_file"].startswith("\\baremark\\results\\bios.jsonl run 1, "), run.records[0]
+    assert run.end()["status"] == "ok", run.end()
+    text = subprocess.run(["mtype", "-i", fd, BIOS_RESULTS], check=True, stdout=subprocess.PIPE).stdout.decode()
+    records = [json.loads(line) for line in text.split("\n") if line.strip()]
+    assert records == run.records, (len(records), len(run.records))
