@@ -106,7 +106,7 @@ def test_bios_stick_emulated_as_a_floppy_reads_its_cfg_and_keeps_results():
         f.write(" " * (512 * 1024 - 1) + "\n")
     bcfg = os.path.join(workdir, "baremark.cfg")
     with open(bcfg, "w") as f:
-        f.write("mem=off\ndisk=off\nexit=shutdown\n")
+        f.write("mem=off\ndisk=quick\ntime=1\nexit=shutdown\n")
     for args in (["mcopy", "-i", fd, cfg, "::/syslinux.cfg"],
                  ["mcopy", "-i", fd, os.path.join(qemu.BUILD, "baremark.bin"), "::/baremark.bin"],
                  ["mmd", "-i", fd, "::/baremark", "::/baremark/results"],
@@ -125,6 +125,11 @@ def test_bios_stick_emulated_as_a_floppy_reads_its_cfg_and_keeps_results():
     assert run.records[0]["config_files"] == ["baremark.cfg"], run.records[0]
     assert run.records[0]["results_file"].startswith("\\baremark\\results\\bios.jsonl run 1, "), run.records[0]
     assert run.end()["status"] == "ok", run.end()
+    # Drive 00h, through CHS, and the boot disk (never written).
+    drives = [r["message"] for r in run.of_type("log") if r["where"] == "int13" and r["message"].startswith("INT 13h drive 00h")]
+    assert drives and "no EDD: CHS 80 cylinders, 2 heads, 36 sectors" in drives[0], [r for r in run.of_type("log")]
+    stick = [r["message"] for r in run.of_type("log") if r["where"] == "stick"]
+    assert stick and stick[0].startswith("booted from INT 13h drive 00h"), stick
     text = subprocess.run(["mtype", "-i", fd, BIOS_RESULTS], check=True, stdout=subprocess.PIPE).stdout.decode()
     records = [json.loads(line) for line in text.split("\n") if line.strip()]
     assert records == run.records, (len(records), len(run.records))
