@@ -118,8 +118,7 @@ static void emit_run_record(const char *iso_time)
     json_arr_end(&r.j);
     json_str(&r.j, "time", iso_time);
     run_ident_json(&run_id, &r.j);
-    if (results_stored[0])
-        json_str(&r.j, "results_file", results_stored);
+    json_str(&r.j, "results_file", results_stored);     /* "" when no results file is written */
     serial_plan_json(&serial_plan, &r.j);
     screen_json(&r.j);
     snprintf(human, sizeof(human), "baremark %s  %s  run %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
