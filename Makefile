@@ -183,11 +183,14 @@ SB_KEY ?=
 SB_CERT ?=
 SB_SHIM ?=
 # BIOS_RESULTS_MIB: size of the stick's preallocated bios.jsonl (default 4).
-SB_SETTINGS := key=$(SB_KEY) cert=$(SB_CERT) shim=$(SB_SHIM) bios_results=$(BIOS_RESULTS_MIB)
+# BIOS_MBR=hybrid: a hybrid MBR with an active FAT32 entry and SYSLINUX's mbr.bin, for BIOSes
+# that boot only a disk with an active partition (docs/bios.md "Which image to try").
+BIOS_MBR ?=
+SB_SETTINGS := key=$(SB_KEY) cert=$(SB_CERT) shim=$(SB_SHIM) bios_results=$(BIOS_RESULTS_MIB) bios_mbr=$(BIOS_MBR)
 image: $(BUILD)/baremark.img
 # The image boots legacy BIOS machines too: SYSLINUX loads baremark.bin from the same ESP.
 $(BUILD)/baremark.img: $(BUILD)/baremark.efi $(BUILD)/baremark.bin boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
-	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" BIOS_BIN=$(BUILD)/baremark.bin BIOS_RESULTS_MIB="$(BIOS_RESULTS_MIB)" \
+	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" BIOS_BIN=$(BUILD)/baremark.bin BIOS_RESULTS_MIB="$(BIOS_RESULTS_MIB)" BIOS_MBR="$(BIOS_MBR)" \
 	  bash boot/mkimage.sh $(BUILD)/baremark.efi boot/baremark.cfg $@
 # Rewritten only when the signing settings change, so switching them rebuilds the image.
 $(BUILD)/sb-settings: FORCE

@@ -30,6 +30,16 @@
 # The FAT's hidden-sectors field is set to the partition's start (2048) so
 # that SYSLINUX's boot sector finds itself on the disk.
 #
+# BIOS_MBR=hybrid (with BIOS_BIN): for BIOSes that boot only a disk whose MBR
+# has an active partition (many 2006-2012 servers and desktops skip a disk
+# with only the protective 0xEE entry). Sector 0 gets SYSLINUX's mbr.bin
+# (it loads the active partition's boot sector) and a hybrid MBR as gdisk
+# makes one: entry 1 type 0xEE over the GPT (sectors 1..start-1), entry 2
+# type 0x0C (FAT32, LBA), active (80h), over the ESP. The GPT is unchanged.
+# UEFI firmware that holds to the UEFI spec treats such a disk as an MBR
+# disk and may refuse it or boot it from the FAT entry: the default
+# (protective MBR + gptmbr.bin) is the one to try first.
+#
 # Secure Boot, from the environment (make image passes them on):
 #   SB_KEY=key.pem SB_CERT=cert.pem  sign baremark.efi with sbsign before it goes
 #       on the stick (for machines whose db trusts that certificate).
@@ -42,7 +52,7 @@
 #   SB_SHIM_DIR  where shimx64.efi.signed and mmx64.efi.signed are (/usr/lib/shim).
 set -euo pipefail
 efi=$1 cfg=$2 out=$3 size_mib=${4:-64}
-bios_bin=${BIOS_BIN:-} bios_append=${BIOS_APPEND:-} results_mib=${BIOS_RESULTS_MIB:-4}
+bios_bin=${BIOS_BIN:-} bios_append=${BIOS_APPEND:-} results_mib=${BIOS_RESULTS_MIB:-4} bios_mbr=${BIOS_MBR:-}
 sb_key=${SB_KEY:-} sb_cert=${SB_CERT:-} sb_shim=${SB_SHIM:-} shim_dir=${SB_SHIM_DIR:-/usr/lib/shim}
 die() { echo "mkimage.sh: $*" >&2; exit 1; }
 if [ -n "$sb_key$sb_cert" ] && { [ -z "$sb_key" ] || [ -z "$sb_cert" ]; }; then
@@ -54,8 +64,14 @@ case "$sb_shim" in
     *) die "SB_SHIM is 1 or empty, not '$sb_shim'" ;;
 esac
 
+case "$bios_mbr" in
+    ""|gpt) bios_mbr="" ;;
+    hybrid) [ -n "$bios_bin" ] || die "BIOS_MBR=hybrid is for the legacy BIOS boot: it needs BIOS_BIN (make image passes it)" ;;
+    *) die "BIOS_MBR is hybrid or empty, not '$bios_mbr'" ;;
+esac
 if [ -n "$bios_bin" ]; then
     [ -f "$bios_bin" ] || die "BIOS_BIN=$bios_bin missing (make bios)"
+    [ -z "$bios_mbr" ] || [ -f /usr/lib/syslinux/mbr/mbr.bin ] || die "/usr/lib/syslinux/mbr/mbr.bin missing (Debian: apt install syslinux-common)"
     for f in /usr/lib/syslinux/mbr/gptmbr.bin /usr/lib/syslinux/modules/bios/ldlinux.c32; do
         [ -f "$f" ] || die "$f missing (Debian: apt install syslinux syslinux-common)"
     done
@@ -124,7 +140,20 @@ truncate -s $((total * 512)) "$out.tmp"
 sgdisk --clear --disk-guid="$disk_guid" --new=1:$start:$end --typecode=1:EF00 --change-name=1:"baremark ESP" \
     ${bios_bin:+--attributes=1:set:2} "$out.tmp" >/dev/null
 dd if="$tmp/esp.fat" of="$out.tmp" bs=512 seek=$start conv=notrunc status=none
-if [ -n "$bios_bin" ]; then
+# One MBR partition entry (16 bytes at 446 + 16 * (n - 1)): boot flag,
+# CHS start FE FF FF (LBA only), type, CHS end FE FF FF, first LBA, sectors.
+mbr_entry() {  # n flag type first sectors
+    local hex
+    hex=$(printf '\\x%02x\\xfe\\xff\\xff\\x%02x\\xfe\\xff\\xff' "$2" "$3")
+    hex="$hex$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($4 & 255)) $(($4 >> 8 & 255)) $(($4 >> 16 & 255)) $(($4 >> 24 & 255)))"
+    hex="$hex$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($5 & 255)) $(($5 >> 8 & 255)) $(($5 >> 16 & 255)) $(($5 >> 24 & 255)))"
+    printf "$hex" | dd of="$out.tmp" bs=1 seek=$((446 + 16 * ($1 - 1))) conv=notrunc status=none
+}
+if [ -n "$bios_bin" ] && [ -n "$bios_mbr" ]; then
+    dd if=/usr/lib/syslinux/mbr/mbr.bin of="$out.tmp" bs=440 count=1 conv=notrunc status=none
+    mbr_entry 1 0 0xee 1 $((start - 1))
+    mbr_entry 2 0x80 0x0c $start $((end - start + 1))
+elif [ -n "$bios_bin" ]; then
     dd if=/usr/lib/syslinux/mbr/gptmbr.bin of="$out.tmp" bs=440 count=1 conv=notrunc status=none
 fi
 mv "$out.tmp" "$out"
@@ -133,4 +162,5 @@ how=unsigned
 [ -n "$sb_shim" ] && how="$how, behind shim (enroll \\baremark\\baremark-mok.cer in MokManager once)"
 boots="UEFI"
 [ -n "$bios_bin" ] && boots="UEFI and legacy BIOS (SYSLINUX, ${results_mib} MiB bios.jsonl, 1 MiB bios.html)"
+[ -n "$bios_mbr" ] && boots="$boots, hybrid MBR with an active FAT32 entry"
 echo "built $out (${size_mib} MiB, ESP at sector $start, disk GUID $disk_guid, $boots, baremark $how)"

@@ -98,6 +98,10 @@ static void open_serial(const struct config *c)
         sinks_add(sink_serial());
 }
 
+/* Where this run's results file is, as its volume names it (a legacy BIOS
+ * says which run of its preallocated file and how much room is left). */
+static char results_stored[256];
+
 static void emit_run_record(const char *iso_time)
 {
     static struct record r;
@@ -114,6 +118,7 @@ static void emit_run_record(const char *iso_time)
     json_arr_end(&r.j);
     json_str(&r.j, "time", iso_time);
     run_ident_json(&run_id, &r.j);
+    json_str(&r.j, "results_file", results_stored);     /* "" when no results file is written */
     serial_plan_json(&serial_plan, &r.j);
     screen_json(&r.j);
     snprintf(human, sizeof(human), "baremark %s  %s  run %s  options: %s%s%s", BAREMARK_VERSION, iso_time,
@@ -298,6 +303,7 @@ int baremark_main(int *exit_mode)
             sinks_add(fs);
             /* The HTML report beside it, written at sinks_close (report/html.h). */
             sinks_add(sink_html(path));
+            plat_file_stored_as(path, results_stored, sizeof(results_stored));
             why[0] = '\0';
             file_written = true;
         }

@@ -90,6 +90,56 @@ void record_begin(struct record *r, const char *type)
         json_u64(&r->j, "pass", current_pass);
 }
 
+/* A record a sink emits while another is on its way to the sinks (a
+ * platform's results file saying a write failed, from inside the file
+ * sink) is held and sent on once that one has reached every sink: the
+ * record buffers are static, so sending it at once would change the first
+ * record under the sinks after it. Held records carry no metric. */
+#define HELD_MAX 4
+struct held_record {
+    char type[24];
+    char json[RECORD_MAX_BYTES];
+    char human[1024];
+    bool has_human;
+};
+static struct held_record held[HELD_MAX];
+static unsigned held_n, held_dropped, emit_depth;
+
+static void hold_record(struct record *r, const char *human)
+{
+    struct held_record *h;
+
+    if (held_n >= HELD_MAX) {
+        held_dropped++;
+        return;
+    }
+    h = &held[held_n++];
+    bm_strlcpy(h->type, r->type, sizeof(h->type));
+    bm_strlcpy(h->json, json_text(&r->j), sizeof(h->json));
+    h->has_human = human != NULL;
+    bm_strlcpy(h->human, human ? human : "", sizeof(h->human));
+}
+
+static void emit_held(void)
+{
+    static struct held_record out;
+
+    while (held_n) {
+        out = held[0];
+        memmove(&held[0], &held[1], (held_n - 1) * sizeof(held[0]));
+        held_n--;
+        for (unsigned i = 0; i < nsinks; i++)
+            if (sinks[i]->record)
+                sinks[i]->record(sinks[i], out.type, out.json, out.has_human ? out.human : NULL);
+        if (json_observer)
+            json_observer(out.type, out.json);
+    }
+    if (held_dropped) {
+        plat_log("%u records emitted from inside a sink were dropped (more than %u at once)", held_dropped, HELD_MAX);
+        held_dropped = 0;
+    }
+}
+
 void record_emit(struct record *r, const char *human)
 {
     while (r->j.depth > 0)
@@ -105,6 +155,11 @@ void record_emit(struct record *r, const char *human)
         r->metric.set = false;
         nerrors++;
     }
+    if (emit_depth) {
+        hold_record(r, human);
+        return;
+    }
+    emit_depth++;
     for (unsigned i = 0; i < nsinks; i++)
         if (sinks[i]->record)
             sinks[i]->record(sinks[i], r->type, json_text(&r->j), human);
@@ -112,6 +167,8 @@ void record_emit(struct record *r, const char *human)
         observer(r->type, &r->metric);
     if (json_observer)
         json_observer(r->type, json_text(&r->j));
+    emit_held();
+    emit_depth--;
 }
 
 static void emit_message(const char *type, const char *label, const char *where, const char *fmt, va_list ap)

@@ -6,6 +6,7 @@
 #define BAREMARK_BIOS_PRIVATE_H
 
 #include "../platform.h"
+#include "../disk/int13_io.h"
 
 /* The boot_params "zero page" (Documentation/arch/x86/zero-page.rst). */
 #define ZP_E820_ENTRIES 0x1e8   /* u8 */
@@ -54,12 +55,15 @@ void bios_console_emergency(const char *s);
 
 /* ---- Real-mode BIOS calls (realmode_bios.S/.c) ----
  * Low memory of ours: the thunk page (code + GDT at BIOS_RM_BASE, the
- * register block at BIOS_RM_REGS, the real-mode stack below 0xa000) and the
+ * register block at BIOS_RM_REGS), the 8 KiB real-mode stack below 0x7000 and the
  * bounce buffer for BIOS data (0x10000-0x1ffff, segment 0x1000). Mirrored in
  * realmode_bios.S. */
 #define BIOS_RM_BASE 0x9000u
 #define BIOS_RM_BLOB_MAX 0x800u
 #define BIOS_RM_REGS 0x9800u
+#define BIOS_RM_STACK_LO 0x5000u        /* the real-mode stack: 0x5000-0x6fff, SS:SP = 0:0x7000 */
+#define BIOS_RM_STACK_TOP 0x7000u
+#define BIOS_RM_CANARY_BYTES 256u       /* its lowest bytes: touched = the stack nearly overflowed */
 #define BIOS_BOUNCE 0x10000u
 #define BIOS_BOUNCE_BYTES 0x10000u
 #define BIOS_BOUNCE_SEG 0x1000u
@@ -80,6 +84,8 @@ bool bios_rm_init(void);
 uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r);
 /* Was Esc pressed while the BIOS had the keyboard (during a BIOS call)? */
 bool bios_esc_seen(void);
+/* The deepest a BIOS call went into the real-mode stack so far, in bytes. */
+uint32_t bios_rm_stack_peak(void);
 /* The slowest BIOS call so far, in ns. */
 uint64_t bios_rm_slowest_ns(void);
 
@@ -87,7 +93,8 @@ uint64_t bios_rm_slowest_ns(void);
 #define BIOS_DRIVES_MAX 16
 
 struct bios_drive {
-    uint8_t dl;                 /* 80h.. */
+    uint8_t dl;                 /* 80h.. hard disks, 00h.. floppy drives (an emulated stick) */
+    struct i13_drive io;        /* the INT 13h calls (efi/disk/int13_io.c) */
     uint8_t edd_version;        /* AH from 41h */
     uint16_t flags;             /* AH=48h information flags (bit 2 removable) */
     uint64_t sectors;
@@ -103,13 +110,16 @@ struct bios_drive {
     bool has_sector1;           /* sector1 read at the scan (512-byte sectors only), */
     uint8_t sector1[512];       /* before any native driver ran: tells it from native disks */
     bool retired;               /* its controller is a native driver's now */
+    uint32_t errors_noted;      /* io's retries + halvings + CHS fallbacks already in a log record */
 };
 
-/* Every INT 13h hard disk with EDD extensions (scanned once). */
+/* Every INT 13h drive that answers, with or without EDD (scanned once). */
 unsigned bios_drives(struct bios_drive **out);
 int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count, void *buf, uint8_t *status);
 void bios_drive_retire(struct bios_drive *d, const char *why);
 void bios_drive_describe(const struct bios_drive *d, char *buf, size_t len);
+/* A log record of the retries, halvings and CHS fallbacks since the last one. */
+void bios_drive_note_errors(struct bios_drive *d);
 
 /* ---- The boot stick (stick_bios.c) ---- */
 /* Find the boot drive and its FAT volume (once); the boot drive or NULL. */
@@ -127,8 +137,13 @@ long bios_stick_file_read(const char *path, char *buf, size_t cap);
 #define BIOS_REPORT_PATH "\\baremark\\results\\bios.html"
 /* Is there a results file on the stick to write (bios.jsonl)? */
 bool bios_results_available(void);
-/* The preallocated results file: NULL when there is none to write. */
-void *bios_results_create(void);
+/* The preallocated results file, this run's records appended after the
+ * earlier runs' (path: the name the UEFI build would give the file):
+ * NULL when there is none to write or no room. */
+void *bios_results_create(const char *path);
+/* "\baremark\results\bios.jsonl run 3, 3.7 MiB left (NAME)": where this
+ * run's records are (just the path before the file is open). */
+void bios_results_describe(char *out, size_t cap);
 /* The preallocated HTML report beside it, blank again and written from its
  * start (each call); NULL when there is none. Written like the results. */
 void *bios_report_create(void);

@@ -28,14 +28,17 @@ void *plat_file_create(const char *path)
     if (strchr(path, ':'))
         return NULL;
     if (has_suffix(path, ".jsonl"))
-        return bios_results_create();
+        return bios_results_create(path);
     if (has_suffix(path, ".html"))
         return bios_report_create();
     return NULL;
 }
 void plat_file_stored_as(const char *path, char *out, size_t cap)
 {
-    bm_strlcpy(out, has_suffix(path, ".html") ? BIOS_REPORT_PATH : BIOS_RESULTS_PATH, cap);
+    if (has_suffix(path, ".html"))
+        bm_strlcpy(out, BIOS_REPORT_PATH, cap);
+    else
+        bios_results_describe(out, cap);
 }
 
 int plat_file_write(void *f, const void *data, size_t len) { return bios_results_write(f, data, len); }

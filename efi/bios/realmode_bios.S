@@ -14,11 +14,18 @@
  *
  * Real-mode code must run below 1 MiB: rm_blob..rm_blob_end is copied to
  * RM_BASE (0x9000) by bios_rm_init() and runs there; the 64-bit entry and
- * exit (bios_rm_call / rm_back) stay in the payload. Our low page:
+ * exit (bios_rm_call / rm_back) stay in the payload. Our low memory:
+ *   0x5000-0x6fff  the real-mode stack (SS:SP = 0:0x7000), 8 KiB as GRUB
+ *                  gives BIOS calls: vendor option ROMs chaining INT 13h
+ *                  (RAID, USB, SCSI) run on it. Its lowest 256 bytes are a
+ *                  canary realmode_bios.c checks after each call; below it
+ *                  (0x500-0x4fff) is nothing of ours, so an overflow spoils
+ *                  neither this code nor the saved state.
+ *   0x7000-0x7fff  free (a gap above the stack)
  *   0x9000-0x97ff  this code and its GDT
  *   0x9800-0x983f  struct bios_rm_regs (the call's registers, in and out)
- *   0x9840-0x989f  the long-mode state saved across the call
- *   0x98a0-0x9fff  the real-mode stack (SS:SP = 0:0xa000)
+ *   0x9840-0x989f  the long-mode state saved across the call (above the
+ *                  stack's top: a stack grows down, away from it)
  * The constants are mirrored in bios_private.h. */
 #define RM_BASE 0x9000
 #define RM_REGS 0x9800
@@ -31,7 +38,7 @@
 #define RM_SAVE_IDTR 0x9880
 #define RM_SAVE_CS 0x9890
 #define RM_SAVE_DS 0x9892
-#define RM_STACK_TOP 0xa000
+#define RM_STACK_TOP 0x7000
 
 /* struct bios_rm_regs (bios_private.h) */
 #define R_EAX 0

@@ -1,6 +1,6 @@
 /* BIOS interrupts from long mode (bios_int), through the real-mode thunk of
  * realmode_bios.S, and the low memory it uses: the thunk page at 0x9000 and
- * the 64 KiB bounce buffer at 0x10000 (both below 1 MiB, never handed out by
+ * the 8 KiB real-mode stack at 0x5000-0x6fff and the 64 KiB bounce buffer at 0x10000 (all below 1 MiB, never handed out by
  * memory_bios.c; smp16's AP trampoline has 0x8000).
  *
  * A BIOS handler runs with our CPU in real mode and nothing of ours in
@@ -17,8 +17,12 @@ int bios_rm_call(void);
 
 #define BIOS_RM_SLOW_NS 2000000000ull   /* a disk read that took 2 s is worth a line */
 
+#define RM_STACK_FILL 0xa5          /* what the stack holds before each call */
+
 static bool rm_ready;
 static uint64_t rm_slowest_ns;
+static uint32_t rm_stack_peak;
+static bool rm_canary_told;
 static bool esc_seen;
 
 /* BIOS data area keyboard buffer (IBM PC/AT BIOS: head/tail offsets from
@@ -78,6 +82,49 @@ bool bios_rm_init(void)
     return true;
 }
 
+/* The real-mode stack filled with RM_STACK_FILL before a call, so that
+ * after it the lowest byte that changed tells how deep the BIOS went (the
+ * "stack painting" of RTOS stack checks). GRUB gives BIOS calls some 8 KiB;
+ * a vendor ROM needing more spoils the canary, and that is a record. */
+static volatile uint64_t *rm_stack(void)
+{
+    uintptr_t at = BIOS_RM_STACK_LO;
+    __asm__("" : "+r"(at));     /* a low address, not an empty object (-Warray-bounds) */
+    return (volatile uint64_t *)at;
+}
+
+/* 8 bytes at a time: some microseconds per call, nothing beside a BIOS disk request. */
+static void stack_paint(void)
+{
+    volatile uint64_t *st = rm_stack();
+
+    for (unsigned i = 0; i < (BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO) / 8; i++)
+        st[i] = RM_STACK_FILL * 0x0101010101010101ull;
+}
+
+static void stack_check(uint8_t vector, const struct bios_rm_regs *in)
+{
+    volatile uint64_t *st = rm_stack();
+    unsigned n = BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO, low = 0;
+    uint32_t depth;
+
+    while (low < n && st[low / 8] == RM_STACK_FILL * 0x0101010101010101ull)
+        low += 8;
+    depth = n - low;
+    if (depth > rm_stack_peak)
+        rm_stack_peak = depth;
+    if (low < BIOS_RM_CANARY_BYTES && !rm_canary_told) {
+        rm_canary_told = true;
+        plat_diag("realmode",
+                  "BIOS INT %02xh AX=%04x used %u bytes of the %u-byte real-mode stack: it reached the %u-byte canary "
+                  "at its bottom (0x%x), so it may have overflowed below it (nothing of baremark's is there)",
+                  vector, (unsigned)(in->eax & 0xffff), (unsigned)depth, n, (unsigned)BIOS_RM_CANARY_BYTES,
+                  (unsigned)BIOS_RM_STACK_LO);
+    }
+}
+
+uint32_t bios_rm_stack_peak(void) { return rm_stack_peak; }
+
 /* INT vector with the registers in r; r gets the registers the BIOS left.
  * Returns the call's duration in nanoseconds. */
 uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r)
@@ -87,12 +134,16 @@ uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r)
 
     if (!bios_rm_init())
         return 0;
+    struct bios_rm_regs in = *r;
+
     *low = *r;
     low->vector = vector;
+    stack_paint();
     t0 = plat_now_ns();
     bios_rm_call();
     ns = plat_now_ns() - t0;
     *r = *low;
+    stack_check(vector, &in);
     drain_bios_keys();
     if (ns > BIOS_RM_SLOW_NS && ns > rm_slowest_ns)
         plat_diag("int13", "BIOS INT %02xh AX=%04x took %llu ms (a BIOS call cannot be interrupted from 64-bit mode)",

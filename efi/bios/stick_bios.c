@@ -18,6 +18,7 @@
 #include "bios_private.h"
 #include "../disk/part_table.h"
 #include "../fat.h"
+#include "../jsonl_tail.h"
 
 #define RESULTS_EXTENTS_MAX 64
 #define RESULTS_FLUSH_NS 2000000000ull  /* at most this much of the file is only in memory */
@@ -190,12 +191,19 @@ void bios_stick_report(void)
     n = bios_drives(&ds);
     for (unsigned i = 0; i < n; i++) {
         bios_drive_describe(&ds[i], what, sizeof(what));
-        plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)ds[i].sectors,
-                  ds[i].bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
-                  ds[i].removable ? ", removable" : "");
+        if (ds[i].io.edd)
+            plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)ds[i].sectors,
+                      ds[i].bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
+                      ds[i].removable ? ", removable" : "");
+        else
+            plat_diag("int13", "%s: %llu sectors of %u bytes, no EDD: CHS %u cylinders, %u heads, %u sectors%s", what,
+                      (unsigned long long)ds[i].sectors, ds[i].bytes_per_sector, ds[i].io.cyls, ds[i].io.heads,
+                      ds[i].io.spt, ds[i].removable ? ", removable" : "");
+        bios_drive_note_errors(&ds[i]);
     }
     bios_stick();
-    plat_diag("stick", "%s", stick_why);
+    plat_diag("stick", "%s; the BIOS calls so far used at most %u bytes of the %u-byte real-mode stack", stick_why,
+              (unsigned)bios_rm_stack_peak(), (unsigned)(BIOS_RM_STACK_TOP - BIOS_RM_STACK_LO));
 }
 
 /* ---- Files: baremark.cfg ----------------------------------------------------- */
@@ -248,17 +256,39 @@ bool bios_results_available(void) { return bios_stick() && vol && results_file.s
 
 /* ---- The results file -------------------------------------------------------- */
 
+/* Every run keeps its records: a run appends after the runs before it
+ * (jsonl_tail.c finds where they end), so a stick carried along a rack
+ * holds every machine's records, each run beginning with its "run"
+ * record. The HTML report (bios.html) is the last run's, written whole. A
+ * run starts only with RESULTS_MIN_ROOM left, and stops writing when the
+ * file is full (serial has everything). Each write is read back and
+ * compared; a failed or differing write is tried again (RESULTS_SYNC_TRIES
+ * flushes) before the file is given up. */
+#define RESULTS_MIN_ROOM (64u * 1024)       /* less than this left: this run's records are not written */
+#define RESULTS_SYNC_TRIES 3
+#define RESULTS_RETRY_PAUSE_NS 200000000ull   /* between tries of a failed flush */
+#define SYNC_CHUNK 64u                      /* sectors per write (and read back) */
+
 struct stick_results {
     struct stick_file *file;
-    char *img;                  /* the whole file in memory: spaces, a final '\n' */
+    char *img;                  /* the whole file in memory: records, spaces, a final '\n' */
+    uint8_t *check;             /* SYNC_CHUNK sectors: a write read back */
+    bool append;                /* keep what earlier runs wrote (bios.jsonl) */
+    uint32_t base;              /* where this run's records begin */
+    unsigned runs_before;       /* earlier runs in the file */
     uint32_t pos;               /* bytes written so far */
     uint32_t dirty_lo, dirty_hi;    /* byte range not yet on the stick */
     uint64_t flushed_ns;
+    unsigned failed_syncs;      /* flushes in a row that could not write */
+    bool syncing;
+    bool closing;               /* the final flush (the end record is written) */
     bool stopped;
 };
 
-static struct stick_results results = { &results_file }, report = { &report_file };
+static struct stick_results results = { &results_file, .append = true }, report = { &report_file };
 static bool results_open;
+static char run_name[96];                   /* this run's file name as the UEFI build would make it */
+static char pending_note[240];              /* said at the first flush: after the run record */
 
 /* The file sector idx (0-based) as a device LBA, through the extents. */
 static uint64_t file_lba(const struct stick_file *sf, uint32_t idx)
@@ -271,8 +301,41 @@ static uint64_t file_lba(const struct stick_file *sf, uint32_t idx)
     return UINT64_MAX;
 }
 
-/* The file blank again (spaces, a final '\n'), to be written from its
- * start; everything written before is marked to be blanked on the stick. */
+/* The whole file from the stick into r->img, extent run by extent run. */
+static int file_load(struct stick_results *r)
+{
+    uint32_t sectors = (r->file->size + 511) / 512;
+    uint8_t st = 0, *tmp = plat_alloc(512);
+    int rc = BM_OK;
+
+    if (!tmp)
+        return BM_ENOMEM;
+    for (uint32_t s = 0; s < sectors && rc == BM_OK;) {
+        uint64_t lba = file_lba(r->file, s);
+        uint32_t n = 1;
+        while (s + n < sectors && n < SYNC_CHUNK && file_lba(r->file, s + n) == lba + n)
+            n++;
+        if (lba == UINT64_MAX)
+            return BM_EINVAL;
+        if ((s + n) * 512 <= r->file->size) {
+            rc = bios_drive_rw(stick, false, lba, n, r->img + (size_t)s * 512, &st);
+        } else {
+            /* The file's last, partial sector. */
+            rc = bios_drive_rw(stick, false, lba + n - 1, 1, tmp, &st);
+            if (rc == BM_OK && n > 1)
+                rc = bios_drive_rw(stick, false, lba, n - 1, r->img + (size_t)s * 512, &st);
+            if (rc == BM_OK)
+                memcpy(r->img + (size_t)(s + n - 1) * 512, tmp, r->file->size - (s + n - 1) * 512);
+        }
+        s += n;
+    }
+    plat_free(tmp);
+    return rc;
+}
+
+/* The file ready to be written from where this run begins: blank from
+ * there (spaces, a final '\n'). The first time, for an appending file,
+ * what earlier runs wrote is read from the stick and kept. */
 static bool file_begin(struct stick_results *r)
 {
     uint32_t size = r->file->size;
@@ -281,26 +344,61 @@ static bool file_begin(struct stick_results *r)
         return false;
     if (!r->img) {
         r->img = plat_alloc(size);
-        if (!r->img)
+        r->check = plat_alloc(SYNC_CHUNK * 512);
+        if (!r->img || !r->check)
             return false;
-        r->pos = size; /* the first time, the whole file: it holds another boot's bytes */
+        r->base = 0;
+        r->pos = size; /* the whole file is written the first time: it holds another boot's bytes */
+        if (r->append) {
+            struct jsonl_tail t;
+            int rc = file_load(r);
+            if (rc != BM_OK) {
+                plat_log("results file: %s: cannot read what earlier runs wrote (%s): this run's records are not "
+                         "written to it, so as not to lose theirs (serial has them)", r->file->path, bm_strerror(rc));
+                return false;
+            }
+            jsonl_tail_scan(r->img, size, &t);
+            r->base = t.end;
+            r->runs_before = t.runs;
+            r->pos = t.end + t.cut_bytes;   /* a cut last line is blanked on the stick */
+            if (t.cut_bytes)
+                snprintf(pending_note, sizeof(pending_note),
+                         "%s: the last %u bytes of an earlier run were a cut line (no newline): blanked",
+                         r->file->path, (unsigned)t.cut_bytes);
+        }
     }
-    memset(r->img, ' ', size - 1);
+    if (r->append && size - 1 - r->base < RESULTS_MIN_ROOM) {
+        plat_log("results file: %s is full (%u runs in it, %u bytes left, %u needed to start): this run's records "
+                 "are on serial and the screen only; copy the file off the stick and put a blank one on it",
+                 r->file->path, r->runs_before, (unsigned)(size - 1 - r->base), RESULTS_MIN_ROOM);
+        return false;
+    }
+    memset(r->img + r->base, ' ', size - 1 - r->base);
     r->img[size - 1] = '\n';
-    r->dirty_lo = 0;
-    r->dirty_hi = r->pos;
-    r->pos = 0;
-    r->flushed_ns = plat_now_ns();
+    r->dirty_lo = r->base;
+    r->dirty_hi = r->pos > r->base ? r->pos : r->base;
+    r->pos = r->base;
+    /* The results' first record (the run record) goes to the stick at once. */
+    r->flushed_ns = r->append ? 0 : plat_now_ns();
     r->stopped = false;
+    r->closing = false;
+    r->failed_syncs = 0;
     return true;
 }
 
-void *bios_results_create(void)
+/* This run's name as the UEFI build names its file: TIME-SERIAL.jsonl. */
+static void name_run(const char *path)
 {
-    /* The first sync writes the whole file: records of an earlier, longer
-     * run past the end of this one's would otherwise read as this run's. */
+    const char *base = strrchr(path, '\\') ? strrchr(path, '\\') + 1 : path;
+
+    bm_strlcpy(run_name, base, sizeof(run_name));
+}
+
+void *bios_results_create(const char *path)
+{
     if (results_open || !file_begin(&results))
         return NULL;
+    name_run(path);
     results_open = true;
     return &results;
 }
@@ -310,8 +408,52 @@ void *bios_results_create(void)
  * end turns back to spaces. */
 void *bios_report_create(void) { return file_begin(&report) ? &report : NULL; }
 
-/* Write the dirty sectors, a run of consecutive LBAs per request. */
-static int results_sync(struct stick_results *r)
+/* Where this run's records are, for people and the records:
+ * "\baremark\results\bios.jsonl run 3, 3.7 MiB left (TIME-SERIAL.jsonl)". */
+void bios_results_describe(char *out, size_t cap)
+{
+    uint32_t left;
+
+    if (!results_open) {
+        bm_strlcpy(out, BIOS_RESULTS_PATH, cap);
+        return;
+    }
+    left = results.file->size - 1 - results.pos;
+    snprintf(out, cap, "%s run %u, %u.%u MiB left (%s)", BIOS_RESULTS_PATH, results.runs_before + 1,
+             (unsigned)(left >> 20), (unsigned)(((uint64_t)(left & 0xfffff) * 10) >> 20), run_name);
+}
+
+/* n sectors at lba written from buf, then read back and compared. */
+static int write_checked(struct stick_results *r, uint64_t lba, uint32_t n, const char *buf, uint8_t *st)
+{
+    int rc = bios_drive_rw(stick, true, lba, n, (void *)buf, st);
+
+    if (rc != BM_OK) {
+        plat_diag("stick", "%s: INT 13h write of %u sectors at LBA %llu failed (status %02xh)", r->file->path, n,
+                  (unsigned long long)lba, *st);
+        return rc;
+    }
+    rc = bios_drive_rw(stick, false, lba, n, r->check, st);
+    if (rc != BM_OK) {
+        plat_diag("stick", "%s: INT 13h read-back of %u sectors at LBA %llu failed (status %02xh)", r->file->path, n,
+                  (unsigned long long)lba, *st);
+        return rc;
+    }
+    if (memcmp(r->check, buf, (size_t)n * 512)) {
+        uint32_t at = 0;
+        while (r->check[at] == (uint8_t)buf[at])
+            at++;
+        plat_diag("stick", "%s: what was written at LBA %llu reads back different (sector +%u, byte %u): the stick "
+                  "kept something else",
+                  r->file->path, (unsigned long long)lba, at / 512, at % 512);
+        return BM_EIO;
+    }
+    return BM_OK;
+}
+
+/* Write the dirty sectors, a run of consecutive LBAs per request, each
+ * read back. */
+static int results_sync_once(struct stick_results *r)
 {
     uint32_t first = r->dirty_lo / 512, last = (r->dirty_hi + 511) / 512;
     uint8_t st = 0;
@@ -324,21 +466,56 @@ static int results_sync(struct stick_results *r)
         uint64_t lba = file_lba(r->file, s);
         uint32_t n = 1;
         int rc;
-        while (s + n < last && n < 64 && file_lba(r->file, s + n) == lba + n)
+        while (s + n < last && n < SYNC_CHUNK && file_lba(r->file, s + n) == lba + n)
             n++;
         if (lba == UINT64_MAX)
             return BM_EINVAL;
-        rc = bios_drive_rw(stick, true, lba, n, r->img + (size_t)s * 512, &st);
-        if (rc != BM_OK) {
-            plat_log("%s: INT 13h write of LBA %llu failed (status %02xh); file output stopped", r->file->path,
-                     (unsigned long long)lba, st);
+        rc = write_checked(r, lba, n, r->img + (size_t)s * 512, &st);
+        if (rc != BM_OK)
             return rc;
-        }
+        /* Written: what is left dirty starts after it. */
         s += n;
+        r->dirty_lo = MIN(s * 512, r->dirty_hi);
     }
     r->dirty_lo = r->dirty_hi = 0;
     r->flushed_ns = plat_now_ns();
     return BM_OK;
+}
+
+/* A failed flush is tried again (at the next flush, or now, after a pause,
+ * when final) before the file is given up: a USB stick behind a BIOS's
+ * SMM emulation fails now and then. */
+static int results_sync(struct stick_results *r, bool final)
+{
+    int rc;
+
+    if (r->syncing)
+        return BM_OK;   /* a record the sync itself emitted: written with the next one */
+    r->syncing = true;
+    for (;;) {
+        rc = results_sync_once(r);
+        if (!r->closing)
+            bios_drive_note_errors(stick);  /* not after the end record */
+        if (rc == BM_OK) {
+            if (r->failed_syncs)
+                plat_diag("stick", "%s: written after %u failed tries", r->file->path, r->failed_syncs);
+            r->failed_syncs = 0;
+            break;
+        }
+        if (rc == BM_EPERM || ++r->failed_syncs >= RESULTS_SYNC_TRIES) {
+            plat_diag("stick", "%s: could not be written (%s, %u tries): file output stopped (serial has everything)",
+                      r->file->path, bm_strerror(rc), r->failed_syncs);
+            break;
+        }
+        if (!final) {
+            rc = BM_OK;     /* kept dirty: tried again at the next flush a pause from now */
+            r->flushed_ns = plat_now_ns() - RESULTS_FLUSH_NS + RESULTS_RETRY_PAUSE_NS;
+            break;
+        }
+        plat_delay_ns(RESULTS_RETRY_PAUSE_NS);
+    }
+    r->syncing = false;
+    return rc;
 }
 
 int bios_results_write(void *f, const void *data, size_t len)
@@ -351,7 +528,7 @@ int bios_results_write(void *f, const void *data, size_t len)
     if (len > size - 1 - r->pos) {
         /* The final '\n' stays: the file reads as records then one blank line. */
         r->stopped = true;
-        results_sync(r);
+        results_sync(r, true);
         plat_log(r == &report ? "report: %s is full (%u bytes); the page is cut there"
                               : "results file: %s is full (%u bytes); the rest of the records are on serial and "
                                 "the screen only",
@@ -371,9 +548,14 @@ int bios_results_flush(void *f, bool now)
 {
     struct stick_results *r = f;
 
-    if (!now && plat_now_ns() - r->flushed_ns < RESULTS_FLUSH_NS)
+    if (pending_note[0] && r == &results) {
+        plat_diag("stick", "%s", pending_note);    /* held by record.c until this record reached every sink */
+        pending_note[0] = '\0';
+    }
+    if (!now && r->flushed_ns && plat_now_ns() - r->flushed_ns < RESULTS_FLUSH_NS)
         return BM_OK;
-    return results_sync(r);
+    r->closing = now;   /* plat_file_close: the last flush */
+    return results_sync(r, now);
 }
 
 /* Everything so far to the stick, now: native drivers are about to take
@@ -381,7 +563,7 @@ int bios_results_flush(void *f, bool now)
 void bios_results_sync_now(void)
 {
     if (results_open && !results.stopped && !stick->retired)
-        results_sync(&results);
+        results_sync(&results, true);
 }
 
 /* Where the results go, for the write-safety rules. */

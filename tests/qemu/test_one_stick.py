@@ -134,14 +134,22 @@ def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
     assert "report \\baremark\\results\\bios.html (end of run)" in run.serial, run.serial[-2000:]
     assert "bios.jsonl" in page, "the footer does not name the records file as it is on the stick"
     lines = run.one("screen")["lines"]
-    assert lines[-2] == " Results: \\baremark\\results\\bios.jsonl (+ .html report)", lines[-3:]
+    assert lines[-2].startswith(" Results: \\baremark\\results\\bios.jsonl run 1, 3.9 MiB left ("), lines[-3:]
 
-    # A second, shorter run on the same stick: bios.jsonl holds its records
-    # only (none of the first run's past their end), the page is its own.
+    # A second run on the same stick (the next machine of a rack): bios.jsonl
+    # keeps the first run's records and has the second's after them; the run
+    # record and the screen say which run it is and how much room is left;
+    # the page is the second run's own.
+    assert run_rec["results_file"].startswith("\\baremark\\results\\bios.jsonl run 1, "), run_rec
     again = boot_stick_bios("mem=off\ndisk=off\nexit=shutdown\n", stick=run.stick)
     assert not again.timed_out and again.returncode == 0, again.serial[-2000:]
-    records, _ = _bios_jsonl(again)
-    assert records == again.records and len(records) < len(run.records), (len(records), len(run.records))
+    records, text = _bios_jsonl(again)
+    assert records == run.records + again.records, (len(records), len(run.records), len(again.records))
+    assert len(text) == 4 * 1024 * 1024 and text.endswith(" \n"), len(text)
+    stored = again.records[0]["results_file"]
+    assert stored.startswith("\\baremark\\results\\bios.jsonl run 2, ") and "MiB left (" in stored, stored
+    name = stored.split("(")[1].split(")")[0]
+    assert name.endswith(".jsonl") and name != run_rec["results_file"].split("(")[1].split(")")[0], (name, run_rec)
     page = _bios_html(again)
     assert "RND4K-Q32T1" not in page, "the first run's results are still on the page"
 
