@@ -94,6 +94,8 @@ struct bm_disk {
     uint32_t lba_bytes;   /* logical block size: 512 or 4096 */
     uint32_t phys_bytes;  /* physical block size (512e disks: 4096) */
     uint64_t blocks;      /* capacity in logical blocks */
+    uint8_t pi_type;      /* T10 protection information type 1..3 the medium is formatted with, which the
+                           * driver has the device insert and strip (NVMe PRACT); 0: none */
     char pci[16];         /* controller BDF "0000:00:1f.2", "" if none */
     struct pci_addr pci_addr;
     bool has_pci;

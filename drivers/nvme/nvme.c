@@ -202,6 +202,25 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
 
 /* ---- Namespaces --------------------------------------------------------------------- */
 
+/* The command set of a namespace (NVME_CSI_*, -1: not named): only with
+ * CC.CSS = 110b may a namespace be of another set than NVM, and then its
+ * identification descriptors (CNS 03h) carry the CSI, as Linux
+ * nvme_identify_ns_descs() reads it. A controller that refuses the list is
+ * taken at its word that the namespace is NVM (the Identify that follows
+ * still decides its format). */
+static int nvme_ns_command_set(struct nvme_ctrl *c, uint32_t nsid)
+{
+    char why[96];
+
+    if (!c->multi_css)
+        return -1;
+    if (nvme_identify(c, NVME_CNS_NS_DESC_LIST, nsid, c->idbuf, why, sizeof(why)) != BM_OK) {
+        plat_diag(c->bdf, "namespace %u: identification descriptors (CNS 03h): %s; taken as NVM", nsid, why);
+        return -1;
+    }
+    return nvme_parse_ns_csi(c->idbuf);
+}
+
 /* Identify the candidate namespaces and let nvme_ns.c choose; what it
  * skips or leaves out is said in a diagnostic here. */
 static int nvme_choose_namespaces(struct nvme_ctrl *c, struct nvme_ns_select *sel, struct bm_disk_list *disks,
@@ -234,13 +253,14 @@ static int nvme_choose_namespaces(struct nvme_ctrl *c, struct nvme_ns_select *se
         plat_diag(c->bdf, "NN is %u; only namespaces 1..%u are looked at", c->info.nn, sel->ncand);
     while ((nsid = nvme_ns_select_next(sel)) != 0) {
         const uint8_t *id = c->idbuf;
+        int csi = nvme_ns_command_set(c, nsid);
 
         rc = nvme_identify(c, NVME_CNS_NAMESPACE, nsid, c->idbuf, err, errlen);
         if (rc == BM_EIO && c->last_admin_status && sequential)
             id = NULL; /* an inactive or unallocated NSID may be refused */
         else if (rc != BM_OK)
             return rc;
-        if (nvme_ns_select_offer(sel, id, c->info.awupf) == NVME_NS_SKIPPED)
+        if (nvme_ns_select_offer_csi(sel, id, csi, c->info.awupf) == NVME_NS_SKIPPED)
             plat_diag(c->bdf, "namespace %u skipped: %s", nsid, sel->why);
     }
     room = BM_MAX_DISKS - MIN(disks->count, (unsigned)BM_MAX_DISKS);
@@ -315,6 +335,8 @@ static void nvme_fill_disk(struct nvme_ctrl *c, struct nvme_ns *ns, const struct
     bm_strlcpy(d->firmware, c->info.firmware, sizeof(d->firmware));
     d->lba_bytes = info->lba_bytes;
     d->phys_bytes = info->phys_bytes;
+    d->pi_type = info->pi_type;
+    ns->pi_type = info->pi_type;
     d->blocks = info->blocks;
     bm_strlcpy(d->pci, c->bdf, sizeof(d->pci));
     d->pci_addr = c->addr;

@@ -84,14 +84,34 @@ struct nvme_ns_info {
     uint32_t lba_bytes;    /* 512 or 4096 */
     uint32_t phys_bytes;   /* preferred write granularity, limited by atomicity */
     uint8_t lbaf_index;
+    /* Protection information type 1..3 when the metadata is exactly the
+     * 8 bytes of PI: Read/Write then carry PRACT, the controller inserts and
+     * strips it and only data crosses the bus (0: no PI). */
+    uint8_t pi_type;
+    bool extended_lba;     /* ...with the PI inside each block (FLBAS bit 4) */
 };
 
 /* The format in use of an Identify Namespace data structure. Returns BM_OK;
  * BM_ENODEV for an empty namespace; BM_ENOTSUP for formats the driver does
- * not drive (metadata, protection information, blocks other than 512 or
- * 4096 bytes), with the reason in why. */
+ * not drive (metadata other than exactly the protection information, blocks
+ * other than 512 or 4096 bytes), with the reason in why. As Linux
+ * nvme_configure_metadata() and nvme_ns_has_pi(): a namespace whose
+ * metadata is exactly the PI is driven with PRACT = 1, extended LBA or
+ * separate buffer alike; other metadata formats are named, not driven. */
 int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_ns_info *out, char *why,
                            size_t whylen);
+/* The command set identifier in a namespace identification descriptor
+ * list (Identify CNS 03h, 4096 bytes): NVME_CSI_*, or -1 if the list names
+ * none (then the namespace is of the NVM command set). */
+int nvme_parse_ns_csi(const uint8_t *descs);
+/* "zoned namespace", "key-value namespace", "command set 05h namespace". */
+void nvme_csi_name(int csi, char *buf, size_t len);
+/* CDW12 PRINFO bits and CDW14 (ILBRT) of a Read/Write at lba on a
+ * namespace with protection information type pi_type, as Linux
+ * nvme_setup_rw(): PRACT always; guard and reference tag checked for type
+ * 1 and 2, whose reference tag is the LBA's low 32 bits; the guard alone
+ * for type 3. */
+void nvme_pi_rw_fields(unsigned pi_type, uint64_t lba, uint32_t *cdw12, uint32_t *cdw14);
 
 /* A SMART / Health Information log page (512 bytes) as a health report:
  * source "nvme_smart_log", temperature in degrees Celsius from the composite
@@ -174,6 +194,13 @@ enum nvme_ns_verdict {
     NVME_NS_INACTIVE,        /* not there: ignored */
     NVME_NS_OVER_LIMIT,      /* usable, but NVME_MAX_NS_PER_CTRL are taken */
 };
+
+/* As nvme_ns_select_offer(), for a namespace whose namespace identification
+ * descriptors name command set csi (NVME_CSI_*, -1: none named): other
+ * command sets than NVM are skipped with their name ("zoned namespace: not
+ * measured"). */
+enum nvme_ns_verdict nvme_ns_select_offer_csi(struct nvme_ns_select *s, const uint8_t *id, int csi,
+                                              uint16_t ctrl_awupf);
 
 /* Start with the active namespace list (CNS 02h, zero-terminated, at most
  * NVME_NS_LIST_MAX entries), or with nslist NULL a scan of NSIDs 1..nn

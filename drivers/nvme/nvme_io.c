@@ -107,6 +107,8 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
         .cdw11 = (uint32_t)(lba >> 32),
         .cdw12 = NVME_RW_NLB(blocks),
     };
+    if (ns->pi_type)
+        nvme_pi_rw_fields(ns->pi_type, lba, &cmd->cdw12, &cmd->cdw14);
 
     slot->busy = 1;
     slot->expired = 0;

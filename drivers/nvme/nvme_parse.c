@@ -109,17 +109,29 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
     lbads = NVME_LBAF_LBADS(lbaf);
     out->lbaf_index = (uint8_t)idx;
 
-    /* Protection information and metadata change what a command transfers
-     * (section 8.2, 8.3): we only drive plain data blocks. */
-    if (pit) {
-        snprintf(why, whylen, "formatted with protection information type %u", pit);
+    /* Metadata (section 8.2) and protection information (8.3): when the
+     * metadata is exactly the 8 bytes of PI, PRACT = 1 has the controller
+     * insert and strip it, and a command moves data only, whether the PI
+     * sits at the end of each block (extended LBA) or in a separate buffer
+     * (NVM command set 5.2.1.2). Linux drives these (nvme_ns_has_pi()) and
+     * gives other metadata formats capacity 0 without an integrity buffer
+     * (nvme_update_disk_info()); so do we: name them, not measure them. */
+    if (pit > 3) {
+        snprintf(why, whylen, "protection information type %u is reserved", pit);
         return BM_ENOTSUP;
     }
-    if (ms) {
+    if (pit && ms != NVME_PI_BYTES) {
+        snprintf(why, whylen, "protection information type %u in %u bytes of metadata per block (%s): not measured",
+                 pit, ms, (flbas & NVME_FLBAS_EXTENDED) ? "extended LBA" : "separate buffer");
+        return BM_ENOTSUP;
+    }
+    if (!pit && ms) {
         snprintf(why, whylen, "formatted with %u bytes of metadata per block (%s)", ms,
                  (flbas & NVME_FLBAS_EXTENDED) ? "extended LBA" : "separate buffer");
         return BM_ENOTSUP;
     }
+    out->pi_type = (uint8_t)pit;
+    out->extended_lba = pit && (flbas & NVME_FLBAS_EXTENDED);
     if (lbads != 9 && lbads != 12) {
         if (lbads < 32)
             snprintf(why, whylen, "%lu-byte blocks (512 and 4096 are supported)", 1ul << lbads);
@@ -140,6 +152,48 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
     phys = MIN(phys, (uint64_t)out->lba_bytes * atomic_blocks);
     out->phys_bytes = (is_pow2(phys) && phys <= (1u << 20)) ? (uint32_t)phys : out->lba_bytes;
     return BM_OK;
+}
+
+int nvme_parse_ns_csi(const uint8_t *descs)
+{
+    /* Walk the descriptors: each is 4 bytes of header and NIDL bytes; the
+     * list ends at a zero NIDT or at the end of the 4 KiB (Linux
+     * nvme_identify_ns_descs() / nvme_process_ns_desc()). */
+    for (size_t off = 0; off + 4 <= NVME_IDENTIFY_BYTES;) {
+        uint8_t nidt = descs[off], nidl = descs[off + 1];
+        if (!nidt || !nidl)
+            break;
+        if (off + 4 + nidl > NVME_IDENTIFY_BYTES)
+            break;
+        if (nidt == NVME_NIDT_CSI)
+            return nidl == 1 ? descs[off + 4] : -1;
+        off += 4u + nidl;
+    }
+    return -1;
+}
+
+void nvme_csi_name(int csi, char *buf, size_t len)
+{
+    if (csi == NVME_CSI_ZNS)
+        snprintf(buf, len, "zoned namespace");
+    else if (csi == NVME_CSI_KV)
+        snprintf(buf, len, "key-value namespace");
+    else
+        snprintf(buf, len, "command set %02xh namespace", (unsigned)csi & 0xffu);
+}
+
+void nvme_pi_rw_fields(unsigned pi_type, uint64_t lba, uint32_t *cdw12, uint32_t *cdw14)
+{
+    *cdw14 = 0;
+    if (!pi_type)
+        return;
+    *cdw12 |= NVME_RW_PRACT;
+    if (pi_type == 3) {
+        *cdw12 |= NVME_RW_PRCHK_GUARD;
+    } else {
+        *cdw12 |= NVME_RW_PRCHK_GUARD | NVME_RW_PRCHK_REF;
+        *cdw14 = (uint32_t)lba;
+    }
 }
 
 /* A 128-bit little-endian counter, saturated to what int64_t holds. */

@@ -85,6 +85,7 @@ struct nvme_ns {
     struct nvme_ctrl *ctrl;
     uint32_t nsid;
     uint32_t list_bytes;
+    uint8_t pi_type;               /* Read/Write carry PRACT (nvme_pi_rw_fields) */
     unsigned nq;
     struct nvme_queue q[NVME_MAX_QUEUES_PER_NS];
 };
@@ -103,6 +104,7 @@ struct nvme_ctrl {
     uint32_t ready_timeout_ms;     /* CAP.TO: for CSTS.RDY = 0 after a reset */
     uint32_t enable_timeout_ms;    /* CAP.TO or CRTO.CRWMT: for CSTS.RDY = 1 */
     uint32_t shutdown_timeout_ms;
+    bool multi_css;                /* CC.CSS = 110b: every I/O command set enabled */
     uint32_t quirks;               /* NVME_QUIRK_* (nvme_pci_quirks) */
     const char *applied[6];        /* quirk names for each disk's record */
     unsigned napplied;

@@ -25,6 +25,8 @@ void report_disk(const struct bm_disk *d, bool selected, const struct disk_write
         json_u64(&r.j, "phys_bytes", d->phys_bytes);
     json_u64(&r.j, "blocks", d->blocks);
     json_u64(&r.j, "bytes", d->blocks * d->lba_bytes);
+    if (d->pi_type)
+        json_u64(&r.j, "pi_type", d->pi_type);
     json_str(&r.j, "pci", d->pci);
     if (d->link_gbps > 0)
         json_num(&r.j, "link_gbps", d->link_gbps, 1);

@@ -29,7 +29,15 @@
  * - reads that never complete until aborted (Abort, section 5.1);
  * - a Host Memory Buffer request (HMPRE/HMMIN, Set Features 0Dh, section 8.9);
  * - normal shutdown (CC.SHN, CSTS.SHST, section 7.6.2);
- * - a controller the firmware left half enabled (CC.EN = 1, CSTS.RDY = 0). */
+ * - a controller the firmware left half enabled (CC.EN = 1, CSTS.RDY = 0);
+ * - namespaces formatted with protection information in 8 bytes of metadata
+ *   (NVM command set 5.2.1.2): a Read without PRACT would move the PI to
+ *   MPTR (separate buffer) or with the data (extended LBA), which the model
+ *   refuses; type 1 with PRCHK ref checks ILBRT against the LBA (SCT 2h
+ *   SC 84h Reference Tag Check Error, as QEMU nvme_dif_prchk());
+ * - zoned namespaces (CSI 02h) that pose as NVM ones unless CC.CSS = 110b,
+ *   as QEMU nvme_select_iocs_ns(); CC.CSS = 110b without CAP.CSS bit 6 is
+ *   a controller that never becomes ready. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +79,9 @@ enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_AS
 #define ST_UNRECOVERED_READ 0x281
 #define ST_ABORT_REQUESTED 0x007
 #define ST_NS_NOT_READY 0x082
+#define ST_REF_TAG_CHECK 0x284
+#define PRACT (1u << 29)
+#define PRCHK_REF (1u << 26)
 #define ST_DNR 0x4000              /* do not retry (status bit 14 once shifted past the phase) */
 #define ST_CRD1 0x0800             /* command retry delay: CRDT1 */
 #define CC_SHN_MASK (3u << 14)
@@ -120,6 +131,9 @@ struct nvme_model {
     bool wide_formats;             /* 20 LBA formats, format 17 (4096 B) in use */
     uint64_t meta_ns;              /* bit n-1: NSID n is formatted with 8 bytes of metadata */
     bool sizes_by_nsid;            /* NSID n has n blocks fewer than the others */
+    uint64_t pi_ns;                /* bit n-1: NSID n is 512 + 8 bytes of PI, type 1 */
+    uint64_t ext_ns;               /* ...with the PI in the block (extended LBA) */
+    uint64_t zoned_ns;             /* bit n-1: NSID n is a zoned namespace (CSI 02h) */
     unsigned max_qsize;            /* largest queue Create I/O CQ/SQ accept (0: MQES + 1) */
     uint64_t ready_delay_ns;       /* CSTS.RDY follows CC.EN = 1 this much later */
     uint64_t blackout_ns;          /* CSTS reads all ones this long after CC.EN = 0 */
@@ -145,6 +159,8 @@ struct nvme_model {
     uint64_t hmb_bytes;
     unsigned hmb_enables, hmb_disables, resets_with_hmb_on;
     unsigned deleted_sqs, deleted_cqs;
+    unsigned css;                  /* CC.CSS of the last enable */
+    unsigned pi_reads, pi_refused; /* reads of a PI namespace done / refused */
 };
 
 static unsigned model_qsize_max(const struct nvme_model *m)
@@ -277,6 +293,18 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
         d[128 + 2] = 9;            /* LBAF0: LBADS 9 (512 B), no metadata */
         if (nsid <= 64 && (m->meta_ns >> (nsid - 1)) & 1)
             d[128] = 8;            /* LBAF0.MS: 8 bytes of metadata per block */
+        if (nsid <= 64 && (m->pi_ns >> (nsid - 1)) & 1) {
+            d[128] = 8;            /* the 8 bytes are the PI... */
+            d[29] = 1;             /* ...DPS: type 1 */
+            if ((m->ext_ns >> (nsid - 1)) & 1)
+                d[26] |= 0x10;     /* FLBAS bit 4: extended LBA */
+        }
+        break;
+    case 0x03:                     /* identification descriptors: the CSI one */
+        if (nsid < 1 || nsid > nns)
+            return ST_INVALID_NS | ST_DNR;
+        d[0] = 0x04, d[1] = 1;
+        d[4] = nsid <= 64 && (m->zoned_ns >> (nsid - 1)) & 1 ? 0x02 : 0x00;
         break;
     case 0x02:                     /* active ids above nsid, ascending, up to 1024 */
         if (m->ns_list_refused)
@@ -496,6 +524,22 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
             complete(m, sqid, cid, ST_UNRECOVERED_READ, 0);
             return;
         }
+        if (nsid <= 64 && (m->pi_ns >> (nsid - 1)) & 1) {
+            uint32_t cdw12 = le32(sqe + 48), ilbrt = le32(sqe + 56);
+            if (!(cdw12 & PRACT)) {
+                /* The PI would go to MPTR or with the data: the model
+                 * takes that as the host not having asked for it. */
+                m->pi_refused++;
+                complete(m, sqid, cid, ST_INVALID_FIELD | ST_DNR, 0);
+                return;
+            }
+            if ((cdw12 & PRCHK_REF) && ilbrt != (uint32_t)slba) {
+                m->pi_refused++;
+                complete(m, sqid, cid, ST_REF_TAG_CHECK | ST_DNR, 0);
+                return;
+            }
+            m->pi_reads++;
+        }
         finish_read(m, sqid, sqe);
         return;
     }
@@ -605,8 +649,13 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         m->cc = v;
         if (!(old & CC_EN) && (v & CC_EN)) {
             m->enables++;
+            m->css = (v >> 4) & 7;
             if (m->never_ready)
                 return;
+            if (m->css == 6 && !((m->cap >> 37) & 0x40)) {
+                m->never_ready = true; /* a command set selection it does not offer */
+                return;
+            }
             if (m->cfs_on_enable) {
                 m->csts |= CSTS_CFS;
                 return;
@@ -1669,10 +1718,71 @@ static void test_release_deletes_queues_and_shuts_down_before_the_reset(void **s
     assert_int_equal(m->resets_after_shutdown, 1);
 }
 
+/* A namespace formatted with type 1 PI in 8 bytes of metadata (QEMU
+ * nvme-ns ms=8,pi=1; separate buffer, then extended LBA) is a disk of
+ * 512-byte blocks whose reads carry PRACT and the LBA as reference tag:
+ * data only crosses the bus. */
+static void test_pi_namespace_is_read_with_pract_and_the_lbas_reference_tag(void **state)
+{
+    for (int ext = 0; ext < 2; ext++) {
+        struct nvme_model *m = model_new();
+        struct bm_disk *d;
+        void *ctrl;
+
+        (void)state;
+        m->pi_ns = 1;
+        m->ext_ns = ext ? 1 : 0;
+        d = probe_one(m, &ctrl);
+        assert_int_equal(d->pi_type, 1);
+        assert_int_equal(d->lba_bytes, 512);
+        submit_reads(d, 0, 0, 8);
+        expect_reads_ok(d, 0, 8);
+        assert_int_equal(m->pi_reads, 8);
+        assert_int_equal(m->pi_refused, 0);
+        finish(m, ctrl);
+    }
+}
+
+/* CAP.CSS bit 6: CC.CSS = 110b, and a zoned namespace is named in the
+ * probe's note instead of being measured as if it were NVM. */
+static void test_zoned_namespace_is_named_and_not_measured(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->cap |= 0x40ull << 37;
+    m->nns = 2;
+    m->zoned_ns = 1u << 1;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_int_equal(m->css, 6);
+    assert_int_equal(list.disks[0]->port, 1);
+    assert_string_equal(err, "namespace 2 skipped: zoned namespace: not measured");
+    finish(m, ctrl);
+}
+
+/* Without CAP.CSS bit 6, CC.CSS stays NVM (the model never becomes ready
+ * otherwise) and no descriptor list is asked for. */
+static void test_css_stays_nvm_without_cap_css_bit_6(void **state)
+{
+    struct nvme_model *m = model_new();
+    void *ctrl;
+
+    (void)state;
+    (void)probe_one(m, &ctrl);
+    assert_int_equal(m->css, 0);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data),
+        cmocka_unit_test(test_pi_namespace_is_read_with_pract_and_the_lbas_reference_tag),
+        cmocka_unit_test(test_zoned_namespace_is_named_and_not_measured),
+        cmocka_unit_test(test_css_stays_nvm_without_cap_css_bit_6),
         cmocka_unit_test(test_cq_head_is_released_only_when_a_command_needs_the_room),
         cmocka_unit_test(test_media_error_fails_that_read_with_the_decoded_status),
         cmocka_unit_test(test_read_without_completion_is_reset_and_the_controller_comes_back),
