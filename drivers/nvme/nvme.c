@@ -141,6 +141,15 @@ static int nvme_ctrl_map(struct nvme_ctrl *c, char *err, size_t errlen)
     c->quirks = nvme_pci_quirks(plat_pci_read16(c->addr, 0x00), plat_pci_read16(c->addr, 0x02));
     if (c->quirks & NVME_QUIRK_DELAY_BEFORE_CHK_RDY)
         nvme_apply_quirk(c, "delay_before_chk_rdy");
+    c->dma_bits = 64;
+    if (c->quirks & NVME_QUIRK_DMA_ADDRESS_BITS_48) {
+        c->dma_bits = NVME_DMA_BITS_48;
+        nvme_apply_quirk(c, "dma_address_bits_48");
+    }
+    if (c->quirks & NVME_QUIRK_128_BYTES_SQES)
+        nvme_apply_quirk(c, "128_bytes_sqes");
+    if (c->quirks & NVME_QUIRK_SHARED_TAGS)
+        nvme_apply_quirk(c, "shared_tags");
 
     c->cap = mmio_read64(c->bar, NVME_REG_CAP);
     c->vs = rd32(c, NVME_REG_VS);
@@ -189,14 +198,21 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
     nvme_parse_identify_ctrl(c->idbuf, &c->info);
     c->shutdown_timeout_ms = nvme_shutdown_timeout_ms(c->info.rtd3e_us, NVME_SHUTDOWN_MIN_MS, NVME_SHUTDOWN_MAX_MS);
     /* Section 5.15.2: SQES/CQES give the required (3:0) and largest (7:4)
-     * entry sizes; ours are 64 and 16 bytes. Zero means not reported. */
-    if ((c->info.sqes && ((c->info.sqes & 0xf) > NVME_SQE_LOG2 || (c->info.sqes >> 4) < NVME_SQE_LOG2)) ||
+     * entry sizes; ours are 64 and 16 bytes. Zero means not reported. The
+     * Apple T2 takes 128-byte SQ entries whatever it reports (quirk). */
+    if ((c->info.sqes && !(c->quirks & NVME_QUIRK_128_BYTES_SQES) &&
+         ((c->info.sqes & 0xf) > NVME_SQE_LOG2 || (c->info.sqes >> 4) < NVME_SQE_LOG2)) ||
         (c->info.cqes && ((c->info.cqes & 0xf) > NVME_CQE_LOG2 || (c->info.cqes >> 4) < NVME_CQE_LOG2))) {
         snprintf(err, errlen, "queue entry sizes SQES %02xh CQES %02xh exclude 64/16 bytes", c->info.sqes,
                  c->info.cqes);
         return BM_ENOTSUP;
     }
     nvme_enable_acre(c);
+    /* NVMe 1.2+: a controller memory buffer (section 3.1.11, 3.1.12). */
+    if (c->vs >= NVME_VS(1, 2))
+        nvme_cmb_note(rd32(c, NVME_REG_CMBLOC), rd32(c, NVME_REG_CMBSZ), c->cmb_note, sizeof(c->cmb_note));
+    if (c->cmb_note[0])
+        plat_diag(c->bdf, "%s", c->cmb_note);
     return BM_OK;
 }
 
@@ -307,12 +323,29 @@ static int nvme_plan_queues(struct nvme_ctrl *c, struct nvme_ns_select *sel, str
         plat_diag(c->bdf, "CAP.MQES is 0 (PM1725): queues of %u entries, as Linux uses", p->entries);
         nvme_apply_quirk(c, "mqes0_depth_64");
     }
+    if (c->quirks & NVME_QUIRK_QDEPTH_ONE) {
+        p->entries = NVME_QUIRK_QDEPTH_ONE_ENTRIES;
+        plat_diag(c->bdf, "Apple 2001: queues of %u entries (one command in flight), as Linux uses", p->entries);
+        nvme_apply_quirk(c, "qdepth_one");
+    }
     if (p->entries < 2) {
         snprintf(err, errlen, "CAP.MQES %u is too small", NVME_CAP_MQES(c->cap));
         return BM_ENOTSUP;
     }
     p->max_qd = p->entries - 1;
     nvme_io_limits(c->info.mdts, NVME_CAP_MPSMIN(c->cap), p->qpn, p->max_qd, &p->lim);
+    /* Intel 0953 family: no command larger than the stripe, so the
+     * engine's aligned power-of-two I/O never crosses one (Linux caps
+     * max_hw_sectors at it and sets it as the chunk size). */
+    if (c->quirks & NVME_QUIRK_STRIPE_SIZE) {
+        c->stripe_bytes = nvme_stripe_bytes(c->info.vs3, NVME_CAP_MPSMIN(c->cap));
+        if (c->stripe_bytes && c->stripe_bytes < p->lim.max_transfer_bytes) {
+            p->lim.max_transfer_bytes = c->stripe_bytes;
+            plat_diag(c->bdf, "Intel stripe of %u KiB: commands of at most that", c->stripe_bytes / 1024);
+        }
+        if (c->stripe_bytes)
+            nvme_apply_quirk(c, "stripe_size");
+    }
     if (NVME_CQ_HEAD_DB(sel->nused * p->qpn, c->dstrd) + 4 > c->bar_size) {
         snprintf(err, errlen, "BAR0 (%llu bytes) has no doorbell for queue %u", (unsigned long long)c->bar_size,
                  sel->nused * p->qpn);
@@ -422,6 +455,10 @@ static int nvme_probe(struct pci_addr a, unsigned index, struct bm_disk_list *di
         (void)disk_list_add(disks, &c->ns[i]->disk);
     }
     nvme_ns_select_note(&sel, err, errlen);
+    if (c->cmb_note[0]) {
+        size_t l = strlen(err);
+        snprintf(err + l, errlen - l, "%s%s", l ? "; " : "", c->cmb_note);
+    }
     plat_diag(c->bdf, "%s, serial %s, firmware %s: %u namespace%s, %u queue%s of %u, up to %u KiB per command",
               c->info.model, c->info.serial, c->info.firmware, c->nns, c->nns == 1 ? "" : "s", plan.qpn,
               plan.qpn == 1 ? "" : "s", plan.max_qd, plan.lim.max_transfer_bytes / 1024);

@@ -69,6 +69,7 @@ struct nvme_ctrl_info {
     uint32_t hmpre, hmmin; /* host memory buffer preferred / minimum, 4 KiB units */
     uint32_t hmminds;      /* smallest HMB descriptor entry, 4 KiB units */
     uint16_t hmmaxd;       /* most HMB descriptor entries (0: no limit) */
+    uint8_t vs3;           /* vendor specific byte 3 (3075): the Intel stripe, log2 pages */
 };
 
 /* Fields of an Identify Controller data structure (4096 bytes). */
@@ -130,11 +131,41 @@ void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out);
 /* CAP.MQES reads 0 (an invalid one-entry queue): use 64 entries, as Linux
  * nvme_pci_enable() does for the Samsung PM1725/PM1725a. */
 #define NVME_QUIRK_MQES0_DEPTH_64 (1u << 1)
+/* The Intel 750/P3x00/P4x00 have a vendor-specific stripe, 2^vs[3] memory
+ * pages (Identify Controller byte 3075), and are slow on commands crossing
+ * it: Linux caps max_hw_sectors at the stripe and splits at it
+ * (NVME_QUIRK_STRIPE_SIZE, nvme_init_ctrl_finish(), nvme_set_chunk_sectors()). */
+#define NVME_QUIRK_STRIPE_SIZE (1u << 2)
+/* DMA addresses above 48 bits are mishandled (Amazon EC2 NVMe; Linux
+ * NVME_QUIRK_DMA_ADDRESS_BITS_48 narrows the DMA mask in nvme_pci_enable()). */
+#define NVME_QUIRK_DMA_ADDRESS_BITS_48 (1u << 3)
+/* Apple 2001 (MacBook 7,1/8,1): resets and loses data with more than one
+ * command in flight; Linux NVME_QUIRK_QDEPTH_ONE sets q_depth = 2. */
+#define NVME_QUIRK_QDEPTH_ONE (1u << 4)
+/* Apple 2005 (T2): I/O SQ entries are 128 bytes although CC.IOSQES says 64
+ * (NVME_QUIRK_128_BYTES_SQES, io_sqes = 7), and admin and I/O commands
+ * share one CID space (NVME_QUIRK_SHARED_TAGS: Linux reserves the first
+ * NVME_AQ_DEPTH = 32 I/O tags for the admin queue). */
+#define NVME_QUIRK_128_BYTES_SQES (1u << 5)
+#define NVME_QUIRK_SHARED_TAGS (1u << 6)
 #define NVME_QUIRK_DELAY_MS 2300u
 #define NVME_QUIRK_MQES0_DEPTH 64u
+#define NVME_QUIRK_QDEPTH_ONE_ENTRIES 2u
+#define NVME_QUIRK_SQE_LOG2_128 7u
+#define NVME_DMA_BITS_48 48u
 
 /* The quirks of a controller by PCI vendor and device ID (0: none). */
 uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device);
+/* The stripe of an NVME_QUIRK_STRIPE_SIZE controller in bytes: 2^(vs3 +
+ * 12 + mpsmin), vs3 = Identify Controller byte 3075 (0: none reported, or
+ * not a sane size), as Linux nvme_init_ctrl_finish(). */
+uint32_t nvme_stripe_bytes(uint8_t vs3, unsigned mpsmin);
+/* Whether [phys, phys + bytes) lies below 2^dma_bits (dma_bits 0 or 64:
+ * anywhere). */
+bool nvme_dma_reachable(uint64_t phys, uint64_t bytes, unsigned dma_bits);
+/* Why the controller memory buffer (CMBLOC, CMBSZ) is not used for the
+ * submission queues ("" when it offers none). */
+void nvme_cmb_note(uint32_t cmbloc, uint32_t cmbsz, char *buf, size_t len);
 
 /* ---- Retries (Linux nvme_decide_disposition / nvme_retry_req) ------------------ */
 

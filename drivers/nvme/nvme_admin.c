@@ -88,6 +88,11 @@ static uint16_t admin_post(struct nvme_ctrl *c, struct nvme_sqe *cmd)
 {
     uint16_t cid = c->admin_cid++;
 
+    /* Apple T2: admin and I/O CIDs share one space; the admin queue keeps
+     * to the first 32 (Linux NVME_QUIRK_SHARED_TAGS). */
+    if (c->quirks & NVME_QUIRK_SHARED_TAGS)
+        cid %= NVME_SHARED_TAGS_ADMIN;
+
     cmd->cid = cid;
     c->asq[c->asq_tail] = *cmd;
     c->asq_tail = (c->asq_tail + 1) % NVME_ADMIN_ENTRIES;

@@ -43,10 +43,13 @@ void nvme_parse_identify_ctrl(const uint8_t *id, struct nvme_ctrl_info *out)
     out->hmmin = le32_at(id, NVME_IDC_HMMIN);
     out->hmminds = le32_at(id, NVME_IDC_HMMINDS);
     out->hmmaxd = le16_at(id, NVME_IDC_HMMAXD);
+    out->vs3 = id[NVME_IDC_VS + 3];
 }
 
 /* Linux drivers/nvme/host/pci.c nvme_id_table (the entries with
- * NVME_QUIRK_DELAY_BEFORE_CHK_RDY) and nvme_pci_enable() (PM1725 depth). */
+ * NVME_QUIRK_DELAY_BEFORE_CHK_RDY, _STRIPE_SIZE, _DMA_ADDRESS_BITS_48,
+ * _QDEPTH_ONE, _128_BYTES_SQES, _SHARED_TAGS) and nvme_pci_enable()
+ * (PM1725 depth). */
 static const struct {
     uint16_t vendor, device;
     uint32_t quirks;
@@ -57,6 +60,18 @@ static const struct {
     { 0x1c5f, 0x0540, NVME_QUIRK_DELAY_BEFORE_CHK_RDY },   /* Memblaze Pblaze4 adapter */
     { 0x144d, 0xa821, NVME_QUIRK_DELAY_BEFORE_CHK_RDY | NVME_QUIRK_MQES0_DEPTH_64 }, /* Samsung PM1725 */
     { 0x144d, 0xa822, NVME_QUIRK_DELAY_BEFORE_CHK_RDY | NVME_QUIRK_MQES0_DEPTH_64 }, /* Samsung PM1725a */
+    { 0x8086, 0x0953, NVME_QUIRK_STRIPE_SIZE },            /* Intel 750/P3500/P3600/P3700 */
+    { 0x8086, 0x0a53, NVME_QUIRK_STRIPE_SIZE },            /* Intel P3520 */
+    { 0x8086, 0x0a54, NVME_QUIRK_STRIPE_SIZE },            /* Intel P4500/P4600 */
+    { 0x8086, 0x0a55, NVME_QUIRK_STRIPE_SIZE },            /* Dell Express Flash P4600 */
+    { 0x1d0f, 0x0061, NVME_QUIRK_DMA_ADDRESS_BITS_48 },    /* Amazon EC2 NVMe */
+    { 0x1d0f, 0x0065, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0x8061, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0xcd00, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0xcd01, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0xcd02, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x106b, 0x2001, NVME_QUIRK_QDEPTH_ONE },             /* Apple MacBook 7,1/8,1 */
+    { 0x106b, 0x2005, NVME_QUIRK_128_BYTES_SQES | NVME_QUIRK_SHARED_TAGS }, /* Apple T2 */
 };
 
 uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device)
@@ -65,6 +80,36 @@ uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device)
         if (nvme_quirk_table[i].vendor == vendor && nvme_quirk_table[i].device == device)
             return nvme_quirk_table[i].quirks;
     return 0;
+}
+
+uint32_t nvme_stripe_bytes(uint8_t vs3, unsigned mpsmin)
+{
+    /* Above 2 GiB it is no stripe anyone builds; a bogus byte must not
+     * shrink transfers to nothing either (vs3 = 0: none). */
+    if (!vs3 || vs3 + 12u + mpsmin > 31)
+        return 0;
+    return 1u << (vs3 + 12u + mpsmin);
+}
+
+bool nvme_dma_reachable(uint64_t phys, uint64_t bytes, unsigned dma_bits)
+{
+    if (dma_bits == 0 || dma_bits >= 64)
+        return true;
+    return phys < (1ull << dma_bits) && bytes <= (1ull << dma_bits) - phys;
+}
+
+void nvme_cmb_note(uint32_t cmbloc, uint32_t cmbsz, char *buf, size_t len)
+{
+    (void)cmbloc;
+    buf[0] = '\0';
+    if (!(cmbsz & NVME_CMBSZ_SQS) || !NVME_CMBSZ_SZ(cmbsz))
+        return;
+    /* Linux puts SQs there only with use_cmb_sqes and P2P DMA memory
+     * (nvme_alloc_sq_cmds()); a command written into it is MMIO writes
+     * to a BAR, which our per-command budget (one doorbell) does not
+     * have, and a controller reset leaves its contents undefined. */
+    snprintf(buf, len, "controller memory buffer offers submission queues (CMBSZ.SQS): not used, "
+                       "SQs stay in host memory");
 }
 
 int nvme_retry_delay_ms(uint16_t st, const uint16_t crdt[3], unsigned retries)
