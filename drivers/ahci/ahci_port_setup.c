@@ -134,11 +134,11 @@ static void port_fill_disk(struct ahci_port *p)
                   p->id.model, p->id.firmware);
     }
     if (dq & ATA_DQUIRK_MAX_SEC_128) {
-        sectors_max = MIN(sectors_max, 128u);
+        sectors_max = sectors_max ? MIN(sectors_max, 128u) : 128u;
         bm_disk_add_quirk(d, "max_sec_128");
     }
     if (dq & ATA_DQUIRK_MAX_SEC_1024) {
-        sectors_max = MIN(sectors_max, 1024u);
+        sectors_max = sectors_max ? MIN(sectors_max, 1024u) : 1024u;
         bm_disk_add_quirk(d, "max_sec_1024");
     }
     if (sectors_max) {
