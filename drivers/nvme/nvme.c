@@ -97,6 +97,8 @@ static void nvme_teardown(struct nvme_ctrl *c)
         plat_free_pages((void *)c->acq, NVME_PAGE_BYTES);
         plat_free_pages(c->idbuf, NVME_IDENTIFY_BYTES);
         plat_free_pages(c->nslist, NVME_IDENTIFY_BYTES);
+        if (c->descbuf)
+            plat_free_pages(c->descbuf, NVME_IDENTIFY_BYTES);
         if (c->hmb)
             plat_free_pages(c->hmb, (size_t)c->hmb_bytes);
         if (c->hmb_descs)
@@ -184,7 +186,8 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
     c->acq = plat_alloc_pages(NVME_PAGE_BYTES, false);
     c->idbuf = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
     c->nslist = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
-    if (!c->asq || !c->acq || !c->idbuf || !c->nslist) {
+    c->descbuf = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
+    if (!c->asq || !c->acq || !c->idbuf || !c->nslist || !c->descbuf) {
         snprintf(err, errlen, "out of memory for the admin queue");
         return BM_ENOMEM;
     }
@@ -218,6 +221,15 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
 
 /* ---- Namespaces --------------------------------------------------------------------- */
 
+/* Whether any of n bytes is set (NSZE != 0: the namespace is there). */
+static bool any_byte_set(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return true;
+    return false;
+}
+
 /* The command set of a namespace (NVME_CSI_*, -1: not named): only with
  * CC.CSS = 110b may a namespace be of another set than NVM, and then its
  * identification descriptors (CNS 03h) carry the CSI, as Linux
@@ -230,11 +242,11 @@ static int nvme_ns_command_set(struct nvme_ctrl *c, uint32_t nsid)
 
     if (!c->multi_css)
         return -1;
-    if (nvme_identify(c, NVME_CNS_NS_DESC_LIST, nsid, c->idbuf, why, sizeof(why)) != BM_OK) {
+    if (nvme_identify(c, NVME_CNS_NS_DESC_LIST, nsid, c->descbuf, why, sizeof(why)) != BM_OK) {
         plat_diag(c->bdf, "namespace %u: identification descriptors (CNS 03h): %s; taken as NVM", nsid, why);
         return -1;
     }
-    return nvme_parse_ns_csi(c->idbuf);
+    return nvme_parse_ns_csi(c->descbuf);
 }
 
 /* Identify the candidate namespaces and let nvme_ns.c choose; what it
@@ -269,13 +281,17 @@ static int nvme_choose_namespaces(struct nvme_ctrl *c, struct nvme_ns_select *se
         plat_diag(c->bdf, "NN is %u; only namespaces 1..%u are looked at", c->info.nn, sel->ncand);
     while ((nsid = nvme_ns_select_next(sel)) != 0) {
         const uint8_t *id = c->idbuf;
-        int csi = nvme_ns_command_set(c, nsid);
+        int csi = -1;
 
         rc = nvme_identify(c, NVME_CNS_NAMESPACE, nsid, c->idbuf, err, errlen);
         if (rc == BM_EIO && c->last_admin_status && sequential)
             id = NULL; /* an inactive or unallocated NSID may be refused */
         else if (rc != BM_OK)
             return rc;
+        /* Only a namespace that is there has a command set to ask about
+         * (a scan meets many that are not). */
+        if (id && any_byte_set(id + NVME_IDNS_NSZE, 8))
+            csi = nvme_ns_command_set(c, nsid);
         if (nvme_ns_select_offer_csi(sel, id, csi, c->info.awupf) == NVME_NS_SKIPPED)
             plat_diag(c->bdf, "namespace %u skipped: %s", nsid, sel->why);
     }

@@ -139,6 +139,7 @@ struct nvme_ctrl {
 
     uint8_t *idbuf;                /* 4 KiB for Identify data */
     uint32_t *nslist;              /* 4 KiB active namespace list */
+    uint8_t *descbuf;              /* 4 KiB namespace identification descriptors */
     struct nvme_ctrl_info info;
 
     struct nvme_ns *ns[NVME_MAX_NS_PER_CTRL];

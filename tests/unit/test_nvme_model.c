@@ -176,6 +176,7 @@ struct nvme_model {
     unsigned pi_reads, pi_refused; /* reads of a PI namespace done / refused */
     unsigned stripe_crossings, dma_over_48, cid_collisions;
     unsigned io_sq_size;           /* entries of the last I/O SQ created */
+    unsigned desc_lists;           /* Identify CNS 03h answered */
 };
 
 static unsigned model_qsize_max(const struct nvme_model *m)
@@ -319,6 +320,7 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
     case 0x03:                     /* identification descriptors: the CSI one */
         if (nsid < 1 || nsid > nns)
             return ST_INVALID_NS | ST_DNR;
+        m->desc_lists++;
         d[0] = 0x04, d[1] = 1;
         d[4] = nsid <= 64 && (m->zoned_ns >> (nsid - 1)) & 1 ? 0x02 : 0x00;
         break;
@@ -1795,6 +1797,28 @@ static void test_zoned_namespace_is_named_and_not_measured(void **state)
     assert_int_equal(m->css, 6);
     assert_int_equal(list.disks[0]->port, 1);
     assert_string_equal(err, "namespace 2 skipped: zoned namespace: not measured");
+    assert_int_equal(m->desc_lists, 2);
+    finish(m, ctrl);
+}
+
+/* A scan of 1..NN asks for the command set only of the namespaces that
+ * are there (an inactive NSID returns zeroes). */
+static void test_command_set_is_asked_only_of_present_namespaces(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->cap |= 0x40ull << 37;
+    m->ns_list_refused = true;
+    m->nns = 3;
+    m->inactive = 1u << 1;
+    m->zoned_ns = 1u << 2;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_int_equal(m->desc_lists, 2);
+    assert_non_null(strstr(err, "namespace 3 skipped: zoned namespace: not measured"));
     finish(m, ctrl);
 }
 
@@ -1933,6 +1957,7 @@ int main(void)
         cmocka_unit_test(test_pi_namespace_is_read_with_pract_and_the_lbas_reference_tag),
         cmocka_unit_test(test_zoned_namespace_is_named_and_not_measured),
         cmocka_unit_test(test_css_stays_nvm_without_cap_css_bit_6),
+        cmocka_unit_test(test_command_set_is_asked_only_of_present_namespaces),
         cmocka_unit_test(test_intel_0953_commands_stay_within_its_stripe),
         cmocka_unit_test(test_48_bit_dma_controller_gets_no_address_above_2_to_48),
         cmocka_unit_test(test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_ones),
