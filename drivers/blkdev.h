@@ -123,7 +123,8 @@ struct bm_disk {
      * CAPACITY(16), VPD B0h and 83h; 0 / "" when it does not say). */
     uint32_t opt_transfer_bytes; /* optimal transfer length (VPD B0h) */
     uint32_t align_lba;   /* lowest aligned LBA: the first LBA at a physical block boundary */
-    uint8_t pi_type;      /* protection information the medium is formatted with: 0 none, 1..3 T10 PI type */
+    uint8_t pi_type;      /* protection information the medium is formatted with: 0 none, 1..3 T10 PI type
+                           * (NVMe: the driver has the controller insert and strip it, PRACT) */
     char wwn[40];         /* world wide name: "naa.5000c500a1b2c3d4", "eui.0025385b71b23c4d" */
 
     bool failed;          /* set by the engine after a fatal error */

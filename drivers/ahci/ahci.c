@@ -50,6 +50,22 @@ static void ahci_release(void *ctrl)
     plat_free(c);
 }
 
+/* What Linux ahci_save_initial_config() does with the board's host flags:
+ * a CAP bit the chip sets but cannot honour is cleared before anything
+ * relies on it (port memory below 4 GiB, no NCQ). */
+static void ctrl_apply_host_quirks(struct ahci_ctrl *c)
+{
+    c->hquirks = ahci_host_quirks(plat_pci_read16(c->addr, 0x00), plat_pci_read16(c->addr, 0x02));
+    if ((c->hquirks & AHCI_HQUIRK_32BIT_ONLY) && (c->cap & AHCI_CAP_S64A)) {
+        plat_diag(c->bdf, "controller can't do 64-bit DMA (SB600): only memory below 4 GiB is used");
+        c->cap &= ~AHCI_CAP_S64A;
+    }
+    if ((c->hquirks & AHCI_HQUIRK_NO_NCQ) && (c->cap & AHCI_CAP_SNCQ)) {
+        plat_diag(c->bdf, "controller can't do NCQ (Marvell 88SE61xx / VIA VT8251): one command at a time");
+        c->cap &= ~AHCI_CAP_SNCQ;
+    }
+}
+
 /* Take the function from the firmware, map ABAR and reset the HBA; index
  * is the controller's number, decided by discovery (the N of ahciNpM). NULL with err filled (and *rc set) on failure;
  * nothing is left held then. */
@@ -81,6 +97,7 @@ static struct ahci_ctrl *ctrl_take(struct pci_addr a, unsigned index, int *rc, c
     *rc = ahci_hba_reset(c, err, errlen);
     if (*rc != BM_OK)
         goto err_release;
+    ctrl_apply_host_quirks(c);
     return c;
 
 err_release:

@@ -84,6 +84,7 @@ static void port_fill_disk(struct ahci_port *p)
     struct ahci_ctrl *c = p->ctrl;
     uint32_t spd = (port_rd(p, AHCI_PxSSTS) >> AHCI_PxSSTS_SPD_SHIFT) & AHCI_PxSSTS_SPD_MASK;
     uint32_t slots = ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1;
+    uint32_t dq, sectors_max = 0;
 
     snprintf(d->id, sizeof(d->id), "ahci%up%u", c->index, p->num);
     bm_strlcpy(d->driver, "ahci", sizeof(d->driver));
@@ -112,9 +113,38 @@ static void port_fill_disk(struct ahci_port *p)
     /* FPDMA QUEUED carries a 48-bit LBA: NCQ only with 48-bit addressing
      * (ACS-3 makes NCQ require it; a disk that claims NCQ without it is
      * not trusted with it). */
-    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq && p->id.lba48;
+    dq = ata_dev_quirks(p->id.model, p->id.firmware);
+    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq && p->id.lba48 && !(dq & ATA_DQUIRK_NONCQ);
     d->max_qd = p->ncq ? MIN(p->id.ncq_depth, slots) : 1;
     d->max_transfer_bytes = AHCI_MAX_TRANSFER_BYTES - AHCI_MAX_TRANSFER_BYTES % d->lba_bytes;
+    /* Each quirk applied is named in the disk record (Linux prints them
+     * with ata_dev_print_quirks()). Sector limits count 512-byte sectors,
+     * as Linux max_sectors does. */
+    if (c->hquirks & AHCI_HQUIRK_32BIT_ONLY)
+        bm_disk_add_quirk(d, "32bit_only");
+    if (c->hquirks & AHCI_HQUIRK_NO_NCQ)
+        bm_disk_add_quirk(d, "host_noncq");
+    if (c->hquirks & AHCI_HQUIRK_SECT255) {
+        sectors_max = AHCI_SECT255_SECTORS;
+        bm_disk_add_quirk(d, "sect255");
+    }
+    if ((dq & ATA_DQUIRK_NONCQ) && p->id.ncq) {
+        bm_disk_add_quirk(d, "noncq");
+        plat_diag(c->bdf, "port %u: %s firmware %s has broken NCQ (Linux ATA_QUIRK_NONCQ): not used", p->num,
+                  p->id.model, p->id.firmware);
+    }
+    if (dq & ATA_DQUIRK_MAX_SEC_128) {
+        sectors_max = sectors_max ? MIN(sectors_max, 128u) : 128u;
+        bm_disk_add_quirk(d, "max_sec_128");
+    }
+    if (dq & ATA_DQUIRK_MAX_SEC_1024) {
+        sectors_max = sectors_max ? MIN(sectors_max, 1024u) : 1024u;
+        bm_disk_add_quirk(d, "max_sec_1024");
+    }
+    if (sectors_max) {
+        uint32_t cap_bytes = sectors_max * 512u;
+        d->max_transfer_bytes = MIN(d->max_transfer_bytes, cap_bytes - cap_bytes % d->lba_bytes);
+    }
     if (!p->id.lba48) {
         /* SATA DOMs, CF adapters, old disks: READ/WRITE DMA with a 28-bit
          * LBA and at most 256 sectors, as Linux ata_build_rw_tf() and

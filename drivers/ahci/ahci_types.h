@@ -15,6 +15,7 @@
 #ifndef BAREMARK_AHCI_TYPES_H
 #define BAREMARK_AHCI_TYPES_H
 
+#include "ahci_quirks.h"
 #include "ahci.h"
 #include "ahci_cmd.h"
 #include "ahci_regs.h"
@@ -97,7 +98,8 @@ struct ahci_ctrl {
     unsigned index;                /* the N in "ahciNpM" */
     volatile void *abar;
     uint64_t abar_bytes;
-    uint32_t cap, cap2, pi, vs;
+    uint32_t cap, cap2, pi, vs;    /* cap: what we trust, host quirks applied */
+    uint32_t hquirks;              /* AHCI_HQUIRK_* (ahci_quirks.h) */
     struct ahci_port *port[AHCI_MAX_PORTS];
 };
 

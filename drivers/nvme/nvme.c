@@ -97,6 +97,8 @@ static void nvme_teardown(struct nvme_ctrl *c)
         plat_free_pages((void *)c->acq, NVME_PAGE_BYTES);
         plat_free_pages(c->idbuf, NVME_IDENTIFY_BYTES);
         plat_free_pages(c->nslist, NVME_IDENTIFY_BYTES);
+        if (c->descbuf)
+            plat_free_pages(c->descbuf, NVME_IDENTIFY_BYTES);
         if (c->hmb)
             plat_free_pages(c->hmb, (size_t)c->hmb_bytes);
         if (c->hmb_descs)
@@ -141,6 +143,15 @@ static int nvme_ctrl_map(struct nvme_ctrl *c, char *err, size_t errlen)
     c->quirks = nvme_pci_quirks(plat_pci_read16(c->addr, 0x00), plat_pci_read16(c->addr, 0x02));
     if (c->quirks & NVME_QUIRK_DELAY_BEFORE_CHK_RDY)
         nvme_apply_quirk(c, "delay_before_chk_rdy");
+    c->dma_bits = 64;
+    if (c->quirks & NVME_QUIRK_DMA_ADDRESS_BITS_48) {
+        c->dma_bits = NVME_DMA_BITS_48;
+        nvme_apply_quirk(c, "dma_address_bits_48");
+    }
+    if (c->quirks & NVME_QUIRK_128_BYTES_SQES)
+        nvme_apply_quirk(c, "128_bytes_sqes");
+    if (c->quirks & NVME_QUIRK_SHARED_TAGS)
+        nvme_apply_quirk(c, "shared_tags");
 
     c->cap = mmio_read64(c->bar, NVME_REG_CAP);
     c->vs = rd32(c, NVME_REG_VS);
@@ -175,7 +186,8 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
     c->acq = plat_alloc_pages(NVME_PAGE_BYTES, false);
     c->idbuf = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
     c->nslist = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
-    if (!c->asq || !c->acq || !c->idbuf || !c->nslist) {
+    c->descbuf = plat_alloc_pages(NVME_IDENTIFY_BYTES, false);
+    if (!c->asq || !c->acq || !c->idbuf || !c->nslist || !c->descbuf) {
         snprintf(err, errlen, "out of memory for the admin queue");
         return BM_ENOMEM;
     }
@@ -189,18 +201,53 @@ static int nvme_ctrl_start(struct nvme_ctrl *c, char *err, size_t errlen)
     nvme_parse_identify_ctrl(c->idbuf, &c->info);
     c->shutdown_timeout_ms = nvme_shutdown_timeout_ms(c->info.rtd3e_us, NVME_SHUTDOWN_MIN_MS, NVME_SHUTDOWN_MAX_MS);
     /* Section 5.15.2: SQES/CQES give the required (3:0) and largest (7:4)
-     * entry sizes; ours are 64 and 16 bytes. Zero means not reported. */
-    if ((c->info.sqes && ((c->info.sqes & 0xf) > NVME_SQE_LOG2 || (c->info.sqes >> 4) < NVME_SQE_LOG2)) ||
+     * entry sizes; ours are 64 and 16 bytes. Zero means not reported. The
+     * Apple T2 takes 128-byte SQ entries whatever it reports (quirk). */
+    if ((c->info.sqes && !(c->quirks & NVME_QUIRK_128_BYTES_SQES) &&
+         ((c->info.sqes & 0xf) > NVME_SQE_LOG2 || (c->info.sqes >> 4) < NVME_SQE_LOG2)) ||
         (c->info.cqes && ((c->info.cqes & 0xf) > NVME_CQE_LOG2 || (c->info.cqes >> 4) < NVME_CQE_LOG2))) {
         snprintf(err, errlen, "queue entry sizes SQES %02xh CQES %02xh exclude 64/16 bytes", c->info.sqes,
                  c->info.cqes);
         return BM_ENOTSUP;
     }
     nvme_enable_acre(c);
+    /* NVMe 1.2+: a controller memory buffer (section 3.1.11, 3.1.12). */
+    if (c->vs >= NVME_VS(1, 2))
+        nvme_cmb_note(rd32(c, NVME_REG_CMBLOC), rd32(c, NVME_REG_CMBSZ), c->cmb_note, sizeof(c->cmb_note));
+    if (c->cmb_note[0])
+        plat_diag(c->bdf, "%s", c->cmb_note);
     return BM_OK;
 }
 
 /* ---- Namespaces --------------------------------------------------------------------- */
+
+/* Whether any of n bytes is set (NSZE != 0: the namespace is there). */
+static bool any_byte_set(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return true;
+    return false;
+}
+
+/* The command set of a namespace (NVME_CSI_*, -1: not named): only with
+ * CC.CSS = 110b may a namespace be of another set than NVM, and then its
+ * identification descriptors (CNS 03h) carry the CSI, as Linux
+ * nvme_identify_ns_descs() reads it. A controller that refuses the list is
+ * taken at its word that the namespace is NVM (the Identify that follows
+ * still decides its format). */
+static int nvme_ns_command_set(struct nvme_ctrl *c, uint32_t nsid)
+{
+    char why[96];
+
+    if (!c->multi_css)
+        return -1;
+    if (nvme_identify(c, NVME_CNS_NS_DESC_LIST, nsid, c->descbuf, why, sizeof(why)) != BM_OK) {
+        plat_diag(c->bdf, "namespace %u: identification descriptors (CNS 03h): %s; taken as NVM", nsid, why);
+        return -1;
+    }
+    return nvme_parse_ns_csi(c->descbuf);
+}
 
 /* Identify the candidate namespaces and let nvme_ns.c choose; what it
  * skips or leaves out is said in a diagnostic here. */
@@ -234,13 +281,18 @@ static int nvme_choose_namespaces(struct nvme_ctrl *c, struct nvme_ns_select *se
         plat_diag(c->bdf, "NN is %u; only namespaces 1..%u are looked at", c->info.nn, sel->ncand);
     while ((nsid = nvme_ns_select_next(sel)) != 0) {
         const uint8_t *id = c->idbuf;
+        int csi = -1;
 
         rc = nvme_identify(c, NVME_CNS_NAMESPACE, nsid, c->idbuf, err, errlen);
         if (rc == BM_EIO && c->last_admin_status && sequential)
             id = NULL; /* an inactive or unallocated NSID may be refused */
         else if (rc != BM_OK)
             return rc;
-        if (nvme_ns_select_offer(sel, id, c->info.awupf) == NVME_NS_SKIPPED)
+        /* Only a namespace that is there has a command set to ask about
+         * (a scan meets many that are not). */
+        if (id && any_byte_set(id + NVME_IDNS_NSZE, 8))
+            csi = nvme_ns_command_set(c, nsid);
+        if (nvme_ns_select_offer_csi(sel, id, csi, c->info.awupf) == NVME_NS_SKIPPED)
             plat_diag(c->bdf, "namespace %u skipped: %s", nsid, sel->why);
     }
     room = BM_MAX_DISKS - MIN(disks->count, (unsigned)BM_MAX_DISKS);
@@ -287,12 +339,29 @@ static int nvme_plan_queues(struct nvme_ctrl *c, struct nvme_ns_select *sel, str
         plat_diag(c->bdf, "CAP.MQES is 0 (PM1725): queues of %u entries, as Linux uses", p->entries);
         nvme_apply_quirk(c, "mqes0_depth_64");
     }
+    if (c->quirks & NVME_QUIRK_QDEPTH_ONE) {
+        p->entries = NVME_QUIRK_QDEPTH_ONE_ENTRIES;
+        plat_diag(c->bdf, "Apple 2001: queues of %u entries (one command in flight), as Linux uses", p->entries);
+        nvme_apply_quirk(c, "qdepth_one");
+    }
     if (p->entries < 2) {
         snprintf(err, errlen, "CAP.MQES %u is too small", NVME_CAP_MQES(c->cap));
         return BM_ENOTSUP;
     }
     p->max_qd = p->entries - 1;
     nvme_io_limits(c->info.mdts, NVME_CAP_MPSMIN(c->cap), p->qpn, p->max_qd, &p->lim);
+    /* Intel 0953 family: no command larger than the stripe, so the
+     * engine's aligned power-of-two I/O never crosses one (Linux caps
+     * max_hw_sectors at it and sets it as the chunk size). */
+    if (c->quirks & NVME_QUIRK_STRIPE_SIZE) {
+        c->stripe_bytes = nvme_stripe_bytes(c->info.vs3, NVME_CAP_MPSMIN(c->cap));
+        if (c->stripe_bytes && c->stripe_bytes < p->lim.max_transfer_bytes) {
+            p->lim.max_transfer_bytes = c->stripe_bytes;
+            plat_diag(c->bdf, "Intel stripe of %u KiB: commands of at most that", c->stripe_bytes / 1024);
+        }
+        if (c->stripe_bytes)
+            nvme_apply_quirk(c, "stripe_size");
+    }
     if (NVME_CQ_HEAD_DB(sel->nused * p->qpn, c->dstrd) + 4 > c->bar_size) {
         snprintf(err, errlen, "BAR0 (%llu bytes) has no doorbell for queue %u", (unsigned long long)c->bar_size,
                  sel->nused * p->qpn);
@@ -315,6 +384,8 @@ static void nvme_fill_disk(struct nvme_ctrl *c, struct nvme_ns *ns, const struct
     bm_strlcpy(d->firmware, c->info.firmware, sizeof(d->firmware));
     d->lba_bytes = info->lba_bytes;
     d->phys_bytes = info->phys_bytes;
+    d->pi_type = info->pi_type;
+    ns->pi_type = info->pi_type;
     d->blocks = info->blocks;
     bm_strlcpy(d->pci, c->bdf, sizeof(d->pci));
     d->pci_addr = c->addr;
@@ -400,6 +471,10 @@ static int nvme_probe(struct pci_addr a, unsigned index, struct bm_disk_list *di
         (void)disk_list_add(disks, &c->ns[i]->disk);
     }
     nvme_ns_select_note(&sel, err, errlen);
+    if (c->cmb_note[0]) {
+        size_t l = strlen(err);
+        snprintf(err + l, errlen - l, "%s%s", l ? "; " : "", c->cmb_note);
+    }
     plat_diag(c->bdf, "%s, serial %s, firmware %s: %u namespace%s, %u queue%s of %u, up to %u KiB per command",
               c->info.model, c->info.serial, c->info.firmware, c->nns, c->nns == 1 ? "" : "s", plan.qpn,
               plan.qpn == 1 ? "" : "s", plan.max_qd, plan.lim.max_transfer_bytes / 1024);

@@ -69,6 +69,7 @@ struct nvme_ctrl_info {
     uint32_t hmpre, hmmin; /* host memory buffer preferred / minimum, 4 KiB units */
     uint32_t hmminds;      /* smallest HMB descriptor entry, 4 KiB units */
     uint16_t hmmaxd;       /* most HMB descriptor entries (0: no limit) */
+    uint8_t vs3;           /* vendor specific byte 3 (3075): the Intel stripe, log2 pages */
 };
 
 /* Fields of an Identify Controller data structure (4096 bytes). */
@@ -84,14 +85,34 @@ struct nvme_ns_info {
     uint32_t lba_bytes;    /* 512 or 4096 */
     uint32_t phys_bytes;   /* preferred write granularity, limited by atomicity */
     uint8_t lbaf_index;
+    /* Protection information type 1..3 when the metadata is exactly the
+     * 8 bytes of PI: Read/Write then carry PRACT, the controller inserts and
+     * strips it and only data crosses the bus (0: no PI). */
+    uint8_t pi_type;
+    bool extended_lba;     /* ...with the PI inside each block (FLBAS bit 4) */
 };
 
 /* The format in use of an Identify Namespace data structure. Returns BM_OK;
  * BM_ENODEV for an empty namespace; BM_ENOTSUP for formats the driver does
- * not drive (metadata, protection information, blocks other than 512 or
- * 4096 bytes), with the reason in why. */
+ * not drive (metadata other than exactly the protection information, blocks
+ * other than 512 or 4096 bytes), with the reason in why. As Linux
+ * nvme_configure_metadata() and nvme_ns_has_pi(): a namespace whose
+ * metadata is exactly the PI is driven with PRACT = 1, extended LBA or
+ * separate buffer alike; other metadata formats are named, not driven. */
 int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_ns_info *out, char *why,
                            size_t whylen);
+/* The command set identifier in a namespace identification descriptor
+ * list (Identify CNS 03h, 4096 bytes): NVME_CSI_*, or -1 if the list names
+ * none (then the namespace is of the NVM command set). */
+int nvme_parse_ns_csi(const uint8_t *descs);
+/* "zoned namespace", "key-value namespace", "command set 05h namespace". */
+void nvme_csi_name(int csi, char *buf, size_t len);
+/* CDW12 PRINFO bits and CDW14 (ILBRT) of a Read/Write at lba on a
+ * namespace with protection information type pi_type, as Linux
+ * nvme_setup_rw(): PRACT always; guard and reference tag checked for type
+ * 1 and 2, whose reference tag is the LBA's low 32 bits; the guard alone
+ * for type 3. */
+void nvme_pi_rw_fields(unsigned pi_type, uint64_t lba, uint32_t *cdw12, uint32_t *cdw14);
 
 /* A SMART / Health Information log page (512 bytes) as a health report:
  * source "nvme_smart_log", temperature in degrees Celsius from the composite
@@ -110,11 +131,41 @@ void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out);
 /* CAP.MQES reads 0 (an invalid one-entry queue): use 64 entries, as Linux
  * nvme_pci_enable() does for the Samsung PM1725/PM1725a. */
 #define NVME_QUIRK_MQES0_DEPTH_64 (1u << 1)
+/* The Intel 750/P3x00/P4x00 have a vendor-specific stripe, 2^vs[3] memory
+ * pages (Identify Controller byte 3075), and are slow on commands crossing
+ * it: Linux caps max_hw_sectors at the stripe and splits at it
+ * (NVME_QUIRK_STRIPE_SIZE, nvme_init_ctrl_finish(), nvme_set_chunk_sectors()). */
+#define NVME_QUIRK_STRIPE_SIZE (1u << 2)
+/* DMA addresses above 48 bits are mishandled (Amazon EC2 NVMe; Linux
+ * NVME_QUIRK_DMA_ADDRESS_BITS_48 narrows the DMA mask in nvme_pci_enable()). */
+#define NVME_QUIRK_DMA_ADDRESS_BITS_48 (1u << 3)
+/* Apple 2001 (MacBook 7,1/8,1): resets and loses data with more than one
+ * command in flight; Linux NVME_QUIRK_QDEPTH_ONE sets q_depth = 2. */
+#define NVME_QUIRK_QDEPTH_ONE (1u << 4)
+/* Apple 2005 (T2): I/O SQ entries are 128 bytes although CC.IOSQES says 64
+ * (NVME_QUIRK_128_BYTES_SQES, io_sqes = 7), and admin and I/O commands
+ * share one CID space (NVME_QUIRK_SHARED_TAGS: Linux reserves the first
+ * NVME_AQ_DEPTH = 32 I/O tags for the admin queue). */
+#define NVME_QUIRK_128_BYTES_SQES (1u << 5)
+#define NVME_QUIRK_SHARED_TAGS (1u << 6)
 #define NVME_QUIRK_DELAY_MS 2300u
 #define NVME_QUIRK_MQES0_DEPTH 64u
+#define NVME_QUIRK_QDEPTH_ONE_ENTRIES 2u
+#define NVME_QUIRK_SQE_LOG2_128 7u
+#define NVME_DMA_BITS_48 48u
 
 /* The quirks of a controller by PCI vendor and device ID (0: none). */
 uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device);
+/* The stripe of an NVME_QUIRK_STRIPE_SIZE controller in bytes: 2^(vs3 +
+ * 12 + mpsmin), vs3 = Identify Controller byte 3075 (0: none reported, or
+ * not a sane size), as Linux nvme_init_ctrl_finish(). */
+uint32_t nvme_stripe_bytes(uint8_t vs3, unsigned mpsmin);
+/* Whether [phys, phys + bytes) lies below 2^dma_bits (dma_bits 0 or 64:
+ * anywhere). */
+bool nvme_dma_reachable(uint64_t phys, uint64_t bytes, unsigned dma_bits);
+/* Why the controller memory buffer (CMBLOC, CMBSZ) is not used for the
+ * submission queues ("" when it offers none). */
+void nvme_cmb_note(uint32_t cmbloc, uint32_t cmbsz, char *buf, size_t len);
 
 /* ---- Retries (Linux nvme_decide_disposition / nvme_retry_req) ------------------ */
 
@@ -174,6 +225,13 @@ enum nvme_ns_verdict {
     NVME_NS_INACTIVE,        /* not there: ignored */
     NVME_NS_OVER_LIMIT,      /* usable, but NVME_MAX_NS_PER_CTRL are taken */
 };
+
+/* As nvme_ns_select_offer(), for a namespace whose namespace identification
+ * descriptors name command set csi (NVME_CSI_*, -1: none named): other
+ * command sets than NVM are skipped with their name ("zoned namespace: not
+ * measured"). */
+enum nvme_ns_verdict nvme_ns_select_offer_csi(struct nvme_ns_select *s, const uint8_t *id, int csi,
+                                              uint16_t ctrl_awupf);
 
 /* Start with the active namespace list (CNS 02h, zero-terminated, at most
  * NVME_NS_LIST_MAX entries), or with nslist NULL a scan of NSIDs 1..nn

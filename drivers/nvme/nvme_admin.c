@@ -88,6 +88,11 @@ static uint16_t admin_post(struct nvme_ctrl *c, struct nvme_sqe *cmd)
 {
     uint16_t cid = c->admin_cid++;
 
+    /* Apple T2: admin and I/O CIDs share one space; the admin queue keeps
+     * to the first 32 (Linux NVME_QUIRK_SHARED_TAGS). */
+    if (c->quirks & NVME_QUIRK_SHARED_TAGS)
+        cid %= NVME_SHARED_TAGS_ADMIN;
+
     cmd->cid = cid;
     c->asq[c->asq_tail] = *cmd;
     c->asq_tail = (c->asq_tail + 1) % NVME_ADMIN_ENTRIES;
@@ -211,7 +216,11 @@ uint32_t nvme_program_admin_queue(struct nvme_ctrl *c)
     wr32(c, NVME_REG_AQA, NVME_AQA_ASQS(NVME_ADMIN_ENTRIES) | NVME_AQA_ACQS(NVME_ADMIN_ENTRIES));
     mmio_write64(c->bar, NVME_REG_ASQ, plat_virt_to_phys(c->asq));
     mmio_write64(c->bar, NVME_REG_ACQ, plat_virt_to_phys((const void *)c->acq));
-    cc = NVME_CC_CSS_NVM | NVME_CC_MPS(12) | NVME_CC_AMS_RR | NVME_CC_IOSQES(NVME_SQE_LOG2) |
+    /* All I/O command sets when CAP.CSS offers them (bit 6), so zoned and
+     * key-value namespaces say what they are (Identify CNS 03h) instead of
+     * posing as NVM ones; as Linux nvme_enable_ctrl() (NVME_CC_CSS_CSI). */
+    c->multi_css = (NVME_CAP_CSS(c->cap) & NVME_CAP_CSS_IOCSS) != 0;
+    cc = (c->multi_css ? NVME_CC_CSS_CSI : NVME_CC_CSS_NVM) | NVME_CC_MPS(12) | NVME_CC_AMS_RR | NVME_CC_IOSQES(NVME_SQE_LOG2) |
          NVME_CC_IOCQES(NVME_CQE_LOG2);
     wr32(c, NVME_REG_CC, cc);
     c->cap = mmio_read64(c->bar, NVME_REG_CAP);

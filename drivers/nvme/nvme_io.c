@@ -18,7 +18,7 @@ static bool nvme_sq_push(struct nvme_queue *q, struct nvme_slot *slot)
 
     if (next == q->sq_head)
         return false;
-    q->sq[q->sq_tail] = slot->cmd;
+    *(struct nvme_sqe *)((uint8_t *)q->sq + ((size_t)q->sq_tail << q->sqe_log2)) = slot->cmd;
     slot->submit_ns = q->stamp_ns;
     q->sq_tail = next;
     return true;
@@ -85,6 +85,8 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
         return BM_EBUSY;
 
     phys = plat_virt_to_phys(buf);
+    if (!nvme_dma_reachable(phys, bytes, c->dma_bits))
+        return BM_EINVAL; /* NVME_QUIRK_DMA_ADDRESS_BITS_48: the controller would not reach it */
     if ((phys & (NVME_PAGE_BYTES - 1)) + bytes <= NVME_PAGE_BYTES && !(phys & 3)) {
         /* One memory page (every 4 KiB I/O): PRP1 alone (section 4.3). */
         prp.prp1 = phys;
@@ -99,7 +101,7 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     cmd = &slot->cmd;
     *cmd = (struct nvme_sqe){
         .opcode = op == BM_IO_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ,
-        .cid = (uint16_t)tag,
+        .cid = (uint16_t)(tag + q->cid_base),
         .nsid = ns->nsid,
         .prp1 = prp.prp1,
         .prp2 = prp.prp2,
@@ -107,6 +109,8 @@ static int nvme_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
         .cdw11 = (uint32_t)(lba >> 32),
         .cdw12 = NVME_RW_NLB(blocks),
     };
+    if (ns->pi_type)
+        nvme_pi_rw_fields(ns->pi_type, lba, &cmd->cdw12, &cmd->cdw14);
 
     slot->busy = 1;
     slot->expired = 0;
@@ -152,7 +156,7 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
         if (NVME_CQE_PHASE(st) != q->phase)
             break;
         plat_rmb();
-        cid = e->cid;
+        cid = (uint16_t)(e->cid - q->cid_base); /* back to the tag; a CID below the base wraps high */
         sqhd = e->sq_head;
         if (++q->cq_head == q->entries) {
             q->cq_head = 0;

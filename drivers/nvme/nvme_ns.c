@@ -32,6 +32,12 @@ uint32_t nvme_ns_select_next(struct nvme_ns_select *s)
 
 enum nvme_ns_verdict nvme_ns_select_offer(struct nvme_ns_select *s, const uint8_t *id, uint16_t ctrl_awupf)
 {
+    return nvme_ns_select_offer_csi(s, id, -1, ctrl_awupf);
+}
+
+enum nvme_ns_verdict nvme_ns_select_offer_csi(struct nvme_ns_select *s, const uint8_t *id, int csi,
+                                              uint16_t ctrl_awupf)
+{
     struct nvme_ns_info info;
     char why[sizeof(s->why)];
     int rc;
@@ -41,6 +47,16 @@ enum nvme_ns_verdict nvme_ns_select_offer(struct nvme_ns_select *s, const uint8_
     rc = nvme_parse_identify_ns(id, ctrl_awupf, &info, why, sizeof(why));
     if (rc == BM_ENODEV && !s->nslist)
         return NVME_NS_INACTIVE; /* Identify returns zeroes (section 5.15.2) */
+    /* A namespace of another command set (ZNS, key value) takes commands
+     * our Read/Write/measurement does not fit: sequential writes within
+     * zones, or no LBAs at all (Linux nvme_scan_ns() switches on the CSI). */
+    if (rc != BM_ENODEV && csi > NVME_CSI_NVM) {
+        size_t l;
+        nvme_csi_name(csi, why, sizeof(why));
+        l = strlen(why);
+        snprintf(why + l, sizeof(why) - l, ": not measured");
+        rc = BM_ENOTSUP;
+    }
     s->looked++;
     if (!s->nslist)
         s->listed++;

@@ -43,10 +43,13 @@ void nvme_parse_identify_ctrl(const uint8_t *id, struct nvme_ctrl_info *out)
     out->hmmin = le32_at(id, NVME_IDC_HMMIN);
     out->hmminds = le32_at(id, NVME_IDC_HMMINDS);
     out->hmmaxd = le16_at(id, NVME_IDC_HMMAXD);
+    out->vs3 = id[NVME_IDC_VS + 3];
 }
 
 /* Linux drivers/nvme/host/pci.c nvme_id_table (the entries with
- * NVME_QUIRK_DELAY_BEFORE_CHK_RDY) and nvme_pci_enable() (PM1725 depth). */
+ * NVME_QUIRK_DELAY_BEFORE_CHK_RDY, _STRIPE_SIZE, _DMA_ADDRESS_BITS_48,
+ * _QDEPTH_ONE, _128_BYTES_SQES, _SHARED_TAGS) and nvme_pci_enable()
+ * (PM1725 depth). */
 static const struct {
     uint16_t vendor, device;
     uint32_t quirks;
@@ -57,6 +60,18 @@ static const struct {
     { 0x1c5f, 0x0540, NVME_QUIRK_DELAY_BEFORE_CHK_RDY },   /* Memblaze Pblaze4 adapter */
     { 0x144d, 0xa821, NVME_QUIRK_DELAY_BEFORE_CHK_RDY | NVME_QUIRK_MQES0_DEPTH_64 }, /* Samsung PM1725 */
     { 0x144d, 0xa822, NVME_QUIRK_DELAY_BEFORE_CHK_RDY | NVME_QUIRK_MQES0_DEPTH_64 }, /* Samsung PM1725a */
+    { 0x8086, 0x0953, NVME_QUIRK_STRIPE_SIZE },            /* Intel 750/P3500/P3600/P3700 */
+    { 0x8086, 0x0a53, NVME_QUIRK_STRIPE_SIZE },            /* Intel P3520 */
+    { 0x8086, 0x0a54, NVME_QUIRK_STRIPE_SIZE },            /* Intel P4500/P4600 */
+    { 0x8086, 0x0a55, NVME_QUIRK_STRIPE_SIZE },            /* Dell Express Flash P4600 */
+    { 0x1d0f, 0x0061, NVME_QUIRK_DMA_ADDRESS_BITS_48 },    /* Amazon EC2 NVMe */
+    { 0x1d0f, 0x0065, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0x8061, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0xcd00, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0xcd01, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x1d0f, 0xcd02, NVME_QUIRK_DMA_ADDRESS_BITS_48 },
+    { 0x106b, 0x2001, NVME_QUIRK_QDEPTH_ONE },             /* Apple MacBook 7,1/8,1 */
+    { 0x106b, 0x2005, NVME_QUIRK_128_BYTES_SQES | NVME_QUIRK_SHARED_TAGS }, /* Apple T2 */
 };
 
 uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device)
@@ -65,6 +80,36 @@ uint32_t nvme_pci_quirks(uint16_t vendor, uint16_t device)
         if (nvme_quirk_table[i].vendor == vendor && nvme_quirk_table[i].device == device)
             return nvme_quirk_table[i].quirks;
     return 0;
+}
+
+uint32_t nvme_stripe_bytes(uint8_t vs3, unsigned mpsmin)
+{
+    /* Above 2 GiB it is no stripe anyone builds; a bogus byte must not
+     * shrink transfers to nothing either (vs3 = 0: none). */
+    if (!vs3 || vs3 + 12u + mpsmin > 31)
+        return 0;
+    return 1u << (vs3 + 12u + mpsmin);
+}
+
+bool nvme_dma_reachable(uint64_t phys, uint64_t bytes, unsigned dma_bits)
+{
+    if (dma_bits == 0 || dma_bits >= 64)
+        return true;
+    return phys < (1ull << dma_bits) && bytes <= (1ull << dma_bits) - phys;
+}
+
+void nvme_cmb_note(uint32_t cmbloc, uint32_t cmbsz, char *buf, size_t len)
+{
+    (void)cmbloc;
+    buf[0] = '\0';
+    if (!(cmbsz & NVME_CMBSZ_SQS) || !NVME_CMBSZ_SZ(cmbsz))
+        return;
+    /* Linux puts SQs there only with use_cmb_sqes and P2P DMA memory
+     * (nvme_alloc_sq_cmds()); a command written into it is MMIO writes
+     * to a BAR, which our per-command budget (one doorbell) does not
+     * have, and a controller reset leaves its contents undefined. */
+    snprintf(buf, len, "controller memory buffer offers submission queues (CMBSZ.SQS): not used, "
+                       "SQs stay in host memory");
 }
 
 int nvme_retry_delay_ms(uint16_t st, const uint16_t crdt[3], unsigned retries)
@@ -109,17 +154,29 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
     lbads = NVME_LBAF_LBADS(lbaf);
     out->lbaf_index = (uint8_t)idx;
 
-    /* Protection information and metadata change what a command transfers
-     * (section 8.2, 8.3): we only drive plain data blocks. */
-    if (pit) {
-        snprintf(why, whylen, "formatted with protection information type %u", pit);
+    /* Metadata (section 8.2) and protection information (8.3): when the
+     * metadata is exactly the 8 bytes of PI, PRACT = 1 has the controller
+     * insert and strip it, and a command moves data only, whether the PI
+     * sits at the end of each block (extended LBA) or in a separate buffer
+     * (NVM command set 5.2.1.2). Linux drives these (nvme_ns_has_pi()) and
+     * gives other metadata formats capacity 0 without an integrity buffer
+     * (nvme_update_disk_info()); so do we: name them, not measure them. */
+    if (pit > 3) {
+        snprintf(why, whylen, "protection information type %u is reserved", pit);
         return BM_ENOTSUP;
     }
-    if (ms) {
+    if (pit && ms != NVME_PI_BYTES) {
+        snprintf(why, whylen, "protection information type %u in %u bytes of metadata per block (%s): not measured",
+                 pit, ms, (flbas & NVME_FLBAS_EXTENDED) ? "extended LBA" : "separate buffer");
+        return BM_ENOTSUP;
+    }
+    if (!pit && ms) {
         snprintf(why, whylen, "formatted with %u bytes of metadata per block (%s)", ms,
                  (flbas & NVME_FLBAS_EXTENDED) ? "extended LBA" : "separate buffer");
         return BM_ENOTSUP;
     }
+    out->pi_type = (uint8_t)pit;
+    out->extended_lba = pit && (flbas & NVME_FLBAS_EXTENDED);
     if (lbads != 9 && lbads != 12) {
         if (lbads < 32)
             snprintf(why, whylen, "%lu-byte blocks (512 and 4096 are supported)", 1ul << lbads);
@@ -140,6 +197,48 @@ int nvme_parse_identify_ns(const uint8_t *id, uint16_t ctrl_awupf, struct nvme_n
     phys = MIN(phys, (uint64_t)out->lba_bytes * atomic_blocks);
     out->phys_bytes = (is_pow2(phys) && phys <= (1u << 20)) ? (uint32_t)phys : out->lba_bytes;
     return BM_OK;
+}
+
+int nvme_parse_ns_csi(const uint8_t *descs)
+{
+    /* Walk the descriptors: each is 4 bytes of header and NIDL bytes; the
+     * list ends at a zero NIDT or at the end of the 4 KiB (Linux
+     * nvme_identify_ns_descs() / nvme_process_ns_desc()). */
+    for (size_t off = 0; off + 4 <= NVME_IDENTIFY_BYTES;) {
+        uint8_t nidt = descs[off], nidl = descs[off + 1];
+        if (!nidt || !nidl)
+            break;
+        if (off + 4 + nidl > NVME_IDENTIFY_BYTES)
+            break;
+        if (nidt == NVME_NIDT_CSI)
+            return nidl == 1 ? descs[off + 4] : -1;
+        off += 4u + nidl;
+    }
+    return -1;
+}
+
+void nvme_csi_name(int csi, char *buf, size_t len)
+{
+    if (csi == NVME_CSI_ZNS)
+        snprintf(buf, len, "zoned namespace");
+    else if (csi == NVME_CSI_KV)
+        snprintf(buf, len, "key-value namespace");
+    else
+        snprintf(buf, len, "command set %02xh namespace", (unsigned)csi & 0xffu);
+}
+
+void nvme_pi_rw_fields(unsigned pi_type, uint64_t lba, uint32_t *cdw12, uint32_t *cdw14)
+{
+    *cdw14 = 0;
+    if (!pi_type)
+        return;
+    *cdw12 |= NVME_RW_PRACT;
+    if (pi_type == 3) {
+        *cdw12 |= NVME_RW_PRCHK_GUARD;
+    } else {
+        *cdw12 |= NVME_RW_PRCHK_GUARD | NVME_RW_PRCHK_REF;
+        *cdw14 = (uint32_t)lba;
+    }
 }
 
 /* A 128-bit little-endian counter, saturated to what int64_t holds. */

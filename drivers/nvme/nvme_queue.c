@@ -2,9 +2,9 @@
  * CQ and SQ at probe, and again after the controller was reset. */
 #include "nvme_types.h"
 
-static size_t sq_bytes(uint32_t entries)
+static size_t sq_bytes(const struct nvme_queue *q)
 {
-    return ALIGN_UP((size_t)entries << NVME_SQE_LOG2, (size_t)NVME_PAGE_BYTES);
+    return ALIGN_UP((size_t)q->entries << q->sqe_log2, (size_t)NVME_PAGE_BYTES);
 }
 
 static size_t cq_bytes(uint32_t entries)
@@ -20,7 +20,7 @@ static size_t prp_pool_bytes(const struct nvme_ns *ns)
 /* Free a queue's memory (the controller no longer owns it). */
 void nvme_queue_free(struct nvme_ns *ns, struct nvme_queue *q)
 {
-    plat_free_pages(q->sq, sq_bytes(q->entries));
+    plat_free_pages(q->sq, sq_bytes(q));
     plat_free_pages((void *)q->cq, cq_bytes(q->entries));
     plat_free_pages(q->prp_lists, prp_pool_bytes(ns));
     plat_free(q->slots);
@@ -62,14 +62,27 @@ int nvme_queue_create(struct nvme_ctrl *c, struct nvme_ns *ns, struct nvme_queue
     q->qid = qid;
     q->entries = entries;
     q->phase = 1;
+    /* Apple T2: 128-byte I/O SQ entries, CC.IOSQES notwithstanding (Linux
+     * nvme_pci_enable(): io_sqes = 7 with NVME_QUIRK_128_BYTES_SQES). */
+    q->sqe_log2 = (c->quirks & NVME_QUIRK_128_BYTES_SQES) ? NVME_QUIRK_SQE_LOG2_128 : NVME_SQE_LOG2;
+    q->cid_base = (c->quirks & NVME_QUIRK_SHARED_TAGS) ? NVME_SHARED_TAGS_ADMIN : 0;
     q->sq_db = NVME_SQ_TAIL_DB(qid, c->dstrd);
     q->cq_db = NVME_CQ_HEAD_DB(qid, c->dstrd);
-    q->sq = plat_alloc_pages(sq_bytes(entries), false);
+    q->sq = plat_alloc_pages(sq_bytes(q), false);
     q->cq = plat_alloc_pages(cq_bytes(entries), false);
     q->prp_lists = plat_alloc_pages(prp_pool_bytes(ns), false);
     q->slots = plat_alloc(sizeof(*q->slots) * ns->disk.max_qd);
     if (!q->sq || !q->cq || !q->prp_lists || !q->slots) {
         snprintf(err, errlen, "out of memory for I/O queue %u (%u entries)", qid, entries);
+        nvme_queue_free(ns, q);
+        return BM_ENOMEM;
+    }
+    /* A controller limited to 48-bit DMA must find its queues below 2^48
+     * (Linux narrows the DMA mask; we check what the allocator gave). */
+    if (!nvme_dma_reachable(plat_virt_to_phys(q->sq), sq_bytes(q), c->dma_bits) ||
+        !nvme_dma_reachable(plat_virt_to_phys((const void *)q->cq), cq_bytes(q->entries), c->dma_bits) ||
+        !nvme_dma_reachable(plat_virt_to_phys(q->prp_lists), prp_pool_bytes(ns), c->dma_bits)) {
+        snprintf(err, errlen, "I/O queue %u memory lies above what %u-bit DMA reaches", qid, c->dma_bits);
         nvme_queue_free(ns, q);
         return BM_ENOMEM;
     }

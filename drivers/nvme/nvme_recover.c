@@ -146,7 +146,7 @@ bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64_t now)
         if (!healthy || age > NVME_IO_TIMEOUT_NS + NVME_ABORT_WAIT_NS) {
             s->expired = 1;
             reset = true;
-        } else if (!s->aborted && nvme_send_abort(c, q->qid, (uint16_t)t)) {
+        } else if (!s->aborted && nvme_send_abort(c, q->qid, (uint16_t)(t + q->cid_base))) {
             s->aborted = 1;
         }
     }

@@ -16,6 +16,9 @@
 #define  NVME_CAP_DSTRD(c) ((uint32_t)(((c) >> 32) & 0xf))  /* doorbell stride: 4 << DSTRD bytes */
 #define  NVME_CAP_CSS(c) ((uint32_t)(((c) >> 37) & 0xff))   /* command sets supported */
 #define   NVME_CAP_CSS_NVM 0x01                              /* NVM command set */
+/* NVMe 2.0 section 3.1.4.1: CSS bit 6, one or more I/O command sets (ZNS,
+ * key value) selected with CC.CSS = 110b (Linux NVME_CAP_CSS_CSI). */
+#define   NVME_CAP_CSS_IOCSS 0x40
 #define  NVME_CAP_MPSMIN(c) ((uint32_t)(((c) >> 48) & 0xf)) /* min page size: 2^(12+MPSMIN) */
 #define  NVME_CAP_MPSMAX(c) ((uint32_t)(((c) >> 52) & 0xf)) /* max page size: 2^(12+MPSMAX) */
 /* NVMe 2.0 section 3.1.4.1: CRMS, controller ready modes supported. With
@@ -29,6 +32,8 @@
 #define NVME_REG_CC 0x14           /* Controller Configuration */
 #define  NVME_CC_EN (1u << 0)                            /* enable */
 #define  NVME_CC_CSS_NVM (0u << 4)                       /* I/O command set: NVM */
+#define  NVME_CC_CSS_CSI (6u << 4)                       /* all supported I/O command sets (NVMe 2.0) */
+#define  NVME_CC_CSS_MASK (7u << 4)
 #define  NVME_CC_MPS(shift) ((uint32_t)((shift) - 12) << 7) /* host page size 2^(12+MPS) */
 #define  NVME_CC_AMS_RR (0u << 11)                       /* arbitration: round robin */
 #define  NVME_CC_SHN_MASK (3u << 14)                     /* shutdown notification */
@@ -46,6 +51,10 @@
 #define  NVME_AQA_ACQS(n) ((uint32_t)((n) - 1) << 16)    /* admin CQ size, 0-based, 27:16 */
 #define NVME_REG_ASQ 0x28          /* Admin Submission Queue base (64-bit, page aligned) */
 #define NVME_REG_ACQ 0x30          /* Admin Completion Queue base (64-bit, page aligned) */
+#define NVME_REG_CMBLOC 0x38       /* Controller Memory Buffer location (section 3.1.11) */
+#define NVME_REG_CMBSZ 0x3c        /* Controller Memory Buffer size (section 3.1.12) */
+#define  NVME_CMBSZ_SQS (1u << 0)                        /* submission queues may live in it */
+#define  NVME_CMBSZ_SZ(v) ((v) >> 12)                    /* size in SZU units */
 #define NVME_REG_CRTO 0x68         /* Controller Ready Timeouts (NVMe 2.0 section 3.1.4.23) */
 #define  NVME_CRTO_CRWMT(v) ((v) & 0xffffu)              /* ready with media, 500 ms units */
 #define NVME_REG_DBS 0x1000        /* first doorbell (section 3.1: SQyTDBL, CQyHDBL) */
@@ -131,6 +140,14 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_CNS_NAMESPACE 0x00        /* Identify Namespace for NSID */
 #define NVME_CNS_CONTROLLER 0x01       /* Identify Controller */
 #define NVME_CNS_ACTIVE_NS_LIST 0x02   /* active NSIDs above CDW1.NSID (NVMe 1.1+) */
+#define NVME_CNS_NS_DESC_LIST 0x03     /* namespace identification descriptors (NVMe 1.3+) */
+/* A descriptor: NIDT (type) byte 0, NIDL (length) byte 1, 2 reserved, then
+ * NIDL bytes; a zero NIDT ends the list (section 5.15.2.3, NVMe 2.0 figure 281). */
+#define  NVME_NIDT_CSI 0x04            /* the namespace's command set identifier, 1 byte */
+/* Command set identifiers (NVMe 2.0 figure 286). */
+#define NVME_CSI_NVM 0x00
+#define NVME_CSI_KV 0x01
+#define NVME_CSI_ZNS 0x02
 #define NVME_IDENTIFY_BYTES 4096
 #define NVME_NS_LIST_MAX 1024          /* NSIDs in one active namespace list */
 
@@ -177,6 +194,17 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 /* Read / Write: CDW10-11 starting LBA, CDW12 bits 15:0 number of LBAs, 0-based. */
 #define NVME_RW_NLB(blocks) ((uint32_t)((blocks) - 1) & 0xffffu)
 #define NVME_RW_MAX_BLOCKS 65536u
+/* CDW12 PRINFO 29:26 (section 8.3.1.5 / NVM command set 5.2.1.2): PRACT
+ * makes the controller insert (write) and strip (read) the protection
+ * information itself; PRCHK says which fields it checks. CDW14 is the
+ * expected initial logical block reference tag (ILBRT). */
+#define  NVME_RW_PRACT (1u << 29)
+#define  NVME_RW_PRCHK_GUARD (1u << 28)
+#define  NVME_RW_PRCHK_APP (1u << 27)
+#define  NVME_RW_PRCHK_REF (1u << 26)
+/* Protection information of a 16-bit guard: guard 2, application tag 2,
+ * reference tag 4 bytes (NVMe 1.4 figure 327). */
+#define NVME_PI_BYTES 8u
 
 /* ---- Identify Controller data structure (section 5.15.2) ------------------------- */
 #define NVME_IDC_VID 0             /* PCI vendor ID, 2 bytes */
@@ -197,6 +225,7 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define NVME_IDC_HMMAXD 336        /* most descriptor entries, 2 bytes (0: no limit) */
 #define NVME_IDC_SQES 512          /* required 3:0, maximum 7:4, log2 bytes */
 #define NVME_IDC_CQES 513
+#define NVME_IDC_VS 3072          /* vendor specific bytes 3072..4095 */
 #define NVME_IDC_NN 516            /* number of namespaces (highest NSID), 4 bytes */
 #define NVME_IDC_AWUPF 528         /* atomic write unit power fail, 0-based blocks */
 
@@ -213,7 +242,7 @@ _Static_assert(sizeof(struct nvme_cqe) == 16, "NVMe CQ entry is 16 bytes");
 #define  NVME_FLBAS_INDEX(f) (((f) & 0xfu) | (((f) >> 1) & 0x30u))
 #define  NVME_FLBAS_EXTENDED (1u << 4)
 #define NVME_IDNS_DPS 29           /* data protection settings: PI type 2:0 */
-#define  NVME_DPS_PIT(d) ((d) & 0x7u)
+#define  NVME_DPS_PIT(d) ((d) & 0x7u)           /* 0 none, 1..3 type 1..3 */
 #define NVME_IDNS_NAWUPF 36        /* namespace atomic write unit power fail, 0-based */
 #define NVME_IDNS_NPWG 64          /* preferred write granularity, 0-based blocks */
 #define NVME_IDNS_LBAF 128         /* LBA format 0; 4 bytes each, 64 formats (NVMe 2.0) */

@@ -42,6 +42,9 @@
 #define NVME_SHUTDOWN_MAX_MS 60000u
 /* Admin queue depth: commands are issued one at a time, plus one Abort. */
 #define NVME_ADMIN_ENTRIES 32
+/* Admin CIDs stay below this on NVME_QUIRK_SHARED_TAGS controllers, and
+ * I/O CIDs start at it (Linux NVME_AQ_DEPTH reserved tags). */
+#define NVME_SHARED_TAGS_ADMIN 32u
 /* Times a controller is brought back after a timeout before it is given up. */
 #define NVME_MAX_RECOVERIES 3
 
@@ -59,6 +62,8 @@ struct nvme_slot {
 struct nvme_queue {
     uint16_t qid;
     uint32_t entries;              /* SQ and CQ size */
+    uint8_t sqe_log2;              /* SQ entry stride: 6, or 7 on NVME_QUIRK_128_BYTES_SQES */
+    uint16_t cid_base;             /* CID = tag + cid_base (NVME_QUIRK_SHARED_TAGS: 32) */
     struct nvme_sqe *sq;
     volatile struct nvme_cqe *cq;
     uint32_t sq_db, cq_db;         /* doorbell offsets in BAR0 */
@@ -85,6 +90,7 @@ struct nvme_ns {
     struct nvme_ctrl *ctrl;
     uint32_t nsid;
     uint32_t list_bytes;
+    uint8_t pi_type;               /* Read/Write carry PRACT (nvme_pi_rw_fields) */
     unsigned nq;
     struct nvme_queue q[NVME_MAX_QUEUES_PER_NS];
 };
@@ -103,6 +109,10 @@ struct nvme_ctrl {
     uint32_t ready_timeout_ms;     /* CAP.TO: for CSTS.RDY = 0 after a reset */
     uint32_t enable_timeout_ms;    /* CAP.TO or CRTO.CRWMT: for CSTS.RDY = 1 */
     uint32_t shutdown_timeout_ms;
+    bool multi_css;                /* CC.CSS = 110b: every I/O command set enabled */
+    unsigned dma_bits;             /* what the controller addresses: 64, or 48 (quirk) */
+    uint32_t stripe_bytes;         /* NVME_QUIRK_STRIPE_SIZE: no command is larger (0: none) */
+    char cmb_note[112];            /* why the CMB holds no SQs ("" if it offers none) */
     uint32_t quirks;               /* NVME_QUIRK_* (nvme_pci_quirks) */
     const char *applied[6];        /* quirk names for each disk's record */
     unsigned napplied;
@@ -129,6 +139,7 @@ struct nvme_ctrl {
 
     uint8_t *idbuf;                /* 4 KiB for Identify data */
     uint32_t *nslist;              /* 4 KiB active namespace list */
+    uint8_t *descbuf;              /* 4 KiB namespace identification descriptors */
     struct nvme_ctrl_info info;
 
     struct nvme_ns *ns[NVME_MAX_NS_PER_CTRL];

@@ -3,6 +3,7 @@
 #include "platform.h"
 #include "drivers/blkdev.h"
 #include "drivers/ahci/ata.h"
+#include "drivers/ahci/ahci_quirks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -16,6 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 
     memset(&id, 0, sizeof(id));
     (void)ata_parse_identify(page, &id);
+    /* The drive quirk table's glob matching over the drive's own strings. */
+    (void)ata_dev_quirks(id.model, id.firmware);
+    (void)ata_glob_match(id.firmware, id.model); /* and any bytes as a pattern */
     memset(&h, 0, sizeof(h));
     ata_parse_smart(page, thr, &h);
     (void)ata_parse_ncq_error_log(page, &e);

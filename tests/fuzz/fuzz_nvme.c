@@ -1,4 +1,5 @@
-/* NVMe Identify Controller, Identify Namespace and the SMART log page. */
+/* NVMe Identify Controller, Identify Namespace, the namespace identification
+ * descriptor list (CNS 03h) and the SMART log page. */
 #include "fuzz.h"
 #include "platform.h"
 #include "drivers/blkdev.h"
@@ -16,6 +17,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     nvme_parse_identify_ctrl(page, &ctrl);
     memset(&ns, 0, sizeof(ns));
     (void)nvme_parse_identify_ns(page, n > 1 ? (uint16_t)(data[0] | data[1] << 8) : 0, &ns, why, sizeof(why));
+    {
+        /* The CSI of a descriptor list: -1 or one byte's value. */
+        int csi = nvme_parse_ns_csi(page);
+        if (csi < -1 || csi > 0xff)
+            abort();
+        nvme_csi_name(csi, why, sizeof(why));
+        if (!memchr(why, '\0', sizeof(why)))
+            abort();
+    }
     memset(&h, 0, sizeof(h));
     nvme_parse_smart_log(page, &h);
     if (n >= 2) {

@@ -49,19 +49,29 @@ def _assert_quick_reads(run, disk_id):
 
 
 def test_512_and_4k_namespaces_and_two_namespaces_on_one_controller():
+    """Also, on the second controller (which offers CAP.CSS bit 6, so CC.CSS
+    = 110b): a namespace formatted with type 1 protection information in 8
+    bytes of metadata (ms=8,pi=1), measured with PRACT; and a zoned one,
+    named in a note and not measured."""
     workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
     try:
         a = qemu.make_disk(os.path.join(workdir, "a.img"), 64)
         b = qemu.make_disk(os.path.join(workdir, "b.img"), 32)
         c = qemu.make_disk(os.path.join(workdir, "c.img"), 16)
+        p = qemu.make_disk(os.path.join(workdir, "p.img"), 16)
+        z = qemu.make_disk(os.path.join(workdir, "z.img"), 16)
         run = _boot(workdir,
                     drives=["file=%s,if=none,id=A,format=raw" % a,
                             "file=%s,if=none,id=B,format=raw" % b,
-                            "file=%s,if=none,id=C,format=raw" % c],
+                            "file=%s,if=none,id=C,format=raw" % c,
+                            "file=%s,if=none,id=P,format=raw" % p,
+                            "file=%s,if=none,id=Z,format=raw" % z],
                     devices=["nvme,drive=A,serial=NV512",
                              "nvme,id=nc,serial=NVTWO",
                              "nvme-ns,bus=nc,drive=B,nsid=1,logical_block_size=4096,physical_block_size=4096",
-                             "nvme-ns,bus=nc,drive=C,nsid=2"])
+                             "nvme-ns,bus=nc,drive=C,nsid=2",
+                             "nvme-ns,bus=nc,drive=P,nsid=3,ms=8,pi=1",
+                             "nvme-ns,bus=nc,drive=Z,nsid=4,zoned=true,zoned.zone_size=4M"])
         assert run.of_type("error") == [], run.of_type("error")
         assert run.end()["status"] == "ok", run.end()
         disks = _disks_by_serial(run)
@@ -70,15 +80,22 @@ def test_512_and_4k_namespaces_and_two_namespaces_on_one_controller():
         (one,) = disks["NV512"]
         assert re.match(r"^nvme\d+n1$", one["id"]), one
         assert one["lba_bytes"] == 512 and one["blocks"] == 64 * 1024 * 1024 // 512, one
+        assert "pi_type" not in one, one
 
         two = sorted(disks["NVTWO"], key=lambda d: d["id"])
-        assert len(two) == 2, two
+        assert len(two) == 3, two
         ctrl = re.match(r"^(nvme\d+)n1$", two[0]["id"])
         assert ctrl and two[1]["id"] == ctrl.group(1) + "n2", two
+        assert two[2]["id"] == ctrl.group(1) + "n3", two
         assert ctrl.group(1) != one["id"][:-2], "controllers must be numbered apart"
         assert two[0]["lba_bytes"] == 4096 and two[0]["blocks"] == 32 * 1024 * 1024 // 4096, two[0]
         assert two[1]["lba_bytes"] == 512 and two[1]["blocks"] == 16 * 1024 * 1024 // 512, two[1]
-        assert two[0]["pci"] == two[1]["pci"] != one["pci"]
+        assert two[0]["pci"] == two[1]["pci"] == two[2]["pci"] != one["pci"]
+        # ms=8,pi=1: 512-byte blocks, 8 bytes of PI the controller inserts and strips
+        assert two[2]["lba_bytes"] == 512 and two[2]["pi_type"] == 1, two[2]
+        # the zoned namespace is named, not measured
+        notes = [n["message"] for n in run.of_type("note") if n.get("where") == two[0]["pci"]]
+        assert any("namespace 4 skipped: zoned namespace: not measured" in n for n in notes), notes
 
         for d in [one] + two:
             assert d["driver"] == "nvme" and d["path"] == "native", d

@@ -10,7 +10,15 @@
  * log from ACS-3. It answers synchronously inside the register write that
  * issues a command (PxCI), and moves the clock on (plat_sim_advance_ns)
  * from register reads while something it models is stuck, so multi-second
- * driver deadlines pass at once. */
+ * driver deadlines pass at once.
+ *
+ * It also has the chips and drives Linux carries quirks for (ahci.c host
+ * flags, libata __ata_dev_quirks): an HBA that sets CAP.S64A but drops the
+ * upper 32 address bits (ATI SB600: a structure or PRD above 4 GiB is not
+ * reached; the command is aborted and counted), one that sets CAP.SNCQ
+ * whose NCQ does not work (queued commands counted), and drives that take
+ * at most so many sectors a command (larger ones aborted and counted),
+ * named by their IDENTIFY model and firmware strings. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,6 +128,12 @@ struct ahci_model {
     unsigned stops;               /* ST 1 -> 0 transitions that ended with CR clear */
     uint64_t last_lba;            /* of the last read or write */
     uint32_t last_blocks;
+    /* Quirky chips and drives */
+    const char *model_name, *fw_name; /* IDENTIFY strings (NULL: the defaults) */
+    bool dma32_only;              /* CAP.S64A is a lie: upper address dwords are dropped */
+    bool ncq_broken;              /* CAP.SNCQ is a lie: queued commands go wrong */
+    uint32_t max_sectors;         /* the drive's real per-command limit, 512-byte sectors (0: none) */
+    unsigned dma_truncated, ncq_used, oversize;
 };
 
 /* ---- Memory the HBA reads and writes: host memory is "physical" ---- */
@@ -209,8 +223,8 @@ static void identify_data(const struct ahci_model *m, uint8_t id[512])
     memset(id, 0, 512);
     sata_model_put_word(id, 0, 0x0040);                  /* ATA device (bit 15 clear) */
     sata_model_put_string(id, 10, 10, "MODEL-SERIAL-0042");
-    sata_model_put_string(id, 23, 4, "FW1.0");
-    sata_model_put_string(id, 27, 20, "Baremark Model SATA Drive");
+    sata_model_put_string(id, 23, 4, m->fw_name ? m->fw_name : "FW1.0");
+    sata_model_put_string(id, 27, 20, m->model_name ? m->model_name : "Baremark Model SATA Drive");
     sata_model_put_word(id, 49, (uint16_t)((1u << 9) | (m->no_dma ? 0 : 1u << 8))); /* LBA, DMA */
     if (m->no_lba48) {
         /* ACS-3 IDENTIFY DEVICE: words 60-61, the 28-bit capacity; no 48-bit
@@ -293,6 +307,30 @@ static void run_slot(struct ahci_model *m, unsigned slot)
         m->bad_fis++;               /* no command FIS: nothing a drive would run */
         m->ci &= ~bit;
         return;
+    }
+    if (m->dma32_only) {
+        /* SB600: the upper dwords of CLB, FB, CTBA and every PRD's DBA
+         * are dropped; the command would touch other memory. */
+        bool high = m->clbu || m->fbu || sata_model_le32(hdr + 12);
+        for (unsigned i = 0; i < prdtl; i++)
+            high = high || sata_model_le32(table + 0x80 + 16 * i + 4);
+        if (high) {
+            m->dma_truncated++;
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
+    }
+    if (m->ncq_broken && (f[2] == ATA_READ_FPDMA || f[2] == ATA_WRITE_FPDMA))
+        m->ncq_used++;              /* an HBA whose NCQ loses commands */
+    if (m->max_sectors) {
+        uint32_t bytes = 0;
+        for (unsigned i = 0; i < prdtl; i++)
+            bytes += (sata_model_le32(table + 0x80 + 16 * i + 12) & 0x3fffff) + 1;
+        if (bytes > m->max_sectors * 512u) {
+            m->oversize++;          /* past the drive's limit: it times out or corrupts; aborted here */
+            send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
+            return;
+        }
     }
     if (m->ncq_error && !(f[2] == ATA_READ_LOG_EXT && f[4] == 0x10)) {
         /* In the NCQ error state the drive aborts every command but a
@@ -1852,10 +1890,119 @@ static void test_pio_only_device_is_left_out_and_named(void **state)
     finish(m, ctrl);
 }
 
+/* ATI SB600 sets CAP.S64A but reaches only the low 4 GiB (Linux
+ * AHCI_HFLAG_32BIT_ONLY): the port's memory goes below 4 GiB, a buffer
+ * above is refused at submit, commands stay within 255 sectors. */
+static void test_sb600_gets_only_memory_below_4_gib_and_255_sector_commands(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[1];
+    uint8_t *high, *low;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->dev.config[0] = 0x02, m->dev.config[1] = 0x10;      /* 1002:4380 */
+    m->dev.config[2] = 0x80, m->dev.config[3] = 0x43;
+    m->dma32_only = true;
+    d = probe_one(m, &ctrl);
+    assert_non_null(strstr(d->quirks, "32bit_only"));
+    assert_non_null(strstr(d->quirks, "sect255"));
+    assert_int_equal(d->max_transfer_bytes, 255u * 512u);
+    low = plat_alloc_pages(1u << 20, true);   /* where the engine puts its buffers first */
+    assert_non_null(low);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4096, 255, low), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(low, 4096, 255));
+    plat_free_pages(low, 1u << 20);
+    assert_int_equal(m->dma_truncated, 0);
+    high = plat_alloc_pages(1u << 20, false);
+    assert_non_null(high);
+    if (plat_virt_to_phys(high) >= (1ull << 32))
+        assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, high), BM_EINVAL);
+    plat_free_pages(high, 1u << 20);
+    assert_int_equal(m->dma_truncated, 0);
+    finish(m, ctrl);
+}
+
+/* Marvell 88SE6145 sets CAP.SNCQ but its NCQ is broken (Linux
+ * AHCI_HFLAG_NO_NCQ): one command at a time, none queued. */
+static void test_marvell_6145_gets_no_ncq(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->dev.config[0] = 0xab, m->dev.config[1] = 0x11;      /* 11ab:6145 */
+    m->dev.config[2] = 0x45, m->dev.config[3] = 0x61;
+    m->ncq_broken = true;
+    d = probe_one(m, &ctrl);
+    assert_non_null(strstr(d->quirks, "host_noncq"));
+    assert_int_equal(d->max_qd, 1);
+    submit_reads(d, 1);
+    expect_reads_ok(d, 1);
+    assert_int_equal(m->ncq_used, 0);
+    finish(m, ctrl);
+}
+
+/* A Seagate ST31500341AS on firmware SD15 (Linux ATA_QUIRK_NONCQ): its
+ * NCQ is not used although HBA and drive offer it. */
+static void test_drive_with_broken_ncq_gets_depth_1(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->model_name = "ST31500341AS";
+    m->fw_name = "SD15";
+    m->ncq_broken = true;                  /* stands for the drive's broken NCQ */
+    d = probe_one(m, &ctrl);
+    assert_non_null(strstr(d->quirks, "noncq"));
+    assert_int_equal(d->max_qd, 1);
+    submit_reads(d, 1);
+    expect_reads_ok(d, 1);
+    assert_int_equal(m->ncq_used, 0);
+    finish(m, ctrl);
+}
+
+/* LITEON EP1-* time out above 1024 sectors (Linux ATA_QUIRK_MAX_SEC_1024):
+ * no command is larger, so a largest-transfer read succeeds. */
+static void test_drive_with_a_1024_sector_limit_gets_no_larger_command(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[1];
+    uint8_t *big;
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->model_name = "LITEON EP1-KB480";
+    m->max_sectors = 1024;
+    d = probe_one(m, &ctrl);
+    assert_non_null(strstr(d->quirks, "max_sec_1024"));
+    assert_int_equal(d->max_transfer_bytes, 1024u * 512u);
+    big = plat_alloc_pages(d->max_transfer_bytes, true);
+    assert_non_null(big);
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4096, d->max_transfer_bytes / 512, big), BM_OK);
+    assert_int_equal(collect(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(big, 4096, d->max_transfer_bytes / 512));
+    assert_int_equal(m->oversize, 0);
+    plat_free_pages(big, d->max_transfer_bytes);
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_probe_finds_the_drive_and_ncq_reads_at_qd32_return_its_data, log_restore),
+        cmocka_unit_test_teardown(test_sb600_gets_only_memory_below_4_gib_and_255_sector_commands, log_restore),
+        cmocka_unit_test_teardown(test_marvell_6145_gets_no_ncq, log_restore),
+        cmocka_unit_test_teardown(test_drive_with_broken_ncq_gets_depth_1, log_restore),
+        cmocka_unit_test_teardown(test_drive_with_a_1024_sector_limit_gets_no_larger_command, log_restore),
         cmocka_unit_test_teardown(test_ncq_batch_is_issued_with_one_pxci_write_on_flush_or_poll, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_only_in_the_sdb_fis_status_is_caught, log_restore),

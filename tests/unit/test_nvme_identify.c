@@ -160,16 +160,82 @@ static void test_metadata_formats_are_skipped(void **state)
     assert_non_null(strstr(why, "extended"));
 }
 
-static void test_protection_information_is_skipped(void **state)
+/* Linux nvme_ns_has_pi(): metadata that is exactly the 8 bytes of PI is
+ * driven with PRACT, extended LBA or separate buffer; PI inside larger
+ * metadata, or PI without metadata, is named and not driven. */
+static void test_pi_namespaces_are_measured_when_the_metadata_is_exactly_the_pi(void **state)
 {
     struct nvme_ns_info ns;
     char why[96];
 
     (void)state;
-    make_ns(1000, 0);
+    make_ns(1000, 1);                      /* 512 + 8 */
+    id[NVME_IDNS_DPS] = 1;
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_OK);
+    assert_int_equal(ns.lba_bytes, 512);
+    assert_int_equal(ns.pi_type, 1);
+    assert_false(ns.extended_lba);
+    make_ns(1000, 5);                      /* 4096 + 8, extended LBA, type 3 */
+    id[NVME_IDNS_DPS] = 3;
+    id[NVME_IDNS_FLBAS] |= NVME_FLBAS_EXTENDED;
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_OK);
+    assert_int_equal(ns.lba_bytes, 4096);
+    assert_int_equal(ns.pi_type, 3);
+    assert_true(ns.extended_lba);
+    make_ns(1000, 2);                      /* PI in 16 bytes of metadata */
+    id[NVME_IDNS_DPS] = 2;
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_ENOTSUP);
+    assert_non_null(strstr(why, "protection information type 2 in 16 bytes of metadata"));
+    make_ns(1000, 0);                      /* PI without metadata: inconsistent */
     id[NVME_IDNS_DPS] = 1;
     assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_ENOTSUP);
-    assert_non_null(strstr(why, "protection information type 1"));
+    make_ns(1000, 1);
+    id[NVME_IDNS_DPS] = 5;                 /* reserved type */
+    assert_int_equal(nvme_parse_identify_ns(id, 0, &ns, why, sizeof(why)), BM_ENOTSUP);
+}
+
+/* PRINFO as Linux nvme_setup_rw() sets it. */
+static void test_pi_read_write_fields_follow_the_pi_type(void **state)
+{
+    uint32_t cdw12, cdw14;
+
+    (void)state;
+    cdw12 = 7;
+    nvme_pi_rw_fields(1, 0x123456789ull, &cdw12, &cdw14);
+    assert_int_equal(cdw12, 7u | NVME_RW_PRACT | NVME_RW_PRCHK_GUARD | NVME_RW_PRCHK_REF);
+    assert_int_equal(cdw14, 0x23456789u);
+    cdw12 = 0;
+    nvme_pi_rw_fields(3, 99, &cdw12, &cdw14);
+    assert_int_equal(cdw12, NVME_RW_PRACT | NVME_RW_PRCHK_GUARD);
+    assert_int_equal(cdw14, 0);
+    cdw12 = 0;
+    nvme_pi_rw_fields(0, 99, &cdw12, &cdw14);
+    assert_int_equal(cdw12, 0);
+}
+
+/* The CSI descriptor among others (NVMe 2.0 figure 281); a list without
+ * one, or a malformed one, names no command set. */
+static void test_command_set_comes_from_the_csi_descriptor(void **state)
+{
+    char name[48];
+
+    (void)state;
+    memset(id, 0, sizeof(id));
+    id[0] = 0x01, id[1] = 8;               /* EUI-64 */
+    id[12] = 0x03, id[13] = 16;            /* UUID */
+    id[32] = NVME_NIDT_CSI, id[33] = 1, id[36] = NVME_CSI_ZNS;
+    assert_int_equal(nvme_parse_ns_csi(id), NVME_CSI_ZNS);
+    nvme_csi_name(nvme_parse_ns_csi(id), name, sizeof(name));
+    assert_string_equal(name, "zoned namespace");
+    id[33] = 2;                            /* a CSI is one byte */
+    assert_int_equal(nvme_parse_ns_csi(id), -1);
+    memset(id, 0, sizeof(id));
+    assert_int_equal(nvme_parse_ns_csi(id), -1);
+    id[0] = 0x01, id[1] = 0xff;            /* runs to the end: stops */
+    id[4092] = 0x01, id[4093] = 200;
+    assert_int_equal(nvme_parse_ns_csi(id), -1);
+    nvme_csi_name(NVME_CSI_KV, name, sizeof(name));
+    assert_string_equal(name, "key-value namespace");
 }
 
 static void test_other_block_sizes_are_skipped(void **state)
@@ -248,7 +314,9 @@ int main(void)
         cmocka_unit_test(test_4k_lba_namespace_capacity),
         cmocka_unit_test(test_physical_block_from_npwg_and_atomicity),
         cmocka_unit_test(test_metadata_formats_are_skipped),
-        cmocka_unit_test(test_protection_information_is_skipped),
+        cmocka_unit_test(test_pi_namespaces_are_measured_when_the_metadata_is_exactly_the_pi),
+        cmocka_unit_test(test_pi_read_write_fields_follow_the_pi_type),
+        cmocka_unit_test(test_command_set_comes_from_the_csi_descriptor),
         cmocka_unit_test(test_other_block_sizes_are_skipped),
         cmocka_unit_test(test_empty_and_malformed_namespaces),
         cmocka_unit_test(test_flbas_high_bits_select_formats_beyond_16),

@@ -29,7 +29,21 @@
  * - reads that never complete until aborted (Abort, section 5.1);
  * - a Host Memory Buffer request (HMPRE/HMMIN, Set Features 0Dh, section 8.9);
  * - normal shutdown (CC.SHN, CSTS.SHST, section 7.6.2);
- * - a controller the firmware left half enabled (CC.EN = 1, CSTS.RDY = 0). */
+ * - a controller the firmware left half enabled (CC.EN = 1, CSTS.RDY = 0);
+ * - namespaces formatted with protection information in 8 bytes of metadata
+ *   (NVM command set 5.2.1.2): a Read without PRACT would move the PI to
+ *   MPTR (separate buffer) or with the data (extended LBA), which the model
+ *   refuses; type 1 with PRCHK ref checks ILBRT against the LBA (SCT 2h
+ *   SC 84h Reference Tag Check Error, as QEMU nvme_dif_prchk());
+ * - zoned namespaces (CSI 02h) that pose as NVM ones unless CC.CSS = 110b,
+ *   as QEMU nvme_select_iocs_ns(); CC.CSS = 110b without CAP.CSS bit 6 is
+ *   a controller that never becomes ready;
+ * - the quirks of Linux nvme_id_table, as the chips behave: the Intel 0953
+ *   stripe (vs[3], byte 3075; commands crossing it are counted), 48-bit DMA
+ *   (an address above is not reached: Data Transfer Error, counted),
+ *   Apple 2005 128-byte I/O SQ entries (fetched at that stride) and one CID
+ *   space for admin and I/O commands (an I/O CID below 32 is refused,
+ *   counted); and a controller memory buffer offering SQs (CMBSZ.SQS). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +85,9 @@ enum { R_CAP = 0x00, R_VS = 0x08, R_CC = 0x14, R_CSTS = 0x1c, R_AQA = 0x24, R_AS
 #define ST_UNRECOVERED_READ 0x281
 #define ST_ABORT_REQUESTED 0x007
 #define ST_NS_NOT_READY 0x082
+#define ST_REF_TAG_CHECK 0x284
+#define PRACT (1u << 29)
+#define PRCHK_REF (1u << 26)
 #define ST_DNR 0x4000              /* do not retry (status bit 14 once shifted past the phase) */
 #define ST_CRD1 0x0800             /* command retry delay: CRDT1 */
 #define CC_SHN_MASK (3u << 14)
@@ -120,6 +137,16 @@ struct nvme_model {
     bool wide_formats;             /* 20 LBA formats, format 17 (4096 B) in use */
     uint64_t meta_ns;              /* bit n-1: NSID n is formatted with 8 bytes of metadata */
     bool sizes_by_nsid;            /* NSID n has n blocks fewer than the others */
+    uint64_t pi_ns;                /* bit n-1: NSID n is 512 + 8 bytes of PI, type 1 */
+    uint64_t ext_ns;               /* ...with the PI in the block (extended LBA) */
+    uint64_t zoned_ns;             /* bit n-1: NSID n is a zoned namespace (CSI 02h) */
+    bool no_mdts;                  /* Identify MDTS 0: no transfer limit */
+    uint8_t vs3;                   /* Identify byte 3075 (Intel: stripe, log2 pages) */
+    uint32_t stripe_bytes;         /* reads crossing a multiple of this are counted */
+    bool dma48;                    /* addresses at or above 2^48 are not reached */
+    bool sqe128;                   /* I/O SQ entries are fetched every 128 bytes */
+    bool shared_tags;              /* I/O CIDs below 32 collide with the admin queue's */
+    uint32_t cmbsz;                /* CMBSZ register (0: no CMB) */
     unsigned max_qsize;            /* largest queue Create I/O CQ/SQ accept (0: MQES + 1) */
     uint64_t ready_delay_ns;       /* CSTS.RDY follows CC.EN = 1 this much later */
     uint64_t blackout_ns;          /* CSTS reads all ones this long after CC.EN = 0 */
@@ -145,6 +172,11 @@ struct nvme_model {
     uint64_t hmb_bytes;
     unsigned hmb_enables, hmb_disables, resets_with_hmb_on;
     unsigned deleted_sqs, deleted_cqs;
+    unsigned css;                  /* CC.CSS of the last enable */
+    unsigned pi_reads, pi_refused; /* reads of a PI namespace done / refused */
+    unsigned stripe_crossings, dma_over_48, cid_collisions;
+    unsigned io_sq_size;           /* entries of the last I/O SQ created */
+    unsigned desc_lists;           /* Identify CNS 03h answered */
 };
 
 static unsigned model_qsize_max(const struct nvme_model *m)
@@ -247,7 +279,8 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
         memcpy(d + 24, "Baremark Model NVMe", 19);
         memset(d + 64, ' ', 8);
         memcpy(d + 64, "1.0", 3);
-        d[77] = 5;                 /* MDTS: 2^5 pages = 128 KiB */
+        d[77] = m->no_mdts ? 0 : 5; /* MDTS: 2^5 pages = 128 KiB */
+        d[3075] = m->vs3;
         d[80] = 0x00, d[81] = 0x04, d[82] = 0x01;   /* VER 1.4 */
         d[512] = 0x66;             /* SQES: 64 bytes */
         d[513] = 0x44;             /* CQES: 16 bytes */
@@ -277,6 +310,19 @@ static uint16_t identify(struct nvme_model *m, const uint8_t *sqe)
         d[128 + 2] = 9;            /* LBAF0: LBADS 9 (512 B), no metadata */
         if (nsid <= 64 && (m->meta_ns >> (nsid - 1)) & 1)
             d[128] = 8;            /* LBAF0.MS: 8 bytes of metadata per block */
+        if (nsid <= 64 && (m->pi_ns >> (nsid - 1)) & 1) {
+            d[128] = 8;            /* the 8 bytes are the PI... */
+            d[29] = 1;             /* ...DPS: type 1 */
+            if ((m->ext_ns >> (nsid - 1)) & 1)
+                d[26] |= 0x10;     /* FLBAS bit 4: extended LBA */
+        }
+        break;
+    case 0x03:                     /* identification descriptors: the CSI one */
+        if (nsid < 1 || nsid > nns)
+            return ST_INVALID_NS | ST_DNR;
+        m->desc_lists++;
+        d[0] = 0x04, d[1] = 1;
+        d[4] = nsid <= 64 && (m->zoned_ns >> (nsid - 1)) & 1 ? 0x02 : 0x00;
         break;
     case 0x02:                     /* active ids above nsid, ascending, up to 1024 */
         if (m->ns_list_refused)
@@ -400,6 +446,7 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
             return ST_CQ_INVALID;
         m->sq[qid] = (struct nvme_instant_queue){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize,
                                                   .cqid = cqid };
+        m->io_sq_size = qsize;
         return ST_OK;
     }
     case OP_DELETE_SQ:
@@ -465,6 +512,19 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
         complete(m, sqid, cid, ST_INVALID_NS, 0);
         return;
     }
+    if (m->shared_tags && cid < 32) {
+        m->cid_collisions++;       /* the CID of an admin command: mixed up */
+        complete(m, sqid, cid, ST_INVALID_FIELD | ST_DNR, 0);
+        return;
+    }
+    if (m->dma48 && (le64(sqe + 24) >> 48 || le64(sqe + 32) >> 48)) {
+        m->dma_over_48++;          /* the address is cut to 48 bits: not reached */
+        complete(m, sqid, cid, 0x004 | ST_DNR, 0);   /* Data Transfer Error */
+        return;
+    }
+    if (m->stripe_bytes && (slba * model_lba_bytes(m)) / m->stripe_bytes !=
+                                ((slba + nlb) * model_lba_bytes(m) - 1) / m->stripe_bytes)
+        m->stripe_crossings++;
     switch (sqe[0]) {
     case OP_FLUSH:
         complete(m, sqid, cid, ST_OK, 0);
@@ -496,6 +556,22 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
             complete(m, sqid, cid, ST_UNRECOVERED_READ, 0);
             return;
         }
+        if (nsid <= 64 && (m->pi_ns >> (nsid - 1)) & 1) {
+            uint32_t cdw12 = le32(sqe + 48), ilbrt = le32(sqe + 56);
+            if (!(cdw12 & PRACT)) {
+                /* The PI would go to MPTR or with the data: the model
+                 * takes that as the host not having asked for it. */
+                m->pi_refused++;
+                complete(m, sqid, cid, ST_INVALID_FIELD | ST_DNR, 0);
+                return;
+            }
+            if ((cdw12 & PRCHK_REF) && ilbrt != (uint32_t)slba) {
+                m->pi_refused++;
+                complete(m, sqid, cid, ST_REF_TAG_CHECK | ST_DNR, 0);
+                return;
+            }
+            m->pi_reads++;
+        }
         finish_read(m, sqid, sqe);
         return;
     }
@@ -511,12 +587,15 @@ static void sq_doorbell(struct nvme_model *m, uint16_t qid, uint32_t tail)
         return;
     sq->tail = tail;
     while (sq->head != sq->tail) {
-        const uint8_t *sqe = sq->base + 64 * sq->head;
+        const uint8_t *sqe = sq->base + (qid && m->sqe128 ? 128 : 64) * sq->head;
         sq->head = (sq->head + 1) % sq->size;
         if (qid == 0) {
             uint32_t dw0 = 0;
             bool none = false;
-            uint16_t st = admin(m, sqe, &dw0, &none);
+            uint16_t st;
+            if (m->shared_tags && le16(sqe + 2) >= 32)
+                m->cid_collisions++; /* an admin CID in the I/O queues' range */
+            st = admin(m, sqe, &dw0, &none);
             if (!none)
                 complete(m, 0, le16(sqe + 2), st, dw0);
         } else {
@@ -583,6 +662,8 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
             plat_sim_advance_ns(50000000ull);      /* a controller that is stuck */
         return m->csts;
     case R_CRTO: return m->crto;
+    case 0x38: return 0;                           /* CMBLOC: BIR 0, offset 0 */
+    case 0x3c: return m->cmbsz;
     case R_AQA: return m->aqa;
     case R_ASQ: return (uint32_t)m->asq;
     case R_ASQ + 4: return (uint32_t)(m->asq >> 32);
@@ -605,8 +686,13 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
         m->cc = v;
         if (!(old & CC_EN) && (v & CC_EN)) {
             m->enables++;
+            m->css = (v >> 4) & 7;
             if (m->never_ready)
                 return;
+            if (m->css == 6 && !((m->cap >> 37) & 0x40)) {
+                m->never_ready = true; /* a command set selection it does not offer */
+                return;
+            }
             if (m->cfs_on_enable) {
                 m->csts |= CSTS_CFS;
                 return;
@@ -1669,10 +1755,214 @@ static void test_release_deletes_queues_and_shuts_down_before_the_reset(void **s
     assert_int_equal(m->resets_after_shutdown, 1);
 }
 
+/* A namespace formatted with type 1 PI in 8 bytes of metadata (QEMU
+ * nvme-ns ms=8,pi=1; separate buffer, then extended LBA) is a disk of
+ * 512-byte blocks whose reads carry PRACT and the LBA as reference tag:
+ * data only crosses the bus. */
+static void test_pi_namespace_is_read_with_pract_and_the_lbas_reference_tag(void **state)
+{
+    for (int ext = 0; ext < 2; ext++) {
+        struct nvme_model *m = model_new();
+        struct bm_disk *d;
+        void *ctrl;
+
+        (void)state;
+        m->pi_ns = 1;
+        m->ext_ns = ext ? 1 : 0;
+        d = probe_one(m, &ctrl);
+        assert_int_equal(d->pi_type, 1);
+        assert_int_equal(d->lba_bytes, 512);
+        submit_reads(d, 0, 0, 8);
+        expect_reads_ok(d, 0, 8);
+        assert_int_equal(m->pi_reads, 8);
+        assert_int_equal(m->pi_refused, 0);
+        finish(m, ctrl);
+    }
+}
+
+/* CAP.CSS bit 6: CC.CSS = 110b, and a zoned namespace is named in the
+ * probe's note instead of being measured as if it were NVM. */
+static void test_zoned_namespace_is_named_and_not_measured(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->cap |= 0x40ull << 37;
+    m->nns = 2;
+    m->zoned_ns = 1u << 1;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_int_equal(m->css, 6);
+    assert_int_equal(list.disks[0]->port, 1);
+    assert_string_equal(err, "namespace 2 skipped: zoned namespace: not measured");
+    assert_int_equal(m->desc_lists, 2);
+    finish(m, ctrl);
+}
+
+/* A scan of 1..NN asks for the command set only of the namespaces that
+ * are there (an inactive NSID returns zeroes). */
+static void test_command_set_is_asked_only_of_present_namespaces(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    m->cap |= 0x40ull << 37;
+    m->ns_list_refused = true;
+    m->nns = 3;
+    m->inactive = 1u << 1;
+    m->zoned_ns = 1u << 2;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_int_equal(m->desc_lists, 2);
+    assert_non_null(strstr(err, "namespace 3 skipped: zoned namespace: not measured"));
+    finish(m, ctrl);
+}
+
+/* Without CAP.CSS bit 6, CC.CSS stays NVM (the model never becomes ready
+ * otherwise) and no descriptor list is asked for. */
+static void test_css_stays_nvm_without_cap_css_bit_6(void **state)
+{
+    struct nvme_model *m = model_new();
+    void *ctrl;
+
+    (void)state;
+    (void)probe_one(m, &ctrl);
+    assert_int_equal(m->css, 0);
+    finish(m, ctrl);
+}
+
+/* Intel 0953 with a 128 KiB stripe (vs[3] = 5) and no MDTS: commands are
+ * capped at the stripe, so 1 MiB reads split into aligned pieces the way
+ * the engine splits them (efi/disk/engine.c) never cross one. */
+static void test_intel_0953_commands_stay_within_its_stripe(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[8];
+    struct bm_disk *d;
+    uint8_t *big;
+    uint32_t piece_blocks;
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x8086, 0x0953);
+    m->no_mdts = true;
+    m->vs3 = 5;
+    m->stripe_bytes = 128u << 10;
+    d = probe_one(m, &ctrl);
+    assert_true(has_quirk(d, "stripe_size"));
+    assert_int_equal(d->max_transfer_bytes, 128u << 10);
+    big = plat_alloc_pages(1u << 20, true);
+    assert_non_null(big);
+    piece_blocks = MIN(d->max_transfer_bytes, 1u << 20) / 512;
+    for (uint32_t t = 0; t * piece_blocks < 2048; t++)
+        assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 4096 + t * piece_blocks, piece_blocks,
+                                        big + (size_t)t * piece_blocks * 512), BM_OK);
+    assert_int_equal(collect(d, 0, c, (int)(2048 / piece_blocks), 1000000000ull), (int)(2048 / piece_blocks));
+    for (uint32_t i = 0; i < 2048 / piece_blocks; i++)
+        assert_int_equal(c[i].status, BM_OK);
+    assert_true(data_ok(big, 4096, 2048));
+    assert_int_equal(m->stripe_crossings, 0);
+    finish(m, ctrl);
+    plat_free_pages(big, 1u << 20);
+}
+
+/* Amazon EC2 NVMe: a buffer above 2^48 is refused at submit instead of
+ * being sent to a controller that would not reach it. */
+static void test_48_bit_dma_controller_gets_no_address_above_2_to_48(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[1];
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x1d0f, 0x0061);
+    m->dma48 = true;
+    d = probe_one(m, &ctrl);
+    assert_true(has_quirk(d, "dma_address_bits_48"));
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, (void *)(uintptr_t)(1ull << 48)), BM_EINVAL);
+    (void)d->ops->poll(d, 0, c, 1);
+    assert_int_equal(m->dma_over_48, 0);
+    submit_reads(d, 0, 0, 4);            /* ordinary buffers still go */
+    expect_reads_ok(d, 0, 4);
+    finish(m, ctrl);
+}
+
+/* Apple 2005 (T2): 128-byte I/O SQ entries and I/O CIDs clear of the
+ * admin queue's 0..31; reads return the right data at QD64. */
+static void test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_ones(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x106b, 0x2005);
+    m->sqe128 = true;
+    m->shared_tags = true;
+    d = probe_one(m, &ctrl);
+    assert_true(has_quirk(d, "128_bytes_sqes"));
+    assert_true(has_quirk(d, "shared_tags"));
+    for (int round = 0; round < 3; round++) {   /* round the SQ more than once */
+        submit_reads(d, 0, 0, QD);
+        expect_reads_ok(d, 0, QD);
+        submit_reads(d, 0, 0, QD);
+        expect_reads_ok(d, 0, QD);
+    }
+    assert_int_equal(m->cid_collisions, 0);
+    finish(m, ctrl);
+}
+
+/* Apple 2001: queues of 2 entries, one command in flight (Linux q_depth 2). */
+static void test_apple_2001_gets_a_queue_depth_of_one(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x106b, 0x2001);
+    d = probe_one(m, &ctrl);
+    assert_true(has_quirk(d, "qdepth_one"));
+    assert_int_equal(d->max_qd, 1);
+    assert_int_equal(m->io_sq_size, 2);
+    submit_reads(d, 0, 0, 1);
+    expect_reads_ok(d, 0, 1);
+    finish(m, ctrl);
+}
+
+/* A CMB that offers SQs is named in the probe's note, with why not used. */
+static void test_cmb_offering_sqs_is_named_in_the_probe_note(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[256];
+    void *ctrl;
+
+    (void)state;
+    m->cmbsz = 1u | 2u << 8 | 16u << 12;   /* SQS, SZU 1 MiB, 16 MiB */
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_non_null(strstr(err, "controller memory buffer offers submission queues (CMBSZ.SQS): not used"));
+    finish(m, ctrl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_sets_up_queues_and_reads_at_qd64_return_the_models_data),
+        cmocka_unit_test(test_pi_namespace_is_read_with_pract_and_the_lbas_reference_tag),
+        cmocka_unit_test(test_zoned_namespace_is_named_and_not_measured),
+        cmocka_unit_test(test_css_stays_nvm_without_cap_css_bit_6),
+        cmocka_unit_test(test_command_set_is_asked_only_of_present_namespaces),
+        cmocka_unit_test(test_intel_0953_commands_stay_within_its_stripe),
+        cmocka_unit_test(test_48_bit_dma_controller_gets_no_address_above_2_to_48),
+        cmocka_unit_test(test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_ones),
+        cmocka_unit_test(test_apple_2001_gets_a_queue_depth_of_one),
+        cmocka_unit_test(test_cmb_offering_sqs_is_named_in_the_probe_note),
         cmocka_unit_test(test_cq_head_is_released_only_when_a_command_needs_the_room),
         cmocka_unit_test(test_media_error_fails_that_read_with_the_decoded_status),
         cmocka_unit_test(test_read_without_completion_is_reset_and_the_controller_comes_back),
