@@ -61,6 +61,10 @@ struct engine_io_hooks {
      * the hook owns the error and the sweep goes on. */
     void (*done)(void *ctx, uint64_t lba, uint32_t blocks, int status, const char *detail, uint64_t lat_ns,
                  uint64_t now_ns);
+    /* The hooks touch nothing but their ctx (no output, no firmware call):
+     * the sweep of a native disk may then run on any CPU, as the other
+     * tests' jobs do (engine_cpus.c); else it stays on the boot processor. */
+    bool mp_safe;
 };
 
 /* One logical I/O slot: an I/O of bs bytes, split into `pieces` commands

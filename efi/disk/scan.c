@@ -25,10 +25,13 @@ void scan_state_init(struct scan_state *s, struct scan_result *r, uint64_t first
     s->t0_ns = t0_ns;
     r->first_lba = first_lba;
     r->blocks = blocks;
-    /* The curve's parts are whole reads, at most SCAN_CURVE_POINTS of them. */
+    /* The curve's parts are whole reads, at most SCAN_CURVE_POINTS of them
+     * and at least two queues' worth each: a device that completes the
+     * reads in flight together (QEMU's AHCI does) would leave a part of
+     * fewer with no time of its own. */
     chunks = (blocks + s->chunk_blocks - 1) / s->chunk_blocks;
     if (chunks) {
-        uint64_t per = (chunks + SCAN_CURVE_POINTS - 1) / SCAN_CURVE_POINTS;
+        uint64_t per = MAX((chunks + SCAN_CURVE_POINTS - 1) / SCAN_CURVE_POINTS, (uint64_t)SCAN_MIN_POINT_READS);
         r->point_blocks = per * s->chunk_blocks;
         r->npoints = (unsigned)((chunks + per - 1) / per);
     }
@@ -209,7 +212,9 @@ static void hook_done(void *ctx, uint64_t lba, uint32_t blocks, int status, cons
     scan_done(ctx, lba, blocks, status, detail, lat_ns, now_ns);
 }
 
-static const struct engine_io_hooks scan_hooks = { .next = hook_next, .done = hook_done };
+/* The hooks touch only their disk's scan_state: each disk's sweep may run on
+ * its own CPU, so one disk's slow error recovery holds no other disk back. */
+static const struct engine_io_hooks scan_hooks = { .next = hook_next, .done = hook_done, .mp_safe = true };
 
 /* What stopped a disk's scan, in the record's words. */
 static void word_stop(const struct disk_job *j, struct scan_result *r)

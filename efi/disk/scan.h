@@ -13,7 +13,8 @@
 
 #define SCAN_QD 8                   /* as SEQ1M-Q8T1, so the two rates compare */
 #define SCAN_CHUNK_MAX (1u << 20)   /* bytes per read, at most the disk's transfer limit */
-#define SCAN_CURVE_POINTS 100       /* transfer-rate points across the range */
+#define SCAN_CURVE_POINTS 100       /* transfer-rate points across the range, at most */
+#define SCAN_MIN_POINT_READS (2 * SCAN_QD) /* reads per point, at least */
 #define SCAN_MAX_BAD 64             /* unreadable ranges listed per disk (the rest counted) */
 #define SCAN_STACK 128              /* re-reads waiting, per disk */
 

@@ -289,46 +289,58 @@ static void test_512e_disk_names_whole_physical_blocks(void **state)
     fake_free(f);
 }
 
+/* The median of n values (sorts them). */
+static double median(double *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            double t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* A slow zone (a hard disk's inner tracks, an SSD past its cache) shows
  * in the curve, and its reads land in MHDD's slower buckets. Time is the
- * model's, so the figures are exact: 64 KiB every 125 us is 524 MB/s
- * (each read waits for the 7 ahead of it: 1 ms), every 3.75 ms 17.5 MB/s
- * (30 ms). */
+ * model's: 64 KiB every 12.5 ms is 5.24 MB/s (each read waits for the 7
+ * ahead of it: 100 ms), every 375 ms 0.175 MB/s (3 s). The real time the
+ * code takes only adds to that, and is small against it even on a
+ * loaded machine; the medians keep one stall from moving the figures. */
 static void test_slow_zone_shows_in_the_curve_and_the_buckets(void **state)
 {
     struct fake_disk disk, *f = &disk;
     struct scan_result r;
-    double fast = 0, slow = 0;
-    unsigned nfast = 0, nslow = 0;
+    double fast[8], slow[8];
     (void)state;
     fake_init(f, "fake0", 256 * 128, 512, 512, 64 * 1024); /* 256 reads of 64 KiB */
-    f->service_ns = 125 * NS_PER_US;
+    f->service_ns = 12500 * NS_PER_US;
     f->zone[0].first = 128 * 128;                           /* the second half */
     f->zone[0].count = 128 * 128;
-    f->zone[0].service_ns = 3750 * NS_PER_US;
+    f->zone[0].service_ns = 375 * NS_PER_MS;
     f->nzones = 1;
     assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
     assert_int_equal(r.status, BM_OK);
     assert_int_equal(r.nbad, 0);
     assert_int_equal(r.errors, 0);
-    assert_int_equal(r.npoints, 86);                        /* 256 reads, 3 a point */
-    assert_int_equal(r.point_blocks, 3 * 128);
-    /* Each read's time counts from its submission: the fast half under
-     * 5 ms, the slow half at 30 ms once the queue holds only slow reads
-     * (the first few slow ones wait behind fast ones: less). */
-    assert_int_equal(r.buckets[SCAN_B5] + r.buckets[SCAN_B20] + r.buckets[SCAN_B50], 256);
-    assert_true(r.buckets[SCAN_B5] >= 128 && r.buckets[SCAN_B5] <= 128 + SCAN_QD);
-    assert_true(r.buckets[SCAN_B50] >= 128 - 2 * SCAN_QD);
-    assert_int_equal(r.buckets[SCAN_B150] + r.buckets[SCAN_B500] + r.buckets[SCAN_BSLOW], 0);
-    for (unsigned i = 1; i < 40; i++, nfast++)
-        fast += r.curve_mbps[i];
-    for (unsigned i = 45; i < r.npoints - 1; i++, nslow++)
-        slow += r.curve_mbps[i];
-    fast /= nfast;
-    slow /= nslow;
-    assert_true(fast > 500 && fast < 550);
-    assert_true(slow > 16.5 && slow < 18.5);
-    assert_true(r.mbps > 30 && r.mbps < 40);                /* 16 MiB in ~0.5 s */
+    assert_int_equal(r.npoints, 16);                        /* 256 reads, 16 a point (two queues' worth) */
+    assert_int_equal(r.point_blocks, 16 * 128);
+    /* Each read's time counts from its submission. The first queue fills
+     * at once (12.5 ms, 25 ms ... 100 ms), then the fast half runs at
+     * 100 ms; the slow half at 3 s once the queue holds only slow reads. */
+    assert_int_equal(r.buckets[SCAN_B5], 0);
+    assert_true(r.buckets[SCAN_B20] + r.buckets[SCAN_B50] <= 3);
+    assert_true(r.buckets[SCAN_B150] >= 128 - 3 - 4);
+    assert_true(r.buckets[SCAN_B500] + r.buckets[SCAN_BSLOW] >= 128 && r.buckets[SCAN_B500] + r.buckets[SCAN_BSLOW] <= 132);
+    assert_true(r.buckets[SCAN_BSLOW] >= 128 - SCAN_QD);
+    assert_int_equal(r.buckets[SCAN_B5] + r.buckets[SCAN_B20] + r.buckets[SCAN_B50] + r.buckets[SCAN_B150] +
+                         r.buckets[SCAN_B500] + r.buckets[SCAN_BSLOW], 256);
+    for (unsigned i = 0; i < 7; i++) {
+        fast[i] = r.curve_mbps[i];
+        slow[i] = r.curve_mbps[9 + i];
+    }
+    assert_true(median(fast, 7) > 5.24 * 0.9 && median(fast, 7) < 5.24 * 1.05);
+    assert_true(median(slow, 7) > 0.1748 * 0.9 && median(slow, 7) < 0.1748 * 1.05);
     assert_contract_kept(f);
     fake_free(f);
 }
@@ -413,7 +425,7 @@ static void test_range_scan_reads_only_its_range(void **state)
     assert_int_equal(r.first_lba, 1000);
     assert_int_equal(r.scanned_blocks, 300);
     assert_int_equal(r.read_bytes, 300 * 512);
-    assert_int_equal(r.npoints, 3);
+    assert_int_equal(r.npoints, 1);
     for (uint64_t b = 0; b < 8192; b++)
         assert_int_equal(disk.read_count[b], b >= 1000 && b < 1300);
     assert_contract_kept(&disk);
