@@ -64,14 +64,16 @@ struct scan_state {
     bool reread_busy;             /* a re-read in flight (alone: nothing else is) */
     struct { uint64_t lba; uint32_t blocks; } stack[SCAN_STACK];
     unsigned nstack;
-    uint64_t t0_ns;               /* the scan's start */
+    bool started;                 /* its first read was given out ... */
+    uint64_t t0_ns;               /* ... then: the scan's start */
     uint64_t read_blocks;         /* read without error */
     uint64_t point_read_blocks[SCAN_CURVE_POINTS];
     uint64_t point_end_ns[SCAN_CURVE_POINTS]; /* the last completion in each part */
 };
 
 /* Set up a disk's scan of blocks blocks from first_lba in reads of
- * chunk_blocks (min_blocks: the smallest re-read), starting at t0_ns. */
+ * chunk_blocks (min_blocks: the smallest re-read); t0_ns until its first
+ * read starts (then the clock at that moment). */
 void scan_state_init(struct scan_state *s, struct scan_result *r, uint64_t first_lba, uint64_t blocks,
                      uint32_t chunk_blocks, uint32_t min_blocks, uint64_t t0_ns);
 /* The next read to start (re-reads first, alone; then the pass), false for none now. */

@@ -36,12 +36,15 @@ static void scan_curve(struct hout *o, const struct hd_scan *s)
 {
     static struct hd_point pts[HD_MAX_SCAN_POINTS];
     char title[96];
-    struct chart c = { "scan-curve", title, "position (GB from the range's first LBA)", "read MB/s", AXIS_LINEAR,
-                       AXIS_LINEAR, XFMT_NUM, true };
+    /* GB along the range, MB for a range under 10 GB (whole-number ticks). */
+    bool mb = s->blocks * s->lba_bytes < 10e9;
+    struct chart c = { "scan-curve", title, mb ? "position (MB from the range's first LBA)"
+                                               : "position (GB from the range's first LBA)",
+                       "read MB/s", AXIS_LINEAR, AXIS_LINEAR, XFMT_NUM, true };
 
     snprintf(title, sizeof(title), "%s: transfer rate across the surface", s->disk);
     for (unsigned i = 0; i < s->npoints; i++) {
-        pts[i].x = (double)i * s->point_blocks * s->lba_bytes / 1e9;
+        pts[i].x = (double)i * s->point_blocks * s->lba_bytes / (mb ? 1e6 : 1e9);
         pts[i].y = s->curve_mbps[i];
     }
     c.series[0].name = "MB/s";
