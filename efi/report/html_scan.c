@@ -5,8 +5,7 @@
 #define MAP_W 640
 #define MAP_H 28
 
-static const char *const bucket_heads[7] = { "&lt;5 ms", "&lt;20 ms", "&lt;50 ms", "&lt;150 ms", "&lt;500 ms",
-                                             "slower", "error" };
+static const char *const bucket_heads[7] = { "&lt;5", "&lt;20", "&lt;50", "&lt;150", "&lt;500", "slower", "error" };
 
 static void scan_row(struct hout *o, const struct hd_scan *s)
 {
@@ -115,13 +114,14 @@ void html_section_scan(struct hout *o, const struct html_data *d)
         return;
     ho_raw(o, "<section id=\"scan\"><h2>Surface scan</h2>\n<p>Every block of the range read front to back in "
               "large transfers, all disks at once. The curve is the transfer rate across the surface (a hard "
-              "disk's zones, an SSD's cache); the buckets count the reads by access time as MHDD does; the map "
+              "disk's zones, an SSD's cache); the buckets count the reads by access time in ms as MHDD does "
+              "(SEQ1M: the disk's SEQ1M-Q8T1 read in the same pass); the map "
               "shows the range (grey: read, hatched: not reached) and each unreadable range in red.</p>\n");
     ho_raw(o, "<table id=\"scan-table\"><tr><th>disk</th><th>result</th><th>LBA range</th><th>read</th>"
-              "<th>MB/s</th><th>min-max</th><th>SEQ1M-Q8T1 (scan %)</th>");
+              "<th>MB/s</th><th>min-max</th><th>SEQ1M (scan %)</th>");
     for (unsigned k = 0; k < 7; k++)
         ho_fmt(o, "<th>%s</th>", bucket_heads[k]);
-    ho_raw(o, "<th>unreadable blocks</th></tr>\n");
+    ho_raw(o, "<th>bad blocks</th></tr>\n");
     for (unsigned i = 0; i < d->nscans; i++)
         scan_row(o, &d->scans[i]);
     ho_raw(o, "</table>\n");
