@@ -248,6 +248,7 @@ int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lb
     struct scan_state *st = plat_alloc((size_t)n * sizeof(*st));
     unsigned *which = plat_alloc((size_t)n * sizeof(*which));
     unsigned nj = 0;
+    bool hung = false;
     char why[160], label[64];
     uint64_t t0;
     int rc = BM_OK;
@@ -289,6 +290,7 @@ int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lb
     for (unsigned k = 0; k < nj; k++) {
         struct disk_job *j = &jobs[k];
         unsigned i = which[k];
+        hung |= j->cpu_hung;
         scan_finish(&st[i], disks[i]->lba_bytes, j->last_event_ns);
         if (j->status != BM_OK)
             word_stop(j, &out[i]);
@@ -298,6 +300,8 @@ int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lb
         }
         engine_job_free(j);
     }
+    if (hung)
+        return rc; /* a CPU that never came back may still run the hooks over st and the jobs */
     plat_free(jobs);
     plat_free(st);
     plat_free(which);
