@@ -149,8 +149,8 @@ unsigned screen_draw_scan(struct screen_grid *g, unsigned row, unsigned max_rows
         unsigned head, curve_cols;
 
         snprintf(line, sizeof(line),
-                 "%-10.10s %8.1f MB/s (%.1f-%.1f)  <5ms %llu  <20 %llu  <50 %llu  <150 %llu  <500 %llu  slower %llu"
-                 "  error %llu%s",
+                 "%-10.10s %8.1f MB/s (%.0f-%.0f) <5ms %llu <20 %llu <50 %llu <150 %llu <500 %llu slower %llu"
+                 " err %llu%s",
                  s->id, s->mbps, s->min_mbps, s->max_mbps, (unsigned long long)s->buckets[0],
                  (unsigned long long)s->buckets[1], (unsigned long long)s->buckets[2],
                  (unsigned long long)s->buckets[3], (unsigned long long)s->buckets[4],
