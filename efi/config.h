@@ -63,7 +63,7 @@ struct config {
     bool scan_range_set;   /* scan_range= given: scan only [scan_first_lba, scan_last_lba] */
     uint64_t scan_first_lba, scan_last_lba; /* inclusive; scan_last_lba UINT64_MAX: to the disk's end */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
-    uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
+    uint32_t duration_s;   /* burn-in: repeat until this many seconds passed (0 = off) */
     uint8_t spd;           /* spd=on|force|off: 0, 1, 2 (enum spd_mode) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
     char upload[192];      /* upload=: http:// URL the results file is PUT under ("" = off) */
