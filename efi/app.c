@@ -215,7 +215,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
     *passes_done = 0;
     /* Disks are found once; passes reuse them, and the health logs bracket
      * the whole run. */
-    if (cfg.disk != LEVEL_OFF)
+    if (cfg.disk != LEVEL_OFF || cfg.scan)
         disk_open(&cfg, boot);
     for (unsigned pass = 1;; pass++) {
         if (burn_in) {
@@ -224,7 +224,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         }
         if (cfg.mem != LEVEL_OFF)
             rc = mem_run(&cfg, &sys);
-        if (rc != BM_EABORT && cfg.disk != LEVEL_OFF)
+        if (rc != BM_EABORT && (cfg.disk != LEVEL_OFF || cfg.scan))
             rc = disk_pass(&cfg);
         if (rc == BM_EABORT)
             break;
@@ -242,7 +242,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
         }
     }
     record_set_pass(0);
-    if (cfg.disk != LEVEL_OFF)
+    if (cfg.disk != LEVEL_OFF || cfg.scan)
         disk_close();
     if (!burn_in)
         *passes_done = 0;

@@ -320,6 +320,39 @@ static int set_verify(struct config *c, const char *v)
     return parse_size(v, &c->verify_bytes);
 }
 
+/* scan=on|off */
+static int set_scan(struct config *c, const char *v)
+{
+    if (strcmp(v, "on") && strcmp(v, "off"))
+        return BM_EINVAL;
+    c->scan = v[1] == 'n';
+    return BM_OK;
+}
+
+/* scan_range=FIRST-LAST or FIRST- (to the end): LBAs, inclusive, as MHDD's
+ * start and end LBA; the disk's end is applied per disk (efi/disk/scan.c). */
+static int set_scan_range(struct config *c, const char *v)
+{
+    const char *dash = strchr(v, '-');
+    char first[24];
+    uint64_t a, b = UINT64_MAX;
+    size_t n;
+
+    if (!dash || dash == v || (size_t)(dash - v) >= sizeof(first))
+        return BM_EINVAL;
+    n = (size_t)(dash - v);
+    memcpy(first, v, n);
+    first[n] = '\0';
+    if (!bm_parse_u64(first, &a))
+        return BM_EINVAL;
+    if (dash[1] && (!bm_parse_u64(dash + 1, &b) || b < a || b == UINT64_MAX))
+        return BM_EINVAL;
+    c->scan_range_set = true;
+    c->scan_first_lba = a;
+    c->scan_last_lba = b;
+    return BM_OK;
+}
+
 static int set_passes(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->passes); }
 /* duration=N (minutes), or Ns / Nm / Nh: a burn-in rack sets minutes or
  * hours; seconds serve short soak checks (and the emulated test runs). */
@@ -381,6 +414,9 @@ static const struct key_def keys[] = {
     { "mem_map_ms", "milliseconds from 10 to 60000 of measuring per memory map region", set_mem_map_ms },
     { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
       set_verify },
+    { "scan", "on or off: the surface scan, every selected disk read front to back (read-only)", set_scan },
+    { "scan_range", "FIRST-LAST or FIRST- (LBAs, inclusive; FIRST-: to the disk's end): what scan=on reads",
+      set_scan_range },
     { "passes", "a number of passes from 1 to 1000000", set_passes },
     { "duration", "minutes from 1 to 1000000, or a number of seconds, minutes or hours like 90s, 30m, 12h "
                   "(repeat passes until then)", set_duration },

@@ -59,6 +59,9 @@ struct config {
     bool mem_map_given;     /* mem_map= was set; else it follows mem= (full: full, quick: off) */
     uint32_t mem_map_ms;    /* mem_map_ms=: measuring time per region (0 = default) */
     uint64_t verify_bytes; /* verify=: bytes to write, read back and compare per writable disk (0 = off) */
+    bool scan;             /* scan=on: the surface scan, a read of every selected disk front to back */
+    bool scan_range_set;   /* scan_range= given: scan only [scan_first_lba, scan_last_lba] */
+    uint64_t scan_first_lba, scan_last_lba; /* inclusive; scan_last_lba UINT64_MAX: to the disk's end */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
     uint32_t duration_s;   /* burn-in: repeat until this many seconds passed (0 = off) */
     uint8_t spd;           /* spd=on|force|off: 0, 1, 2 (enum spd_mode) */

@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "report.h"
 #include "safety.h"
+#include "scan.h"
 #include "verify.h"
 #include "../record.h"
 
@@ -19,6 +20,7 @@ struct disk_entry {
     bool selected;
     struct disk_write_decision w;
     struct disk_table table;
+    bool stuck;           /* commands of a failed test never completed: nothing more is sent to it */
 };
 
 static struct disk_entry entries[BM_MAX_DISKS];
@@ -42,6 +44,8 @@ static void disk_failed(struct disk_entry *e, const struct disk_job *j)
 {
     report_disk_failed(e->d, j);
     e->d->failed = true;
+    if (j->stuck)
+        e->stuck = true;
 }
 
 /* One test on one disk. Returns BM_EABORT on Esc, else BM_OK. */
@@ -263,23 +267,105 @@ static int verify_disks(const struct config *c)
 }
 
 
+/* SEQ1M-Q8T1's read MB/s on this disk in this pass (0: not run), what the scan's rate is set against. */
+static double seq1m_read_mbps(const struct disk_entry *e)
+{
+    for (unsigned i = 0; i < e->table.nrows; i++)
+        if (!strcmp(e->table.rows[i].test, "SEQ1M-Q8T1") && e->table.rows[i].have[0])
+            return e->table.rows[i].mbps[0];
+    return 0;
+}
+
+/* One engine run of the surface scan over the given disks at once. */
+static int scan_group(const struct config *c, struct disk_entry **group, unsigned n)
+{
+    static struct bm_disk *disks[BM_MAX_DISKS];
+    static uint64_t first[BM_MAX_DISKS], blocks[BM_MAX_DISKS];
+    static struct disk_entry *owner[BM_MAX_DISKS];
+    struct scan_result *res;
+    char why[160];
+    unsigned k = 0;
+    int rc;
+
+    for (unsigned i = 0; i < n; i++) {
+        struct bm_disk *d = group[i]->d;
+        if (scan_clip_range(c->scan_range_set, c->scan_first_lba, c->scan_last_lba, d->blocks, &first[k],
+                            &blocks[k], why, sizeof(why)) != BM_OK) {
+            record_note(d->id, "surface scan skipped: %s", why[0] ? why : "the disk has no blocks");
+            continue;
+        }
+        if (why[0])
+            record_note(d->id, "%s", why);
+        disks[k] = d;
+        owner[k] = group[i];
+        k++;
+    }
+    if (k == 0)
+        return BM_OK;
+    res = plat_alloc((size_t)k * sizeof(*res));
+    if (!res) {
+        record_error(NULL, "surface scan not run: out of memory for its results");
+        return BM_OK;
+    }
+    ui_text("surface scan: %u disk%s at once, read-only", k, k == 1 ? "" : "s");
+    rc = disk_scan(disks, k, first, blocks, res);
+    if (rc == BM_OK)
+        for (unsigned i = 0; i < k; i++)
+            report_scan(disks[i], &res[i], seq1m_read_mbps(owner[i]));
+    plat_free(res);
+    return rc;
+}
+
+/* scan=on: every selected disk read front to back, all at once; a disk
+ * that runs one blocking command at a time is scanned alone afterwards (it
+ * would hold the others back), and a disk whose commands never completed
+ * is left alone. Read-only, so the write rules do not apply. */
+static int scan_disks(const struct config *c)
+{
+    struct disk_entry *group[BM_MAX_DISKS];
+    unsigned n = 0;
+    int rc;
+
+    for (unsigned i = 0; i < nentries; i++) {
+        struct disk_entry *e = &entries[i];
+        if (!e->selected)
+            continue;
+        if (e->stuck) {
+            record_note(e->d->id, "surface scan skipped: commands of an earlier test never completed");
+            continue;
+        }
+        if (e->d->max_qd >= 2)
+            group[n++] = e;
+    }
+    if (n && (rc = scan_group(c, group, n)) != BM_OK)
+        return rc;
+    for (unsigned i = 0; i < nentries; i++) {
+        struct disk_entry *e = &entries[i];
+        if (e->selected && !e->stuck && e->d->max_qd < 2 && (rc = scan_group(c, &e, 1)) != BM_OK)
+            return rc;
+    }
+    return BM_OK;
+}
+
 /* One pass of the workloads over the selected disks, then the all-disks
- * tests, then verify=. Returns BM_OK or BM_EABORT. */
+ * tests, then scan= and verify=. Returns BM_OK or BM_EABORT. */
 int disk_pass_timed(const struct config *c, const struct engine_timing *tm)
 {
     int rc = BM_OK;
 
     for (unsigned i = 0; i < nentries; i++)
         entries[i].table.nrows = 0;
-    for (unsigned i = 0; i < nentries && rc == BM_OK; i++) {
+    for (unsigned i = 0; i < nentries && rc == BM_OK && c->disk != LEVEL_OFF; i++) {
         struct disk_entry *e = &entries[i];
         if (!e->selected)
             continue;
         rc = run_disk(e, c, tm);
         table_print(&e->table, e->d);
     }
-    if (rc == BM_OK)
+    if (rc == BM_OK && c->disk != LEVEL_OFF)
         rc = run_all_disks(c, tm);
+    if (rc == BM_OK && c->scan)
+        rc = scan_disks(c);
     if (rc == BM_OK && c->verify_bytes)
         rc = verify_disks(c);
     return rc == BM_EABORT ? BM_EABORT : BM_OK;

@@ -232,9 +232,23 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
     struct bm_disk *d = j->disk;
 
     if (!slot->busy) {
-        if (j->stopping || (j->sweep && j->sweep_next >= j->sweep_end))
+        if (j->stopping || (j->sweep && !(j->hooks && j->hooks->next) && j->sweep_next >= j->sweep_end))
             return true;
-        if (j->sweep) {
+        if (j->sweep && j->hooks && j->hooks->next) {
+            /* The caller's order (engine.h); sweep_next follows its furthest I/O for the progress line. */
+            uint64_t lba;
+            uint32_t blocks;
+            if (!j->hooks->next(j->hooks_ctx, &lba, &blocks))
+                return true;
+            if (blocks == 0 || blocks > j->io_blocks || lba < j->sweep_first || lba + blocks > j->sweep_end) {
+                job_fail(j, BM_EINVAL, ENGINE_FAIL_OTHER, lba, "sweep I/O of %u blocks at LBA %llu outside the sweep",
+                         blocks, (unsigned long long)lba);
+                return true;
+            }
+            slot->lba = lba;
+            slot->blocks = blocks;
+            j->sweep_next = MAX(j->sweep_next, lba + blocks);
+        } else if (j->sweep) {
             slot->lba = j->sweep_next;
             slot->blocks = (uint32_t)MIN(j->io_blocks, j->sweep_end - j->sweep_next);
             j->sweep_next += slot->blocks;
@@ -315,6 +329,30 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
     slot->pieces_left--;
     j->inflight--;
     j->last_event_ns = now;
+    if (j->sweep && j->hooks && j->hooks->done) {
+        /* The hook owns the outcome (engine.h); a sweep's I/O is one command. */
+        slot->busy = false;
+        if (c->status == BM_OK && j->hooks->check)
+            j->hooks->check(j->hooks_ctx, slot->lba, slot->blocks, slot_buf(j, q, s));
+        j->hooks->done(j->hooks_ctx, slot->lba, slot->blocks, c->status, c->status == BM_OK ? "" : c->detail,
+                       now - slot->start_ns, now);
+        if (c->status == BM_OK) {
+            j->live_bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
+            if (j->hist)
+                hist_add(j->hist, now - slot->start_ns);
+            j->ios++;
+            j->bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
+        }
+        /* What ended may open more work than this slot takes (the two
+         * halves of a failed read): every idle slot is offered it. */
+        if (!j->stopping) {
+            if (!slot_pump(j, q, s, now))
+                j->pending++;
+            if (j->hooks->next)
+                j->pending++;
+        }
+        return;
+    }
     if (c->status != BM_OK) {
         if (j->status == BM_OK)
             bm_strlcpy(j->fail_device, c->detail, sizeof(j->fail_device));
@@ -414,6 +452,8 @@ bool job_active(const struct disk_job *j)
         return false;
     if (j->inflight)
         return true;
+    if (j->sweep && j->hooks && j->hooks->next)
+        return !j->stopping && j->pending; /* next() gave nothing with nothing in flight: done */
     return j->sweep && !j->stopping && (j->sweep_next < j->sweep_end || j->pending);
 }
 

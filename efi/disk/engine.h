@@ -49,6 +49,22 @@ enum engine_fail_at {
 struct engine_io_hooks {
     void (*fill)(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf);
     void (*check)(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t *buf);
+    /* Optional: the sweep's I/O in the caller's order instead of front to
+     * back (re-reads first, say): the next I/O to start, of at most the
+     * sweep's chunk, or false for none now. A sweep with next ends when
+     * next gives nothing and no I/O is in flight; it is asked again after
+     * every completion. */
+    bool (*next)(void *ctx, uint64_t *lba, uint32_t *blocks);
+    /* Optional: every I/O as it ends, status BM_OK or its error (detail:
+     * the device's decoded status), lat_ns from its submission to its
+     * completion at now_ns. With it a failed I/O does not fail the job:
+     * the hook owns the error and the sweep goes on. */
+    void (*done)(void *ctx, uint64_t lba, uint32_t blocks, int status, const char *detail, uint64_t lat_ns,
+                 uint64_t now_ns);
+    /* The hooks touch nothing but their ctx (no output, no firmware call):
+     * the sweep of a native disk may then run on any CPU, as the other
+     * tests' jobs do (engine_cpus.c); else it stays on the boot processor. */
+    bool mp_safe;
 };
 
 /* One logical I/O slot: an I/O of bs bytes, split into `pieces` commands

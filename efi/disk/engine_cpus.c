@@ -15,10 +15,13 @@ void engine_plan_single(struct engine_plan *p, struct disk_job *jobs, unsigned n
 }
 
 /* Must the job stay on the boot processor? Firmware disks (boot services
- * are not MP-safe) and sweeps (their hooks check data and may report). */
+ * are not MP-safe) and sweeps (their hooks check data and may report),
+ * unless the hooks say they are safe anywhere (engine.h mp_safe). */
 static bool bsp_only(const struct disk_job *j)
 {
-    return j->sweep || j->hooks || !j->disk->path || strcmp(j->disk->path, BM_PATH_NATIVE) != 0;
+    if ((j->sweep || j->hooks) && !(j->hooks && j->hooks->mp_safe))
+        return true;
+    return !j->disk->path || strcmp(j->disk->path, BM_PATH_NATIVE) != 0;
 }
 
 /* Is the job cut into one unit per queue pair? Random I/O only: a

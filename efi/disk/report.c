@@ -265,6 +265,84 @@ void report_disk_failed(const struct bm_disk *d, const struct disk_job *j)
                  !strcmp(j->disk->path, BM_PATH_FIRMWARE) ? ", firmware path" : "", j->detail);
 }
 
+/* The scan record and its unreadable ranges (see report.h). */
+void report_scan(const struct bm_disk *d, const struct scan_result *s, double seq1m_mbps)
+{
+    static struct record r;
+    char human[320];
+    double lo = 0, hi = 0;
+    bool stopped = s->status != BM_OK, bad = s->bad_blocks > 0;
+
+    for (unsigned i = 0; i < s->npoints; i++) {
+        if (i == 0 || s->curve_mbps[i] < lo)
+            lo = s->curve_mbps[i];
+        if (s->curve_mbps[i] > hi)
+            hi = s->curve_mbps[i];
+    }
+    record_begin(&r, "scan");
+    json_str(&r.j, "disk", d->id);
+    json_str(&r.j, "result", stopped ? "stopped" : bad ? "unreadable" : "pass");
+    json_u64(&r.j, "first_lba", s->first_lba);
+    json_u64(&r.j, "blocks", s->blocks);
+    json_u64(&r.j, "lba_bytes", d->lba_bytes);
+    json_u64(&r.j, "scanned_blocks", s->scanned_blocks);
+    json_u64(&r.j, "chunk_bytes", s->chunk_bytes);
+    json_u64(&r.j, "qd", SCAN_QD);
+    json_u64(&r.j, "bytes", s->read_bytes);
+    json_num(&r.j, "seconds", s->seconds, 3);
+    json_num(&r.j, "mbps", s->mbps, 1);
+    if (seq1m_mbps > 0) {
+        json_num(&r.j, "seq1m_mbps", seq1m_mbps, 1);
+        json_num(&r.j, "vs_seq1m_pct", 100.0 * s->mbps / seq1m_mbps, 1);
+    }
+    json_num(&r.j, "min_mbps", lo, 1);
+    json_num(&r.j, "max_mbps", hi, 1);
+    json_u64(&r.j, "point_blocks", s->point_blocks);
+    json_arr_begin(&r.j, "curve_mbps");
+    for (unsigned i = 0; i < s->npoints; i++)
+        json_num(&r.j, NULL, s->curve_mbps[i], 1);
+    json_arr_end(&r.j);
+    json_obj_begin(&r.j, "buckets");
+    for (unsigned b = 0; b < SCAN_NBUCKETS; b++)
+        json_u64(&r.j, scan_bucket_names[b], s->buckets[b]);
+    json_u64(&r.j, "error", s->errors);
+    json_obj_end(&r.j);
+    json_u64(&r.j, "rereads", s->rereads);
+    json_u64(&r.j, "reread_errors", s->reread_errors);
+    json_u64(&r.j, "bad_ranges", s->nbad + s->bad_unlisted);
+    json_u64(&r.j, "bad_ranges_unlisted", s->bad_unlisted);
+    json_u64(&r.j, "bad_blocks", s->bad_blocks);
+    if (stopped)
+        json_str(&r.j, "error", s->detail);
+    snprintf(human, sizeof(human), "%s surface scan %s: %.1f MB/s (%.1f-%.1f) over %llu MB, %llu unreadable block%s%s%s",
+             d->id, stopped ? "STOPPED" : bad ? "found unreadable blocks" : "passed", s->mbps, lo, hi,
+             (unsigned long long)(s->scanned_blocks * d->lba_bytes / 1000000), (unsigned long long)s->bad_blocks,
+             s->bad_blocks == 1 ? "" : "s", stopped ? " - " : "", stopped ? s->detail : "");
+    record_emit(&r, human);
+
+    for (unsigned i = 0; i < s->nbad; i++) {
+        const struct scan_bad_range *b = &s->bad[i];
+        record_begin(&r, "scan_bad_range");
+        json_str(&r.j, "disk", d->id);
+        json_u64(&r.j, "first_lba", b->first_lba);
+        json_u64(&r.j, "count", b->count);
+        json_u64(&r.j, "last_lba", b->first_lba + b->count - 1);
+        json_str(&r.j, "error", b->error);
+        snprintf(human, sizeof(human), "%s unreadable: LBA %llu-%llu (%llu block%s): %s", d->id,
+                 (unsigned long long)b->first_lba, (unsigned long long)(b->first_lba + b->count - 1),
+                 (unsigned long long)b->count, b->count == 1 ? "" : "s", b->error);
+        record_emit(&r, human);
+    }
+    if (bad)
+        record_error(d->id, "surface scan: %llu unreadable block%s in %u range%s from LBA %llu",
+                     (unsigned long long)s->bad_blocks, s->bad_blocks == 1 ? "" : "s", s->nbad + s->bad_unlisted,
+                     s->nbad + s->bad_unlisted == 1 ? "" : "s",
+                     (unsigned long long)(s->nbad ? s->bad[0].first_lba : s->first_lba));
+    if (stopped)
+        record_error(d->id, "surface scan stopped after %llu of %llu blocks: %s",
+                     (unsigned long long)s->scanned_blocks, (unsigned long long)s->blocks, s->detail);
+}
+
 /* ---- The screen table --------------------------------------------------------------- */
 
 /* A finished job into its row: reads and writes of one test share a row. */

@@ -10,6 +10,7 @@
 #include "links.h"
 #include "plan.h"
 #include "safety.h"
+#include "scan.h"
 #include "verify.h"
 
 /* The disk record: identity, place, limits, quirks and what the run may do with it. */
@@ -36,6 +37,12 @@ void report_disk_failed(const struct bm_disk *d, const struct disk_job *j);
 
 /* The verify record, and an error record when it failed. */
 void report_verify(const struct bm_disk *d, const struct verify_result *v);
+
+/* The scan record of a disk's surface scan, a scan_bad_range record per
+ * unreadable range, and an error record when it found any or stopped.
+ * seq1m_mbps: SEQ1M-Q8T1's read MB/s on the disk in the same pass (0: not
+ * run), which the record sets the scan's rate against. */
+void report_scan(const struct bm_disk *d, const struct scan_result *s, double seq1m_mbps);
 
 /* The screen's summary of one disk: a row per test, read and write side
  * by side, like CrystalDiskMark's window. */

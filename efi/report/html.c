@@ -3,6 +3,7 @@
 #include "html.h"
 #include "html_memmap.h"
 #include "html_bench.h"
+#include "html_scan.h"
 #include "html_svg.h"
 #include "platform.h"
 
@@ -355,6 +356,7 @@ struct html_write_info html_report_write(const struct html_data *d, const char *
     section_messages(&o, d);
     section_machine(&o, d);
     html_section_disks(&o, d);
+    html_section_scan(&o, d);
     html_section_memory(&o, d);
     section_burnin(&o, d);
     info.ms = (double)(plat_now_ns() - t0) / 1e6;

@@ -450,6 +450,70 @@ static void on_finding(struct html_data *d, const char *j)
     }
 }
 
+/* A disk's scan (a later burn-in pass's replaces it, its ranges too). */
+static const char *const scan_bucket_keys[7] = { "lt5ms", "lt20ms", "lt50ms", "lt150ms", "lt500ms", "slower", "error" };
+
+static struct hd_scan *scan_of(struct html_data *d, const char *disk)
+{
+    for (unsigned i = 0; i < d->nscans; i++)
+        if (!strcmp(d->scans[i].disk, disk))
+            return &d->scans[i];
+    return NULL;
+}
+
+static void on_scan(struct html_data *d, const char *j)
+{
+    char disk[24];
+    const char *curve, *buckets = js_get(j, "buckets");
+    struct hd_scan *s;
+
+    STR(j, "disk", disk);
+    if (!(s = scan_of(d, disk)) && !(s = TAKE(d, scans, nscans, HD_MAX_SCANS, dropped_scans)))
+        return;
+    memset(s, 0, sizeof(*s));
+    bm_strlcpy(s->disk, disk, sizeof(s->disk));
+    STR(j, "result", s->result);
+    STR(j, "error", s->error);
+    s->first_lba = NUM(j, "first_lba");
+    s->blocks = NUM(j, "blocks");
+    s->lba_bytes = NUM(j, "lba_bytes");
+    s->scanned_blocks = NUM(j, "scanned_blocks");
+    s->point_blocks = NUM(j, "point_blocks");
+    s->mbps = NUM(j, "mbps");
+    s->min_mbps = NUM(j, "min_mbps");
+    s->max_mbps = NUM(j, "max_mbps");
+    s->seq1m_mbps = NUM(j, "seq1m_mbps");
+    s->seconds = NUM(j, "seconds");
+    s->bytes = NUM(j, "bytes");
+    s->rereads = NUM(j, "rereads");
+    s->bad_blocks = NUM(j, "bad_blocks");
+    s->bad_ranges = NUM(j, "bad_ranges");
+    for (unsigned b = 0; b < 7 && buckets; b++)
+        s->buckets[b] = NUM(buckets, scan_bucket_keys[b]);
+    curve = js_get(j, "curve_mbps");
+    for (const char *e = curve ? js_first(curve) : NULL; e && s->npoints < HD_MAX_SCAN_POINTS; e = js_next(e))
+        if (!js_num(e, &s->curve_mbps[s->npoints++]))
+            s->curve_mbps[s->npoints - 1] = 0;
+}
+
+static void on_scan_bad_range(struct html_data *d, const char *j)
+{
+    char disk[24];
+    struct hd_scan *s;
+
+    STR(j, "disk", disk);
+    if (!(s = scan_of(d, disk)))
+        return;
+    if (s->nbad == HD_MAX_SCAN_BAD) {
+        s->dropped_bad++;
+        return;
+    }
+    s->bad[s->nbad].first_lba = NUM(j, "first_lba");
+    s->bad[s->nbad].count = NUM(j, "count");
+    STR(j, "error", s->bad[s->nbad].error);
+    s->nbad++;
+}
+
 void html_data_feed(struct html_data *d, const char *type, const char *j)
 {
     unsigned pass = html_data_pass_of(j);
@@ -495,4 +559,8 @@ void html_data_feed(struct html_data *d, const char *type, const char *j)
         on_mem_numa(d, j);
     else if (!strcmp(type, "verdict"))
         on_verdict(d, j);
+    else if (!strcmp(type, "scan"))
+        on_scan(d, j);
+    else if (!strcmp(type, "scan_bad_range"))
+        on_scan_bad_range(d, j);
 }

@@ -24,6 +24,9 @@
 #define HD_MAX_VERDICTS 64
 #define HD_MAX_REGIONS 64    /* memory map regions */
 #define HD_MAX_FINDINGS 24
+#define HD_MAX_SCANS 16      /* disks with a surface scan */
+#define HD_MAX_SCAN_POINTS 100
+#define HD_MAX_SCAN_BAD 16   /* unreadable ranges drawn per disk */
 
 #define HD_STR 96
 #define HD_LONG 320
@@ -95,6 +98,19 @@ struct hd_finding {
     char numbers[HD_LONG];   /* "aggregate_mbps 1710, ceiling_mbps 2000" */
 };
 
+/* One disk's surface scan (scan, scan_bad_range). */
+struct hd_scan {
+    char disk[24], result[12], error[HD_STR];
+    double first_lba, blocks, lba_bytes, scanned_blocks, point_blocks;
+    double mbps, min_mbps, max_mbps, seq1m_mbps, seconds, bytes;
+    double buckets[7];       /* < 5, 20, 50, 150, 500 ms, slower, error */
+    double rereads, bad_blocks, bad_ranges;
+    unsigned npoints;
+    double curve_mbps[HD_MAX_SCAN_POINTS];
+    unsigned nbad, dropped_bad;
+    struct { double first_lba, count; char error[64]; } bad[HD_MAX_SCAN_BAD];
+};
+
 struct hd_verdict {
     char disk[24], test[40], result[8];
     double passes, failures;
@@ -150,6 +166,9 @@ struct html_data {
     unsigned numa_nodes, dropped_numa;
     double numa_lat[HD_MAX_NUMA][HD_MAX_NUMA]; /* <0: not measured */
     double numa_bw[HD_MAX_NUMA][HD_MAX_NUMA];
+    /* the surface scan */
+    unsigned nscans, dropped_scans;
+    struct hd_scan scans[HD_MAX_SCANS];
     /* burn-in */
     unsigned nstats, dropped_stats;
     struct hd_stat stats[HD_MAX_STATS];

@@ -374,6 +374,14 @@ void screen_layout(struct screen_grid *g, const struct screen_model *m, const st
     msg_rows = m->nmessages ? MIN(m->nmessages + 1, MAX(3u, (bottom - MIN(row, bottom)) / 4)) : 0;
     disk_rows = bottom > row + msg_rows ? bottom - row - msg_rows : 0;
     row += draw_memory_tables(g, row, &disk_rows, m);
+    if (m->nscans) {
+        /* The surface scan above the disk tables, in at most half of their rows. */
+        unsigned n = screen_draw_scan(g, row, MIN(screen_scan_rows(m), disk_rows / 2), m);
+        if (n) {
+            row += n + 1;
+            disk_rows = disk_rows > n + 1 ? disk_rows - n - 1 : 0;
+        }
+    }
     row += draw_disks(g, row, disk_rows, m);
     draw_messages(g, row, bottom, m);
     if (m->final_line[0]) {

@@ -301,6 +301,9 @@ void screen_model_record(struct screen_model *m, const char *type, const char *j
             on_mem_bandwidth(m, json);
         else
             screen_model_memory_record(m, type, json);
+    } else if (!strcmp(type, "scan") || !strcmp(type, "scan_bad_range")) {
+        set_phase(m, "disks", now_ns);
+        screen_model_scan_record(m, type, json);
     } else if (!strcmp(type, "error") || !strcmp(type, "note")) {
         on_message(m, type, json);
     } else if (!strcmp(type, "finding")) {

@@ -18,6 +18,9 @@
 #define SCREEN_WARNINGS 4
 #define SCREEN_DIMMS 48
 #define SCREEN_REGIONS 64
+#define SCREEN_SCANS 8
+#define SCREEN_SCAN_POINTS 100
+#define SCREEN_SCAN_BAD 4
 
 /* One test's row of a disk table: read and write halves. */
 struct screen_test {
@@ -62,6 +65,20 @@ struct screen_region {
     double latency_ns, gbps;
 };
 
+/* One disk's surface scan (scan, scan_bad_range): rate, curve, MHDD's
+ * buckets (< 5, 20, 50, 150, 500 ms, slower, error) and the first
+ * unreadable ranges. */
+struct screen_scan {
+    char id[24], result[16];
+    double mbps, min_mbps, max_mbps;
+    unsigned npoints;
+    float curve_mbps[SCREEN_SCAN_POINTS];
+    uint64_t buckets[7];
+    uint64_t bad_blocks, bad_ranges;
+    unsigned nbad;                 /* ranges kept below */
+    struct { uint64_t first, count; } bad[SCREEN_SCAN_BAD];
+};
+
 struct screen_message {
     enum plat_colour colour;
     char text[200];
@@ -95,6 +112,9 @@ struct screen_model {
     struct screen_region regions[SCREEN_REGIONS];
     char map_verdict[160];
     bool map_slow;             /* the summary names slow regions */
+    /* The surface scan (scan=on). */
+    unsigned nscans, scans_unkept;
+    struct screen_scan scans[SCREEN_SCANS];
     /* Findings (findings.h), shown first once they come. */
     struct screen_message findings[SCREEN_FINDINGS];
     unsigned nfindings, findings_unkept;
@@ -140,6 +160,12 @@ bool screen_model_memory_record(struct screen_model *m, const char *type, const 
 struct screen_grid;
 unsigned screen_draw_dimms(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
 unsigned screen_draw_map(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
+/* screen_scan.c: scan and scan_bad_range records into the model (false
+ * for other types), and the scan's part of the screen at row in at most
+ * max_rows rows (the rows used; screen_scan_rows: how many it would like). */
+bool screen_model_scan_record(struct screen_model *m, const char *type, const char *json);
+unsigned screen_scan_rows(const struct screen_model *m);
+unsigned screen_draw_scan(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m);
 /* screen_grid.c: text into the grid at (col, row), at most width cells; returns cells written. */
 unsigned screen_put(struct screen_grid *g, unsigned col, unsigned row, enum plat_colour colour, const char *s,
                     unsigned width);

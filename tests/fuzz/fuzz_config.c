@@ -15,6 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     (void)config_parse_args(&c, text, err, sizeof(err));
     if (c.out[sizeof(c.out) - 1] != '\0' || bm_path_has_dot_part(c.out))
         abort(); /* out= must never leave the results volume */
+    if (c.scan_range_set && c.scan_first_lba > c.scan_last_lba)
+        abort(); /* scan_range= never leaves an empty or reversed range */
     free(text);
     return 0;
 }

@@ -214,6 +214,40 @@ static void test_write_refused_without_serial(void **state)
     assert_false(config_write_allowed(&c, "ABC123"));
 }
 
+static void test_scan_off_by_default_on_and_its_range(void **state)
+{
+    (void)state;
+    assert_false(c.scan);
+    assert_false(c.scan_range_set);
+    assert_int_equal(config_parse_args(&c, "x scan=on scan_range=2048-4095", err, sizeof(err)), BM_OK);
+    assert_true(c.scan);
+    assert_true(c.scan_range_set);
+    assert_int_equal(c.scan_first_lba, 2048);
+    assert_int_equal(c.scan_last_lba, 4095);
+    /* FIRST-: to the disk's end; one LBA alone is a range too. */
+    assert_int_equal(config_parse_args(&c, "x scan_range=100-", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.scan_first_lba, 100);
+    assert_true(c.scan_last_lba == UINT64_MAX);
+    assert_int_equal(config_parse_args(&c, "x scan_range=7-7 scan=off", err, sizeof(err)), BM_OK);
+    assert_false(c.scan);
+    assert_int_equal(c.scan_first_lba, 7);
+    assert_int_equal(c.scan_last_lba, 7);
+}
+
+static void test_bad_scan_values_are_named(void **state)
+{
+    (void)state;
+    check_bad("scan=1", "'scan'", "'1'", "on or off");
+    check_bad("scan=yes", "'scan'", "'yes'", "on or off");
+    check_bad("scan_range=100", "'scan_range'", "'100'", "FIRST-LAST");
+    check_bad("scan_range=-100", "'scan_range'", "'-100'", "FIRST-LAST");
+    check_bad("scan_range=200-100", "'scan_range'", "'200-100'", "FIRST-LAST");
+    check_bad("scan_range=1-2-3", "'scan_range'", "'1-2-3'", "FIRST-LAST");
+    check_bad("scan_range=1G-2G", "'scan_range'", "'1G-2G'", "FIRST-LAST");
+    check_bad("scan_range=0-18446744073709551616", "'scan_range'", "'0-18446744073709551616'", "FIRST-LAST");
+    check_bad("scan_range=0-18446744073709551615", "'scan_range'", "'0-18446744073709551615'", "FIRST-LAST");
+}
+
 static void test_too_many_list_items_rejected(void **state)
 {
     char line[600] = "x disks=";
@@ -239,6 +273,8 @@ int main(void)
         cmocka_unit_test_setup(test_disk_selection_by_id_or_serial, setup),
         cmocka_unit_test_setup(test_write_refused_without_serial, setup),
         cmocka_unit_test_setup(test_too_many_list_items_rejected, setup),
+        cmocka_unit_test_setup(test_scan_off_by_default_on_and_its_range, setup),
+        cmocka_unit_test_setup(test_bad_scan_values_are_named, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -267,10 +267,52 @@ static void test_diagnostic_from_another_cpu_is_held_for_the_boot_processor(void
     plat_set_diag_sink(NULL);
 }
 
+/* Sweeps: one whose hooks may print or check data (verify=) stays on the
+ * boot processor; one whose hooks say mp_safe (the surface scan) is placed
+ * like any native job, and a firmware disk's stays on the boot processor
+ * whatever its hooks say. */
+static bool no_next(void *ctx, uint64_t *lba, uint32_t *blocks)
+{
+    (void)ctx;
+    (void)lba;
+    (void)blocks;
+    return false;
+}
+
+static void test_sweep_leaves_the_boot_processor_only_with_mp_safe_hooks(void **state)
+{
+    static const struct engine_io_hooks checking = { NULL, NULL, NULL, NULL, false };
+    static const struct engine_io_hooks safe = { .next = no_next, .mp_safe = true };
+    static struct bm_disk d[3];
+    static struct disk_job jobs[3];
+    static struct engine_plan plan;
+    char why[160];
+
+    (void)state;
+    fake_disk(&d[0], "ahci0p0", BM_PATH_NATIVE, "0000:00:1f.2", false, 1);
+    fake_disk(&d[1], "ahci1p0", BM_PATH_NATIVE, "0000:00:03.0", false, 1);
+    fake_disk(&d[2], "fw0", BM_PATH_FIRMWARE, "", false, 1);
+    assert_int_equal(engine_job_prepare_sweep(&jobs[0], &d[0], BM_IO_READ, 0, 1024, 256, 8, &checking, NULL, why,
+                                              sizeof(why)), BM_OK);
+    assert_int_equal(engine_job_prepare_sweep(&jobs[1], &d[1], BM_IO_READ, 0, 1024, 256, 8, &safe, NULL, why,
+                                              sizeof(why)), BM_OK);
+    assert_int_equal(engine_job_prepare_sweep(&jobs[2], &d[2], BM_IO_READ, 0, 1024, 256, 8, &safe, NULL, why,
+                                              sizeof(why)), BM_OK);
+    assert_int_equal(engine_plan_spread(&plan, jobs, 3, 2), BM_OK);
+    for (unsigned u = 0; u < plan.nunits; u++)
+        assert_int_equal(plan.units[u].cpu, plan.parent[u] == 1 ? 1 : 0);
+    for (unsigned k = 0; k < plan.ncpus; k++)
+        plan.cpus[k].sh = NULL;
+    engine_plan_merge(&plan, jobs, 3);
+    for (unsigned i = 0; i < 3; i++)
+        engine_job_free(&jobs[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units_are_placed_by_path_queue_and_controller),
+        cmocka_unit_test(test_sweep_leaves_the_boot_processor_only_with_mp_safe_hooks),
         cmocka_unit_test(test_random_job_runs_one_queue_pair_per_cpu),
         cmocka_unit_test(test_cpu_that_never_returns_fails_its_disk_and_the_other_carries_on),
         cmocka_unit_test(test_next_test_after_a_hung_cpu_runs_its_queues_on_the_boot_processor),
