@@ -203,8 +203,14 @@ void plat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void plat_diag(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 typedef void (*plat_diag_sink_fn)(const char *where, const char *message);
 void plat_set_diag_sink(plat_diag_sink_fn fn);
-/* Emit the diagnostics other CPUs made (boot processor only; see plat_on_bsp). */
+/* Emit the diagnostics other CPUs made (boot processor only; see plat_on_bsp),
+ * once a sink is installed. */
 void plat_diag_flush(void);
+/* A diagnostic made before the records start (plat_init: the BIOS build's
+ * clock calibration and MTRR check): held, and emitted as a record by the
+ * first plat_diag_flush() after a sink is installed (app.c: right after the
+ * run record). */
+void plat_diag_later(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The options the app was started with (UEFI load options / argv joined). */
 const char *plat_load_options(void);

@@ -145,12 +145,11 @@ void bios_clock_init(void)
     if (tsc_hz)
         clock_source = !cal.from_ref ? "pit" : cal.pit_hz ? "pit+pmtimer" : "pmtimer";
     tsc_base = rdtsc();
-}
-
-/* The calibration in one sentence, for the `clock` log record. */
-void bios_clock_describe(char *buf, size_t len)
-{
-    tsc_cal_describe(&cal, pmtmr_port ? "ACPI PM timer" : "", buf, len);
+    {
+        char text[480];
+        tsc_cal_describe(&cal, pmtmr_port ? "ACPI PM timer" : "", text, sizeof(text));
+        plat_diag_later("clock", "legacy BIOS: %s", text);
+    }
 }
 
 uint64_t plat_now_ns(void)

@@ -34,8 +34,9 @@ void bios_main(uint32_t zero_page)
 int plat_init(void)
 {
     bios_memory_init();
-    bios_clock_init();
+    /* The firmware tables first: the clock looks for the PM timer in the FADT. */
     bios_firmware_init();
+    bios_clock_init();
     fw_pci_config_init();
     bios_cpus_init();
     return BM_OK;

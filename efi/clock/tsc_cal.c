@@ -27,16 +27,23 @@ uint64_t tsc_cal_window_ref_hz(const struct tsc_cal_window *w, uint64_t ref_hz)
 void tsc_cal_choose(const struct tsc_cal_window *w, unsigned n, uint64_t loops_per_ms, uint64_t ref_hz,
                     struct tsc_cal_result *r)
 {
-    uint64_t raw_min = 0;
+    uint64_t raw[TSC_CAL_WINDOWS_MAX];
+    unsigned nraw = 0;
 
     memset(r, 0, sizeof(*r));
+    n = MIN(n, TSC_CAL_WINDOWS_MAX);
     for (unsigned i = 0; i < n; i++) {
         uint64_t hz, rh;
         enum tsc_cal_verdict v = tsc_cal_window_judge(&w[i], loops_per_ms, &hz);
 
         r->windows++;
-        if (hz && (!raw_min || hz < raw_min))
-            raw_min = hz;
+        r->window_hz[i] = hz;
+        if (hz) {
+            unsigned j = nraw++;
+            for (; j > 0 && raw[j - 1] > hz; j--)
+                raw[j] = raw[j - 1];
+            raw[j] = hz;
+        }
         if (v == TSC_WIN_STALLED)
             r->stalled++;
         else if (v != TSC_WIN_OK)
@@ -69,9 +76,9 @@ void tsc_cal_choose(const struct tsc_cal_window *w, unsigned n, uint64_t loops_p
         return;
     }
     /* Linux would give up the TSC here; a benchmark has no other clock, so
-     * it keeps the least-disturbed window and says the rate is unchecked. */
-    r->hz = raw_min;
-    r->unchecked = raw_min != 0;
+     * it keeps the median window and says the rate is unchecked. */
+    r->hz = nraw ? raw[nraw / 2] : 0;
+    r->unchecked = nraw != 0;
 }
 
 void tsc_cal_describe(const struct tsc_cal_result *r, const char *ref_name, char *buf, size_t len)
@@ -91,7 +98,7 @@ void tsc_cal_describe(const struct tsc_cal_result *r, const char *ref_name, char
     if (r->from_ref && !r->pit_hz)
         ADD("from the %s: every PIT window was rejected", ref_name);
     else if (r->unchecked)
-        ADD("from the least-disturbed PIT window, unchecked: every window was rejected and there is no reference");
+        ADD("from the median PIT window, unchecked: every window was rejected and there is no reference");
     else
         ADD("from the best of %u PIT windows", r->windows - r->stalled - r->few_loops);
     if (r->stalled)
@@ -105,5 +112,10 @@ void tsc_cal_describe(const struct tsc_cal_result *r, const char *ref_name, char
         ADD("; the %s gave no rate", ref_name);
     else if (!ref_name || !ref_name[0])
         ADD("; no ACPI PM timer to cross-check");
+    ADD(" (PIT windows:");
+    for (unsigned i = 0; i < r->windows; i++)
+        ADD(" %llu.%llu", (unsigned long long)((r->window_hz[i] + 50000) / 1000000),
+            (unsigned long long)((r->window_hz[i] + 50000) / 100000 % 10));
+    ADD(" MHz)");
 #undef ADD
 }

@@ -59,15 +59,20 @@ struct tsc_cal_result {
     unsigned windows, stalled, few_loops;
     bool from_ref;          /* hz is the reference's */
     bool unchecked;         /* every PIT window was rejected and there is no reference:
-                               hz is the least raw PIT window, said so */
+                               hz is the median of the PIT windows, said so */
     int deviation_pct;      /* PIT against reference, signed, when both exist */
+    uint64_t window_hz[TSC_CAL_WINDOWS_MAX];    /* each PIT window's rate, judged or not (0: empty) */
 };
 
 /* The rate of n windows (ref_hz: the reference's rate, 0 if none), as
  * Linux decides: SMIs only lengthen a window, so the least rate of the good
  * PIT windows; if the reference agrees within TSC_CAL_AGREE_PCT its (finer)
  * value is used; if the PIT gave nothing the reference's; if they disagree,
- * the PIT's (there are PM timers running at double speed). */
+ * the PIT's (there are PM timers running at double speed). Where Linux
+ * would give up the TSC (no good window, no reference) the median of the
+ * windows, flagged unchecked: an interruption can end a window early as
+ * well as late (between the last TSC read and the poll that sees OUT
+ * rise), so neither extreme is safer. At most TSC_CAL_WINDOWS_MAX windows. */
 void tsc_cal_choose(const struct tsc_cal_window *w, unsigned n, uint64_t loops_per_ms, uint64_t ref_hz,
                     struct tsc_cal_result *r);
 /* One sentence for a record: "TSC 2400.0 MHz from 3 PIT windows (1 hit

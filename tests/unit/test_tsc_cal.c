@@ -63,7 +63,7 @@ static void test_tsc_cal_smi_in_every_window_but_one(void **state)
      * the one clean window gives the rate, not the average. */
     struct tsc_cal_window w[3] = { window(48000, false), window(0, false), window(48000, false) };
     struct tsc_cal_result r;
-    char text[256];
+    char text[400];
 
     (void)state;
     tsc_cal_choose(w, 3, LOOPS_MIN, 0, &r);
@@ -78,7 +78,7 @@ static void test_tsc_cal_reference_agreeing_is_used(void **state)
 {
     struct tsc_cal_window w[3] = { window(0, true), window(0, true), window(0, true) };
     struct tsc_cal_result r;
-    char text[256];
+    char text[400];
 
     (void)state;
     w[1].pit_ticks += 100;      /* a PIT window a little long: 0.8 % slow */
@@ -117,21 +117,25 @@ static void test_tsc_cal_no_good_pit_window_uses_the_reference(void **state)
     assert_true(off_by_ppm(r.hz, TSC_HZ) < 10);
 }
 
-static void test_tsc_cal_nothing_good_is_unchecked_least_window(void **state)
+static void test_tsc_cal_nothing_good_is_unchecked_median_window(void **state)
 {
-    struct tsc_cal_window w[3] = { window(TSC_HZ / 500, false), window(TSC_HZ / 1000, false), window(0, false) };
+    /* One window cut short (-30 %), one lengthened by an SMI (+20 %), one too coarse. */
+    struct tsc_cal_window w[3] = { window(0, false), window(TSC_HZ / 500, false), window(0, false) };
     struct tsc_cal_result r;
-    char text[256];
+    char text[400];
 
     (void)state;
+    w[0].tsc_ticks = w[0].tsc_ticks * 7 / 10;
+    w[0].poll_max = w[0].poll_min * 20;
     w[2].loops = 10;            /* too few polls to count (a virtual PIT) */
     w[2].poll_max = w[2].poll_min;
     tsc_cal_choose(w, 3, LOOPS_MIN, 0, &r);
     assert_true(r.unchecked);
     assert_int_equal(r.few_loops, 1);
-    assert_true(off_by_ppm(r.hz, TSC_HZ) < 10);     /* the least, the few-loops one */
+    assert_true(off_by_ppm(r.hz, TSC_HZ) < 10);     /* the median, the few-loops one */
     tsc_cal_describe(&r, "", text, sizeof(text));
     assert_non_null(strstr(text, "unchecked"));
+    assert_non_null(strstr(text, "(PIT windows: 1680.0 2880.0 2400.0 MHz)"));
 }
 
 static void test_tsc_cal_empty_windows_give_no_rate(void **state)
@@ -155,7 +159,7 @@ int main(void)
         cmocka_unit_test(test_tsc_cal_reference_agreeing_is_used),
         cmocka_unit_test(test_tsc_cal_reference_disagreeing_keeps_the_pit),
         cmocka_unit_test(test_tsc_cal_no_good_pit_window_uses_the_reference),
-        cmocka_unit_test(test_tsc_cal_nothing_good_is_unchecked_least_window),
+        cmocka_unit_test(test_tsc_cal_nothing_good_is_unchecked_median_window),
         cmocka_unit_test(test_tsc_cal_empty_windows_give_no_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
