@@ -319,6 +319,10 @@ struct plat_uart {
 /* Open the record channel: the 16550 u on UEFI, standard output on the
  * host. BM_ENODEV when no UART answers there. */
 int plat_serial_open(const struct plat_uart *u);
+/* A second UART that gets every record too (COM2 beside COM1: serial_port.h),
+ * after plat_serial_open. BM_ENODEV when no UART answers there (always on
+ * the host, unless a unit test says otherwise: platform_sim.h). */
+int plat_serial_open_also(const struct plat_uart *u);
 void plat_serial_write(const char *data, size_t len);
 /* Where the firmware's console output goes: the UEFI ConOut variable, a
  * multi-instance device path, copied raw into buf. Returns its length, or
