@@ -9,6 +9,7 @@
 #include "bios_private.h"
 #include "../mp/ap_start.h"
 #include "../mp/madt.h"
+#include "../clock/tsc_sync.h"
 
 #define MAX_CPUS 256
 #define AP_STACK_BYTES (64 * 1024)
@@ -226,6 +227,52 @@ static void report_add(size_t *n, const char *fmt, uint32_t v)
 }
 
 static bool cpu_fault(const char *msg);
+static void give(unsigned i, plat_cpu_fn fn, void *arg);
+
+static uint64_t rdtsc_ordered(void *ctx)
+{
+    uint32_t lo, hi;
+    /* LFENCE: the read is not moved before the lock was taken (Linux rdtsc_ordered()). */
+    __asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return (uint64_t)hi << 32 | lo;
+}
+
+static struct tsc_warp warp;
+static uint64_t warp_ticks;
+
+static void warp_side(unsigned cpu, void *arg) { tsc_warp_run(&warp, rdtsc_ordered, NULL, warp_ticks, TSC_SYNC_MAX_LOOPS); }
+
+/* Before AP i times anything: is its TSC in step with the boot
+ * processor's? Both run Linux's check_tsc_warp() loop at once
+ * (efi/clock/tsc_sync.c). The largest warp in ns, or UINT64_MAX when the
+ * AP did not come back from the check within a second. */
+static uint64_t warp_check(unsigned i, bool first)
+{
+    uint64_t deadline;
+
+    memset(&warp, 0, sizeof(warp));
+    warp_ticks = (uint64_t)((unsigned __int128)plat_tsc_hz() * (first ? TSC_SYNC_FIRST_NS : TSC_SYNC_NEXT_NS) /
+                            1000000000ull);
+    give(i, warp_side, NULL);
+    warp_side(0, NULL);
+    deadline = plat_now_ns() + AP_CALLIN_NS;
+    while (__atomic_load_n(&cpus[i].state, __ATOMIC_ACQUIRE) == CPU_JOB)
+        if (plat_now_ns() >= deadline)
+            return UINT64_MAX;
+    return tsc_warp_ns(&warp, plat_tsc_hz());
+}
+
+/* A CPU left out after it started: INIT puts it back in wait-for-SIPI,
+ * where it runs nothing and touches no memory (its slot is reused; its
+ * stack stays allocated). The level-triggered assert and de-assert as
+ * ap_start() sends INIT. */
+static void park(uint32_t apic_id)
+{
+    send_ipi(NULL, apic_id, ICR_DM_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL);
+    plat_delay_ns(AP_INIT_DELAY_NS);
+    send_ipi(NULL, apic_id, ICR_DM_INIT | ICR_TRIGGER_LEVEL);
+    plat_delay_ns(AP_INIT_DELAY_NS);
+}
 
 /* Start every usable AP of the MADT, one after another (each takes the
  * trampoline's stack slot). Those that do not check in are left out and
@@ -235,8 +282,9 @@ void bios_cpus_init(void)
     static struct madt_info madt;
     const uint8_t *t = plat_acpi_table("APIC", 0);
     uint32_t len = 0;
-    size_t n = 0;
-    unsigned failed = 0, skipped = 0;
+    size_t n = 0, warp_said;
+    unsigned failed = 0, skipped = 0, warped = 0, synced = 0;
+    static char warp_text[240];
 
     ncpus = 1;
     cpus[0].state = CPU_IDLE;
@@ -258,6 +306,7 @@ void bios_cpus_init(void)
         return;
     }
     ap_idt_build();
+    warp_said = 0;
     for (unsigned i = 0; i < madt.ncpus; i++) {
         uint32_t id = madt.cpus[i].apic_id;
         /* Online capable but not enabled: a socket that may be hot-added
@@ -271,11 +320,39 @@ void bios_cpus_init(void)
             skipped++;
             continue;
         }
-        if (start_one(id))
+        if (start_one(id)) {
+            uint64_t warp_ns;
+            if (!plat_tsc_hz())
+                continue;
+            warp_ns = warp_check(ncpus - 1, ncpus == 2);
+            if (!warp_ns) {
+                synced++;
+                continue;
+            }
+            /* Its TSC disagrees with the boot CPU's: its timings would not
+             * compare, so it is left out and the run is timed from the CPUs
+             * whose TSCs agree (the boot CPU's among them). */
+            park(id);
+            ncpus--;
+            warped++;
+            if (warp_said < sizeof(warp_text))
+                warp_said += (size_t)snprintf(warp_text + warp_said, sizeof(warp_text) - warp_said,
+                                              warp_ns == UINT64_MAX ? "%sAPIC ID %u (did not finish the check)"
+                                                                    : "%sAPIC ID %u (%llu ns)",
+                                              warped > 1 ? ", " : "", id, (unsigned long long)warp_ns);
             continue;
+        }
         report_add(&n, failed ? ", %u" : "APIC ID %u", id);
         failed++;
     }
+    if (warped)
+        plat_diag_later("tsc", "legacy BIOS: the TSCs of %u CPUs disagree with the boot CPU's by more than they "
+                        "advance between two reads (Linux check_tsc_warp): %s; they are left out and the run is "
+                        "timed on the %u CPUs whose TSCs agree", warped, warp_text, ncpus);
+    else if (synced)
+        plat_diag_later("tsc", "legacy BIOS: the TSCs of the %u other CPUs agree with the boot CPU's "
+                        "(Linux check_tsc_warp, %llu ms then %llu ms each)", synced,
+                        (unsigned long long)(TSC_SYNC_FIRST_NS / 1000000), (unsigned long long)(TSC_SYNC_NEXT_NS / 1000000));
     if (failed)
         report_add(&n, " did not start within a second (INIT-SIPI-SIPI): left out; %u CPUs run", ncpus);
     if (skipped || madt.dropped)
