@@ -9,6 +9,7 @@
 #include "bios_private.h"
 #include "../mp/ap_start.h"
 #include "../mp/madt.h"
+#include "../mp/mptable.h"
 #include "../clock/tsc_sync.h"
 
 #define MAX_CPUS 256
@@ -37,6 +38,9 @@
 #define MSR_X2APIC_ICR 0x830
 #define ICR_IDLE_NS 100000000ull        /* Linux safe_apic_wait_icr_idle(): 1000 x 100 us */
 #define PDE_PCD_PWT 0x18ull             /* uncached 2 MiB page (SDM vol. 3A, 4.9.2) */
+#define BDA_EBDA_SEG 0x40e              /* BIOS data area: EBDA segment, u16 */
+#define BDA_BASE_KIB 0x413              /* BIOS data area: base memory in KiB, u16 */
+#define MP_TABLE_READ_MAX 0x10000u      /* the base table's length is a u16 */
 
 enum { CPU_OFF, CPU_IDLE, CPU_JOB, CPU_FAULTED };
 
@@ -220,6 +224,47 @@ static bool start_one(uint32_t apic_id)
     return true;
 }
 
+/* Where there is no usable MADT (ACPI off in the BIOS setup, a pre-ACPI
+ * 2.0 BIOS): the Intel MP table. Its floating pointer is looked for where
+ * MP spec 1.4 section 4.1 puts it, in the order Linux smp_scan_config()
+ * and memtest86+ look: the EBDA's first KiB, the last KiB of base memory,
+ * the BIOS ROM at 0xF0000-0xFFFFF. BM_OK with m filled, else why says
+ * what was wrong. */
+static int mp_table_cpus(struct madt_info *m, char *why, size_t why_len, unsigned *rev)
+{
+    const volatile uint16_t *bda = (const volatile uint16_t *)BDA_EBDA_SEG;
+    uint64_t ebda, base_top, addr = 0;
+    struct mptable_fps f;
+    struct {
+        uint64_t lo, len;
+    } where[3];
+    long off = -1;
+
+    /* The compiler takes a pointer into page 0 for a bug; it is the BDA. */
+    __asm__("" : "+r"(bda));
+    ebda = (uint64_t)bda[0] << 4;
+    base_top = (uint64_t)bda[(BDA_BASE_KIB - BDA_EBDA_SEG) / 2] * 1024;
+    where[0].lo = ebda, where[0].len = ebda >= 0x80000 && ebda < 0xa0000 ? 1024 : 0;
+    where[1].lo = base_top - 1024, where[1].len = base_top >= 0x80000 && base_top <= 0xa0000 ? 1024 : 0;
+    where[2].lo = 0xf0000, where[2].len = 0x10000;
+    for (unsigned i = 0; i < 3 && off < 0; i++)
+        if (where[i].len && (off = mptable_find((const uint8_t *)(uintptr_t)where[i].lo, where[i].len, &f)) >= 0)
+            addr = where[i].lo + (uint64_t)off;
+    if (off < 0) {
+        snprintf(why, why_len, "no Intel MP table either");
+        return BM_ENODEV;
+    }
+    *rev = f.spec_rev;
+    if (f.default_config)
+        return mptable_default_config(f.default_config, m);
+    if (!f.config_addr) {
+        snprintf(why, why_len, "the Intel MP floating pointer at 0x%llx names no table", (unsigned long long)addr);
+        return BM_EINVAL;
+    }
+    return mptable_parse((const uint8_t *)(uintptr_t)f.config_addr,
+                         MIN((uint64_t)MP_TABLE_READ_MAX, (4ull << 30) - f.config_addr), m, why, why_len);
+}
+
 static void report_add(size_t *n, const char *fmt, uint32_t v)
 {
     if (*n < sizeof(start_report))
@@ -298,8 +343,15 @@ void bios_cpus_init(void)
     if (t)
         memcpy(&len, t + 4, 4);
     if (!t || madt_parse(t, len, &madt) != BM_OK) {
-        snprintf(start_report, sizeof(start_report), "no usable ACPI MADT: only the boot CPU runs");
-        return;
+        char why[160];
+        unsigned rev = 0;
+        if (mp_table_cpus(&madt, why, sizeof(why), &rev) != BM_OK) {
+            snprintf(start_report, sizeof(start_report), "no usable ACPI MADT and %s: only the boot CPU runs", why);
+            return;
+        }
+        n = (size_t)snprintf(start_report, sizeof(start_report),
+                             "no usable ACPI MADT: the CPUs are the Intel MP table's (MP 1.%u, %u listed)", rev,
+                             madt.ncpus);
     }
     if (!trampoline_install()) {
         snprintf(start_report, sizeof(start_report), "AP trampoline does not fit: only the boot CPU runs");
@@ -342,7 +394,7 @@ void bios_cpus_init(void)
                                               warped > 1 ? ", " : "", id, (unsigned long long)warp_ns);
             continue;
         }
-        report_add(&n, failed ? ", %u" : "APIC ID %u", id);
+        report_add(&n, failed ? ", %u" : n ? "; APIC ID %u" : "APIC ID %u", id);
         failed++;
     }
     if (warped)
