@@ -40,6 +40,9 @@ void bios_firmware_init(void);
 /* The baremark_stick=GUID word of the loader's command line ("" if none; load_options_bios.c). */
 const char *bios_stick_guid(void);
 void bios_idt_init(void);
+/* CR4.MCE on the calling CPU (its IDT loaded): a machine check becomes an
+ * error record, not a shutdown (idt_bios.c). */
+void bios_mce_enable(void);
 /* A fault's message goes to claim first; true means claim reports it and the
  * faulting CPU only halts (an application processor: cpus_bios.c). */
 void bios_idt_on_fault(bool (*claim)(const char *msg));

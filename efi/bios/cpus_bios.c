@@ -435,6 +435,7 @@ void bios_ap_main(unsigned index)
     } __attribute__((packed)) idtr = { sizeof(ap_idt) - 1, (uint64_t)(uintptr_t)ap_idt };
 
     __asm__ __volatile__("lidt %0" ::"m"(idtr));
+    bios_mce_enable();
     lapic_write(LAPIC_SVR, SVR_APIC_ENABLED | SPURIOUS_VECTOR);
     __atomic_store_n(&c->state, CPU_IDLE, __ATOMIC_RELEASE);
     for (;;) {
