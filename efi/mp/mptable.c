@@ -74,11 +74,11 @@ int mptable_parse(const uint8_t *cfg, size_t avail, struct madt_info *out, char 
         size_t elen = e[0] == MPTABLE_ENTRY_PROCESSOR ? MPTABLE_PROCESSOR_LEN : MPTABLE_OTHER_LEN;
         if (e[0] > MPTABLE_ENTRY_LINT) {
             snprintf(why, why_len, "MP configuration table entry %u has unknown type %u", seen, e[0]);
-            return BM_EINVAL;
+            goto refused;
         }
         if (off + elen > len) {
             snprintf(why, why_len, "MP configuration table entry %u runs past the table's end", seen);
-            return BM_EINVAL;
+            goto refused;
         }
         if (e[0] == MPTABLE_ENTRY_PROCESSOR && (e[3] & MPTABLE_CPU_EN))
             add_cpu(out, e[1]);
@@ -89,6 +89,11 @@ int mptable_parse(const uint8_t *cfg, size_t avail, struct madt_info *out, char 
         return BM_EINVAL;
     }
     return BM_OK;
+
+refused:
+    /* Nothing of a table refused: not the processors read before the bad entry. */
+    out->ncpus = out->dropped = 0;
+    return BM_EINVAL;
 }
 
 int mptable_default_config(uint8_t config, struct madt_info *out)

@@ -209,6 +209,7 @@ static void test_mptable_bad_entries_are_refused(void **state)
     finish(t, n);
     assert_int_equal(mptable_parse(t, n, &info, why, sizeof(why)), BM_EINVAL);
     assert_non_null(strstr(why, "unknown type 128"));
+    assert_int_equal(info.ncpus, 0);    /* not even the processor before it */
     /* A processor entry cut by the table's end. */
     n = header(t, "OEM00000", "PROD00000000", 2);
     n += processor(t + n, 0, MPTABLE_CPU_EN);
