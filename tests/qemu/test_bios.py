@@ -188,6 +188,35 @@ def test_bios_esc_from_the_i8042_stops_the_run():
     assert run.returncode == 0
 
 
+def test_bios_esc_from_the_serial_console_stops_the_run():
+    """Esc typed on COM2 (a BMC's Serial over LAN console, here a socket
+    behind QEMU's second -serial) during the latency sweep ends the run as
+    Esc on the keyboard does."""
+    import socket
+    state = {"sent": 0.0}
+    sock_path = os.path.join(qemu.tempdir("baremark-bios-sol-"), "com2.sock")
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    def type_esc(text, monitor):
+        if '"pattern":"full_random"' in text and not state["sent"]:
+            conn.connect(sock_path)
+            conn.sendall(b"\x1b")
+            state["sent"] = time.time()
+        return False
+
+    try:
+        run = boot_bios("mem=quick disk=off mem_max=64M exit=shutdown", timeout=120, on_serial=type_esc,
+                        extra_args=["-chardev", "socket,id=sol,path=%s,server=on,wait=off" % sock_path,
+                                    "-serial", "chardev:sol"])
+    finally:
+        conn.close()
+    assert state["sent"], "the sweep never started: " + run.serial[-2000:]
+    assert run.one("run")["serial"]["also"] == "0x2f8", run.one("run")["serial"]
+    end = run.end()
+    assert end["status"] == "error" and "Esc" in end.get("note", ""), end
+    assert run.of_type("mem_bandwidth") == []
+
+
 def test_bios_ram_above_4g_is_mapped_and_used():
     """6 GiB in two NUMA nodes: q35 puts node 1 wholly above 4 GiB, where
     head_bios.S maps nothing; the memory map built from E820 must let the
