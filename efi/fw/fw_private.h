@@ -21,4 +21,10 @@ int fw_map_mmio(uint64_t addr, uint64_t bytes);
  * waiting: false when none. A BMC's Serial over LAN console types here. */
 bool fw_serial_read(uint8_t *byte);
 
+/* The instance-th ACPI table with this signature (the DSDT through the
+ * FADT) under the RSDP at rsdp, every table's length and checksum checked
+ * (acpi_fw.c, the parsers of efi/acpi.c); NULL when absent. What
+ * plat_acpi_table() is on both firmware platforms. */
+const void *fw_acpi_table(const void *rsdp, const char sig[4], unsigned instance);
+
 #endif
