@@ -79,3 +79,14 @@ void uart_write(const struct plat_uart *u, const char *data, size_t len)
         uart_out(u, UART_THR, (uint8_t)data[i]);
     }
 }
+
+bool uart_read(const struct plat_uart *u, uint8_t *byte)
+{
+    uint8_t lsr = uart_in(u, UART_LSR);
+
+    /* 0xff: the UART is gone (a floating bus reads all ones). */
+    if (lsr == 0xff || !(lsr & UART_LSR_DR))
+        return false;
+    *byte = uart_in(u, UART_RBR);
+    return true;
+}

@@ -18,5 +18,7 @@
 int uart_init(const struct plat_uart *u);
 /* Write bytes, waiting for THRE with a bounded wait per byte. */
 void uart_write(const struct plat_uart *u, const char *data, size_t len);
+/* A byte received (LSR data ready), without waiting: false when none. */
+bool uart_read(const struct plat_uart *u, uint8_t *byte);
 
 #endif

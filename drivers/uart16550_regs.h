@@ -3,6 +3,7 @@
 #define BAREMARK_UART16550_REGS_H
 
 #define UART_THR 0 /* transmit holding register (DLAB=0, write) */
+#define UART_RBR 0 /* receive buffer (DLAB=0, read) */
 #define UART_DLL 0 /* divisor latch low (DLAB=1) */
 #define UART_IER 1 /* interrupt enable (DLAB=0) */
 #define UART_DLM 1 /* divisor latch high (DLAB=1) */
@@ -17,6 +18,7 @@
 #define UART_FCR_ENABLE 0x07 /* enable and clear both FIFOs */
 #define UART_MCR_DTR_RTS 0x03
 #define UART_LSR_THRE 0x20 /* transmit holding register empty */
+#define UART_LSR_DR 0x01   /* data ready */
 
 #define UART_CLOCK_DIV_BASE 115200 /* 1.8432 MHz / 16 */
 

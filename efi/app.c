@@ -320,6 +320,8 @@ int baremark_main(int *exit_mode)
 
     emit_run_record(iso);
     emit_config_notes();
+    /* What the platform found before the records started (plat_diag_later). */
+    plat_diag_flush();
     if (rc != BM_OK)
         record_error("platform", "initialisation: %s", bm_strerror(rc));
     if (opt_rc == BM_ENODEV) {

@@ -204,8 +204,14 @@ void plat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void plat_diag(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 typedef void (*plat_diag_sink_fn)(const char *where, const char *message);
 void plat_set_diag_sink(plat_diag_sink_fn fn);
-/* Emit the diagnostics other CPUs made (boot processor only; see plat_on_bsp). */
+/* Emit the diagnostics other CPUs made (boot processor only; see plat_on_bsp),
+ * once a sink is installed. */
 void plat_diag_flush(void);
+/* A diagnostic made before the records start (plat_init: the BIOS build's
+ * clock calibration and MTRR check): held, and emitted as a record by the
+ * first plat_diag_flush() after a sink is installed (app.c: right after the
+ * run record). */
+void plat_diag_later(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The options the app was started with (UEFI load options / argv joined). */
 const char *plat_load_options(void);
@@ -314,6 +320,10 @@ struct plat_uart {
 /* Open the record channel: the 16550 u on UEFI, standard output on the
  * host. BM_ENODEV when no UART answers there. */
 int plat_serial_open(const struct plat_uart *u);
+/* A second UART that gets every record too (COM2 beside COM1: serial_port.h),
+ * after plat_serial_open. BM_ENODEV when no UART answers there (always on
+ * the host, unless a unit test says otherwise: platform_sim.h). */
+int plat_serial_open_also(const struct plat_uart *u);
 void plat_serial_write(const char *data, size_t len);
 /* Where the firmware's console output goes: the UEFI ConOut variable, a
  * multi-instance device path, copied raw into buf. Returns its length, or

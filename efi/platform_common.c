@@ -91,12 +91,32 @@ void plat_diag(const char *where, const char *fmt, ...)
     diag_lock_give();
 }
 
+void plat_diag_later(const char *where, const char *fmt, ...)
+{
+    char msg[DIAG_MSG_BYTES];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    diag_lock_take();
+    if (diag_held_n < DIAG_HELD_MAX) {
+        bm_strlcpy(diag_held[diag_held_n].where, where, sizeof(diag_held[0].where));
+        bm_strlcpy(diag_held[diag_held_n].msg, msg, sizeof(diag_held[0].msg));
+        diag_held_n++;
+    } else {
+        diag_held_dropped++;
+    }
+    diag_lock_give();
+}
+
 void plat_diag_flush(void)
 {
     static struct diag_held out[DIAG_HELD_MAX];
     unsigned n, dropped;
 
-    if (!plat_on_bsp() || !__atomic_load_n(&diag_held_n, __ATOMIC_RELAXED))
+    /* Held until there is a sink: plat_diag_later() from plat_init. */
+    if (!plat_on_bsp() || !diag_sink || !__atomic_load_n(&diag_held_n, __ATOMIC_RELAXED))
         return;
     diag_lock_take();
     n = diag_held_n;

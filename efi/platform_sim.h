@@ -83,5 +83,7 @@ void plat_sim_set_abort(bool pressed);
 /* Has the code asked plat_abort_requested() since Esc was pressed (has it
  * seen the key)? */
 bool plat_sim_abort_seen(void);
+/* Does a second UART (COM2) answer plat_serial_open_also()? Default no. */
+void plat_sim_serial_also(bool answers);
 
 #endif

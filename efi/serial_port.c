@@ -150,7 +150,7 @@ void serial_plan_build(struct serial_plan *p, const struct config *c, const void
     char text[SERIAL_DETAIL_LEN];
 
     memset(p, 0, sizeof(*p));
-    p->chosen = -1;
+    p->chosen = p->also = -1;
     if (!c) {
         config_defaults(&defaults);
         c = &defaults;
@@ -195,19 +195,36 @@ void serial_plan_build(struct serial_plan *p, const struct config *c, const void
     u = (struct plat_uart){ PLAT_UART_IO, com_ports[0], 1, 0 };
     u.baud = pick_baud(c, &u, c->baud);
     add_candidate(p, SERIAL_SRC_DEFAULT, &u, "COM1, the default");
+    /* No SPCR to say where the BMC listens: COM2, where iLO, iDRAC and
+     * Supermicro SOL sit on most servers, after COM1 (and beside it when
+     * both answer: serial_plan_open). */
+    for (unsigned i = 0; i < p->count; i++)
+        if (p->c[i].source == SERIAL_SRC_SPCR)
+            return;
+    u = (struct plat_uart){ PLAT_UART_IO, com_ports[1], 1, 0 };
+    u.baud = pick_baud(c, &u, c->baud);
+    add_candidate(p, SERIAL_SRC_DEFAULT, &u, "COM2, where a BMC's Serial over LAN usually is (no SPCR)");
+}
+
+static bool is_com(const struct serial_candidate *c, unsigned n)
+{
+    return c->source == SERIAL_SRC_DEFAULT && c->uart.space == PLAT_UART_IO && c->uart.base == com_ports[n];
 }
 
 int serial_plan_open(struct serial_plan *p)
 {
     char name[40], text[SERIAL_DETAIL_LEN];
 
-    p->chosen = -1;
+    p->chosen = p->also = -1;
     if (p->off)
         return BM_ENODEV;
     for (unsigned i = 0; i < p->count; i++) {
         int rc = plat_serial_open(&p->c[i].uart);
         if (rc == BM_OK) {
             p->chosen = (int)i;
+            if (is_com(&p->c[i], 0) && i + 1 < p->count && is_com(&p->c[i + 1], 1) &&
+                plat_serial_open_also(&p->c[i + 1].uart) == BM_OK)
+                p->also = (int)i + 1;
             return BM_OK;
         }
         serial_port_name(&p->c[i].uart, name, sizeof(name));
@@ -245,6 +262,10 @@ void serial_plan_json(const struct serial_plan *p, struct json *j)
         json_str(j, "source", serial_source_name(c->source));
         json_u64(j, "baud", c->uart.baud);
         json_str(j, "detail", c->detail);
+        if (p->also >= 0) {
+            serial_port_name(&p->c[p->also].uart, name, sizeof(name));
+            json_str(j, "also", name);
+        }
     } else {
         json_str(j, "port", "none");
         json_str(j, "source", "none");
@@ -270,7 +291,13 @@ void serial_plan_human(const struct serial_plan *p, char *buf, size_t len)
     else if (!c)
         snprintf(buf, len, "\nrecords on serial: none (no UART answered)");
     else {
+        char also[64] = "";
         serial_port_name(&c->uart, name, sizeof(name));
-        snprintf(buf, len, "\nrecords on serial %s (%s)", name, c->detail);
+        if (p->also >= 0) {
+            char second[40];
+            serial_port_name(&p->c[p->also].uart, second, sizeof(second));
+            snprintf(also, sizeof(also), " and %s (COM2)", second);
+        }
+        snprintf(buf, len, "\nrecords on serial %s (%s)%s", name, c->detail, also);
     }
 }

@@ -4,14 +4,18 @@
  * since that is the port a BMC's Serial over LAN (IPMI SOL, iDRAC, iLO VSP)
  * captures: the ACPI SPCR table, else the 16550 in the UEFI console's
  * device path, else COM1. Each candidate is tried in turn; the first UART
- * that answers is used and the run record says which and why. */
+ * that answers is used and the run record says which and why. Without a
+ * usable SPCR, COM2 comes after COM1: the port iLO, iDRAC and Supermicro
+ * Serial over LAN usually take on a server whose BIOS redirects nothing;
+ * when COM1 answers, COM2 gets the records too if its scratch register
+ * answers (plat_serial_open_also). */
 #ifndef BAREMARK_SERIAL_PORT_H
 #define BAREMARK_SERIAL_PORT_H
 
 #include "config.h"
 #include "json.h"
 
-#define SERIAL_MAX_CANDIDATES 3
+#define SERIAL_MAX_CANDIDATES 4
 #define SERIAL_DETAIL_LEN 128
 
 #define SERIAL_MAX_NOTES 6
@@ -30,6 +34,7 @@ struct serial_plan {
     unsigned count;
     struct serial_candidate c[SERIAL_MAX_CANDIDATES];
     int chosen;                       /* index opened, -1 before or when none answered */
+    int also;                         /* COM2 written as well as COM1 (index), -1: no */
     unsigned notes;                   /* why a source gave no usable port */
     struct {
         enum serial_source source;
@@ -57,14 +62,16 @@ int serial_console_path_uart(const void *path, size_t len, struct plat_uart *u, 
  * conout_len: the console device path (conout_len <= 0: none). */
 void serial_plan_build(struct serial_plan *p, const struct config *c, const void *spcr, const void *conout,
                        long conout_len);
-/* Open the first candidate whose UART answers (plat_serial_open).
- * Returns BM_OK, or BM_ENODEV when none did (or serial=off). */
+/* Open the first candidate whose UART answers (plat_serial_open); when
+ * that is the default COM1 and COM2 follows it, COM2 too if it answers
+ * (plat_serial_open_also). Returns BM_OK, or BM_ENODEV when none did (or
+ * serial=off). */
 int serial_plan_open(struct serial_plan *p);
 /* The port as the serial= option spells it: "0x2f8", "mmio:0xfe030000,32". */
 void serial_port_name(const struct plat_uart *u, char *buf, size_t len);
 /* The run record's "serial" object: port, source, baud (0: the rate the
- * firmware set, kept), detail, and passed_over when a better source was
- * not usable. */
+ * firmware set, kept), detail, also (the second port written, COM2, when
+ * it answered), and passed_over when a better source was not usable. */
 void serial_plan_json(const struct serial_plan *p, struct json *j);
 /* The same for people, appended to the run line: "\nrecords on serial
  * 0x2f8 (SPCR names ...)". */

@@ -19,6 +19,8 @@
 #define ZP_HDR_END 0x268      /* the setup header ends here (boot protocol 2.10) */
 #define ZP_E820_ENTRIES 0x1e8
 #define ZP_E820_TABLE 0x2d0
+#define ZP_ALT_MEM_K 0x1e0    /* u32: INT 15h E801h, KiB above 1 MiB */
+#define ZP_EXT_MEM_K 0x002    /* u16 (screen_info.ext_mem_k): INT 15h AH=88h */
 #define SMAP 0x534d4150       /* "SMAP", the INT 15h E820 signature */
 
     .code16
@@ -106,6 +108,38 @@ e820_next:
     testl %ebx, %ebx
     jnz e820_next
 e820_done:
+
+    /* No E820: INT 15h AX=E801h and AH=88h, as Linux boot/memory.c
+     * detect_memory_e801() and detect_memory_88(); the payload makes a map
+     * of them (efi/mem/e820.c e820_from_legacy()). */
+    cmpb $0, ZP + ZP_E820_ENTRIES
+    jne legacy_mem_done
+    xorw %cx, %cx
+    xorw %dx, %dx
+    xorw %bx, %bx
+    movw $0xe801, %ax
+    int $0x15
+    jc e801_done
+    /* CX/DX (configured memory) when the BIOS gives them, else AX/BX */
+    movw %cx, %si
+    orw %dx, %si
+    jnz 1f
+    movw %ax, %cx
+    movw %bx, %dx
+1:  cmpw $15 * 1024, %cx
+    ja e801_done                        /* bogus */
+    movzwl %cx, %eax
+    jb 2f
+    movzwl %dx, %edx                    /* exactly 15 MiB: add the 64 KiB blocks above 16 MiB */
+    shll $6, %edx
+    addl %edx, %eax
+2:  movl %eax, ZP + ZP_ALT_MEM_K
+e801_done:
+    movb $0x88, %ah
+    int $0x15
+    jc legacy_mem_done
+    movw %ax, ZP + ZP_EXT_MEM_K
+legacy_mem_done:
 
     /* A20: ask the BIOS (INT 15h AX=2401h), then the System Control Port A
      * "fast A20" bit, as Linux a20.c enable_a20_bios()/enable_a20_fast(). */

@@ -13,6 +13,8 @@
 #define ZP_SETUP_HEADER 0x1f1
 #define ZP_CMD_LINE_PTR 0x228   /* u32, in the setup header */
 #define ZP_E820_TABLE 0x2d0     /* struct bios_e820[128] */
+#define ZP_ALT_MEM_K 0x1e0      /* u32: INT 15h E801h, KiB above 1 MiB (boot/bios/setup.S) */
+#define ZP_EXT_MEM_K 0x002      /* u16 screen_info.ext_mem_k: INT 15h AH=88h */
 #define ZP_E820_MAX 128
 
 #define E820_RAM 1
@@ -39,6 +41,9 @@ void bios_firmware_init(void);
 /* The baremark_stick=GUID word of the loader's command line ("" if none; load_options_bios.c). */
 const char *bios_stick_guid(void);
 void bios_idt_init(void);
+/* CR4.MCE on the calling CPU (its IDT loaded): a machine check becomes an
+ * error record, not a shutdown (idt_bios.c). */
+void bios_mce_enable(void);
 /* A fault's message goes to claim first; true means claim reports it and the
  * faulting CPU only halts (an application processor: cpus_bios.c). */
 void bios_idt_on_fault(bool (*claim)(const char *msg));

@@ -1,8 +1,10 @@
 /* The console on a BIOS PC: the VGA text screen the BIOS left (mode 3,
  * 80x25 at 0xB8000, or what the BIOS data area says), as scrolling text
  * and as the results screen's fixed layout (plat_screen_*), and Esc from
- * the i8042 keyboard controller. */
+ * the i8042 keyboard controller or typed on the records' serial port (a
+ * BMC's Serial over LAN console on a headless server). */
 #include "bios_private.h"
+#include "../fw/fw_private.h"
 
 #define VGA_TEXT_COLOUR 0xb8000        /* modes 0-3: colour text */
 #define VGA_TEXT_MONO 0xb0000          /* mode 7: monochrome text */
@@ -28,6 +30,7 @@
 #define I8042_AUXB 0x20                /* ... and the byte is from the mouse */
 #define SCANCODE_ESC 0x01              /* set 1 make code, as the BIOS translates */
 #define COM1 0x3f8
+#define ASCII_ESC 0x1b
 
 static struct {
     volatile uint16_t *cells;
@@ -230,6 +233,28 @@ void bios_console_emergency(const char *s)
     }
 }
 
+/* Esc typed on the serial port: an ESC byte not followed at once by '['
+ * or 'O' (what a terminal sends for an arrow or function key, ECMA-48
+ * CSI and SS3). At most 16 bytes a call. */
+static bool serial_esc(void)
+{
+    static bool esc_pending;
+    uint8_t b;
+    bool seen = false;
+
+    for (unsigned n = 0; n < 16 && fw_serial_read(&b); n++) {
+        if (esc_pending && b != '[' && b != 'O')
+            seen = true;
+        esc_pending = b == ASCII_ESC;
+    }
+    /* A lone ESC with nothing after it in this poll is Esc. */
+    if (esc_pending) {
+        seen = true;
+        esc_pending = false;
+    }
+    return seen;
+}
+
 bool plat_abort_requested(void)
 {
     static bool aborted;
@@ -249,6 +274,8 @@ bool plat_abort_requested(void)
         if (plat_inb(I8042_DATA) == SCANCODE_ESC && !(st & I8042_AUXB))
             aborted = true;
     }
+    if (serial_esc())
+        aborted = true;
     return aborted;
 }
 
@@ -299,13 +326,18 @@ void plat_screen_park(unsigned y)
     vga_cursor_at(row, col);
 }
 
-/* A key pressed on the i8042 keyboard: bytes already waiting are dropped,
- * then the first make code (bit 7 clear) from the keyboard, not the mouse.
- * As long as the person takes. */
+/* A key pressed on the i8042 keyboard or typed on the serial port: bytes
+ * already waiting are dropped, then the first make code (bit 7 clear) from
+ * the keyboard, not the mouse, or any byte from the serial port. As long
+ * as the person takes. */
 void plat_wait_key(void)
 {
+    uint8_t b;
+
     for (unsigned n = 0; n < 64 && (plat_inb(I8042_STATUS) & I8042_OBF); n++)
         (void)plat_inb(I8042_DATA);
+    for (unsigned n = 0; n < 64 && fw_serial_read(&b); n++)
+        ;
     for (;;) {
         uint8_t st = plat_inb(I8042_STATUS);
         if (st & I8042_OBF) {
@@ -313,6 +345,8 @@ void plat_wait_key(void)
             if (!(st & I8042_AUXB) && !(code & 0x80))
                 return;
         }
+        if (fw_serial_read(&b))
+            return;
         plat_delay_ns(1000000);
     }
 }

@@ -9,6 +9,8 @@
 #include "bios_private.h"
 #include "../mp/ap_start.h"
 #include "../mp/madt.h"
+#include "../mp/mptable.h"
+#include "../clock/tsc_sync.h"
 
 #define MAX_CPUS 256
 #define AP_STACK_BYTES (64 * 1024)
@@ -36,6 +38,9 @@
 #define MSR_X2APIC_ICR 0x830
 #define ICR_IDLE_NS 100000000ull        /* Linux safe_apic_wait_icr_idle(): 1000 x 100 us */
 #define PDE_PCD_PWT 0x18ull             /* uncached 2 MiB page (SDM vol. 3A, 4.9.2) */
+#define BDA_EBDA_SEG 0x40e              /* BIOS data area: EBDA segment, u16 */
+#define BDA_BASE_KIB 0x413              /* BIOS data area: base memory in KiB, u16 */
+#define MP_TABLE_READ_MAX 0x10000u      /* the base table's length is a u16 */
 
 enum { CPU_OFF, CPU_IDLE, CPU_JOB, CPU_FAULTED };
 
@@ -219,6 +224,47 @@ static bool start_one(uint32_t apic_id)
     return true;
 }
 
+/* Where there is no usable MADT (ACPI off in the BIOS setup, a pre-ACPI
+ * 2.0 BIOS): the Intel MP table. Its floating pointer is looked for where
+ * MP spec 1.4 section 4.1 puts it, in the order Linux smp_scan_config()
+ * and memtest86+ look: the EBDA's first KiB, the last KiB of base memory,
+ * the BIOS ROM at 0xF0000-0xFFFFF. BM_OK with m filled, else why says
+ * what was wrong. */
+static int mp_table_cpus(struct madt_info *m, char *why, size_t why_len, unsigned *rev)
+{
+    const volatile uint16_t *bda = (const volatile uint16_t *)BDA_EBDA_SEG;
+    uint64_t ebda, base_top, addr = 0;
+    struct mptable_fps f;
+    struct {
+        uint64_t lo, len;
+    } where[3];
+    long off = -1;
+
+    /* The compiler takes a pointer into page 0 for a bug; it is the BDA. */
+    __asm__("" : "+r"(bda));
+    ebda = (uint64_t)bda[0] << 4;
+    base_top = (uint64_t)bda[(BDA_BASE_KIB - BDA_EBDA_SEG) / 2] * 1024;
+    where[0].lo = ebda, where[0].len = ebda >= 0x80000 && ebda < 0xa0000 ? 1024 : 0;
+    where[1].lo = base_top - 1024, where[1].len = base_top >= 0x80000 && base_top <= 0xa0000 ? 1024 : 0;
+    where[2].lo = 0xf0000, where[2].len = 0x10000;
+    for (unsigned i = 0; i < 3 && off < 0; i++)
+        if (where[i].len && (off = mptable_find((const uint8_t *)(uintptr_t)where[i].lo, where[i].len, &f)) >= 0)
+            addr = where[i].lo + (uint64_t)off;
+    if (off < 0) {
+        snprintf(why, why_len, "no Intel MP table either");
+        return BM_ENODEV;
+    }
+    *rev = f.spec_rev;
+    if (f.default_config)
+        return mptable_default_config(f.default_config, m);
+    if (!f.config_addr) {
+        snprintf(why, why_len, "the Intel MP floating pointer at 0x%llx names no table", (unsigned long long)addr);
+        return BM_EINVAL;
+    }
+    return mptable_parse((const uint8_t *)(uintptr_t)f.config_addr,
+                         MIN((uint64_t)MP_TABLE_READ_MAX, (4ull << 30) - f.config_addr), m, why, why_len);
+}
+
 static void report_add(size_t *n, const char *fmt, uint32_t v)
 {
     if (*n < sizeof(start_report))
@@ -226,6 +272,52 @@ static void report_add(size_t *n, const char *fmt, uint32_t v)
 }
 
 static bool cpu_fault(const char *msg);
+static void give(unsigned i, plat_cpu_fn fn, void *arg);
+
+static uint64_t rdtsc_ordered(void *ctx)
+{
+    uint32_t lo, hi;
+    /* LFENCE: the read is not moved before the lock was taken (Linux rdtsc_ordered()). */
+    __asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return (uint64_t)hi << 32 | lo;
+}
+
+static struct tsc_warp warp;
+static uint64_t warp_ticks;
+
+static void warp_side(unsigned cpu, void *arg) { tsc_warp_run(&warp, rdtsc_ordered, NULL, warp_ticks, TSC_SYNC_MAX_LOOPS); }
+
+/* Before AP i times anything: is its TSC in step with the boot
+ * processor's? Both run Linux's check_tsc_warp() loop at once
+ * (efi/clock/tsc_sync.c). The largest warp in ns, or UINT64_MAX when the
+ * AP did not come back from the check within a second. */
+static uint64_t warp_check(unsigned i, bool first)
+{
+    uint64_t deadline;
+
+    memset(&warp, 0, sizeof(warp));
+    warp_ticks = (uint64_t)((unsigned __int128)plat_tsc_hz() * (first ? TSC_SYNC_FIRST_NS : TSC_SYNC_NEXT_NS) /
+                            1000000000ull);
+    give(i, warp_side, NULL);
+    warp_side(0, NULL);
+    deadline = plat_now_ns() + AP_CALLIN_NS;
+    while (__atomic_load_n(&cpus[i].state, __ATOMIC_ACQUIRE) == CPU_JOB)
+        if (plat_now_ns() >= deadline)
+            return UINT64_MAX;
+    return tsc_warp_ns(&warp, plat_tsc_hz());
+}
+
+/* A CPU left out after it started: INIT puts it back in wait-for-SIPI,
+ * where it runs nothing and touches no memory (its slot is reused; its
+ * stack stays allocated). The level-triggered assert and de-assert as
+ * ap_start() sends INIT. */
+static void park(uint32_t apic_id)
+{
+    send_ipi(NULL, apic_id, ICR_DM_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL);
+    plat_delay_ns(AP_INIT_DELAY_NS);
+    send_ipi(NULL, apic_id, ICR_DM_INIT | ICR_TRIGGER_LEVEL);
+    plat_delay_ns(AP_INIT_DELAY_NS);
+}
 
 /* Start every usable AP of the MADT, one after another (each takes the
  * trampoline's stack slot). Those that do not check in are left out and
@@ -235,8 +327,9 @@ void bios_cpus_init(void)
     static struct madt_info madt;
     const uint8_t *t = plat_acpi_table("APIC", 0);
     uint32_t len = 0;
-    size_t n = 0;
-    unsigned failed = 0, skipped = 0;
+    size_t n = 0, warp_said;
+    unsigned failed = 0, skipped = 0, warped = 0, synced = 0;
+    static char warp_text[240];
 
     ncpus = 1;
     cpus[0].state = CPU_IDLE;
@@ -250,14 +343,22 @@ void bios_cpus_init(void)
     if (t)
         memcpy(&len, t + 4, 4);
     if (!t || madt_parse(t, len, &madt) != BM_OK) {
-        snprintf(start_report, sizeof(start_report), "no usable ACPI MADT: only the boot CPU runs");
-        return;
+        char why[160];
+        unsigned rev = 0;
+        if (mp_table_cpus(&madt, why, sizeof(why), &rev) != BM_OK) {
+            snprintf(start_report, sizeof(start_report), "no usable ACPI MADT and %s: only the boot CPU runs", why);
+            return;
+        }
+        n = (size_t)snprintf(start_report, sizeof(start_report),
+                             "no usable ACPI MADT: the CPUs are the Intel MP table's (MP 1.%u, %u listed)", rev,
+                             madt.ncpus);
     }
     if (!trampoline_install()) {
         snprintf(start_report, sizeof(start_report), "AP trampoline does not fit: only the boot CPU runs");
         return;
     }
     ap_idt_build();
+    warp_said = 0;
     for (unsigned i = 0; i < madt.ncpus; i++) {
         uint32_t id = madt.cpus[i].apic_id;
         /* Online capable but not enabled: a socket that may be hot-added
@@ -271,11 +372,39 @@ void bios_cpus_init(void)
             skipped++;
             continue;
         }
-        if (start_one(id))
+        if (start_one(id)) {
+            uint64_t warp_ns;
+            if (!plat_tsc_hz())
+                continue;
+            warp_ns = warp_check(ncpus - 1, ncpus == 2);
+            if (!warp_ns) {
+                synced++;
+                continue;
+            }
+            /* Its TSC disagrees with the boot CPU's: its timings would not
+             * compare, so it is left out and the run is timed from the CPUs
+             * whose TSCs agree (the boot CPU's among them). */
+            park(id);
+            ncpus--;
+            warped++;
+            if (warp_said < sizeof(warp_text))
+                warp_said += (size_t)snprintf(warp_text + warp_said, sizeof(warp_text) - warp_said,
+                                              warp_ns == UINT64_MAX ? "%sAPIC ID %u (did not finish the check)"
+                                                                    : "%sAPIC ID %u (%llu ns)",
+                                              warped > 1 ? ", " : "", id, (unsigned long long)warp_ns);
             continue;
-        report_add(&n, failed ? ", %u" : "APIC ID %u", id);
+        }
+        report_add(&n, failed ? ", %u" : n ? "; APIC ID %u" : "APIC ID %u", id);
         failed++;
     }
+    if (warped)
+        plat_diag_later("tsc", "legacy BIOS: the TSCs of %u CPUs disagree with the boot CPU's by more than they "
+                        "advance between two reads (Linux check_tsc_warp): %s; they are left out and the run is "
+                        "timed on the %u CPUs whose TSCs agree", warped, warp_text, ncpus);
+    else if (synced)
+        plat_diag_later("tsc", "legacy BIOS: the TSCs of the %u other CPUs agree with the boot CPU's "
+                        "(Linux check_tsc_warp, %llu ms then %llu ms each)", synced,
+                        (unsigned long long)(TSC_SYNC_FIRST_NS / 1000000), (unsigned long long)(TSC_SYNC_NEXT_NS / 1000000));
     if (failed)
         report_add(&n, " did not start within a second (INIT-SIPI-SIPI): left out; %u CPUs run", ncpus);
     if (skipped || madt.dropped)
@@ -306,6 +435,7 @@ void bios_ap_main(unsigned index)
     } __attribute__((packed)) idtr = { sizeof(ap_idt) - 1, (uint64_t)(uintptr_t)ap_idt };
 
     __asm__ __volatile__("lidt %0" ::"m"(idtr));
+    bios_mce_enable();
     lapic_write(LAPIC_SVR, SVR_APIC_ENABLED | SPURIOUS_VECTOR);
     __atomic_store_n(&c->state, CPU_IDLE, __ATOMIC_RELEASE);
     for (;;) {

@@ -13,6 +13,13 @@
 #define PTE_PRESENT_RW 0x3
 #define PDE_2M (0x80 | PTE_PRESENT_RW)
 #define BIOS_STACK_BYTES 65536
+#define EFLAGS_ID 0x200000
+#define CPUID_LM_BIT 29
+#define VGA_TEXT 0xb8000
+#define VGA_WHITE_ON_RED 0x4f00
+#define COM1_THR 0x3f8
+#define COM1_LSR 0x3fd
+#define LSR_THRE 0x20
 
     .section .text.head, "ax"
     .code32
@@ -38,6 +45,32 @@ bios_entry32:
     rep stosb
     movl $bios_stack_top, %esp
 
+    /* A CPU without long mode (a Pentium 4 before EM64T, a Core Duo, an
+     * Atom N270) would fault on the way in and reset the machine: say so on
+     * the screen and COM1 instead and stop. CPUID exists when EFLAGS.ID
+     * toggles (SDM vol. 2A, CPUID); long mode is CPUID 80000001h EDX bit 29,
+     * as Linux verify_cpu.S checks it. */
+    pushfl
+    popl %eax
+    movl %eax, %ecx
+    xorl $EFLAGS_ID, %eax
+    pushl %eax
+    popfl
+    pushfl
+    popl %eax
+    pushl %ecx
+    popfl
+    cmpl %eax, %ecx
+    je no_long_mode
+    movl $0x80000000, %eax
+    cpuid
+    cmpl $0x80000001, %eax
+    jb no_long_mode
+    movl $0x80000001, %eax
+    cpuid
+    btl $CPUID_LM_BIT, %edx
+    jnc no_long_mode
+
     /* PML4[0] -> PDPT, PDPT[0..3] -> four page directories of 2 MiB pages. */
     movl $bios_pdpt, %eax
     orl $PTE_PRESENT_RW, %eax
@@ -62,6 +95,34 @@ bios_entry32:
 
     enter_long_mode 0, 0, 0
     ljmp $SEL_CODE64, $long_entry
+
+/* The message, row by row into the VGA text buffer (white on red) and out
+ * of COM1 (each byte after a bounded wait for THRE), then a halt. */
+no_long_mode:
+    movl $no_lm_msg, %esi
+    movl $VGA_TEXT, %edi
+6:  movzbl (%esi), %eax
+    testl %eax, %eax
+    jz 9f
+    cmpl $0x20, %eax                    /* CR, LF: serial only */
+    jb 10f
+    orl $VGA_WHITE_ON_RED, %eax
+    movw %ax, (%edi)
+    addl $2, %edi
+10: movl $100000, %ecx
+    movw $COM1_LSR, %dx
+7:  inb %dx, %al
+    testb $LSR_THRE, %al
+    jnz 8f
+    loop 7b
+8:  movb (%esi), %al
+    movw $COM1_THR, %dx
+    outb %al, %dx
+    incl %esi
+    jmp 6b
+9:  cli
+    hlt
+    jmp 9b
 
     .code64
 long_entry:
@@ -120,6 +181,9 @@ bios_exception_stubs:
     .irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
     .quad exc_stub_\v
     .endr
+
+no_lm_msg:
+    .asciz "baremark: this CPU has no 64-bit long mode (CPUID 80000001h EDX bit 29), which baremark needs. Switch the machine off.\r\n"
 
     .balign 8
 gdt64:

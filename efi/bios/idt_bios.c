@@ -5,6 +5,16 @@
 #include "../record.h"
 
 #define IDT_VECTORS 32
+#define VECTOR_MC 18
+#define CR4_MCE (1ull << 6)
+#define CPUID1_EDX_MCE (1u << 7)
+#define CPUID1_EDX_MCA (1u << 14)
+#define MSR_MCG_CAP 0x179
+#define MSR_MCG_STATUS 0x17a
+#define MSR_MC0_STATUS 0x401            /* MCi_STATUS = 401h + 4i, MCi_ADDR = 402h + 4i */
+#define MCI_STATUS_VAL (1ull << 63)
+#define MCI_STATUS_ADDRV (1ull << 58)
+#define MC_BANKS_SAID 4
 #define SEL_CODE64 0x18
 #define GATE_INTERRUPT64 0x8e           /* present, DPL 0, 64-bit interrupt gate */
 
@@ -39,6 +49,62 @@ void bios_idt_set(void *table, unsigned vector, uint64_t handler)
                                                             (uint16_t)(handler >> 16), (uint32_t)(handler >> 32), 0 };
 }
 
+static void cpuid1(uint32_t *ecx, uint32_t *edx)
+{
+    uint32_t a = 1, b;
+    __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "=c"(*ecx), "=d"(*edx));
+}
+
+static uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* CR4.MCE on this CPU, once its IDT is loaded: a machine check then
+ * reaches the #MC gate and becomes an error record; with CR4.MCE clear the
+ * CPU shuts down (a triple fault: the machine resets and nothing says
+ * why). SDM vol. 3B, 16.2 and 2.5 (CR4.MCE). */
+void bios_mce_enable(void)
+{
+    uint32_t c, d;
+    uint64_t cr4;
+
+    cpuid1(&c, &d);
+    if (!(d & CPUID1_EDX_MCE))
+        return;
+    __asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+    __asm__ __volatile__("mov %0, %%cr4" ::"r"(cr4 | CR4_MCE));
+}
+
+/* The banks that hold an error (MCi_STATUS.VAL), for a #MC's message:
+ * " (MCG_STATUS 0x5; bank 1 status 0x... addr 0x...)" (SDM vol. 3B, 16.3). */
+static void mc_banks(char *buf, size_t len)
+{
+    uint32_t c, d;
+    unsigned banks, said = 0;
+    size_t n = 0;
+
+    buf[0] = '\0';
+    cpuid1(&c, &d);
+    if (!(d & CPUID1_EDX_MCA) || !len)
+        return;
+    banks = (unsigned)(rdmsr(MSR_MCG_CAP) & 0xff);
+    n += (size_t)snprintf(buf, len, " (MCG_STATUS 0x%lx", (unsigned long)rdmsr(MSR_MCG_STATUS));
+    for (unsigned i = 0; i < banks && said < MC_BANKS_SAID && n < len; i++) {
+        uint64_t st = rdmsr(MSR_MC0_STATUS + 4 * i);
+        if (!(st & MCI_STATUS_VAL))
+            continue;
+        said++;
+        n += (size_t)snprintf(buf + n, len - n, "; bank %u status 0x%lx", i, (unsigned long)st);
+        if ((st & MCI_STATUS_ADDRV) && n < len)
+            n += (size_t)snprintf(buf + n, len - n, " addr 0x%lx", (unsigned long)rdmsr(MSR_MC0_STATUS + 4 * i + 1));
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, "%s)", said ? "" : "; no bank holds an error");
+}
+
 /* Load the boot CPU's IDT: every exception vector to its head_bios.S stub. */
 void bios_idt_init(void)
 {
@@ -50,6 +116,7 @@ void bios_idt_init(void)
     for (unsigned v = 0; v < IDT_VECTORS; v++)
         bios_idt_set(idt, v, bios_exception_stubs[v]);
     __asm__ __volatile__("lidt %0" ::"m"(idtr));
+    bios_mce_enable();
 }
 
 /* Let claim see each fault's message first: it returns true when the fault
@@ -66,12 +133,14 @@ void bios_idt_on_fault(bool (*claim)(const char *msg))
 void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
 {
     static bool reporting;
-    char msg[200];
+    char msg[480], mc[240] = "";
     uint64_t cr2;
 
     __asm__ __volatile__("mov %%cr2, %0" : "=r"(cr2));
-    snprintf(msg, sizeof(msg), "CPU exception %lu (%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
-             (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved",
+    if (vector == VECTOR_MC)
+        mc_banks(mc, sizeof(mc));
+    snprintf(msg, sizeof(msg), "CPU exception %lu (%s%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
+             (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved", mc,
              (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
     if (!(fault_claim && fault_claim(msg)) && !reporting) {
         reporting = true;

@@ -5,6 +5,7 @@
  * pages, up to the top of E820 RAM (at most 512 GiB, one PDPT). */
 #include "bios_private.h"
 #include "../mem/e820.h"
+#include "../mem/mtrr.h"
 
 #define PAGE 4096ull
 #define LOW_LIMIT (4ull << 30)               /* what head_bios.S maps */
@@ -15,6 +16,14 @@
 #define SMALL_MIN_SHIFT 5                    /* 32-byte blocks ... */
 #define SMALL_MAX_SHIFT 11                   /* ... up to 2 KiB */
 #define HDR 16                               /* block header: class or pages */
+#define MIB (1ull << 20)
+/* Leave uncached RAM usable when keeping it out would leave less than this
+ * (MTRRs disabled by a broken BIOS): a run on uncached memory, said so,
+ * rather than no run. */
+#define UNCACHED_KEEP_MIN (64 * MIB)
+#define MSR_MTRRCAP 0xfe
+#define MSR_MTRR_DEF_TYPE 0x2ff
+#define MSR_MTRR_PHYSBASE0 0x200
 
 struct bios_e820 bios_e820_map[ZP_E820_MAX];
 unsigned bios_e820_count;
@@ -95,6 +104,74 @@ static void map_high(void)
     mark_e820(LOW_LIMIT, map_limit);
 }
 
+static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+    __asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+static uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* The MTRRs as the BIOS left them (Intel SDM vol. 3A, 11.11.1): RAM they
+ * do not make write-back is taken out of the allocator, so no buffer and
+ * no bandwidth figure comes from it, as Linux mtrr_trim_uncached_memory()
+ * keeps it from the kernel; a `mtrr` log record names it. */
+static void mtrr_check(void)
+{
+    static struct mtrr_state s;
+    static struct mtrr_coverage c;
+    uint32_t a, b, cx, d, max_ext;
+    char text[700];
+    uint64_t before = free_pages, image_end = ((uint64_t)(uintptr_t)_end + PAGE - 1) & ~(PAGE - 1);
+
+    cpuid(1, &a, &b, &cx, &d);
+    if (!(d & (1u << 12))) {            /* CPUID.01h:EDX.MTRR */
+        plat_diag_later("mtrr", "legacy BIOS: the CPU has no MTRRs: RAM coverage not checked");
+        return;
+    }
+    cpuid(0x80000000, &max_ext, &b, &cx, &d);
+    s.phys_bits = 36;
+    if (max_ext >= 0x80000008) {
+        cpuid(0x80000008, &a, &b, &cx, &d);
+        s.phys_bits = a & 0xff;
+    }
+    s.def_type = rdmsr(MSR_MTRR_DEF_TYPE);
+    s.nvar = MIN((unsigned)(rdmsr(MSR_MTRRCAP) & 0xff), MTRR_VAR_MAX);
+    for (unsigned i = 0; i < s.nvar; i++) {
+        s.var[i].base = rdmsr(MSR_MTRR_PHYSBASE0 + 2 * i);
+        s.var[i].mask = rdmsr(MSR_MTRR_PHYSBASE0 + 2 * i + 1);
+    }
+    mtrr_coverage(&s, (const struct e820_entry *)bios_e820_map, bios_e820_count, MIB, map_limit, &c);
+    mtrr_coverage_describe(&s, &c, text, sizeof(text));
+    if (!c.uncached_bytes) {
+        plat_diag_later("mtrr", "legacy BIOS: %s", text);
+        return;
+    }
+    for (int apply = 0; apply < 2; apply++) {
+        uint64_t taken = 0;
+        for (unsigned i = 0; i < c.nranges; i++) {
+            uint64_t lo = MAX(c.ranges[i].addr & ~(PAGE - 1), image_end);
+            uint64_t hi = MIN((c.ranges[i].addr + c.ranges[i].size + PAGE - 1) & ~(PAGE - 1), map_limit);
+            for (uint64_t p = lo / PAGE; p < hi / PAGE; p++)
+                taken += page_free(p);
+            if (apply && hi > lo)
+                mark(lo / PAGE, (hi - lo) / PAGE, false);
+        }
+        if (!apply && (free_pages - taken) * PAGE < UNCACHED_KEEP_MIN) {
+            plat_diag_later("mtrr", "legacy BIOS: %s; but that would leave less than %llu MiB, so it is used: "
+                            "every memory figure of this run is of uncached memory", text,
+                            (unsigned long long)(UNCACHED_KEEP_MIN / MIB));
+            return;
+        }
+    }
+    plat_diag_later("mtrr", "legacy BIOS: %s (%llu MiB fewer free)", text,
+                    (unsigned long long)((before - free_pages) * PAGE / MIB));
+}
+
 /* Usable RAM above the image: free. Everything else (the first MiB with
  * the BIOS data, EBDA and option ROMs; our image; reserved and ACPI ranges)
  * stays used. */
@@ -104,6 +181,7 @@ void bios_memory_init(void)
 
     mark_e820(lowest, LOW_LIMIT);
     map_high();
+    mtrr_check();
 }
 
 /* First fit of n free pages wholly inside [lo, hi). */

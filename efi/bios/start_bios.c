@@ -4,6 +4,7 @@
 #include "../app.h"
 #include "../config.h"
 #include "../fw/fw_private.h"
+#include "../mem/e820.h"
 
 void bios_main(uint32_t zero_page);
 
@@ -19,6 +20,20 @@ void bios_main(uint32_t zero_page)
         n = ZP_E820_MAX;
     memcpy(bios_e820_map, zp + ZP_E820_TABLE, n * sizeof(struct bios_e820));
     bios_e820_count = n;
+    if (!n) {
+        /* No E820 map: E801h / 88h as setup.S found them (Linux
+         * e820__memory_setup_default()). */
+        uint32_t alt_mem_k;
+        uint16_t ext_mem_k;
+        struct e820_entry legacy[2];
+        memcpy(&alt_mem_k, zp + ZP_ALT_MEM_K, 4);
+        memcpy(&ext_mem_k, zp + ZP_EXT_MEM_K, 2);
+        bios_e820_count = e820_from_legacy(alt_mem_k, ext_mem_k, legacy);
+        memcpy(bios_e820_map, legacy, bios_e820_count * sizeof(struct bios_e820));
+        plat_diag_later("memory", "legacy BIOS: no E820 memory map; %s (INT 15h E801h: %u KiB, AH=88h: %u KiB above 1 MiB)",
+                        bios_e820_count ? "the memory is taken from the older calls" : "nor any other: no memory",
+                        alt_mem_k, ext_mem_k);
+    }
     bios_initrd_init(zp);
     bios_load_options_init(zp);
     bios_console_init();
@@ -34,8 +49,9 @@ void bios_main(uint32_t zero_page)
 int plat_init(void)
 {
     bios_memory_init();
-    bios_clock_init();
+    /* The firmware tables first: the clock looks for the PM timer in the FADT. */
     bios_firmware_init();
+    bios_clock_init();
     fw_pci_config_init();
     bios_cpus_init();
     return BM_OK;

@@ -17,6 +17,10 @@ void fw_pci_config_init(void);
  * what 4-level paging reaches). */
 int fw_map_mmio(uint64_t addr, uint64_t bytes);
 
+/* A byte typed on the record channel's serial port(s) (serial_fw.c), without
+ * waiting: false when none. A BMC's Serial over LAN console types here. */
+bool fw_serial_read(uint8_t *byte);
+
 /* The instance-th ACPI table with this signature (the DSDT through the
  * FADT) under the RSDP at rsdp, every table's length and checksum checked
  * (acpi_fw.c, the parsers of efi/acpi.c); NULL when absent. What

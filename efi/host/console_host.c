@@ -56,6 +56,17 @@ int plat_serial_open(const struct plat_uart *u)
     return BM_OK;
 }
 
+/* A second port: none, unless a unit test says one answers (platform_sim.h). */
+static bool sim_serial_also;
+
+void plat_sim_serial_also(bool answers) { sim_serial_also = answers; }
+
+int plat_serial_open_also(const struct plat_uart *u)
+{
+    (void)u;
+    return sim_serial_also ? BM_OK : BM_ENODEV;
+}
+
 int plat_sio_io_port(const void *path, size_t prefix_len, uint16_t *port)
 {
     (void)path;

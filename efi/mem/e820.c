@@ -43,3 +43,15 @@ uint64_t e820_ram_top(const struct e820_entry *map, unsigned n, uint64_t floor)
             top = map[i].addr + map[i].size;
     return top;
 }
+
+unsigned e820_from_legacy(uint32_t alt_mem_k, uint16_t ext_mem_k, struct e820_entry out[2])
+{
+    /* e820__memory_setup_default(): the larger of the two counts */
+    uint64_t mem_k = alt_mem_k < ext_mem_k ? ext_mem_k : alt_mem_k;
+
+    if (!mem_k)
+        return 0;
+    out[0] = (struct e820_entry){ 0, E820_LOW_MEM_BYTES, E820_TYPE_RAM };
+    out[1] = (struct e820_entry){ E820_HIGH_MEM_START, mem_k * 1024, E820_TYPE_RAM };
+    return 2;
+}

@@ -28,4 +28,15 @@ bool e820_page_span(const struct e820_entry *e, uint64_t lo_limit, uint64_t hi_l
  * passes 2^64 does not count). */
 uint64_t e820_ram_top(const struct e820_entry *map, unsigned n, uint64_t floor);
 
+/* A BIOS whose E820 gives nothing (pre-1996, or broken): the memory its
+ * older calls report, as Linux e820__memory_setup_default() makes a map of
+ * them: 640 KiB of base memory and, from 1 MiB, the larger of INT 15h
+ * E801h's count (alt_mem_k: KiB above 1 MiB, the 15-16 MiB hole ignored as
+ * Linux detect_memory_e801() does) and AH=88h's (ext_mem_k: KiB above
+ * 1 MiB, at most 64 MiB). The number of entries written (2), or 0 when
+ * both are 0. */
+#define E820_LOW_MEM_BYTES (640ull * 1024)
+#define E820_HIGH_MEM_START (1ull << 20)
+unsigned e820_from_legacy(uint32_t alt_mem_k, uint16_t ext_mem_k, struct e820_entry out[2]);
+
 #endif

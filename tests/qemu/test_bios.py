@@ -14,11 +14,12 @@ BIN = os.path.join(qemu.BUILD, "baremark.bin")
 _LOCK = threading.Lock()
 
 
-def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=(), no_reboot=True):
+def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=(), no_reboot=True, com2=False):
     """Boot baremark.bin with this command line; stop QEMU a few seconds
     after the end record unless it powered off by itself. on_serial(text,
     monitor_socket) is called with the serial log so far twice a second;
-    returning True stops QEMU."""
+    returning True stops QEMU. com2: a second UART (COM2 at 0x2f8), its
+    output in workdir/com2.log."""
     assert os.path.exists(BIN), "build/baremark.bin is missing: run `make bios`"
     workdir = qemu.tempdir("baremark-bios-")
     serial = os.path.join(workdir, "serial.log")
@@ -26,6 +27,8 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", memory, "-smp", str(smp), "-cpu", "max",
            "-kernel", BIN, "-append", options, "-serial", "file:" + serial, "-display", "none",
            "-monitor", "unix:%s,server,nowait" % monitor, "-net", "none"] + (["-no-reboot"] if no_reboot else []) + list(extra_args)
+    if com2:
+        cmd[cmd.index("file:" + serial) + 1:cmd.index("file:" + serial) + 1] = ["-serial", "file:" + os.path.join(workdir, "com2.log")]
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # Without -no-reboot the machine resets after its end record: the
@@ -41,7 +44,7 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
 @marks.once
 def _quick_run():
     with _LOCK:
-        return boot_bios("mem=quick disk=off exit=shutdown")
+        return boot_bios("mem=quick disk=off exit=shutdown", com2=True)
 
 
 @marks.once
@@ -57,7 +60,7 @@ def test_bios_boot_prints_run_system_memory_and_end_records():
     assert types[0] == "run" and types[-1] == "end", types
     assert run.one("run")["args"] == "baremark mem=quick disk=off exit=shutdown"
     system = run.one("system")
-    assert system["clock_source"] == "pit" and system["tsc_hz"] > 0, system
+    assert system["clock_source"] in ("pit", "pit+pmtimer", "pmtimer") and system["tsc_hz"] > 0, system
     # SMBIOS was found by its anchor scan: QEMU's DIMM is listed
     assert run.of_type("dimm"), types
     # PCI through CF8/CFC: the q35 SATA controller is listed
@@ -68,6 +71,29 @@ def test_bios_boot_prints_run_system_memory_and_end_records():
     assert [r for r in run.of_type("log") if r.get("where") == "cpus"] == [], run.of_type("log")
     end = run.end()
     assert end["status"] == "ok" and end["errors"] == 0, end
+
+
+def test_bios_clock_mtrr_tsc_records_and_com2():
+    """Issue 28 points 5, 6 and 8 on SeaBIOS: the TSC calibration (three
+    PIT windows, the ACPI PM timer of the q35 FADT as reference), the MTRR
+    coverage of RAM (SeaBIOS: write-back by default, the PCI window UC) and
+    the AP's TSC against the boot CPU's are log records; with no SPCR, COM2
+    (QEMU's second -serial) answers its scratch register and gets every
+    record COM1 gets."""
+    run = _quick_run()
+    assert not run.timed_out, run.serial[-2000:]
+    logs = {r["where"]: r["message"] for r in run.of_type("log") if r.get("where") in ("clock", "mtrr", "tsc")}
+    assert set(logs) == {"clock", "mtrr", "tsc"}, run.of_type("log")
+    assert "PIT windows:" in logs["clock"] and "ACPI PM timer" in logs["clock"], logs["clock"]
+    system = run.one("system")
+    tenths = (system["tsc_hz"] + 50000) // 100000
+    assert ("TSC %d.%d MHz" % (tenths // 10, tenths % 10)) in logs["clock"], (logs["clock"], system["tsc_hz"])
+    assert "of RAM above 1 MiB is write-back" in logs["mtrr"] and "default WB" in logs["mtrr"], logs["mtrr"]
+    assert "agree with the boot CPU's" in logs["tsc"], logs["tsc"]
+    serial = run.one("run")["serial"]
+    assert serial["port"] == "0x3f8" and serial["also"] == "0x2f8", serial
+    com2 = qemu.read_text(os.path.join(run.workdir, "com2.log"))
+    assert qemu.parse_records(com2) == run.records, com2[-2000:]
 
 
 def test_bios_exit_shutdown_powers_off():
@@ -160,6 +186,35 @@ def test_bios_esc_from_the_i8042_stops_the_run():
     assert end["status"] == "error" and "Esc" in end.get("note", ""), end
     assert run.of_type("mem_bandwidth") == []
     assert run.returncode == 0
+
+
+def test_bios_esc_from_the_serial_console_stops_the_run():
+    """Esc typed on COM2 (a BMC's Serial over LAN console, here a socket
+    behind QEMU's second -serial) during the latency sweep ends the run as
+    Esc on the keyboard does."""
+    import socket
+    state = {"sent": 0.0}
+    sock_path = os.path.join(qemu.tempdir("baremark-bios-sol-"), "com2.sock")
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    def type_esc(text, monitor):
+        if '"pattern":"full_random"' in text and not state["sent"]:
+            conn.connect(sock_path)
+            conn.sendall(b"\x1b")
+            state["sent"] = time.time()
+        return False
+
+    try:
+        run = boot_bios("mem=quick disk=off mem_max=64M exit=shutdown", timeout=120, on_serial=type_esc,
+                        extra_args=["-chardev", "socket,id=sol,path=%s,server=on,wait=off" % sock_path,
+                                    "-serial", "chardev:sol"])
+    finally:
+        conn.close()
+    assert state["sent"], "the sweep never started: " + run.serial[-2000:]
+    assert run.one("run")["serial"]["also"] == "0x2f8", run.one("run")["serial"]
+    end = run.end()
+    assert end["status"] == "error" and "Esc" in end.get("note", ""), end
+    assert run.of_type("mem_bandwidth") == []
 
 
 def test_bios_ram_above_4g_is_mapped_and_used():

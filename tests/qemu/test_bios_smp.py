@@ -155,3 +155,20 @@ def test_bios_64bit_bar_above_4g_is_mapped_uncached_on_demand():
     disks = [d for d in run.of_type("disk") if d["serial"] == "HIGHBAR"]
     assert disks and disks[0]["driver"] == "nvme", run.of_type("disk")
     assert [r for r in run.of_type("disk_result") if r["disk"] == disks[0]["id"] and r["ios"] > 0]
+
+
+def test_bios_acpi_off_cpus_from_the_intel_mp_table():
+    """ACPI switched off (i440FX, acpi=off: no RSDP, so no MADT and no PM
+    timer): the CPUs come from SeaBIOS's Intel MP table (efi/mp/mptable.c),
+    which lists the first CPU of each package, so two sockets of one core
+    each. The cpus record says where they came from; both run."""
+    run = boot_bios("mem=quick mem_max=1M disk=off exit=shutdown", smp="2,sockets=2,cores=1", timeout=120,
+                    extra_args=["-machine", "pc,acpi=off"])
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.of_type("error") == [], run.of_type("error")
+    said = [r["message"] for r in run.of_type("log") if r.get("where") == "cpus"]
+    assert said == ["legacy BIOS: no usable ACPI MADT: the CPUs are the Intel MP table's (MP 1.4, 2 listed)"], said
+    assert run.one("mem_info")["cpus"] == 2, run.one("mem_info")
+    # No FADT: no PM timer to cross-check the TSC against, and the record says so.
+    clock = [r["message"] for r in run.of_type("log") if r.get("where") == "clock"]
+    assert len(clock) == 1 and "no ACPI PM timer" in clock[0], clock

@@ -102,3 +102,32 @@ def test_bios_release_image_refuses_test_fault():
     assert len(errors) == 1 and errors[0]["where"] == "options" and "test_fault" in errors[0]["message"], errors
     assert run.end()["status"] == "error" and "bad options" in run.end()["note"], run.end()
     assert not [r for r in run.of_type("log") if r.get("where") == "test_fault"]
+
+
+def test_bios_machine_check_is_an_error_record_naming_the_bank():
+    """CR4.MCE is set (efi/bios/idt_bios.c): a machine check QEMU injects
+    (monitor `mce`: an uncorrected error, VAL|UC|EN|ADDRV|PCC, in bank 1 with an
+    address) reaches the #MC gate and becomes one error record that names
+    the bank, its status and address, and the machine halts. With CR4.MCE
+    clear QEMU shuts the CPU down ("CPU is not in MCE mode": a triple fault;
+    with -no-reboot QEMU exits) and nothing is written."""
+    state = {}
+
+    def inject_then_stop(text, monitor):
+        if "t_inject" not in state and '"type":"system"' in text:
+            state["t_inject"] = time.time()
+            qemu.monitor_command(monitor, "mce 0 1 0xb600000000000000 0x4 0x12345000 0")
+        if '"where":"cpu"' in text:
+            state.setdefault("t", time.time())
+            return time.time() - state["t"] > 2
+        return False
+
+    run = test_bios.boot_bios("mem=quick disk=off exit=shutdown", timeout=120, on_serial=inject_then_stop)
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.returncode == -9, "QEMU must still be running (halted), not reset: %r" % run.returncode
+    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
+    assert len(errors) == 1, run.serial[-2000:]
+    msg = errors[0]["message"]
+    assert msg.startswith("CPU exception 18 (#MC machine check (MCG_STATUS 0x4; bank 1 status 0xb600000000000000 "
+                          "addr 0x12345000)"), msg
+    assert run.of_type("end") == [], "nothing runs after the machine check"

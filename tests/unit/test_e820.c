@@ -36,6 +36,30 @@ static void test_e820_ram_shrinks_and_reserved_grows_to_pages(void **state)
     assert_false(e820_page_span(&ram, 0, 4 * GIB, &lo, &hi));
 }
 
+/* No E820 (a BIOS older than 1996, or one that returns CF at once): the
+ * map from E801h and 88h, as Linux e820__memory_setup_default(). */
+static void test_e820_from_e801_and_88h(void **state)
+{
+    struct e820_entry map[2];
+    uint64_t lo, hi;
+
+    (void)state;
+    /* E801h: 15 MiB + 4032 x 64 KiB = 267 MiB total above 1 MiB; 88h says 64 MiB - 1 KiB. */
+    assert_int_equal(e820_from_legacy(15 * 1024 + (4032 << 6), 0xfc00, map), 2);
+    assert_int_equal(map[0].addr, 0);
+    assert_int_equal(map[0].size, 640 * 1024);
+    assert_int_equal(map[1].addr, MIB);
+    assert_int_equal(map[1].size, (15ull * 1024 + (4032 << 6)) * 1024);
+    assert_int_equal(map[1].type, E820_TYPE_RAM);
+    assert_true(e820_page_span(&map[1], 0, 4 * GIB, &lo, &hi));
+    assert_int_equal(hi, MIB + map[1].size);
+    /* Only 88h answered: its 63 MiB. */
+    assert_int_equal(e820_from_legacy(0, 63 * 1024, map), 2);
+    assert_int_equal(map[1].size, 63 * MIB);
+    /* Neither: no map (and no memory to run in). */
+    assert_int_equal(e820_from_legacy(0, 0, map), 0);
+}
+
 static void test_e820_reserved_past_2_64_reserves_to_the_limit(void **state)
 {
     /* addr + size wraps to 0: the old arithmetic reserved nothing, leaving
@@ -73,6 +97,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e820_ram_shrinks_and_reserved_grows_to_pages),
+        cmocka_unit_test(test_e820_from_e801_and_88h),
         cmocka_unit_test(test_e820_reserved_past_2_64_reserves_to_the_limit),
         cmocka_unit_test(test_e820_ram_past_2_64_gives_nothing),
     };

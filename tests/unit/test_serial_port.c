@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "platform_sim.h"
 #include "serial_port.h"
 
 static struct config c;
@@ -274,15 +275,55 @@ static void test_auto_falls_back_to_com1(void **state)
     size_t n = conout(path, 0, false);
     (void)state;
     serial_plan_build(&p, &c, spcr(0x00, 0, 0, 0, 0), path, (long)n);
-    assert_int_equal(p.count, 1);
+    assert_int_equal(p.count, 2);
     assert_int_equal(p.c[0].source, SERIAL_SRC_DEFAULT);
     assert_int_equal(p.c[0].uart.base, 0x3f8);
     assert_int_equal(p.c[0].uart.baud, 115200);
+    /* No usable SPCR: COM2 after COM1 (a BMC's SOL port). */
+    assert_int_equal(p.c[1].uart.base, 0x2f8);
+    assert_int_equal(p.c[1].uart.baud, 115200);
     assert_int_equal(serial_plan_open(&p), BM_OK);
+    assert_int_equal(p.also, -1);       /* no UART answers at COM2 */
     plan_json(&p);
     assert_non_null(strstr(json_buf, "\"port\":\"0x3f8\",\"source\":\"default\""));
     assert_non_null(strstr(json_buf, "address 0"));
     assert_non_null(strstr(json_buf, "names no COM port"));
+    assert_null(strstr(json_buf, "\"also\""));
+}
+
+/* Headless server, no SPCR: COM1 answers and so does COM2 (iLO, iDRAC,
+ * Supermicro SOL): the records go to both, and the run record says so. */
+static void test_no_spcr_com2_gets_the_records_too(void **state)
+{
+    struct serial_plan p;
+    char human[256];
+    (void)state;
+    serial_plan_build(&p, &c, NULL, NULL, 0);
+    assert_int_equal(p.count, 2);
+    plat_sim_serial_also(true);
+    assert_int_equal(serial_plan_open(&p), BM_OK);
+    plat_sim_serial_also(false);
+    assert_int_equal(p.chosen, 0);
+    assert_int_equal(p.also, 1);
+    plan_json(&p);
+    assert_non_null(strstr(json_buf, "\"port\":\"0x3f8\""));
+    assert_non_null(strstr(json_buf, "\"also\":\"0x2f8\""));
+    serial_plan_human(&p, human, sizeof(human));
+    assert_non_null(strstr(human, "and 0x2f8 (COM2)"));
+}
+
+/* A usable SPCR names the port: COM2 is not added beside it. */
+static void test_spcr_leaves_com2_alone(void **state)
+{
+    struct serial_plan p;
+    (void)state;
+    serial_plan_build(&p, &c, spcr(0x00, 1, 1, 0x3f8, 7), NULL, 0);
+    for (unsigned i = 0; i < p.count; i++)
+        assert_int_not_equal(p.c[i].uart.base, 0x2f8);
+    plat_sim_serial_also(true);
+    assert_int_equal(serial_plan_open(&p), BM_OK);
+    plat_sim_serial_also(false);
+    assert_int_equal(p.also, -1);
 }
 
 /* The same port named twice is one candidate, under the better source. */
@@ -380,6 +421,8 @@ int main(void)
         cmocka_unit_test_setup(test_auto_follows_spcr_to_com2, setup),
         cmocka_unit_test_setup(test_auto_without_spcr_uses_the_console_port, setup),
         cmocka_unit_test_setup(test_auto_falls_back_to_com1, setup),
+        cmocka_unit_test_setup(test_no_spcr_com2_gets_the_records_too, setup),
+        cmocka_unit_test_setup(test_spcr_leaves_com2_alone, setup),
         cmocka_unit_test_setup(test_spcr_and_console_naming_the_same_port, setup),
         cmocka_unit_test_setup(test_mmio_spcr_keeps_rate_unless_baud_given, setup),
         cmocka_unit_test_setup(test_baud_option_wins_over_spcr_rate, setup),
