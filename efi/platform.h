@@ -142,6 +142,51 @@ uint8_t mmio_read8(volatile void *base, uint32_t off);
 void mmio_write8(volatile void *base, uint32_t off, uint8_t v);
 /* One 8-byte write (see below). */
 void mmio_write64_whole(volatile void *base, uint32_t off, uint64_t v);
+#elif defined(__aarch64__)
+/* Arm: device accesses as Linux arm64 readl()/writel() (arch/arm64/include/
+ * asm/io.h): one LDR/STR in assembly (no writeback addressing the compiler
+ * might pick, which a hypervisor cannot emulate), a write preceded by
+ * __iowmb() (dma_wmb, DMB OSHST: the CPU's stores to DMA memory are seen
+ * before the doorbell), a read followed by __iormb() (dma_rmb, DMB OSHLD,
+ * and a control dependency: what the device wrote to memory is read after
+ * the status that says it is there). */
+static inline void plat_iowmb(void) { __asm__ __volatile__("dmb oshst" ::: "memory"); }
+static inline void plat_iormb(uint64_t v)
+{
+    uint64_t tmp;
+    __asm__ __volatile__("dmb oshld" ::: "memory");
+    __asm__ __volatile__("eor %0, %1, %1\n\tcbnz %0, ." : "=r"(tmp) : "r"(v) : "memory");
+}
+static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
+{
+    uint32_t v;
+    __asm__ __volatile__("ldr %w0, [%1]" : "=r"(v) : "r"((volatile uint8_t *)base + off));
+    plat_iormb(v);
+    return v;
+}
+static inline void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
+{
+    plat_iowmb();
+    __asm__ __volatile__("str %w0, [%1]" ::"rZ"(v), "r"((volatile uint8_t *)base + off));
+}
+static inline uint8_t mmio_read8(volatile void *base, uint32_t off)
+{
+    uint8_t v;
+    __asm__ __volatile__("ldrb %w0, [%1]" : "=r"(v) : "r"((volatile uint8_t *)base + off));
+    plat_iormb(v);
+    return v;
+}
+static inline void mmio_write8(volatile void *base, uint32_t off, uint8_t v)
+{
+    plat_iowmb();
+    __asm__ __volatile__("strb %w0, [%1]" ::"rZ"(v), "r"((volatile uint8_t *)base + off));
+}
+/* One 8-byte store (see the x86 one below): Linux writeq. */
+static inline void mmio_write64_whole(volatile void *base, uint32_t off, uint64_t v)
+{
+    plat_iowmb();
+    __asm__ __volatile__("str %x0, [%1]" ::"rZ"(v), "r"((volatile uint8_t *)base + off));
+}
 #else
 static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
 {
@@ -175,16 +220,38 @@ static inline void mmio_write64(volatile void *base, uint32_t off, uint64_t v)
     mmio_write32(base, off + 4, (uint32_t)(v >> 32));
 }
 
-/* Port I/O (x86). */
+/* Port I/O (x86). On Arm there is none: plat_has_port_io() is false, reads
+ * return all ones and writes go nowhere (efi/fw/ioport_aa64.c). */
 void plat_outb(uint16_t port, uint8_t v);
 uint8_t plat_inb(uint16_t port);
 void plat_outl(uint16_t port, uint32_t v);
 uint32_t plat_inl(uint16_t port);
+#if defined(__aarch64__)
+static inline bool plat_has_port_io(void) { return false; }
+#else
+static inline bool plat_has_port_io(void) { return true; }
+#endif
+/* The architecture, for records and messages ("x86_64", "aarch64"). */
+#if defined(__aarch64__)
+#define PLAT_ARCH_NAME "aarch64"
+#else
+#define PLAT_ARCH_NAME "x86_64"
+#endif
 
-/* Compiler + CPU barriers for DMA descriptors. */
+/* Compiler + CPU barriers for DMA descriptors; plat_cpu_relax() in a spin
+ * loop. Arm: as Linux arm64 mb()/rmb()/wmb() (DSB SY/LD/ST) and
+ * cpu_relax() (YIELD). */
+#if defined(__aarch64__)
+static inline void plat_wmb(void) { __asm__ __volatile__("dsb st" ::: "memory"); }
+static inline void plat_rmb(void) { __asm__ __volatile__("dsb ld" ::: "memory"); }
+static inline void plat_mb(void) { __asm__ __volatile__("dsb sy" ::: "memory"); }
+static inline void plat_cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
+#else
 static inline void plat_wmb(void) { __asm__ __volatile__("sfence" ::: "memory"); }
 static inline void plat_rmb(void) { __asm__ __volatile__("lfence" ::: "memory"); }
 static inline void plat_mb(void) { __asm__ __volatile__("mfence" ::: "memory"); }
+static inline void plat_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
+#endif
 
 /* ---- Console, input, files --------------------------------------------------- */
 

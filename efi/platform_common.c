@@ -55,7 +55,7 @@ static volatile uint32_t diag_lock;
 static void diag_lock_take(void)
 {
     while (__atomic_exchange_n(&diag_lock, 1, __ATOMIC_ACQUIRE))
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
 }
 
 static void diag_lock_give(void) { __atomic_store_n(&diag_lock, 0, __ATOMIC_RELEASE); }

@@ -244,7 +244,7 @@ static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t
                       what, slot + 1, (unsigned long long)(timeout_ns / NS_PER_MS), c->reply_next, fu_fw_status(c));
             return BM_ETIMEDOUT;
         }
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
 }
 

@@ -218,7 +218,7 @@ static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns,
                       (unsigned long long)(timeout_ns / NS_PER_MS), *c->producer, mfi_fw_status(c));
             return BM_ETIMEDOUT;
         }
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
 }
 

@@ -109,7 +109,7 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
                      (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
     r = &c->results[slot];
     rc = mpt_result_status(r, NULL, 0, detail, detail_len);
@@ -153,7 +153,7 @@ int mpt_wait_tm_reply(struct mpt_ctrl *c, volatile bool *done, uint64_t timeout_
                      (unsigned long long)(timeout_ns / (in_s ? NS_PER_S : NS_PER_MS)), in_s ? "s" : "ms", db);
             return BM_ETIMEDOUT;
         }
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
     return BM_OK;
 }

@@ -25,6 +25,11 @@ enum mem_isa mem_isa_usable(void)
 /* The kernel set's name in records. */
 const char *mem_isa_name(enum mem_isa isa)
 {
+#ifdef BAREMARK_MEM_C_KERNELS
+    /* The aa64 build's temporary C kernels (mem_kernels_c_aa64.c). */
+    (void)isa;
+    return "c_fallback";
+#endif
     switch (isa) {
     case MEM_ISA_AVX512: return "avx512";
     case MEM_ISA_AVX: return "avx";

@@ -15,6 +15,12 @@
 #include "mem_machine.h"
 #include "mem_cpu.h"
 
+#if defined(__aarch64__)
+/* Arm: UEFI leaves FP/Advanced SIMD enabled for applications (UEFI 2.10
+ * section 2.3.6.1), so there is nothing to switch on or back. */
+void mem_simd_enter(unsigned cpu) { (void)cpu; }
+void mem_simd_leave(unsigned cpu) { (void)cpu; }
+#else
 #define CR4_OSXSAVE (1ull << 18) /* SDM vol. 3A, 2.5 "Control registers" */
 #define MEM_MAX_CPUS 256
 
@@ -91,6 +97,7 @@ void mem_simd_leave(unsigned cpu)
         write_cr4(s->cr4);
     s->changed_xcr0 = s->changed_cr4 = false;
 }
+#endif
 
 /* Identity map: a physical range is where the memory is. */
 bool mem_numa_placement(void) { return true; }

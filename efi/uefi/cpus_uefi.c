@@ -39,6 +39,25 @@ static uint32_t cpu_apic[MAX_CPUS];
 /* This processor's APIC ID from CPUID, no firmware call, so any CPU may
  * ask: the x2APIC ID (leaf 0Bh, EDX) where the leaf exists, else the
  * initial APIC ID (leaf 1, EBX bits 31:24), which repeats past 255 CPUs. */
+#if defined(__aarch64__)
+/* Arm: the processor's MPIDR_EL1 affinity fields (Arm ARM D17.2.101),
+ * Aff3 (bits 39:32) folded in above Aff2..Aff0, the form PI MP services
+ * give as ProcessorId on Arm (EDK2 ArmPsciMpServicesDxe: the MPIDR). */
+static uint32_t mpidr_affinity(uint64_t mpidr)
+{
+    return (uint32_t)(((mpidr >> 8) & 0xff000000u) | (mpidr & 0xffffffu));
+}
+
+static uint32_t initial_apic_id(void)
+{
+    uint64_t mpidr;
+
+    __asm__ __volatile__("mrs %0, mpidr_el1" : "=r"(mpidr));
+    return mpidr_affinity(mpidr);
+}
+#define PROCESSOR_ID(id) mpidr_affinity(id)
+#else
+#define PROCESSOR_ID(id) ((uint32_t)(id))
 static uint32_t initial_apic_id(void)
 {
     uint32_t a = 0, b, c = 0, d;
@@ -54,6 +73,7 @@ static uint32_t initial_apic_id(void)
     __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
     return b >> 24;
 }
+#endif
 
 bool plat_on_bsp(void) { return !mp || ncpus == 1 || initial_apic_id() == bsp_initial_apic; }
 
@@ -69,6 +89,11 @@ void uefi_cpus_init(void)
     bsp_initial_apic = initial_apic_id();
     if (uefi_call_wrapper(bm_st->BootServices->LocateProtocol, 3, &guid, NULL, (void **)&mp) != EFI_SUCCESS) {
         mp = NULL;
+#if defined(__aarch64__)
+        /* Arm firmware often has none (EDK2 ArmVirtQemu before 2023,
+         * many vendor builds): one CPU, said once. */
+        plat_log("no EFI MP services protocol: the other cores cannot be started, running on 1 CPU\n");
+#endif
         return;
     }
     if (mp->GetNumberOfProcessors(mp, &total, &enabled) != EFI_SUCCESS)
@@ -76,14 +101,14 @@ void uefi_cpus_init(void)
     mp->WhoAmI(mp, &self);
     cpu_number[0] = self;
     if (mp->GetProcessorInfo(mp, self, &info) == EFI_SUCCESS)
-        cpu_apic[0] = (uint32_t)info.ProcessorId;
+        cpu_apic[0] = PROCESSOR_ID(info.ProcessorId);
     for (UINTN i = 0; i < total && ncpus < MAX_CPUS; i++) {
         if (i == self || mp->GetProcessorInfo(mp, i, &info) != EFI_SUCCESS)
             continue;
         if (!(info.StatusFlag & MP_STATUS_ENABLED))
             continue;
         cpu_number[ncpus] = i;
-        cpu_apic[ncpus] = (uint32_t)info.ProcessorId;
+        cpu_apic[ncpus] = PROCESSOR_ID(info.ProcessorId);
         ncpus++;
     }
 }
@@ -130,7 +155,7 @@ int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
         /* The AP signals its event when fn returns; CheckEvent polls it.
          * No timeout: fn is our own bounded compute loop. */
         while (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, events[i]) == EFI_NOT_READY)
-            __asm__ __volatile__("pause");
+            plat_cpu_relax();
         uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, events[i]);
     }
     return (int)started;
@@ -179,6 +204,6 @@ int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns)
         }
         if (plat_now_ns() >= deadline)
             return BM_ETIMEDOUT;
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
 }
