@@ -245,8 +245,10 @@ SB_SHIM ?=
 SB_SETTINGS := key=$(SB_KEY) cert=$(SB_CERT) shim=$(SB_SHIM) bios_results=$(BIOS_RESULTS_MIB)
 image: $(BUILD)/baremark.img
 # The image boots legacy BIOS machines too: SYSLINUX loads baremark.bin from the same ESP.
-$(BUILD)/baremark.img: $(BUILD)/baremark.efi $(BUILD)/baremark.bin boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
+# Arm UEFI machines: build/baremark-aa64.efi as \EFI\BOOT\BOOTAA64.EFI (docs/arm.md).
+$(BUILD)/baremark.img: $(BUILD)/baremark.efi $(BUILD)/baremark-aa64.efi $(BUILD)/baremark.bin boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
 	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" BIOS_BIN=$(BUILD)/baremark.bin BIOS_RESULTS_MIB="$(BIOS_RESULTS_MIB)" \
+	  AA64_EFI=$(BUILD)/baremark-aa64.efi \
 	  bash boot/mkimage.sh $(BUILD)/baremark.efi boot/baremark.cfg $@
 # Rewritten only when the signing settings change, so switching them rebuilds the image.
 $(BUILD)/sb-settings: FORCE
