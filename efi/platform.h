@@ -370,14 +370,19 @@ void plat_wait_key(void);
 /* A 16550-compatible UART: at an I/O port (the PC's COM ports) or memory
  * mapped, as ACPI SPCR describes it (its Generic Address Structure). */
 enum plat_uart_space { PLAT_UART_IO = 0, PLAT_UART_MMIO };
+/* The register set: a 16550, an Arm PL011 (SPCR type 0x03), or the SBSA
+ * Generic UART (types 0x0D, 0x0E: the PL011's data and flag registers
+ * only, no line setup), both memory mapped with 32-bit registers. */
+enum plat_uart_kind { PLAT_UART_16550 = 0, PLAT_UART_PL011, PLAT_UART_SBSA };
 struct plat_uart {
     enum plat_uart_space space;
     uint64_t base;        /* I/O port, or physical address of register 0 */
     uint8_t reg_bytes;    /* MMIO: access width and register stride, 1 or 4 (I/O: 1) */
     uint32_t baud;        /* 0: keep the rate the firmware programmed */
+    enum plat_uart_kind kind;
 };
 
-/* Open the record channel: the 16550 u on UEFI, standard output on the
+/* Open the record channel: the UART u on UEFI, standard output on the
  * host. BM_ENODEV when no UART answers there. */
 int plat_serial_open(const struct plat_uart *u);
 void plat_serial_write(const char *data, size_t len);
