@@ -126,6 +126,12 @@ int plat_pci_segments(uint16_t *segs, uint8_t *bus_start, uint8_t *bus_end, int 
  * handle so they stop touching it. Release hands it back (reconnects). */
 int plat_pci_claim(struct pci_addr a);
 void plat_pci_release(struct pci_addr a);
+/* May native drivers DMA to and from plat_alloc_pages() memory for
+ * devices on PCI segment seg without cache maintenance? BM_OK on x86 and
+ * the host; on Arm, when ACPI IORT says the segment's root complex is
+ * coherent (or, with no IORT, as SBSA requires of PCIe); BM_ENOTSUP with
+ * why otherwise (platform_common.c). */
+int plat_dma_coherent(uint16_t seg, char *why, size_t whylen);
 /* Map a BAR's MMIO window; returns a pointer (identity on UEFI), or NULL. */
 volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size);
 
