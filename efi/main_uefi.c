@@ -22,10 +22,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
      * with a device tree only (U-Boot's UEFI, most boards) gives none of
      * it: say so and go back, never guess at addresses. */
     if (!plat_acpi_table("FACP", 0)) {
-        Print(L"baremark: this Arm firmware has no ACPI tables (a device-tree platform, not SBSA/SBBR):
-"
-              L"baremark-aa64 needs ACPI (MCFG, SPCR) to find PCI and the serial port. Nothing was done.
-");
+        Print(L"baremark: this Arm firmware has no ACPI tables (a device-tree platform, not SBSA/SBBR):\r\n"
+              L"baremark-aa64 needs ACPI (MCFG, SPCR) to find PCI and the serial port. Nothing was done.\r\n");
         return EFI_UNSUPPORTED;
     }
 #endif
