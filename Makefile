@@ -34,8 +34,10 @@ DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools
 # python3-psycopg2, postgresql, python3-pytest: baremark-collect's PostgreSQL store and the
 # tools' tests (tests/tools, which start a throw-away PostgreSQL cluster).
 # python3-hypothesis: the fleet tool's fuzz harness (tests/fuzz/fuzz_report_records.py).
-# The AArch64 build and its QEMU test (docs/arm.md); gnu-efi for arm64 is unpacked into build/ (AA64_EFI below).
-DEB_PACKAGES += gcc-aarch64-linux-gnu qemu-efi-aarch64 qemu-system-arm
+# gcc-aarch64-linux-gnu, qemu-user: the AArch64 memory kernels' tests (tests/aa64, make aa64-mem-kernels).
+DEB_PACKAGES += gcc-aarch64-linux-gnu qemu-user
+# The AArch64 UEFI build and its QEMU test (docs/arm.md); gnu-efi for arm64 is unpacked into build/ (AA64_EFI below).
+DEB_PACKAGES += qemu-efi-aarch64 qemu-system-arm
 .PHONY: deps
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -101,18 +103,15 @@ $(BUILD)/baremark.efi: $(BUILD)/baremark.so
 # installed beside the amd64 one (no Multi-Arch: same), so its Debian package is
 # fetched with apt-get download (arm64 added as a foreign architecture) and unpacked
 # into $(AA64_EFI).
-AA64_CC := aarch64-linux-gnu-gcc
+AA64_CC ?= aarch64-linux-gnu-gcc
 AA64B := $(BUILD)/aa64
 AA64_EFI := $(AA64B)/gnu-efi
 AA64_X86_ONLY := efi/mem/mem_kernels.S efi/uefi/clock_uefi.c efi/fw/ioport_fw.c efi/uefi/sbat_uefi.c
 AA64_SRC := $(filter-out $(AA64_X86_ONLY),$(UEFI_SRC)) $(filter %_aa64.c %_aa64.S,$(ALL_SRC))
-# TEMPORARY, until efi/mem/mem_kernels_aa64.S (the AArch64 memory kernels) lands:
-# plain C kernels (efi/mem/mem_kernels_c_aa64.c), named as such in the records.
-AA64_MEM_CFLAGS := $(if $(wildcard efi/mem/mem_kernels_aa64.S),,-DBAREMARK_MEM_C_KERNELS)
-AA64_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -isystem $(AA64_EFI)/usr/include/efi -isystem $(AA64_EFI)/usr/include/efi/aarch64 \
+AA64_EFI_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -isystem $(AA64_EFI)/usr/include/efi -isystem $(AA64_EFI)/usr/include/efi/aarch64 \
                -isystem $(AA64_EFI)/usr/include/efi/protocol -Iefi -ffreestanding -fno-builtin -fpic -fshort-wchar \
                -fno-stack-protector -fno-stack-check -fno-strict-aliasing -DBAREMARK_UEFI -march=armv8-a \
-               $(AA64_MEM_CFLAGS) $(TEST_HOOKS_CFLAGS)
+               $(TEST_HOOKS_CFLAGS)
 AA64_OBJ := $(patsubst %,$(AA64B)/obj/%.o,$(AA64_SRC))
 
 .PHONY: aa64
@@ -133,12 +132,12 @@ $(AA64_EFI)/.unpacked:
 $(AA64B)/obj/%.c.o: %.c $(HEADERS) $(AA64_EFI)/.unpacked
 	@mkdir -p $(dir $@)
 	@echo "CC  [aa64] $<"
-	@$(AA64_CC) $(AA64_CFLAGS) -c $< -o $@
+	@$(AA64_CC) $(AA64_EFI_CFLAGS) -c $< -o $@
 
 $(AA64B)/obj/%.S.o: %.S $(AA64_EFI)/.unpacked
 	@mkdir -p $(dir $@)
 	@echo "CC  [aa64] $<"
-	@$(AA64_CC) $(AA64_CFLAGS) -c $< -o $@
+	@$(AA64_CC) $(AA64_EFI_CFLAGS) -c $< -o $@
 
 # As gnu-efi's own aarch64 rules: its crt0 carries the PE/COFF header, EFI_SUBSYSTEM
 # is 10 (an application), and objcopy -O binary writes the image.
@@ -394,3 +393,22 @@ $(HOSTB)/tests/test_iobench: $(BENCH_SRC) $(wildcard tests/bench/*.h)
 $(HOSTB)/tests/test_ahci_instant: $(BENCH_SRC) $(wildcard tests/bench/*.h)
 $(HOSTB)/tests/test_engine_cpus: $(BENCH_SRC) $(wildcard tests/bench/*.h)
 $(HOSTB)/tests/test_nvme_model: $(wildcard tests/bench/*.h)
+
+# ---- AArch64 memory kernels (tests/aa64) ----------------------------------------------------
+# efi/mem/mem_kernels_aa64.S built with Debian's cross compiler into a static test binary that
+# tests/run_all.py --unit runs under qemu-aarch64 (user mode): no Arm machine needed.
+# tests/aa64/planted_bugs.py shows the test catches mutated kernels.
+AA64_CC ?= aarch64-linux-gnu-gcc
+AA64B := $(BUILD)/aa64
+AA64_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iefi -DBAREMARK_HOST -static -pthread
+AA64_TEST_SRC := efi/mem/mem_cpu.c efi/mem/mem_chain.c efi/mem/mem_measure.c efi/mem/mem_team.c efi/mem/mem_machine_host.c \
+                 efi/lib/bmlib.c
+.PHONY: aa64-mem-kernels
+aa64-mem-kernels: $(AA64B)/tests/test_mem_kernels_aa64
+unit-test: aa64-mem-kernels
+$(AA64B)/obj/mem_kernels_aa64.o: efi/mem/mem_kernels_aa64.S
+	@mkdir -p $(dir $@)
+	$(AA64_CC) $(AA64_CFLAGS) -c $< -o $@
+$(AA64B)/tests/test_mem_kernels_aa64: tests/aa64/test_mem_kernels_aa64.c $(AA64B)/obj/mem_kernels_aa64.o $(AA64_TEST_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(AA64_CC) $(AA64_CFLAGS) $< $(AA64B)/obj/mem_kernels_aa64.o $(AA64_TEST_SRC) -o $@ -lm

@@ -47,4 +47,5 @@ void bm_health_init(struct bm_health *h, const char *source)
     h->data_read_bytes = -1;
     h->data_written_bytes = -1;
     h->smart_passed = -1;
+    h->link_errors = -1;
 }

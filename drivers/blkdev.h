@@ -45,7 +45,7 @@ struct bm_health_attr {
  * log (NVMe 1.4 section 5.14.1.2) or ATA SMART data. Fields a drive does not
  * report keep their "unknown" value (-1). */
 struct bm_health {
-    char source[16];          /* "nvme_smart_log", "ata_smart" */
+    char source[16];          /* "nvme_smart_log", "ata_smart", "scsi_log", "sat_ata_smart" */
     int temperature_c;        /* composite / attribute 194; -1 unknown */
     int critical_warning;     /* NVMe bit field; -1 unknown */
     int percentage_used;      /* NVMe endurance estimate; -1 unknown */
@@ -56,6 +56,7 @@ struct bm_health {
     int64_t data_read_bytes;  /* NVMe data units read x 512000 */
     int64_t data_written_bytes;
     int smart_passed;         /* ATA SMART RETURN STATUS: 1 ok, 0 threshold exceeded, -1 unknown */
+    int64_t link_errors;      /* SAS phy error counters (LOG SENSE 18h), summed over the disk's phys */
     unsigned nattrs;
     struct bm_health_attr attrs[30];
 };
@@ -112,6 +113,12 @@ struct bm_disk {
                            * all disks of one controller on one CPU */
     uint32_t max_qd;      /* commands in flight per queue */
     uint32_t max_transfer_bytes; /* largest single command */
+    /* What the device itself says about its blocks and I/O (SCSI: READ
+     * CAPACITY(16), VPD B0h and 83h; 0 / "" when it does not say). */
+    uint32_t opt_transfer_bytes; /* optimal transfer length (VPD B0h) */
+    uint32_t align_lba;   /* lowest aligned LBA: the first LBA at a physical block boundary */
+    uint8_t pi_type;      /* protection information the medium is formatted with: 0 none, 1..3 T10 PI type */
+    char wwn[40];         /* world wide name: "naa.5000c500a1b2c3d4", "eui.0025385b71b23c4d" */
 
     bool failed;          /* set by the engine after a fatal error */
 

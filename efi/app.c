@@ -203,8 +203,8 @@ static void upload_final(void)
  * BM_OK or BM_EABORT; *passes_done counts completed passes. */
 static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsigned *passes_done)
 {
-    bool burn_in = cfg.passes > 1 || cfg.duration_min > 0;
-    uint64_t deadline = t0 + (uint64_t)cfg.duration_min * 60ull * 1000000000ull;
+    bool burn_in = cfg.passes > 1 || cfg.duration_s > 0;
+    uint64_t deadline = t0 + (uint64_t)cfg.duration_s * 1000000000ull;
     int rc = BM_OK;
 
     *passes_done = 0;
@@ -215,7 +215,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
     for (unsigned pass = 1;; pass++) {
         if (burn_in) {
             record_set_pass(pass);
-            ui_text("--- pass %u%s ---", pass, cfg.duration_min ? " (burn-in until the time is up)" : "");
+            ui_text("--- pass %u%s ---", pass, cfg.duration_s ? " (burn-in until the time is up)" : "");
         }
         if (cfg.mem != LEVEL_OFF)
             rc = mem_run(&cfg, &sys);
@@ -229,7 +229,7 @@ static int run_passes(const struct plat_boot_location *boot, uint64_t t0, unsign
             upload_now(UPLOAD_PASS, pass);
         /* duration= runs until the time is up (a started pass finishes);
          * passes= caps the count; with both, whichever comes first. */
-        if (cfg.duration_min) {
+        if (cfg.duration_s) {
             if (plat_now_ns() >= deadline || (cfg.passes > 1 && pass >= cfg.passes))
                 break;
         } else if (pass >= cfg.passes) {

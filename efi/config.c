@@ -327,7 +327,28 @@ static int set_verify(struct config *c, const char *v)
 }
 
 static int set_passes(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->passes); }
-static int set_duration(struct config *c, const char *v) { return parse_u32_in(v, 1, 1000000, &c->duration_min); }
+/* duration=N (minutes), or Ns / Nm / Nh: a burn-in rack sets minutes or
+ * hours; seconds serve short soak checks (and the emulated test runs). */
+static int set_duration(struct config *c, const char *v)
+{
+    char num[16];
+    size_t n = strlen(v);
+    uint32_t unit = 60, val;
+
+    if (n && (v[n - 1] == 's' || v[n - 1] == 'm' || v[n - 1] == 'h')) {
+        unit = v[n - 1] == 's' ? 1 : v[n - 1] == 'm' ? 60 : 3600;
+        n--;
+    }
+    if (!n || n >= sizeof(num))
+        return BM_EINVAL;
+    memcpy(num, v, n);
+    num[n] = '\0';
+    /* At most 1,000,000 minutes, whatever the unit. */
+    if (parse_u32_in(num, 1, 1000000u * 60u / unit, &val) != BM_OK)
+        return BM_EINVAL;
+    c->duration_s = val * unit;
+    return BM_OK;
+}
 
 static int set_min_mbps(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_mbps", v); }
 static int set_min_iops(struct config *c, const char *v) { return limits_parse_option(&c->limits, "min_iops", v); }
@@ -367,7 +388,8 @@ static const struct key_def keys[] = {
     { "verify", "off, or a size like 256M: write, read back and compare that much of each disk write= allows",
       set_verify },
     { "passes", "a number of passes from 1 to 1000000", set_passes },
-    { "duration", "minutes from 1 to 1000000 (repeat passes until then)", set_duration },
+    { "duration", "minutes from 1 to 1000000, or a number of seconds, minutes or hours like 90s, 30m, 12h "
+                  "(repeat passes until then)", set_duration },
     { "min_mbps", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. SEQ1M-Q8T1:1500", set_min_mbps },
     { "min_iops", "a positive number (all tests) or TEST:N[,TEST:N...], e.g. RND4K-Q32T1:50000", set_min_iops },
     { "max_lat_us", "a positive number (all tests) or TEST:N[,TEST:N...] on the p99 latency", set_max_lat_us },

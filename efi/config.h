@@ -60,7 +60,7 @@ struct config {
     uint32_t mem_map_ms;    /* mem_map_ms=: measuring time per region (0 = default) */
     uint64_t verify_bytes; /* verify=: bytes to write, read back and compare per writable disk (0 = off) */
     uint32_t passes;       /* burn-in: repeat the benchmarks this many times */
-    uint32_t duration_min; /* burn-in: repeat until this many minutes passed (0 = off) */
+    uint32_t duration_s;   /* burn-in: repeat until this many seconds passed (0 = off) */
     uint8_t spd;           /* spd=on|force|off: 0, 1, 2 (enum spd_mode) */
     struct limit_set limits; /* min_mbps=, min_iops=, max_lat_us= (plus limits.cfg) */
     char upload[192];      /* upload=: http:// URL the results file is PUT under ("" = off) */

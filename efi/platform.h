@@ -73,7 +73,8 @@ unsigned plat_cpu_count(void);
  * a negative error. */
 typedef void (*plat_cpu_fn)(unsigned cpu_index, void *arg);
 int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg);
-/* APIC ID of the processor with this index (for NUMA mapping). */
+/* APIC ID of the processor with this index (for NUMA mapping); on AArch64
+ * its ACPI processor UID (MADT GICC), the key of SRAT's GICC affinity. */
 uint32_t plat_cpu_apic_id(unsigned cpu_index);
 /* Is the caller the boot processor (cpu 0)? Firmware services, the console
  * and the records are for it alone: plat_diag() from another CPU is held

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Run every test: host unit tests (cmocka binaries in build/host/tests, and
+"""Run every test: host unit tests (cmocka binaries in build/host/tests, the
+AArch64 kernels' test in build/aa64/tests under qemu-aarch64, and
 the host tools' pytest tests in tests/tools), QEMU integration tests
 (tests/qemu/test_*.py, functions named test_*), and the fuzz smoke
 (tests/fuzz/smoke.py: every harness a few seconds, "fuzz.NAME").
@@ -18,6 +19,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,8 +43,13 @@ def run_unit_binary(binary, pattern):
     """One cmocka binary: its TAP lines as (name, ok, detail), and its wall time."""
     t0 = time.time()
     env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
-    p = subprocess.run([binary], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    cmd = [binary]
     name = os.path.basename(binary)
+    if os.path.basename(os.path.dirname(os.path.dirname(binary))) == "aa64":
+        cmd = ["qemu-aarch64", binary]  # tests/aa64: a static AArch64 binary, under QEMU user mode
+        if not shutil.which(cmd[0]):
+            return name, [(name, False, "qemu-aarch64 is missing: apt-get install qemu-user (make deps)")], 0.0
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     results = []
     seen = False
     for line in p.stdout.splitlines():
@@ -63,6 +70,7 @@ def run_unit_binary(binary, pattern):
 def unit_tests(pattern):
     """Every cmocka binary, UNIT_JOBS at a time; results in name order, and each binary's time."""
     binaries = sorted(glob.glob(os.path.join(BUILD, "host/tests/test_*")))
+    binaries += sorted(glob.glob(os.path.join(BUILD, "aa64/tests/test_*")))  # make aa64-mem-kernels
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, UNIT_JOBS)) as ex:
         done = list(ex.map(lambda b: run_unit_binary(b, pattern), binaries))
     results, times = [], {}

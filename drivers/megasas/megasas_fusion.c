@@ -601,6 +601,7 @@ static void fu_on_timeout(void *arg, uint32_t slot)
 static const struct bm_disk_ops fu_disk_ops = {
     .submit = fu_submit,
     .poll = hba_disk_poll,
+    .health = hba_disk_health,
 };
 
 const struct hba_host_ops fu_host_ops = {

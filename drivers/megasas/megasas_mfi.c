@@ -390,6 +390,7 @@ static void mfi_on_timeout(void *arg, uint32_t slot)
 static const struct bm_disk_ops mfi_disk_ops = {
     .submit = mfi_submit,
     .poll = hba_disk_poll,
+    .health = hba_disk_health,
 };
 
 const struct hba_host_ops mfi_host_ops = {

@@ -348,6 +348,7 @@ const struct hba_host_ops mpt_host_ops = {
 static const struct bm_disk_ops mpt_disk_ops = {
     .submit = mpt_submit,
     .poll = hba_disk_poll,
+    .health = hba_disk_health,
 };
 
 /* ---- Discovery ----------------------------------------------------------------------------------------- */

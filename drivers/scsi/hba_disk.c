@@ -1,5 +1,6 @@
 /* The disk glue shared by host bus adapter drivers (see hba_disk.h). */
 #include "hba_disk.h"
+#include "scsi_health.h"
 
 int hba_host_init(struct hba_host *h, uint32_t nslots, uint64_t timeout_ns, const struct hba_host_ops *ops,
                   void *ctrl, const char *where)
@@ -55,6 +56,9 @@ int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hb
     }
     hd->host = h;
     hd->t = s->t;
+    hd->exec = s->exec;
+    bm_strlcpy(hd->scsi_name, tr.name, sizeof(hd->scsi_name));
+    hd->sat = info.sat;
     snprintf(hd->d.id, sizeof(hd->d.id), "%s", s->id);
     at.max_qd = hd->q.max_inflight;
     scsi_fill_hba_disk(&hd->d, &info, &at, s->ops, hd);
@@ -117,6 +121,22 @@ uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone
             return held;
         plat_delay_ns(1000000ull); /* 1 ms */
     }
+}
+
+int hba_disk_health(struct bm_disk *d, struct bm_health *out)
+{
+    struct hba_disk *hd = d->priv;
+    struct hba_target t = hd->t;
+    struct scsi_transport tr = { hd->exec, &t, hd->scsi_name };
+    char err[160];
+    int rc;
+
+    if (hd->t.logical || !hd->exec)
+        return BM_ENOTSUP;
+    rc = scsi_read_health(&tr, hd->sat, out, err, sizeof(err));
+    if (rc != BM_OK)
+        plat_diag(hd->host->where, "%s: health not read: %s", d->id, err);
+    return rc;
 }
 
 int hba_disk_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)

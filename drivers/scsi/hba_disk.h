@@ -48,6 +48,9 @@ struct hba_disk {
     struct hba_host *host;
     struct hbaq_disk q;
     struct hba_target t;
+    scsi_exec_fn exec;        /* the spec's: health commands after the probe */
+    char scsi_name[48];       /* the drive in the SCSI layer's messages */
+    bool sat;                 /* an ATA disk behind the HBA's SATL (scsi_disk_info.sat) */
 };
 
 struct hba_host {
@@ -106,6 +109,12 @@ bool hba_scsi_disposition(struct hba_host *h, uint32_t slot, uint8_t scsi_status
  * Linux megasas_wait_for_outstanding(_fusion), which looks at the
  * firmware state on each round, before a reset or release. */
 uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone)(void *ctrl));
+
+/* bm_disk_ops.health for every HBA disk: LOG SENSE, or ATA SMART through
+ * SAT for a SATA disk (scsi_read_health), with the transport's internal
+ * command path. BM_ENOTSUP for a RAID logical drive (its members' health
+ * is the controller's) and for a drive with neither. */
+int hba_disk_health(struct bm_disk *d, struct bm_health *out);
 
 /* bm_disk_ops.poll for every HBA disk: drain the controller's replies,
  * expire overdue commands, post due retries, pop this disk's completions. */

@@ -115,6 +115,8 @@ int scsi_parse_inquiry(const uint8_t *data, size_t len, struct scsi_inquiry *out
     out->type = SCSI_INQ_TYPE(data[0]);
     out->removable = (data[1] & 0x80) != 0;
     out->cmdque = (data[7] & 0x02) != 0; /* SPC-4 6.6.2 */
+    out->version = data[SCSI_INQ_VERSION_OFF];
+    out->protect = (data[SCSI_INQ_PROTECT_OFF] & SCSI_INQ_PROTECT) != 0;
     bm_copy_padded(out->vendor, sizeof(out->vendor), data + SCSI_INQ_VENDOR_OFF, SCSI_INQ_VENDOR_LEN);
     bm_copy_padded(out->product, sizeof(out->product), data + SCSI_INQ_PRODUCT_OFF, SCSI_INQ_PRODUCT_LEN);
     bm_copy_padded(out->revision, sizeof(out->revision), data + SCSI_INQ_REV_OFF, SCSI_INQ_REV_LEN);
@@ -159,6 +161,70 @@ int scsi_parse_unit_serial(const uint8_t *data, size_t len, char *serial, size_t
     return serial[0] ? BM_OK : BM_EINVAL;
 }
 
+/* The block limits page (SBC-3 6.6.4), as Linux sd_read_block_limits
+ * reads it: the transfer lengths sit at bytes 6..15 of a page whose
+ * length is 3Ch (older targets send shorter pages; what is there counts). */
+int scsi_parse_block_limits(const uint8_t *data, size_t len, struct scsi_block_limits *out)
+{
+    size_t n;
+
+    memset(out, 0, sizeof(*out));
+    if (len < SCSI_VPD_HDR_LEN || data[1] != SCSI_VPD_BLOCK_LIMITS)
+        return BM_EINVAL;
+    n = MIN(len, (size_t)SCSI_VPD_HDR_LEN + scsi_get_be16(data + 2));
+    if (n < SCSI_VPD_BL_MIN_LEN)
+        return BM_EINVAL;
+    out->opt_gran_blocks = scsi_get_be16(data + SCSI_VPD_BL_OPT_GRAN_OFF);
+    out->max_xfer_blocks = scsi_get_be32(data + SCSI_VPD_BL_MAX_XFER_OFF);
+    out->opt_xfer_blocks = scsi_get_be32(data + SCSI_VPD_BL_OPT_XFER_OFF);
+    return BM_OK;
+}
+
+/* Device identification (SPC-4 7.8.6): walk the designation descriptors
+ * and keep the logical unit's NAA designator, else its EUI-64 one (the
+ * order of Linux scsi_vpd_lun_id, which puts both ahead of T10 vendor
+ * ids), as lower-case hex after "naa." / "eui.". */
+int scsi_parse_device_id(const uint8_t *data, size_t len, char *wwn, size_t cap)
+{
+    const uint8_t *best = NULL;
+    size_t end, off, best_len = 0;
+    int best_rank = 0;
+
+    if (cap)
+        wwn[0] = '\0';
+    if (len < SCSI_VPD_HDR_LEN || data[1] != SCSI_VPD_DEVICE_ID || !cap)
+        return BM_EINVAL;
+    end = MIN(len, (size_t)SCSI_VPD_HDR_LEN + scsi_get_be16(data + 2));
+    for (off = SCSI_VPD_HDR_LEN; off + 4 <= end;) {
+        const uint8_t *d = data + off;
+        size_t dlen = d[3];
+        int rank = 0;
+
+        if (off + 4 + dlen > end)
+            break;
+        if (SCSI_DESIG_ASSOC(d[1]) == SCSI_DESIG_ASSOC_LU && (d[0] & 0x0f) == 1 /* binary */) {
+            /* NAA: 8 bytes (types 2, 3, 5) or 16 (type 6, registered
+             * extended); EUI-64: 8, 12 or 16 bytes (SPC-4 7.8.6.4, 7.8.6.5). */
+            if (SCSI_DESIG_TYPE(d[1]) == SCSI_DESIG_NAA && (dlen == 8 || dlen == 16))
+                rank = 2;
+            else if (SCSI_DESIG_TYPE(d[1]) == SCSI_DESIG_EUI64 && (dlen == 8 || dlen == 12 || dlen == 16))
+                rank = 1;
+        }
+        if (rank > best_rank) {
+            best = d;
+            best_len = dlen;
+            best_rank = rank;
+        }
+        off += 4 + dlen;
+    }
+    if (!best || cap < 4 + 2 * best_len + 1)
+        return BM_EINVAL;
+    memcpy(wwn, best_rank == 2 ? "naa." : "eui.", 4);
+    for (size_t i = 0; i < best_len; i++)
+        snprintf(wwn + 4 + 2 * i, 3, "%02x", best[4 + i]);
+    return BM_OK;
+}
+
 /* READ CAPACITY(10) data: last LBA and block length (SBC-3). */
 int scsi_parse_capacity10(const uint8_t *data, size_t len, struct scsi_capacity *out, bool *need16)
 {
@@ -179,7 +245,9 @@ int scsi_parse_capacity10(const uint8_t *data, size_t len, struct scsi_capacity 
     return out->block_bytes ? BM_OK : BM_EINVAL;
 }
 
-/* READ CAPACITY(16) data: last LBA, block length, LBPPBE (SBC-3). */
+/* READ CAPACITY(16) data: last LBA, block length, protection, LBPPBE and
+ * the lowest aligned LBA (SBC-3 5.16.2), as Linux read_capacity_16 and
+ * sd_read_protection_type read them. */
 int scsi_parse_capacity16(const uint8_t *data, size_t len, struct scsi_capacity *out)
 {
     unsigned exp;
@@ -189,8 +257,12 @@ int scsi_parse_capacity16(const uint8_t *data, size_t len, struct scsi_capacity 
         return BM_EINVAL;
     out->blocks = scsi_get_be64(data) + 1;
     out->block_bytes = scsi_get_be32(data + 8);
+    if (data[12] & SCSI_RC16_PROT_EN)
+        out->pi_type = (uint8_t)(SCSI_RC16_P_TYPE(data[12]) + 1);
     exp = SCSI_RC16_LBPPBE(data[13]);
     out->phys_bytes = exp < 8 ? out->block_bytes << exp : out->block_bytes;
+    if (len >= 16)
+        out->align_lba = SCSI_RC16_LALBA(scsi_get_be16(data + 14));
     return out->block_bytes && out->blocks ? BM_OK : BM_EINVAL;
 }
 
@@ -570,7 +642,37 @@ static int scsi_inquiry_raw(const struct scsi_transport *t, bool evpd, uint8_t p
     return (int)(len - MIN(c.resid, (uint32_t)len));
 }
 
-/* READ CAPACITY(16), falling back to (10) for targets without it. */
+bool scsi_try_rc16_first(const struct scsi_inquiry *inq)
+{
+    return inq->version >= SCSI_VERSION_SPC3 || inq->protect;
+}
+
+/* READ CAPACITY(16) into info; BM_OK when it answered with usable data. */
+static int scsi_read_capacity16(const struct scsi_transport *t, uint8_t *buf, struct scsi_disk_info *info,
+                                char *detail, size_t detail_len)
+{
+    struct scsi_cmd c;
+    int rc;
+
+    memset(buf, 0, SCSI_RC16_LEN);
+    scsi_cmd_init(&c, SCSI_DIR_IN, buf, SCSI_RC16_LEN);
+    c.cdb_len = (uint8_t)scsi_build_read_capacity16(c.cdb, SCSI_RC16_LEN);
+    rc = scsi_run(t, &c, NULL, detail, detail_len);
+    if (rc != BM_OK)
+        return rc;
+    if (scsi_parse_capacity16(buf, SCSI_RC16_LEN, &info->cap) != BM_OK) {
+        snprintf(detail, detail_len, "READ CAPACITY(16) returned no size");
+        return BM_EIO;
+    }
+    info->use16 = info->cap.blocks > SCSI_RW10_MAX_LBA + 1;
+    return BM_OK;
+}
+
+/* The capacity as Linux sd_read_capacity asks for it: READ CAPACITY(16)
+ * first for SPC-3 and later targets (and those with PROTECT), falling back
+ * to (10); older targets get (10) first, and (16) only when (10) says the
+ * disk is too large for it. An SPC-2 disk may not know the 16-byte
+ * command at all, and some take it badly. */
 static int scsi_read_capacity(const struct scsi_transport *t, uint8_t *buf, struct scsi_disk_info *info, char *err,
                               size_t errlen)
 {
@@ -579,14 +681,9 @@ static int scsi_read_capacity(const struct scsi_transport *t, uint8_t *buf, stru
     bool need16 = false;
     int rc;
 
-    memset(buf, 0, SCSI_RC16_LEN);
-    scsi_cmd_init(&c, SCSI_DIR_IN, buf, SCSI_RC16_LEN);
-    c.cdb_len = (uint8_t)scsi_build_read_capacity16(c.cdb, SCSI_RC16_LEN);
-    rc = scsi_run(t, &c, NULL, detail, sizeof(detail));
-    if (rc == BM_OK && scsi_parse_capacity16(buf, SCSI_RC16_LEN, &info->cap) == BM_OK) {
-        info->use16 = info->cap.blocks > SCSI_RW10_MAX_LBA + 1;
+    info->rc16_first = scsi_try_rc16_first(&info->inq);
+    if (info->rc16_first && scsi_read_capacity16(t, buf, info, detail, sizeof(detail)) == BM_OK)
         return BM_OK;
-    }
     memset(buf, 0, SCSI_RC10_LEN);
     scsi_cmd_init(&c, SCSI_DIR_IN, buf, SCSI_RC10_LEN);
     c.cdb_len = (uint8_t)scsi_build_read_capacity10(c.cdb);
@@ -595,7 +692,10 @@ static int scsi_read_capacity(const struct scsi_transport *t, uint8_t *buf, stru
         snprintf(err, errlen, "READ CAPACITY failed: %s", detail);
         return rc;
     }
-    if (scsi_parse_capacity10(buf, SCSI_RC10_LEN, &info->cap, &need16) != BM_OK || need16) {
+    if (scsi_parse_capacity10(buf, SCSI_RC10_LEN, &info->cap, &need16) == BM_OK && need16 && !info->rc16_first &&
+        scsi_read_capacity16(t, buf, info, detail, sizeof(detail)) == BM_OK)
+        return BM_OK;
+    if (need16 || !info->cap.block_bytes) {
         snprintf(err, errlen, "READ CAPACITY(10) %s", need16 ? "overflows and (16) failed" : "returned no block size");
         return BM_EIO;
     }
@@ -606,7 +706,8 @@ static int scsi_read_capacity(const struct scsi_transport *t, uint8_t *buf, stru
 /* INQUIRY, readiness, capacity and serial of one LUN. */
 int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, char *err, size_t errlen)
 {
-    uint8_t *buf;
+    uint8_t *buf, pages[252];
+    size_t npages = 0;
     char detail[64];
     int rc, n;
 
@@ -648,16 +749,41 @@ int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, c
     rc = scsi_read_capacity(t, buf, info, err, errlen);
     if (rc != BM_OK)
         goto out;
-    /* The unit serial number (VPD 80h) is what write= names a disk by.
-     * Ask page 00h first so a target without it is not sent an invalid
-     * request; some targets implement 80h without listing it, so try it
-     * anyway when 00h itself fails. */
+    if (info->cap.pi_type > 3) {
+        /* Linux sd_read_protection_type: a type it does not know leaves
+         * the disk unused. */
+        snprintf(err, errlen, "formatted with unsupported protection type %u", info->cap.pi_type);
+        rc = BM_ENOTSUP;
+        goto out;
+    }
+    /* VPD pages: ask page 00h first so a target is only sent the pages it
+     * lists (Linux scsi_get_vpd_page). The unit serial number (80h) is
+     * what write= names a disk by; some targets implement it without
+     * listing it, so try it anyway when 00h itself fails. */
     n = scsi_inquiry_raw(t, true, SCSI_VPD_SUPPORTED_PAGES, buf, 252, detail, sizeof(detail));
-    if (n < 0 || scsi_vpd_lists_page(buf, (size_t)n, SCSI_VPD_UNIT_SERIAL)) {
+    if (n > 0) {
+        memcpy(pages, buf, (size_t)n);
+        npages = (size_t)n;
+    }
+    if (n < 0 || scsi_vpd_lists_page(pages, npages, SCSI_VPD_UNIT_SERIAL)) {
         n = scsi_inquiry_raw(t, true, SCSI_VPD_UNIT_SERIAL, buf, 252, detail, sizeof(detail));
         if (n > 0)
             scsi_parse_unit_serial(buf, (size_t)n, info->serial, sizeof(info->serial));
     }
+    if (scsi_vpd_lists_page(pages, npages, SCSI_VPD_BLOCK_LIMITS)) {
+        n = scsi_inquiry_raw(t, true, SCSI_VPD_BLOCK_LIMITS, buf, 64, detail, sizeof(detail));
+        if (n > 0)
+            scsi_parse_block_limits(buf, (size_t)n, &info->bl);
+    }
+    if (scsi_vpd_lists_page(pages, npages, SCSI_VPD_DEVICE_ID)) {
+        n = scsi_inquiry_raw(t, true, SCSI_VPD_DEVICE_ID, buf, 252, detail, sizeof(detail));
+        if (n > 0)
+            scsi_parse_device_id(buf, (size_t)n, info->wwn, sizeof(info->wwn));
+    }
+    /* SAT-3: a SCSI/ATA translation layer names the vendor "ATA" and
+     * carries the ATA information page (as Linux ata_scsiop_inq_std and
+     * the SAS HBAs' SATLs do). */
+    info->sat = scsi_vpd_lists_page(pages, npages, SCSI_VPD_ATA_INFO) || !strcmp(info->inq.vendor, "ATA");
     rc = BM_OK;
 out:
     plat_free_pages(buf, SCSI_ID_BUF_BYTES);
@@ -704,6 +830,30 @@ void scsi_fill_disk(struct bm_disk *d, const struct scsi_disk_info *info)
     d->lba_bytes = info->cap.block_bytes;
     d->phys_bytes = info->cap.phys_bytes ? info->cap.phys_bytes : info->cap.block_bytes;
     d->blocks = info->cap.blocks;
+    d->align_lba = info->cap.align_lba;
+    d->pi_type = info->cap.pi_type;
+    bm_strlcpy(d->wwn, info->wwn, sizeof(d->wwn));
+}
+
+uint32_t scsi_max_transfer(const struct scsi_disk_info *info, uint32_t hba_max)
+{
+    uint32_t lba = info->cap.block_bytes ? info->cap.block_bytes : 512;
+    uint64_t max = hba_max;
+
+    if (info->bl.max_xfer_blocks && (uint64_t)info->bl.max_xfer_blocks * lba < max)
+        max = (uint64_t)info->bl.max_xfer_blocks * lba;
+    max -= max % lba;
+    return (uint32_t)MAX(max, (uint64_t)lba);
+}
+
+uint32_t scsi_opt_transfer(const struct scsi_disk_info *info, uint32_t max_bytes)
+{
+    uint64_t opt = (uint64_t)info->bl.opt_xfer_blocks * info->cap.block_bytes;
+    uint32_t phys = info->cap.phys_bytes ? info->cap.phys_bytes : info->cap.block_bytes;
+
+    if (!opt || opt > max_bytes || !phys || opt % phys || opt < 4096)
+        return 0;
+    return (uint32_t)opt;
 }
 
 int scsi_identify_for_hba(const struct scsi_transport *t, struct scsi_disk_info *info)
@@ -737,7 +887,8 @@ void scsi_fill_hba_disk(struct bm_disk *d, const struct scsi_disk_info *info, co
     d->lun = at->lun;
     d->nqueues = 1;
     d->max_qd = at->max_qd;
-    d->max_transfer_bytes = at->max_transfer_bytes;
+    d->max_transfer_bytes = scsi_max_transfer(info, at->max_transfer_bytes);
+    d->opt_transfer_bytes = scsi_opt_transfer(info, d->max_transfer_bytes);
     d->ops = ops;
     d->priv = priv;
 }

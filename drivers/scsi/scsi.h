@@ -43,6 +43,8 @@ struct scsi_inquiry {
     uint8_t type;           /* peripheral device type */
     bool removable;
     bool cmdque;            /* CMDQUE (byte 7 bit 1): takes tagged commands */
+    uint8_t version;        /* VERSION (byte 2): 5 SPC-3, 6 SPC-4 */
+    bool protect;           /* PROTECT (byte 5 bit 0): supports protection information */
     char vendor[SCSI_INQ_VENDOR_LEN + 1];
     char product[SCSI_INQ_PRODUCT_LEN + 1];
     char revision[SCSI_INQ_REV_LEN + 1];
@@ -58,10 +60,27 @@ bool scsi_vpd_lists_page(const uint8_t *data, size_t len, uint8_t page);
  * page is malformed or the serial is blank. */
 int scsi_parse_unit_serial(const uint8_t *data, size_t len, char *serial, size_t cap);
 
+/* VPD B0h block limits (SBC-3 6.6.4), in logical blocks; 0: not reported. */
+struct scsi_block_limits {
+    uint32_t max_xfer_blocks;   /* MAXIMUM TRANSFER LENGTH */
+    uint32_t opt_xfer_blocks;   /* OPTIMAL TRANSFER LENGTH */
+    uint32_t opt_gran_blocks;   /* OPTIMAL TRANSFER LENGTH GRANULARITY */
+};
+/* BM_EINVAL (and all zero) for a page that is not B0h or too short to
+ * hold the transfer lengths. */
+int scsi_parse_block_limits(const uint8_t *data, size_t len, struct scsi_block_limits *out);
+/* VPD 83h: the logical unit's world wide name, as Linux scsi_vpd_lun_id
+ * prefers it: an NAA designator ("naa." and its hex digits), else an
+ * EUI-64 one ("eui."), of the logical unit (not the port or target).
+ * BM_EINVAL and "" when the page has neither. */
+int scsi_parse_device_id(const uint8_t *data, size_t len, char *wwn, size_t cap);
+
 struct scsi_capacity {
     uint64_t blocks;        /* last LBA + 1 */
     uint32_t block_bytes;   /* logical block length */
     uint32_t phys_bytes;    /* physical block length (block_bytes << LBPPBE) */
+    uint8_t pi_type;        /* PROT_EN set: P_TYPE + 1 (T10 PI type 1..3, or more: unknown); else 0 */
+    uint32_t align_lba;     /* LOWEST ALIGNED LOGICAL BLOCK ADDRESS */
 };
 /* READ CAPACITY(10) data. Sets *need16 when the disk is too large for it
  * (returned last LBA 0xffffffff). */
@@ -147,6 +166,10 @@ struct scsi_disk_info {
     char serial[48];        /* VPD 80h, "" if the LUN has none */
     struct scsi_capacity cap;
     bool use16;             /* READ CAPACITY(10) could not describe the disk */
+    bool rc16_first;        /* SPC-3 or later, or PROTECT: asked READ CAPACITY(16) first */
+    struct scsi_block_limits bl; /* VPD B0h, zero when not listed */
+    char wwn[40];           /* VPD 83h (scsi_parse_device_id), "" if none */
+    bool sat;               /* an ATA disk behind a SCSI/ATA translation layer (VPD 89h, vendor "ATA") */
 };
 
 /* Run one command; BM_OK only for GOOD status. A CHECK CONDITION becomes
@@ -167,6 +190,20 @@ int scsi_report_luns(const struct scsi_transport *t, uint32_t *luns, int max);
 /* Copy identification into a disk: model "VENDOR PRODUCT", serial,
  * firmware revision, block sizes and capacity. */
 void scsi_fill_disk(struct bm_disk *d, const struct scsi_disk_info *info);
+/* Does identification say READ CAPACITY(16) goes first? SPC-3 and later
+ * targets, and any target that supports protection information, as Linux
+ * sd_try_rc16_first; older ones get READ CAPACITY(10) and (16) only when
+ * (10) overflows. */
+bool scsi_try_rc16_first(const struct scsi_inquiry *inq);
+/* The largest command for a LUN: the HBA's limit (hba_max bytes) capped by
+ * the LUN's own MAXIMUM TRANSFER LENGTH (VPD B0h), as Linux
+ * sd_revalidate_disk's min_not_zero(dev_max, max_xfer_blocks); a whole
+ * number of blocks, at least one. */
+uint32_t scsi_max_transfer(const struct scsi_disk_info *info, uint32_t hba_max);
+/* The LUN's optimal transfer length in bytes when it is usable, as Linux
+ * sd_validate_opt_xfer_size: not 0, within max_bytes, a multiple of the
+ * physical block and at least 4 KiB; else 0. */
+uint32_t scsi_opt_transfer(const struct scsi_disk_info *info, uint32_t max_bytes);
 /* Identify a LUN for a native HBA driver: scsi_identify, then a block size
  * the engine drives (512 or 4096). Failures are logged under the
  * transport's name; BM_ENODEV (nothing there) is not. */

@@ -5,6 +5,7 @@
 #include <efilib.h>
 
 #include "scsi.h"
+#include "scsi_health.h"
 #include "../../efi/platform_uefi.h"
 #include "scsi_passthru.h"
 #include "../pci.h"
@@ -94,6 +95,7 @@ struct pt_disk {
     EFI_EVENT event;
     /* The one command in flight (or finished and not yet reaped). */
     bool busy, done, stuck;
+    bool sat;                    /* an ATA disk behind a SATL (scsi_disk_info.sat) */
     uint32_t tag;
     uint32_t bytes;
     uint64_t deadline_ns;
@@ -322,9 +324,27 @@ static int pt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
     return 1;
 }
 
+/* Drive health through the same PassThru (scsi_read_health: LOG SENSE,
+ * or SMART through SAT), between runs with no command in flight. */
+static int pt_health(struct bm_disk *d, struct bm_health *out)
+{
+    struct pt_disk *p = d->priv;
+    struct scsi_transport tr = { pt_exec, p, d->id };
+    char err[160];
+    int rc;
+
+    if (p->busy || p->stuck)
+        return BM_EBUSY;
+    rc = scsi_read_health(&tr, p->sat, out, err, sizeof(err));
+    if (rc != BM_OK)
+        plat_diag(d->pci[0] ? d->pci : "firmware", "%s: health not read: %s", d->id, err);
+    return rc;
+}
+
 static const struct bm_disk_ops pt_ops = {
     .submit = pt_submit,
     .poll = pt_poll,
+    .health = pt_health,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------ */
@@ -372,9 +392,9 @@ static void pt_port_lun(struct pt_disk *p)
 /* The largest transfer the firmware takes: a read at LBA 0 of our
  * maximum; a firmware with a lower limit answers EFI_BAD_BUFFER_SIZE with
  * what it can do. */
-static uint32_t pt_max_transfer(struct pt_disk *p)
+static uint32_t pt_max_transfer(struct pt_disk *p, uint32_t want)
 {
-    uint32_t want = PT_MAX_TRANSFER_BYTES, blocks;
+    uint32_t blocks;
     uint8_t cdb[16], cdb_len;
     void *buf;
     EFI_STATUS efi;
@@ -444,6 +464,7 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
     bm_strlcpy(p->d.driver, "scsi_passthru", sizeof(p->d.driver));
     p->d.path = BM_PATH_FIRMWARE;
     scsi_fill_disk(&p->d, &info);
+    p->sat = info.sat;
     p->d.has_pci = has_pci;
     if (has_pci) {
         p->d.pci_addr = pci;
@@ -460,7 +481,10 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
         p->event = NULL;
         p->nonblocking = false;
     }
-    p->d.max_transfer_bytes = pt_max_transfer(p);
+    /* The LUN's own limit (VPD B0h) first: a probe read larger than it
+     * would only earn ILLEGAL REQUEST. */
+    p->d.max_transfer_bytes = pt_max_transfer(p, scsi_max_transfer(&info, PT_MAX_TRANSFER_BYTES));
+    p->d.opt_transfer_bytes = scsi_opt_transfer(&info, p->d.max_transfer_bytes);
     plat_diag(bdf, "%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command", at, p->d.model,
              p->d.serial, (unsigned long long)p->d.blocks, p->d.lba_bytes,
              p->nonblocking ? "non-blocking" : "blocking", p->d.max_transfer_bytes / 1024);

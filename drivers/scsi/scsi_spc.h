@@ -18,6 +18,9 @@
 #define SCSI_OP_SERVICE_ACTION_IN_16 0x9e
 #define  SCSI_SAI_READ_CAPACITY_16 0x10 /* service action, CDB byte 1 bits 4:0 */
 #define SCSI_OP_REPORT_LUNS 0xa0
+#define SCSI_OP_LOG_SENSE 0x4d
+#define  SCSI_LOG_SENSE_PC_CUMULATIVE 0x40 /* CDB byte 2 bits 7:6 = 01b: cumulative values */
+#define SCSI_OP_ATA_PASS_THROUGH_16 0x85  /* SAT-3 12.2.2 */
 
 /* CDB lengths. */
 #define SCSI_CDB6 6
@@ -48,10 +51,32 @@
 #define SCSI_INQ_PRODUCT_LEN 16
 #define SCSI_INQ_REV_OFF 32               /* product revision level, 4 bytes */
 #define SCSI_INQ_REV_LEN 4
+#define SCSI_INQ_VERSION_OFF 2            /* VERSION: 3 SPC, 4 SPC-2, 5 SPC-3, 6 SPC-4, 7 SPC-5 */
+#define  SCSI_VERSION_SPC3 5
+#define SCSI_INQ_PROTECT_OFF 5            /* byte 5 bit 0 PROTECT: protection information supported */
+#define  SCSI_INQ_PROTECT 0x01
 /* VPD pages (SPC-4). Page header: byte 1 page code, bytes
  * 2..3 page length (big endian), data from byte 4. */
 #define SCSI_VPD_SUPPORTED_PAGES 0x00
 #define SCSI_VPD_UNIT_SERIAL 0x80
+#define SCSI_VPD_DEVICE_ID 0x83           /* device identification: designation descriptors */
+#define SCSI_VPD_ATA_INFO 0x89            /* ATA information (SAT): a SATL in front of an ATA disk */
+#define SCSI_VPD_BLOCK_LIMITS 0xb0        /* SBC-3 block limits */
+/* Block limits (SBC-3 6.6.4): bytes 6..7 optimal transfer length
+ * granularity, 8..11 maximum transfer length, 12..15 optimal transfer
+ * length, all in logical blocks (0: not reported). */
+#define SCSI_VPD_BL_OPT_GRAN_OFF 6
+#define SCSI_VPD_BL_MAX_XFER_OFF 8
+#define SCSI_VPD_BL_OPT_XFER_OFF 12
+#define SCSI_VPD_BL_MIN_LEN 16
+/* Device identification designation descriptor (SPC-4 7.8.6.1): byte 0
+ * code set 3:0, byte 1 association 5:4 and designator type 3:0, byte 3
+ * length, designator from byte 4. */
+#define SCSI_DESIG_ASSOC(b1) (((b1) >> 4) & 0x3)
+#define  SCSI_DESIG_ASSOC_LU 0
+#define SCSI_DESIG_TYPE(b1) ((b1) & 0x0f)
+#define  SCSI_DESIG_EUI64 0x2
+#define  SCSI_DESIG_NAA 0x3
 #define SCSI_VPD_HDR_LEN 4
 
 /* ---- READ CAPACITY (SBC-3) ------------------------------- */
@@ -59,6 +84,33 @@
 #define SCSI_RC16_LEN 32                  /* last LBA (8), block length (4), ... */
 #define SCSI_RC16_LBPPBE(b13) ((b13) & 0x0f) /* logical blocks per physical block exponent */
 #define SCSI_RC10_LBA_OVERFLOW 0xffffffffu /* "use READ CAPACITY(16)" */
+/* READ CAPACITY(16) byte 12: P_TYPE 3:1, PROT_EN 0; bytes 14..15 bits
+ * 13:0 LOWEST ALIGNED LOGICAL BLOCK ADDRESS (SBC-3 5.16.2). */
+#define SCSI_RC16_PROT_EN 0x01
+#define SCSI_RC16_P_TYPE(b12) (((b12) >> 1) & 0x7)
+#define SCSI_RC16_LALBA(w) ((w) & 0x3fff)
+
+/* ---- LOG SENSE (SPC-4 6.6, 7.3) -------------------------------------- */
+/* Page header: byte 0 page code 5:0, byte 1 subpage, bytes 2..3 page
+ * length. Parameters: bytes 0..1 code, 2 control, 3 length, value. */
+#define SCSI_LOG_HDR_LEN 4
+#define SCSI_LOG_PARAM_HDR_LEN 4
+#define SCSI_LOG_SUPPORTED_PAGES 0x00
+#define SCSI_LOG_TEMPERATURE 0x0d         /* param 0000h: byte 5 degrees C (FFh: unknown) */
+#define SCSI_LOG_BACKGROUND_SCAN 0x15     /* SBC-3: param 0000h power-on minutes, 0001h.. medium scan */
+#define SCSI_LOG_PROTOCOL_PORT 0x18       /* SAS (SPL): per-port phy error counters */
+#define SCSI_LOG_INFO_EXCEPTIONS 0x2f     /* param 0000h: IE ASC, ASCQ, most recent temperature */
+#define SCSI_LOG_TEMP_UNKNOWN 0xff
+#define SCSI_PROTOCOL_SAS 0x6             /* protocol identifier (SPC-4 7.6.1) */
+
+/* ---- ATA PASS-THROUGH(16) (SAT-3 12.2.2) -------------------------------- */
+/* byte 1 PROTOCOL 4:1 (4: PIO data-in); byte 2 T_DIR (3) from the device,
+ * BYTE_BLOCK (2) count in blocks, T_LENGTH 1:0 = 2: length in COUNT;
+ * bytes 3..14 the ATA registers (features, count, LBA, device, command). */
+#define SAT_PROTOCOL_PIO_IN 4
+#define SAT_T_DIR_IN 0x08
+#define SAT_BYTE_BLOCK 0x04
+#define SAT_T_LENGTH_COUNT 0x02
 
 /* ---- REPORT LUNS (SPC-4) -------------------------------------------- */
 #define SCSI_REPORT_LUNS_HDR 8            /* list length (4), reserved (4) */

@@ -1,18 +1,12 @@
 /* The end of a run on a BIOS PC: power off by ACPI S5 (the FADT's PM1
- * control blocks and the DSDT's \_S5 package), reset through the PCI reset
+ * control blocks and the DSDT's \_S5 package, read by efi/acpi.c), reset through the PCI reset
  * control register CF9h or the i8042, or stop (nothing to return to). */
 #include "bios_private.h"
+#include "../acpi.h"
 
-#define FADT_SMI_CMD 48                /* u32 port */
-#define FADT_ACPI_ENABLE 52            /* u8 */
-#define FADT_PM1A_CNT 64               /* u32 port */
-#define FADT_PM1B_CNT 68
 #define PM1_SCI_EN 0x0001
 #define PM1_SLP_TYP_SHIFT 10
 #define PM1_SLP_EN 0x2000
-#define AML_PACKAGE_OP 0x12
-#define AML_BYTE_PREFIX 0x0a
-#define AML_ONE_OP 0x01
 #define RESET_CF9 0xcf9
 #define CF9_SYS_RST 0x02               /* hard reset when RST_CPU goes 0 -> 1 */
 #define CF9_RST_CPU 0x04
@@ -28,61 +22,26 @@ static uint16_t inw(uint16_t port)
     return v;
 }
 
-/* One element of the \_S5 package: ZeroOp, OneOp, or BytePrefix n. */
-static const uint8_t *aml_small_int(const uint8_t *p, unsigned *v)
-{
-    if (*p == AML_BYTE_PREFIX) {
-        *v = p[1];
-        return p + 2;
-    }
-    *v = *p == AML_ONE_OP;
-    return p + 1;
-}
-
-/* SLP_TYPa and SLP_TYPb of \_S5 (ACPI 6.5 section 7.4.2), by the search
- * for the name followed by a package that Linux's acpi_get_sleep_type_data
- * does properly with the interpreter: "_S5_" PackageOp PkgLength NumElements
- * value value. Enough for the static \_S5 every BIOS we know has. */
-static bool s5_types(unsigned *typ_a, unsigned *typ_b)
-{
-    const uint8_t *dsdt = plat_acpi_table("DSDT", 0);
-    uint32_t len;
-
-    if (!dsdt)
-        return false;
-    memcpy(&len, dsdt + 4, 4);
-    for (uint32_t i = 36; i + 12 < len; i++) {
-        const uint8_t *p = dsdt + i;
-        if (memcmp(p, "_S5_", 4) || p[4] != AML_PACKAGE_OP)
-            continue;
-        p += 5;
-        p += 1 + (*p >> 6);            /* PkgLength: 1 + (bits 7:6) bytes */
-        p++;                           /* NumElements */
-        p = aml_small_int(p, typ_a);
-        aml_small_int(p, typ_b);
-        return true;
-    }
-    return false;
-}
-
 /* ACPI S5 through the FADT: enable ACPI mode if the firmware left it off
  * (SMI_CMD <- ACPI_ENABLE, then wait for SCI_EN, bounded), then SLP_TYP |
  * SLP_EN into PM1a (and PM1b) control (ACPI 6.5 section 16.1.7). */
 static void acpi_s5(void)
 {
-    const uint8_t *fadt = plat_acpi_table("FACP", 0);
+    const uint8_t *fadt = plat_acpi_table("FACP", 0), *dsdt = plat_acpi_table("DSDT", 0);
+    struct acpi_fadt f;
     uint32_t smi_cmd, pm1a, pm1b;
     unsigned a, b;
 
-    if (!fadt || !s5_types(&a, &b))
+    if (!fadt || !dsdt || acpi_fadt_parse(fadt, acpi_table_len(fadt, ACPI_HEADER_LEN), &f) != BM_OK ||
+        !acpi_dsdt_s5(dsdt, acpi_table_len(dsdt, ACPI_HEADER_LEN), &a, &b))
         return;
-    memcpy(&smi_cmd, fadt + FADT_SMI_CMD, 4);
-    memcpy(&pm1a, fadt + FADT_PM1A_CNT, 4);
-    memcpy(&pm1b, fadt + FADT_PM1B_CNT, 4);
+    smi_cmd = f.smi_cmd;
+    pm1a = f.pm1a_cnt;
+    pm1b = f.pm1b_cnt;
     if (!pm1a || pm1a > 0xffff)
         return;
-    if (!(inw((uint16_t)pm1a) & PM1_SCI_EN) && smi_cmd && fadt[FADT_ACPI_ENABLE]) {
-        plat_outb((uint16_t)smi_cmd, fadt[FADT_ACPI_ENABLE]);
+    if (!(inw((uint16_t)pm1a) & PM1_SCI_EN) && smi_cmd && f.acpi_enable) {
+        plat_outb((uint16_t)smi_cmd, f.acpi_enable);
         for (uint64_t end = plat_now_ns() + 1000000000ull; plat_now_ns() < end;)
             if (inw((uint16_t)pm1a) & PM1_SCI_EN)
                 break;

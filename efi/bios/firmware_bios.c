@@ -3,6 +3,7 @@
  * 5.2.5.1), the SMBIOS anchors in 0xF0000-0xFFFFF (DSP0134 section 5.2),
  * and the wall clock from the CMOS RTC. */
 #include "bios_private.h"
+#include "../fw/fw_private.h"
 
 #define EBDA_SEG_PTR 0x40e            /* BIOS data area: EBDA segment, u16 */
 #define RTC_INDEX 0x70
@@ -52,51 +53,11 @@ void bios_firmware_init(void)
         smbios_ep = scan(0xf0000, 0x100000, "_SM_", 0x1f);
 }
 
-/* The instance-th table with this signature in the XSDT (8-byte entries)
- * or, for ACPI 1.0 and a zero XSDT address, the RSDT (4-byte entries). */
+/* The tables under the RSDP the scan found, walked with every table's
+ * length and checksum checked (efi/fw/acpi_fw.c). */
 const void *plat_acpi_table(const char sig[4], unsigned instance)
 {
-    const uint8_t *sdt;
-    unsigned esize, n;
-    uint32_t len;
-
-    if (!rsdp)
-        return NULL;
-    if (rsdp[15] >= 2 && *(const uint64_t *)(rsdp + 24)) {
-        sdt = (const uint8_t *)(uintptr_t) * (const uint64_t *)(rsdp + 24);
-        esize = 8;
-    } else {
-        sdt = (const uint8_t *)(uintptr_t) * (const uint32_t *)(rsdp + 16);
-        esize = 4;
-    }
-    memcpy(&len, sdt + 4, 4);
-    if (len < 36 || len > 65536)
-        return NULL;
-    n = (len - 36) / esize;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t a = 0;
-        const uint8_t *t;
-        memcpy(&a, sdt + 36 + i * esize, esize);
-        t = (const uint8_t *)(uintptr_t)a;
-        if (!t || memcmp(t, sig, 4))
-            continue;
-        if (instance-- == 0)
-            return t;
-    }
-    /* The DSDT is reached through the FADT, not listed. */
-    if (!memcmp(sig, "DSDT", 4) && instance == 0) {
-        const uint8_t *fadt = plat_acpi_table("FACP", 0);
-        uint64_t a = 0;
-        if (!fadt)
-            return NULL;
-        memcpy(&len, fadt + 4, 4);
-        if (len >= 148)
-            memcpy(&a, fadt + 140, 8);   /* X_DSDT */
-        if (!a)
-            memcpy(&a, fadt + 40, 4);    /* DSDT */
-        return (const void *)(uintptr_t)a;
-    }
-    return NULL;
+    return fw_acpi_table(rsdp, sig, instance);
 }
 
 int plat_smbios_table(const void **table, size_t *len, int *major, int *minor)

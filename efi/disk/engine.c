@@ -69,7 +69,9 @@ int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_
         snprintf(why, why_len, "%u-byte I/Os do not fit the disk's %u-byte blocks", t->bs, d->lba_bytes);
         return BM_ENOTSUP;
     }
-    rc = offset_gen_init(&j->gen, d->blocks, d->lba_bytes, t->bs, t->random, seed);
+    /* I/Os start on physical block boundaries: from the lowest aligned LBA
+     * the disk reports (0 for most). */
+    rc = offset_gen_init_from(&j->gen, d->align_lba, d->blocks, d->lba_bytes, t->bs, t->random, seed);
     if (rc == BM_ENOSPC) {
         snprintf(why, why_len, "the disk is smaller than one %u-byte I/O", t->bs);
         return BM_ENOTSUP;

@@ -26,6 +26,8 @@ static void human_line(char *buf, size_t len, const struct bm_disk *d, const cha
         n += (size_t)snprintf(buf + n, len - n, " %d%% used,", h->percentage_used);
     if (h->power_on_hours >= 0 && n < len)
         n += (size_t)snprintf(buf + n, len - n, " %lld power-on hours,", (long long)h->power_on_hours);
+    if (h->link_errors > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %lld link errors,", (long long)h->link_errors);
     if (h->nattrs && n < len)
         n += (size_t)snprintf(buf + n, len - n, " %u SMART attributes,", h->nattrs);
     if (n > 0 && n < len && buf[n - 1] == ',')
@@ -43,6 +45,13 @@ void disk_emit_health(struct bm_disk *d, const char *when)
         return;
     bm_health_init(&h, "");
     rc = d->ops->health(d, &h);
+    if (rc == BM_ENOTSUP) {
+        /* Nothing to read on this disk or path (a RAID logical drive, a
+         * SCSI disk without LOG SENSE): said once, not before and after. */
+        if (!strcmp(when, "before"))
+            record_note(d->id, "no health log: the disk or its path has none to read");
+        return;
+    }
     if (rc != BM_OK) {
         record_note(d->id, "health log %s the run not read: %s", when, bm_strerror(rc));
         return;
@@ -60,6 +69,7 @@ void disk_emit_health(struct bm_disk *d, const char *when)
     opt_i64(&r.j, "unsafe_shutdowns", h.unsafe_shutdowns);
     opt_i64(&r.j, "data_read_bytes", h.data_read_bytes);
     opt_i64(&r.j, "data_written_bytes", h.data_written_bytes);
+    opt_i64(&r.j, "link_errors", h.link_errors);
     if (h.smart_passed >= 0)
         json_bool(&r.j, "smart_passed", h.smart_passed == 1);
     if (h.nattrs) {

@@ -23,3 +23,13 @@ int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_byt
     g->next = bm_rng_below(&g->rng, g->positions);
     return BM_OK;
 }
+
+int offset_gen_init_from(struct offset_gen *g, uint64_t first_lba, uint64_t disk_blocks, uint32_t lba_bytes,
+                         uint32_t io_bytes, bool random, uint64_t seed)
+{
+    int rc = offset_gen_init(g, first_lba < disk_blocks ? disk_blocks - first_lba : 0, lba_bytes, io_bytes, random,
+                             seed);
+
+    g->first = rc == BM_OK ? first_lba : 0;
+    return rc;
+}

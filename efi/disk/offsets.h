@@ -17,6 +17,7 @@ struct offset_gen {
     bool random;
     uint64_t pow2_mask;   /* positions - 1 when positions is a power of two, else 0 */
     uint64_t next;        /* sequential: the next position */
+    uint64_t first;       /* the LBA of position 0 (offset_gen_init_from) */
     struct bm_rng rng;
 };
 
@@ -24,6 +25,12 @@ struct offset_gen {
  * lba_bytes; BM_ENOSPC when not even one I/O fits on the disk. */
 int offset_gen_init(struct offset_gen *g, uint64_t disk_blocks, uint32_t lba_bytes, uint32_t io_bytes, bool random,
                     uint64_t seed);
+/* The same with position 0 at first_lba: a disk whose lowest aligned LBA
+ * (SCSI READ CAPACITY(16), as Linux's alignment_offset) is not 0 has its
+ * physical blocks start there, and I/Os cut from it start on them.
+ * BM_ENOSPC when first_lba leaves no room for one I/O. */
+int offset_gen_init_from(struct offset_gen *g, uint64_t first_lba, uint64_t disk_blocks, uint32_t lba_bytes,
+                         uint32_t io_bytes, bool random, uint64_t seed);
 /* The first LBA of the next I/O: a random position, or the next one up
  * with wrap. Inline, no division: it runs once per I/O. A power-of-two
  * count of positions takes the generator's bits as they come; others go
@@ -38,7 +45,7 @@ static inline uint64_t offset_gen_next(struct offset_gen *g)
         pos = g->next;
         g->next = pos + 1 < g->positions ? pos + 1 : 0;
     }
-    return pos * g->io_blocks;
+    return g->first + pos * g->io_blocks;
 }
 
 #endif

@@ -35,6 +35,14 @@ void report_disk(const struct bm_disk *d, bool selected, const struct disk_write
     json_u64(&r.j, "queues", d->nqueues);
     json_u64(&r.j, "max_qd", d->max_qd);
     json_u64(&r.j, "max_transfer_bytes", d->max_transfer_bytes);
+    if (d->opt_transfer_bytes)
+        json_u64(&r.j, "opt_transfer_bytes", d->opt_transfer_bytes);
+    if (d->align_lba)
+        json_u64(&r.j, "align_lba", d->align_lba);
+    if (d->pi_type)
+        json_u64(&r.j, "pi_type", d->pi_type);
+    if (d->wwn[0])
+        json_str(&r.j, "wwn", d->wwn);
     if (dp[0])
         json_str(&r.j, "device_path", dp);
     json_arr_begin(&r.j, "quirks");

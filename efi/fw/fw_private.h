@@ -17,4 +17,10 @@ void fw_pci_config_init(void);
  * what 4-level paging reaches). */
 int fw_map_mmio(uint64_t addr, uint64_t bytes);
 
+/* The instance-th ACPI table with this signature (the DSDT through the
+ * FADT) under the RSDP at rsdp, every table's length and checksum checked
+ * (acpi_fw.c, the parsers of efi/acpi.c); NULL when absent. What
+ * plat_acpi_table() is on both firmware platforms. */
+const void *fw_acpi_table(const void *rsdp, const char sig[4], unsigned instance);
+
 #endif

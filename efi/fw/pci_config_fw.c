@@ -1,6 +1,7 @@
 /* PCI configuration space on firmware platforms (UEFI and BIOS): ECAM from
  * the ACPI MCFG table, else ports 0xcf8/0xcfc; and the memory BARs. */
 #include "fw_private.h"
+#include "../acpi.h"
 
 struct ecam {
     uint64_t base;
@@ -10,24 +11,20 @@ struct ecam {
 static struct ecam ecams[8];
 static int necams;
 
-/* The ECAM windows the MCFG table lists, one per segment and bus range. */
+/* The ECAM windows the MCFG table lists, one per segment and bus range
+ * (efi/acpi.c acpi_mcfg_parse). */
 void fw_pci_config_init(void)
 {
     const uint8_t *mcfg = plat_acpi_table("MCFG", 0);
-    uint32_t len;
+    struct acpi_mcfg_window w[ARRAY_SIZE(ecams)];
+    int n;
 
     necams = 0;
     if (!mcfg)
         return;
-    memcpy(&len, mcfg + 4, sizeof(len)); /* the ACPI table header's Length */
-    /* PCI Firmware spec 3.2 table 4-3: entries of 16 bytes after 44. */
-    for (uint32_t off = 44; off + 16 <= len && necams < (int)ARRAY_SIZE(ecams); off += 16) {
-        struct ecam *e = &ecams[necams++];
-        e->base = *(const uint64_t *)(mcfg + off);
-        e->seg = *(const uint16_t *)(mcfg + off + 8);
-        e->bus_start = mcfg[off + 10];
-        e->bus_end = mcfg[off + 11];
-    }
+    n = acpi_mcfg_parse(mcfg, acpi_table_len(mcfg, ACPI_HEADER_LEN), w, (int)ARRAY_SIZE(w));
+    for (int i = 0; i < n; i++)
+        ecams[necams++] = (struct ecam){ w[i].base, w[i].segment, w[i].bus_start, w[i].bus_end };
 }
 
 static volatile uint8_t *ecam_addr(struct pci_addr a, uint16_t off)

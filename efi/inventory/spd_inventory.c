@@ -140,7 +140,7 @@ static int decode_raw(const struct spd_raw *raw, unsigned nraw, struct spd_dimm 
     return ns;
 }
 
-/* The Intel 5000-series MCH's SPD registers (spd_mch.c). Returns how many
+/* The Intel 5000-series and 5100 MCH's SPD registers (spd_mch.c). Returns how many
  * DIMMs decoded, 0 when none answered there (a note was written), -1 when
  * the machine has no such MCH. */
 static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
@@ -159,7 +159,7 @@ static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned 
         for (unsigned i = 0; i < *nraw; i++)
             if (raw[i].note[0])
                 record_note("spd", "%s", raw[i].note);
-        record_note("spd", "no DIMM decoded from the MCH's FB-DIMM SPD registers (Intel 5000P/5000V/5000X)");
+        record_note("spd", "no DIMM decoded from the memory controller hub's SPD registers (Intel 5000P/5000V/5000X, 5100)");
     }
     return rc;
 }

@@ -8,34 +8,69 @@
  * registers), each wait has its own deadline and error, and a channel
  * whose BUSY never clears is left alone. The write opcode (CMD bit 0, or
  * the AMB's device type 1011b) is never issued: the only config write
- * this file makes is the SPDCMD read command. 5400/5100/7300 are not read:
- * their SPD register layout is not confirmed from coreboot or a datasheet
+ * this file makes is the SPDCMD read command.
+ * The Intel 5100 MCH (DDR2 registered DIMMs) has the same command and
+ * status words at another place, as Linux i5100_edac i5100_read_spd_byte()
+ * drives them: one SPDDATA (0x48) / SPDCMD (0x4c) pair on device 16
+ * function 1 for both channels, the channel in the slot address (channel *
+ * 4 + slot), and up to 100 ms for a byte. 5400/7300 are not read: their
+ * SPD register layout is not confirmed from coreboot, Linux or a datasheet
  * at hand (spd_platform.c keeps their note). */
 #include "spd_mch.h"
 #include "spd.h"
 
-/* The branches read: PCI ids as Linux i5000_edac binds them. */
-static const uint16_t mch_branch_ids[] = { 0x25f5, 0x25f6 };
+/* Where each MCH keeps its SPD registers. */
+struct mch_kind {
+    uint16_t device;
+    int function;                 /* the function that has them; -1: any */
+    const char *name;
+    uint16_t status[2], cmd[2];   /* per channel */
+    bool shared;                  /* one pair for both channels: the channel goes into the slot address */
+    int branch;                   /* the branch it serves, for the DIMM's name; -1: none */
+    uint64_t wait_ns;
+};
+
+static const struct mch_kind kinds[] = {
+    /* Linux i5000_edac binds the branches; coreboot i5000 raminit.h names
+     * the registers (MCH_SPD_* in spd_mch.h). */
+    { 0x25f5, -1, "5000-series branch 0", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 0, MCH_SPD_WAIT_NS },
+    { 0x25f6, -1, "5000-series branch 1", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 1, MCH_SPD_WAIT_NS },
+    /* Linux i5100_edac: I5100_SPDDATA/I5100_SPDCMD on 8086:65f0 function 1
+     * (its probe refuses the other functions), "wait up to 100ms". */
+    { 0x65f0, 1, "5100", { MCH5100_SPDDATA, MCH5100_SPDDATA }, { MCH5100_SPDCMD, MCH5100_SPDCMD }, true, -1,
+      MCH5100_WAIT_NS },
+};
+
+static const struct mch_kind *kind_of(const struct pci_func *f)
+{
+    if (f->vendor != 0x8086)
+        return NULL;
+    for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+        if (f->device == kinds[k].device && (kinds[k].function < 0 || f->addr.fn == kinds[k].function))
+            return &kinds[k];
+    return NULL;
+}
 
 bool spd_mch_present(const struct pci_list *l)
 {
     for (int i = 0; i < l->count; i++)
-        for (size_t k = 0; k < ARRAY_SIZE(mch_branch_ids); k++)
-            if (l->funcs[i].vendor == 0x8086 && l->funcs[i].device == mch_branch_ids[k])
-                return true;
+        if (kind_of(&l->funcs[i]))
+            return true;
     return false;
 }
 
 /* Wait until the channel's SPD status shows BUSY clear; the status read
  * last into *status. The deadline is sampled before each read, so a
  * poller preempted past it still sees a command that completed. */
-static int wait_not_busy(struct pci_addr a, unsigned ch, uint16_t *status)
+static int wait_not_busy(const struct mch_kind *k, struct pci_addr a, unsigned ch, uint16_t *status)
 {
-    uint64_t deadline = plat_now_ns() + MCH_SPD_WAIT_NS;
+    uint64_t deadline = plat_now_ns() + k->wait_ns;
 
     for (;;) {
         bool late = plat_now_ns() > deadline;
-        *status = plat_pci_read16(a, MCH_SPD_STATUS(ch));
+        *status = plat_pci_read16(a, k->status[ch]);
         if (!(*status & MCH_SPD_BUSY))
             return BM_OK;
         if (late)
@@ -48,16 +83,18 @@ enum mch_byte_err { MCH_OK, MCH_BUSY_BEFORE, MCH_BUSY_AFTER, MCH_NACK, MCH_NO_DA
 
 /* Read one SPD byte of the DIMM in slot on channel ch: the read command
  * only, never while BUSY. */
-static enum mch_byte_err mch_read_byte(struct pci_addr a, unsigned ch, unsigned slot, uint8_t off, uint8_t *out)
+static enum mch_byte_err mch_read_byte(const struct mch_kind *k, struct pci_addr a, unsigned ch, unsigned slot,
+                                       uint8_t off, uint8_t *out)
 {
     uint16_t st;
-    uint32_t cmd = MCH_SPDCMD_DTI_SPD | MCH_SPDCMD_CKOVRD | (uint32_t)(slot & 3) << 24 | (uint32_t)off << 16;
+    unsigned sa = k->shared ? ch * 4 + (slot & 3) : slot & 3;
+    uint32_t cmd = MCH_SPDCMD_DTI_SPD | MCH_SPDCMD_CKOVRD | (uint32_t)(sa & 7) << 24 | (uint32_t)off << 16;
 
-    if (wait_not_busy(a, ch, &st) != BM_OK)
+    if (wait_not_busy(k, a, ch, &st) != BM_OK)
         return MCH_BUSY_BEFORE;
     cmd &= ~MCH_SPDCMD_WRITE;
-    plat_pci_write32(a, MCH_SPD_CMD(ch), cmd);
-    if (wait_not_busy(a, ch, &st) != BM_OK)
+    plat_pci_write32(a, k->cmd[ch], cmd);
+    if (wait_not_busy(k, a, ch, &st) != BM_OK)
         return MCH_BUSY_AFTER;
     if (st & MCH_SPD_SBE)
         return MCH_NACK;
@@ -69,14 +106,15 @@ static enum mch_byte_err mch_read_byte(struct pci_addr a, unsigned ch, unsigned 
 
 /* Read one DIMM's image into r. Returns the byte error that stopped it
  * (MCH_NACK at byte 2: no DIMM). */
-static enum mch_byte_err read_dimm(struct pci_addr a, unsigned ch, unsigned slot, struct spd_raw *r)
+static enum mch_byte_err read_dimm(const struct mch_kind *k, struct pci_addr a, unsigned ch, unsigned slot,
+                                   struct spd_raw *r)
 {
     enum mch_byte_err e;
     uint8_t key;
     size_t want;
 
     /* As coreboot: the memory type byte first; no answer, no DIMM. */
-    e = mch_read_byte(a, ch, slot, 2, &key);
+    e = mch_read_byte(k, a, ch, slot, 2, &key);
     if (e != MCH_OK)
         return e;
     r->present = true;
@@ -84,7 +122,7 @@ static enum mch_byte_err read_dimm(struct pci_addr a, unsigned ch, unsigned slot
     if (want == 0 || want > SPD_MAX_BYTES)
         want = 3;
     for (size_t i = 0; i < want; i++) {
-        e = mch_read_byte(a, ch, slot, (uint8_t)i, &r->data[i]);
+        e = mch_read_byte(k, a, ch, slot, (uint8_t)i, &r->data[i]);
         if (e != MCH_OK)
             break;
         r->len = i + 1;
@@ -102,9 +140,9 @@ static const char *err_text(enum mch_byte_err e)
 {
     switch (e) {
     case MCH_BUSY_BEFORE:
-        return "the SPD status stayed BUSY before a command could be written (10 ms)";
+        return "the SPD status stayed BUSY before a command could be written";
     case MCH_BUSY_AFTER:
-        return "the SPD status stayed BUSY after the read command (10 ms)";
+        return "the SPD status stayed BUSY after the read command";
     case MCH_NACK:
         return "SPD bus error (no acknowledge)";
     case MCH_NO_DATA:
@@ -125,22 +163,25 @@ int spd_mch_read(const struct pci_list *l, struct spd_raw *raw, unsigned cap, ch
         note[0] = '\0';
     for (int i = 0; i < l->count; i++) {
         const struct pci_func *f = &l->funcs[i];
-        unsigned branch;
+        const struct mch_kind *k = kind_of(f);
+        bool stuck = false;
 
-        if (f->vendor != 0x8086 || (f->device != mch_branch_ids[0] && f->device != mch_branch_ids[1]))
+        if (!k)
             continue;
         any = true;
-        branch = f->device == mch_branch_ids[1];
         pci_addr_str(f->addr, bdf, sizeof(bdf));
-        for (unsigned ch = 0; ch < 2; ch++) {
+        for (unsigned ch = 0; ch < 2 && !stuck; ch++) {
             for (unsigned slot = 0; slot < 4 && n < cap; slot++) {
                 struct spd_raw *r = &raw[n];
                 enum mch_byte_err e;
 
                 memset(r, 0, sizeof(*r));
-                r->addr = (uint8_t)(0x50 + slot);
-                snprintf(r->where, sizeof(r->where), "b%uc%u", branch, ch);
-                e = read_dimm(f->addr, ch, slot, r);
+                r->addr = (uint8_t)(0x50 + (k->shared ? ch * 4 + slot : slot));
+                if (k->branch >= 0)
+                    snprintf(r->where, sizeof(r->where), "b%uc%u", k->branch & 1u, ch);
+                else
+                    snprintf(r->where, sizeof(r->where), "c%u", ch);
+                e = read_dimm(k, f->addr, ch, slot, r);
                 if (r->present) {
                     if (e != MCH_OK) {
                         r->rc = e == MCH_NACK ? BM_EIO : BM_ETIMEDOUT;
@@ -150,11 +191,16 @@ int spd_mch_read(const struct pci_list *l, struct spd_raw *raw, unsigned cap, ch
                     n++;
                 }
                 if (e == MCH_BUSY_BEFORE || e == MCH_BUSY_AFTER) {
-                    /* The channel's controller is stuck: issue nothing more on it. */
+                    /* The controller is stuck: issue nothing more on it
+                     * (on a shared pair, on either channel). */
                     if (nl < note_len)
-                        nl += (size_t)snprintf(note + nl, note_len - nl, "%sMCH %s (%s) branch %u channel %u: %s at "
-                                               "slot %u; channel not read further", nl ? "; " : "", bdf,
-                                               branch ? "8086:25f6" : "8086:25f5", branch, ch, err_text(e), slot);
+                        nl += (size_t)snprintf(note + nl, note_len - nl, "%sMCH %s (%s, 8086:%04x)%s channel %u: "
+                                               "%s (%u ms) at slot %u; %s not read further", nl ? "; " : "", bdf,
+                                               k->name, k->device, k->branch == 1 ? " branch 1" :
+                                               k->branch == 0 ? " branch 0" : "", ch, err_text(e),
+                                               (unsigned)(k->wait_ns / 1000000ull), slot,
+                                               k->shared ? "the SPD registers were" : "channel");
+                    stuck = k->shared;
                     break;
                 }
             }

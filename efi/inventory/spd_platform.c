@@ -8,8 +8,8 @@
  * the firmware's DIMM thermal sensor polling must be paused around every
  * transaction in a board-specific way: without that knowledge the bus is
  * left alone (the BMC and the firmware own it). The 5000P/5000V/5000X
- * branches are read by spd_mch.c; their note here is for callers that
- * only identify. */
+ * branches and the 5100 are read by spd_mch.c; their note here is for
+ * callers that only identify. */
 #include "spd_platform.h"
 
 static const struct {

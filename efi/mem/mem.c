@@ -331,9 +331,9 @@ int mem_run(const struct config *c, const struct sysinfo *si)
     mem_plan_make(&m->plan, c->mem, llc, plat_free_memory_bytes(), c->mem_max_bytes, m->cpus);
 
     mem_team_init_first(&team, 1);
-    m->isa = MEM_ISA_SSE2;
+    m->isa = MEM_ISA_BASE;
     if (mem_team_run(&team, detect_isa_fn, &m->isa, mem_ns_to_ticks(m, MEM_TEAM_TIMEOUT_NS)) != BM_OK)
-        m->isa = MEM_ISA_SSE2;
+        m->isa = MEM_ISA_BASE;
     m->k = mem_kernels_for(m->isa);
     emit_info(m);
 

@@ -1,6 +1,27 @@
-/* Usable vector width from CPUID and XCR0. */
+/* Usable kernel set: CPUID and XCR0 on x86-64, ID_AA64PFR0_EL1 on AArch64. */
 #include "mem_cpu.h"
 
+#if defined(__aarch64__)
+/* Advanced SIMD is part of every AArch64 CPU meant for servers; the ID
+ * register says so (ID_AA64PFR0_EL1.AdvSIMD, 0xf = not implemented, as
+ * Linux's cpufeature table reads it). UEFI allows it in applications. */
+enum mem_isa mem_isa_usable(void)
+{
+    uint64_t pfr0 = MEM_READ_SYSREG(id_aa64pfr0_el1);
+
+    if (((pfr0 >> ID_AA64PFR0_ADVSIMD_SHIFT) & 0xf) == ID_AA64PFR0_ADVSIMD_NONE)
+        return MEM_ISA_LDP;
+    return MEM_ISA_NEON;
+}
+
+/* The kernel set's name in records. */
+const char *mem_isa_name(enum mem_isa isa) { return isa == MEM_ISA_NEON ? "neon" : "ldp"; }
+
+/* Register width of a kernel set (bytes per access are 16 in both: a Q
+ * register, or a pair of X registers). */
+unsigned mem_isa_bits(enum mem_isa isa) { return isa == MEM_ISA_NEON ? 128 : 64; }
+
+#else
 /* The widest vectors: CPUID says what exists, XCR0 what is switched on
  * (SDM vol. 1, 13.3 and 15.2). */
 enum mem_isa mem_isa_usable(void)
@@ -25,11 +46,6 @@ enum mem_isa mem_isa_usable(void)
 /* The kernel set's name in records. */
 const char *mem_isa_name(enum mem_isa isa)
 {
-#ifdef BAREMARK_MEM_C_KERNELS
-    /* The aa64 build's temporary C kernels (mem_kernels_c_aa64.c). */
-    (void)isa;
-    return "c_fallback";
-#endif
     switch (isa) {
     case MEM_ISA_AVX512: return "avx512";
     case MEM_ISA_AVX: return "avx";
@@ -42,3 +58,4 @@ unsigned mem_isa_bits(enum mem_isa isa)
 {
     return isa == MEM_ISA_AVX512 ? 512 : isa == MEM_ISA_AVX ? 256 : 128;
 }
+#endif

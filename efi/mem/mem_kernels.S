@@ -14,6 +14,7 @@
  * shows 32 "mov (%rax),%rax" and the loop's "dec %rsi; jne" only.
  */
 
+#if defined(__x86_64__)
     .text
 
 /* void *mem_chase(void *p, uint64_t rounds)
@@ -346,5 +347,7 @@ mem_copy_avx512:
     vzeroupper
     ret
     .size mem_copy_avx512, .-mem_copy_avx512
+
+#endif /* __x86_64__; AArch64: mem_kernels_aa64.S */
 
     .section .note.GNU-stack, "", @progbits

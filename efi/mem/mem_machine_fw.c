@@ -16,8 +16,9 @@
 #include "mem_cpu.h"
 
 #if defined(__aarch64__)
-/* Arm: UEFI leaves FP/Advanced SIMD enabled for applications (UEFI 2.10
- * section 2.3.6.1), so there is nothing to switch on or back. */
+/* AArch64: nothing to switch on. UEFI allows FP and Advanced SIMD code
+ * (UEFI 2.10, 2.3.6.4), so firmware runs with them enabled (CPACR_EL1.FPEN),
+ * and the kernels of mem_kernels_aa64.S use no wider state (no SVE). */
 void mem_simd_enter(unsigned cpu) { (void)cpu; }
 void mem_simd_leave(unsigned cpu) { (void)cpu; }
 #else

@@ -105,7 +105,7 @@ static uint8_t *alloc_in_region(struct mem_region *r, uint64_t want)
 static unsigned local_cpu(const struct mem_ctx *m, const struct mem_region *r)
 {
     for (unsigned c = 0; r->node >= 0 && c < m->cpus; c++)
-        if (srat_domain_of_apic(&map_srat, plat_cpu_apic_id(c)) == r->node)
+        if (srat_domain_of_plat_cpu(&map_srat, plat_cpu_apic_id(c)) == r->node)
             return c;
     return 0;
 }

@@ -68,7 +68,7 @@ static unsigned collect_nodes(unsigned cpus)
         struct numa_node *nd = &nodes[n];
         nd->domain = srat.domains[d];
         for (unsigned c = 0; c < cpus; c++)
-            if (srat_domain_of_apic(&srat, plat_cpu_apic_id(c)) == (int64_t)nd->domain)
+            if (srat_domain_of_plat_cpu(&srat, plat_cpu_apic_id(c)) == (int64_t)nd->domain)
                 nd->cpus[nd->ncpus++] = c;
         for (unsigned i = 0; i < srat.nmems; i++)
             if (srat.mems[i].domain == nd->domain && !srat.mems[i].hotplug)

@@ -24,14 +24,15 @@ static void add_domain(struct srat_info *s, uint32_t d)
 }
 
 /* Remember an enabled processor and its domain. */
-static void add_cpu(struct srat_info *s, uint32_t apic_id, uint32_t domain)
+static void add_cpu(struct srat_info *s, uint32_t id, uint32_t domain, bool gicc)
 {
     if (s->ncpus >= SRAT_MAX_CPUS) {
         s->dropped++;
         return;
     }
-    s->cpus[s->ncpus].apic_id = apic_id;
+    s->cpus[s->ncpus].id = id;
     s->cpus[s->ncpus].domain = domain;
+    s->cpus[s->ncpus].gicc = gicc;
     s->ncpus++;
     add_domain(s, domain);
 }
@@ -63,14 +64,23 @@ int srat_parse(const void *table, size_t avail, struct srat_info *out)
             if (elen < SRAT_LAPIC_LEN)
                 return BM_EINVAL;
             if (rd32(e + 4) & SRAT_FLAG_ENABLED)
-                add_cpu(out, e[3], e[2] | (uint32_t)e[9] << 8 | (uint32_t)e[10] << 16 | (uint32_t)e[11] << 24);
+                add_cpu(out, e[3], e[2] | (uint32_t)e[9] << 8 | (uint32_t)e[10] << 16 | (uint32_t)e[11] << 24, false);
             break;
         case SRAT_TYPE_X2APIC:
             /* Domain at 4, x2APIC ID at 8, flags at 12. */
             if (elen < SRAT_X2APIC_LEN)
                 return BM_EINVAL;
             if (rd32(e + 12) & SRAT_FLAG_ENABLED)
-                add_cpu(out, rd32(e + 8), rd32(e + 4));
+                add_cpu(out, rd32(e + 8), rd32(e + 4), false);
+            break;
+        case SRAT_TYPE_GICC:
+            /* Domain at 2, ACPI processor UID at 6, flags at 10, clock
+             * domain at 14. A short entry makes the whole table bad, as
+             * Linux acpi_numa_gicc_affinity_init() (bad_srat()). */
+            if (elen < SRAT_GICC_LEN)
+                return BM_EINVAL;
+            if (rd32(e + 10) & SRAT_FLAG_ENABLED)
+                add_cpu(out, rd32(e + 6), rd32(e + 2), true);
             break;
         case SRAT_TYPE_MEMORY: {
             /* Domain at 2, base at 8, length at 16, flags at 28. */
@@ -96,7 +106,7 @@ int srat_parse(const void *table, size_t avail, struct srat_info *out)
             break;
         }
         default:
-            /* GICC, GIC ITS, generic initiator/port affinity: not for x86 CPUs or DRAM. */
+            /* GIC ITS, generic initiator/port affinity, RINTC: no CPU we run on, no DRAM. */
             break;
         }
         off += elen;
@@ -108,7 +118,18 @@ int srat_parse(const void *table, size_t avail, struct srat_info *out)
 int64_t srat_domain_of_apic(const struct srat_info *s, uint32_t apic_id)
 {
     for (unsigned i = 0; i < s->ncpus; i++)
-        if (s->cpus[i].apic_id == apic_id)
+        if (!s->cpus[i].gicc && s->cpus[i].id == apic_id)
+            return s->cpus[i].domain;
+    return -1;
+}
+
+/* Domain of an ACPI processor UID (GICC entries), -1 if SRAT does not list
+ * it; Linux maps the UID to the CPU's MPIDR through MADT
+ * (acpi_map_madt_entry()), the platform does that here. */
+int64_t srat_domain_of_cpu(const struct srat_info *s, uint32_t acpi_uid)
+{
+    for (unsigned i = 0; i < s->ncpus; i++)
+        if (s->cpus[i].gicc && s->cpus[i].id == acpi_uid)
             return s->cpus[i].domain;
     return -1;
 }

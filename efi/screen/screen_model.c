@@ -380,13 +380,13 @@ double screen_model_seconds_left(const struct screen_model *m, const struct conf
     }
     /* Burn-in: the passes still to come, each as long as the first; with
      * duration= the run goes on until its time is up. */
-    if (m->pass && c->passes > m->pass && !c->duration_min) {
+    if (m->pass && c->passes > m->pass && !c->duration_s) {
         if (!m->pass1_ns)
             return -1;
         left += (double)(c->passes - m->pass) * (double)m->pass1_ns / 1e9;
     }
-    if (c->duration_min) {
-        double until = (double)c->duration_min * 60 - (double)(now_ns - m->t0_ns) / 1e9;
+    if (c->duration_s) {
+        double until = (double)c->duration_s - (double)(now_ns - m->t0_ns) / 1e9;
         left = MAX(left, until);
     }
     return left;

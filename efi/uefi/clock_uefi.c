@@ -1,6 +1,7 @@
 /* The clock: the TSC, calibrated against the ACPI PM timer, the HPET or,
  * failing both, the firmware's Stall(). */
 #include "uefi_private.h"
+#include "../acpi.h"
 
 static inline uint64_t rdtsc(void)
 {
@@ -17,22 +18,17 @@ static const char *clock_source = "none";
 
 #define PM_TIMER_HZ 3579545ull
 
-/* The ACPI PM timer's I/O port from the FADT (ACPI 6.5 table 5.9:
- * PM_TMR_BLK at offset 76, X_PM_TMR_BLK at 208, TMR_VAL_EXT flag bit 8). */
+/* The ACPI PM timer's I/O port from the FADT (efi/acpi.c: PM_TMR_BLK, or
+ * X_PM_TMR_BLK in system I/O; TMR_VAL_EXT for a 32-bit counter). */
 static uint16_t pm_timer_port(bool *ext32)
 {
-    const uint8_t *fadt = plat_acpi_table("FACP", 0);
-    uint32_t len, port = 0;
+    const uint8_t *t = plat_acpi_table("FACP", 0);
+    struct acpi_fadt f;
 
-    if (!fadt)
+    if (!t || acpi_fadt_parse(t, acpi_table_len(t, ACPI_HEADER_LEN), &f) != BM_OK)
         return 0;
-    len = ((const struct acpi_header *)fadt)->length;
-    if (len >= 220 && fadt[208] == 1 /* system I/O */ && *(const uint64_t *)(fadt + 212))
-        port = (uint32_t) * (const uint64_t *)(fadt + 212);
-    else if (len >= 80)
-        port = *(const uint32_t *)(fadt + 76);
-    *ext32 = len >= 116 && (*(const uint32_t *)(fadt + 112) & (1u << 8));
-    return port <= 0xffff ? (uint16_t)port : 0;
+    *ext32 = f.pm_tmr_32bit;
+    return f.pm_tmr_port <= 0xffff ? (uint16_t)f.pm_tmr_port : 0;
 }
 
 /* Count TSC ticks over ~50 ms of the PM timer. */
@@ -67,11 +63,11 @@ static uint64_t calibrate_hpet(void)
 {
     const uint8_t *t = plat_acpi_table("HPET", 0);
     volatile uint8_t *base;
-    uint64_t period_fs, c0, c1, t0, t1, target, guard;
+    uint64_t addr, period_fs, c0, c1, t0, t1, target, guard;
 
-    if (!t)
+    if (!t || acpi_hpet_parse(t, acpi_table_len(t, ACPI_HEADER_LEN), &addr) != BM_OK)
         return 0;
-    base = (volatile uint8_t *)(uintptr_t) * (const uint64_t *)(t + 44);
+    base = (volatile uint8_t *)(uintptr_t)addr;
     period_fs = mmio_read64(base, 0) >> 32;
     if (!period_fs || period_fs > 100000000ull)
         return 0;

@@ -1,6 +1,7 @@
 /* Device paths: which controller and port a volume's disk is on, so write
  * safety can keep the boot and results disks out of write tests. */
 #include "uefi_private.h"
+#include "../devpath.h"
 
 /* Where the disk under a volume's device handle sits: its PCI controller and
  * the port / namespace / target named by the device path. */
@@ -11,6 +12,7 @@ void uefi_volume_location(EFI_HANDLE volume, bool has_volume, struct plat_boot_l
     EFI_HANDLE pci_h;
     EFI_PCI_IO *io;
     CHAR16 *text;
+    struct devpath_disk disk;
 
     memset(loc, 0, sizeof(*loc));
     loc->has_volume = has_volume;
@@ -33,27 +35,12 @@ void uefi_volume_location(EFI_HANDLE volume, bool has_volume, struct plat_boot_l
         }
     }
     /* The messaging node after it names the disk on that controller
-     * (UEFI 2.10 section 10.3.4: SCSI 0x02, SATA 0x12, NVMe 0x17). */
-    for (EFI_DEVICE_PATH *n = rest; n && !IsDevicePathEnd(n); n = NextDevicePathNode(n)) {
-        const uint8_t *b = (const uint8_t *)n;
-        if (DevicePathType(n) != MESSAGING_DEVICE_PATH)
-            continue;
-        switch (DevicePathSubType(n)) {
-        case 0x02: /* SCSI: Pun u16, Lun u16 */
-            loc->has_port = true;
-            loc->port = *(const uint16_t *)(b + 4);
-            loc->lun = *(const uint16_t *)(b + 6);
-            break;
-        case 0x12: /* SATA: HBA port u16, PM port u16, LUN u16 */
-            loc->has_port = true;
-            loc->port = *(const uint16_t *)(b + 4);
-            break;
-        case 0x17: /* NVMe namespace: NSID u32 */
-            loc->has_port = true;
-            loc->port = *(const uint32_t *)(b + 4);
-            break;
-        }
-        if (loc->has_port)
-            break;
+     * (efi/devpath.c: SCSI, SATA, NVMe namespace). A firmware path carries
+     * no length of its own: the walk stops at its end node, at a malformed
+     * node, or after DEVPATH_MAX_BYTES. */
+    if (rest && devpath_disk_node(rest, DEVPATH_MAX_BYTES, &disk)) {
+        loc->has_port = true;
+        loc->port = disk.port;
+        loc->lun = disk.lun;
     }
 }

@@ -1,5 +1,6 @@
 /* The firmware's tables (ACPI, SMBIOS), its identity and the real-time clock. */
 #include "uefi_private.h"
+#include "../fw/fw_private.h"
 
 /* An entry of the system table's configuration table, by GUID. */
 static void *config_table(EFI_GUID *guid)
@@ -10,33 +11,13 @@ static void *config_table(EFI_GUID *guid)
     return NULL;
 }
 
+/* The RSDP of the configuration table (ACPI 2.0 GUID), walked with every
+ * table's length and checksum checked (efi/fw/acpi_fw.c). */
 const void *plat_acpi_table(const char sig[4], unsigned instance)
 {
     EFI_GUID acpi20 = ACPI_20_TABLE_GUID;
-    const uint8_t *rsdp = config_table(&acpi20);
-    const struct acpi_header *sdt;
-    bool xsdt;
-    unsigned n, entry_size;
 
-    if (!rsdp || memcmp(rsdp, "RSD PTR ", 8))
-        return NULL;
-    /* ACPI 6.5 section 5.2.5.3: XSDT address at offset 24 (revision >= 2),
-     * RSDT address at offset 16. */
-    xsdt = rsdp[15] >= 2 && *(const uint64_t *)(rsdp + 24);
-    sdt = xsdt ? (const void *)(uintptr_t) * (const uint64_t *)(rsdp + 24)
-               : (const void *)(uintptr_t) * (const uint32_t *)(rsdp + 16);
-    if (!sdt)
-        return NULL;
-    entry_size = xsdt ? 8 : 4;
-    n = (sdt->length - sizeof(*sdt)) / entry_size;
-    for (unsigned i = 0; i < n; i++) {
-        const uint8_t *p = (const uint8_t *)(sdt + 1) + i * entry_size;
-        uint64_t addr = xsdt ? *(const uint64_t *)p : *(const uint32_t *)p;
-        const struct acpi_header *t = (const void *)(uintptr_t)addr;
-        if (t && !memcmp(t->sig, sig, 4) && instance-- == 0)
-            return t;
-    }
-    return NULL;
+    return fw_acpi_table(config_table(&acpi20), sig, instance);
 }
 
 int plat_smbios_table(const void **table, size_t *len, int *major, int *minor)

@@ -2,6 +2,7 @@
  * and the addresses the PXE base code holds (for the upload). */
 #include "../netboot.h"
 #include "uefi_private.h"
+#include "../devpath.h"
 
 static EFI_PXE_BASE_CODE *pxe;             /* NULL: not booted through a PXE base code */
 static struct netboot_server server;
@@ -150,17 +151,9 @@ bool uefi_boot_nic_mac(EFI_HANDLE device, uint8_t mac[6])
 
     if (!device)
         return false;
-    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &dpg, (void **)&dp) == EFI_SUCCESS) {
-        for (int guard = 0; guard < 64 && !IsDevicePathEnd(dp); guard++, dp = NextDevicePathNode(dp)) {
-            if (DevicePathType(dp) == MESSAGING_DEVICE_PATH && DevicePathSubType(dp) == MSG_MAC_ADDR_DP &&
-                DevicePathNodeLength(dp) >= 4 + 32 + 1) {
-                memcpy(mac, ((MAC_ADDR_DEVICE_PATH *)dp)->MacAddress.Addr, 6);
-                return true;
-            }
-            if (DevicePathNodeLength(dp) < 4)
-                break;
-        }
-    }
+    if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &dpg, (void **)&dp) == EFI_SUCCESS &&
+        devpath_mac_node(dp, DEVPATH_MAX_BYTES, mac))
+        return true;
     if (uefi_call_wrapper(bm_st->BootServices->HandleProtocol, 3, device, &snpg, (void **)&snp) == EFI_SUCCESS &&
         snp->Mode && snp->Mode->HwAddressSize >= 6) {
         memcpy(mac, snp->Mode->CurrentAddress.Addr, 6);

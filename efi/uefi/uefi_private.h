@@ -7,15 +7,6 @@
 
 #include "../platform_uefi.h"
 
-/* The header every ACPI table starts with (ACPI 6.5 section 5.2.6). */
-struct acpi_header {
-    char sig[4];
-    uint32_t length;
-    uint8_t revision, checksum;
-    char oem_id[6], oem_table_id[8];
-    uint32_t oem_revision, creator_id, creator_revision;
-} __attribute__((packed));
-
 /* ucs2_uefi.c: firmware strings to ASCII ('?' for the rest), and paths to
  * UCS-2 with '/' turned into '\'. */
 void uefi_ucs2_to_ascii(char *dst, size_t cap, const CHAR16 *src, size_t max_chars);

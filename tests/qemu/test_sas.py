@@ -6,7 +6,9 @@ Two boots, shared by the tests below (each about 45 s under TCG):
   - MegaRAID: megasas-gen2 with three disks (one with 4096-byte blocks, two
     with a fixed 200 us latency) and megasas with one, driver=native;
   - MPT + pass-thru: mptsas1068 with four disks (two fixed-latency, one
-    plain, one failing every read) and a virtio-scsi disk, driver=auto.
+    plain with a 128 KiB maximum transfer in its block limits page and a
+    world wide name, one failing every read) and a virtio-scsi disk,
+    driver=auto.
 """
 import os
 import re
@@ -16,6 +18,8 @@ import threading
 import qemu
 
 LATENCY_NS = 200000
+MPT2_MAX_IO = 128 * 1024
+MPT2_WWN = "0x5000c500a1b2c3d4"
 STICK = ("-global", "usb-storage.serial=BOOTSTICK")
 QUICK_TESTS = ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"]
 
@@ -72,7 +76,8 @@ def mpt_run():
                  "scsi-hd,bus=mpt.0,scsi-id=0,drive=t0,serial=MPT0",
                  "scsi-hd,bus=mpt.0,scsi-id=1,drive=t1,serial=MPT1,logical_block_size=4096,"
                  "physical_block_size=4096",
-                 "scsi-hd,bus=mpt.0,scsi-id=2,drive=t2,serial=MPT2",
+                 "scsi-hd,bus=mpt.0,scsi-id=2,drive=t2,serial=MPT2,max_io_size=%d,opt_io_size=65536,wwn=%s"
+                 % (MPT2_MAX_IO, MPT2_WWN),
                  "scsi-hd,bus=mpt.0,scsi-id=5,drive=t3,serial=MPTBAD",
                  "virtio-scsi-pci,id=vs",
                  "scsi-hd,bus=vs.0,scsi-id=3,drive=v0,serial=VSCSI0"],
@@ -278,3 +283,22 @@ def test_reads_past_2tib_use_16_byte_commands_on_both_hbas_past_128gib_on_ahci()
         assert ops.get(0x88, 0) >= blocks * 3 // 4 and 0x28 not in ops, (target, ops)
     assert ncq and max(ncq) >= (200 << 30) // 512 * 3 // 4 > 1 << 28, (len(ncq), max(ncq or [0]))
     assert nvme and max(nvme) >= blocks * 3 // 4, (len(nvme), max(nvme or [0]))
+
+
+def test_scsi_block_limits_cap_transfers_and_name_the_wwn():
+    """VPD B0h as Linux reads it: a LUN whose maximum transfer is 128 KiB
+    gets no larger command (the 1 MiB tests run split, with no error); its optimal
+    transfer and the NAA designator of VPD 83h reach the disk record.
+    QEMU's scsi-hd has no LOG SENSE: one note says so, no health record."""
+    run = ended(mpt_run())
+    d = disk_by_serial(run, "MPT2")
+    assert d["max_transfer_bytes"] == MPT2_MAX_IO, d
+    assert d["opt_transfer_bytes"] == 65536, d
+    assert d["wwn"] == "naa." + MPT2_WWN[2:], d
+    assert "pi_type" not in d and "align_lba" not in d, d
+    rs = check_quick_results(run, d)
+    assert rs["SEQ1M-Q8T1"]["mbps"] > 0, rs["SEQ1M-Q8T1"]
+    assert not [e for e in run.of_type("error") if e["where"] == d["id"]], run.of_type("error")
+    notes = [n["message"] for n in run.of_type("note") if n["where"] == d["id"] and "health" in n["message"]]
+    assert len(notes) == 1 and "no health log" in notes[0], run.of_type("note")
+    assert not [h for h in run.of_type("health") if h["disk"] == d["id"]], run.of_type("health")

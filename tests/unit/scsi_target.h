@@ -6,7 +6,11 @@
  * UNIT READY, INQUIRY (standard data; VPD pages 00h, 80h unit serial
  * number, 83h device identification with an NAA designator), READ
  * CAPACITY(10) and (16), READ/WRITE(10) and (16), REPORT LUNS (LUN 0) and
- * REQUEST SENSE. Whatever a real disk rejects comes back as CHECK
+ * REQUEST SENSE; optionally VPD B0h block limits (and READ/WRITE longer
+ * than its maximum transfer length refused), protection information and
+ * a lowest aligned LBA in READ CAPACITY(16), LOG SENSE pages (00h, 0Dh,
+ * 15h, 18h, 2Fh) and, behind a SATL, VPD 89h and ATA PASS-THROUGH(16)
+ * SMART READ DATA / READ THRESHOLDS. A page it does not list is refused. Whatever a real disk rejects comes back as CHECK
  * CONDITION with fixed-format sense, and REQUEST SENSE returns it
  * afterwards: an unknown opcode is ILLEGAL REQUEST / INVALID COMMAND
  * OPERATION CODE (20h/00h), a page or service action it does not have
@@ -37,6 +41,21 @@ struct scsi_target {
     bool no_read_capacity_16;   /* an older target: SERVICE ACTION IN(16) is unknown */
     uint64_t blocks;            /* capacity in logical blocks */
     uint32_t block_bytes;
+    /* Protection and geometry in standard INQUIRY / READ CAPACITY(16). */
+    bool protect;               /* INQUIRY PROTECT */
+    uint8_t pi_type;            /* 0: none; 1..3: PROT_EN with P_TYPE pi_type - 1 (SBC-3) */
+    uint8_t lbppbe;             /* logical blocks per physical block exponent */
+    uint16_t align_lba;         /* LOWEST ALIGNED LOGICAL BLOCK ADDRESS */
+    /* VPD B0h (listed when either is set). READ/WRITE longer than
+     * max_xfer_blocks: ILLEGAL REQUEST, INVALID FIELD IN CDB (SBC-3 5.15). */
+    uint32_t max_xfer_blocks, opt_xfer_blocks;
+    /* Behind a SCSI/ATA translation layer: VPD 89h listed and ATA
+     * PASS-THROUGH(16) taken; SMART READ DATA / THRESHOLDS return these
+     * 512 bytes (NULL: SMART disabled, the drive aborts the command). */
+    bool sat;
+    const uint8_t *smart_data, *smart_thresholds;
+    /* LOG SENSE pages; NULL: LOG SENSE is an unknown operation code. */
+    const struct scsi_target_log *log;
     /* The medium: fill blocks read, take blocks written. NULL: reads
      * return zeroes, writes are dropped. */
     void (*read)(void *ctx, uint64_t lba, uint32_t blocks, uint8_t *buf);
@@ -54,6 +73,20 @@ struct scsi_target {
     bool have_sense;
     unsigned reads, writes;     /* READ / WRITE commands done */
     unsigned rejected;          /* commands answered CHECK CONDITION */
+    unsigned rc16_asked;        /* SERVICE ACTION IN(16) commands received */
+    unsigned unlisted_asked;    /* VPD or log pages asked that page 00h does not list */
+};
+
+/* The log pages a target keeps (SPC-4 7.3, SBC-3 6.4.2, SPL). */
+struct scsi_target_log {
+    int temperature;            /* 0Dh: degrees C; < 0: no page */
+    bool ie;                    /* 2Fh listed: */
+    uint8_t ie_asc, ie_ascq, ie_temperature;
+    bool bg_scan;               /* 15h listed: */
+    uint32_t power_on_minutes;
+    unsigned medium_errors;     /* defect entries with MEDIUM ERROR, then one RECOVERED ERROR entry */
+    bool sas_port;              /* 18h listed: one port, two phys, each with these counts */
+    uint32_t invalid_dwords, disparity_errors, loss_of_sync, reset_problems;
 };
 
 /* An injected condition: sense key / ASC / ASCQ for the next left

@@ -70,7 +70,17 @@ static void test_limit_options_through_config_name_the_key(void **state)
     assert_int_equal(config_parse_args(&c, "x min_iops=RND4K-Q32T1:50000 passes=3 duration=10", err, sizeof(err)),
                      BM_OK);
     assert_int_equal(c.passes, 3);
-    assert_int_equal(c.duration_min, 10);
+    assert_int_equal(c.duration_s, 600);
+    assert_int_equal(config_parse_args(&c, "x duration=90s", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.duration_s, 90);
+    assert_int_equal(config_parse_args(&c, "x duration=2h", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.duration_s, 7200);
+    assert_int_equal(config_parse_args(&c, "x duration=30m", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.duration_s, 1800);
+    assert_int_equal(config_parse_args(&c, "x duration=s", err, sizeof(err)), BM_EINVAL);
+    assert_int_equal(config_parse_args(&c, "x duration=0s", err, sizeof(err)), BM_EINVAL);
+    assert_int_equal(config_parse_args(&c, "x duration=10x", err, sizeof(err)), BM_EINVAL);
+    assert_int_equal(config_parse_args(&c, "x duration=16667h", err, sizeof(err)), BM_EINVAL);
     assert_int_equal(c.limits.count, 1);
     assert_int_equal(config_parse_args(&c, "x max_lat_us=fast", err, sizeof(err)), BM_EINVAL);
     assert_non_null(strstr(err, "'max_lat_us'"));

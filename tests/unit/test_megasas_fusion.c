@@ -218,6 +218,8 @@ struct model {
      * SCSI status busy_status. */
     unsigned busy_left, busy_answers;
     uint8_t busy_status;
+    /* The log pages the system drives keep (NULL: no LOG SENSE). */
+    const struct scsi_target_log *pd_log;
 };
 
 #define M_PD9_HANDLE 0x0021     /* PD 9's SAS device handle behind the firmware */
@@ -564,6 +566,8 @@ static void do_scsi(uint16_t smid, struct fusion_io_request *r, uint8_t type, ui
         }
     }
     t = disk_target(d, serial, sizeof(serial));
+    if (!d->logical)
+        t.log = m.pd_log;
     scsi_target_exec(&t, r->cdb, buf, r->data_length, &sr);
     if (sr.status != SCSI_TARGET_GOOD)
         scsi_error(rc, sense, &sr);
@@ -1431,6 +1435,39 @@ static void test_jbod_io_takes_the_fast_path_with_the_sequence_map(void **state)
     plat_free_pages(buf, 8 * 8192);
 }
 
+/* Health: a system (JBOD) drive answers LOG SENSE through a SCSI
+ * pass-through frame; a logical drive is not asked (its members' health is
+ * the firmware's), and a drive without LOG SENSE has no health log. */
+static void test_health_of_system_drive_not_logical_drive(void **state)
+{
+    struct scsi_target_log log = { .temperature = 44, .ie = true };
+    struct bm_disk_list list;
+    struct bm_health h;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe_with_jbod_map(0x005d, M_INVADER, false, &list);
+    {
+        struct bm_disk *ld = list.disks[0], *pd9 = list.disks[2];
+        unsigned ld_before = m.ld_requests;
+
+        assert_memory_equal(ld->id, "megasas0d", 9);
+        assert_string_equal(pd9->id, "megasas0p9");
+        assert_int_equal(ld->ops->health(ld, &h), BM_ENOTSUP);
+        assert_int_equal(m.ld_requests, ld_before);
+        assert_int_equal(pd9->ops->health(pd9, &h), BM_ENOTSUP);
+        m.pd_log = &log;
+        bm_health_init(&h, "");
+        assert_int_equal(pd9->ops->health(pd9, &h), BM_OK);
+        assert_string_equal(h.source, "scsi_log");
+        assert_int_equal(h.temperature_c, 44);
+        assert_int_equal(h.smart_passed, 1);
+        m.pd_log = NULL;
+    }
+    assert_model_clean();
+    check_release(ctrl);
+}
+
 /* Without useSeqNumJbodFP the map is not asked for and system drive I/O
  * keeps the firmware path. */
 static void test_jbod_io_stays_on_the_firmware_path_without_the_map(void **state)
@@ -1605,6 +1642,7 @@ int main(void)
         cmocka_unit_test(test_ioc_init_announces_driver_capabilities),
         cmocka_unit_test(test_transfer_capped_by_sge_count_and_strips),
         cmocka_unit_test(test_jbod_io_takes_the_fast_path_with_the_sequence_map),
+        cmocka_unit_test(test_health_of_system_drive_not_logical_drive),
         cmocka_unit_test(test_jbod_io_stays_on_the_firmware_path_without_the_map),
         cmocka_unit_test(test_stale_jbod_sequence_number_is_retried_on_the_firmware_path),
         cmocka_unit_test(test_hung_jbod_read_gets_abort_task_then_target_reset),

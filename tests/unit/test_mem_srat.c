@@ -1,6 +1,6 @@
 /* ACPI SRAT parsing (ACPI 6.5, 5.2.16) on synthetic tables: processor
- * local APIC and x2APIC affinity, memory affinity, disabled and unknown
- * entries, and tables that are cut short or malformed. */
+ * local APIC, x2APIC and GICC (Arm) affinity, memory affinity, disabled and
+ * unknown entries, and tables that are cut short or malformed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,15 +90,28 @@ static void add_memory(struct table *t, uint32_t domain, uint64_t base, uint64_t
     t->len += SRAT_MEMORY_LEN;
 }
 
-/* An entry of a type we do not use (GICC Affinity, 18 bytes). */
-static void add_gicc(struct table *t)
+/* GICC Affinity (5.2.16.4): domain at 2, ACPI processor UID at 6, flags at
+ * 10, clock domain at 14. */
+static void add_gicc(struct table *t, uint32_t uid, uint32_t domain, bool enabled)
 {
     uint8_t *e = t->b + t->len;
-    e[0] = 3;
-    e[1] = 18;
-    put32(e + 2, 9);
-    put32(e + 10, SRAT_FLAG_ENABLED);
-    t->len += 18;
+    e[0] = SRAT_TYPE_GICC;
+    e[1] = SRAT_GICC_LEN;
+    put32(e + 2, domain);
+    put32(e + 6, uid);
+    put32(e + 10, enabled ? SRAT_FLAG_ENABLED : 0);
+    put32(e + 14, 0);
+    t->len += SRAT_GICC_LEN;
+}
+
+/* An entry of a type we do not use (GIC ITS Affinity, 12 bytes). */
+static void add_gic_its(struct table *t, uint32_t domain)
+{
+    uint8_t *e = t->b + t->len;
+    e[0] = 4;
+    e[1] = 12;
+    put32(e + 2, domain);
+    t->len += 12;
 }
 
 /* Two sockets as QEMU describes them with -numa, plus what real firmware adds. */
@@ -110,7 +123,8 @@ static void two_node_table(struct table *t)
     add_lapic(t, 2, 1, true);
     add_x2apic(t, 0x100, 1, true);
     add_lapic(t, 9, 5, false); /* a socket that is not populated */
-    add_gicc(t);
+    add_gicc(t, 0, 9, true);   /* an Arm processor's UID 0 is not APIC ID 0 */
+    add_gic_its(t, 11);
     add_memory(t, 0, 0, 0xa0000, SRAT_FLAG_ENABLED);
     add_memory(t, 0, 0x100000, 0x1ff00000ull, SRAT_FLAG_ENABLED);
     add_memory(t, 1, 0x20000000ull, 0x20000000ull, SRAT_FLAG_ENABLED);
@@ -128,7 +142,7 @@ static void test_srat_two_nodes_cpus_and_memory(void **state)
 
     two_node_table(&t);
     assert_int_equal(srat_parse(t.b, t.len, &s), BM_OK);
-    assert_int_equal(s.ncpus, 4);
+    assert_int_equal(s.ncpus, 5);
     assert_int_equal(s.nmems, 4);
     assert_int_equal(s.dropped, 0);
     assert_int_equal(srat_domain_of_apic(&s, 0), 0);
@@ -137,6 +151,8 @@ static void test_srat_two_nodes_cpus_and_memory(void **state)
     assert_int_equal(srat_domain_of_apic(&s, 0x100), 1);
     assert_int_equal(srat_domain_of_apic(&s, 9), -1); /* disabled */
     assert_int_equal(srat_domain_of_apic(&s, 3), -1); /* not listed */
+    assert_int_equal(srat_domain_of_cpu(&s, 0), 9);   /* the GICC entry, by UID */
+    assert_int_equal(srat_domain_of_cpu(&s, 2), -1);  /* APIC IDs are not UIDs */
 
     assert_int_equal(s.mems[2].domain, 1);
     assert_int_equal(s.mems[2].base, 0x20000000ull);
@@ -147,11 +163,62 @@ static void test_srat_two_nodes_cpus_and_memory(void **state)
     assert_int_equal(s.mems[3].length, 64ull << 30);
     assert_true(s.mems[3].hotplug);
 
-    /* Distinct domains in order; the disabled ones (5, 7) are not among them. */
-    assert_int_equal(s.ndomains, 3);
+    /* Distinct domains in order; the disabled ones (5, 7) and the ITS's (11) are not among them. */
+    assert_int_equal(s.ndomains, 4);
     assert_int_equal(s.domains[0], 0);
     assert_int_equal(s.domains[1], 1);
     assert_int_equal(s.domains[2], 2);
+    assert_int_equal(s.domains[3], 9);
+}
+
+/* Two sockets of an Arm server as its firmware lists them (Ampere Altra
+ * style: GICC UIDs, DRAM of each socket), the processors' domains by ACPI
+ * processor UID, as Linux acpi_numa_gicc_affinity_init() reads them. */
+static void test_srat_gicc_affinity_two_arm_sockets(void **state)
+{
+    static struct table t;
+    static struct srat_info s;
+    (void)state;
+
+    srat_begin(&t);
+    for (uint32_t i = 0; i < 4; i++)
+        add_gicc(&t, i, 0, true);
+    for (uint32_t i = 0; i < 4; i++)
+        add_gicc(&t, 0x10000 + i, 1, true);
+    add_gicc(&t, 0x20000, 3, false); /* listed, not enabled */
+    add_gic_its(&t, 0);
+    add_memory(&t, 0, 0x80000000ull, 0x80000000ull, SRAT_FLAG_ENABLED);
+    add_memory(&t, 1, 0x400000000000ull, 32ull << 30, SRAT_FLAG_ENABLED);
+    srat_end(&t);
+    assert_int_equal(srat_parse(t.b, t.len, &s), BM_OK);
+    assert_int_equal(s.ncpus, 8);
+    assert_int_equal(s.ndomains, 2);
+    assert_int_equal(srat_domain_of_cpu(&s, 0), 0);
+    assert_int_equal(srat_domain_of_cpu(&s, 3), 0);
+    assert_int_equal(srat_domain_of_cpu(&s, 0x10000), 1);
+    assert_int_equal(srat_domain_of_cpu(&s, 0x10003), 1);
+    assert_int_equal(srat_domain_of_cpu(&s, 0x20000), -1); /* disabled */
+    assert_int_equal(srat_domain_of_cpu(&s, 4), -1);       /* not listed */
+    assert_int_equal(srat_domain_of_apic(&s, 0), -1);      /* no x86 entry */
+    assert_int_equal(srat_domain_of_addr(&s, 0x400000001000ull), 1);
+#if !defined(__aarch64__)
+    assert_int_equal(srat_domain_of_plat_cpu(&s, 0x10000), -1); /* x86: APIC IDs */
+#endif
+
+    /* The full 32-bit domain. */
+    srat_begin(&t);
+    add_gicc(&t, 7, 0x89abcdefu, true);
+    srat_end(&t);
+    assert_int_equal(srat_parse(t.b, t.len, &s), BM_OK);
+    assert_int_equal(srat_domain_of_cpu(&s, 7), 0x89abcdef);
+
+    /* A GICC entry shorter than its 18 bytes makes the table bad, as in Linux. */
+    srat_begin(&t);
+    add_gicc(&t, 1, 0, true);
+    t.b[SRAT_HEADER_LEN + 1] = 16;
+    t.len = SRAT_HEADER_LEN + 16;
+    srat_end(&t);
+    assert_int_equal(srat_parse(t.b, t.len, &s), BM_EINVAL);
 }
 
 static void test_srat_lapic_domain_high_bits(void **state)
@@ -228,6 +295,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_srat_two_nodes_cpus_and_memory),
         cmocka_unit_test(test_srat_lapic_domain_high_bits),
+        cmocka_unit_test(test_srat_gicc_affinity_two_arm_sockets),
         cmocka_unit_test(test_srat_one_domain_without_entries),
         cmocka_unit_test(test_srat_rejects_malformed_tables),
     };

@@ -27,6 +27,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "efi/disk/engine.h"
 #include "efi/time_units.h"
 #include "scsi_target.h"
 
@@ -95,6 +96,7 @@ struct sim_sas_dev {
     uint64_t blocks;
     uint8_t access_status;      /* SAS Device Page 0 AccessStatus */
     uint8_t physdisk;           /* IR: RAID physical disk number + 1 (0: not a member) */
+    uint32_t max_xfer_blocks;   /* VPD B0h maximum transfer length (0: no B0h page) */
 };
 
 enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
@@ -159,6 +161,12 @@ struct model {
     uint16_t busy_handle;
     unsigned busy_count, busy_answered;
     struct scsi_target_condition cond; /* what the disks report on READ/WRITE (scsi_target.h) */
+    /* What the SAS disks keep in their log pages (have_log), and the
+     * SMART data the SATA disks' SATL hands out (scsi_target.h). */
+    bool have_log;
+    struct scsi_target_log log;
+    uint8_t smart[512], smart_thr[512];
+    unsigned target_rejected;   /* CDBs the targets answered CHECK CONDITION */
     /* SCSI task management (mpi2_init.h): what arrived, and whether the
      * hung request ignores it (a target that never gives a command back). */
     bool tm_ignored;
@@ -745,11 +753,19 @@ static void scsi_answer(struct model *m, uint16_t smid, const uint8_t *f)
         struct scsi_target t = { .vendor = "SIMVEND", .product = product, .revision = "1.00", .serial = serial,
                                  .naa = 0x5000c50000000000ull | handle, .blocks = d->blocks,
                                  .block_bytes = d->block_bytes, .read = disk_read, .ctx = (void *)d,
-                                 .cond = &m->cond };
+                                 .cond = &m->cond, .max_xfer_blocks = d->max_xfer_blocks };
 
         snprintf(serial, sizeof(serial), "SIMSN%04X", handle);
         snprintf(product, sizeof(product), "%s", (d->device_info & DEVINFO_SATA_DEVICE) ? "SIM SATA" : "SIM SAS");
+        if (d->device_info & DEVINFO_SATA_DEVICE) {
+            t.sat = true;       /* the IOC's SATL (SAT-3) */
+            t.smart_data = m->smart;
+            t.smart_thresholds = m->smart_thr;
+        } else if (m->have_log) {
+            t.log = &m->log;
+        }
         scsi_target_exec(&t, cdb, buf, data_len, &sr);
+        m->target_rejected += sr.status == SCSI_TARGET_CHECK_CONDITION;
     }
     scsi_status = sr.status;
     moved = sr.moved;
@@ -2133,6 +2149,71 @@ static void check_large_transfers(bool mpi25)
     detach();
 }
 
+/* A LUN whose block limits page (VPD B0h) allows 128 KiB per command
+ * behind an IOC that takes 1 MiB or more: the disk's transfer limit is
+ * the LUN's, so the engine's 1 MiB reads go out as 128 KiB commands and
+ * the target refuses none (it answers ILLEGAL REQUEST to longer ones).
+ * Then health before and after: LOG SENSE for the SAS disk, SMART through
+ * the SATL for the SATA one. */
+static void test_small_max_transfer_lun_and_health(void **state)
+{
+    static const struct engine_timing timing = { 20000000ull, 150000000ull, 5000000000ull };
+    struct disk_test t = { "SEQ1M-Q2T1", BM_IO_READ, false, 1u << 20, 2, 1 };
+    struct bm_disk_list list;
+    struct disk_job job;
+    struct bm_health h;
+    struct bm_disk *d, *sata;
+    void *ctrl = NULL;
+    char err[160] = "";
+    (void)state;
+
+    attach(model_new(true, ST_READY));
+    model->dev[4].max_xfer_blocks = 32;  /* 4096-byte blocks: 128 KiB */
+    model->have_log = true;
+    model->log = (struct scsi_target_log){ .temperature = 41, .ie = true, .bg_scan = true,
+                                           .power_on_minutes = 600, .medium_errors = 1 };
+    model->smart[2] = 194;               /* attribute 194, 33 C */
+    model->smart[2 + 3] = 67;
+    model->smart[2 + 5] = 33;
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 4096);
+    sata = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    assert_non_null(d);
+    assert_non_null(sata);
+    assert_int_equal(d->max_transfer_bytes, 32 * 4096);
+    assert_true(sata->max_transfer_bytes >= 1u << 20);
+    assert_string_equal(d->wwn, "naa.5000c5000000000e");
+    model->target_rejected = 0;
+
+    engine_limit_cpus(1);
+    assert_int_equal(engine_job_prepare(&job, d, &t, 7, err, sizeof(err)), BM_OK);
+    assert_int_equal(job.pieces, 8);
+    assert_int_equal(engine_run(&job, 1, &timing, "split", NULL), BM_OK);
+    assert_int_equal(job.status, BM_OK);
+    assert_true(job.ios > 0);
+    assert_int_equal(model->target_rejected, 0);
+    engine_job_free(&job);
+    engine_limit_cpus(0);
+
+    bm_health_init(&h, "");
+    assert_int_equal(d->ops->health(d, &h), BM_OK);
+    assert_string_equal(h.source, "scsi_log");
+    assert_int_equal(h.temperature_c, 41);
+    assert_int_equal(h.smart_passed, 1);
+    assert_int_equal(h.power_on_hours, 10);
+    assert_int_equal(h.media_errors, 1);
+    bm_health_init(&h, "");
+    assert_int_equal(sata->ops->health(sata, &h), BM_OK);
+    assert_string_equal(h.source, "sat_ata_smart");
+    assert_int_equal(h.temperature_c, 33);
+    assert_int_equal(h.nattrs, 1);
+    assert_int_equal(h.smart_passed, 1);
+    assert_int_equal(model->target_rejected, 0);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+}
+
 static void test_large_transfers_sas2008(void **state) { (void)state; check_large_transfers(false); }
 static void test_large_transfers_sas3008(void **state) { (void)state; check_large_transfers(true); }
 
@@ -2145,6 +2226,7 @@ int main(void)
         cmocka_unit_test(test_deep_queue_sas3008),
         cmocka_unit_test(test_large_transfers_sas2008),
         cmocka_unit_test(test_large_transfers_sas3008),
+        cmocka_unit_test(test_small_max_transfer_lun_and_health),
         cmocka_unit_test(test_write_direction),
         cmocka_unit_test(test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_is_refused),
         cmocka_unit_test(test_check_condition_sense),

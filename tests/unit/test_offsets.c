@@ -51,6 +51,37 @@ static void test_sequential_offsets_inside_and_aligned(void **state)
     check_all(false);
 }
 
+/* A 512e disk whose lowest aligned LBA is 7 (the physical 4 KiB blocks
+ * start at LBA 7): every 4 KiB and 1 MiB I/O starts on one of them, none
+ * runs past the end, and both ends of the disk are reached. */
+static void test_offsets_start_at_the_lowest_aligned_lba(void **state)
+{
+    const uint64_t blocks = 7 + 8 * 100 + 5;
+    (void)state;
+    for (int random = 0; random < 2; random++)
+        for (uint32_t bs = 4096; bs <= 65536; bs *= 16) {
+            struct offset_gen g;
+            uint64_t io = bs / 512, lo = UINT64_MAX, hi = 0;
+
+            assert_int_equal(offset_gen_init_from(&g, 7, blocks, 512, bs, random, 3), BM_OK);
+            for (int i = 0; i < 5000; i++) {
+                uint64_t off = offset_gen_next(&g);
+                assert_int_equal((off - 7) % io, 0);
+                assert_true(off >= 7 && off + io <= blocks);
+                lo = off < lo ? off : lo;
+                hi = off > hi ? off : hi;
+            }
+            assert_int_equal(lo, 7);
+            assert_int_equal(hi, 7 + ((blocks - 7) / io - 1) * io);
+        }
+    {
+        struct offset_gen g;
+        assert_int_equal(offset_gen_init_from(&g, 1000, 1000, 512, 4096, true, 1), BM_ENOSPC);
+        assert_int_equal(offset_gen_init_from(&g, 0, 1000, 512, 4096, false, 1), BM_OK);
+        assert_int_equal(g.first, 0);
+    }
+}
+
 static void test_io_larger_than_block_size_multiple_rejected(void **state)
 {
     struct offset_gen g;
@@ -133,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_random_offsets_inside_and_aligned),
         cmocka_unit_test(test_sequential_offsets_inside_and_aligned),
         cmocka_unit_test(test_io_larger_than_block_size_multiple_rejected),
+        cmocka_unit_test(test_offsets_start_at_the_lowest_aligned_lba),
         cmocka_unit_test(test_sequential_walks_up_and_wraps_over_whole_positions),
         cmocka_unit_test(test_sequential_start_is_random),
         cmocka_unit_test(test_random_offsets_are_uniform),

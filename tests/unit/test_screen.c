@@ -363,7 +363,7 @@ static void test_time_left_counts_the_passes_to_come(void **state)
     /* 3 tests of 6 s left in pass 2, then pass 3 as long as pass 1 (90 s). */
     assert_true(screen_model_seconds_left(&m, &cfg, 100 * s) == 3 * 6.0 + 90.0);
     /* duration= runs until its time is up. */
-    cfg.duration_min = 10;
+    cfg.duration_s = 600;
     assert_true(screen_model_seconds_left(&m, &cfg, 100 * s) == 600.0 - 100.0);
 }
 

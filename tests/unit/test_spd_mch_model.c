@@ -344,6 +344,193 @@ static void test_mch_spd_inventory_emits_fbdimm_spd_records(void **state)
     assert_nothing_forbidden();
 }
 
+/* ---- Intel 5100 (Linux i5100_edac) ---------------------------------------------
+ * One SPDDATA (0x48) / SPDCMD (0x4c) pair on device 16 function 1 for both
+ * channels, the channel in the slot address (channel * 4 + slot); the same
+ * BUSY/SBE/RDO bits and the same rules as the 5000's. Function 0 answers
+ * with the same device id (Linux's probe refuses it): nothing may be
+ * written there. */
+struct m5100 {
+    struct plat_sim_dev pci;
+    uint16_t status, result;
+    unsigned busy_reads, busy_per_cmd;
+    unsigned stuck_after, commands;
+    const uint8_t *dimm[2][4];
+    unsigned cmd_while_busy, write_opcode, bad_dti, no_ckovrd, other_writes;
+};
+
+static struct m5100 M5, M5fn0;
+static uint8_t ddr2[2][256];
+
+static void m5100_read(void *ctx, uint16_t off, unsigned bytes)
+{
+    struct m5100 *m = ctx;
+
+    (void)bytes;
+    if (off != MCH5100_SPDDATA)
+        return;
+    if (m->status & MCH_SPD_BUSY) {
+        plat_sim_advance_ns(100000);
+        if (!(m->stuck_after && m->commands >= m->stuck_after) && --m->busy_reads == 0)
+            m->status = m->result;
+    }
+    memcpy(&m->pci.config[off], &m->status, 2);
+}
+
+static void m5100_written(void *ctx, uint16_t off, unsigned bytes)
+{
+    struct m5100 *m = ctx;
+    uint32_t cmd;
+    unsigned sa, byte;
+
+    if (off != MCH5100_SPDCMD || m == &M5fn0) {
+        m->other_writes++;
+        return;
+    }
+    assert_int_equal(bytes, 4);
+    memcpy(&cmd, &m->pci.config[off], 4);
+    if (m->status & MCH_SPD_BUSY) {
+        m->cmd_while_busy++;
+        return;
+    }
+    if (cmd & MCH_SPDCMD_WRITE) {
+        m->write_opcode++;
+        return;
+    }
+    if ((cmd >> 28) != 0xa) {
+        m->bad_dti++;
+        return;
+    }
+    if (!(cmd & MCH_SPDCMD_CKOVRD)) {
+        m->no_ckovrd++;
+        return;
+    }
+    sa = (cmd >> 24) & 7;
+    byte = (cmd >> 16) & 0xff;
+    m->commands++;
+    m->status = (uint16_t)((m->status & (MCH_SPD_RDO | 0xff)) | MCH_SPD_BUSY);
+    m->busy_reads = m->busy_per_cmd;
+    m->result = m->dimm[sa >> 2][sa & 3] ? (uint16_t)(MCH_SPD_RDO | m->dimm[sa >> 2][sa & 3][byte]) : MCH_SPD_SBE;
+}
+
+static void m5100_attach(struct m5100 *m, uint8_t fn)
+{
+    memset(m, 0, sizeof(*m));
+    m->pci.addr = (struct pci_addr){ 0, 0, 16, fn };
+    m->pci.ctx = m;
+    m->pci.config_read = m5100_read;
+    m->pci.config_written = m5100_written;
+    m->busy_per_cmd = 3;
+    m->pci.config[0] = 0x86, m->pci.config[1] = 0x80, m->pci.config[2] = 0xf0, m->pci.config[3] = 0x65;
+    m->pci.config[0x0a] = 0x00, m->pci.config[0x0b] = 0x06;
+    m->pci.config[0x0e] = 0x80;        /* multi-function: enumeration looks past function 0 */
+    plat_sim_attach(&m->pci);
+    L.funcs[L.count].addr = m->pci.addr;
+    L.funcs[L.count].vendor = 0x8086;
+    L.funcs[L.count].device = 0x65f0;
+    L.count++;
+}
+
+static int setup5100(void **state)
+{
+    FILE *f = fopen("tests/fuzz/corpus/spd/ddr2_rdimm.bin", "rb");
+
+    (void)state;
+    assert_non_null(f);
+    memset(ddr2, 0, sizeof(ddr2));
+    assert_true(fread(ddr2[0], 1, 256, f) >= 128);
+    fclose(f);
+    memcpy(ddr2[1], ddr2[0], 256);
+    ddr2[1][98] ^= 0x5a;               /* a serial byte: a second module */
+    memset(&L, 0, sizeof(L));
+    memset(raw, 0, sizeof(raw));
+    m5100_attach(&M5fn0, 0);
+    m5100_attach(&M5, 1);
+    return 0;
+}
+
+static int teardown5100(void **state)
+{
+    (void)state;
+    plat_sim_detach(&M5fn0.pci);
+    plat_sim_detach(&M5.pci);
+    return 0;
+}
+
+static void assert_5100_clean(void)
+{
+    assert_int_equal(M5.cmd_while_busy + M5.write_opcode + M5.bad_dti + M5.no_ckovrd + M5.other_writes, 0);
+    assert_int_equal(M5fn0.other_writes + M5fn0.commands, 0);
+}
+
+static void test_mch5100_reads_ddr2_dimms_on_both_channels(void **state)
+{
+    const struct spd_raw *r;
+    struct spd_info in;
+    int n;
+
+    (void)state;
+    M5.dimm[0][1] = ddr2[0];
+    M5.dimm[1][2] = ddr2[1];
+    assert_true(spd_mch_present(&L));
+    n = spd_mch_read(&L, raw, SPD_MCH_DIMMS, note, sizeof(note));
+    assert_int_equal(n, 2);
+    assert_string_equal(note, "");
+    r = found(n, "c0", 0x51);
+    assert_non_null(r);
+    assert_int_equal(r->rc, BM_OK);
+    assert_true(r->len >= 128);
+    assert_memory_equal(r->data, ddr2[0], r->len);
+    assert_int_equal(spd_decode(r->data, r->len, &in), BM_OK);
+    assert_int_equal(in.gen, SPD_GEN_DDR2);
+    /* Channel 1 slot 2 is slot address 6: EEPROM 0x56. */
+    r = found(n, "c1", 0x56);
+    assert_non_null(r);
+    assert_memory_equal(r->data, ddr2[1], r->len);
+    assert_5100_clean();
+}
+
+static void test_mch5100_stuck_busy_is_bounded_and_leaves_the_registers(void **state)
+{
+    uint64_t t0;
+    int n;
+
+    (void)state;
+    M5.dimm[0][0] = ddr2[0];
+    M5.dimm[1][0] = ddr2[1];
+    M5.stuck_after = 4;                /* byte 2 of the first DIMM never completes */
+    t0 = plat_now_ns();
+    n = spd_mch_read(&L, raw, SPD_MCH_DIMMS, note, sizeof(note));
+    assert_true(plat_now_ns() - t0 < 300 * NS_MS);
+    assert_int_equal(n, 1);
+    assert_int_equal(raw[0].rc, BM_ETIMEDOUT);
+    assert_non_null(strstr(note, "5100"));
+    assert_non_null(strstr(note, "(100 ms)"));
+    assert_non_null(strstr(note, "the SPD registers were not read further"));
+    /* Channel 1 shares the stuck pair: no command was tried there. */
+    assert_int_equal(M5.commands, 4);
+    assert_5100_clean();
+}
+
+static void test_mch5100_inventory_emits_spd_records_not_a_note(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    static struct dimm_summary sum;
+
+    (void)state;
+    M5.dimm[1][3] = ddr2[0];
+    nrecs = 0;
+    sinks_reset();
+    sinks_add(&sink);
+    spd_inventory_read(NULL, 0);
+    spd_inventory_emit(NULL, 0, &sum);
+    sinks_close();
+    assert_int_equal(count_records("spd", NULL, NULL), 1);
+    assert_int_equal(count_records("spd", "\"address\":\"c1:0x57\"", "\"mem_type\":\"DDR2\""), 1);
+    assert_int_equal(count_records("note", "not read", NULL), 0);
+    assert_5100_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +541,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mch_spd_empty_slots_nack_and_are_absent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mch_spd_other_mch_rows_not_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mch_spd_inventory_emits_fbdimm_spd_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mch5100_reads_ddr2_dimms_on_both_channels, setup5100, teardown5100),
+        cmocka_unit_test_setup_teardown(test_mch5100_stuck_busy_is_bounded_and_leaves_the_registers, setup5100,
+                                        teardown5100),
+        cmocka_unit_test_setup_teardown(test_mch5100_inventory_emits_spd_records_not_a_note, setup5100, teardown5100),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
