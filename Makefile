@@ -5,6 +5,7 @@
 #   make image      build/baremark.img (GPT + FAT32 ESP, dd to a USB stick)
 #                   SB_KEY=... SB_CERT=... [SB_SHIM=1]: signed for Secure Boot
 #   make sb-key     a self-signed Secure Boot test key in build/sb/
+#   make aa64       build/baremark-aa64.efi (GNU-EFI for arm64, Debian's cross compiler; docs/arm.md)
 #   make bios       build/baremark.bin (legacy BIOS: Linux boot protocol image for SYSLINUX/GRUB/iPXE)
 #   make run        install what is missing, build, boot in QEMU, show results
 #   make test       unit tests + QEMU integration tests; ends "N passed, N failed"
@@ -35,6 +36,8 @@ DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools
 # python3-hypothesis: the fleet tool's fuzz harness (tests/fuzz/fuzz_report_records.py).
 # gcc-aarch64-linux-gnu, qemu-user: the AArch64 memory kernels' tests (tests/aa64, make aa64-mem-kernels).
 DEB_PACKAGES += gcc-aarch64-linux-gnu qemu-user
+# The AArch64 UEFI build and its QEMU test (docs/arm.md); gnu-efi for arm64 is unpacked into build/ (AA64_EFI below).
+DEB_PACKAGES += qemu-efi-aarch64 qemu-system-arm
 .PHONY: deps
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -48,7 +51,7 @@ deps:
 
 # ---- Sources ------------------------------------------------------------------
 ALL_SRC := $(shell find efi drivers -name '*.c' -o -name '*.S' | sort)
-COMMON_SRC := $(filter-out %_uefi.c %_host.c %_uefi.S %_host.S %_bios.c %_bios.S %_fw.c,$(ALL_SRC))
+COMMON_SRC := $(filter-out %_uefi.c %_host.c %_uefi.S %_host.S %_bios.c %_bios.S %_fw.c %_aa64.c %_aa64.S,$(ALL_SRC))
 # *_fw.c: shared by the two firmware builds (UEFI, BIOS), not the host one.
 FW_SRC := $(filter %_fw.c,$(ALL_SRC))
 UEFI_SRC := $(COMMON_SRC) $(FW_SRC) $(filter %_uefi.c %_uefi.S,$(ALL_SRC))
@@ -71,7 +74,7 @@ UEFI_OBJ := $(patsubst %,$(BUILD)/uefi/%.o,$(UEFI_SRC))
 
 .PHONY: all efi host image
 all: deps
-	$(MAKE) --no-print-directory efi
+	$(MAKE) --no-print-directory efi aa64
 efi: $(BUILD)/baremark.efi
 
 $(BUILD)/uefi/%.c.o: %.c $(HEADERS)
@@ -91,6 +94,61 @@ $(BUILD)/baremark.so: $(UEFI_OBJ)
 $(BUILD)/baremark.efi: $(BUILD)/baremark.so
 	objcopy -j .text -j .sdata -j .data -j .sbat -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	@echo "built $@"
+
+# ---- AArch64 UEFI build (docs/arm.md) -------------------------------------------------
+# make aa64: build/baremark-aa64.efi, the UEFI build for Arm (SBSA) servers: the same
+# sources as the x86-64 UEFI build less the x86-only files named below, plus every
+# *_aa64.c / *_aa64.S (which the x86 builds leave out). gnu-efi for arm64 cannot be
+# installed beside the amd64 one (no Multi-Arch: same), so its Debian package is
+# fetched with apt-get download (arm64 added as a foreign architecture) and unpacked
+# into $(AA64_EFI).
+AA64_CC ?= aarch64-linux-gnu-gcc
+AA64B := $(BUILD)/aa64
+AA64_EFI := $(AA64B)/gnu-efi
+AA64_X86_ONLY := efi/mem/mem_kernels.S efi/uefi/clock_uefi.c efi/fw/ioport_fw.c efi/uefi/sbat_uefi.c
+AA64_SRC := $(filter-out $(AA64_X86_ONLY),$(UEFI_SRC)) $(filter %_aa64.c %_aa64.S,$(ALL_SRC))
+AA64_EFI_CFLAGS := -std=gnu11 -O2 -g0 $(WARN) -isystem $(AA64_EFI)/usr/include/efi -isystem $(AA64_EFI)/usr/include/efi/aarch64 \
+               -isystem $(AA64_EFI)/usr/include/efi/protocol -Iefi -ffreestanding -fno-builtin -fpic -fshort-wchar \
+               -fno-stack-protector -fno-stack-check -fno-strict-aliasing -DBAREMARK_UEFI -march=armv8-a \
+               $(TEST_HOOKS_CFLAGS)
+AA64_OBJ := $(patsubst %,$(AA64B)/obj/%.o,$(AA64_SRC))
+
+.PHONY: aa64
+aa64: $(BUILD)/baremark-aa64.efi
+
+$(AA64_EFI)/.unpacked:
+	@command -v $(AA64_CC) >/dev/null || { echo "make aa64 needs $(AA64_CC): run make deps as root" >&2; exit 1; }
+	@if ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "gnu-efi for arm64: run as root once (dpkg --add-architecture arm64)" >&2; exit 1; fi; \
+	  echo "Adding the arm64 architecture (for apt-get download gnu-efi:arm64)"; \
+	  dpkg --add-architecture arm64 && apt-get update -qq; \
+	fi
+	@rm -rf $(AA64B)/deb $(AA64_EFI) && mkdir -p $(AA64B)/deb
+	cd $(AA64B)/deb && apt-get download -q gnu-efi:arm64
+	dpkg -x $(AA64B)/deb/gnu-efi_*_arm64.deb $(AA64_EFI)
+	@touch $@
+
+$(AA64B)/obj/%.c.o: %.c $(HEADERS) $(AA64_EFI)/.unpacked
+	@mkdir -p $(dir $@)
+	@echo "CC  [aa64] $<"
+	@$(AA64_CC) $(AA64_EFI_CFLAGS) -c $< -o $@
+
+$(AA64B)/obj/%.S.o: %.S $(AA64_EFI)/.unpacked
+	@mkdir -p $(dir $@)
+	@echo "CC  [aa64] $<"
+	@$(AA64_CC) $(AA64_EFI_CFLAGS) -c $< -o $@
+
+# As gnu-efi's own aarch64 rules: its crt0 carries the PE/COFF header, EFI_SUBSYSTEM
+# is 10 (an application), and objcopy -O binary writes the image.
+$(AA64B)/baremark-aa64.so: $(AA64_OBJ)
+	aarch64-linux-gnu-ld -nostdlib -znocombreloc -T $(AA64_EFI)/usr/lib/elf_aarch64_efi.lds -shared -Bsymbolic \
+	  --defsym=EFI_SUBSYSTEM=0xa --no-warn-rwx-segments -L$(AA64_EFI)/usr/lib $(AA64_EFI)/usr/lib/crt0-efi-aarch64.o \
+	  $(AA64_OBJ) -o $@ -lefi -lgnuefi $$($(AA64_CC) -print-libgcc-file-name)
+
+$(BUILD)/baremark-aa64.efi: $(AA64B)/baremark-aa64.so
+	aarch64-linux-gnu-objcopy -j .text -j .sdata -j .data -j .dynamic -j .rodata -j .rel -j .rela -j '.rel.*' \
+	  -j '.rela.*' -j .reloc -j .dynsym -O binary $< $@
 	@echo "built $@"
 
 # ---- Host build --------------------------------------------------------------------
@@ -189,8 +247,10 @@ BIOS_MBR ?=
 SB_SETTINGS := key=$(SB_KEY) cert=$(SB_CERT) shim=$(SB_SHIM) bios_results=$(BIOS_RESULTS_MIB) bios_mbr=$(BIOS_MBR)
 image: $(BUILD)/baremark.img
 # The image boots legacy BIOS machines too: SYSLINUX loads baremark.bin from the same ESP.
-$(BUILD)/baremark.img: $(BUILD)/baremark.efi $(BUILD)/baremark.bin boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
+# Arm UEFI machines: build/baremark-aa64.efi as \EFI\BOOT\BOOTAA64.EFI (docs/arm.md).
+$(BUILD)/baremark.img: $(BUILD)/baremark.efi $(BUILD)/baremark-aa64.efi $(BUILD)/baremark.bin boot/baremark.cfg boot/mkimage.sh $(BUILD)/sb-settings $(SB_KEY) $(SB_CERT)
 	SB_KEY="$(SB_KEY)" SB_CERT="$(SB_CERT)" SB_SHIM="$(SB_SHIM)" BIOS_BIN=$(BUILD)/baremark.bin BIOS_RESULTS_MIB="$(BIOS_RESULTS_MIB)" BIOS_MBR="$(BIOS_MBR)" \
+	  AA64_EFI=$(BUILD)/baremark-aa64.efi \
 	  bash boot/mkimage.sh $(BUILD)/baremark.efi boot/baremark.cfg $@
 # Rewritten only when the signing settings change, so switching them rebuilds the image.
 $(BUILD)/sb-settings: FORCE
@@ -239,10 +299,10 @@ JOBS ?= 2
 .PHONY: test unit-test qemu-test check
 unit-test: $(UNIT_BIN) $(HOSTB)/baremark
 check: deps
-	$(MAKE) --no-print-directory -j$(JOBS) WERROR=-Werror efi host bios unit-test
+	$(MAKE) --no-print-directory -j$(JOBS) WERROR=-Werror efi aa64 host bios unit-test
 	python3 tests/run_all.py --unit --host
 test: deps fuzz-smoke
-	$(MAKE) --no-print-directory -j$(JOBS) efi host image bios unit-test
+	$(MAKE) --no-print-directory -j$(JOBS) efi aa64 host image bios unit-test
 	python3 tests/run_all.py
 
 clean:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build a bootable disk image: GPT with one FAT32 EFI System Partition that
-# holds \EFI\BOOT\BOOTX64.EFI, \baremark\baremark.cfg and \baremark\results\.
+# holds \EFI\BOOT\BOOTX64.EFI (and BOOTAA64.EFI when AA64_EFI names it),
+# \baremark\baremark.cfg and \baremark\results\.
 # dd it to a USB stick:  dd if=build/baremark.img of=/dev/sdX bs=4M conv=fsync
 #
 # usage: mkimage.sh BAREMARK.EFI BAREMARK.CFG OUT.IMG [SIZE_MIB]
@@ -112,6 +113,13 @@ if [ -n "$sb_shim" ]; then
     mcopy -i "$tmp/esp.fat" "$tmp/baremark-mok.cer" ::/baremark/baremark-mok.cer
 else
     mcopy -i "$tmp/esp.fat" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+fi
+# Arm (AArch64 UEFI) machines boot \EFI\BOOT\BOOTAA64.EFI from the same stick
+# (UEFI 2.10 section 3.5.1.1, the removable media boot path per architecture).
+# Unsigned: Secure Boot on Arm is not covered (docs/arm.md).
+if [ -n "${AA64_EFI:-}" ]; then
+    [ -f "$AA64_EFI" ] || die "AA64_EFI=$AA64_EFI missing (make aa64)"
+    mcopy -i "$tmp/esp.fat" "$AA64_EFI" ::/EFI/BOOT/BOOTAA64.EFI
 fi
 mcopy -i "$tmp/esp.fat" "$cfg" ::/baremark/baremark.cfg
 disk_guid=$(cat /proc/sys/kernel/random/uuid | tr a-f A-F)

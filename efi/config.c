@@ -163,7 +163,7 @@ static int set_cfg_required(struct config *c, const char *v)
     return BM_OK;
 }
 
-/* serial=auto|off|com1..com4|0xPORT|mmio:0xADDR[,8|,32] */
+/* serial=auto|off|com1..com4|0xPORT|mmio:0xADDR[,8|,32]|pl011:0xADDR|sbsa:0xADDR */
 static int set_serial(struct config *c, const char *v)
 {
     static const uint16_t com_ports[4] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
@@ -180,6 +180,12 @@ static int set_serial(struct config *c, const char *v)
         if (!bm_parse_u64(v, &n) || n == 0 || n > 0xfff8)
             return BM_EINVAL;
         u.base = n;
+    } else if (!strncmp(v, "pl011:", 6) || !strncmp(v, "sbsa:", 5)) {
+        /* An Arm PL011 or SBSA Generic UART (32-bit registers, memory mapped). */
+        const char *a = strchr(v, ':') + 1;
+        if (strncmp(a, "0x", 2) || !bm_parse_u64(a, &n) || n == 0 || n % 4)
+            return BM_EINVAL;
+        u = (struct plat_uart){ PLAT_UART_MMIO, n, 4, 0, v[0] == 'p' ? PLAT_UART_PL011 : PLAT_UART_SBSA };
     } else if (!strncmp(v, "mmio:", 5)) {
         char addr[24];
         const char *comma = strchr(v + 5, ',');
@@ -402,7 +408,7 @@ static const struct key_def keys[] = {
     { "driver", "auto, native or firmware", set_driver },
     { "time", "seconds from 1 to 3600", set_time },
     { "serial", "auto (the firmware console's port: ACPI SPCR, else ConOut, else com1), off, com1..com4, "
-                "an I/O port like 0x2f8, or mmio:0xADDR[,32] (32: registers 4 bytes apart)", set_serial },
+                "an I/O port like 0x2f8, mmio:0xADDR[,32] (32: registers 4 bytes apart), pl011:0xADDR or sbsa:0xADDR (Arm)", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
     { "out", "off, a folder on the boot volume like \\baremark\\results, or LABEL:\\folder / *:\\folder for another FAT volume (no . or .. in the path)", set_out },
     { "exit", "wait (keep the results on screen until a key is pressed, then return to the firmware; a BIOS PC restarts), "

@@ -16,6 +16,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
     InitializeLib(image, st);
     bm_image_handle = image;
     bm_st = st;
+#if defined(__aarch64__)
+    /* An Arm server (SBSA/SBBR) describes itself in ACPI: PCI config
+     * space (MCFG), the console UART (SPCR), coherency (IORT). Firmware
+     * with a device tree only (U-Boot's UEFI, most boards) gives none of
+     * it: say so and go back, never guess at addresses. */
+    if (!plat_acpi_table("FACP", 0)) {
+        Print(L"baremark: this Arm firmware has no ACPI tables (a device-tree platform, not SBSA/SBBR):\r\n"
+              L"baremark-aa64 needs ACPI (MCFG, SPCR) to find PCI and the serial port. Nothing was done.\r\n");
+        return EFI_UNSUPPORTED;
+    }
+#endif
     status = baremark_main(&exit_mode);
     plat_exit(exit_mode == EXIT_REBOOT     ? PLAT_EXIT_REBOOT
               : exit_mode == EXIT_SHUTDOWN ? PLAT_EXIT_SHUTDOWN

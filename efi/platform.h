@@ -127,6 +127,12 @@ int plat_pci_segments(uint16_t *segs, uint8_t *bus_start, uint8_t *bus_end, int 
  * handle so they stop touching it. Release hands it back (reconnects). */
 int plat_pci_claim(struct pci_addr a);
 void plat_pci_release(struct pci_addr a);
+/* May native drivers DMA to and from plat_alloc_pages() memory for
+ * devices on PCI segment seg without cache maintenance? BM_OK on x86 and
+ * the host; on Arm, when ACPI IORT says the segment's root complex is
+ * coherent (or, with no IORT, as SBSA requires of PCIe); BM_ENOTSUP with
+ * why otherwise (platform_common.c). */
+int plat_dma_coherent(uint16_t seg, char *why, size_t whylen);
 /* Map a BAR's MMIO window; returns a pointer (identity on UEFI), or NULL. */
 volatile void *plat_pci_map_bar(struct pci_addr a, int bar, uint64_t *size);
 
@@ -143,6 +149,51 @@ uint8_t mmio_read8(volatile void *base, uint32_t off);
 void mmio_write8(volatile void *base, uint32_t off, uint8_t v);
 /* One 8-byte write (see below). */
 void mmio_write64_whole(volatile void *base, uint32_t off, uint64_t v);
+#elif defined(__aarch64__)
+/* Arm: device accesses as Linux arm64 readl()/writel() (arch/arm64/include/
+ * asm/io.h): one LDR/STR in assembly (no writeback addressing the compiler
+ * might pick, which a hypervisor cannot emulate), a write preceded by
+ * __iowmb() (dma_wmb, DMB OSHST: the CPU's stores to DMA memory are seen
+ * before the doorbell), a read followed by __iormb() (dma_rmb, DMB OSHLD,
+ * and a control dependency: what the device wrote to memory is read after
+ * the status that says it is there). */
+static inline void plat_iowmb(void) { __asm__ __volatile__("dmb oshst" ::: "memory"); }
+static inline void plat_iormb(uint64_t v)
+{
+    uint64_t tmp;
+    __asm__ __volatile__("dmb oshld" ::: "memory");
+    __asm__ __volatile__("eor %0, %1, %1\n\tcbnz %0, ." : "=r"(tmp) : "r"(v) : "memory");
+}
+static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
+{
+    uint32_t v;
+    __asm__ __volatile__("ldr %w0, [%1]" : "=r"(v) : "r"((volatile uint8_t *)base + off));
+    plat_iormb(v);
+    return v;
+}
+static inline void mmio_write32(volatile void *base, uint32_t off, uint32_t v)
+{
+    plat_iowmb();
+    __asm__ __volatile__("str %w0, [%1]" ::"rZ"(v), "r"((volatile uint8_t *)base + off));
+}
+static inline uint8_t mmio_read8(volatile void *base, uint32_t off)
+{
+    uint8_t v;
+    __asm__ __volatile__("ldrb %w0, [%1]" : "=r"(v) : "r"((volatile uint8_t *)base + off));
+    plat_iormb(v);
+    return v;
+}
+static inline void mmio_write8(volatile void *base, uint32_t off, uint8_t v)
+{
+    plat_iowmb();
+    __asm__ __volatile__("strb %w0, [%1]" ::"rZ"(v), "r"((volatile uint8_t *)base + off));
+}
+/* One 8-byte store (see the x86 one below): Linux writeq. */
+static inline void mmio_write64_whole(volatile void *base, uint32_t off, uint64_t v)
+{
+    plat_iowmb();
+    __asm__ __volatile__("str %x0, [%1]" ::"rZ"(v), "r"((volatile uint8_t *)base + off));
+}
 #else
 static inline uint32_t mmio_read32(volatile void *base, uint32_t off)
 {
@@ -176,16 +227,38 @@ static inline void mmio_write64(volatile void *base, uint32_t off, uint64_t v)
     mmio_write32(base, off + 4, (uint32_t)(v >> 32));
 }
 
-/* Port I/O (x86). */
+/* Port I/O (x86). On Arm there is none: plat_has_port_io() is false, reads
+ * return all ones and writes go nowhere (efi/fw/ioport_aa64.c). */
 void plat_outb(uint16_t port, uint8_t v);
 uint8_t plat_inb(uint16_t port);
 void plat_outl(uint16_t port, uint32_t v);
 uint32_t plat_inl(uint16_t port);
+#if defined(__aarch64__)
+static inline bool plat_has_port_io(void) { return false; }
+#else
+static inline bool plat_has_port_io(void) { return true; }
+#endif
+/* The architecture, for records and messages ("x86_64", "aarch64"). */
+#if defined(__aarch64__)
+#define PLAT_ARCH_NAME "aarch64"
+#else
+#define PLAT_ARCH_NAME "x86_64"
+#endif
 
-/* Compiler + CPU barriers for DMA descriptors. */
+/* Compiler + CPU barriers for DMA descriptors; plat_cpu_relax() in a spin
+ * loop. Arm: as Linux arm64 mb()/rmb()/wmb() (DSB SY/LD/ST) and
+ * cpu_relax() (YIELD). */
+#if defined(__aarch64__)
+static inline void plat_wmb(void) { __asm__ __volatile__("dsb st" ::: "memory"); }
+static inline void plat_rmb(void) { __asm__ __volatile__("dsb ld" ::: "memory"); }
+static inline void plat_mb(void) { __asm__ __volatile__("dsb sy" ::: "memory"); }
+static inline void plat_cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
+#else
 static inline void plat_wmb(void) { __asm__ __volatile__("sfence" ::: "memory"); }
 static inline void plat_rmb(void) { __asm__ __volatile__("lfence" ::: "memory"); }
 static inline void plat_mb(void) { __asm__ __volatile__("mfence" ::: "memory"); }
+static inline void plat_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
+#endif
 
 /* ---- Console, input, files --------------------------------------------------- */
 
@@ -310,14 +383,19 @@ void plat_wait_key(void);
 /* A 16550-compatible UART: at an I/O port (the PC's COM ports) or memory
  * mapped, as ACPI SPCR describes it (its Generic Address Structure). */
 enum plat_uart_space { PLAT_UART_IO = 0, PLAT_UART_MMIO };
+/* The register set: a 16550, an Arm PL011 (SPCR type 0x03), or the SBSA
+ * Generic UART (types 0x0D, 0x0E: the PL011's data and flag registers
+ * only, no line setup), both memory mapped with 32-bit registers. */
+enum plat_uart_kind { PLAT_UART_16550 = 0, PLAT_UART_PL011, PLAT_UART_SBSA };
 struct plat_uart {
     enum plat_uart_space space;
     uint64_t base;        /* I/O port, or physical address of register 0 */
     uint8_t reg_bytes;    /* MMIO: access width and register stride, 1 or 4 (I/O: 1) */
     uint32_t baud;        /* 0: keep the rate the firmware programmed */
+    enum plat_uart_kind kind;
 };
 
-/* Open the record channel: the 16550 u on UEFI, standard output on the
+/* Open the record channel: the UART u on UEFI, standard output on the
  * host. BM_ENODEV when no UART answers there. */
 int plat_serial_open(const struct plat_uart *u);
 /* A second UART that gets every record too (COM2 beside COM1: serial_port.h),

@@ -55,7 +55,7 @@ static volatile uint32_t diag_lock;
 static void diag_lock_take(void)
 {
     while (__atomic_exchange_n(&diag_lock, 1, __ATOMIC_ACQUIRE))
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
 }
 
 static void diag_lock_give(void) { __atomic_store_n(&diag_lock, 0, __ATOMIC_RELEASE); }
@@ -128,4 +128,32 @@ void plat_diag_flush(void)
         diag_emit(out[i].where, out[i].msg);
     if (dropped)
         plat_log("%u diagnostics from other CPUs were dropped (more than %u at once)", dropped, DIAG_HELD_MAX);
+}
+
+#if defined(__aarch64__) && !defined(BAREMARK_HOST)
+#include "iort.h"
+#endif
+
+int plat_dma_coherent(uint16_t seg, char *why, size_t whylen)
+{
+#if defined(__aarch64__) && !defined(BAREMARK_HOST)
+    const uint8_t *iort = plat_acpi_table("IORT", 0);
+    int rc;
+
+    if (!iort) {
+        snprintf(why, whylen, "no IORT table: PCIe taken as cache-coherent, as SBSA requires");
+        return BM_OK;
+    }
+    rc = iort_pci_coherent(iort, (size_t)(iort[4] | iort[5] << 8 | iort[6] << 16 | (uint32_t)iort[7] << 24), seg, why,
+                           whylen);
+    /* A table that names no node for the segment, or that cannot be read,
+     * says nothing against SBSA's rule; only an explicit CCA 0 refuses. */
+    return rc == BM_ENOTSUP ? BM_ENOTSUP : BM_OK;
+#else
+    /* x86: PCI DMA snoops the caches (PCI Express Base 6.0, "No Snoop"
+     * aside, which the drivers never set). */
+    (void)seg;
+    snprintf(why, whylen, "coherent");
+    return BM_OK;
+#endif
 }

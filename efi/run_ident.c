@@ -1,5 +1,6 @@
 /* The run's identity (run_ident.h). */
 #include "run_ident.h"
+#include "platform.h"
 
 /* SplitMix64's output function (Steele, Lea, Flood 2014): every input bit
  * reaches every output bit. */
@@ -22,6 +23,19 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
+#if defined(__aarch64__)
+/* Arm: the generic timer's virtual counter stands in for the TSC; there is
+ * no CPUID, and RNDR (FEAT_RNG) is optional, so the jitter is the source. */
+static uint64_t rdtsc(void)
+{
+    uint64_t v;
+
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
+    return v;
+}
+#define JITTER_SOURCE "cntvct_jitter"
+#else
+#define JITTER_SOURCE "tsc_jitter"
 static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
     __asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
@@ -45,7 +59,7 @@ static bool rdseed64(uint64_t *v)
         __asm__ __volatile__("rdseed %0; setc %1" : "=r"(*v), "=qm"(ok) : : "cc");
         if (ok)
             return true;
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
     return false;
 }
@@ -60,6 +74,7 @@ static bool rdrand64(uint64_t *v)
     }
     return false;
 }
+#endif
 
 /* TSC jitter: the time a little memory work takes varies with caches,
  * interrupts, SMIs and (under an emulator) the host; the low bits of many
@@ -86,6 +101,9 @@ const char *run_ident_entropy(uint64_t out[2], bool force_jitter)
     uint32_t r[4];
     bool has_seed = false, has_rand = false;
 
+#if defined(__aarch64__)
+    (void)r, (void)has_seed, (void)has_rand, (void)force_jitter;
+#else
     if (!force_jitter) {
         cpuid(0, 0, r);
         if (r[0] >= 7) {
@@ -100,8 +118,9 @@ const char *run_ident_entropy(uint64_t out[2], bool force_jitter)
         if (has_rand && rdrand64(&out[0]) && rdrand64(&out[1]))
             return "rdrand";
     }
+#endif
     tsc_jitter(out);
-    return "tsc_jitter";
+    return JITTER_SOURCE;
 }
 
 void run_ident_make(struct run_ident *id, const uint64_t entropy[2], const char *source, const char *uuid,

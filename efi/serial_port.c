@@ -192,6 +192,12 @@ void serial_plan_build(struct serial_plan *p, const struct config *c, const void
         add_note(p, SERIAL_SRC_CONSOLE, "no console device path (ConOut)");
     }
 
+    /* COM1 is a PC's port; on Arm there are no I/O ports, only what SPCR
+     * names (as Linux's earlycon follows SPCR alone there). */
+    if (!plat_has_port_io()) {
+        add_note(p, SERIAL_SRC_DEFAULT, "no COM1 default: no I/O ports on " PLAT_ARCH_NAME);
+        return;
+    }
     u = (struct plat_uart){ PLAT_UART_IO, com_ports[0], 1, 0 };
     u.baud = pick_baud(c, &u, c->baud);
     add_candidate(p, SERIAL_SRC_DEFAULT, &u, "COM1, the default");
@@ -237,7 +243,9 @@ int serial_plan_open(struct serial_plan *p)
 
 void serial_port_name(const struct plat_uart *u, char *buf, size_t len)
 {
-    if (u->space == PLAT_UART_IO)
+    if (u->kind != PLAT_UART_16550)
+        snprintf(buf, len, "%s:0x%llx", u->kind == PLAT_UART_PL011 ? "pl011" : "sbsa", (unsigned long long)u->base);
+    else if (u->space == PLAT_UART_IO)
         snprintf(buf, len, "0x%llx", (unsigned long long)u->base);
     else
         snprintf(buf, len, "mmio:0x%llx%s", (unsigned long long)u->base, u->reg_bytes == 4 ? ",32" : "");

@@ -71,8 +71,34 @@ int spcr_parse(const void *table, size_t len, struct plat_uart *u, char *why, si
     case SPCR_TYPE_16550_NVIDIA:
     case SPCR_TYPE_16550_GAS:
         break;
+    case SPCR_TYPE_PL011:
+    case SPCR_TYPE_SBSA_32BIT:
+    case SPCR_TYPE_SBSA:
+        /* Linux acpi_parse_spcr() hands these to its pl011 earlycon. Their
+         * registers are 32 bits on a 4-byte stride whatever the access size
+         * says (PL011 TRM 3.2; SBSA Generic UART: 32-bit accesses, which
+         * Linux makes "mmio32" for type 0x0D), and only memory mapped. */
+        if (space != GAS_SPACE_SYSTEM_MEMORY) {
+            snprintf(why, whylen, "SPCR names %s UART in address space %u, not memory", type_name(type), space);
+            return BM_ENOTSUP;
+        }
+        if (addr % 4) {
+            snprintf(why, whylen, "SPCR names %s UART at MMIO 0x%llx, not aligned to its 32-bit registers",
+                     type_name(type), (unsigned long long)addr);
+            return BM_ENOTSUP;
+        }
+        u->space = PLAT_UART_MMIO;
+        u->reg_bytes = 4;
+        u->base = addr;
+        u->kind = type == SPCR_TYPE_PL011 ? PLAT_UART_PL011 : PLAT_UART_SBSA;
+        /* The rate stays as the firmware set it (the table does not give
+         * the UART's input clock, without which no divisor can be right). */
+        u->baud = 0;
+        snprintf(why, whylen, "SPCR names %s UART at MMIO 0x%llx", type_name(type), (unsigned long long)addr);
+        return BM_OK;
     default:
-        snprintf(why, whylen, "SPCR names %s UART (interface type 0x%02x), not a 16550", type_name(type), type);
+        snprintf(why, whylen, "SPCR names %s UART (interface type 0x%02x), not a 16550, PL011 or SBSA UART",
+                 type_name(type), type);
         return BM_ENOTSUP;
     }
 

@@ -28,6 +28,10 @@
 #define SPCR_TYPE_16550_SUBSET 0x01   /* 16550 subset (16450) compatible with DBGP rev 1 */
 #define SPCR_TYPE_16550_NVIDIA 0x05   /* NVIDIA 16550 */
 #define SPCR_TYPE_16550_GAS 0x12      /* 16550-compatible, parameters in the GAS */
+/* The Arm ones, those Linux hands to its pl011 earlycon: */
+#define SPCR_TYPE_PL011 0x03          /* ARM PL011 */
+#define SPCR_TYPE_SBSA_32BIT 0x0d     /* ARM SBSA Generic UART, 32-bit accesses only (the SBSA 2.x name) */
+#define SPCR_TYPE_SBSA 0x0e           /* ARM SBSA Generic UART */
 
 /* The UART an SPCR table names, into u (baud 0 when the table says "as
  * is", or gives a code it does not define). len: the bytes readable at
@@ -35,9 +39,9 @@
  * sentence either way: what the table names, or why it names nothing
  * usable.
  * Returns BM_OK; BM_ENODEV when the address is all zero (console
- * redirection off); BM_ENOTSUP when the port is not a 16550 or not one we
- * can reach (PL011, 16- or 64-bit registers, an address space other than
- * memory or I/O); BM_EINVAL for a table that is not SPCR or is truncated. */
+ * redirection off); BM_ENOTSUP when the port is not a 16550, PL011 or SBSA
+ * UART, or not one we can reach (16- or 64-bit 16550 registers, an address
+ * space other than memory or I/O, a PL011 not in memory); BM_EINVAL for a table that is not SPCR or is truncated. */
 int spcr_parse(const void *table, size_t len, struct plat_uart *u, char *why, size_t whylen);
 
 #endif

@@ -186,7 +186,7 @@ int mpt2_message(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *
                      (unsigned long long)(timeout_ns / NS_PER_MS), s->post_host_index, mpt_read(c, MPT_REG_DOORBELL));
             return BM_ETIMEDOUT;
         }
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
     if (!c->results[slot].address_reply) {
         snprintf(err, errlen, "%s: answered without a reply frame", what);

@@ -397,7 +397,7 @@ int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, i
             hbaq_abandon(&h->q, slot);
             return BM_ETIMEDOUT;
         }
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
 }
 

@@ -97,7 +97,7 @@ static inline void hbaq_lock(struct hba_queue *q)
 {
     while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&q->lock, __ATOMIC_RELAXED))
-            __asm__ __volatile__("pause");
+            plat_cpu_relax();
 }
 static inline void hbaq_unlock(struct hba_queue *q) { __atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE); }
 

@@ -5,7 +5,7 @@ static void warp_lock(struct tsc_warp *w)
 {
     while (__atomic_exchange_n(&w->lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&w->lock, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
+            plat_cpu_relax();
 }
 
 static void warp_unlock(struct tsc_warp *w) { __atomic_store_n(&w->lock, 0, __ATOMIC_RELEASE); }

@@ -161,7 +161,7 @@ static void probe_native(const struct config *c, const struct plat_boot_location
                          const struct plat_boot_location *results, struct disk_set *s, const struct pci_func *f)
 {
     const struct bm_driver *drv = registry_find(f->vendor, f->device, f->class_code);
-    char bdf[16], err[160];
+    char bdf[16], err[160], coherent_why[240];
     unsigned before = s->list.count, dropped_before = s->list.dropped, fw_n, lost;
     bool matched[FWBLK_CENSUS_MAX];
     char left_out[320] = "";
@@ -182,6 +182,15 @@ static void probe_native(const struct config *c, const struct plat_boot_location
         record_note(bdf, "holds the %s volume: left to the firmware; its disks are benchmarked through "
                          "firmware Block I/O instead of the %s driver",
                     boot->has_pci && same_pci(boot->pci, f->addr) ? "boot" : "results", drv->name);
+        if (s->nkept < DISK_MAX_CTRLS)
+            s->kept_for_firmware[s->nkept++] = f->addr;
+        return;
+    }
+    if (plat_dma_coherent(f->addr.seg, coherent_why, sizeof(coherent_why)) != BM_OK) {
+        /* Arm without coherent PCIe: the driver's rings and buffers would
+         * be read stale; the firmware's drivers know the platform. */
+        record_note(bdf, "left to the firmware, its disks through firmware Block I/O instead of the %s driver: %s",
+                    drv->name, coherent_why);
         if (s->nkept < DISK_MAX_CTRLS)
             s->kept_for_firmware[s->nkept++] = f->addr;
         return;

@@ -3,12 +3,14 @@
  * 80000005h, 80000006h, 8000001Dh). */
 #include "cpuid.h"
 
+#if defined(__x86_64__)
 /* The real CPUID instruction. */
 static void cpuid_insn(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
     (void)ctx;
     __asm__ __volatile__("cpuid" : "=a"(r->eax), "=b"(r->ebx), "=c"(r->ecx), "=d"(r->edx) : "a"(leaf), "c"(subleaf));
 }
+#endif
 
 /* Four ASCII bytes of a register, lowest first. */
 static void put32(char *dst, uint32_t v)
@@ -133,7 +135,9 @@ void cpu_identify_with(cpuid_fn fn, void *ctx, struct cpu_ident *out)
 }
 
 /* The same through the CPUID instruction. */
+#if defined(__x86_64__)
 void cpu_identify(struct cpu_ident *out)
 {
     cpu_identify_with(cpuid_insn, NULL, out);
 }
+#endif /* Arm: cpu_identify() in cpu_arm.c */

@@ -117,7 +117,7 @@ void plat_delay_ns(uint64_t ns)
 {
     uint64_t end = plat_now_ns() + ns;
     while (plat_now_ns() < end)
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
 }
 
 /* A timer event and WaitForEvent: the DXE core halts the CPU in its idle

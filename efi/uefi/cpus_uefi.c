@@ -31,6 +31,8 @@ struct _MP_SERVICES {
 #define MAX_CPUS 256
 
 static MP_SERVICES *mp;
+/* Arm without MP services: CPUs 1.. are PSCI cores 0.. (cpus_psci_aa64.c). */
+static bool psci;
 static unsigned ncpus = 1;
 static uint32_t bsp_initial_apic;  /* CPUID.01h:EBX[31:24] of the boot processor */
 static UINTN cpu_number[MAX_CPUS]; /* our index -> MP services processor number */
@@ -39,6 +41,25 @@ static uint32_t cpu_apic[MAX_CPUS];
 /* This processor's APIC ID from CPUID, no firmware call, so any CPU may
  * ask: the x2APIC ID (leaf 0Bh, EDX) where the leaf exists, else the
  * initial APIC ID (leaf 1, EBX bits 31:24), which repeats past 255 CPUs. */
+#if defined(__aarch64__)
+/* Arm: the processor's MPIDR_EL1 affinity fields (Arm ARM D17.2.101),
+ * Aff3 (bits 39:32) folded in above Aff2..Aff0, the form PI MP services
+ * give as ProcessorId on Arm (EDK2 ArmPsciMpServicesDxe: the MPIDR). */
+static uint32_t mpidr_affinity(uint64_t mpidr)
+{
+    return (uint32_t)(((mpidr >> 8) & 0xff000000u) | (mpidr & 0xffffffu));
+}
+
+static uint32_t initial_apic_id(void)
+{
+    uint64_t mpidr;
+
+    __asm__ __volatile__("mrs %0, mpidr_el1" : "=r"(mpidr));
+    return mpidr_affinity(mpidr);
+}
+#define PROCESSOR_ID(id) mpidr_affinity(id)
+#else
+#define PROCESSOR_ID(id) ((uint32_t)(id))
 static uint32_t initial_apic_id(void)
 {
     uint32_t a = 0, b, c = 0, d;
@@ -54,8 +75,19 @@ static uint32_t initial_apic_id(void)
     __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
     return b >> 24;
 }
+#endif
 
-bool plat_on_bsp(void) { return !mp || ncpus == 1 || initial_apic_id() == bsp_initial_apic; }
+bool plat_on_bsp(void) { return (!mp && !psci) || ncpus == 1 || initial_apic_id() == bsp_initial_apic; }
+
+void uefi_cpus_stop(void)
+{
+#if defined(__aarch64__)
+    if (psci)
+        psci_cpus_stop();
+    psci = false;
+    ncpus = mp ? ncpus : 1;
+#endif
+}
 
 /* Number our CPUs: the bootstrap processor is 0, then each enabled AP. */
 void uefi_cpus_init(void)
@@ -69,6 +101,24 @@ void uefi_cpus_init(void)
     bsp_initial_apic = initial_apic_id();
     if (uefi_call_wrapper(bm_st->BootServices->LocateProtocol, 3, &guid, NULL, (void **)&mp) != EFI_SUCCESS) {
         mp = NULL;
+#if defined(__aarch64__)
+        {
+            /* Arm firmware often has none (EDK2 ArmVirtQemu before 2023,
+             * many vendor builds): start the cores through PSCI. */
+            static uint64_t mpidrs[MAX_CPUS];
+            uint64_t self_mpidr;
+            unsigned n;
+
+            __asm__ __volatile__("mrs %0, mpidr_el1" : "=r"(self_mpidr));
+            cpu_apic[0] = bsp_initial_apic;
+            n = psci_cpus_start(self_mpidr, mpidrs, MAX_CPUS - 1);
+            for (unsigned i = 0; i < n; i++)
+                cpu_apic[ncpus++] = mpidr_affinity(mpidrs[i]);
+            psci = n > 0;
+            plat_log("no EFI MP services protocol: %u more core%s started through PSCI CPU_ON\n", n,
+                     n == 1 ? "" : "s");
+        }
+#endif
         return;
     }
     if (mp->GetNumberOfProcessors(mp, &total, &enabled) != EFI_SUCCESS)
@@ -76,14 +126,14 @@ void uefi_cpus_init(void)
     mp->WhoAmI(mp, &self);
     cpu_number[0] = self;
     if (mp->GetProcessorInfo(mp, self, &info) == EFI_SUCCESS)
-        cpu_apic[0] = (uint32_t)info.ProcessorId;
+        cpu_apic[0] = PROCESSOR_ID(info.ProcessorId);
     for (UINTN i = 0; i < total && ncpus < MAX_CPUS; i++) {
         if (i == self || mp->GetProcessorInfo(mp, i, &info) != EFI_SUCCESS)
             continue;
         if (!(info.StatusFlag & MP_STATUS_ENABLED))
             continue;
         cpu_number[ncpus] = i;
-        cpu_apic[ncpus] = (uint32_t)info.ProcessorId;
+        cpu_apic[ncpus] = PROCESSOR_ID(info.ProcessorId);
         ncpus++;
     }
 }
@@ -113,6 +163,21 @@ int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
         return BM_EINVAL;
     if (n > ncpus)
         n = ncpus;
+#if defined(__aarch64__)
+    if (psci) {
+        for (unsigned i = 1; i < n; i++) {
+            if (psci_cpu_post(i - 1, i, fn, arg) != BM_OK)
+                break;
+            started++;
+        }
+        fn(0, arg);
+        /* No timeout, as below: fn is our own bounded compute loop. */
+        for (unsigned i = 1; i < started; i++)
+            while (!psci_cpu_idle(i - 1))
+                plat_cpu_relax();
+        return (int)started;
+    }
+#endif
     /* Non-blocking StartupThisAP (a WaitEvent) lets the BSP work too. */
     for (unsigned i = 1; i < n && mp; i++) {
         events[i] = NULL;
@@ -130,7 +195,7 @@ int plat_run_on_cpus(unsigned n, plat_cpu_fn fn, void *arg)
         /* The AP signals its event when fn returns; CheckEvent polls it.
          * No timeout: fn is our own bounded compute loop. */
         while (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, events[i]) == EFI_NOT_READY)
-            __asm__ __volatile__("pause");
+            plat_cpu_relax();
         uefi_call_wrapper(bm_st->BootServices->CloseEvent, 1, events[i]);
     }
     return (int)started;
@@ -146,6 +211,10 @@ int plat_cpu_start(unsigned cpu, plat_cpu_fn fn, void *arg)
 {
     if (cpu == 0 || cpu >= ncpus)
         return BM_EINVAL;
+#if defined(__aarch64__)
+    if (psci)
+        return psci_cpu_post(cpu - 1, cpu, fn, arg);
+#endif
     if (!mp)
         return BM_ENOTSUP;
     if (started_event[cpu] && plat_cpu_wait(cpu, 0) != BM_OK)
@@ -168,6 +237,16 @@ int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns)
 {
     uint64_t deadline = plat_now_ns() + timeout_ns;
 
+#if defined(__aarch64__)
+    if (psci && cpu > 0 && cpu < ncpus) {
+        while (!psci_cpu_idle(cpu - 1)) {
+            if (plat_now_ns() >= deadline)
+                return BM_ETIMEDOUT;
+            plat_cpu_relax();
+        }
+        return BM_OK;
+    }
+#endif
     if (cpu == 0 || cpu >= ncpus || !started_event[cpu])
         return BM_EINVAL;
     for (;;) {
@@ -179,6 +258,6 @@ int plat_cpu_wait(unsigned cpu, uint64_t timeout_ns)
         }
         if (plat_now_ns() >= deadline)
             return BM_ETIMEDOUT;
-        __asm__ __volatile__("pause");
+        plat_cpu_relax();
     }
 }

@@ -24,6 +24,7 @@ bool plat_exit_returns(void) { return true; }
 
 void plat_exit(enum plat_exit_mode mode)
 {
+    uefi_cpus_stop();
     uefi_results_close();
     uefi_boot_volume_close();
     if (mode == PLAT_EXIT_REBOOT)

@@ -15,6 +15,19 @@ void uefi_ascii_to_ucs2(CHAR16 *dst, size_t cap, const char *src);
 /* What plat_init (start_uefi.c) starts, in this order. */
 void uefi_clock_init(void);                                   /* clock_uefi.c */
 void uefi_cpus_init(void);                                    /* cpus_uefi.c */
+/* plat_exit: stop the cores started without MP services (Arm, PSCI). */
+void uefi_cpus_stop(void);                                    /* cpus_uefi.c */
+
+#if defined(__aarch64__)
+/* cpus_psci_aa64.c: cores started through PSCI CPU_ON where the firmware
+ * has no MP services. psci_cpus_start: the cores it started (their MPIDRs
+ * into mpidrs), core k being psci_cpu_post's k. */
+#define PSCI_MAX_CORES 255
+unsigned psci_cpus_start(uint64_t self_mpidr, uint64_t *mpidrs, unsigned max);
+int psci_cpu_post(unsigned core, unsigned index, plat_cpu_fn fn, void *arg);
+bool psci_cpu_idle(unsigned core);
+void psci_cpus_stop(void);
+#endif
 void uefi_load_options_init(const EFI_LOADED_IMAGE *image);   /* load_options_uefi.c */
 void uefi_boot_volume_open(EFI_HANDLE device);                /* boot_volume_uefi.c */
 

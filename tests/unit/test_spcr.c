@@ -145,9 +145,9 @@ static void test_non_16550_interface_types_refused(void **state)
 {
     struct plat_uart u;
     (void)state;
-    spcr(0x03, 0, 32, 3, 0x9000000, 3);        /* ARM PL011 (QEMU virt) */
+    spcr(0x0f, 0, 32, 3, 0x9000000, 3);        /* ARM DCC: no UART registers at all */
     assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_ENOTSUP);
-    assert_non_null(strstr(why, "PL011"));
+    assert_non_null(strstr(why, "DCC"));
     spcr(0x2a, 1, 8, 1, 0x2f8, 7);             /* a type nobody defined */
     assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_ENOTSUP);
     assert_non_null(strstr(why, "0x2a"));
@@ -155,6 +155,61 @@ static void test_non_16550_interface_types_refused(void **state)
     assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_ENOTSUP);
     spcr(0x00, 1, 8, 1, 0x12345, 7);           /* beyond the I/O space */
     assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_ENOTSUP);
+}
+
+/* Interface type 0x03, as QEMU virt's firmware builds it (build_spcr():
+ * PL011 at 0x9000000, 32-bit access, 115200 code): a PL011, its rate left
+ * to the firmware, as Linux's pl011 earlycon leaves it. */
+static void test_arm_pl011_selected(void **state)
+{
+    struct plat_uart u;
+    (void)state;
+    spcr(0x03, 0, 32, 3, 0x9000000, 7);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_OK);
+    assert_int_equal(u.kind, PLAT_UART_PL011);
+    assert_int_equal(u.space, PLAT_UART_MMIO);
+    assert_int_equal(u.base, 0x9000000);
+    assert_int_equal(u.reg_bytes, 4);
+    assert_int_equal(u.baud, 0);
+    assert_non_null(strstr(why, "PL011"));
+    /* A legacy table with byte access still gets 32-bit registers. */
+    spcr(0x03, 0, 8, 1, 0x9000000, 7);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_OK);
+    assert_int_equal(u.reg_bytes, 4);
+}
+
+/* Types 0x0E and 0x0D: the SBSA Generic UART (Ampere, Grace and other
+ * SBSA servers), driven through its data and flag registers only. */
+static void test_arm_sbsa_generic_uart_selected(void **state)
+{
+    struct plat_uart u;
+    (void)state;
+    spcr(0x0e, 0, 32, 3, 0x100002600000ull, 0);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_OK);
+    assert_int_equal(u.kind, PLAT_UART_SBSA);
+    assert_int_equal(u.base, 0x100002600000ull);
+    assert_int_equal(u.reg_bytes, 4);
+    assert_non_null(strstr(why, "SBSA generic"));
+    spcr(0x0d, 0, 32, 3, 0x2a400000, 7);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_OK);
+    assert_int_equal(u.kind, PLAT_UART_SBSA);
+    /* A 16550 table is still a 16550. */
+    spcr(0x00, 0, 8, 1, 0xfe001000, 7);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_OK);
+    assert_int_equal(u.kind, PLAT_UART_16550);
+}
+
+/* An Arm UART only exists memory mapped and on 32-bit registers. */
+static void test_arm_uart_in_io_space_or_misaligned_refused(void **state)
+{
+    struct plat_uart u;
+    (void)state;
+    spcr(0x03, 1, 8, 1, 0x3f8, 7);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_ENOTSUP);
+    assert_non_null(strstr(why, "not memory"));
+    spcr(0x0e, 0, 32, 3, 0x9000002, 7);
+    assert_int_equal(spcr_parse(tbl, sizeof(tbl), &u, why, sizeof(why)), BM_ENOTSUP);
+    assert_non_null(strstr(why, "not aligned"));
 }
 
 static void test_truncated_or_foreign_table_refused(void **state)
@@ -201,6 +256,9 @@ int main(void)
         cmocka_unit_test(test_all_zero_address_names_no_port),
         cmocka_unit_test(test_non_16550_interface_types_refused),
         cmocka_unit_test(test_truncated_or_foreign_table_refused),
+        cmocka_unit_test(test_arm_pl011_selected),
+        cmocka_unit_test(test_arm_sbsa_generic_uart_selected),
+        cmocka_unit_test(test_arm_uart_in_io_space_or_misaligned_refused),
         cmocka_unit_test(test_revision_4_precise_baud_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,9 @@ BUILD = os.path.join(ROOT, os.environ.get("BAREMARK_BUILD", "build"))
 IMAGE = os.path.join(BUILD, "baremark.img")
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+# Arm: QEMU virt with Debian's AAVMF (qemu-efi-aarch64), arch="aarch64" in boot().
+AAVMF_CODE = "/usr/share/AAVMF/AAVMF_CODE.fd"
+AAVMF_VARS = "/usr/share/AAVMF/AAVMF_VARS.fd"
 ESP_OFFSET = 1024 * 1024  # boot/mkimage.sh puts the ESP at sector 2048
 RECORD_RE = re.compile(r"BAREMARK (\{.*\})\s*$")
 _TEMP_DIRS = []  # removed by cleanup() unless BAREMARK_KEEP=1
@@ -132,7 +135,7 @@ def make_disk(path, size_mib, fill=None):
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
          monitor=None, on_serial=None, record_port=1, graphics=False, image=None, ovmf_code=None,
-         ovmf_vars=None):
+         ovmf_vars=None, arch="x86_64"):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -148,6 +151,9 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
       other firmware and variable-store templates (the Secure Boot ones; the
       vars file is copied, so a previous run's workdir/vars.fd carries its
       enrolled state into the next boot).
+    arch: "aarch64" boots the same stick (its BOOTAA64.EFI) on QEMU virt
+      with AAVMF under TCG, a Cortex-A57; records come through the PL011
+      that the firmware's SPCR names.
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
@@ -159,7 +165,8 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
         if cfg is not None:
             write_fat_file(stick_path, "::/baremark/baremark.cfg", cfg)
     vars_copy = os.path.join(workdir, "vars.fd")
-    shutil.copyfile(ovmf_vars or OVMF_VARS, vars_copy)
+    aa64 = arch == "aarch64"
+    shutil.copyfile(ovmf_vars or (AAVMF_VARS if aa64 else OVMF_VARS), vars_copy)
     serial = os.path.join(workdir, "serial.log")
     com1 = os.path.join(workdir, "com1.log") if record_port == 2 else serial
 
@@ -168,6 +175,10 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + (ovmf_code or OVMF_CODE),
            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
            "-device", "qemu-xhci,id=xhci"]
+    if aa64:
+        cmd[0:3] = ["qemu-system-aarch64", "-machine", "virt" + machine_extra]
+        i = cmd.index("if=pflash,format=raw,unit=0,readonly=on,file=" + (ovmf_code or OVMF_CODE))
+        cmd[i] = "if=pflash,format=raw,unit=0,readonly=on,file=" + (ovmf_code or AAVMF_CODE)
     if graphics:
         i = cmd.index("-nographic")
         cmd[i:i + 1] = ["-display", "none", "-vga", "std"]
@@ -183,7 +194,9 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     if monitor:
         i = cmd.index("-monitor")
         cmd[i + 1] = "unix:%s,server,nowait" % monitor
-    if os.environ.get("BAREMARK_KVM") == "1":
+    if aa64:
+        cmd += ["-cpu", "cortex-a57"]
+    elif os.environ.get("BAREMARK_KVM") == "1":
         cmd += ["-enable-kvm", "-cpu", "host"]
     else:
         cmd += ["-cpu", "max"]
