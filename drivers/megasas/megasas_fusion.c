@@ -225,10 +225,11 @@ static void fu_drain_replies(void *ctrl)
 static int fu_exec_sync(struct fu_ctrl *c, uint32_t slot, uint8_t type, uint16_t dev_handle, uint64_t timeout_ns,
                         const char *what)
 {
+    uint64_t deadline = plat_now_ns() + timeout_ns;   /* from the moment of the post */
     int st;
 
     fu_fire_slot(c, slot, type, dev_handle);
-    if (hba_wait_internal(&c->base.h, slot, plat_now_ns() + timeout_ns, &st) == BM_OK)
+    if (hba_wait_internal(&c->base.h, slot, deadline, &st) == BM_OK)
         return BM_OK;
     /* The slot stays held until the firmware answers for it. */
     plat_diag(c->base.bdf, "%s: no reply descriptor for SMID %u within %llu ms (reply queue index %u, OSP0 0x%08x)",

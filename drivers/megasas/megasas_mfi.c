@@ -185,10 +185,11 @@ static int mfi_post_abort(struct mfi_ctrl *c, uint32_t slot)
  * status afterwards. */
 static int mfi_exec_sync(struct mfi_ctrl *c, uint32_t slot, uint64_t timeout_ns, const char *what)
 {
+    uint64_t deadline = plat_now_ns() + timeout_ns;   /* from the moment of the post */
     int st, a;
 
     mfi_post(c, slot);
-    if (hba_wait_internal(&c->base.h, slot, plat_now_ns() + timeout_ns, &st) == BM_OK)
+    if (hba_wait_internal(&c->base.h, slot, deadline, &st) == BM_OK)
         return BM_OK;
     a = mfi_post_abort(c, slot);
     if (a >= 0)
