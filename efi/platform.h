@@ -403,6 +403,10 @@ int plat_serial_open(const struct plat_uart *u);
  * the host, unless a unit test says otherwise: platform_sim.h). */
 int plat_serial_open_also(const struct plat_uart *u);
 void plat_serial_write(const char *data, size_t len);
+/* What plat_exit(PLAT_EXIT_WAIT) writes on the record channel once every
+ * file is closed, before it waits for a key (tools/qemu_harness stops QEMU
+ * there instead of waiting out its grace). */
+#define PLAT_WAIT_KEY_LINE "\r\nbaremark: files closed, waiting for a key\r\n"
 /* Where the firmware's console output goes: the UEFI ConOut variable, a
  * multi-instance device path, copied raw into buf. Returns its length, or
  * BM_ENODEV (none; always on the host) / BM_ENOSPC. */

@@ -224,14 +224,19 @@ def main():
     times = {}
     t0 = time.time()
 
+    # The tools' pytest run mostly waits (servers, a PostgreSQL cluster): it runs
+    # beside the cmocka binaries, the fuzz smoke and the tests of tests/qemu,
+    # and its results are printed when it is done (after those).
+    pytest_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    pytest_run = None
     if do_unit:
+        def timed_pytest():
+            t_py = time.time()
+            return pytest_tests(args.k), time.time() - t_py
+        pytest_run = pytest_pool.submit(timed_pytest)
         results, unit_times = unit_tests(args.k)
         times.update(unit_times)
-        t_py = time.time()
-        py_results = pytest_tests(args.k)
-        if py_results:
-            times["pytest (tests/tools, all)"] = time.time() - t_py
-        for name, ok, detail in results + py_results:
+        for name, ok, detail in results:
             print("%s %s" % ("PASS" if ok else "FAIL", name), flush=True)
             if not ok:
                 print(detail)
@@ -265,6 +270,18 @@ def main():
         import qemu
         qemu.cleanup()
         save_durations({k: v for k, v in times.items() if "." in k})
+
+    if pytest_run is not None:
+        py_results, py_secs = pytest_run.result()
+        if py_results:
+            times["pytest (tests/tools, all)"] = py_secs
+        for name, ok, detail in py_results:
+            print("%s %s" % ("PASS" if ok else "FAIL", name), flush=True)
+            if not ok:
+                print(detail)
+            passed += ok
+            failed += not ok
+    pytest_pool.shutdown()
 
     if times:
         print("slowest tests (unit tests per binary):")

@@ -85,8 +85,10 @@ void plat_exit(enum plat_exit_mode mode)
     } else if (mode == PLAT_EXIT_REBOOT || mode == PLAT_EXIT_WAIT) {
         /* exit=wait: the results stayed until a key; nothing to return to
          * but the BIOS itself, so a reset. */
-        if (mode == PLAT_EXIT_WAIT)
+        if (mode == PLAT_EXIT_WAIT) {
+            plat_serial_write(PLAT_WAIT_KEY_LINE, sizeof(PLAT_WAIT_KEY_LINE) - 1);
             plat_wait_key();
+        }
         reset();
         plat_console_write("baremark: reset did not work; switch the machine off.\n");
     } else {

@@ -26,9 +26,19 @@ void plat_sim_advance_ns(uint64_t ns) { __atomic_fetch_add(&sim_skew_ns, ns, __A
 uint64_t plat_tsc_hz(void) { return tsc_hz; }
 const char *plat_clock_source(void) { return "clock_gettime"; }
 
+/* With a simulated device attached (platform_sim.h) a driver's delay is
+ * the model's time, not the host's: the models answer synchronously inside
+ * the register access, so nothing can change while the driver waits, and
+ * a probe's debounce and settle delays pass at once instead of spinning. */
 void plat_delay_ns(uint64_t ns)
 {
-    uint64_t end = plat_now_ns() + ns;
+    uint64_t end;
+
+    if (plat_sim_devices) {
+        plat_sim_advance_ns(ns);
+        return;
+    }
+    end = plat_now_ns() + ns;
     while (plat_now_ns() < end)
         ;
 }

@@ -29,6 +29,11 @@ def test_serial_records_match_results_file():
     # YYYYMMDD-HHMMSS-<serial>.jsonl
     stamp = name.split("-")
     assert len(stamp[0]) == 8 and stamp[0].isdigit() and len(stamp[1]) == 6 and stamp[1].isdigit(), name
+    # exit=wait (the default): once the files are closed the record channel says
+    # the key is awaited (the harness stops QEMU there, not after its grace).
+    tail = run.serial[run.serial.rindex('"type":"end"'):]
+    assert "baremark: files closed, waiting for a key" in tail, tail[-2000:]
+    assert run.seconds < 60, run.seconds
 
 
 def test_bad_option_stops_run_with_named_error():

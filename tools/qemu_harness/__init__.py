@@ -260,7 +260,11 @@ def monitor_command(sock_path, command):
 
 # What the app prints once its files are closed and the machine is handed
 # back (efi/main_uefi.c after plat_exit; efi/bios/exit_bios.c before it halts).
-DONE_MARKERS = ("baremark: back to the firmware", "baremark: finished; switch the machine off")
+# With exit=wait (the default) the app says so once its files are closed and
+# it waits for a key (efi/platform.h PLAT_WAIT_KEY_LINE): nothing more happens
+# until one is pressed, so a test that presses none is done there.
+DONE_MARKERS = ("baremark: back to the firmware", "baremark: finished; switch the machine off",
+                "baremark: files closed, waiting for a key")
 
 
 def wait_for_qemu(proc, serial, timeout, on_text=None, end_grace=None, markers=DONE_MARKERS):
