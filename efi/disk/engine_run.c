@@ -134,26 +134,38 @@ static void start_aps(struct engine_plan *p)
     }
 }
 
+/* Has a CPU's unit anything the next round could move: commands in flight,
+ * or I/O waiting for queue room? */
+static bool cpu_has_io(const struct engine_cpu *c)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        if (!c->jobs[i].stuck && (c->jobs[i].inflight || c->jobs[i].pending))
+            return true;
+    return false;
+}
+
 /* The boot processor: its own units (and those of CPUs that could not be
  * started), the progress line, Esc, the others' diagnostics, until
- * everything is drained or the application processors' deadline passed. */
+ * everything is drained or the application processors' deadline passed.
+ * Whenever none of its own units has work (it has none, or theirs is
+ * done: a small disk's scan beside a large one's) it rests between looks,
+ * so that it does not take a core (a host core, under QEMU) from the
+ * CPUs still polling. */
 static void bsp_main(struct engine_plan *p, struct engine_shared *sh, const char *label)
 {
     uint64_t now = sh->t0, next_ui = sh->t0, last_bytes = 0, last_ns = sh->t0;
     uint64_t ap_deadline = sh->t_end + 2 * sh->t->stall_ns + ENGINE_AP_GRACE_NS;
 
-    bool polls = false;
-
-    for (unsigned k = 0; k < p->ncpus; k++)
-        polls |= p->cpus[k].n && (k == 0 || !p->cpus[k].started);
     for (;;) {
-        bool left = false;
+        bool left = false, io = false;
         for (unsigned k = 0; k < p->ncpus; k++)
-            if (k == 0 || (!p->cpus[k].started && p->cpus[k].n))
+            if (k == 0 || (!p->cpus[k].started && p->cpus[k].n)) {
                 left |= cpu_round(&p->cpus[k], &now);
+                io |= cpu_has_io(&p->cpus[k]);
+            }
         if (!left && p->cpus[0].phase == PHASE_DRAIN && aps_done(p, now >= ap_deadline))
             break;
-        if (!polls && now < next_ui)
+        if (!left && !io && now < next_ui)
             plat_idle_ns(MIN(next_ui - now, ENGINE_BSP_IDLE_NS));
         if (now >= next_ui) {
             next_ui = now + ENGINE_UI_INTERVAL_NS;

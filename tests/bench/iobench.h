@@ -64,4 +64,8 @@ int iobench_row(struct iobench *b, uint32_t qd, bool hist, uint64_t measure_ns, 
 void iobench_print_header(FILE *f, const struct iobench *b);
 void iobench_print_row(FILE *f, const struct iobench_row *r);
 
+/* The surface scan against SEQ1M-Q8T1 on a disk that answers at once
+ * (scanbench.c): CPU ns per I/O and the depth kept. false on a failure. */
+bool scanbench_print(FILE *f, uint64_t ms);
+
 #endif

@@ -43,5 +43,7 @@ int main(int argc, char **argv)
     ok = bench_table(IOBENCH_NVME, nvme_qds, ARRAY_SIZE(nvme_qds), ms);
     printf("\n");
     ok = bench_table(IOBENCH_AHCI, ahci_qds, ARRAY_SIZE(ahci_qds), ms) && ok;
+    printf("\n");
+    ok = scanbench_print(stdout, ms) && ok;
     return ok ? 0 : 1;
 }

@@ -79,14 +79,23 @@ def test_clean_disk_scan_rate_against_its_seq1m():
            if r["disk"] == "ahci0p0" and r["test"] == "SEQ1M-Q8T1" and r["rw"] == "read" and "concurrent" not in r]
     assert len(seq) == 1, seq
     assert good["seq1m_mbps"] == seq[0]["mbps"], (good, seq)
-    # The scan's cost, printed for the docs (docs/surface-scan.md). Under TCG
-    # both rates measure the emulator and whatever else the host runs at that
-    # moment (SEQ1M-Q8T1 alone varied 3x between boots; beside another QEMU
-    # test the ratio went from 20 % to 108 %): a figure to print, not a speed
-    # to assert (speed targets live in benchmarks). What is checked is that
-    # the record's ratio is the one its two rates give.
-    print("scan %.1f MB/s, SEQ1M-Q8T1 %.1f MB/s, %.1f%%" % (good["mbps"], good["seq1m_mbps"],
-                                                           good["vs_seq1m_pct"]))
+    # The scan's cost, printed for the docs (docs/surface-scan.md). Not like
+    # with like in this boot: SEQ1M-Q8T1 ran alone, the scan beside the band
+    # disk's, whose every failed re-read costs a COMRESET (QEMU 7.2 keeps
+    # PxSACT after PxCMD.ST is cleared, ahci_port_restart) with its 200 ms
+    # settle spun on the other vCPU: about 12 s of one of the host's cores,
+    # longer than the clean scan. The median of the curve's parts shows the
+    # scan's own pace without those stretches. Under TCG both rates measure
+    # the emulator and whatever else the host runs: figures to print, not
+    # speeds to assert (speed targets live in benchmarks). What is checked
+    # is that the record's ratio is the one its two rates give.
+    bad = _scans(run)["ahci1p2"]
+    parts = sorted(good["curve_mbps"])
+    median = (parts[len(parts) // 2 - 1] + parts[len(parts) // 2]) / 2
+    print("scan %.1f MB/s, SEQ1M-Q8T1 %.1f MB/s, %.1f%% (median part %.1f%%); beside the band disk's scan of "
+          "%.1f s (%d re-reads) for the clean one's %.1f s" % (
+              good["mbps"], good["seq1m_mbps"], good["vs_seq1m_pct"], 100 * median / good["seq1m_mbps"],
+              bad["seconds"], bad["rereads"], good["seconds"]))
     assert good["mbps"] > 0 and good["seq1m_mbps"] > 0, good
     assert abs(good["vs_seq1m_pct"] - 100 * good["mbps"] / good["seq1m_mbps"]) < 0.1, good
 

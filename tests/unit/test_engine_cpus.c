@@ -14,6 +14,7 @@
 #include "../bench/nvme_instant.c"
 #include "drivers/nvme/nvme.h"
 #include "efi/disk/engine_internal.h"
+#include "efi/time_units.h"
 
 #define BLOCKS (1ull << 21)
 
@@ -308,6 +309,98 @@ static void test_sweep_leaves_the_boot_processor_only_with_mp_safe_hooks(void **
         engine_job_free(&jobs[i]);
 }
 
+/* A disk whose reads take lat_ns of real time each (0: done at the next
+ * poll), counting the polls that found nothing in flight. */
+struct timed_disk {
+    struct bm_disk d;
+    uint64_t due[64];
+    bool busy[64];
+    uint32_t inflight;
+    uint64_t lat_ns, idle_polls;
+};
+
+static int timed_submit(struct bm_disk *d, unsigned q, uint32_t tag, enum bm_io_op op, uint64_t lba, uint32_t blocks,
+                        void *buf)
+{
+    struct timed_disk *t = (struct timed_disk *)d;
+
+    (void)op;
+    if (q != 0 || tag >= d->max_qd || t->busy[tag] || !blocks || lba + blocks > d->blocks || !buf)
+        return BM_EINVAL;
+    t->busy[tag] = true;
+    t->due[tag] = plat_now_ns() + t->lat_ns;
+    t->inflight++;
+    return BM_OK;
+}
+
+static int timed_poll(struct bm_disk *d, unsigned q, struct bm_completion *out, int max)
+{
+    struct timed_disk *t = (struct timed_disk *)d;
+    uint64_t now = plat_now_ns();
+    int n = 0;
+
+    (void)q;
+    if (!t->inflight)
+        t->idle_polls++;
+    for (uint32_t tag = 0; tag < d->max_qd && n < max; tag++)
+        if (t->busy[tag] && t->due[tag] <= now) {
+            t->busy[tag] = false;
+            t->inflight--;
+            out[n].tag = tag;
+            out[n].status = BM_OK;
+            out[n].detail[0] = '\0';
+            n++;
+        }
+    return n;
+}
+
+static const struct bm_disk_ops timed_ops = { .submit = timed_submit, .poll = timed_poll };
+
+/* The surface scan of a small disk beside a large one (issue 29): the
+ * small one's sweep, on the boot processor, ends long before the large
+ * one's on the application processor. From then on the boot processor has
+ * nothing to poll and must rest between looks, as it does when it has no
+ * queue at all (SEQ1M-Q8T1 alone): spinning would take a core (a host
+ * core, under QEMU's TCG) from the CPU still reading. Counted, not timed:
+ * a resting boot processor looks at its finished disk about once a
+ * millisecond (ENGINE_BSP_IDLE_NS), a spinning one every few hundred ns. */
+static void test_boot_processor_rests_once_its_own_sweep_is_done(void **state)
+{
+    static const struct engine_io_hooks anywhere = { .mp_safe = true };
+    const struct engine_timing tm = { 0, 0, NS_PER_S };
+    static struct timed_disk big, small;
+    static struct disk_job jobs[2];
+    char why[160];
+    uint64_t t0, ms;
+
+    (void)state;
+    if (plat_cpu_count() < 2)
+        skip();
+    engine_limit_cpus(2);
+    fake_disk(&big.d, "ahci0p0", BM_PATH_NATIVE, "0000:00:03.0", false, 1);
+    fake_disk(&small.d, "ahci1p2", BM_PATH_NATIVE, "0000:00:1f.2", false, 1);
+    big.d.ops = small.d.ops = &timed_ops;
+    big.lat_ns = NS_PER_MS;                   /* 8 in flight: 8 reads a millisecond, 800 in 100 ms */
+    assert_int_equal(engine_job_prepare_sweep(&jobs[0], &big.d, BM_IO_READ, 0, 800 * 256, 256, 8, &anywhere, NULL,
+                                              why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_job_prepare_sweep(&jobs[1], &small.d, BM_IO_READ, 0, 8 * 256, 256, 8, &anywhere, NULL,
+                                              why, sizeof(why)), BM_OK);
+    t0 = plat_now_ns();
+    assert_int_equal(engine_run(jobs, 2, &tm, "scan", NULL), BM_OK);
+    ms = (plat_now_ns() - t0) / NS_PER_MS;
+    assert_int_equal(jobs[0].status, BM_OK);
+    assert_int_equal(jobs[1].status, BM_OK);
+    assert_int_equal(jobs[0].cpu, 1);         /* the large disk on the application processor */
+    assert_int_equal(jobs[1].cpu, 0);         /* the small one on the boot processor */
+    assert_int_equal(jobs[0].bytes, 800ull * 256 * 512);
+    assert_true(ms >= 90);
+    /* About one look a millisecond (two allowed, and the progress line's). */
+    assert_true(small.idle_polls <= 2 * ms + 10);
+    engine_job_free(&jobs[0]);
+    engine_job_free(&jobs[1]);
+    engine_limit_cpus(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_cpu_that_never_returns_fails_its_disk_and_the_other_carries_on),
         cmocka_unit_test(test_next_test_after_a_hung_cpu_runs_its_queues_on_the_boot_processor),
         cmocka_unit_test(test_diagnostic_from_another_cpu_is_held_for_the_boot_processor),
+        cmocka_unit_test(test_boot_processor_rests_once_its_own_sweep_is_done),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

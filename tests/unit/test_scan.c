@@ -48,6 +48,7 @@ struct fake_disk {
     uint64_t submitted, writes, refused, reads_of_bad, bad_completions_caught;
     uint64_t small_with_others;  /* a read shorter than the chunk issued while others were in flight */
     uint32_t chunk_blocks, max_inflight, inflight;
+    uint32_t min_inflight_midway; /* the fewest in flight at a poll while reads were still to be issued */
     uint64_t *read_count;        /* reads of each block */
 };
 
@@ -116,6 +117,8 @@ static int fake_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     int n = 0;
 
     (void)queue;
+    if (f->submitted + SCAN_QD <= d->blocks / f->chunk_blocks && f->inflight < f->min_inflight_midway)
+        f->min_inflight_midway = f->inflight;
     for (uint32_t t = 0; t < FAKE_QD; t++)
         if (f->cmd[t].busy && f->cmd[t].due_ns < next)
             next = f->cmd[t].due_ns;
@@ -171,6 +174,7 @@ static void fake_init(struct fake_disk *f, const char *id, uint64_t blocks, uint
     f->d.ops = &fake_ops;
     f->chunk_blocks = (max_transfer_bytes < SCAN_CHUNK_MAX ? max_transfer_bytes : SCAN_CHUNK_MAX) / lba_bytes;
     f->service_ns = 25 * NS_PER_US;
+    f->min_inflight_midway = UINT32_MAX;
     f->read_count = calloc(blocks, sizeof(uint64_t));
 }
 
@@ -466,6 +470,27 @@ static void test_failed_read_is_reread_in_halves_lowest_first(void **state)
     assert_int_equal(r.reread_errors, 3);
 }
 
+/* The scan keeps SEQ1M-Q8T1's shape (issue 29): on a disk that answers at
+ * once, every poll until the last queue's worth is issued finds all 8
+ * reads in flight, across each of the curve's part boundaries too: the
+ * scan never drains its queue where a part ends. */
+static void test_queue_stays_full_across_curve_parts(void **state)
+{
+    struct fake_disk disk, *f = &disk;
+    struct scan_result r;
+    (void)state;
+    fake_init(f, "fake0", 4096 * 128, 512, 512, 64 * 1024); /* 4096 reads of 64 KiB */
+    f->service_ns = 0;
+    assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
+    assert_int_equal(r.status, BM_OK);
+    assert_int_equal(r.npoints, 100);
+    assert_int_equal(f->submitted, 4096);
+    assert_int_equal(f->min_inflight_midway, SCAN_QD);
+    assert_int_equal(f->max_inflight, SCAN_QD);
+    assert_contract_kept(f);
+    fake_free(f);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -486,6 +511,7 @@ int main(void)
         cmocka_unit_test_setup(test_scan_range_is_clipped_to_each_disk, setup),
         cmocka_unit_test_setup(test_range_scan_reads_only_its_range, setup),
         cmocka_unit_test_setup(test_failed_read_is_reread_in_halves_lowest_first, setup),
+        cmocka_unit_test_setup(test_queue_stays_full_across_curve_parts, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
