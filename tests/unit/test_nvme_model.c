@@ -1974,6 +1974,44 @@ static void test_intel_0953_sweep_read_fails_with_its_failing_part(void **state)
     finish(m, ctrl);
 }
 
+/* A part that never completes keeps its whole I/O open: the caller never
+ * hears of it (its first part's data may not be trusted alone), the engine
+ * counts the part in flight and so keeps the buffer the controller may
+ * still write (engine_job_free), however long ago the other part ended. */
+static void test_intel_0953_sweep_read_with_a_hung_part_stays_in_flight(void **state)
+{
+    static const struct engine_timing short_stall = { 0, 20000000ull, 300000000ull };
+    struct nvme_model *m = model_new();
+    struct stripe_sweep x = { 0 };
+    struct disk_job j;
+    struct bm_disk *d;
+    char why[160] = "";
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x8086, 0x0953);
+    m->no_mdts = true;
+    m->vs3 = 5;
+    m->stripe_bytes = 128u << 10;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = 128 + 256 + 200;               /* the second read's second part */
+    assert_int_equal(engine_job_prepare_sweep(&j, d, BM_IO_READ, 128, 2048, 256, 1, &stripe_sweep_hooks, &x, why,
+                                              sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&j, 1, &short_stall, "test", NULL), BM_OK);
+    assert_int_equal(x.done, 1);                 /* the first read only */
+    assert_int_equal(x.status, BM_OK);
+    assert_true(j.stuck);
+    assert_int_equal(j.status, BM_ETIMEDOUT);
+    assert_int_equal(j.inflight, 1);             /* the hung part: its buffer is kept */
+    assert_true(j.slots[0].busy);
+    assert_int_equal(j.slots[0].lba, 128 + 256);
+    assert_int_equal(m->stripe_crossings, 0);
+    engine_job_free(&j);
+    m->hang_lba = NO_LBA;
+    model_release_held(m);
+    finish(m, ctrl);
+}
+
 /* Amazon EC2 NVMe: a buffer above 2^48 is refused at submit instead of
  * being sent to a controller that would not reach it. */
 static void test_48_bit_dma_controller_gets_no_address_above_2_to_48(void **state)
@@ -2065,6 +2103,7 @@ int main(void)
         cmocka_unit_test(test_intel_0953_commands_stay_within_its_stripe),
         cmocka_unit_test(test_intel_0953_request_crossing_stripes_is_split_at_them),
         cmocka_unit_test(test_intel_0953_sweep_read_fails_with_its_failing_part),
+        cmocka_unit_test(test_intel_0953_sweep_read_with_a_hung_part_stays_in_flight),
         cmocka_unit_test(test_48_bit_dma_controller_gets_no_address_above_2_to_48),
         cmocka_unit_test(test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_ones),
         cmocka_unit_test(test_apple_2001_gets_a_queue_depth_of_one),
