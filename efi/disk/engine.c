@@ -353,8 +353,9 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
             return true;
         }
         if (p >= j->pieces) { /* job_max_pieces() was wrong: the tag would be another slot's */
-            job_fail(j, BM_EINVAL, ENGINE_FAIL_OTHER, slot->lba, "an I/O of %u blocks at LBA %llu needs more than %u commands",
-                     slot->blocks, (unsigned long long)slot->lba, j->pieces);
+            job_fail(j, BM_EINVAL, ENGINE_FAIL_OTHER, slot->lba,
+                     "an I/O of %u blocks at LBA %llu needs more than %u commands", slot->blocks,
+                     (unsigned long long)slot->lba, j->pieces);
             if (slot->pieces_left == 0)
                 slot->busy = false;
             return true;
