@@ -39,7 +39,7 @@
  *   as QEMU nvme_select_iocs_ns(); CC.CSS = 110b without CAP.CSS bit 6 is
  *   a controller that never becomes ready;
  * - the quirks of Linux nvme_id_table, as the chips behave: the Intel 0953
- *   stripe (vs[3], byte 3075; commands crossing it are counted), 48-bit DMA
+ *   stripe (vs[3], byte 3075; a command crossing it is failed, Invalid Field, and counted), 48-bit DMA
  *   (an address above is not reached: Data Transfer Error, counted),
  *   Apple 2005 128-byte I/O SQ entries (fetched at that stride) and one CID
  *   space for admin and I/O commands (an I/O CID below 32 is refused,
