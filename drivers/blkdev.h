@@ -119,6 +119,8 @@ struct bm_disk {
                            * all disks of one controller on one CPU */
     uint32_t max_qd;      /* commands in flight per queue */
     uint32_t max_transfer_bytes; /* largest single command */
+    uint32_t chunk_bytes; /* no command may cross a multiple of this (Linux chunk_sectors: the Intel 0953
+                           * stripe); the engine splits an I/O there. 0: none */
     /* What the device itself says about its blocks and I/O (SCSI: READ
      * CAPACITY(16), VPD B0h and 83h; 0 / "" when it does not say). */
     uint32_t opt_transfer_bytes; /* optimal transfer length (VPD B0h) */

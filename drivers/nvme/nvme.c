@@ -350,14 +350,17 @@ static int nvme_plan_queues(struct nvme_ctrl *c, struct nvme_ns_select *sel, str
     }
     p->max_qd = p->entries - 1;
     nvme_io_limits(c->info.mdts, NVME_CAP_MPSMIN(c->cap), p->qpn, p->max_qd, &p->lim);
-    /* Intel 0953 family: no command larger than the stripe, so the
-     * engine's aligned power-of-two I/O never crosses one (Linux caps
-     * max_hw_sectors at it and sets it as the chunk size). */
+    /* Intel 0953 family: no command larger than the stripe, nor across
+     * one: Linux nvme_init_identify() caps max_hw_sectors at it and
+     * nvme_update_disk_info() makes it the queue's chunk_sectors, so the
+     * block layer splits a request at every stripe boundary. Here the
+     * disk's chunk_bytes has the engine do the same. */
     if (c->quirks & NVME_QUIRK_STRIPE_SIZE) {
         c->stripe_bytes = nvme_stripe_bytes(c->info.vs3, NVME_CAP_MPSMIN(c->cap));
         if (c->stripe_bytes && c->stripe_bytes < p->lim.max_transfer_bytes) {
             p->lim.max_transfer_bytes = c->stripe_bytes;
-            plat_diag(c->bdf, "Intel stripe of %u KiB: commands of at most that", c->stripe_bytes / 1024);
+            plat_diag(c->bdf, "Intel stripe of %u KiB: commands of at most that, split at each stripe",
+                      c->stripe_bytes / 1024);
         }
         if (c->stripe_bytes)
             nvme_apply_quirk(c, "stripe_size");
@@ -398,6 +401,7 @@ static void nvme_fill_disk(struct nvme_ctrl *c, struct nvme_ns *ns, const struct
     d->mp_queues = true; /* a queue is driven by one CPU at a time, recovery by whichever sees it (nvme_io.c) */
     d->max_qd = p->max_qd;
     d->max_transfer_bytes = p->lim.max_transfer_bytes;
+    d->chunk_bytes = c->stripe_bytes; /* the engine splits I/O at each stripe (0: none) */
     d->failed = false;
     d->ops = &nvme_disk_ops;
     d->priv = ns;

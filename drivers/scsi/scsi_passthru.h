@@ -4,9 +4,10 @@
  * "firmware", ids "scsi0", "scsi1", ...), identified and driven with the
  * same SCSI layer as the native HBA drivers.
  *
- * One command in flight per disk (max_qd 1): non-blocking through an event
+ * One request in flight per disk (max_qd 1): non-blocking through an event
  * when the firmware's pass-thru supports it, else the firmware call itself
- * blocks inside submit().
+ * blocks inside submit(). A request larger than the LUN takes in one
+ * command runs as parts, one after another (scsi_pt_parts below).
  *
  * Call it after the native drivers have probed (a controller they took has
  * lost its firmware driver, and with it its pass-thru protocol) and before
@@ -33,6 +34,34 @@ int scsi_passthru_discover(struct bm_disk_list *l, const struct pci_addr *taken,
 /* Is the disk d (a firmware Block I/O disk, say) the same target/LUN as a
  * pass-thru disk already in l? Compares controller, port and LUN. */
 bool scsi_passthru_covers(const struct bm_disk_list *l, const struct bm_disk *d);
+
+/* A request larger than one command of the LUN (its VPD B0h maximum
+ * transfer length, or the firmware's limit) runs as parts, one command
+ * after another, each with its own timeout; the request completes when
+ * the last part has, or with the first part that fails. Linux gets the
+ * same from the block layer splitting at max_hw_sectors. */
+#define SCSI_PT_MAX_PARTS 16
+
+struct scsi_pt_parts {
+    enum bm_io_op op;
+    uint64_t lba;           /* the next part's first block */
+    uint32_t left;          /* blocks no part has started */
+    uint32_t part_blocks;   /* one command's blocks, at most */
+    uint32_t lba_bytes;
+    uint8_t *buf;           /* the next part's data */
+    unsigned started;       /* parts handed to the firmware */
+};
+
+/* The largest request a disk whose command takes at most part_bytes
+ * offers (up to want): whole blocks, SCSI_PT_MAX_PARTS parts at most. */
+uint32_t scsi_pt_request_bytes(uint32_t part_bytes, uint32_t lba_bytes, uint32_t want);
+/* Cut a request of blocks at lba into parts of at most part_blocks. */
+void scsi_pt_parts_begin(struct scsi_pt_parts *r, enum bm_io_op op, uint64_t lba, uint32_t blocks, void *buf,
+                         uint32_t lba_bytes, uint32_t part_blocks);
+/* The next part (lba, blocks, data); false when every part has started. */
+bool scsi_pt_parts_peek(const struct scsi_pt_parts *r, uint64_t *lba, uint32_t *blocks, void **buf);
+/* The part peek gave was taken by the firmware. */
+void scsi_pt_parts_advance(struct scsi_pt_parts *r);
 
 /* Forget every pass-thru disk: free memory and events, except where a
  * request may still be in flight (then it is left allocated). */

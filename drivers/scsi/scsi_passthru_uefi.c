@@ -93,12 +93,16 @@ struct pt_disk {
     struct pt_dma *dma;          /* page-aligned */
     PT_PACKET pkt;
     EFI_EVENT event;
-    /* The one command in flight (or finished and not yet reaped). */
+    /* The one request in flight (or finished and not yet reaped), run as
+     * parts of at most part_bytes, one command at a time. */
     bool busy, done, stuck;
+    bool waiting;                /* the next part waits for the firmware to take it (EFI_NOT_READY) */
     bool sat;                    /* an ATA disk behind a SATL (scsi_disk_info.sat) */
     uint32_t tag;
-    uint32_t bytes;
-    uint64_t deadline_ns;
+    uint32_t part_bytes;         /* one command of the LUN and firmware */
+    struct scsi_pt_parts req;
+    uint32_t bytes;              /* the part in flight */
+    uint64_t deadline_ns;        /* the part in flight's (or waiting one's) */
     int status;
     char detail[64];
 };
@@ -249,14 +253,58 @@ static void pt_finish(struct pt_disk *p, EFI_STATUS efi, enum bm_io_op op)
     p->done = true;
 }
 
-/* Start one read or write; at most one per disk is in flight. */
+/* Hand the request's next part to the firmware, and in blocking mode (or
+ * when a part ends at once) the ones after it, until one is in the
+ * firmware's hands, one failed, none is left, or the firmware has no
+ * room (p->waiting: the next poll tries again, until that part's own
+ * deadline). */
+static void pt_next_part(struct pt_disk *p)
+{
+    while (!p->stuck) {
+        uint8_t cdb[16], cdb_len;
+        uint64_t lba;
+        uint32_t blocks;
+        void *buf;
+        EFI_EVENT ev = p->nonblocking ? p->event : NULL;
+        EFI_STATUS efi;
+
+        if (!scsi_pt_parts_peek(&p->req, &lba, &blocks, &buf))
+            return;
+        if (!p->waiting)
+            p->deadline_ns = plat_now_ns() + PT_IO_TIMEOUT_NS;
+        cdb_len = (uint8_t)scsi_build_rw(cdb, p->req.op, p->d.blocks, lba, blocks);
+        p->bytes = blocks * p->d.lba_bytes;
+        pt_fill_packet(p, cdb, cdb_len, p->req.op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, p->bytes,
+                       PT_IO_TIMEOUT_NS);
+        efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, ev);
+        if (efi == EFI_NOT_READY) {
+            if (plat_now_ns() > p->deadline_ns) {
+                p->waiting = false;
+                p->status = BM_ETIMEDOUT;
+                snprintf(p->detail, sizeof(p->detail), "firmware took no command for %llu s",
+                         (unsigned long long)(PT_IO_TIMEOUT_NS / 1000000000ull));
+                p->done = true;
+                return;
+            }
+            p->waiting = true;
+            return;
+        }
+        p->waiting = false;
+        scsi_pt_parts_advance(&p->req);
+        if (ev && efi == EFI_SUCCESS)
+            return; /* in the firmware's hands until the event fires */
+        pt_finish(p, efi, p->req.op);
+        if (p->status != BM_OK || !p->req.left)
+            return;
+        p->done = false; /* that part ended well: on to the next */
+    }
+}
+
+/* Start one read or write; at most one request per disk is in flight. */
 static int pt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
                      uint32_t blocks, void *buf)
 {
     struct pt_disk *p = d->priv;
-    uint8_t cdb[16];
-    uint8_t cdb_len;
-    EFI_STATUS efi;
 
     if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
         (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
@@ -265,53 +313,47 @@ static int pt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
         return BM_EIO;
     if (p->busy)
         return BM_EBUSY;
-    cdb_len = (uint8_t)scsi_build_rw(cdb, op, d->blocks, lba, blocks);
-    p->bytes = blocks * d->lba_bytes;
-    pt_fill_packet(p, cdb, cdb_len, op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, p->bytes, PT_IO_TIMEOUT_NS);
+    scsi_pt_parts_begin(&p->req, op, lba, blocks, buf, d->lba_bytes, p->part_bytes / d->lba_bytes);
     p->busy = true;
     p->done = false;
+    p->waiting = false;
     p->tag = tag;
-    p->deadline_ns = plat_now_ns() + PT_IO_TIMEOUT_NS;
-    if (p->nonblocking && p->event) {
-        efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, p->event);
-        if (efi == EFI_SUCCESS)
-            return BM_OK; /* in the firmware's hands until the event fires */
-        if (efi == EFI_NOT_READY) {
-            p->busy = false;
-            return BM_EBUSY;
-        }
-        pt_finish(p, efi, op);
-        return BM_OK;
-    }
-    /* The firmware cannot queue: the call returns when the command is done. */
-    efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, NULL);
-    if (efi == EFI_NOT_READY) {
+    pt_next_part(p);
+    if (p->waiting && p->req.started == 0) {
+        /* The firmware took nothing: the engine tries again later. */
+        p->waiting = false;
         p->busy = false;
         return BM_EBUSY;
     }
-    pt_finish(p, efi, op);
     return BM_OK;
 }
 
-/* Collect the command in flight once the firmware has finished it. */
+/* Collect the request once the firmware has finished its last part (or
+ * one failed), starting the next part as each ends. */
 static int pt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct pt_disk *p = d->priv;
 
     if (queue != 0 || max <= 0 || !p->busy)
         return 0;
-    if (!p->done && p->nonblocking) {
+    if (!p->done && !p->waiting && p->nonblocking) {
         if (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, p->event) == EFI_SUCCESS) {
-            pt_finish(p, EFI_SUCCESS, p->pkt.DataDirection == PT_DIR_WRITE ? BM_IO_WRITE : BM_IO_READ);
+            pt_finish(p, EFI_SUCCESS, p->req.op);
+            if (p->status == BM_OK && p->req.left) {
+                p->done = false;
+                pt_next_part(p);
+            }
         } else if (plat_now_ns() > p->deadline_ns) {
             /* The packet and buffer stay the firmware's: this disk takes no
-             * more commands. */
+             * more commands, and the request's other parts never start. */
             p->stuck = true;
             p->status = BM_ETIMEDOUT;
             snprintf(p->detail, sizeof(p->detail), "firmware did not complete the command in %llu s",
                      (unsigned long long)(PT_IO_TIMEOUT_NS / 1000000000ull));
             p->done = true;
         }
+    } else if (p->waiting) {
+        pt_next_part(p);
     }
     if (!p->done)
         return 0;
@@ -483,11 +525,14 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
     }
     /* The LUN's own limit (VPD B0h) first: a probe read larger than it
      * would only earn ILLEGAL REQUEST. */
-    p->d.max_transfer_bytes = pt_max_transfer(p, scsi_max_transfer(&info, PT_MAX_TRANSFER_BYTES));
-    p->d.opt_transfer_bytes = scsi_opt_transfer(&info, p->d.max_transfer_bytes);
-    plat_diag(bdf, "%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command", at, p->d.model,
-             p->d.serial, (unsigned long long)p->d.blocks, p->d.lba_bytes,
-             p->nonblocking ? "non-blocking" : "blocking", p->d.max_transfer_bytes / 1024);
+    p->part_bytes = pt_max_transfer(p, scsi_max_transfer(&info, PT_MAX_TRANSFER_BYTES));
+    /* Requests up to 1 MiB all the same, as parts one after another
+     * (scsi_passthru.h), so SEQ1M runs on a LUN that takes less. */
+    p->d.max_transfer_bytes = scsi_pt_request_bytes(p->part_bytes, p->d.lba_bytes, PT_MAX_TRANSFER_BYTES);
+    p->d.opt_transfer_bytes = scsi_opt_transfer(&info, p->part_bytes);
+    plat_diag(bdf, "%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command, requests of %u KiB",
+              at, p->d.model, p->d.serial, (unsigned long long)p->d.blocks, p->d.lba_bytes,
+              p->nonblocking ? "non-blocking" : "blocking", p->part_bytes / 1024, p->d.max_transfer_bytes / 1024);
     return p;
 }
 

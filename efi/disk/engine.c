@@ -53,6 +53,53 @@ static int job_alloc(struct disk_job *j, char *why, size_t why_len)
     return BM_OK;
 }
 
+/* The disk's chunk in blocks (bm_disk.chunk_bytes), 0 when it has none or
+ * one that is no whole number of blocks. */
+static uint32_t disk_chunk_blocks(const struct bm_disk *d)
+{
+    if (!d->chunk_bytes || d->chunk_bytes % d->lba_bytes)
+        return 0;
+    return d->chunk_bytes / d->lba_bytes;
+}
+
+/* The most commands an I/O of io_blocks takes when it is cut into pieces
+ * of at most piece_blocks and again at every chunk boundary inside it
+ * (Linux: blk_queue_split() at chunk_sectors). first: where the job's
+ * I/Os start, at multiples of io_blocks from it; anywhere: they may start
+ * at any LBA. */
+static uint32_t job_max_pieces(uint64_t first, bool anywhere, uint64_t io_blocks, uint32_t piece_blocks,
+                               uint32_t chunk_blocks)
+{
+    uint64_t n = (io_blocks + piece_blocks - 1) / piece_blocks;
+
+    if (!chunk_blocks)
+        return (uint32_t)n;
+    if (!anywhere && chunk_blocks % io_blocks == 0 && first % io_blocks == 0)
+        return (uint32_t)n; /* every I/O inside one chunk */
+    if (!anywhere && io_blocks % chunk_blocks == 0 && first % chunk_blocks == 0 && chunk_blocks % piece_blocks == 0)
+        return (uint32_t)n; /* whole chunks, each whole pieces */
+    /* The first and last chunk's share of the I/O each take at most one
+     * piece more than their length needs; chunks between them whole
+     * pieces, when a piece divides the chunk. */
+    if (chunk_blocks % piece_blocks == 0)
+        return (uint32_t)(n + 1);
+    return (uint32_t)(n + io_blocks / chunk_blocks + 2);
+}
+
+/* The blocks of the command starting at lba with left blocks of its I/O
+ * to go: a piece at most, and never across a chunk boundary. */
+static inline uint32_t piece_at(const struct disk_job *j, uint64_t lba, uint32_t left)
+{
+    uint32_t n = MIN(j->piece_blocks, left);
+
+    if (j->chunk_blocks) {
+        uint64_t room = j->chunk_blocks - lba % j->chunk_blocks;
+        if (room < n)
+            n = (uint32_t)room;
+    }
+    return n;
+}
+
 /* Fit a test to a disk (block size, capacity, queues, transfer size) and allocate its state. */
 int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_test *t, uint64_t seed, char *why,
                        size_t why_len)
@@ -90,7 +137,13 @@ int engine_job_prepare(struct disk_job *j, struct bm_disk *d, const struct disk_
     if (piece_bytes == 0 || piece_bytes > t->bs)
         piece_bytes = t->bs;
     j->piece_blocks = piece_bytes / d->lba_bytes;
-    j->pieces = (uint32_t)((j->io_blocks + j->piece_blocks - 1) / j->piece_blocks);
+    /* A disk with a chunk (the Intel 0953 stripe) gets no command across
+     * a chunk boundary: an I/O crossing one is cut there too (Linux
+     * chunk_sectors), and its slot keeps room for the extra command. */
+    j->chunk_blocks = disk_chunk_blocks(d);
+    if (j->chunk_blocks)
+        j->piece_blocks = MIN(j->piece_blocks, j->chunk_blocks);
+    j->pieces = job_max_pieces(d->align_lba, false, j->io_blocks, j->piece_blocks, j->chunk_blocks);
     if (!d->max_qd || j->pieces > d->max_qd) {
         snprintf(why, why_len, "one %u-byte I/O needs %u commands, more than the %u the disk keeps in flight", t->bs,
                  j->pieces, d->max_qd);
@@ -146,10 +199,20 @@ int engine_job_prepare_sweep(struct disk_job *j, struct bm_disk *d, enum bm_io_o
     j->test.qd = qd;
     j->test.threads = 1;
     j->nq = 1;
-    j->qd = MIN(qd, d->max_qd);
-    j->pieces = 1;
     j->piece_blocks = chunk_blocks;
     j->io_blocks = chunk_blocks;
+    /* At most the transfer limit, but a chunk boundary may still cut it:
+     * the scan's re-reads start anywhere, a range anywhere. */
+    j->chunk_blocks = disk_chunk_blocks(d);
+    if (j->chunk_blocks)
+        j->piece_blocks = MIN(j->piece_blocks, j->chunk_blocks);
+    j->pieces = job_max_pieces(first_lba, hooks && hooks->next, j->io_blocks, j->piece_blocks, j->chunk_blocks);
+    if (j->pieces > d->max_qd) {
+        snprintf(why, why_len, "a sweep I/O of %u blocks needs %u commands, more than the %u the disk keeps in flight",
+                 chunk_blocks, j->pieces, d->max_qd);
+        return BM_ENOTSUP;
+    }
+    j->qd = MIN(qd, d->max_qd / j->pieces);
     j->sweep = true;
     j->sweep_first = j->sweep_next = first_lba;
     j->sweep_end = first_lba + blocks;
@@ -157,6 +220,14 @@ int engine_job_prepare_sweep(struct disk_job *j, struct bm_disk *d, enum bm_io_o
     j->hooks_ctx = hooks_ctx;
     if (job_alloc(j, why, why_len) != BM_OK)
         return BM_ENOMEM;
+    if (j->pieces > 1 && hooks && hooks->done) {
+        j->part_detail = plat_alloc((size_t)j->nq * j->qd * sizeof(*j->part_detail));
+        if (!j->part_detail) {
+            snprintf(why, why_len, "out of memory");
+            engine_job_free(j);
+            return BM_ENOMEM;
+        }
+    }
     if (op == BM_IO_READ)
         memset(j->buf, 0xa5, j->buf_bytes);
     j->status = BM_OK;
@@ -174,6 +245,7 @@ void engine_job_free(struct disk_job *j)
         j->buf = NULL;
         j->slots = NULL;
         j->hist = NULL;
+        j->part_detail = NULL;
         return;
     }
     if (j->buf) {
@@ -185,9 +257,11 @@ void engine_job_free(struct disk_job *j)
     }
     plat_free(j->slots);
     plat_free(j->hist);
+    plat_free(j->part_detail);
     j->buf = NULL;
     j->slots = NULL;
     j->hist = NULL;
+    j->part_detail = NULL;
 }
 
 /* Record the first failure of a job (where, and the I/O's LBA) and stop its new I/O. */
@@ -257,21 +331,33 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
             slot->blocks = (uint32_t)j->io_blocks;
         }
         slot->next_piece = 0;
+        slot->next_block = 0;
         slot->pieces_left = 0;
+        slot->status = BM_OK;
+        if (j->part_detail)
+            j->part_detail[q * j->qd + s][0] = '\0';
         slot->busy = true;
         if (j->hooks && j->hooks->fill)
             j->hooks->fill(j->hooks_ctx, slot->lba, slot->blocks, slot_buf(j, q, s));
         else if (j->test.op == BM_IO_WRITE)
             stamp_blocks(j, slot_buf(j, q, s));
     }
-    while (slot->next_piece < j->pieces) {
+    while (slot->next_block < slot->blocks) {
         uint32_t p = slot->next_piece;
-        uint64_t first = (uint64_t)p * j->piece_blocks;
-        uint32_t blocks = (uint32_t)MIN((uint64_t)j->piece_blocks, slot->blocks - first);
+        uint32_t first = slot->next_block;
+        uint32_t blocks = piece_at(j, slot->lba + first, slot->blocks - first);
         int rc;
 
         if (j->stopping && p == 0) {
             slot->busy = false;
+            return true;
+        }
+        if (p >= j->pieces) { /* job_max_pieces() was wrong: the tag would be another slot's */
+            job_fail(j, BM_EINVAL, ENGINE_FAIL_OTHER, slot->lba,
+                     "an I/O of %u blocks at LBA %llu needs more than %u commands", slot->blocks,
+                     (unsigned long long)slot->lba, j->pieces);
+            if (slot->pieces_left == 0)
+                slot->busy = false;
             return true;
         }
         rc = d->ops->submit(d, j->q_base + q, s * j->pieces + p, j->test.op, slot->lba + first, blocks,
@@ -290,6 +376,7 @@ static bool slot_pump(struct disk_job *j, unsigned q, uint32_t s, uint64_t now)
         if (j->inflight == 0)
             j->last_event_ns = now;
         slot->next_piece++;
+        slot->next_block += blocks;
         slot->pieces_left++;
         j->inflight++;
     }
@@ -304,7 +391,7 @@ static void job_retry_pending(struct disk_job *j, uint64_t now)
     for (unsigned q = 0; q < j->nq; q++)
         for (uint32_t s = 0; s < j->qd; s++) {
             struct io_slot *slot = &j->slots[q * j->qd + s];
-            bool waiting = !slot->busy || slot->next_piece < j->pieces;
+            bool waiting = !slot->busy || slot->next_block < slot->blocks;
             if (waiting && !j->stopping && !slot_pump(j, q, s, now))
                 still++;
         }
@@ -330,13 +417,32 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
     j->inflight--;
     j->last_event_ns = now;
     if (j->sweep && j->hooks && j->hooks->done) {
-        /* The hook owns the outcome (engine.h); a sweep's I/O is one command. */
+        /* The hook owns the outcome (engine.h). An I/O cut at a chunk
+         * boundary is several commands: it ends when the last has, with
+         * the status of the first that failed (Linux: the bio's status
+         * is its first failed split's). */
+        const char *detail = "";
+
+        if (c->status != BM_OK && slot->status == BM_OK) {
+            slot->status = c->status;
+            if (j->part_detail)
+                bm_strlcpy(j->part_detail[q * j->qd + s], c->detail, sizeof(j->part_detail[0]));
+        }
+        if (slot->pieces_left)
+            return;
+        if (slot->next_block < slot->blocks) {
+            if (!j->stopping)
+                return; /* the rest waits for queue room */
+            if (slot->status == BM_OK) /* a failed submit or Esc: never read whole */
+                slot->status = j->status != BM_OK ? j->status : BM_EABORT;
+        }
         slot->busy = false;
-        if (c->status == BM_OK && j->hooks->check)
+        if (slot->status != BM_OK)
+            detail = j->part_detail ? j->part_detail[q * j->qd + s] : c->detail;
+        if (slot->status == BM_OK && j->hooks->check)
             j->hooks->check(j->hooks_ctx, slot->lba, slot->blocks, slot_buf(j, q, s));
-        j->hooks->done(j->hooks_ctx, slot->lba, slot->blocks, c->status, c->status == BM_OK ? "" : c->detail,
-                       now - slot->start_ns, now);
-        if (c->status == BM_OK) {
+        j->hooks->done(j->hooks_ctx, slot->lba, slot->blocks, slot->status, detail, now - slot->start_ns, now);
+        if (slot->status == BM_OK) {
             j->live_bytes += (uint64_t)slot->blocks * j->disk->lba_bytes;
             if (j->hist)
                 hist_add(j->hist, now - slot->start_ns);
@@ -360,7 +466,7 @@ static void job_complete(struct disk_job *j, unsigned q, const struct bm_complet
                  engine_rw_name(&j->test), j->test.bs >> 10, (unsigned long long)slot->lba, bm_strerror(c->status),
                  c->detail[0] ? ": " : "", c->detail);
     }
-    if (slot->pieces_left || slot->next_piece < j->pieces)
+    if (slot->pieces_left || slot->next_block < slot->blocks)
         return;
     slot->busy = false;
     if (j->status == BM_OK && j->hooks && j->hooks->check)

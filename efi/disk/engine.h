@@ -67,14 +67,16 @@ struct engine_io_hooks {
     bool mp_safe;
 };
 
-/* One logical I/O slot: an I/O of bs bytes, split into `pieces` commands
- * when the disk takes less per command. */
+/* One logical I/O slot: an I/O of bs bytes, split into commands when the
+ * disk takes less per command or has a chunk boundary inside it. */
 struct io_slot {
     uint64_t lba;
     uint32_t blocks;      /* this I/O's length (a sweep's last one may be short) */
     uint64_t start_ns;    /* first command submitted */
     uint32_t next_piece;  /* the next command to submit */
+    uint32_t next_block;  /* blocks of the I/O submitted so far */
     uint32_t pieces_left; /* submitted and not completed */
+    int status;           /* a sweep's I/O: BM_OK, or its first failed command's (the hook hears it) */
     bool busy;            /* an I/O is under way in this slot */
 };
 
@@ -89,8 +91,10 @@ struct disk_job {
     /* What runs, after the disk's limits (see note). */
     unsigned nq;          /* queues used */
     uint32_t qd;          /* I/Os in flight per queue */
-    uint32_t pieces;      /* commands per I/O */
+    uint32_t pieces;      /* commands per I/O, at most (each slot's tags: slot * pieces + piece) */
     uint32_t piece_blocks;
+    uint32_t chunk_blocks; /* no command crosses a multiple of this (bm_disk.chunk_bytes), 0: none */
+    char (*part_detail)[64]; /* a sweep with a done hook and pieces > 1: each slot's failed command, decoded */
     uint64_t io_blocks;
     char note[120];       /* how what ran differs from the test's name, "" if not */
 

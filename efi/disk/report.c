@@ -35,6 +35,8 @@ void report_disk(const struct bm_disk *d, bool selected, const struct disk_write
     json_u64(&r.j, "queues", d->nqueues);
     json_u64(&r.j, "max_qd", d->max_qd);
     json_u64(&r.j, "max_transfer_bytes", d->max_transfer_bytes);
+    if (d->chunk_bytes)
+        json_u64(&r.j, "chunk_bytes", d->chunk_bytes);
     if (d->opt_transfer_bytes)
         json_u64(&r.j, "opt_transfer_bytes", d->opt_transfer_bytes);
     if (d->align_lba)

@@ -39,7 +39,7 @@
  *   as QEMU nvme_select_iocs_ns(); CC.CSS = 110b without CAP.CSS bit 6 is
  *   a controller that never becomes ready;
  * - the quirks of Linux nvme_id_table, as the chips behave: the Intel 0953
- *   stripe (vs[3], byte 3075; commands crossing it are counted), 48-bit DMA
+ *   stripe (vs[3], byte 3075; a command crossing it is failed, Invalid Field, and counted), 48-bit DMA
  *   (an address above is not reached: Data Transfer Error, counted),
  *   Apple 2005 128-byte I/O SQ entries (fetched at that stride) and one CID
  *   space for admin and I/O commands (an I/O CID below 32 is refused,
@@ -52,6 +52,7 @@
 
 #include "platform_sim.h"
 #include "drivers/nvme/nvme.h"
+#include "efi/disk/engine.h"
 #include "../bench/nvme_instant.h"
 
 /* ---- NVMe 1.4 facts the model needs (its own names, from the spec) ---- */
@@ -523,8 +524,14 @@ static void io(struct nvme_model *m, uint16_t sqid, const uint8_t *sqe)
         return;
     }
     if (m->stripe_bytes && (slba * model_lba_bytes(m)) / m->stripe_bytes !=
-                                ((slba + nlb) * model_lba_bytes(m) - 1) / m->stripe_bytes)
+                                ((slba + nlb) * model_lba_bytes(m) - 1) / m->stripe_bytes) {
+        /* A real 0953 serves it, slowly (the firmware splits it behind
+         * our back); the model flags it so a test sees the driver let it
+         * through (Linux never sends one: chunk_sectors). */
         m->stripe_crossings++;
+        complete(m, sqid, cid, ST_INVALID_FIELD | ST_DNR, 0);
+        return;
+    }
     switch (sqe[0]) {
     case OP_FLUSH:
         complete(m, sqid, cid, ST_OK, 0);
@@ -1870,6 +1877,141 @@ static void test_intel_0953_commands_stay_within_its_stripe(void **state)
     plat_free_pages(big, 1u << 20);
 }
 
+/* The engine's side of the 0953 stripe: a request that crosses a stripe
+ * boundary goes out as commands that each stay inside one stripe (Linux:
+ * chunk_sectors, blk_mq splitting at it), counted as one I/O. The model
+ * fails any command that crosses. */
+static const struct engine_timing stripe_timing = { 0, 20000000ull, 2000000000ull };
+
+/* A 1 MiB sequential test on a disk whose I/O starts 64 KiB past a
+ * 128 KiB stripe (its first aligned LBA there): nine commands per I/O. */
+static void test_intel_0953_request_crossing_stripes_is_split_at_them(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct disk_test t = { .name = "SEQ1M", .op = BM_IO_READ, .bs = 1u << 20, .qd = 2, .threads = 1 };
+    struct disk_job j;
+    struct bm_disk *d;
+    char why[160] = "";
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x8086, 0x0953);
+    m->no_mdts = true;
+    m->vs3 = 5;
+    m->stripe_bytes = 128u << 10;
+    d = probe_one(m, &ctrl);
+    assert_int_equal(d->chunk_bytes, 128u << 10);
+    d->align_lba = 128;                          /* 64 KiB: mid-stripe */
+    assert_int_equal(engine_job_prepare(&j, d, &t, 1, why, sizeof(why)), BM_OK);
+    assert_int_equal(j.pieces, 9);               /* 64 + 7 x 128 + 64 KiB */
+    assert_int_equal(engine_run(&j, 1, &stripe_timing, "test", NULL), BM_OK);
+    if (j.status != BM_OK)
+        fail_msg("%s", j.detail);
+    assert_int_equal(m->stripe_crossings, 0);
+    assert_true(j.ios > 0);
+    assert_int_equal(j.bytes, j.ios << 20);
+    assert_int_equal(j.inflight, 0);
+    assert_int_equal(j.slots[0].lba % 2048, 128); /* a whole I/O, landed where it was read */
+    assert_true(data_ok(j.buf, j.slots[0].lba, 2048));
+    engine_job_free(&j);
+    finish(m, ctrl);
+}
+
+struct stripe_sweep {
+    unsigned done;
+    uint64_t lba;
+    uint32_t blocks;
+    int status;
+    char detail[64];
+};
+
+static void stripe_sweep_done(void *ctx, uint64_t lba, uint32_t blocks, int status, const char *detail,
+                              uint64_t lat_ns, uint64_t now_ns)
+{
+    struct stripe_sweep *x = ctx;
+
+    (void)lat_ns, (void)now_ns;
+    x->done++;
+    if (status != BM_OK && x->status == BM_OK) {
+        x->lba = lba, x->blocks = blocks, x->status = status;
+        bm_strlcpy(x->detail, detail, sizeof(x->detail));
+    }
+}
+
+static const struct engine_io_hooks stripe_sweep_hooks = { .done = stripe_sweep_done };
+
+/* A sweep (the scan's, the verify's) of stripe-sized reads from 64 KiB
+ * past a stripe: each read is two commands and reaches its caller once,
+ * when both have ended; a read error in the second fails the read with
+ * that command's status. */
+static void test_intel_0953_sweep_read_fails_with_its_failing_part(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct stripe_sweep x = { 0 };
+    struct disk_job j;
+    struct bm_disk *d;
+    char why[160] = "";
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x8086, 0x0953);
+    m->no_mdts = true;
+    m->vs3 = 5;
+    m->stripe_bytes = 128u << 10;
+    d = probe_one(m, &ctrl);
+    m->bad_lba = 128 + 256 + 200;                /* in the second read's second part */
+    assert_int_equal(engine_job_prepare_sweep(&j, d, BM_IO_READ, 128, 2048, 256, 4, &stripe_sweep_hooks, &x, why,
+                                              sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&j, 1, &stripe_timing, "test", NULL), BM_OK);
+    assert_int_equal(m->stripe_crossings, 0);
+    assert_int_equal(x.done, 8);                 /* one call per read, not per command */
+    assert_int_not_equal(x.status, BM_OK);
+    assert_int_equal(x.lba, 128 + 256);
+    assert_int_equal(x.blocks, 256);
+    assert_non_null(strstr(x.detail, "Unrecovered"));
+    assert_int_equal(j.inflight, 0);
+    engine_job_free(&j);
+    finish(m, ctrl);
+}
+
+/* A part that never completes keeps its whole I/O open: the caller never
+ * hears of it (its first part's data may not be trusted alone), the engine
+ * counts the part in flight and so keeps the buffer the controller may
+ * still write (engine_job_free), however long ago the other part ended. */
+static void test_intel_0953_sweep_read_with_a_hung_part_stays_in_flight(void **state)
+{
+    static const struct engine_timing short_stall = { 0, 20000000ull, 300000000ull };
+    struct nvme_model *m = model_new();
+    struct stripe_sweep x = { 0 };
+    struct disk_job j;
+    struct bm_disk *d;
+    char why[160] = "";
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x8086, 0x0953);
+    m->no_mdts = true;
+    m->vs3 = 5;
+    m->stripe_bytes = 128u << 10;
+    d = probe_one(m, &ctrl);
+    m->hang_lba = 128 + 256 + 200;               /* the second read's second part */
+    assert_int_equal(engine_job_prepare_sweep(&j, d, BM_IO_READ, 128, 2048, 256, 1, &stripe_sweep_hooks, &x, why,
+                                              sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&j, 1, &short_stall, "test", NULL), BM_OK);
+    assert_int_equal(x.done, 1);                 /* the first read only */
+    assert_int_equal(x.status, BM_OK);
+    assert_true(j.stuck);
+    assert_int_equal(j.status, BM_ETIMEDOUT);
+    assert_int_equal(j.inflight, 1);             /* the hung part: its buffer is kept */
+    assert_true(j.slots[0].busy);
+    assert_int_equal(j.slots[0].lba, 128 + 256);
+    assert_int_equal(m->stripe_crossings, 0);
+    engine_job_free(&j);
+    m->hang_lba = NO_LBA;
+    model_release_held(m);
+    finish(m, ctrl);
+}
+
 /* Amazon EC2 NVMe: a buffer above 2^48 is refused at submit instead of
  * being sent to a controller that would not reach it. */
 static void test_48_bit_dma_controller_gets_no_address_above_2_to_48(void **state)
@@ -1959,6 +2101,9 @@ int main(void)
         cmocka_unit_test(test_css_stays_nvm_without_cap_css_bit_6),
         cmocka_unit_test(test_command_set_is_asked_only_of_present_namespaces),
         cmocka_unit_test(test_intel_0953_commands_stay_within_its_stripe),
+        cmocka_unit_test(test_intel_0953_request_crossing_stripes_is_split_at_them),
+        cmocka_unit_test(test_intel_0953_sweep_read_fails_with_its_failing_part),
+        cmocka_unit_test(test_intel_0953_sweep_read_with_a_hung_part_stays_in_flight),
         cmocka_unit_test(test_48_bit_dma_controller_gets_no_address_above_2_to_48),
         cmocka_unit_test(test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_ones),
         cmocka_unit_test(test_apple_2001_gets_a_queue_depth_of_one),
