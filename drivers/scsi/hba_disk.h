@@ -86,7 +86,8 @@ struct hba_recovery {
     bool given_up;            /* a host reset failed: no more recovery */
     uint64_t next_scan_ns;    /* idle: when to look for a held command again */
     unsigned recoveries;      /* recoveries started */
-    char last[96];            /* the last step that ended one, and its time ("ABORT TASK, 12 ms") */
+    char last[192];           /* the last step that ended one, and its time ("ABORT TASK, 12 ms"); a host
+                               * reset given up: its part and why ("host reset gave up in PORT ENABLE: ...") */
 };
 
 /* Where a disk is and the transport controller that reaches it; also the
