@@ -302,6 +302,24 @@ int mpt_reinit_wait(struct mpt_ctrl *c, const char *what, bool check_state, char
     return BM_ETIMEDOUT;
 }
 
+int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint8_t part, uint64_t bound_ns,
+                    char *err, size_t errlen)
+{
+    int rc = mpt_handshake_post(c, req, req_bytes, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    mpt_reinit_enter(c, part, bound_ns);
+    return HBA_PENDING;
+}
+
+int mpt_reinit_reply(struct mpt_ctrl *c, void *reply, unsigned reply_cap, const char *what, char *err, size_t errlen)
+{
+    int got = mpt_handshake_poll(c, reply, reply_cap, err, errlen);
+
+    return got == HBA_PENDING ? mpt_reinit_wait(c, what, false, err, errlen) : got;
+}
+
 /* Take every request back from the IOC by resetting it, as Linux
  * mpt3sas_base_hard_reset_handler does when task management could not
  * end a command (MPI 1: mptscsih_IssueTaskMgmt calls

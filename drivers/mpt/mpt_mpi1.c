@@ -404,15 +404,32 @@ static int mpt1_port_request(struct mpt_ctrl *c, uint8_t function, uint8_t part,
                              size_t errlen)
 {
     struct mpi_port_request req;
-    int rc;
 
     memset(&req, 0, sizeof(req));
     req.function = function;
     req.port_number = (uint8_t)c->ri.port;
-    rc = mpt_handshake_post(c, &req, sizeof(req), err, errlen);
-    if (rc == BM_OK)
-        mpt_reinit_enter(c, part, bound_ns);
-    return rc;
+    return mpt_reinit_post(c, &req, sizeof(req), part, bound_ns, err, errlen);
+}
+
+/* The reply to a port request (what) into rep: HBA_PENDING, BM_OK once
+ * every port answered, or an error; the next port's request is posted. */
+static int mpt1_port_reply(struct mpt_ctrl *c, const char *what, uint8_t function, uint8_t part, uint64_t bound_ns,
+                           char *err, size_t errlen)
+{
+    struct mpt1_state *s = st(c);
+    unsigned ports = MAX(1u, MIN((unsigned)s->facts.number_of_ports, 8u));
+    struct mpi_port_facts_reply rep; /* the larger of the two replies */
+    int got;
+
+    memset(&rep, 0, sizeof(rep));
+    got = mpt_reinit_reply(c, &rep, sizeof(rep), what, err, errlen);
+    if (got == HBA_PENDING || got < 0)
+        return got;
+    if (mpt1_check_reply(c, what, got, rep.ioc_status, err, errlen) != BM_OK)
+        return BM_EIO;
+    if (++c->ri.port < ports)
+        return mpt1_port_request(c, function, part, bound_ns, err, errlen);
+    return BM_OK;
 }
 
 /* After a diagnostic reset (Linux mptbase mpt_HardResetHandler ->
@@ -426,11 +443,9 @@ static int mpt1_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
 {
     struct mpt1_state *s = st(c);
     const struct mpi_ioc_facts_reply *old = &s->old_facts;
-    unsigned ports = MAX(1u, MIN((unsigned)s->facts.number_of_ports, 8u));
     struct mpi_ioc_facts_request fr;
     struct mpi_ioc_init_request ir;
     struct mpi_default_reply rep;
-    struct mpi_port_facts_reply pf;
     int got, rc;
 
     if (start) {
@@ -438,19 +453,15 @@ static int mpt1_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
         memset(&fr, 0, sizeof(fr));
         fr.function = MPI_FUNCTION_IOC_FACTS;
         memset(&s->facts, 0, sizeof(s->facts));
-        rc = mpt_handshake_post(c, &fr, sizeof(fr), err, errlen);
-        if (rc != BM_OK)
-            return rc;
-        mpt_reinit_enter(c, MPT1_RI_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS);
         *step = "IOC FACTS";
-        return HBA_PENDING;
+        return mpt_reinit_post(c, &fr, sizeof(fr), MPT1_RI_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS, err, errlen);
     }
     switch (c->ri.part) {
     case MPT1_RI_FACTS:
         *step = "IOC FACTS";
-        got = mpt_handshake_poll(c, &s->facts, sizeof(s->facts), err, errlen);
+        got = mpt_reinit_reply(c, &s->facts, sizeof(s->facts), "IOC FACTS", err, errlen);
         if (got == HBA_PENDING)
-            return mpt_reinit_wait(c, "IOC FACTS", false, err, errlen);
+            return got;
         rc = mpt1_ioc_facts_check(c, got, err, errlen);
         if (rc != BM_OK)
             return rc;
@@ -462,19 +473,13 @@ static int mpt1_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
             return BM_EIO;
         }
         mpt1_ioc_init_request(c, &ir);
-        rc = mpt_handshake_post(c, &ir, sizeof(ir), err, errlen);
-        if (rc != BM_OK)
-            return rc;
-        mpt_reinit_enter(c, MPT1_RI_INIT, MPT1_HANDSHAKE_TIMEOUT_NS);
         *step = "IOC INIT";
-        return HBA_PENDING;
+        return mpt_reinit_post(c, &ir, sizeof(ir), MPT1_RI_INIT, MPT1_HANDSHAKE_TIMEOUT_NS, err, errlen);
     case MPT1_RI_INIT:
         *step = "IOC INIT";
         memset(&rep, 0, sizeof(rep));
-        got = mpt_handshake_poll(c, &rep, sizeof(rep), err, errlen);
-        if (got == HBA_PENDING)
-            return mpt_reinit_wait(c, "IOC INIT", false, err, errlen);
-        if (got < 0)
+        got = mpt_reinit_reply(c, &rep, sizeof(rep), "IOC INIT", err, errlen);
+        if (got == HBA_PENDING || got < 0)
             return got;
         if (mpt1_check_reply(c, "IOC INIT", got, rep.ioc_status, err, errlen) != BM_OK)
             return BM_EIO;
@@ -491,38 +496,21 @@ static int mpt1_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
         c->ri.port = 0;
         *step = "PORT FACTS";
         return mpt1_port_request(c, MPI_FUNCTION_PORT_FACTS, MPT1_RI_PORT_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS, err,
-                                 errlen) ?: HBA_PENDING;
+                                 errlen);
     case MPT1_RI_PORT_FACTS:
         *step = "PORT FACTS";
-        memset(&pf, 0, sizeof(pf));
-        got = mpt_handshake_poll(c, &pf, sizeof(pf), err, errlen);
-        if (got == HBA_PENDING)
-            return mpt_reinit_wait(c, "PORT FACTS", false, err, errlen);
-        if (got < 0)
-            return got;
-        if (mpt1_check_reply(c, "PORT FACTS", got, pf.ioc_status, err, errlen) != BM_OK)
-            return BM_EIO;
-        if (++c->ri.port < ports)
-            return mpt1_port_request(c, MPI_FUNCTION_PORT_FACTS, MPT1_RI_PORT_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS, err,
-                                     errlen) ?: HBA_PENDING;
+        rc = mpt1_port_reply(c, "PORT FACTS", MPI_FUNCTION_PORT_FACTS, MPT1_RI_PORT_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS,
+                             err, errlen);
+        if (rc != BM_OK)
+            return rc;
         c->ri.port = 0;
         *step = "PORT ENABLE";
         return mpt1_port_request(c, MPI_FUNCTION_PORT_ENABLE, MPT1_RI_PORT_ENABLE, MPT1_PORT_ENABLE_TIMEOUT_NS, err,
-                                 errlen) ?: HBA_PENDING;
+                                 errlen);
     case MPT1_RI_PORT_ENABLE:
         *step = "PORT ENABLE";
-        memset(&rep, 0, sizeof(rep));
-        got = mpt_handshake_poll(c, &rep, sizeof(rep), err, errlen);
-        if (got == HBA_PENDING)
-            return mpt_reinit_wait(c, "PORT ENABLE", false, err, errlen);
-        if (got < 0)
-            return got;
-        if (mpt1_check_reply(c, "PORT ENABLE", got, rep.ioc_status, err, errlen) != BM_OK)
-            return BM_EIO;
-        if (++c->ri.port < ports)
-            return mpt1_port_request(c, MPI_FUNCTION_PORT_ENABLE, MPT1_RI_PORT_ENABLE, MPT1_PORT_ENABLE_TIMEOUT_NS,
-                                     err, errlen) ?: HBA_PENDING;
-        return BM_OK;
+        return mpt1_port_reply(c, "PORT ENABLE", MPI_FUNCTION_PORT_ENABLE, MPT1_RI_PORT_ENABLE,
+                               MPT1_PORT_ENABLE_TIMEOUT_NS, err, errlen);
     default:
         snprintf(err, errlen, "IOC bring-up in no known part");
         return BM_EIO;

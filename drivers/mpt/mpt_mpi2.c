@@ -186,19 +186,15 @@ static int mpt2_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
         s->old_facts = s->facts;
         mpt2_ioc_facts_request(&fr);
         memset(&s->facts, 0, sizeof(s->facts));
-        rc = mpt_handshake_post(c, &fr, sizeof(fr), err, errlen);
-        if (rc != BM_OK)
-            return rc;
-        mpt_reinit_enter(c, MPT2_RI_FACTS, MPT2_HANDSHAKE_TIMEOUT_NS);
         *step = "IOC FACTS";
-        return HBA_PENDING;
+        return mpt_reinit_post(c, &fr, sizeof(fr), MPT2_RI_FACTS, MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
     }
     switch (c->ri.part) {
     case MPT2_RI_FACTS:
         *step = "IOC FACTS";
-        got = mpt_handshake_poll(c, &s->facts, sizeof(s->facts), err, errlen);
+        got = mpt_reinit_reply(c, &s->facts, sizeof(s->facts), "IOC FACTS", err, errlen);
         if (got == HBA_PENDING)
-            return mpt_reinit_wait(c, "IOC FACTS", false, err, errlen);
+            return got;
         rc = mpt2_ioc_facts_check(c, got, err, errlen);
         if (rc != BM_OK)
             return rc;
@@ -214,18 +210,14 @@ static int mpt2_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
         }
         mpt2_reset_queues(c);
         mpt2_ioc_init_request(c, &ir);
-        rc = mpt_handshake_post(c, &ir, sizeof(ir), err, errlen);
-        if (rc != BM_OK)
-            return rc;
-        mpt_reinit_enter(c, MPT2_RI_INIT, MPT2_HANDSHAKE_TIMEOUT_NS);
         *step = "IOC INIT";
-        return HBA_PENDING;
+        return mpt_reinit_post(c, &ir, sizeof(ir), MPT2_RI_INIT, MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
     case MPT2_RI_INIT:
         *step = "IOC INIT";
         memset(&rep, 0, sizeof(rep));
-        got = mpt_handshake_poll(c, &rep, sizeof(rep), err, errlen);
+        got = mpt_reinit_reply(c, &rep, sizeof(rep), "IOC INIT", err, errlen);
         if (got == HBA_PENDING)
-            return mpt_reinit_wait(c, "IOC INIT", false, err, errlen);
+            return got;
         rc = mpt2_ioc_init_check(got, &rep, err, errlen);
         if (rc != BM_OK)
             return rc;

@@ -273,6 +273,12 @@ void mpt_reinit_enter(struct mpt_ctrl *c, uint8_t part, uint64_t bound_ns);
  * that leaves OPERATIONAL (once it was, check_state) ends the part at
  * once with BM_EIO. */
 int mpt_reinit_wait(struct mpt_ctrl *c, const char *what, bool check_state, char *err, size_t errlen);
+/* A handshake of reinit_step: post it and enter its part (HBA_PENDING,
+ * or the post's error); then its reply: HBA_PENDING within the part's
+ * bound, the reply's length in bytes, or an error naming what. */
+int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint8_t part, uint64_t bound_ns,
+                    char *err, size_t errlen);
+int mpt_reinit_reply(struct mpt_ctrl *c, void *reply, unsigned reply_cap, const char *what, char *err, size_t errlen);
 /* The answer to the task management (or reserved-frame request) out,
  * once drain has seen it: false while none came. */
 bool mpt_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code);
