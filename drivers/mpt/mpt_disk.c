@@ -36,12 +36,12 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
     if (!r)
         r = &ok;
     c->results[slot] = *r;
-    /* BUSY / TASK SET FULL from the target, or the IOC out of resources
-     * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
-     * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
+    /* The IOC out of resources (mpt3sas _scsih_io_done turns IOCStatus
+     * BUSY and INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): the shared
+     * table's BUSY disposition, sent again later. */
     if (r->address_reply &&
         (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES) &&
-        hbaq_requeue(&c->h.q, slot, plat_now_ns()))
+        hba_host_busy(&c->h, slot))
         return;
     /* A SCSI status from the target: the shared table decides (BUSY, TASK
      * SET FULL, UNIT ATTENTION, becoming ready: again later; RECOVERED

@@ -160,6 +160,10 @@ struct model {
      * to busy_handle, alternating (as a disk with a full queue answers). */
     uint16_t busy_handle;
     unsigned busy_count, busy_answered;
+    /* The IOC itself answers the next ioc_busy_count SCSI IOs to
+     * busy_handle with IOCStatus INSUFFICIENT_RESOURCES (0x0006) or BUSY
+     * (0x0002), alternating (an IOC short of internal resources). */
+    unsigned ioc_busy_count, ioc_busy_answered;
     struct scsi_target_condition cond; /* what the disks report on READ/WRITE (scsi_target.h) */
     /* What the SAS disks keep in their log pages (have_log), and the
      * SMART data the SATA disks' SATL hands out (scsi_target.h). */
@@ -831,6 +835,17 @@ static void do_scsi_io(struct model *m, uint16_t smid, uint16_t desc_handle, uin
         violation(m, "SenseBufferLength %u", f[0x12]);
     if (f[0x07] != 0x00)
         violation(m, "MsgFlags 0x%02x: sense not in system memory", f[0x07]);
+    if (m->ioc_busy_count && get16(f + 0x00) == m->busy_handle) {
+        uint8_t reply[0x30] = { 0 };
+
+        put16(reply + 0x00, desc_handle);
+        reply[0x02] = sizeof(reply) / 4;
+        reply[0x03] = F_SCSI_IO;
+        put16(reply + 0x0e, m->ioc_busy_count-- % 2 ? 0x0006 : 0x0002);
+        m->ioc_busy_answered++;
+        reply_frame(m, smid, reply, sizeof(reply));
+        return;
+    }
     if (m->defer && m->port_enabled) {
         m->held[m->nheld].smid = smid;
         m->held[m->nheld].frame = f;
@@ -2412,6 +2427,53 @@ static void test_busy_and_task_set_full_retried(void **state)
 
 /* Queue depths per device as mpt3sas sets them: SAS 254, SATA 32 (all
  * below what the controller's slots allow). */
+/* The IOC itself says busy (IOCStatus INSUFFICIENT_RESOURCES / BUSY):
+ * the shared table's BUSY disposition, as for a target's BUSY (mpt3sas
+ * _scsih_io_done: SAM_STAT_BUSY; Linux scsi_decide_disposition
+ * ADD_TO_MLQUEUE): sent again after the back-off until it goes through,
+ * and an IOC busy for good ends the command at its 30 s deadline with
+ * the IOC status named, no later. */
+static void test_ioc_busy_takes_the_shared_busy_disposition(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    uint64_t t0;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->busy_handle = 0x000a;
+    model->ioc_busy_count = 3;
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 600, 8, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(model->ioc_busy_answered, 3);
+    assert_true(block_ok(buf, 0x000a, 600, 512));
+    model->ioc_busy_count = 1000000;
+    t0 = plat_now_ns();
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 700, 1, buf), BM_OK);
+    for (int spins = 0; got < 1 && spins < 100000; spins++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        got += d->ops->poll(d, 0, c, 4);
+    }
+    assert_int_equal(got, 1);
+    assert_int_not_equal(c[0].status, BM_OK);
+    assert_true(plat_now_ns() - t0 <= 31 * NS_PER_S);
+    assert_true(model->ioc_busy_answered > 10);
+    model->ioc_busy_count = 0;
+    assert_int_equal(model->n_outstanding, 0);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 static void test_queue_depth_per_device_type(void **state)
 {
     struct bm_disk_list list;
@@ -2641,6 +2703,7 @@ int main(void)
         cmocka_unit_test(test_ir_members_hidden),
         cmocka_unit_test(test_queue_depth_per_device_type),
         cmocka_unit_test(test_busy_and_task_set_full_retried),
+        cmocka_unit_test(test_ioc_busy_takes_the_shared_busy_disposition),
         cmocka_unit_test(test_long_recovery_step_does_not_hold_the_controller),
         cmocka_unit_test(test_host_reset_in_parts_does_not_hold_poll),
         cmocka_unit_test(test_port_enable_in_steps_lets_another_controller_run),
