@@ -52,7 +52,9 @@ static void mpt_stop(struct mpt_ctrl *c)
     if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
         if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
             plat_diag(c->bdf, "reset of the faulted IOC on release: %s", err);
-    } else if (c->operational && c->failed) {
+    } else if (c->failed) {
+        /* Also when IOC INIT was sent but never answered: the IOC may
+         * still take the queues it names. */
         if (mpt_hard_reset(c, err, sizeof(err)) != BM_OK)
             plat_diag(c->bdf, "reset of the failed IOC on release: %s", err);
     } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {

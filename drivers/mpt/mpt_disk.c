@@ -36,12 +36,12 @@ void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r
     if (!r)
         r = &ok;
     c->results[slot] = *r;
-    /* BUSY / TASK SET FULL from the target, or the IOC out of resources
-     * (mpt3sas _scsih_io_done turns IOCStatus BUSY and
-     * INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): send it again later. */
+    /* The IOC out of resources (mpt3sas _scsih_io_done turns IOCStatus
+     * BUSY and INSUFFICIENT_RESOURCES into SAM_STAT_BUSY): the shared
+     * table's BUSY disposition, sent again later. */
     if (r->address_reply &&
         (r->ioc_status == MPI_IOCSTATUS_BUSY || r->ioc_status == MPI_IOCSTATUS_INSUFFICIENT_RESOURCES) &&
-        hbaq_requeue(&c->h.q, slot, plat_now_ns()))
+        hba_host_busy(&c->h, slot))
         return;
     /* A SCSI status from the target: the shared table decides (BUSY, TASK
      * SET FULL, UNIT ATTENTION, becoming ready: again later; RECOVERED
@@ -195,10 +195,23 @@ static int mpt_tm_post(void *ctrl, enum hba_tm tm, uint32_t slot, char *err, siz
 
     if (!c->be->tm_post)
         return BM_ENOTSUP;
+    if (c->tm.outstanding) {
+        snprintf(err, errlen, "an earlier task management request is still unanswered");
+        return BM_EBUSY;
+    }
     c->tm_type = type;
     plat_diag(c->bdf, "request %u (target %u, handle 0x%04x): %s", slot, io->target, io->dev_handle,
               mpt_tm_name(type));
     return c->be->tm_post(c, type, io, slot, err, errlen);
+}
+
+bool mpt_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code)
+{
+    if (!c->tm.done)
+        return false;
+    *ioc_status = c->tm.ioc_status;
+    *response_code = c->tm.response_code;
+    return true;
 }
 
 /* Has the IOC answered the task management? Bounded by the recovery's
@@ -210,7 +223,7 @@ static int mpt_tm_check(void *ctrl, char *err, size_t errlen)
     uint16_t ioc_status;
     uint8_t rsp;
 
-    if (!c->be->tm_answer(c, &ioc_status, &rsp)) {
+    if (!mpt_tm_answer(c, &ioc_status, &rsp)) {
         uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
 
         if ((db & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_OPERATIONAL)
@@ -261,18 +274,67 @@ static void mpt_end_all(struct mpt_ctrl *c, unsigned *ended, unsigned *released)
     }
 }
 
+void mpt_reinit_enter(struct mpt_ctrl *c, uint8_t part, uint64_t bound_ns)
+{
+    c->ri.part = part;
+    c->ri.part_ns = plat_now_ns();
+    c->ri.deadline_ns = c->ri.part_ns + bound_ns;
+}
+
+int mpt_reinit_wait(struct mpt_ctrl *c, const char *what, bool check_state, char *err, size_t errlen)
+{
+    uint64_t now = plat_now_ns();
+    uint32_t db;
+
+    if (check_state) {
+        db = mpt_read(c, MPT_REG_DOORBELL);
+        if ((db & MPT_IOC_STATE_MASK) != MPT_IOC_STATE_OPERATIONAL) {
+            snprintf(err, errlen, "%s: IOC left OPERATIONAL after %llu ms: doorbell 0x%08x (%s)", what,
+                     (unsigned long long)((now - c->ri.part_ns) / NS_PER_MS), db, mpt_ioc_state_name(db));
+            return BM_EIO;
+        }
+    }
+    if (now <= c->ri.deadline_ns)
+        return HBA_PENDING;
+    snprintf(err, errlen, "%s: no answer within %llu ms (%llu ms spent)", what,
+             (unsigned long long)((c->ri.deadline_ns - c->ri.part_ns) / NS_PER_MS),
+             (unsigned long long)((now - c->ri.part_ns) / NS_PER_MS));
+    return BM_ETIMEDOUT;
+}
+
+int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint8_t part, uint64_t bound_ns,
+                    char *err, size_t errlen)
+{
+    int rc = mpt_handshake_post(c, req, req_bytes, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    mpt_reinit_enter(c, part, bound_ns);
+    return HBA_PENDING;
+}
+
+int mpt_reinit_reply(struct mpt_ctrl *c, void *reply, unsigned reply_cap, const char *what, char *err, size_t errlen)
+{
+    int got = mpt_handshake_poll(c, reply, reply_cap, err, errlen);
+
+    return got == HBA_PENDING ? mpt_reinit_wait(c, what, false, err, errlen) : got;
+}
+
 /* Take every request back from the IOC by resetting it, as Linux
  * mpt3sas_base_hard_reset_handler does when task management could not
  * end a command (MPI 1: mptscsih_IssueTaskMgmt calls
- * mpt_HardResetHandler), one part per poll(): the diagnostic reset
- * (HostDiagnostic read at the times the MPI 2 header allows, 60 s), READY
- * (60 s), then every request the IOC held ends and the IOC is made
- * OPERATIONAL with the same queues (_base_make_ioc_operational: IOC
- * FACTS, IOC INIT 10 s + 30 s, PORT ENABLE 300 s, in one poll: they are
- * handshakes and messages waited for, seconds on a real chip). A
- * controller that cannot be brought back, or that needed
- * MPT_MAX_HOST_RESETS already, is marked failed (its disks' commands end
- * with an error; what it still holds stays held). */
+ * mpt_HardResetHandler), one part per poll(), none waiting for the IOC:
+ * the diagnostic reset (HostDiagnostic read at the times the MPI 2 header
+ * allows, 60 s), READY (60 s), then the backend's reinit_step, itself in
+ * parts bounded as Linux bounds them (_base_make_ioc_operational: IOC
+ * FACTS and IOC INIT handshakes, OPERATIONAL, EVENT NOTIFICATION,
+ * mpt3sas_port_enable's 300 s). The requests the IOC held end only once
+ * it is OPERATIONAL again (the midlayer completes them after the host
+ * reset, scsi_eh_flush_done_q), or once it is given up after the
+ * diagnostic reset took them from it. A controller that cannot be brought
+ * back, or that needed MPT_MAX_HOST_RESETS already, is marked failed (its
+ * disks' commands end with an error; what it may still write, a request
+ * frame it never answered, stays allocated until release resets it). */
 static int mpt_host_reset(void *ctrl, bool start, const char **step, char *err, size_t errlen)
 {
     struct mpt_ctrl *c = ctrl;
@@ -281,7 +343,7 @@ static int mpt_host_reset(void *ctrl, bool start, const char **step, char *err, 
     int rc;
 
     if (start) {
-        if (!c->be->reinit || c->host_resets >= MPT_MAX_HOST_RESETS) {
+        if (!c->be->reinit_step || c->host_resets >= MPT_MAX_HOST_RESETS) {
             snprintf(err, errlen, "%u IOC resets already: its disks end their commands with an error", c->host_resets);
             c->failed = true;
             return BM_EIO;
@@ -328,28 +390,38 @@ static int mpt_host_reset(void *ctrl, bool start, const char **step, char *err, 
             c->failed = true;
             return BM_ETIMEDOUT;
         }
-        c->hr_part = MPT_HR_REINIT;
-        *step = "IOC INIT and PORT ENABLE";
-        return HBA_PENDING;
-    case MPT_HR_REINIT:
-        /* READY: the IOC owns no request any more. */
+        /* READY: the IOC owns no request any more; the task management
+         * frame is ours again. */
         c->operational = false;
-        mpt_end_all(c, &ended, &released);
-        plat_diag(c->bdf, "host reset %u: IOC READY, %u commands in flight ended with an error, %u timed-out requests "
-                  "released", c->host_resets, ended, released);
-        rc = c->be->reinit(c, err, errlen);
-        c->resetting = false;
-        if (rc != BM_OK) {
-            c->failed = true;
-            return rc;
-        }
-        plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL", c->host_resets);
-        return BM_OK;
+        memset(&c->tm, 0, sizeof(c->tm));
+        c->hr_part = MPT_HR_REINIT;
+        rc = c->be->reinit_step(c, true, step, err, errlen);
+        break;
+    case MPT_HR_REINIT:
+        rc = c->be->reinit_step(c, false, step, err, errlen);
+        break;
     default:
         snprintf(err, errlen, "host reset in no known part");
         c->failed = true;
         return BM_EIO;
     }
+    if (rc == HBA_PENDING)
+        return rc;
+    /* OPERATIONAL again, or given up after the diagnostic reset took
+     * every request from the IOC: either way they end now. */
+    mpt_end_all(c, &ended, &released);
+    c->resetting = false;
+    if (rc != BM_OK) {
+        c->failed = true;
+        plat_diag(c->bdf, "host reset %u: IOC given up; %u commands in flight ended with an error, %u timed-out "
+                  "requests released (the diagnostic reset took them)", c->host_resets, ended, released);
+        return rc;
+    }
+    plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL, %u commands in flight ended with an error, %u timed-out "
+              "requests released", c->host_resets, ended, released);
+    if (c->be->reset_done)
+        c->be->reset_done(c);
+    return BM_OK;
 }
 
 /* Hand every reply the backend's queue holds to mpt_slot_done(). */

@@ -141,22 +141,21 @@ int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, 
     return rc;
 }
 
-/* One request and its reply through the doorbell (MPI 1.5). */
-int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
-                  uint64_t reply_timeout_ns, char *err, size_t errlen)
+/* The reply half of a handshake, 16 bits per doorbell interrupt; the
+ * first word is waited for up to first_timeout_ns (0 when the caller saw
+ * it signalled already: mpt_handshake_poll), the others MPT_WORD_TIMEOUT_NS
+ * each. The first two words hold MsgLength (dwords) in their third byte.
+ * Returns the reply length in bytes (at most reply_cap are stored). */
+static int mpt_handshake_read(struct mpt_ctrl *c, void *reply, unsigned reply_cap, uint64_t first_timeout_ns,
+                              char *err, size_t errlen)
 {
     uint8_t *out = reply; /* often a packed struct: stored byte by byte */
     unsigned words, msg_words = 2;
     int rc;
 
-    rc = mpt_handshake_request(c, req, req_bytes, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    /* The reply, 16 bits per doorbell interrupt. The first two words
-     * hold MsgLength (dwords) in their third byte. */
     for (words = 0; words < msg_words * 2; words++) {
         uint16_t v;
-        rc = mpt_wait_doorbell_int(c, words == 0 ? reply_timeout_ns : MPT_WORD_TIMEOUT_NS, "handshake reply", err,
+        rc = mpt_wait_doorbell_int(c, words == 0 ? first_timeout_ns : MPT_WORD_TIMEOUT_NS, "handshake reply", err,
                                    errlen);
         if (rc != BM_OK)
             return rc;
@@ -180,6 +179,29 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
     if (rc != BM_OK)
         return rc;
     return (int)(msg_words * 4);
+}
+
+/* One request and its reply through the doorbell (MPI 1.5). */
+int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
+                  uint64_t reply_timeout_ns, char *err, size_t errlen)
+{
+    int rc = mpt_handshake_request(c, req, req_bytes, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    return mpt_handshake_read(c, reply, reply_cap, reply_timeout_ns, err, errlen);
+}
+
+int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
+{
+    return mpt_handshake_request(c, req, req_bytes, err, errlen);
+}
+
+int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen)
+{
+    if (!(mpt_read(c, MPT_REG_HOST_INT_STATUS) & MPT_HIS_DOORBELL_INTERRUPT))
+        return HBA_PENDING;
+    return mpt_handshake_read(c, reply, reply_cap, 0, err, errlen);
 }
 
 /* Soft reset: message unit reset through the doorbell, then READY. */

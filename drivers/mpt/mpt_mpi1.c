@@ -33,9 +33,8 @@ struct mpt1_state {
     size_t host_page_bytes;
     unsigned nb_shift;          /* Linux NBShiftFactor, from BlockSize */
     struct mpi_ioc_facts_reply facts;
-    /* Task management: frame nslots, MsgContext nslots (no engine slot). */
-    bool tm_outstanding, tm_done;
-    struct mpi_scsi_task_mgmt_reply tm_reply;
+    struct mpi_ioc_facts_reply old_facts; /* before a host reset, to compare */
+    /* Task management (c->tm): frame nslots, MsgContext nslots (no engine slot). */
 };
 
 /* The MPI 1 backend's state of a controller. */
@@ -57,6 +56,8 @@ static int mpt1_check_reply(struct mpt_ctrl *c, const char *what, int got, uint1
     return BM_OK;
 }
 
+static int mpt1_ioc_facts_check(struct mpt_ctrl *c, int got, char *err, size_t errlen);
+
 /* IOC FACTS: frame sizes, credits, queue depths, ports. */
 static int mpt1_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
 {
@@ -68,6 +69,14 @@ static int mpt1_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
     memset(f, 0, sizeof(*f));
     req.function = MPI_FUNCTION_IOC_FACTS;
     got = mpt_handshake(c, &req, sizeof(req), f, sizeof(*f), MPT1_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    return mpt1_ioc_facts_check(c, got, err, errlen);
+}
+
+/* An IOC FACTS reply of got bytes (in the state's facts): sane? */
+static int mpt1_ioc_facts_check(struct mpt_ctrl *c, int got, char *err, size_t errlen)
+{
+    const struct mpi_ioc_facts_reply *f = &st(c)->facts;
+
     if (got < 0)
         return got;
     if (mpt1_check_reply(c, "IOC FACTS", got, f->ioc_status, err, errlen) != BM_OK)
@@ -117,31 +126,38 @@ static int mpt1_alloc(struct mpt_ctrl *c)
     return BM_OK;
 }
 
+/* The IOC INIT request: frame sizes and addresses. */
+static void mpt1_ioc_init_request(struct mpt_ctrl *c, struct mpi_ioc_init_request *req)
+{
+    struct mpt1_state *s = st(c);
+
+    memset(req, 0, sizeof(*req));
+    req->who_init = MPI_WHOINIT_HOST_DRIVER;
+    req->function = MPI_FUNCTION_IOC_INIT;
+    req->max_devices = s->facts.max_devices;
+    req->max_buses = s->facts.max_buses ? s->facts.max_buses : 1;
+    req->reply_frame_size = MPT1_REPLY_FRAME_BYTES;
+    req->host_mfa_high_addr = 0;
+    req->sense_buffer_high_addr = 0;
+    req->msg_version = MPI_VERSION_1_5;
+    req->header_version = MPI_HEADER_VERSION;
+    if (s->host_page) {
+        /* Linux mpt_host_page_alloc: a simple host-to-IOC buffer. */
+        req->host_page_buffer_sge.flags_length = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_END_OF_BUFFER |
+                                                 MPI_SGE_FLAGS_HOST_TO_IOC | MPI_SGE_FLAGS_64_BIT_ADDRESSING |
+                                                 (uint32_t)s->host_page_bytes;
+        req->host_page_buffer_sge.addr = plat_virt_to_phys(s->host_page);
+    }
+}
+
 /* IOC INIT: hand over frame sizes and addresses, wait for OPERATIONAL. */
 static int mpt1_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen)
 {
-    struct mpt1_state *s = st(c);
     struct mpi_ioc_init_request req;
     struct mpi_default_reply rep;
     int got;
 
-    memset(&req, 0, sizeof(req));
-    req.who_init = MPI_WHOINIT_HOST_DRIVER;
-    req.function = MPI_FUNCTION_IOC_INIT;
-    req.max_devices = s->facts.max_devices;
-    req.max_buses = s->facts.max_buses ? s->facts.max_buses : 1;
-    req.reply_frame_size = MPT1_REPLY_FRAME_BYTES;
-    req.host_mfa_high_addr = 0;
-    req.sense_buffer_high_addr = 0;
-    req.msg_version = MPI_VERSION_1_5;
-    req.header_version = MPI_HEADER_VERSION;
-    if (s->host_page) {
-        /* Linux mpt_host_page_alloc: a simple host-to-IOC buffer. */
-        req.host_page_buffer_sge.flags_length = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_END_OF_BUFFER |
-                                                MPI_SGE_FLAGS_HOST_TO_IOC | MPI_SGE_FLAGS_64_BIT_ADDRESSING |
-                                                (uint32_t)s->host_page_bytes;
-        req.host_page_buffer_sge.addr = plat_virt_to_phys(s->host_page);
-    }
+    mpt1_ioc_init_request(c, &req);
     memset(&rep, 0, sizeof(rep));
     got = mpt_handshake(c, &req, sizeof(req), &rep, sizeof(rep), MPT1_HANDSHAKE_TIMEOUT_NS, err, errlen);
     if (got < 0)
@@ -289,10 +305,10 @@ static void mpt1_drain(struct mpt_ctrl *c)
             return;
         if (!(v & MPT_REPLY_ADDRESS_BIT)) {
             /* Context reply: the request finished without anything to report. */
-            if ((v & MPT_CONTEXT_REPLY_CONTEXT_MASK) == c->nslots && s->tm_outstanding) {
-                memset(&s->tm_reply, 0, sizeof(s->tm_reply));
-                s->tm_outstanding = false;
-                s->tm_done = true;
+            if ((v & MPT_CONTEXT_REPLY_CONTEXT_MASK) == c->nslots && c->tm.outstanding) {
+                c->tm.ioc_status = 0;
+                c->tm.outstanding = false;
+                c->tm.done = true;
                 continue;
             }
             mpt_slot_done(c, v & MPT_CONTEXT_REPLY_CONTEXT_MASK, NULL);
@@ -309,11 +325,12 @@ static void mpt1_drain(struct mpt_ctrl *c)
             }
             plat_rmb();
             r = (const struct mpi_scsi_io_reply *)(s->reply + off);
-            if (r->function == MPI_FUNCTION_SCSI_TASK_MGMT && s->tm_outstanding &&
+            if (r->function == MPI_FUNCTION_SCSI_TASK_MGMT && c->tm.outstanding &&
                 (r->msg_context & MPT_CONTEXT_REPLY_CONTEXT_MASK) == c->nslots) {
-                memcpy(&s->tm_reply, r, sizeof(s->tm_reply));
-                s->tm_outstanding = false;
-                s->tm_done = true;
+                /* MPI 1 has no response code to look at: 0. */
+                c->tm.ioc_status = r->ioc_status;
+                c->tm.outstanding = false;
+                c->tm.done = true;
                 mpt_write(c, MPT_REG_REPLY_FIFO, pa);
                 continue;
             }
@@ -350,10 +367,6 @@ static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
                   s->facts.msg_version >= MPI_VERSION_1_5;
     int rc;
 
-    if (s->tm_outstanding) {
-        snprintf(err, errlen, "an earlier task management request is still unanswered");
-        return BM_EBUSY;
-    }
     memset(r, 0, MPT1_REQ_FRAME_BYTES);
     r->target_id = io->target;
     r->bus = io->bus;
@@ -363,8 +376,8 @@ static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
     mpt_encode_lun(r->lun, io->lun);
     if (task_type == MPI_SCSITASKMGMT_TASKTYPE_ABORT_TASK)
         r->task_msg_context = slot;
-    s->tm_done = false;
-    s->tm_outstanding = true;
+    memset(&c->tm, 0, sizeof(c->tm));
+    c->tm.outstanding = true;
     plat_wmb();
     if (hi_pri) {
         mpt_write(c, MPT_REG_REQUEST_HI_PRI_FIFO, (uint32_t)plat_virt_to_phys(r));
@@ -374,7 +387,7 @@ static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
         rc = mpt_handshake_send(c, r, sizeof(*r), why, sizeof(why));
         if (rc != BM_OK) {
             /* Not taken: the frame is ours again (Linux frees it). */
-            s->tm_outstanding = false;
+            c->tm.outstanding = false;
             snprintf(err, errlen, "through the doorbell: %s", why);
             return rc == BM_EBUSY ? BM_EBUSY : BM_ETIMEDOUT;
         }
@@ -382,47 +395,126 @@ static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
     return BM_OK;
 }
 
-/* The task management reply, once the reply FIFO brought it (MPI 1 has
- * no response code: 0). */
-static bool mpt1_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code)
+/* The parts of mpt1_reinit_step. */
+enum { MPT1_RI_FACTS = 1, MPT1_RI_INIT, MPT1_RI_OPERATIONAL, MPT1_RI_PORT_FACTS, MPT1_RI_PORT_ENABLE };
+
+/* Post the handshake of a port request (PORT FACTS or PORT ENABLE) for
+ * port c->ri.port and enter its part. */
+static int mpt1_port_request(struct mpt_ctrl *c, uint8_t function, uint8_t part, uint64_t bound_ns, char *err,
+                             size_t errlen)
+{
+    struct mpi_port_request req;
+
+    memset(&req, 0, sizeof(req));
+    req.function = function;
+    req.port_number = (uint8_t)c->ri.port;
+    return mpt_reinit_post(c, &req, sizeof(req), part, bound_ns, err, errlen);
+}
+
+/* The reply to a port request (what) into rep: HBA_PENDING, BM_OK once
+ * every port answered, or an error; the next port's request is posted. */
+static int mpt1_port_reply(struct mpt_ctrl *c, const char *what, uint8_t function, uint8_t part, uint64_t bound_ns,
+                           char *err, size_t errlen)
 {
     struct mpt1_state *s = st(c);
+    unsigned ports = MAX(1u, MIN((unsigned)s->facts.number_of_ports, 8u));
+    struct mpi_port_facts_reply rep; /* the larger of the two replies */
+    int got;
 
-    if (!s->tm_done)
-        return false;
-    *ioc_status = s->tm_reply.ioc_status;
-    *response_code = 0;
-    return true;
+    memset(&rep, 0, sizeof(rep));
+    got = mpt_reinit_reply(c, &rep, sizeof(rep), what, err, errlen);
+    if (got == HBA_PENDING || got < 0)
+        return got;
+    if (mpt1_check_reply(c, what, got, rep.ioc_status, err, errlen) != BM_OK)
+        return BM_EIO;
+    if (++c->ri.port < ports)
+        return mpt1_port_request(c, function, part, bound_ns, err, errlen);
+    return BM_OK;
 }
 
 /* After a diagnostic reset (Linux mptbase mpt_HardResetHandler ->
- * mpt_do_ioc_recovery): IOC FACTS again, which must still fit the
- * queues sized from the first ones, IOC INIT, every reply frame lent
- * again, PORT FACTS / PORT ENABLE. */
-static int mpt1_reinit(struct mpt_ctrl *c, char *err, size_t errlen)
+ * mpt_do_ioc_recovery), one part per call (poll()), each handshake posted
+ * and its reply looked for again until its bound (mptbase's: 10 s
+ * handshakes, 300 s for PORT ENABLE, which answers once the port's
+ * devices are discovered): IOC FACTS again, which must still fit the
+ * queues sized from the first ones, IOC INIT, OPERATIONAL (30 s), every
+ * reply frame lent again, PORT FACTS and PORT ENABLE on every port. */
+static int mpt1_reinit_step(struct mpt_ctrl *c, bool start, const char **step, char *err, size_t errlen)
 {
     struct mpt1_state *s = st(c);
-    struct mpi_ioc_facts_reply old = s->facts;
-    int rc;
+    const struct mpi_ioc_facts_reply *old = &s->old_facts;
+    struct mpi_ioc_facts_request fr;
+    struct mpi_ioc_init_request ir;
+    struct mpi_default_reply rep;
+    int got, rc;
 
-    s->tm_outstanding = s->tm_done = false;
-    rc = mpt1_ioc_facts(c, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    if (s->facts.global_credits < old.global_credits || s->facts.reply_queue_depth < s->nreply ||
-        s->facts.block_size != old.block_size || s->facts.request_frame_size != old.request_frame_size) {
-        snprintf(err, errlen, "IOC FACTS changed across the reset: %u credits (was %u), reply depth %u, block %u "
-                 "(was %u)", s->facts.global_credits, old.global_credits, s->facts.reply_queue_depth,
-                 s->facts.block_size, old.block_size);
+    if (start) {
+        s->old_facts = s->facts;
+        memset(&fr, 0, sizeof(fr));
+        fr.function = MPI_FUNCTION_IOC_FACTS;
+        memset(&s->facts, 0, sizeof(s->facts));
+        *step = "IOC FACTS";
+        return mpt_reinit_post(c, &fr, sizeof(fr), MPT1_RI_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    }
+    switch (c->ri.part) {
+    case MPT1_RI_FACTS:
+        *step = "IOC FACTS";
+        got = mpt_reinit_reply(c, &s->facts, sizeof(s->facts), "IOC FACTS", err, errlen);
+        if (got == HBA_PENDING)
+            return got;
+        rc = mpt1_ioc_facts_check(c, got, err, errlen);
+        if (rc != BM_OK)
+            return rc;
+        if (s->facts.global_credits < old->global_credits || s->facts.reply_queue_depth < s->nreply ||
+            s->facts.block_size != old->block_size || s->facts.request_frame_size != old->request_frame_size) {
+            snprintf(err, errlen, "IOC FACTS changed across the reset: %u credits (was %u), reply depth %u, block %u "
+                     "(was %u)", s->facts.global_credits, old->global_credits, s->facts.reply_queue_depth,
+                     s->facts.block_size, old->block_size);
+            return BM_EIO;
+        }
+        mpt1_ioc_init_request(c, &ir);
+        *step = "IOC INIT";
+        return mpt_reinit_post(c, &ir, sizeof(ir), MPT1_RI_INIT, MPT1_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    case MPT1_RI_INIT:
+        *step = "IOC INIT";
+        memset(&rep, 0, sizeof(rep));
+        got = mpt_reinit_reply(c, &rep, sizeof(rep), "IOC INIT", err, errlen);
+        if (got == HBA_PENDING || got < 0)
+            return got;
+        if (mpt1_check_reply(c, "IOC INIT", got, rep.ioc_status, err, errlen) != BM_OK)
+            return BM_EIO;
+        mpt_reinit_enter(c, MPT1_RI_OPERATIONAL, MPT1_OPERATIONAL_TIMEOUT_NS);
+        *step = "OPERATIONAL";
+        return HBA_PENDING;
+    case MPT1_RI_OPERATIONAL:
+        *step = "OPERATIONAL";
+        if (mpt_ioc_state(c) != MPT_IOC_STATE_OPERATIONAL)
+            return mpt_reinit_wait(c, "OPERATIONAL after IOC INIT", false, err, errlen);
+        c->operational = true;
+        for (uint32_t i = 0; i < s->nreply; i++)
+            mpt_write(c, MPT_REG_REPLY_FIFO, s->reply_pa + i * MPT1_REPLY_FRAME_BYTES);
+        c->ri.port = 0;
+        *step = "PORT FACTS";
+        return mpt1_port_request(c, MPI_FUNCTION_PORT_FACTS, MPT1_RI_PORT_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS, err,
+                                 errlen);
+    case MPT1_RI_PORT_FACTS:
+        *step = "PORT FACTS";
+        rc = mpt1_port_reply(c, "PORT FACTS", MPI_FUNCTION_PORT_FACTS, MPT1_RI_PORT_FACTS, MPT1_HANDSHAKE_TIMEOUT_NS,
+                             err, errlen);
+        if (rc != BM_OK)
+            return rc;
+        c->ri.port = 0;
+        *step = "PORT ENABLE";
+        return mpt1_port_request(c, MPI_FUNCTION_PORT_ENABLE, MPT1_RI_PORT_ENABLE, MPT1_PORT_ENABLE_TIMEOUT_NS, err,
+                                 errlen);
+    case MPT1_RI_PORT_ENABLE:
+        *step = "PORT ENABLE";
+        return mpt1_port_reply(c, "PORT ENABLE", MPI_FUNCTION_PORT_ENABLE, MPT1_RI_PORT_ENABLE,
+                               MPT1_PORT_ENABLE_TIMEOUT_NS, err, errlen);
+    default:
+        snprintf(err, errlen, "IOC bring-up in no known part");
         return BM_EIO;
     }
-    rc = mpt1_ioc_init(c, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    c->operational = true;
-    for (uint32_t i = 0; i < s->nreply; i++)
-        mpt_write(c, MPT_REG_REPLY_FIFO, s->reply_pa + i * MPT1_REPLY_FRAME_BYTES);
-    return mpt1_ports(c, err, errlen);
 }
 
 const struct mpt_backend mpt_mpi1_backend = {
@@ -432,6 +524,5 @@ const struct mpt_backend mpt_mpi1_backend = {
     .drain = mpt1_drain,
     .destroy = mpt1_destroy,
     .tm_post = mpt1_tm_post,
-    .tm_answer = mpt1_tm_answer,
-    .reinit = mpt1_reinit,
+    .reinit_step = mpt1_reinit_step,
 };

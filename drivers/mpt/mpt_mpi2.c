@@ -59,17 +59,15 @@ static int mpt25_init(struct mpt_ctrl *c, char *err, size_t errlen) { return mpt
 
 /* Post a task management request for io's device, not waited for (Linux
  * mpt3sas mpt3sas_scsih_issue_tm: a high-priority request descriptor);
- * its reply comes through the reply queue (mpt2_tm_answer). */
+ * its reply comes through the reply queue (mpt_tm_answer). */
 static int mpt2_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot,
                         char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
     struct mpi2_scsi_task_manage_request *r = (struct mpi2_scsi_task_manage_request *)mpt2_frame(s, c->nslots);
 
-    if (s->tm_outstanding) {
-        snprintf(err, errlen, "an earlier task management request is still unanswered");
-        return BM_EBUSY;
-    }
+    (void)err;
+    (void)errlen;
     memset(r, 0, s->frame_bytes);
     r->dev_handle = io->dev_handle;
     r->function = MPI2_FUNCTION_SCSI_TASK_MGMT;
@@ -77,23 +75,10 @@ static int mpt2_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
     mpt_encode_lun(r->lun, io->lun);
     if (task_type == MPI2_SCSITASKMGMT_TASKTYPE_ABORT_TASK)
         r->task_mid = (uint16_t)(slot + 1);
-    memset(&s->tm_reply, 0, sizeof(s->tm_reply));
-    s->tm_done = false;
-    s->tm_outstanding = true;
+    memset(&c->tm, 0, sizeof(c->tm));
+    c->tm.outstanding = true;
     mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_HIGH_PRIORITY, c->nslots, 0);
     return BM_OK;
-}
-
-/* The task management reply, once the reply queue brought it. */
-static bool mpt2_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code)
-{
-    struct mpt2_state *s = st(c);
-
-    if (!s->tm_done)
-        return false;
-    *ioc_status = s->tm_reply.ioc_status;
-    *response_code = s->tm_reply.response_code;
-    return true;
 }
 
 /* After an IOC reset, find each disk's device again by SAS address and
@@ -141,40 +126,132 @@ static void mpt2_find_devices_again(struct mpt_ctrl *c)
     plat_free(dev);
 }
 
-/* After a diagnostic reset, as mpt3sas_base_hard_reset_handler goes on
- * once _base_diag_reset is done: IOC FACTS again, which must still fit
- * the queues sized from the first ones (_base_check_ioc_facts_changes),
- * the reply free queue refilled and the post queue cleared, IOC INIT,
- * events masked and PORT ENABLE (_base_make_ioc_operational), then every
- * disk's device looked up again by SAS address. */
-static int mpt2_reinit(struct mpt_ctrl *c, char *err, size_t errlen)
+/* A request of the host reset's own through the task management frame
+ * (no task management is out during a reset: the diagnostic reset ended
+ * it), with a default descriptor, not waited for: its reply is c->tm. */
+static void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes)
 {
     struct mpt2_state *s = st(c);
-    struct mpi2_ioc_facts_reply old = s->facts;
-    int rc;
+    uint8_t *f = mpt2_frame(s, c->nslots);
 
-    s->tm_outstanding = s->tm_done = false;
-    rc = mpt2_ioc_facts(c, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    if (s->facts.request_credit < old.request_credit || s->facts.ioc_request_frame_size != old.ioc_request_frame_size ||
-        s->facts.reply_frame_size != old.reply_frame_size ||
-        s->facts.max_reply_descriptor_post_queue_depth < s->post_depth) {
-        snprintf(err, errlen, "IOC FACTS changed across the reset: %u credits (was %u), frames %u/%u dwords (were "
-                 "%u/%u), post queue up to %u", s->facts.request_credit, old.request_credit,
-                 s->facts.ioc_request_frame_size, s->facts.reply_frame_size, old.ioc_request_frame_size,
-                 old.reply_frame_size, s->facts.max_reply_descriptor_post_queue_depth);
+    memset(f, 0, s->frame_bytes);
+    memcpy(f, req, req_bytes);
+    memset(&c->tm, 0, sizeof(c->tm));
+    c->tm.outstanding = true;
+    mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_DEFAULT_TYPE, c->nslots, 0);
+}
+
+/* Has the host reset's request (what) been answered with success?
+ * HBA_PENDING while not, within its part's bound. A request the IOC
+ * never answers keeps its frame (c->tm.outstanding): nothing else uses
+ * it until release has reset the IOC. */
+static int mpt2_reset_answer(struct mpt_ctrl *c, const char *what, char *err, size_t errlen)
+{
+    mpt2_drain(c);
+    if (!c->tm.done)
+        return mpt_reinit_wait(c, what, true, err, errlen);
+    c->tm.done = false;
+    if ((c->tm.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
+        snprintf(err, errlen, "%s: IOC status 0x%04x %s", what, c->tm.ioc_status & MPI_IOCSTATUS_MASK,
+                 mpt_ioc_status_name(c->tm.ioc_status));
         return BM_EIO;
     }
-    mpt2_reset_queues(c);
-    rc = mpt2_ioc_init(c, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    rc = mpt2_enable_ports(c, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    mpt2_find_devices_again(c);
     return BM_OK;
+}
+
+/* The parts of mpt2_reinit_step. */
+enum { MPT2_RI_FACTS = 1, MPT2_RI_INIT, MPT2_RI_OPERATIONAL, MPT2_RI_EVENTS, MPT2_RI_PORT_ENABLE };
+
+/* After a diagnostic reset, as mpt3sas_base_hard_reset_handler goes on
+ * once _base_diag_reset is done, one part per call (poll()), each posted
+ * and then looked at again until its bound, the reference driver's:
+ * IOC FACTS again (10 s handshake), which must still fit the queues
+ * sized from the first ones (_base_check_ioc_facts_changes); the reply
+ * free queue refilled and the post queue cleared; IOC INIT (10 s
+ * handshake; newer mpt3sas allow 30 s) and OPERATIONAL (30 s); events
+ * masked (30 s) and PORT ENABLE (300 s, mpt3sas_port_enable)
+ * (_base_make_ioc_operational). */
+static int mpt2_reinit_step(struct mpt_ctrl *c, bool start, const char **step, char *err, size_t errlen)
+{
+    struct mpt2_state *s = st(c);
+    struct mpi2_ioc_facts_request fr;
+    struct mpi2_ioc_init_request ir;
+    struct mpi2_default_reply rep;
+    struct mpi2_event_notification_request ev;
+    struct mpi2_port_enable_request pe;
+    const struct mpi2_ioc_facts_reply *old = &s->old_facts;
+    int got, rc;
+
+    if (start) {
+        s->old_facts = s->facts;
+        mpt2_ioc_facts_request(&fr);
+        memset(&s->facts, 0, sizeof(s->facts));
+        *step = "IOC FACTS";
+        return mpt_reinit_post(c, &fr, sizeof(fr), MPT2_RI_FACTS, MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    }
+    switch (c->ri.part) {
+    case MPT2_RI_FACTS:
+        *step = "IOC FACTS";
+        got = mpt_reinit_reply(c, &s->facts, sizeof(s->facts), "IOC FACTS", err, errlen);
+        if (got == HBA_PENDING)
+            return got;
+        rc = mpt2_ioc_facts_check(c, got, err, errlen);
+        if (rc != BM_OK)
+            return rc;
+        if (s->facts.request_credit < old->request_credit ||
+            s->facts.ioc_request_frame_size != old->ioc_request_frame_size ||
+            s->facts.reply_frame_size != old->reply_frame_size ||
+            s->facts.max_reply_descriptor_post_queue_depth < s->post_depth) {
+            snprintf(err, errlen, "IOC FACTS changed across the reset: %u credits (was %u), frames %u/%u dwords (were "
+                     "%u/%u), post queue up to %u", s->facts.request_credit, old->request_credit,
+                     s->facts.ioc_request_frame_size, s->facts.reply_frame_size, old->ioc_request_frame_size,
+                     old->reply_frame_size, s->facts.max_reply_descriptor_post_queue_depth);
+            return BM_EIO;
+        }
+        mpt2_reset_queues(c);
+        mpt2_ioc_init_request(c, &ir);
+        *step = "IOC INIT";
+        return mpt_reinit_post(c, &ir, sizeof(ir), MPT2_RI_INIT, MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    case MPT2_RI_INIT:
+        *step = "IOC INIT";
+        memset(&rep, 0, sizeof(rep));
+        got = mpt_reinit_reply(c, &rep, sizeof(rep), "IOC INIT", err, errlen);
+        if (got == HBA_PENDING)
+            return got;
+        rc = mpt2_ioc_init_check(got, &rep, err, errlen);
+        if (rc != BM_OK)
+            return rc;
+        mpt_reinit_enter(c, MPT2_RI_OPERATIONAL, MPT2_OPERATIONAL_TIMEOUT_NS);
+        *step = "OPERATIONAL";
+        return HBA_PENDING;
+    case MPT2_RI_OPERATIONAL:
+        *step = "OPERATIONAL";
+        if (mpt_ioc_state(c) != MPT_IOC_STATE_OPERATIONAL)
+            return mpt_reinit_wait(c, "OPERATIONAL after IOC INIT", false, err, errlen);
+        mpt2_ioc_operational(c);
+        mpt2_event_mask_request(&ev);
+        mpt2_reset_request(c, &ev, sizeof(ev));
+        mpt_reinit_enter(c, MPT2_RI_EVENTS, MPT2_EVENT_TIMEOUT_NS);
+        *step = "EVENT NOTIFICATION";
+        return HBA_PENDING;
+    case MPT2_RI_EVENTS:
+        *step = "EVENT NOTIFICATION";
+        rc = mpt2_reset_answer(c, "EVENT NOTIFICATION", err, errlen);
+        if (rc != BM_OK)
+            return rc;
+        memset(&pe, 0, sizeof(pe));
+        pe.function = MPI2_FUNCTION_PORT_ENABLE;
+        mpt2_reset_request(c, &pe, sizeof(pe));
+        mpt_reinit_enter(c, MPT2_RI_PORT_ENABLE, MPT2_PORT_ENABLE_TIMEOUT_NS);
+        *step = "PORT ENABLE";
+        return HBA_PENDING;
+    case MPT2_RI_PORT_ENABLE:
+        *step = "PORT ENABLE";
+        return mpt2_reset_answer(c, "PORT ENABLE", err, errlen);
+    default:
+        snprintf(err, errlen, "IOC bring-up in no known part");
+        return BM_EIO;
+    }
 }
 
 const struct mpt_backend mpt_mpi2_backend = {
@@ -185,8 +262,8 @@ const struct mpt_backend mpt_mpi2_backend = {
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
     .tm_post = mpt2_tm_post,
-    .tm_answer = mpt2_tm_answer,
-    .reinit = mpt2_reinit,
+    .reinit_step = mpt2_reinit_step,
+    .reset_done = mpt2_find_devices_again,
 };
 
 const struct mpt_backend mpt_mpi25_backend = {
@@ -197,7 +274,7 @@ const struct mpt_backend mpt_mpi25_backend = {
     .destroy = mpt2_destroy,
     .discover = mpt2_discover,
     .tm_post = mpt2_tm_post,
-    .tm_answer = mpt2_tm_answer,
-    .reinit = mpt2_reinit,
+    .reinit_step = mpt2_reinit_step,
+    .reset_done = mpt2_find_devices_again,
 };
 

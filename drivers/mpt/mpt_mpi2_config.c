@@ -244,18 +244,23 @@ int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsigned cap,
 /* Mask every event, then enable the ports: the IOC discovers the SAS
  * domain before it answers (mpt3sas _base_make_ioc_operational:
  * _base_event_notification, then mpt3sas_port_enable). */
+void mpt2_event_mask_request(struct mpi2_event_notification_request *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->function = MPI2_FUNCTION_EVENT_NOTIFICATION;
+    for (unsigned i = 0; i < ARRAY_SIZE(ev->event_masks); i++)
+        ev->event_masks[i] = ~0u;
+    ev->sas_broadcast_primitive_masks = 0xffff;
+    ev->sas_notify_primitive_masks = 0xffff;
+}
+
 int mpt2_enable_ports(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpi2_event_notification_request ev;
     struct mpi2_port_enable_request pe;
     int rc;
 
-    memset(&ev, 0, sizeof(ev));
-    ev.function = MPI2_FUNCTION_EVENT_NOTIFICATION;
-    for (unsigned i = 0; i < ARRAY_SIZE(ev.event_masks); i++)
-        ev.event_masks[i] = ~0u;
-    ev.sas_broadcast_primitive_masks = 0xffff;
-    ev.sas_notify_primitive_masks = 0xffff;
+    mpt2_event_mask_request(&ev);
     rc = mpt2_message_ok(c, &ev, sizeof(ev), MPT2_EVENT_TIMEOUT_NS, "EVENT NOTIFICATION", err, errlen);
     if (rc != BM_OK)
         return rc;

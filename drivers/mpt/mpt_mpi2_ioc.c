@@ -35,17 +35,28 @@ static uint64_t mpt2_time_stamp_ms(void)
 /* ---- IOC FACTS and IOC INIT (doorbell handshake) ------------------------------------------------------------- */
 
 /* IOC FACTS: credits, frame sizes, queue limits. */
+void mpt2_ioc_facts_request(struct mpi2_ioc_facts_request *req)
+{
+    memset(req, 0, sizeof(*req));
+    req->function = MPI2_FUNCTION_IOC_FACTS;
+}
+
 int mpt2_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     struct mpt2_state *s = st(c);
     struct mpi2_ioc_facts_request req;
-    struct mpi2_ioc_facts_reply *f = &s->facts;
     int got;
 
-    memset(&req, 0, sizeof(req));
-    memset(f, 0, sizeof(*f));
-    req.function = MPI2_FUNCTION_IOC_FACTS;
-    got = mpt_handshake(c, &req, sizeof(req), f, sizeof(*f), MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    mpt2_ioc_facts_request(&req);
+    memset(&s->facts, 0, sizeof(s->facts));
+    got = mpt_handshake(c, &req, sizeof(req), &s->facts, sizeof(s->facts), MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    return mpt2_ioc_facts_check(c, got, err, errlen);
+}
+
+int mpt2_ioc_facts_check(struct mpt_ctrl *c, int got, char *err, size_t errlen)
+{
+    const struct mpi2_ioc_facts_reply *f = &st(c)->facts;
+
     if (got < 0)
         return got;
     if (got < (int)sizeof(struct mpi2_default_reply) || f->function != MPI2_FUNCTION_IOC_FACTS) {
@@ -206,43 +217,45 @@ int mpt2_alloc(struct mpt_ctrl *c)
     return BM_OK;
 }
 
-/* IOC INIT with our queues; then OPERATIONAL, and the host indexes set. */
-int mpt2_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen)
+void mpt2_ioc_init_request(struct mpt_ctrl *c, struct mpi2_ioc_init_request *req)
 {
     struct mpt2_state *s = st(c);
-    struct mpi2_ioc_init_request req;
-    struct mpi2_default_reply rep;
-    int got, rc;
 
-    memset(&req, 0, sizeof(req));
-    req.who_init = MPI2_WHOINIT_HOST_DRIVER;
-    req.function = MPI2_FUNCTION_IOC_INIT;
-    req.msg_version = s->msg_version;
+    memset(req, 0, sizeof(*req));
+    req->who_init = MPI2_WHOINIT_HOST_DRIVER;
+    req->function = MPI2_FUNCTION_IOC_INIT;
+    req->msg_version = s->msg_version;
     /* The header set the firmware itself was built with (IOC FACTS
      * HeaderVersion): Linux and FreeBSD send their own header set's
      * version, which the firmware accepts from any header set. */
-    req.header_version = s->facts.header_version;
-    req.system_request_frame_size = (uint16_t)(s->frame_bytes / 4);
-    req.reply_descriptor_post_queue_depth = (uint16_t)s->post_depth;
-    req.reply_free_queue_depth = (uint16_t)s->free_depth;
-    req.sense_buffer_address_high = (uint32_t)(plat_virt_to_phys(c->sense) >> 32);
-    req.system_reply_address_high = (uint32_t)(plat_virt_to_phys(s->reply) >> 32);
-    req.system_request_frame_base_address = plat_virt_to_phys(s->req);
-    req.reply_descriptor_post_queue_address = plat_virt_to_phys((const void *)s->post_q);
-    req.reply_free_queue_address = plat_virt_to_phys(s->free_q);
-    req.time_stamp = mpt2_time_stamp_ms();
-    memset(&rep, 0, sizeof(rep));
-    got = mpt_handshake(c, &req, sizeof(req), &rep, sizeof(rep), MPT2_HANDSHAKE_TIMEOUT_NS, err, errlen);
+    req->header_version = s->facts.header_version;
+    req->system_request_frame_size = (uint16_t)(s->frame_bytes / 4);
+    req->reply_descriptor_post_queue_depth = (uint16_t)s->post_depth;
+    req->reply_free_queue_depth = (uint16_t)s->free_depth;
+    req->sense_buffer_address_high = (uint32_t)(plat_virt_to_phys(c->sense) >> 32);
+    req->system_reply_address_high = (uint32_t)(plat_virt_to_phys(s->reply) >> 32);
+    req->system_request_frame_base_address = plat_virt_to_phys(s->req);
+    req->reply_descriptor_post_queue_address = plat_virt_to_phys((const void *)s->post_q);
+    req->reply_free_queue_address = plat_virt_to_phys(s->free_q);
+    req->time_stamp = mpt2_time_stamp_ms();
+}
+
+int mpt2_ioc_init_check(int got, const struct mpi2_default_reply *rep, char *err, size_t errlen)
+{
     if (got < 0)
         return got;
-    if (got < (int)sizeof(rep) || (rep.ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
-        snprintf(err, errlen, "IOC INIT: IOC status 0x%04x %s (log info 0x%08x)", rep.ioc_status & MPI_IOCSTATUS_MASK,
-                 mpt_ioc_status_name(rep.ioc_status), rep.ioc_log_info);
+    if (got < (int)sizeof(*rep) || (rep->ioc_status & MPI_IOCSTATUS_MASK) != MPI_IOCSTATUS_SUCCESS) {
+        snprintf(err, errlen, "IOC INIT: IOC status 0x%04x %s (log info 0x%08x)", rep->ioc_status & MPI_IOCSTATUS_MASK,
+                 mpt_ioc_status_name(rep->ioc_status), rep->ioc_log_info);
         return BM_EIO;
     }
-    rc = mpt_wait_state(c, MPT_IOC_STATE_OPERATIONAL, MPT2_OPERATIONAL_TIMEOUT_NS, err, errlen);
-    if (rc != BM_OK)
-        return rc;
+    return BM_OK;
+}
+
+void mpt2_ioc_operational(struct mpt_ctrl *c)
+{
+    struct mpt2_state *s = st(c);
+
     c->operational = true;
     /* Linux mpt3sas _base_make_ioc_operational: every frame but one is
      * the IOC's (the free queue index names the last entry filled); the
@@ -251,6 +264,25 @@ int mpt2_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen)
     s->post_host_index = 0;
     mpt_write(c, MPT2_REG_REPLY_FREE_HOST_INDEX, s->free_host_index);
     mpt_write(c, MPT2_REG_REPLY_POST_HOST_INDEX, 0);
+}
+
+/* IOC INIT with our queues; then OPERATIONAL, and the host indexes set. */
+int mpt2_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    struct mpi2_ioc_init_request req;
+    struct mpi2_default_reply rep;
+    int rc;
+
+    mpt2_ioc_init_request(c, &req);
+    memset(&rep, 0, sizeof(rep));
+    rc = mpt2_ioc_init_check(mpt_handshake(c, &req, sizeof(req), &rep, sizeof(rep), MPT2_HANDSHAKE_TIMEOUT_NS, err,
+                                           errlen), &rep, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    rc = mpt_wait_state(c, MPT_IOC_STATE_OPERATIONAL, MPT2_OPERATIONAL_TIMEOUT_NS, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    mpt2_ioc_operational(c);
     return BM_OK;
 }
 

@@ -87,11 +87,11 @@ struct mpt2_state {
     size_t chain_bytes;
     struct mpt2_sgl_space sgl;  /* geometry; chain and chain_pa set per request */
     uint8_t *page;              /* config page buffer */
-    /* Task management: one request at a time in its own frame (SMID
-     * nslots + 1, outside the engine's slots, so a full queue can still
-     * be aborted). */
-    bool tm_outstanding, tm_done;
-    struct mpi2_scsi_task_manage_reply tm_reply;
+    /* Task management (c->tm): one request at a time in its own frame
+     * (SMID nslots + 1, outside the engine's slots, so a full queue can
+     * still be aborted); during a host reset EVENT NOTIFICATION and PORT
+     * ENABLE use it. */
+    struct mpi2_ioc_facts_reply old_facts; /* before a host reset, to compare */
 };
 
 /* The MPI 2 backend's state of a controller. */
@@ -106,6 +106,9 @@ static inline uint8_t *mpt2_frame(struct mpt2_state *s, uint32_t slot)
 /* ---- mpt_mpi2_ioc.c -------------------------------------------------------------------------------------- */
 /* IOC FACTS: credits, frame sizes, queue limits. */
 int mpt2_ioc_facts(struct mpt_ctrl *c, char *err, size_t errlen);
+/* The IOC FACTS request, and the check of its reply (got bytes, in s->facts). */
+void mpt2_ioc_facts_request(struct mpi2_ioc_facts_request *req);
+int mpt2_ioc_facts_check(struct mpt_ctrl *c, int got, char *err, size_t errlen);
 /* Queue depths (Linux mpt3sas _base_allocate_memory_pools): a reply frame
  * for every request plus 64 for events, a post queue that can hold every
  * reply at once; both multiples of 16 as the IOC requires, the post queue
@@ -120,6 +123,11 @@ void mpt2_reset_queues(struct mpt_ctrl *c);
 int mpt2_alloc(struct mpt_ctrl *c);
 /* IOC INIT with our queues; then OPERATIONAL, and the host indexes set. */
 int mpt2_ioc_init(struct mpt_ctrl *c, char *err, size_t errlen);
+/* Its parts: the request, the check of the reply, and what the host
+ * does once the IOC is OPERATIONAL (reply free and post indexes). */
+void mpt2_ioc_init_request(struct mpt_ctrl *c, struct mpi2_ioc_init_request *req);
+int mpt2_ioc_init_check(int got, const struct mpi2_default_reply *rep, char *err, size_t errlen);
+void mpt2_ioc_operational(struct mpt_ctrl *c);
 /* Free the MPI 2 queues (after the IOC was reset). */
 void mpt2_destroy(struct mpt_ctrl *c);
 
@@ -147,6 +155,8 @@ int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsigned cap,
  * domain before it answers (mpt3sas _base_make_ioc_operational:
  * _base_event_notification, then mpt3sas_port_enable). */
 int mpt2_enable_ports(struct mpt_ctrl *c, char *err, size_t errlen);
+/* The EVENT NOTIFICATION request that masks every event. */
+void mpt2_event_mask_request(struct mpi2_event_notification_request *ev);
 /* Enable the ports, then add a disk for each end device, named by its
  * enclosure slot (or by handle when two enclosures share slot numbers). */
 int mpt2_discover(struct mpt_ctrl *c, struct bm_disk_list *disks, char *err, size_t errlen);

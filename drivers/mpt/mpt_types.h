@@ -97,14 +97,18 @@ struct mpt_backend {
      * drain as usual. */
     int (*tm_post)(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_scsi_io *io, uint32_t slot, char *err,
                    size_t errlen);
-    /* Its reply, once drain has seen it: IOC status and (MPI 2) response
-     * code; false while none came. */
-    bool (*tm_answer)(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code);
     /* Optional: after a diagnostic reset (IOC READY, owning no request),
-     * make it OPERATIONAL again with the queues init allocated: IOC FACTS
-     * (refused if they shrank), IOC INIT, reply frames lent again, ports
-     * enabled. Discovery is not repeated: device addresses are kept. */
-    int (*reinit)(struct mpt_ctrl *c, char *err, size_t errlen);
+     * make it OPERATIONAL again with the queues init allocated, one part
+     * per call and never waiting for the IOC (the host reset runs it from
+     * poll(); the first call with start set): IOC FACTS (refused if they
+     * shrank), IOC INIT, OPERATIONAL, reply frames lent again, ports
+     * enabled. HBA_PENDING with *step naming the part under way; BM_OK
+     * once OPERATIONAL with its ports enabled; an error, err naming the
+     * part and how long it ran. Discovery is not repeated. */
+    int (*reinit_step)(struct mpt_ctrl *c, bool start, const char **step, char *err, size_t errlen);
+    /* Optional: the IOC is OPERATIONAL again and every request it held
+     * has ended: find the devices again (device addresses may change). */
+    void (*reset_done)(struct mpt_ctrl *c);
 };
 
 /* Where a device sits, for mpt_add_disks(). */
@@ -125,6 +129,26 @@ struct mpt_addr {
 /* MPI 1: Linux mptscsih_slave_configure asks MPT_SCSI_CMD_PER_DEV_HIGH
  * (64) for every SAS/SATA device (mptscsih_change_queue_depth). */
 #define MPT1_DEVICE_QUEUE_DEPTH 64
+
+/* The one task management request out at a time, in its own frame
+ * (outside the engine's slots), and what its reply said: filled in by the
+ * backends' drain, read by mpt_tm_check. During a host reset the same
+ * frame carries the IOC's own requests (MPI 2 EVENT NOTIFICATION and
+ * PORT ENABLE): no task management is out then. */
+struct mpt_tm {
+    bool outstanding;           /* the frame is the IOC's: never reused until it answers */
+    bool done;
+    uint16_t ioc_status;
+    uint8_t response_code;      /* MPI 2; MPI 1 replies say 0 here */
+};
+
+/* Where a backend's reinit_step is: its part, the port it is at, when
+ * the part began and its bound. */
+struct mpt_reinit_state {
+    uint8_t part;
+    unsigned port;
+    uint64_t part_ns, deadline_ns;
+};
 
 /* Where a diagnostic reset in steps is (mpt_diag_reset_start / _poll). */
 struct mpt_diag_reset_state {
@@ -148,6 +172,8 @@ struct mpt_ctrl {
     struct mpt_diag_reset_state hr_diag;
     uint64_t hr_deadline_ns;
     uint8_t tm_type;            /* the task management out (its name in messages) */
+    struct mpt_tm tm;
+    struct mpt_reinit_state ri; /* the backend's reinit_step */
 
     uint32_t nslots;            /* requests we may have outstanding */
     uint32_t max_targets;       /* target ids to scan on bus 0 */
@@ -180,6 +206,15 @@ int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen);
  * Returns the reply length in bytes (at most reply_cap are stored). */
 int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
                   uint64_t reply_timeout_ns, char *err, size_t errlen);
+
+/* A handshake in two halves, for the steps of a host reset run from
+ * poll(): post sends the request (each dword acknowledged, microseconds on
+ * a chip); poll looks once for the reply's first doorbell interrupt:
+ * HBA_PENDING while none came (the caller bounds the wait), else it reads
+ * the whole reply (its words follow each other at once) and returns its
+ * length in bytes. */
+int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
+int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen);
 
 /* Hand a request to the IOC through the doorbell without reading a reply
  * there (its reply comes through the reply queue): MPI 1 task management
@@ -231,6 +266,23 @@ unsigned mpt2_build_scsi_io(void *frame, const struct mpt_scsi_io *io, const str
 extern const struct hba_host_ops mpt_host_ops;
 /* The hardware finished slot; r == NULL for a context (success) reply. */
 void mpt_slot_done(struct mpt_ctrl *c, uint32_t slot, const struct mpt_result *r);
+/* A backend's reinit_step enters a part bounded by bound_ns. */
+void mpt_reinit_enter(struct mpt_ctrl *c, uint8_t part, uint64_t bound_ns);
+/* Is the part past its bound? Then err says "what: no answer within N ms
+ * (M ms spent)" and BM_ETIMEDOUT is returned; else HBA_PENDING. An IOC
+ * that leaves OPERATIONAL (once it was, check_state) ends the part at
+ * once with BM_EIO. */
+int mpt_reinit_wait(struct mpt_ctrl *c, const char *what, bool check_state, char *err, size_t errlen);
+/* A handshake of reinit_step: post it and enter its part (HBA_PENDING,
+ * or the post's error); then its reply: HBA_PENDING within the part's
+ * bound, the reply's length in bytes, or an error naming what. */
+int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint8_t part, uint64_t bound_ns,
+                    char *err, size_t errlen);
+int mpt_reinit_reply(struct mpt_ctrl *c, void *reply, unsigned reply_cap, const char *what, char *err, size_t errlen);
+/* The answer to the task management (or reserved-frame request) out,
+ * once drain has seen it: false while none came. */
+bool mpt_tm_answer(struct mpt_ctrl *c, uint16_t *ioc_status, uint8_t *response_code);
+
 /* Identify the device at a (LUN 0, then the LUNs REPORT LUNS names) and
  * add a disk for each; BM_ENODEV when nothing answers. */
 int mpt_add_disks(struct mpt_ctrl *c, struct bm_disk_list *disks, const struct mpt_addr *a);

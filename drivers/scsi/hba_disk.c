@@ -328,8 +328,13 @@ void hba_recover_step(struct hba_host *h, uint64_t now_ns)
         if (rc != BM_OK) {
             plat_diag(h->where, "host reset: %s; controller given up", err);
             r->given_up = true;
+            rec_finish(h, now_ns, false);
+            /* The record names the part that failed and why (its time). */
+            snprintf(r->last, sizeof(r->last), "host reset gave up in %s after %llu ms: %.120s",
+                     r->sub ? r->sub : "its start", (unsigned long long)((now_ns - r->started_ns) / 1000000ull), err);
+            return;
         }
-        rec_finish(h, now_ns, rc == BM_OK);
+        rec_finish(h, now_ns, true);
         return;
     default:
         r->step = HBA_REC_IDLE;

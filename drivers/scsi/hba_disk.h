@@ -86,7 +86,8 @@ struct hba_recovery {
     bool given_up;            /* a host reset failed: no more recovery */
     uint64_t next_scan_ns;    /* idle: when to look for a held command again */
     unsigned recoveries;      /* recoveries started */
-    char last[96];            /* the last step that ended one, and its time ("ABORT TASK, 12 ms") */
+    char last[192];           /* the last step that ended one, and its time ("ABORT TASK, 12 ms"); a host
+                               * reset given up: its part and why ("host reset gave up in PORT ENABLE: ...") */
 };
 
 /* Where a disk is and the transport controller that reaches it; also the
@@ -161,6 +162,15 @@ int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hb
  * in HBAQ_BUSY. */
 bool hba_scsi_disposition(struct hba_host *h, uint32_t slot, uint8_t scsi_status, const uint8_t *sense,
                           size_t sense_len);
+
+/* The HBA itself said "busy, send it again" for an engine command (MPI
+ * IOCStatus BUSY / INSUFFICIENT_RESOURCES, which mpt3sas _scsih_io_done
+ * turns into SAM_STAT_BUSY): the same disposition as a target's BUSY,
+ * from the same table (hba_scsi_disposition). */
+static inline bool hba_host_busy(struct hba_host *h, uint32_t slot)
+{
+    return hba_scsi_disposition(h, slot, SCSI_STATUS_BUSY, NULL, 0);
+}
 
 /* Drain the controller's replies until it holds no command (not counting
  * those waiting for a BUSY retry, which are ours), timeout_ns passes, or

@@ -66,7 +66,7 @@ static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v), put16(p + 2, (uint16_t)(v >> 16)); }
 
-enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
+enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_WORKING, HS_REPLY };
 
 struct model {
     uint32_t state, his;
@@ -80,6 +80,11 @@ struct model {
     uint16_t frame_dwords;      /* RequestFrameSize */
     uint16_t reply_frame_bytes; /* what IOC INIT set */
     bool port_enabled;
+    /* PORT ENABLE answered only this long after it came (0: at once), as
+     * an IOC answers once it has discovered the port's devices; the
+     * doorbell stays in use meanwhile (delivered at a register read). */
+    uint64_t port_enable_ns, pe_due_ns;
+    bool pe_pending;
     /* Reply free FIFO (frames lent by the host) and reply post FIFO. */
     uint32_t free_fifo[FIFO_MAX];
     unsigned free_head, free_count, max_free;
@@ -196,6 +201,13 @@ static void hs_request_done(struct model *m)
         hs_reply(m, r, sizeof(r));
         return;
     case F_PORT_ENABLE:
+        if (m->port_enable_ns && !m->pe_pending) {
+            m->pe_pending = true;
+            m->pe_due_ns = plat_now_ns() + m->port_enable_ns;
+            m->phase = HS_WORKING;
+            return;
+        }
+        m->pe_pending = false;
         r[0x02] = 5;
         r[0x03] = F_PORT_ENABLE;
         m->port_enabled = true;
@@ -411,12 +423,16 @@ static void hs_task_mgmt(struct model *m)
     m->his |= HIS_IOC2SYS;
 }
 
+static void hs_request_done(struct model *m);
+
 static uint32_t model_read(void *ctx, int bar, uint32_t off)
 {
     struct model *m = ctx;
     uint32_t v;
 
     (void)bar;
+    if (m->pe_pending && m->phase == HS_WORKING && plat_now_ns() >= m->pe_due_ns)
+        hs_request_done(m); /* PORT ENABLE's reply, now */
     switch (off) {
     case R_DOORBELL:
         v = m->state;
@@ -515,6 +531,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->phase = HS_IDLE;
             m->his = 0;
             m->port_enabled = false;
+            m->pe_pending = false;
             m->have_hung = false;
             m->free_count = m->free_head = m->post_count = m->post_head = 0;
             memset(m->outstanding, 0, sizeof(m->outstanding));
@@ -784,6 +801,66 @@ static void test_timeout_aborts_through_handshake_without_high_priority_fifo(voi
  * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
  * IOC INIT, reply frames lent again, PORT ENABLE), the held frame is free
  * again and both disks carry on. */
+/* MPI 1: after the host reset, PORT ENABLE (a doorbell handshake whose
+ * reply comes once the port's devices are discovered) answers 5 s late:
+ * the handshake is posted and its reply looked for on later polls, so no
+ * poll holds the CPU (mptbase allows it 300 s), the disk names the part
+ * under way, and the held command comes back once the IOC is
+ * OPERATIONAL with its port enabled. Fails when PORT ENABLE's handshake
+ * is waited for inside one poll. */
+static void test_port_enable_after_reset_is_a_step(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "", rec[192] = "";
+    struct bm_completion c[8];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    bool named = false;
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(8));
+    memset(&list, 0, sizeof(list));
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    d = list.disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    model->tm_ignored = true;
+    model->port_enable_ns = 5ull * 1000000000ull;
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    for (int i = 0; i < 2000 && !got; i++) {
+        plat_sim_advance_ns(50ull * 1000000ull);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500ull * 1000000ull)
+            fail_msg("a poll held the CPU %llu ms (PORT ENABLE pending %d)",
+                     (unsigned long long)((plat_now_ns() - t0) / 1000000ull), model->pe_pending);
+        if (model->pe_pending) {
+            d->ops->recovery(d, rec, sizeof(rec));
+            named |= strstr(rec, "host reset: PORT ENABLE") != NULL;
+        }
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    if (!named)
+        fail_msg("PORT ENABLE never named as the part under way: \"%s\"", rec);
+    assert_true(model->port_enabled);
+    assert_int_equal(model->diag_resets, 1);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    if (model->violations)
+        fail_msg("%u violations, first: %s", model->violations, model->first_violation);
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 static void test_request_surviving_target_reset_resets_the_ioc(void **state)
 {
     struct bm_disk_list list;
@@ -849,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_timeout_aborts_through_handshake_without_high_priority_fifo),
         cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
+        cmocka_unit_test(test_port_enable_after_reset_is_a_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

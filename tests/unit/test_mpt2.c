@@ -99,7 +99,7 @@ struct sim_sas_dev {
     uint32_t max_xfer_blocks;   /* VPD B0h maximum transfer length (0: no B0h page) */
 };
 
-enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_REPLY };
+enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_WORKING, HS_REPLY };
 
 struct pending { uint16_t smid; uint8_t *frame; };
 
@@ -160,6 +160,10 @@ struct model {
      * to busy_handle, alternating (as a disk with a full queue answers). */
     uint16_t busy_handle;
     unsigned busy_count, busy_answered;
+    /* The IOC itself answers the next ioc_busy_count SCSI IOs to
+     * busy_handle with IOCStatus INSUFFICIENT_RESOURCES (0x0006) or BUSY
+     * (0x0002), alternating (an IOC short of internal resources). */
+    unsigned ioc_busy_count, ioc_busy_answered;
     struct scsi_target_condition cond; /* what the disks report on READ/WRITE (scsi_target.h) */
     /* What the SAS disks keep in their log pages (have_log), and the
      * SMART data the SATA disks' SATL hands out (scsi_target.h). */
@@ -183,6 +187,14 @@ struct model {
     uint16_t tm_last_mid;
     unsigned writes_seen;
     bool port_enable_hangs;     /* PORT ENABLE never answered */
+    /* IOC INIT and PORT ENABLE answered only this long after they came
+     * (0: at once), as a real IOC answers PORT ENABLE once it has
+     * discovered the SAS domain; delivered when the host next reads a
+     * register (model_tick). */
+    uint64_t ioc_init_ns, port_enable_ns;
+    bool ioc_init_pending, pe_pending;
+    uint64_t ioc_init_due_ns, pe_due_ns;
+    uint16_t pe_smid;
     bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
     bool event_before_port_enable; /* an unsolicited event reply (SMID 0) first */
     /* The devices behind the IOC. */
@@ -305,7 +317,16 @@ static void hs_request_done(struct model *m)
 
     switch (function) {
     case F_IOC_FACTS: do_ioc_facts(m); break;
-    case F_IOC_INIT: do_ioc_init(m); break;
+    case F_IOC_INIT:
+        if (m->ioc_init_ns) {
+            /* Working on it: DOORBELL_USED stays set, no reply word yet. */
+            m->phase = HS_WORKING;
+            m->ioc_init_pending = true;
+            m->ioc_init_due_ns = plat_now_ns() + m->ioc_init_ns;
+            break;
+        }
+        do_ioc_init(m);
+        break;
     default: {
         uint8_t r[20] = { 0 };
         r[0x02] = 5;
@@ -326,6 +347,7 @@ static void model_reset(struct model *m, uint32_t state)
     m->n_outstanding = 0;
     m->nheld = 0;
     m->have_hung = false;
+    m->ioc_init_pending = m->pe_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -813,6 +835,17 @@ static void do_scsi_io(struct model *m, uint16_t smid, uint16_t desc_handle, uin
         violation(m, "SenseBufferLength %u", f[0x12]);
     if (f[0x07] != 0x00)
         violation(m, "MsgFlags 0x%02x: sense not in system memory", f[0x07]);
+    if (m->ioc_busy_count && get16(f + 0x00) == m->busy_handle) {
+        uint8_t reply[0x30] = { 0 };
+
+        put16(reply + 0x00, desc_handle);
+        reply[0x02] = sizeof(reply) / 4;
+        reply[0x03] = F_SCSI_IO;
+        put16(reply + 0x0e, m->ioc_busy_count-- % 2 ? 0x0006 : 0x0002);
+        m->ioc_busy_answered++;
+        reply_frame(m, smid, reply, sizeof(reply));
+        return;
+    }
     if (m->defer && m->port_enabled) {
         m->held[m->nheld].smid = smid;
         m->held[m->nheld].frame = f;
@@ -956,6 +989,12 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
         uint8_t r[0x14] = { 0 };
         if (m->port_enable_hangs)
             return;
+        if (m->port_enable_ns) {
+            m->pe_pending = true;
+            m->pe_smid = smid;
+            m->pe_due_ns = plat_now_ns() + m->port_enable_ns;
+            return;
+        }
         if (m->port_enable_faults) {
             m->state = ST_FAULT;
             m->fault_code = 0x5854;
@@ -992,6 +1031,18 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
  * the IOC is READY (its write-sequence position lost). */
 static void model_tick(struct model *m)
 {
+    uint64_t now = plat_now_ns();
+
+    if (m->ioc_init_pending && now >= m->ioc_init_due_ns) {
+        m->ioc_init_pending = false;
+        do_ioc_init(m);
+    }
+    if (m->pe_pending && now >= m->pe_due_ns) {
+        uint8_t r[0x14] = { 0 };
+        m->pe_pending = false;
+        m->port_enabled = true;
+        reply_status(m, m->pe_smid, F_PORT_ENABLE, IOS_SUCCESS, r, sizeof(r));
+    }
     if (m->resetting && plat_now_ns() - m->reset_at_ns >= (m->reset_ns ? m->reset_ns : 100 * NS_PER_MS)) {
         m->resetting = false;
         m->diag &= ~DIAG_RESET_ADAPTER;
@@ -1022,6 +1073,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
             v = (v & ~0xffffu) | m->reply_words[m->reply_i];
         return v;
     case R_HIS:
+        model_tick(m);
         v = m->his;
         /* The IOC takes a doorbell word some time after it was written:
          * the host sees it pending once. */
@@ -1220,22 +1272,28 @@ static struct model *model_new(bool mpi25, uint32_t state)
     return m;
 }
 
+/* Put a model on the simulated PCI bus at a. */
+static void attach_at(struct model *m, struct plat_sim_dev *sd, struct pci_addr a)
+{
+    memset(sd, 0, sizeof(*sd));
+    sd->addr = a;
+    sd->ctx = m;
+    sd->mmio_read32 = model_read;
+    sd->mmio_write32 = model_write;
+    sd->mmio_write64 = model_write64;
+    put16(sd->config + 0x00, 0x1000);
+    put16(sd->config + 0x02, m->device_id);
+    sd->config[0x0b] = 0x01, sd->config[0x0a] = 0x07;  /* mass storage, SAS */
+    put32(sd->config + 0x10, 0x00000001);               /* BAR0: I/O */
+    put32(sd->config + 0x14, 0x00000004);               /* BAR1: 64-bit memory */
+    sd->bar_size[1] = 0x10000;
+    plat_sim_attach(sd);
+}
+
 static void attach(struct model *m)
 {
-    memset(&simdev, 0, sizeof(simdev));
-    simdev.addr = sim_addr;
-    simdev.ctx = m;
-    simdev.mmio_read32 = model_read;
-    simdev.mmio_write32 = model_write;
-    simdev.mmio_write64 = model_write64;
-    put16(simdev.config + 0x00, 0x1000);
-    put16(simdev.config + 0x02, m->device_id);
-    simdev.config[0x0b] = 0x01, simdev.config[0x0a] = 0x07;  /* mass storage, SAS */
-    put32(simdev.config + 0x10, 0x00000001);                  /* BAR0: I/O */
-    put32(simdev.config + 0x14, 0x00000004);                  /* BAR1: 64-bit memory */
-    simdev.bar_size[1] = 0x10000;
     model = m;
-    plat_sim_attach(&simdev);
+    attach_at(m, &simdev, sim_addr);
 }
 
 static void detach(void)
@@ -1945,6 +2003,159 @@ static void test_host_reset_in_parts_does_not_hold_poll(void **state)
     plat_free_pages(buf2, 4096);
 }
 
+/* Start a host reset of the model's IOC: the SAS disk d's command at LBA
+ * 4242 hangs through ABORT TASK and TARGET RESET and times out. */
+static void start_host_reset(struct bm_disk *d, uint8_t *buf)
+{
+    model->hang_armed = true;
+    model->hang_handle = 0x0009;
+    model->hang_lba = 4242;
+    model->tm_ignored = true;
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31 * NS_PER_S);
+}
+
+/* After the IOC's diagnostic reset, IOC INIT answers 2 s and PORT ENABLE
+ * 5 s after they came (a real IOC answers PORT ENABLE once it has
+ * discovered its SAS domain; Linux mpt3sas_port_enable allows 300 s).
+ * Each is posted and looked at again on later polls: no poll holds the
+ * CPU while the IOC works on them, and a disk of another controller
+ * polled by the same loop (one engine CPU) keeps completing reads while
+ * this IOC is in IOC INIT and in PORT ENABLE. The held command comes
+ * back only once the IOC is OPERATIONAL with its ports enabled, naming
+ * the host reset. Fails when IOC INIT and PORT ENABLE are waited for in
+ * one poll: that poll takes their whole time. */
+static void test_port_enable_in_steps_lets_another_controller_run(void **state)
+{
+    static struct plat_sim_dev simdev_b;
+    const struct pci_addr addr_b = { 0, 4, 0, 0 };
+    struct bm_disk_list list, list_b;
+    void *ctrl = NULL, *ctrl_b = NULL;
+    char err[160] = "", rec[192] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *other;
+    struct model *mb = model_new(true, ST_READY);
+    uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
+    unsigned during_init = 0, during_pe = 0, reads_b = 0;
+    bool named_pe = false;
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    attach_at(mb, &simdev_b, addr_b);
+    memset(&list_b, 0, sizeof(list_b));
+    assert_int_equal(mpt_driver.probe(addr_b, 1, &list_b, &ctrl_b, err, sizeof(err)), BM_OK);
+    other = list_b.disks[0];
+    assert_non_null(other);
+    model->ioc_init_ns = 2 * NS_PER_S;
+    model->port_enable_ns = 5 * NS_PER_S;
+    start_host_reset(d, buf);
+    for (int i = 0; i < 2000 && !got; i++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500 * NS_PER_MS)
+            fail_msg("a poll held the CPU %llu ms (IOC INIT pending %d, PORT ENABLE pending %d)",
+                     (unsigned long long)((plat_now_ns() - t0) / NS_PER_MS), model->ioc_init_pending,
+                     model->pe_pending);
+        if (model->pe_pending) {
+            d->ops->recovery(d, rec, sizeof(rec));
+            named_pe |= strstr(rec, "host reset: PORT ENABLE") != NULL;
+        }
+        /* The other controller's disk, from the same loop. */
+        assert_int_equal(other->ops->submit(other, 0, 0, BM_IO_READ, 100u + reads_b, 1, buf2), BM_OK);
+        assert_int_equal(poll_n(other, c + 2, 1), 1);
+        assert_int_equal(c[2].status, BM_OK);
+        reads_b++;
+        during_init += model->ioc_init_pending;
+        during_pe += model->pe_pending;
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    if (!strstr(c[0].detail, "(host reset)"))
+        fail_msg("completion does not name the step: \"%s\"", c[0].detail);
+    if (during_init < 10 || during_pe < 50)
+        fail_msg("the other controller completed %u reads during IOC INIT, %u during PORT ENABLE", during_init,
+                 during_pe);
+    if (!named_pe)
+        fail_msg("PORT ENABLE never named as the part under way: \"%s\"", rec);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    assert_int_equal(model->diag_resets, 1);
+    /* The disk carries on. */
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x0009, 5, 512));
+    assert_no_violations();
+    if (mb->violations)
+        fail_msg("other controller: %s", mb->first_violation);
+    mpt_driver.release(ctrl_b);
+    plat_sim_detach(&simdev_b);
+    free(mb);
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+    plat_free_pages(buf2, 4096);
+}
+
+/* PORT ENABLE never answered after the host reset: the recovery gives
+ * the IOC up once PORT ENABLE's 300 s bound is past (not sooner, not
+ * much later), the disk's record names the part and its time, the
+ * timed-out command (the diagnostic reset took it from the IOC) comes
+ * back, new commands fail at once, and the frame PORT ENABLE went out in
+ * is never used again (the model counts a SMID reused while it owns
+ * it); release resets the IOC before freeing its queues. Fails when
+ * PORT ENABLE is waited for inside one poll and its timeout is reported
+ * without the part. */
+static void test_port_enable_never_answered_gives_up_named_and_bounded(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[192] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *sata;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    uint64_t t0, pe_started = 0;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    sata = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->port_enable_ns = 400 * NS_PER_S; /* later than any bound */
+    start_host_reset(d, buf);
+    t0 = plat_now_ns();
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(100 * NS_PER_MS);
+        got = d->ops->poll(d, 0, c, 4);
+        if (model->pe_pending && !pe_started)
+            pe_started = plat_now_ns();
+    }
+    assert_int_equal(got, 1);
+    assert_true(pe_started != 0);
+    /* Bounded: PORT ENABLE's 300 s, and not much more. */
+    assert_true(plat_now_ns() - pe_started >= 300 * NS_PER_S);
+    assert_true(plat_now_ns() - t0 < 320 * NS_PER_S);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "host reset gave up in PORT ENABLE after ") || !strstr(rec, "no answer within 300000 ms"))
+        fail_msg("give-up not named with its part and time: \"%s\"", rec);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_EIO);
+    assert_int_equal(sata->ops->submit(sata, 0, 1, BM_IO_READ, 5, 1, buf), BM_EIO);
+    assert_true(model->pe_pending); /* the IOC still holds PORT ENABLE's frame */
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    assert_int_equal(model->diag_resets, 2);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* An IOC that stays in FAULT (or RESET) through every reset: probe fails
  * with the state in its message, in bounded (simulated) time. */
 static void check_stuck(uint32_t state, const char *name)
@@ -2216,6 +2427,53 @@ static void test_busy_and_task_set_full_retried(void **state)
 
 /* Queue depths per device as mpt3sas sets them: SAS 254, SATA 32 (all
  * below what the controller's slots allow). */
+/* The IOC itself says busy (IOCStatus INSUFFICIENT_RESOURCES / BUSY):
+ * the shared table's BUSY disposition, as for a target's BUSY (mpt3sas
+ * _scsih_io_done: SAM_STAT_BUSY; Linux scsi_decide_disposition
+ * ADD_TO_MLQUEUE): sent again after the back-off until it goes through,
+ * and an IOC busy for good ends the command at its 30 s deadline with
+ * the IOC status named, no later. */
+static void test_ioc_busy_takes_the_shared_busy_disposition(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    uint64_t t0;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(true, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
+    model->busy_handle = 0x000a;
+    model->ioc_busy_count = 3;
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 600, 8, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_int_equal(model->ioc_busy_answered, 3);
+    assert_true(block_ok(buf, 0x000a, 600, 512));
+    model->ioc_busy_count = 1000000;
+    t0 = plat_now_ns();
+    assert_int_equal(d->ops->submit(d, 0, 2, BM_IO_READ, 700, 1, buf), BM_OK);
+    for (int spins = 0; got < 1 && spins < 100000; spins++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        got += d->ops->poll(d, 0, c, 4);
+    }
+    assert_int_equal(got, 1);
+    assert_int_not_equal(c[0].status, BM_OK);
+    assert_true(plat_now_ns() - t0 <= 31 * NS_PER_S);
+    assert_true(model->ioc_busy_answered > 10);
+    model->ioc_busy_count = 0;
+    assert_int_equal(model->n_outstanding, 0);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 static void test_queue_depth_per_device_type(void **state)
 {
     struct bm_disk_list list;
@@ -2445,8 +2703,11 @@ int main(void)
         cmocka_unit_test(test_ir_members_hidden),
         cmocka_unit_test(test_queue_depth_per_device_type),
         cmocka_unit_test(test_busy_and_task_set_full_retried),
+        cmocka_unit_test(test_ioc_busy_takes_the_shared_busy_disposition),
         cmocka_unit_test(test_long_recovery_step_does_not_hold_the_controller),
         cmocka_unit_test(test_host_reset_in_parts_does_not_hold_poll),
+        cmocka_unit_test(test_port_enable_in_steps_lets_another_controller_run),
+        cmocka_unit_test(test_port_enable_never_answered_gives_up_named_and_bounded),
         cmocka_unit_test(test_sense_recovered_unit_attention_and_becoming_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
