@@ -13,7 +13,7 @@
  * The Intel 5400 and 7300 branches use the same model at the same offsets
  * (illumos intel_nb5000 SPD_RD()/SPDCMD_WR(): device 21/22 function 0),
  * with up to 8 DIMMs a channel on a 7300, and a function 1 beside each
- * branch that carries the same id and must see no write at all. */
+ * branch given the same id (the worst case), which must see no write. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -548,7 +548,8 @@ static void test_mch5100_inventory_emits_spd_records_not_a_note(void **state)
  * Both branches at device 21/22 function 0 with the 5000's registers
  * (model above), and function 1 of each device answering with the same id:
  * a driver that picks the function by id alone writes there, and the
- * model counts it. */
+ * model counts it. (Whether the real function 1 carries the branch id is
+ * not known here: the model takes the case that would catch a driver.) */
 static void attach_fbd(struct mch_model *m, uint8_t dev, uint8_t fn, uint16_t id, unsigned branch, bool forbidden)
 {
     m->branch = branch;
