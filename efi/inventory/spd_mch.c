@@ -79,17 +79,18 @@ bool spd_mch_present(const struct pci_list *l)
     return false;
 }
 
-/* Wait until the channel's SPD status shows BUSY clear; the status read
- * last into *status. The deadline is sampled before each read, so a
- * poller preempted past it still sees a command that completed. */
-static int wait_not_busy(const struct mch_kind *k, struct pci_addr a, unsigned ch, uint16_t *status)
+/* Wait until the channel's SPD status shows BUSY clear and, when done is
+ * not 0, one of the done bits set; the status read last into *status. The
+ * deadline is sampled before each read, so a poller preempted past it
+ * still sees a command that completed. */
+static int wait_status(const struct mch_kind *k, struct pci_addr a, unsigned ch, uint16_t done, uint16_t *status)
 {
     uint64_t deadline = plat_now_ns() + k->wait_ns;
 
     for (;;) {
         bool late = plat_now_ns() > deadline;
         *status = plat_pci_read16(a, k->status[ch]);
-        if (!(*status & MCH_SPD_BUSY))
+        if (!(*status & MCH_SPD_BUSY) && (!done || (*status & done)))
             return BM_OK;
         if (late)
             return BM_ETIMEDOUT;
@@ -108,12 +109,16 @@ static enum mch_byte_err mch_read_byte(const struct mch_kind *k, struct pci_addr
     unsigned sa = k->shared ? ch * 4 + (slot & 3) : slot & 7;
     uint32_t cmd = MCH_SPDCMD_DTI_SPD | MCH_SPDCMD_CKOVRD | (uint32_t)(sa & 7) << 24 | (uint32_t)off << 16;
 
-    if (wait_not_busy(k, a, ch, &st) != BM_OK)
+    if (wait_status(k, a, ch, 0, &st) != BM_OK)
         return MCH_BUSY_BEFORE;
     cmd &= ~MCH_SPDCMD_WRITE;
     plat_pci_write32(a, k->cmd[ch], cmd);
-    if (wait_not_busy(k, a, ch, &st) != BM_OK)
-        return MCH_BUSY_AFTER;
+    /* 5000X datasheet 5.16.5.1: a command has completed when RDO, WOD or
+     * SBE is set (the MCH clears them when it starts one); BUSY clear
+     * alone may be a command not yet shown. As illumos read_spd_eeprom(),
+     * poll on for a completion field, within the same bound. */
+    if (wait_status(k, a, ch, MCH_SPD_RDO | MCH_SPD_WOD | MCH_SPD_SBE, &st) != BM_OK)
+        return st & MCH_SPD_BUSY ? MCH_BUSY_AFTER : MCH_NO_DATA;
     if (st & MCH_SPD_SBE)
         return MCH_NACK;
     if (!(st & MCH_SPD_RDO))
@@ -164,7 +169,7 @@ static const char *err_text(enum mch_byte_err e)
     case MCH_NACK:
         return "SPD bus error (no acknowledge)";
     case MCH_NO_DATA:
-        return "the read completed without read data (RDO clear)";
+        return "the read gave no read data (RDO not set within the wait)";
     default:
         return "ok";
     }

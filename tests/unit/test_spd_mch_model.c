@@ -40,6 +40,7 @@ struct mch_channel {
     unsigned commands;          /* commands started */
     const uint8_t *dimm[8];     /* SPD image per slot (SPD slave address); NULL: no acknowledge */
     unsigned stuck_after;       /* 0: never; n: the nth command never completes */
+    unsigned lag;               /* status reads left before a started command shows BUSY */
 };
 
 struct mch_model {
@@ -47,6 +48,9 @@ struct mch_model {
     unsigned branch;
     struct mch_channel ch[2];
     unsigned busy_per_cmd;      /* status reads each command stays BUSY */
+    unsigned start_lag;         /* status reads after a command before BUSY shows (completion fields
+                                 * cleared, BUSY not yet set: 5000X datasheet 5.16.5.1 counts a command
+                                 * complete only when RDO, WOD or SBE is set) */
     uint64_t ns_per_busy_read;  /* time that passes at each BUSY status read */
     bool forbidden;             /* a function whose registers are not the SPD's: any write counts */
     /* What must never happen. */
@@ -70,7 +74,15 @@ static void model_config_read(void *ctx, uint16_t off, unsigned bytes)
         return;
     c = off == MCH_SPD_STATUS(1);
     struct mch_channel *ch = &m->ch[c];
-    if (ch->foreign_stuck || ch->foreign_busy) {
+    if (ch->lag) {
+        /* The command has started: this read shows the fields cleared and
+         * BUSY not set yet; BUSY shows after the last of them. */
+        plat_sim_advance_ns(m->ns_per_busy_read);
+        memcpy(&m->pci.config[off], &ch->status, 2);
+        if (--ch->lag == 0)
+            ch->status = MCH_SPD_BUSY;
+        return;
+    } else if (ch->foreign_stuck || ch->foreign_busy) {
         ch->status |= MCH_SPD_BUSY;
         plat_sim_advance_ns(m->ns_per_busy_read);
         if (!ch->foreign_stuck && --ch->foreign_busy == 0)
@@ -101,7 +113,7 @@ static void model_config_written(void *ctx, uint16_t off, unsigned bytes)
     assert_int_equal(bytes, 4);
     ch = &m->ch[off == MCH_SPD_CMD(1)];
     memcpy(&cmd, &m->pci.config[off], 4);
-    if (ch->status & MCH_SPD_BUSY) {
+    if ((ch->status & MCH_SPD_BUSY) || ch->lag) {
         m->cmd_while_busy++;
         return;
     }
@@ -123,7 +135,11 @@ static void model_config_written(void *ctx, uint16_t off, unsigned bytes)
     /* RDO and the old data stay visible while BUSY. */
     ch->status = (uint16_t)((ch->status & (MCH_SPD_RDO | 0xff)) | MCH_SPD_BUSY);
     ch->busy_reads = m->busy_per_cmd;
-    ch->done_at = plat_now_ns() + (uint64_t)m->busy_per_cmd * m->ns_per_busy_read;
+    ch->done_at = plat_now_ns() + (uint64_t)(m->start_lag + m->busy_per_cmd) * m->ns_per_busy_read;
+    if (m->start_lag) {
+        ch->lag = m->start_lag;
+        ch->status = 0;
+    }
     ch->stuck = ch->stuck_after && ch->commands >= ch->stuck_after;
     if (slot < 8 && ch->dimm[slot])
         ch->result = (uint16_t)(MCH_SPD_RDO | ch->dimm[slot][byte]);
@@ -677,6 +693,25 @@ static void test_mch5400_stuck_busy_is_bounded_and_named(void **state)
     assert_nothing_forbidden();
 }
 
+static void test_mch5400_command_not_yet_busy_is_waited_for(void **state)
+{
+    int n;
+
+    (void)state;
+    /* The first status read after each command shows neither BUSY nor a
+     * completion field: not "done without data", the command has not
+     * shown yet (illumos read_spd_eeprom() polls on for RDO). */
+    B[0].ch[0].dimm[1] = img[0];
+    B[1].ch[1].dimm[0] = img[1];
+    B[0].start_lag = B[1].start_lag = 1;
+    n = spd_mch_read(&L, raw, SPD_MCH_DIMMS, note, sizeof(note));
+    assert_string_equal(note, "");
+    assert_int_equal(n, 2);
+    assert_image(n, "b0c0", 0x51, img[0]);
+    assert_image(n, "b1c1", 0x50, img[1]);
+    assert_nothing_forbidden();
+}
+
 static void test_mch7300_reads_eight_slots_per_channel(void **state)
 {
     int n;
@@ -735,6 +770,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mch5400_reads_fbdimm_images_on_both_branches, setup5400, teardown_fbd),
         cmocka_unit_test_setup_teardown(test_mch5400_empty_slots_answer_sbe_and_are_absent, setup5400, teardown_fbd),
         cmocka_unit_test_setup_teardown(test_mch5400_stuck_busy_is_bounded_and_named, setup5400, teardown_fbd),
+        cmocka_unit_test_setup_teardown(test_mch5400_command_not_yet_busy_is_waited_for, setup5400, teardown_fbd),
         cmocka_unit_test_setup_teardown(test_mch7300_reads_eight_slots_per_channel, setup7300, teardown_fbd),
         cmocka_unit_test_setup_teardown(test_mch7300_inventory_emits_fbdimm_spd_records, setup7300, teardown_fbd),
     };
