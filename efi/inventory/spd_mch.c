@@ -50,7 +50,8 @@ static const struct mch_kind kinds[] = {
     { 0x65f0, 1, "5100", { MCH5100_SPDDATA, MCH5100_SPDDATA }, { MCH5100_SPDCMD, MCH5100_SPDCMD }, true, -1, 4,
       MCH5100_WAIT_NS },
     /* illumos intel_nb5000 SPD_RD()/SPDCMD_WR(): function 0 of device
-     * 21/22 (function 1 has other registers on a 5400: nothing there). */
+     * 21/22 (illumos reads a 5400's memory error logs at function 1,
+     * NRECMEMA_RD(): never written here). */
     { MCH5400_FBD0, 0, "5400 branch 0", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
       { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 0, 4, MCH_SPD_WAIT_NS },
     { MCH5400_FBD1, 0, "5400 branch 1", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
