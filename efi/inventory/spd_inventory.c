@@ -140,7 +140,7 @@ static int decode_raw(const struct spd_raw *raw, unsigned nraw, struct spd_dimm 
     return ns;
 }
 
-/* The Intel 5000-series and 5100 MCH's SPD registers (spd_mch.c). Returns how many
+/* The Intel 5000-series, 5100, 5400 and 7300 MCH's SPD registers (spd_mch.c). Returns how many
  * DIMMs decoded, 0 when none answered there (a note was written), -1 when
  * the machine has no such MCH. */
 static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
@@ -159,7 +159,8 @@ static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned 
         for (unsigned i = 0; i < *nraw; i++)
             if (raw[i].note[0])
                 record_note("spd", "%s", raw[i].note);
-        record_note("spd", "no DIMM decoded from the memory controller hub's SPD registers (Intel 5000P/5000V/5000X, 5100)");
+        record_note("spd", "no DIMM decoded from the memory controller hub's SPD registers (Intel 5000P/5000V/5000X, 5100, 5400, "
+                    "7300)");
     }
     return rc;
 }
@@ -221,7 +222,7 @@ static struct {
     bool read;
     int ns;
     unsigned nraw;
-    struct spd_raw raw[SPD_MCH_DIMMS];    /* the MCH has up to 16, the SMBus SPD_SLOTS */
+    struct spd_raw raw[SPD_MCH_DIMMS];    /* the MCH has up to 32 (7300), the SMBus SPD_SLOTS */
     struct spd_dimm s[SPD_MCH_DIMMS];
     int raw_of[SPD_MCH_DIMMS];            /* s[i] came from raw[raw_of[i]] */
 } found;

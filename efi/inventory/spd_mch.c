@@ -13,9 +13,16 @@
  * status words at another place, as Linux i5100_edac i5100_read_spd_byte()
  * drives them: one SPDDATA (0x48) / SPDCMD (0x4c) pair on device 16
  * function 1 for both channels, the channel in the slot address (channel *
- * 4 + slot), and up to 100 ms for a byte. 5400/7300 are not read: their
- * SPD register layout is not confirmed from coreboot, Linux or a datasheet
- * at hand (spd_platform.c keeps their note). */
+ * 4 + slot), and up to 100 ms for a byte. The Intel 5400 and 7300
+ * branches have the 5000's registers at the 5000's offsets, as illumos
+ * intel_nb5000 drives all of them (nb5000.h SPD_RD()/SPDCMD_WR(),
+ * nb5000_init.c read_spd_eeprom(); spd_mch.h); a 7300 channel has up to 8
+ * DIMMs (slot address 0-7). Their datasheets' register chapters (Intel
+ * 318610, 318082) were not at hand: the handshake is the 5000X datasheet's
+ * (section 5.16.5: a command completes when RDO, WOD or SBE is set, BUSY
+ * while it runs), which names no arbitration or ownership bit, so BUSY is
+ * the only sign of another owner and no command is written while it is
+ * set. */
 #include "spd_mch.h"
 #include "spd.h"
 
@@ -27,6 +34,7 @@ struct mch_kind {
     uint16_t status[2], cmd[2];   /* per channel */
     bool shared;                  /* one pair for both channels: the channel goes into the slot address */
     int branch;                   /* the branch it serves, for the DIMM's name; -1: none */
+    unsigned slots;               /* DIMMs per channel (SPD slave addresses 0..slots-1) */
     uint64_t wait_ns;
 };
 
@@ -34,13 +42,24 @@ static const struct mch_kind kinds[] = {
     /* Linux i5000_edac binds the branches; coreboot i5000 raminit.h names
      * the registers (MCH_SPD_* in spd_mch.h). */
     { 0x25f5, -1, "5000-series branch 0", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
-      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 0, MCH_SPD_WAIT_NS },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 0, 4, MCH_SPD_WAIT_NS },
     { 0x25f6, -1, "5000-series branch 1", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
-      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 1, MCH_SPD_WAIT_NS },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 1, 4, MCH_SPD_WAIT_NS },
     /* Linux i5100_edac: I5100_SPDDATA/I5100_SPDCMD on 8086:65f0 function 1
      * (its probe refuses the other functions), "wait up to 100ms". */
-    { 0x65f0, 1, "5100", { MCH5100_SPDDATA, MCH5100_SPDDATA }, { MCH5100_SPDCMD, MCH5100_SPDCMD }, true, -1,
+    { 0x65f0, 1, "5100", { MCH5100_SPDDATA, MCH5100_SPDDATA }, { MCH5100_SPDCMD, MCH5100_SPDCMD }, true, -1, 4,
       MCH5100_WAIT_NS },
+    /* illumos intel_nb5000 SPD_RD()/SPDCMD_WR(): function 0 of device
+     * 21/22 (illumos reads a 5400's memory error logs at function 1,
+     * NRECMEMA_RD(): never written here). */
+    { MCH5400_FBD0, 0, "5400 branch 0", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 0, 4, MCH_SPD_WAIT_NS },
+    { MCH5400_FBD1, 0, "5400 branch 1", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 1, 4, MCH_SPD_WAIT_NS },
+    { MCH7300_FB0, 0, "7300 branch 0", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 0, 8, MCH_SPD_WAIT_NS },
+    { MCH7300_FB1, 0, "7300 branch 1", { MCH_SPD_STATUS(0), MCH_SPD_STATUS(1) },
+      { MCH_SPD_CMD(0), MCH_SPD_CMD(1) }, false, 1, 8, MCH_SPD_WAIT_NS },
 };
 
 static const struct mch_kind *kind_of(const struct pci_func *f)
@@ -61,17 +80,18 @@ bool spd_mch_present(const struct pci_list *l)
     return false;
 }
 
-/* Wait until the channel's SPD status shows BUSY clear; the status read
- * last into *status. The deadline is sampled before each read, so a
- * poller preempted past it still sees a command that completed. */
-static int wait_not_busy(const struct mch_kind *k, struct pci_addr a, unsigned ch, uint16_t *status)
+/* Wait until the channel's SPD status shows BUSY clear and, when done is
+ * not 0, one of the done bits set; the status read last into *status. The
+ * deadline is sampled before each read, so a poller preempted past it
+ * still sees a command that completed. */
+static int wait_status(const struct mch_kind *k, struct pci_addr a, unsigned ch, uint16_t done, uint16_t *status)
 {
     uint64_t deadline = plat_now_ns() + k->wait_ns;
 
     for (;;) {
         bool late = plat_now_ns() > deadline;
         *status = plat_pci_read16(a, k->status[ch]);
-        if (!(*status & MCH_SPD_BUSY))
+        if (!(*status & MCH_SPD_BUSY) && (!done || (*status & done)))
             return BM_OK;
         if (late)
             return BM_ETIMEDOUT;
@@ -87,15 +107,19 @@ static enum mch_byte_err mch_read_byte(const struct mch_kind *k, struct pci_addr
                                        uint8_t off, uint8_t *out)
 {
     uint16_t st;
-    unsigned sa = k->shared ? ch * 4 + (slot & 3) : slot & 3;
+    unsigned sa = k->shared ? ch * 4 + (slot & 3) : slot & 7;
     uint32_t cmd = MCH_SPDCMD_DTI_SPD | MCH_SPDCMD_CKOVRD | (uint32_t)(sa & 7) << 24 | (uint32_t)off << 16;
 
-    if (wait_not_busy(k, a, ch, &st) != BM_OK)
+    if (wait_status(k, a, ch, 0, &st) != BM_OK)
         return MCH_BUSY_BEFORE;
     cmd &= ~MCH_SPDCMD_WRITE;
     plat_pci_write32(a, k->cmd[ch], cmd);
-    if (wait_not_busy(k, a, ch, &st) != BM_OK)
-        return MCH_BUSY_AFTER;
+    /* 5000X datasheet 5.16.5.1: a command has completed when RDO, WOD or
+     * SBE is set (the MCH clears them when it starts one); BUSY clear
+     * alone may be a command not yet shown. As illumos read_spd_eeprom(),
+     * poll on for a completion field, within the same bound. */
+    if (wait_status(k, a, ch, MCH_SPD_RDO | MCH_SPD_WOD | MCH_SPD_SBE, &st) != BM_OK)
+        return st & MCH_SPD_BUSY ? MCH_BUSY_AFTER : MCH_NO_DATA;
     if (st & MCH_SPD_SBE)
         return MCH_NACK;
     if (!(st & MCH_SPD_RDO))
@@ -146,7 +170,7 @@ static const char *err_text(enum mch_byte_err e)
     case MCH_NACK:
         return "SPD bus error (no acknowledge)";
     case MCH_NO_DATA:
-        return "the read completed without read data (RDO clear)";
+        return "the read gave no read data (RDO not set within the wait)";
     default:
         return "ok";
     }
@@ -171,7 +195,7 @@ int spd_mch_read(const struct pci_list *l, struct spd_raw *raw, unsigned cap, ch
         any = true;
         pci_addr_str(f->addr, bdf, sizeof(bdf));
         for (unsigned ch = 0; ch < 2 && !stuck; ch++) {
-            for (unsigned slot = 0; slot < 4 && n < cap; slot++) {
+            for (unsigned slot = 0; slot < k->slots && n < cap; slot++) {
                 struct spd_raw *r = &raw[n];
                 enum mch_byte_err e;
 

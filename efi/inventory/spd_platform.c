@@ -7,9 +7,9 @@
  * controllers live in PCI configuration space. FreeBSD's driver notes that
  * the firmware's DIMM thermal sensor polling must be paused around every
  * transaction in a board-specific way: without that knowledge the bus is
- * left alone (the BMC and the firmware own it). The 5000P/5000V/5000X
- * branches and the 5100 are read by spd_mch.c; their note here is for
- * callers that only identify. */
+ * left alone (the BMC and the firmware own it). The 5000P/5000V/5000X,
+ * 5400 and 7300 branches and the 5100 are read by spd_mch.c; their note
+ * here is for callers that only identify. */
 #include "spd_platform.h"
 
 static const struct {
