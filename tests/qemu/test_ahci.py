@@ -4,7 +4,6 @@ ports skipped, a 512e disk, NCQ keeping 32 commands in flight on a disk
 with a fixed latency, and a disk that fails every read while the disks
 beside it on the same controller finish their tests."""
 import os
-import tempfile
 
 import qemu
 
@@ -28,7 +27,7 @@ def _finished(run):
 
 
 def test_ahci_builtin_controller_one_disk_on_port_2():
-    work = tempfile.mkdtemp(prefix="baremark-ahci-")
+    work = qemu.tempdir(prefix="baremark-ahci-")
     img = qemu.make_disk(os.path.join(work, "d.img"), 64)
     # q35's own ICH9 AHCI at 00:1f.2; its bus ide.2 is SATA port 2.
     run = qemu.boot(options=OPTIONS, devices=["ide-hd,drive=d0,bus=ide.2,serial=AHCIONE,model=Baremark Test Disk"],
@@ -56,7 +55,7 @@ def test_ahci_builtin_controller_one_disk_on_port_2():
 
 
 def test_ahci_four_disks_512e_cdrom_error_and_queue_depth():
-    work = tempfile.mkdtemp(prefix="baremark-ahci-")
+    work = qemu.tempdir(prefix="baremark-ahci-")
     good = qemu.make_disk(os.path.join(work, "good.img"), 64)
     e512 = qemu.make_disk(os.path.join(work, "512e.img"), 64)
     bad = qemu.make_disk(os.path.join(work, "bad.img"), 64)

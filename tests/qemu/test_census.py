@@ -12,13 +12,12 @@ be made honestly under QEMU: its AHCI and NVMe models bring up every disk
 they have. That path is pinned by tests/unit/test_disk_census.c."""
 import os
 import shutil
-import tempfile
 
 import qemu
 
 
 def test_every_disk_the_firmware_shows_is_a_disk_or_named():
-    work = tempfile.mkdtemp(prefix="baremark-census-")
+    work = qemu.tempdir(prefix="baremark-census-")
     try:
         a = qemu.make_disk(os.path.join(work, "a.img"), 16)
         n = qemu.make_disk(os.path.join(work, "n.img"), 16)

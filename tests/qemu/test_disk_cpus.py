@@ -5,7 +5,6 @@ records say so (cpus, cpu_busy_pct). Speed is not asserted: this machine is
 shared; the figures for the notes come from the same records."""
 import os
 import shutil
-import tempfile
 
 import qemu
 
@@ -32,7 +31,7 @@ def _check_every_cpu(smp):
     """disk=full on two NVMe disks under -smp smp: RND4K-Q32T16 spreads its
     16 queue pairs over all smp CPUs; the all-disks tests put each disk on
     a CPU of its own; every record has one busy share per CPU it ran on."""
-    workdir = tempfile.mkdtemp(prefix="baremark-cpus%d-" % smp)
+    workdir = qemu.tempdir(prefix="baremark-cpus%d-" % smp)
     try:
         run = _boot(workdir, smp, "mem=off disk=full time=1 driver=native")
         results = [r for r in run.of_type("disk_result")]
@@ -66,7 +65,7 @@ def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
 
 
 def test_one_cpu_runs_everything_on_the_boot_processor():
-    workdir = tempfile.mkdtemp(prefix="baremark-cpus1-")
+    workdir = qemu.tempdir(prefix="baremark-cpus1-")
     try:
         run = _boot(workdir, 1, "mem=off disk=quick time=1 driver=native")
         results = run.of_type("disk_result")

@@ -29,7 +29,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import tempfile
 
 import marks
 import qemu
@@ -221,7 +220,7 @@ def test_every_command_in_readme_and_docs_works_as_written():
     commands, text_blocks = collect()
     assert any(c == "make run" or c.startswith("make run ") for _, c, _ in commands), "README shows `make run`"
     assert any(c.startswith("make test") for _, c, _ in commands), "README shows `make test`"
-    workdir = tempfile.mkdtemp(prefix="baremark-docs-")
+    workdir = qemu.tempdir(prefix="baremark-docs-")
     outcome = {}
     # The dry runs first, each different one once and four at a time (make reads
     # the whole Makefile for each: the slow part of this test).
@@ -262,7 +261,7 @@ def test_every_command_in_readme_and_docs_works_as_written():
 def test_docs_command_extraction_finds_blocks_markers_and_spans():
     """The extractor itself, on a small document: a command block, a marked
     one, a text block, a fenced block and an inline command."""
-    d = tempfile.mkdtemp(prefix="baremark-docs-x-")
+    d = qemu.tempdir(prefix="baremark-docs-x-")
     try:
         path = os.path.join(d, "x.md")
         with open(path, "w") as f:

@@ -13,7 +13,6 @@ command back, as timed out ("no completion in 30000 ms; back N ms later
 """
 import os
 import re
-import tempfile
 import time
 
 import qemu
@@ -26,7 +25,7 @@ BOUND_S = 300
 
 
 def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
-    work = tempfile.mkdtemp(prefix="baremark-hbato-")
+    work = qemu.tempdir(prefix="baremark-hbato-")
     fast, slow = (qemu.make_disk(os.path.join(work, n), 32) for n in ("fast.img", "slow.img"))
     before = {p: testutil.sha256(p) for p in (fast, slow)}
     t0 = time.monotonic()

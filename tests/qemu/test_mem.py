@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 
@@ -183,7 +182,7 @@ def press_esc_when(workdir, sock_path, marker, pressed, timeout=120):
 def test_mem_esc_stops_the_memory_benchmark_promptly():
     """Esc during the latency sweep: the run ends at once with the abort
     note, before the sweep is done and before any bandwidth figure."""
-    workdir = tempfile.mkdtemp(prefix="baremark-memesc-")
+    workdir = qemu.tempdir(prefix="baremark-memesc-")
     sock_path = os.path.join(workdir, "monitor.sock")
     pressed = []
     # 64 MiB keeps TCG busy in the sweep for far longer than the test waits.

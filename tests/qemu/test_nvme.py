@@ -7,7 +7,6 @@ each test."""
 import os
 import re
 import shutil
-import tempfile
 
 import qemu
 
@@ -53,7 +52,7 @@ def test_512_and_4k_namespaces_and_two_namespaces_on_one_controller():
     = 110b): a namespace formatted with type 1 protection information in 8
     bytes of metadata (ms=8,pi=1), measured with PRACT; and a zoned one,
     named in a note and not measured."""
-    workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
+    workdir = qemu.tempdir(prefix="baremark-nvme-")
     try:
         a = qemu.make_disk(os.path.join(workdir, "a.img"), 64)
         b = qemu.make_disk(os.path.join(workdir, "b.img"), 32)
@@ -114,7 +113,7 @@ def test_queue_is_kept_full_on_a_fixed_latency_disk():
     """null-co answers every request after LATENCY_NS: QD1 can do at most
     1/latency IOPS, QD32 up to 32 times that. Many times QD1's IOPS at QD32
     means 32 commands really were in flight at once."""
-    workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
+    workdir = qemu.tempdir(prefix="baremark-nvme-")
     try:
         run = _boot(workdir,
                     drives=["driver=null-co,size=1G,latency-ns=%d,read-zeroes=on,if=none,id=L" % LATENCY_NS],
@@ -141,7 +140,7 @@ def test_read_error_is_reported_with_its_nvme_status():
     """A namespace whose reads fail (blkdebug EIO -> QEMU's Unrecovered Read
     Error) gives an error record with the decoded status; a healthy NVMe disk
     in the same run still finishes."""
-    workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
+    workdir = qemu.tempdir(prefix="baremark-nvme-")
     try:
         bad = qemu.make_disk(os.path.join(workdir, "bad.img"), 16)
         good = qemu.make_disk(os.path.join(workdir, "good.img"), 16)
@@ -169,7 +168,7 @@ def test_split_transfers_and_controllers_nobody_can_drive():
     namespace formatted with metadata, a SCSI controller neither we nor
     OVMF drive, and the namespaces past the 32 we take from one controller
     are each named in a note instead of silently missing."""
-    workdir = tempfile.mkdtemp(prefix="baremark-nvme-")
+    workdir = qemu.tempdir(prefix="baremark-nvme-")
     try:
         s = qemu.make_disk(os.path.join(workdir, "s.img"), 32)
         m = qemu.make_disk(os.path.join(workdir, "m.img"), 16)

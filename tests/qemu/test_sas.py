@@ -12,7 +12,6 @@ Two boots, shared by the tests below (each about 45 s under TCG):
 """
 import os
 import re
-import tempfile
 import threading
 
 import qemu
@@ -44,7 +43,7 @@ def boot_once(name, **kwargs):
 
 
 def megasas_run():
-    work = tempfile.mkdtemp(prefix="baremark-sas-")
+    work = qemu.tempdir(prefix="baremark-sas-")
     g0, g2 = qemu.make_disk(os.path.join(work, "g0.img"), 32), qemu.make_disk(os.path.join(work, "m0.img"), 32)
     return boot_once(
         "megasas",
@@ -62,7 +61,7 @@ def megasas_run():
 
 
 def mpt_run():
-    work = tempfile.mkdtemp(prefix="baremark-sas-")
+    work = qemu.tempdir(prefix="baremark-sas-")
     plain, bad, vs = (qemu.make_disk(os.path.join(work, n), 32) for n in ("plain.img", "bad.img", "vs.img"))
     rules = os.path.join(work, "rules.cfg")
     with open(rules, "w") as f:

@@ -7,7 +7,6 @@ null-co, which reads at tens of GB/s: the scan is long enough to time) has its s
 against its own SEQ1M-Q8T1 of the same run (the scan's cost), and both the
 HTML report and the results screen draw the curve and the map."""
 import os
-import tempfile
 
 import marks
 import qemu
@@ -21,7 +20,7 @@ OPTIONS = "mem=off disk=quick time=1 driver=native exit=shutdown scan=on screen_
 
 @marks.once
 def scan_run():
-    work = tempfile.mkdtemp(prefix="baremark-scan-")
+    work = qemu.tempdir(prefix="baremark-scan-")
     bad = qemu.make_disk(os.path.join(work, "bad.img"), BAD_MIB)
     rules = os.path.join(work, "band.conf")
     with open(rules, "w") as f:
