@@ -408,8 +408,10 @@ static void read_bus(const struct imc_kind *k, const struct pci_func *f, unsigne
         uint8_t key;
 
         e = read_byte(&c, (uint8_t)(SMBUS_SPD_FIRST + s), 2, &key);
-        if (e == IMC_NACK)
+        if (e == IMC_NACK) {
+            e = IMC_OK;   /* nothing there */
             continue;
+        }
         if (e != IMC_OK)
             break;
         memset(r, 0, sizeof(*r));
