@@ -113,7 +113,7 @@ struct imc_bus {
     int good_addr;                /* an address that answered (its byte 0 clears SBE), -1: none */
 };
 
-enum imc_err { IMC_OK, IMC_NACK, IMC_STUCK, IMC_RACED };
+enum imc_err { IMC_OK, IMC_NACK, IMC_STUCK, IMC_RACED, IMC_GONE };
 
 static void bus_init(struct imc_bus *c, const struct imc_kind *k, struct pci_addr a, unsigned b)
 {
@@ -317,6 +317,8 @@ static const char *err_text(enum imc_err e)
         return "a transaction did not end (BUSY, or no RDO/SBE, for 50 ms)";
     case IMC_RACED:
         return "the control register changed under the read: another master is using the controller";
+    case IMC_GONE:
+        return "the controller could not be taken again";
     default:
         return "ok";
     }
@@ -349,7 +351,7 @@ static enum imc_err read_dimm(struct imc_bus *c, struct spd_raw *r, char *why, s
     r->len = 0;
     for (size_t i = 0; i < want; i++) {
         if (bus_breathe(c, why, why_len) != BM_OK)
-            return IMC_STUCK;
+            return IMC_GONE;
         e = read_byte(c, r->addr, (uint8_t)i, &r->data[i]);
         if (e != IMC_OK)
             break;
@@ -367,7 +369,7 @@ static enum imc_err read_dimm(struct imc_bus *c, struct spd_raw *r, char *why, s
         snprintf(r->note, sizeof(r->note), "SPD %s:0x%02x: read stopped at byte %zu: %s", r->where, r->addr, r->len,
                  err_text(e));
     }
-    if (e == IMC_OK && c->good_addr < 0)
+    if (e == IMC_OK)
         c->good_addr = r->addr;
     return e;
 }
@@ -422,8 +424,15 @@ static void read_bus(const struct imc_kind *k, const struct pci_func *f, unsigne
         r->len = 3;
         (*n)++;
     }
+    if (*n > first)
+        c.good_addr = raw[first].addr;   /* its key byte read: a read there clears an SBE */
     for (unsigned i = first; i < *n && e == IMC_OK; i++) {
-        e = read_dimm(&c, &raw[i], why, sizeof(why));
+        /* The thermal polling gets the bus back between DIMMs: paused
+         * for one DIMM's read at a time (about 0.1 s at 100 kHz). */
+        if (bus_release(&c, true, why, sizeof(why)) && bus_claim(&c, why, sizeof(why)) == BM_OK)
+            e = read_dimm(&c, &raw[i], why, sizeof(why));
+        else
+            e = IMC_GONE;
         if (e == IMC_NACK)
             e = IMC_OK;   /* that DIMM stopped answering (noted); go on */
     }
@@ -431,12 +440,12 @@ static void read_bus(const struct imc_kind *k, const struct pci_func *f, unsigne
         add_note(note, note_len, "IMC SMBus i%u.%u (%s, %s): %s; not read further", fidx, b, bdf, k->name,
                  why[0] ? why : err_text(e));
     why[0] = '\0';
-    if (!bus_release(&c, e != IMC_STUCK && e != IMC_RACED, why, sizeof(why)))
+    if (!bus_release(&c, e == IMC_OK || e == IMC_NACK, why, sizeof(why)))
         add_note(note, note_len, "IMC SMBus i%u.%u (%s): %s", fidx, b, bdf, why);
     else if (c.sbe_pending && !c.sbe_at_entry)
-        add_note(note, note_len, "IMC SMBus i%u.%u (%s): no DIMM answered at 0x50-0x57, so the bus error of the last "
-                 "probe stays set (the IMC polls no thermal sensor there until its next command succeeds)", fidx, b,
-                 bdf);
+        add_note(note, note_len, "IMC SMBus i%u.%u (%s): the bus error (SBE) of the last command stays set, no "
+                 "device at 0x50-0x57 answered a read that would clear it (the IMC polls no thermal sensor there "
+                 "until its next command succeeds)", fidx, b, bdf);
 }
 
 int spd_imc_read(const struct pci_list *l, struct spd_raw *raw, unsigned cap, char *note, size_t note_len)

@@ -252,7 +252,7 @@ static void test_imc_empty_controller_probes_only_and_says_sbe_stays(void **stat
     assert_int_equal(m->bus[1].commands, 8);
     assert_int_equal(m->bus[1].nacks, 8);
     assert_non_null(strstr(note, "i0.1"));
-    assert_non_null(strstr(note, "bus error of the last probe stays set"));
+    assert_non_null(strstr(note, "bus error (SBE) of the last command stays set"));
     assert_left_as_found(m);
 }
 
@@ -314,7 +314,7 @@ static void test_imc_scalable_two_sockets_read_and_restored(void **state)
     assert_int_equal(n, 3);
     /* Socket 1's controller 0 is empty: only that is noted. */
     assert_null(strstr(note, "not read"));
-    assert_non_null(strstr(note, "i1.0 (0000:85:1e.5): no DIMM answered"));
+    assert_non_null(strstr(note, "i1.0 (0000:85:1e.5): the bus error (SBE)"));
     assert_null(strstr(note, "i0."));
     assert_non_null(entry(n, "i0.0", 0x50));
     assert_non_null(entry(n, "i0.1", 0x52));
