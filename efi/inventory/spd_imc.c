@@ -162,6 +162,24 @@ static int wait_status(struct imc_bus *c, uint32_t done, uint32_t *st)
     }
 }
 
+/* A TRIGGER left set in the command register is a command another master
+ * wrote that the controller has not started yet (it clears the bit when it
+ * starts one: Purley header, smb_cmd_trigger): wait for it, bounded. */
+static int wait_trigger_clear(struct imc_bus *c)
+{
+    uint32_t trig = c->k->skx ? IMC_SKX_CMD_TRIGGER : IMC_E5_CMD_TRIGGER;
+    uint64_t deadline = plat_now_ns() + IMC_WAIT_NS;
+
+    for (;;) {
+        bool late = plat_now_ns() > deadline;
+        if (!(plat_pci_read32(c->a, c->cmd) & trig))
+            return BM_OK;
+        if (late)
+            return BM_ETIMEDOUT;
+        plat_delay_ns(10000);
+    }
+}
+
 /* Write the control register as saved, read it back. True when it reads
  * as saved (TRIGGER, which the controller clears, masked). */
 static bool restore_cntl(struct imc_bus *c)
@@ -201,6 +219,11 @@ static int bus_claim(struct imc_bus *c, char *why, size_t why_len)
     uint32_t v, st;
     bool polling;
 
+    if (wait_trigger_clear(c) != BM_OK) {
+        snprintf(why, why_len, "another master's command stayed pending (TRIGGER set) for %u ms",
+                 (unsigned)(IMC_WAIT_NS / 1000000ull));
+        return BM_EBUSY;
+    }
     c->saved_cntl = plat_pci_read32(c->a, c->cntl);
     c->saved_cmd = c->k->skx ? c->saved_cntl : plat_pci_read32(c->a, c->cmd);
     polling = c->saved_cntl & c->poll_en;

@@ -404,6 +404,29 @@ static void test_imc_another_master_changing_the_control_register_stops_the_read
     assert_left_as_found(m);
 }
 
+/* A command another master wrote that never starts (TRIGGER left set in
+ * SMBCMD): that controller is left alone, within the bound. */
+static void test_imc_pending_foreign_command_is_refused(void **state)
+{
+    struct imc_sim *m;
+    uint32_t cmd;
+
+    (void)state;
+    m = add_model(0x0ea8, 0xff, 15, 0, false);
+    m->bus[0].dimm[0] = ddr3[0];
+    m->bus[1].dimm[0] = ddr3[1];
+    memcpy(&cmd, &m->pci.config[0x184], 4);
+    cmd |= 0x80000000u;   /* SMBCMD_0 TRIGGER */
+    memcpy(&m->pci.config[0x184], &cmd, 4);
+    m->bus[0].found_cmd = cmd;
+    assert_int_equal(spd_imc_read(&L, raw, SPD_IMC_DIMMS, note, sizeof(note)), 1);
+    assert_int_equal(m->bus[0].commands, 0);
+    assert_non_null(strstr(note, "i0.0"));
+    assert_non_null(strstr(note, "pending"));
+    assert_ddr3(1, "i0.1", 0x50, ddr3[1]);
+    assert_left_as_found(m);
+}
+
 /* The inventory reads the IMC (found by PCI enumeration) and emits spd
  * records addressed by controller, not the "not read" note. */
 static void test_imc_inventory_emits_spd_records_not_a_note(void **state)
@@ -447,6 +470,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_imc_sbe_from_a_failing_dimm_is_cleared_before_release, setup, teardown),
         cmocka_unit_test_setup_teardown(test_imc_another_master_changing_the_control_register_stops_the_read, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_imc_pending_foreign_command_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_imc_inventory_emits_spd_records_not_a_note, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
