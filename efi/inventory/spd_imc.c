@@ -22,7 +22,8 @@
  *    the bit back ("sometimes the hardware won't let go": CLTT locks it)
  *    and gives up when BUSY stays set ("someone else is controlling the
  *    bus"); illumos (Tegile) chn_disable_tsod_polling() saves and restores
- *    the bit and the device type. Here: the control register is saved, the
+ *    the bit and the device type. Here: a command another master left
+ *    pending (TRIGGER set) is waited for, then the control register is saved, the
  *    poll enable cleared and read back (still set: refused), BUSY waited for
  *    (bounded: a bus that stays busy belongs to someone else, refused), and
  *    the saved register written back and read back after each DIMM, so
