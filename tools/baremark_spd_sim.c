@@ -7,13 +7,19 @@
  * replayed this way. Exit status: 0 clean, 1 usage or unreadable file,
  * 2 bad bus file, 3 something was written that must never be (a write to
  * 0x30-0x37 with a legacy EEPROM on the bus, into an EEPROM, or a 34C02's
- * write protection set). */
+ * write protection set). A bus file with an `imc` line puts the devices
+ * behind a Xeon memory controller's SMBus instead and runs the IMC reader
+ * (efi/inventory/spd_imc.c): every register write is printed, and exit
+ * status 3 means the model refused something or a controller was not left
+ * as found. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "platform.h"
+#include "../drivers/smbus/imc_sim.h"
 #include "../drivers/smbus/smbus_sim.h"
+#include "inventory/spd_imc.h"
 #include "inventory/spd_read.h"
 
 #define MAX_FILE (1 << 20)
@@ -39,6 +45,57 @@ static void print_module(const struct spd_raw *r)
            "bytes_read=%zu note=\"%s\"\n", r->addr, in.mem_type, in.module_type, (unsigned long long)in.size_mb,
            in.ranks, in.speed_mts, in.tck_ps, in.cl, in.trcd, in.trp, in.tras, in.manufacturer, in.part, in.serial,
            in.crc_ok ? "true" : "false", in.truncated ? "true" : "false", r->len, r->note);
+}
+
+/* An `imc` bus file: the devices on controller 0 of a simulated Xeon
+ * memory controller SMBus (drivers/smbus/imc_sim.h), read by spd_imc.c.
+ * Prints every register write and what the model saw. Exit status as
+ * main's: 3 when the model counted something the chip refuses, or a
+ * controller was not left as found (thermal polling paused, SBE left). */
+static int run_imc(const struct smbus_sim *sim)
+{
+    static struct imc_sim m;
+    static struct pci_list l;
+    static struct spd_raw raw[SPD_IMC_DIMMS];
+    char note[600] = "", why[160];
+    bool bad = false;
+    int rc;
+
+    if (sim->imc == 1)
+        imc_sim_init(&m, 0x0ea8, (struct pci_addr){ 0, 0xff, 15, 0 }, false);
+    else
+        imc_sim_init(&m, 0x2085, (struct pci_addr){ 0, 0x17, 30, 5 }, true);
+    for (int s = 0; s < 8; s++)
+        if (sim->kind[s] != SIM_NONE)
+            m.bus[0].dimm[s] = sim->mem[s];
+    m.bus[0].poll_locked = sim->imc_cltt_locked;
+    m.bus[0].stuck = sim->imc_stuck;
+    m.bus[0].foreign_busy = sim->imc_bmc_busy;
+    if (sim->imc_poll_off)
+        imc_sim_poll_off(&m, 0);
+    m.trace = print_line;
+    imc_sim_attach(&m);
+    l.count = 1;
+    l.funcs[0].addr = m.pci.addr;
+    l.funcs[0].vendor = 0x8086;
+    l.funcs[0].device = sim->imc == 1 ? 0x0ea8 : 0x2085;
+    printf("register writes (%s, controller 0 holds the devices):\n",
+           sim->imc == 1 ? "Xeon E5 v2 IMC 8086:0ea8 at 0000:ff:0f.0" : "Xeon Scalable PCU 8086:2085 at 0000:17:1e.5");
+    rc = spd_imc_read(&l, raw, SPD_IMC_DIMMS, note, sizeof(note));
+    printf("result: %d device%s answered%s%s\n", rc, rc == 1 ? "" : "s", note[0] ? "; " : "", note);
+    for (int i = 0; i < rc; i++)
+        print_module(&raw[i]);
+    for (unsigned b = 0; b < 2; b++) {
+        if (!imc_sim_left_as_found(&m, b, why, sizeof(why))) {
+            printf("NOT AS FOUND: %s\n", why);
+            bad = true;
+        }
+        bad |= imc_sim_violations(&m, b) != 0;
+    }
+    printf("controller 0: %u commands, %u refused, thermal polling paused at most %.1f ms at a time\n",
+           m.bus[0].commands, imc_sim_violations(&m, 0), (double)m.bus[0].max_pause_ns / 1e6);
+    imc_sim_detach(&m);
+    return bad ? 3 : 0;
 }
 
 int main(int argc, char **argv)
@@ -74,6 +131,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "baremark-spd-sim: %s: %s\n", argv[1], err);
         return 2;
     }
+    if (sim.imc)
+        return run_imc(&sim);
     start_page = sim.ee1004_page;
     memcpy(start_mr11, sim.mr11, sizeof(start_mr11));
     hint.smbios_ddr4 = sim.smbios_ddr4;

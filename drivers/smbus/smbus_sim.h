@@ -14,6 +14,10 @@
  *   page-query-busy N                       the first N transactions at 0x36 lose arbitration
  *   device ADDR eeprom|34c02|ee1004|hub [swp-read-nack] [mr11=P] [refuses-paging]
  *   bytes ADDR OFFSET HH HH ...             the device's memory from OFFSET (0-1023)
+ *   imc e5|scalable [cltt-locked] [poll-off] [bmc-busy=N|forever] [stuck]
+ *                                           the devices sit on controller 0 of a Xeon memory
+ *                                           controller's SMBus (imc_sim.h), not on a chipset
+ *                                           SMBus: baremark-spd-sim runs the IMC reader
  */
 #ifndef BAREMARK_SMBUS_SIM_H
 #define BAREMARK_SMBUS_SIM_H
@@ -32,6 +36,10 @@ struct smbus_sim {
     bool ee1004_select_nack;
     unsigned page_query_busy;
     bool spd_write_disable;
+    /* The IMC SMBus (an `imc` line): 0 none, 1 E5 v1-v4, 2 Scalable */
+    int imc;
+    bool imc_cltt_locked, imc_poll_off, imc_stuck;
+    unsigned imc_bmc_busy;   /* ~0u: for ever */
     /* SMBIOS, as the bus file says it */
     bool smbios_ddr4, smbios_ddr5;
     unsigned smbios_slots;

@@ -275,6 +275,28 @@ static int parse_line(struct cursor *c, struct smbus_sim *m, char *why, size_t c
                 return BM_EINVAL;
             }
         }
+    } else if (!strcmp(tok, "imc")) {
+        if (!token(c, arg, sizeof(arg)) || (strcmp(arg, "e5") && strcmp(arg, "scalable"))) {
+            snprintf(why, cap, "imc needs a layout (e5, scalable)");
+            return BM_EINVAL;
+        }
+        m->imc = arg[0] == 'e' ? 1 : 2;
+        while (token(c, arg, sizeof(arg))) {
+            if (!strcmp(arg, "cltt-locked"))
+                m->imc_cltt_locked = true;
+            else if (!strcmp(arg, "poll-off"))
+                m->imc_poll_off = true;
+            else if (!strcmp(arg, "stuck"))
+                m->imc_stuck = true;
+            else if (!strcmp(arg, "bmc-busy=forever"))
+                m->imc_bmc_busy = ~0u;
+            else if (!strncmp(arg, "bmc-busy=", 9) && number(arg + 9, 1000000, &v))
+                m->imc_bmc_busy = (unsigned)v;
+            else {
+                snprintf(why, cap, "unknown imc option '%s' (cltt-locked, poll-off, bmc-busy=N|forever, stuck)", arg);
+                return BM_EINVAL;
+            }
+        }
     } else if (!strcmp(tok, "bytes")) {
         if (!token(c, arg, sizeof(arg)) || (s = slot_of(arg)) < 0) {
             snprintf(why, cap, "bytes needs an address 0x50-0x57");
@@ -323,6 +345,12 @@ int smbus_sim_parse(const char *text, size_t len, struct smbus_sim *sim, char *e
             return BM_EINVAL;
         }
         p = eol ? eol + 1 : end;
+    }
+    for (int s = 0; s < 8 && sim->imc; s++) {
+        if (sim->kind[s] == SIM_HUB || sim->kind[s] == SIM_34C02) {
+            snprintf(err, err_len, "device 0x%02x: an imc bus holds SPD EEPROMs only (eeprom, ee1004)", 0x50 + s);
+            return BM_EINVAL;
+        }
     }
     return BM_OK;
 }

@@ -6,6 +6,7 @@
 #include "cpuid.h"
 #include "spd_match.h"
 #include "spd_mch.h"
+#include "spd_imc.h"
 #include "spd_platform.h"
 #include "spd_read.h"
 
@@ -165,7 +166,32 @@ static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned 
     return rc;
 }
 
-/* Read the SPD: through the MCH's SPD registers where the machine has
+/* The Xeon integrated memory controller's SMBus (spd_imc.c). Returns how
+ * many DIMMs decoded, 0 when none did there (notes written), -1 when the
+ * machine has no such controller. */
+static int read_spd_imc(const struct pci_list *l, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
+                        int *raw_of)
+{
+    char note[600];
+    int rc = spd_imc_read(l, raw, SPD_IMC_DIMMS, note, sizeof(note));
+
+    if (rc == BM_ENODEV)
+        return -1;
+    if (note[0])
+        record_note("spd", "%s", note);
+    *nraw = rc > 0 ? (unsigned)rc : 0;
+    rc = decode_raw(raw, *nraw, s, raw_of);
+    if (rc == 0) {
+        for (unsigned i = 0; i < *nraw; i++)
+            if (raw[i].note[0])
+                record_note("spd", "%s", raw[i].note);
+        record_note("spd", "no DIMM decoded from the memory controller's SMBus (Xeon E5 v1-v4, Xeon Scalable "
+                    "Skylake-SP/Cascade Lake-SP)");
+    }
+    return rc;
+}
+
+/* Read the SPD: through the MCH's SPD registers or the Xeon IMC's SMBus where the machine has
  * them, else over the chipset SMBus; the decoded DIMMs into s. Returns
  * how many, or -1 when there is nothing to emit (a note was written). */
 static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
@@ -193,8 +219,13 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, unsig
         plat_free(l);
         return ns;
     }
-    /* The MCH was read (and noted): its "not read" note would be wrong. */
-    other_path = other_path && !spd_mch_present(l);
+    ns = read_spd_imc(l, raw, nraw, s, raw_of);
+    if (ns > 0) {
+        plat_free(l);
+        return ns;
+    }
+    /* The MCH or the IMC was read (and noted): their "not read" note would be wrong. */
+    other_path = other_path && !spd_mch_present(l) && !spd_imc_present(l);
     ns = 0;
     rc = smbus_open(l, spd_mode_set == SPD_MODE_FORCE ? SMBUS_OPEN_ENABLE_HOST : 0, &bus, note, sizeof(note));
     plat_free(l);
@@ -217,14 +248,16 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, unsig
     return ns;
 }
 
+#define SPD_RAW_MAX (SPD_IMC_DIMMS > SPD_MCH_DIMMS ? SPD_IMC_DIMMS : SPD_MCH_DIMMS)
+
 /* What spd_inventory_read() found, for the DIMM table and the records. */
 static struct {
     bool read;
     int ns;
     unsigned nraw;
-    struct spd_raw raw[SPD_MCH_DIMMS];    /* the MCH has up to 32 (7300), the SMBus SPD_SLOTS */
-    struct spd_dimm s[SPD_MCH_DIMMS];
-    int raw_of[SPD_MCH_DIMMS];            /* s[i] came from raw[raw_of[i]] */
+    struct spd_raw raw[SPD_RAW_MAX];      /* the MCH has up to 32 (7300), the IMC 64, the SMBus SPD_SLOTS */
+    struct spd_dimm s[SPD_RAW_MAX];
+    int raw_of[SPD_RAW_MAX];              /* s[i] came from raw[raw_of[i]] */
 } found;
 
 void spd_inventory_read(const struct dimm *d, unsigned n)

@@ -4,12 +4,13 @@
  * registers at 0x74-0x7f coreboot's i5000 raminit drives), i5400_edac
  * (0x4035/0x4036), i5100_edac (0x65f0), i7300_edac (0x360c); FreeBSD
  * imcsmb(4) for the Xeon E5 v1-v4 memory controllers whose two SMBus
- * controllers live in PCI configuration space. FreeBSD's driver notes that
- * the firmware's DIMM thermal sensor polling must be paused around every
- * transaction in a board-specific way: without that knowledge the bus is
- * left alone (the BMC and the firmware own it). The 5000P/5000V/5000X,
- * 5400 and 7300 branches and the 5100 are read by spd_mch.c; their note
- * here is for callers that only identify. */
+ * controllers live in PCI configuration space. The 5000P/5000V/5000X,
+ * 5400 and 7300 branches and the 5100 are read by spd_mch.c, the E5 v1-v4
+ * IMCs and the Skylake-SP/Cascade Lake-SP PCU function (8086:2085) by
+ * spd_imc.c; their notes here are for callers that only identify. Later
+ * Xeon Scalable generations are named from the brand string: no reference
+ * for their SPD bus registers was at hand (Sapphire Rapids' DDR5 hubs may
+ * sit on I3C). */
 #include "spd_platform.h"
 
 static const struct {
@@ -29,6 +30,7 @@ static const struct {
     { 0x2f68, "Xeon E5 v3 (Haswell-EP)" },
     { 0x6fa8, "Xeon E5 v4 (Broadwell-EP)" },
     { 0x6f68, "Xeon E5 v4 (Broadwell-EP)" },
+    { 0x2085, "Xeon Scalable (Skylake-SP/Cascade Lake-SP) PCU" },
 };
 
 /* The first Intel function in l with one of the ids, or NULL. */
@@ -57,15 +59,16 @@ bool spd_platform_elsewhere(const struct pci_list *l, const char *cpu_brand, cha
         const struct pci_func *f = find(l, imc_smbus[i].device);
         if (f) {
             pci_addr_str(f->addr, bdf, sizeof(bdf));
-            snprintf(note, cap, "SPD is on the memory controller's SMBus (%s, 8086:%04x at %s), not read: it is "
-                     "shared with the firmware's DIMM thermal polling and the BMC", imc_smbus[i].what, f->device, bdf);
+            snprintf(note, cap, "SPD is on the memory controller's SMBus (%s, 8086:%04x at %s)", imc_smbus[i].what,
+                     f->device, bdf);
             return true;
         }
     }
     if (cpu_brand && strstr(cpu_brand, "Xeon") &&
         (strstr(cpu_brand, "Platinum") || strstr(cpu_brand, "Gold") || strstr(cpu_brand, "Silver") ||
          strstr(cpu_brand, "Bronze"))) {
-        snprintf(note, cap, "SPD is on the memory controller's SMBus (Xeon Scalable: %s), not read", cpu_brand);
+        snprintf(note, cap, "SPD is on the memory controller's SMBus (Xeon Scalable: %s), not read: baremark reads it "
+                 "only through the Skylake-SP/Cascade Lake-SP PCU function (8086:2085), not present here", cpu_brand);
         return true;
     }
     if (cpu_brand && strstr(cpu_brand, "EPYC 9")) {

@@ -137,3 +137,23 @@ write("ddr4-beside-blank-34c02.bus", """
 # legacy key byte to give it away; it answers reads at 0x36 like an EE1004
 # on page 0). Expect: no page select at all, DDR4 page 0 read, a note.
 smbios ddr4 slots=8""", [("device 0x50 ee1004", ddr4()), ("device 0x56 34c02", None)])
+
+write("imc-e5-ddr3-polling.bus", """
+# Two DDR3 RDIMMs behind a Xeon E5 v2's memory controller SMBus, with the
+# firmware's closed-loop thermal throttling polling their sensors. Expect:
+# the polling paused (confirmed by a read) and each DIMM's 256 bytes read,
+# SMBCNTL and SMBCMD written back exactly as found, no SBE left.
+imc e5""", [("device 0x50 eeprom", ddr3()), ("device 0x54 eeprom", ddr3())])
+
+write("imc-cltt-locked.bus", """
+# The same bus with the poll enable locked by CLTT: it reads back set after
+# the pause. Expect: no command at all, a note naming the controller,
+# SMBCNTL as found.
+imc e5 cltt-locked""", [("device 0x50 eeprom", ddr3())])
+
+write("imc-scalable-ddr4-bmc-busy.bus", """
+# A DDR4 RDIMM behind a Xeon Scalable (Skylake-SP) PCU SMBus, a BMC
+# transaction in flight for 300 polls when baremark asks for the bus.
+# Expect: waited for (within 50 ms), DDR4 page 0 read with a note (no page
+# select on this path), SMB_CMD_CFG written back as found.
+imc scalable bmc-busy=300""", [("device 0x51 ee1004", ddr4())])
