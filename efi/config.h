@@ -42,7 +42,8 @@ struct config {
     struct id_list disks;  /* disks=all|ID[,ID...] */
     struct id_list write;  /* write=SERIAL[,SERIAL...]: the only way to allow writes */
     enum bm_driver_mode driver;
-    uint32_t time_s;       /* measured seconds per workload */
+    uint32_t time_s;       /* measured seconds per workload (time=Nms: rounded up) */
+    uint32_t time_ms;      /* the same in milliseconds, what the engine measures */
     enum bm_serial_mode serial; /* serial=: auto (the firmware's console port), off, or a fixed port */
     struct plat_uart serial_uart; /* SERIAL_FIXED: that UART (baud is decided with the others) */
     uint32_t baud;

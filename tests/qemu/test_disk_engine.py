@@ -3,30 +3,25 @@ QEMU + OVMF: OVMF's NVMe and AHCI drivers give Block I/O disks, so these
 tests do not depend on baremark's native drivers.
 
 Each test boots once (about 30 s under TCG, most of it OVMF); disks are
-small and time=1 keeps the workloads short.
+small and time=300ms keeps the workloads short.
 """
 import json
 import os
 import socket
-import subprocess
 import threading
 import time
 
 import qemu
 import testutil
 
-STICK_SERIAL = "BOOTSTICK"
+STICK_SERIAL = testutil.STICK_SERIAL
 STICK = ("-global", "usb-storage.serial=" + STICK_SERIAL)
 
 
 sha256 = testutil.sha256
 
 
-def gpt_disk(path, size_mib):
-    """A disk full of random data with a GPT and one partition on it."""
-    qemu.make_disk(path, size_mib, fill="random")
-    subprocess.run(["sgdisk", "--new=1:2048:0", "--typecode=1:8300", path], check=True, capture_output=True)
-    return path
+gpt_disk = testutil.gpt_disk
 
 
 def records_for(run, disk):
@@ -53,21 +48,13 @@ cleaned = testutil.cleaned("baremark-disk-")
 fail_with_log = testutil.fail_with_log
 
 
-# Two NVMe controllers behind one PCIe switch: their traffic shares the
-# switch's uplink, which the all-disks records name with its ceiling.
-SWITCH = ["pcie-root-port,id=rp1,chassis=1,slot=1", "x3130-upstream,bus=rp1,id=up1",
-          "xio3130-downstream,bus=up1,id=dn1,chassis=2,slot=0",
-          "xio3130-downstream,bus=up1,id=dn2,chassis=3,slot=0"]
+SWITCH = testutil.SWITCH
 
 
-@cleaned
-def test_default_run_reads_disks_behind_a_switch_and_leaves_data_alone(work):
-    a, b = gpt_disk(os.path.join(work, "a.img"), 64), gpt_disk(os.path.join(work, "b.img"), 48)
-    before = sha256(a), sha256(b)
-    run = qemu.boot(options="mem=off disk=quick time=1 driver=firmware disks=NVME0001,NVME0002 exit=shutdown",
-                    drives=["if=none,id=n1,format=raw,file=" + a, "if=none,id=n2,format=raw,file=" + b],
-                    devices=SWITCH + ["nvme,bus=dn1,drive=n1,serial=NVME0001", "nvme,bus=dn2,drive=n2,serial=NVME0002"],
-                    extra_args=STICK, workdir=work, timeout=240)
+def test_default_run_reads_disks_behind_a_switch_and_leaves_data_alone():
+    # One boot with test_report_html (which renders its page; its small
+    # memory run changes nothing here): testutil.switch_run.
+    run, (a, b), before = testutil.switch_run()
     if run.timed_out or not run.of_type("end"):
         fail_with_log(run, "no end record")
     assert run.end()["status"] == "ok", run.end()
@@ -119,7 +106,7 @@ def test_write_run_writes_named_disk_and_refuses_boot_stick(work):
     before_target, before_other = sha256(target), sha256(other)
     with open(target, "rb") as f:
         original = f.read()
-    run = qemu.boot(options="mem=off disk=quick time=1 driver=firmware exit=shutdown disks=WRITEME "
+    run = qemu.boot(options="mem=off disk=quick time=300ms driver=firmware exit=shutdown disks=WRITEME "
                             "write=WRITEME," + STICK_SERIAL,
                     drives=["if=none,id=t,format=raw,file=" + target, "if=none,id=o,format=raw,file=" + other,
                             "if=none,id=k,format=raw,file=" + k4],
@@ -168,7 +155,7 @@ def test_disk_with_read_errors_fails_alone(work):
     rules = os.path.join(work, "rules.cfg")
     with open(rules, "w") as f:
         f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nonce = "off"\n')
-    run = qemu.boot(options="mem=off disk=quick time=1 driver=firmware exit=shutdown disks=BADDISK,GOODDISK",
+    run = qemu.boot(options="mem=off disk=quick time=300ms driver=firmware exit=shutdown disks=BADDISK,GOODDISK",
                     drives=["file=blkdebug:%s:%s,if=none,id=b,format=raw" % (rules, bad),
                             "if=none,id=g,format=raw,file=" + good],
                     devices=["nvme,drive=b,serial=BADDISK", "ide-hd,bus=ide.0,drive=g,serial=GOODDISK"],

@@ -105,7 +105,8 @@ def test_mem_map_chart_on_the_results_screen_4g():
     t = threading.Thread(target=dump_at_end, daemon=True)
     t.start()
     run = qemu.boot(options="mem=quick disk=off mem_max=1M mem_map=quick mem_map_ms=20 screen_dump=1", smp=2,
-                    memory_mib=4096, workdir=workdir, monitor=sock, graphics=True, timeout=300)
+                    memory_mib=4096, workdir=workdir, monitor=sock, graphics=True, timeout=300,
+                    until=lambda: not t.is_alive())  # the screendump is taken: stop QEMU
     t.join(timeout=20)
     assert not run.timed_out, run.serial[-2000:]
     assert run.end()["status"] == "ok", run.of_type("error")

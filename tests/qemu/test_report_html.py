@@ -17,6 +17,7 @@ import sys
 import qemu
 import report_view
 import marks
+import testutil
 
 ROOT = qemu.ROOT
 BUILD = qemu.BUILD
@@ -38,21 +39,12 @@ def _render_fixture(jsonl, name):
     return out, p.stderr
 
 
-SWITCH = ["pcie-root-port,id=rp1,chassis=1,slot=1", "x3130-upstream,bus=rp1,id=up1",
-          "xio3130-downstream,bus=up1,id=dn1,chassis=2,slot=0",
-          "xio3130-downstream,bus=up1,id=dn2,chassis=3,slot=0"]
-
-
 def test_report_written_on_the_stick_by_a_qemu_run():
     """test_disk_engine's switch configuration (two NVMe disks sharing one
-    uplink) plus a small memory run: the page is on the stick next to the
-    .jsonl, and the serial log says how long it took to write."""
-    work = qemu.tempdir(prefix="baremark-report-")
-    a, b = qemu.make_disk(os.path.join(work, "a.img"), 64), qemu.make_disk(os.path.join(work, "b.img"), 48)
-    run = qemu.boot(options="mem=quick mem_max=1M disk=quick time=1 disks=NVME0001,NVME0002 exit=shutdown",
-                    drives=["if=none,id=n1,format=raw,file=" + a, "if=none,id=n2,format=raw,file=" + b],
-                    devices=SWITCH + ["nvme,bus=dn1,drive=n1,serial=NVME0001", "nvme,bus=dn2,drive=n2,serial=NVME0002"],
-                    workdir=work, timeout=600)
+    uplink) plus a small memory run, one boot for both tests
+    (testutil.switch_run): the page is on the stick next to the .jsonl,
+    and the serial log says how long it took to write."""
+    run = testutil.switch_run()[0]
     assert not run.timed_out and run.of_type("end"), run.serial[-3000:]
     names = run.results_files()
     jsonl = [n for n in names if n.endswith(".jsonl")]

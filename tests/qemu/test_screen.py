@@ -14,7 +14,7 @@ import zlib
 
 import qemu
 
-OPTIONS = "mem=quick mem_max=1M disk=quick time=1 screen_dump=1"
+OPTIONS = "mem=quick mem_max=1M disk=quick time=300ms screen_dump=1"
 FONT_W, FONT_H = 8, 19  # EDK2 GraphicsConsole's glyphs (EFI_GLYPH_WIDTH x EFI_GLYPH_HEIGHT)
 TITLE_BLUE = (0x00, 0x00, 0x98)  # EFI_BLUE as GraphicsConsole paints it (mTextColorMap)
 
@@ -68,8 +68,8 @@ def has_colour(w, h, rgb, colour, y0, y1):
 
 class Shots:
     """Screendumps: one while the run goes on, two a few seconds after the
-    end record (the harness stops QEMU 8 s after it), then a key and one
-    more."""
+    end record (the harness stops QEMU when they are taken, or 8 s after
+    it), then a key and one more."""
 
     def __init__(self, workdir, sock):
         self.workdir, self.sock = workdir, sock
@@ -119,7 +119,7 @@ def test_results_screen_stays_and_shows_the_summary():
     shots = Shots(workdir, sock)
     run = qemu.boot(options=OPTIONS, drives=["if=none,id=D,format=raw,file=" + disk],
                     devices=["nvme,drive=D,serial=SCREEN1"], workdir=workdir, monitor=sock, graphics=True,
-                    timeout=300)
+                    timeout=300, until=lambda: not shots.thread.is_alive())  # every screendump taken
     shots.thread.join(timeout=20)
     assert not run.timed_out, run.serial[-3000:]
     end = run.end()

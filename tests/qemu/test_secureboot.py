@@ -152,6 +152,23 @@ class _KeyScript:
     def __init__(self, monitor, steps):
         self.monitor, self.steps, self.done, self.pos = monitor, steps, 0, 0
 
+    def _settle(self, quiet=0.6, longest=3.0):
+        """Wait until the firmware has drawn the rest of the screen: the
+        console (mirrored to serial) quiet for `quiet` seconds, at most
+        `longest` (a fixed 1.5 s before: most screens are out sooner)."""
+        t0 = time.time()
+        size, since = -1, t0
+        while time.time() - t0 < longest:
+            try:
+                now = os.path.getsize(self.serial_path)
+            except OSError:
+                now = -1
+            if now != size:
+                size, since = now, time.time()
+            elif time.time() - since >= quiet:
+                return
+            time.sleep(0.1)
+
     def __call__(self, serial):
         if self.done == len(self.steps):
             return
@@ -161,7 +178,7 @@ class _KeyScript:
         if not m:
             return
         self.pos += m.end()
-        time.sleep(1.5)  # the rest of the screen
+        self._settle()  # the rest of the screen
         if isinstance(keys, tuple):
             # the list follows the header; redraws repeat it, the first pass is complete
             text = _screen_text(qemu._read(self.serial_path))

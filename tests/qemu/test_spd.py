@@ -4,6 +4,7 @@ smbus_eeprom_init); OVMF leaves its host disabled (HOSTC 0), so the
 default run says so in a note and spd=force runs the whole read path
 (enable, INUSE semaphore, byte and word reads, restore). -machine pc has a
 PIIX4 SMBus (8086:7113) at 00:01.3 that OVMF enables."""
+import marks
 import qemu
 
 
@@ -20,7 +21,9 @@ def check_clean(run):
 
 
 def test_spd_q35_disabled_host_noted_and_forced_read_path():
-    run = qemu.boot(options="mem=off disk=off out=off", memory_mib=1024, smp=1, timeout=120)
+    # The default run (spd=on) is test_foundation's and test_serial's boot
+    # (q35, 1 GiB): the SPD note is one more thing read from it.
+    run = marks.shared_boot(options="mem=off disk=off", timeout=180)
     check_clean(run)
     notes = spd_notes(run)
     assert any("0000:00:1f.3 (8086:2930) disabled by the firmware (HOSTC 0x00)" in n for n in notes), notes

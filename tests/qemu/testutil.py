@@ -3,7 +3,10 @@ test, a failure that shows the serial log's tail, waiting for a line of the
 serial log (to press a key at the right moment)."""
 import hashlib
 import os
+import subprocess
 import time
+
+import marks
 
 import qemu
 
@@ -46,3 +49,38 @@ def sha256(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def gpt_disk(path, size_mib):
+    """A disk full of random data with a GPT and one partition on it."""
+    qemu.make_disk(path, size_mib, fill="random")
+    subprocess.run(["sgdisk", "--new=1:2048:0", "--typecode=1:8300", path], check=True, capture_output=True)
+    return path
+
+
+# Two NVMe controllers behind one PCIe switch: their traffic shares the
+# switch's uplink, which the all-disks records name with its ceiling.
+SWITCH = ["pcie-root-port,id=rp1,chassis=1,slot=1", "x3130-upstream,bus=rp1,id=up1",
+          "xio3130-downstream,bus=up1,id=dn1,chassis=2,slot=0",
+          "xio3130-downstream,bus=up1,id=dn2,chassis=3,slot=0"]
+STICK_SERIAL = "BOOTSTICK"
+
+
+@marks.once
+def switch_run():
+    """One boot for test_disk_engine's default read-only run through the
+    firmware's drivers and test_report_html's page from a QEMU run: two
+    NVMe disks (random data, a GPT) behind a PCIe switch, a small memory
+    run, the stick with a serial of its own. Returns the run, the two
+    images and their SHA-256 before the boot. (This module is imported
+    once, so every test gets the same run; run_all.py loads each test
+    module on its own.)"""
+    work = qemu.tempdir(prefix="baremark-switch-")
+    a, b = gpt_disk(os.path.join(work, "a.img"), 64), gpt_disk(os.path.join(work, "b.img"), 48)
+    before = sha256(a), sha256(b)
+    run = qemu.boot(options="mem=quick mem_max=1M disk=quick time=300ms driver=firmware disks=NVME0001,NVME0002 "
+                            "exit=shutdown",
+                    drives=["if=none,id=n1,format=raw,file=" + a, "if=none,id=n2,format=raw,file=" + b],
+                    devices=SWITCH + ["nvme,bus=dn1,drive=n1,serial=NVME0001", "nvme,bus=dn2,drive=n2,serial=NVME0002"],
+                    extra_args=("-global", "usb-storage.serial=" + STICK_SERIAL), workdir=work, timeout=600)
+    return run, (a, b), before

@@ -135,7 +135,7 @@ def make_disk(path, size_mib, fill=None):
 def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memory_mib=1024,
          extra_args=(), workdir=None, keep=False, stream=False, machine_extra="", stick=True, net=None,
          monitor=None, on_serial=None, record_port=1, graphics=False, image=None, ovmf_code=None,
-         ovmf_vars=None, arch="x86_64"):
+         ovmf_vars=None, arch="x86_64", until=None):
     """Boot a copy of build/baremark.img as a USB stick.
 
     options: the command line (written to a startup.nsh-free path: we pass it
@@ -154,6 +154,10 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
     arch: "aarch64" boots the same stick (its BOOTAA64.EFI) on QEMU virt
       with AAVMF under TCG, a Cortex-A57; records come through the PL011
       that the firmware's SPCR names.
+    until: with monitor= or on_serial=, the harness keeps QEMU running
+      end_grace (8) seconds after the end record for what the test still
+      does (a key, screendumps); until() returning True after the end
+      record says the test is done, and QEMU is stopped then.
     Returns a Run. The stick image stays in run.workdir while keep=True.
     """
     workdir = workdir or tempdir()
@@ -219,7 +223,7 @@ def boot(options=None, cfg=None, devices=(), drives=(), timeout=240, smp=2, memo
         show(text)
         if on_serial:
             on_serial(text)
-        return False
+        return bool(until and '"type":"end"' in text and until())
 
     # The app ends by returning to the firmware, rebooting or shutting down.
     # -no-reboot turns a reboot into an exit; after a plain return the boot
