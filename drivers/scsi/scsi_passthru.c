@@ -101,6 +101,7 @@ static void scsi_pt_next_part(struct scsi_pt_io *io)
         scsi_pt_parts_advance(&io->req);
         if (f == SCSI_PT_TAKEN) {
             io->in_fw = true;
+            io->taken_ns = plat_now_ns();
             return; /* in the firmware's hands until the event fires */
         }
         io->status = st;
@@ -145,20 +146,35 @@ int scsi_pt_io_poll(struct scsi_pt_io *io, struct bm_completion *out)
         io->detail[0] = '\0';
         if (io->fw->ended(io->ctx, &st, io->detail, sizeof(io->detail))) {
             io->in_fw = false;
-            io->status = st;
-            io->done = true;
-            if (io->status == BM_OK && io->req.left) {
-                io->done = false;
-                scsi_pt_next_part(io);
+            if (io->overdue) {
+                /* Back at last: a timeout all the same (whatever it moved
+                 * came after the request was due), and the LUN takes
+                 * commands again; its other parts never start. */
+                io->overdue = false;
+                io->stuck = false;
+                io->status = BM_ETIMEDOUT;
+                snprintf(io->detail, sizeof(io->detail), "firmware returned the command late, after %llu s",
+                         (unsigned long long)((plat_now_ns() - io->taken_ns) / 1000000000ull));
+                io->done = true;
+            } else {
+                io->status = st;
+                io->done = true;
+                if (io->status == BM_OK && io->req.left) {
+                    io->done = false;
+                    scsi_pt_next_part(io);
+                }
             }
-        } else if (plat_now_ns() > io->deadline_ns) {
-            /* The packet and buffer stay the firmware's: this disk takes no
-             * more commands, and the request's other parts never start. */
+        } else if (!io->overdue && plat_now_ns() > io->deadline_ns + SCSI_PT_FW_GRACE_NS) {
+            /* The firmware kept neither the packet's Timeout nor our grace.
+             * Its packet, sense and data buffer stay its own until the
+             * event says otherwise (UEFI 2.10 15.7: nothing else hands a
+             * non-blocking packet back; EDK2's ScsiDiskDriverBindingStop
+             * waits for its async queue to empty): no completion now, so
+             * the engine neither frees nor reuses the buffer (its stall
+             * limit ends the run and keeps it), and this LUN takes no
+             * other command meanwhile. */
+            io->overdue = true;
             io->stuck = true;
-            io->status = BM_ETIMEDOUT;
-            snprintf(io->detail, sizeof(io->detail), "firmware did not complete the command in %llu s",
-                     (unsigned long long)(SCSI_PT_IO_TIMEOUT_NS / 1000000000ull));
-            io->done = true;
         }
     } else if (io->waiting) {
         scsi_pt_next_part(io);
@@ -177,4 +193,14 @@ int scsi_pt_io_poll(struct scsi_pt_io *io, struct bm_completion *out)
 bool scsi_pt_io_fw_holds(const struct scsi_pt_io *io)
 {
     return io->in_fw;
+}
+
+void scsi_pt_io_recovery(const struct scsi_pt_io *io, char *out, size_t len)
+{
+    if (!len)
+        return;
+    out[0] = '\0';
+    if (io->in_fw && io->overdue)
+        snprintf(out, len, "firmware holds the command since %llu s (its buffer is kept)",
+                 (unsigned long long)((plat_now_ns() - io->taken_ns) / 1000000000ull));
 }

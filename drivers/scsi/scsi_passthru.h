@@ -88,6 +88,7 @@ struct scsi_pt_fw {
 /* The packet timeout every part carries, and how long past it the
  * firmware's own timeout may take before the driver stops waiting. */
 #define SCSI_PT_IO_TIMEOUT_NS (30ull * 1000000000ull)
+#define SCSI_PT_FW_GRACE_NS (5ull * 1000000000ull)
 
 /* One LUN's request state (max_qd 1). */
 struct scsi_pt_io {
@@ -101,6 +102,8 @@ struct scsi_pt_io {
     uint32_t tag;
     struct scsi_pt_parts req;
     uint64_t deadline_ns;        /* the part in flight's (or waiting one's) */
+    uint64_t taken_ns;           /* when the firmware took the part in flight */
+    bool overdue;                /* its deadline passed with the firmware still holding it */
     int status;
     char detail[64];
 };
@@ -113,6 +116,8 @@ int scsi_pt_io_poll(struct scsi_pt_io *io, struct bm_completion *out);
 /* May the firmware still read or write this LUN's request memory (packet,
  * sense, data buffer)? Then none of it may be freed or reused. */
 bool scsi_pt_io_fw_holds(const struct scsi_pt_io *io);
+/* What the driver is doing about an overdue request (bm_disk_ops.recovery). */
+void scsi_pt_io_recovery(const struct scsi_pt_io *io, char *out, size_t len);
 
 /* Forget every pass-thru disk: free memory and events, except where a
  * request may still be in flight (then it is left allocated). */

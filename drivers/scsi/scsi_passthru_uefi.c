@@ -304,6 +304,14 @@ static int pt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
     return scsi_pt_io_poll(&p->io, out);
 }
 
+/* What the driver is doing about an overdue request (the engine's stall record). */
+static void pt_recovery(struct bm_disk *d, char *out, size_t len)
+{
+    struct pt_disk *p = d->priv;
+
+    scsi_pt_io_recovery(&p->io, out, len);
+}
+
 /* Drive health through the same PassThru (scsi_read_health: LOG SENSE,
  * or SMART through SAT), between runs with no command in flight. */
 static int pt_health(struct bm_disk *d, struct bm_health *out)
@@ -325,6 +333,7 @@ static const struct bm_disk_ops pt_ops = {
     .submit = pt_submit,
     .poll = pt_poll,
     .health = pt_health,
+    .recovery = pt_recovery,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------ */
