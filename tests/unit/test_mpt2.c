@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "platform_sim.h"
@@ -108,6 +109,7 @@ struct model {
     uint16_t device_id;
     uint32_t state, fault_code;
     bool stuck;                 /* resets never leave the starting state */
+    bool deaf;                  /* resets do nothing at all: the IOC keeps its queues and writes them */
     uint32_t his;
     /* Doorbell handshake. */
     enum hs_phase phase;
@@ -341,6 +343,8 @@ static void hs_request_done(struct model *m)
 /* Forget everything the host set up (message unit reset / adapter reset). */
 static void model_reset(struct model *m, uint32_t state)
 {
+    if (m->deaf)
+        return;
     m->initialised = false;
     m->events_masked = m->port_enabled = false;
     memset(m->outstanding, 0, sizeof(m->outstanding));
@@ -2156,6 +2160,48 @@ static void test_port_enable_never_answered_gives_up_named_and_bounded(void **st
     plat_free_pages(buf, 4096);
 }
 
+/* Is the page at pa still the driver's (mapped), so the IOC's write there
+ * lands in memory nobody else was given? */
+static bool page_mapped(uint64_t pa)
+{
+    return msync((void *)(uintptr_t)(pa & ~4095ull), 4096, MS_ASYNC) == 0;
+}
+
+/* Release on an IOC that no reset stops (message unit reset and the
+ * diagnostic reset both ignored, queues kept): the request frames, reply
+ * post and free queues it can still write are kept, as nvme_teardown and
+ * megasas release do, and the IOC's late write into its reply post queue
+ * lands in them. Fails when release frees the queues after a failed
+ * reset (the late write then hits unmapped memory). */
+static void test_release_keeps_queues_of_an_ioc_that_did_not_stop(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    uint64_t post, req, free_q;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    post = model->post_base;
+    req = model->req_base;
+    free_q = model->free_base;
+    model->deaf = true;
+    model->stuck = true;
+    mpt_driver.release(ctrl);
+    assert_int_equal(model->murs, 1);
+    if (!page_mapped(post) || !page_mapped(req) || !page_mapped(free_q))
+        fail_msg("queues freed while the IOC was not stopped (post %s, request %s, free %s)",
+                 page_mapped(post) ? "kept" : "freed", page_mapped(req) ? "kept" : "freed",
+                 page_mapped(free_q) ? "kept" : "freed");
+    /* The message unit reset failed: the diagnostic reset was tried (as
+     * mpt3sas _base_make_ioc_ready escalates to _base_diag_reset). */
+    assert_int_equal(model->diag_resets, 1);
+    /* The IOC writes a reply descriptor after release: into kept memory. */
+    post_descriptor(model, 0x00010003, 0);
+    detach();
+}
+
 /* An IOC that stays in FAULT (or RESET) through every reset: probe fails
  * with the state in its message, in bounded (simulated) time. */
 static void check_stuck(uint32_t state, const char *name)
@@ -2690,6 +2736,7 @@ int main(void)
         cmocka_unit_test(test_handles_followed_across_ioc_reset),
         cmocka_unit_test(test_host_resets_are_limited),
         cmocka_unit_test(test_timeout_aborts_the_command),
+        cmocka_unit_test(test_release_keeps_queues_of_an_ioc_that_did_not_stop),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
