@@ -106,9 +106,6 @@ struct mpt_backend {
      * once OPERATIONAL with its ports enabled; an error, err naming the
      * part and how long it ran. Discovery is not repeated. */
     int (*reinit_step)(struct mpt_ctrl *c, bool start, const char **step, char *err, size_t errlen);
-    /* Optional: the IOC is OPERATIONAL again and every request it held
-     * has ended: find the devices again (device addresses may change). */
-    void (*reset_done)(struct mpt_ctrl *c);
 };
 
 /* Where a device sits, for mpt_add_disks(). */

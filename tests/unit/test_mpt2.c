@@ -195,6 +195,11 @@ struct model {
      * register (model_tick). */
     uint64_t ioc_init_ns, port_enable_ns;
     bool ioc_init_pending, pe_pending;
+    /* Config requests answered this long after they came (0: at once). */
+    uint64_t config_late_ns, cfg_due_ns;
+    bool cfg_pending;
+    struct pending cfg;
+    unsigned cfg_late_answers;
     uint64_t ioc_init_due_ns, pe_due_ns;
     uint16_t pe_smid;
     bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
@@ -352,6 +357,7 @@ static void model_reset(struct model *m, uint32_t state)
     m->nheld = 0;
     m->have_hung = false;
     m->ioc_init_pending = m->pe_pending = false;
+    m->cfg_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -1019,6 +1025,14 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
         break;
     }
     case F_CONFIG:
+        if (m->config_late_ns) {
+            if (m->cfg_pending)
+                violation(m, "config request 0x%04x while 0x%04x is still being answered", smid, m->cfg.smid);
+            m->cfg_pending = true;
+            m->cfg = (struct pending){ smid, f };
+            m->cfg_due_ns = plat_now_ns() + m->config_late_ns;
+            return;
+        }
         do_config(m, smid, f);
         break;
     default: {
@@ -1040,6 +1054,11 @@ static void model_tick(struct model *m)
     if (m->ioc_init_pending && now >= m->ioc_init_due_ns) {
         m->ioc_init_pending = false;
         do_ioc_init(m);
+    }
+    if (m->cfg_pending && now >= m->cfg_due_ns) {
+        m->cfg_pending = false;
+        m->cfg_late_answers++;
+        do_config(m, m->cfg.smid, m->cfg.frame);
     }
     if (m->pe_pending && now >= m->pe_due_ns) {
         uint8_t r[0x14] = { 0 };
@@ -2019,6 +2038,65 @@ static void start_host_reset(struct bm_disk *d, uint8_t *buf)
     plat_sim_advance_ns(31 * NS_PER_S);
 }
 
+/* After the host reset the disks' devices are looked up again (SAS
+ * Device Page 0, mpt3sas _scsih_search_responding_sas_devices), and the
+ * IOC answers each config request 1 s late with handles renumbered: each
+ * page is a step of the recovery, posted and looked at again on later
+ * polls, so no poll holds the CPU while the IOC works, the recovery names
+ * the part, the held command comes back, and the disk then reads through
+ * its new handle. Fails when the pages are read inside one poll (15 s
+ * each at most: here that poll takes every page's second). */
+static void test_device_pages_after_reset_are_steps(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[192] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    bool named = false;
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    model->config_late_ns = NS_PER_S;
+    model->renumber_on_reset = true;
+    start_host_reset(d, buf);
+    for (int i = 0; i < 4000 && !got; i++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500 * NS_PER_MS)
+            fail_msg("a poll held the CPU %llu ms (config request pending %d, %u answered late)",
+                     (unsigned long long)((plat_now_ns() - t0) / NS_PER_MS), model->cfg_pending,
+                     model->cfg_late_answers);
+        if (model->cfg_pending) {
+            d->ops->recovery(d, rec, sizeof(rec));
+            named |= strstr(rec, "host reset: SAS Device Page 0") != NULL;
+        }
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(model->cfg_late_answers >= 2); /* the header and at least one page */
+    if (!named)
+        fail_msg("the device walk was never named in the recovery: \"%s\"", rec);
+    /* The disk reads through its new handle. */
+    model->config_late_ns = 0;
+    model->hang_armed = false;
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 7, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x0019, 7, 512));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* After the IOC's diagnostic reset, IOC INIT answers 2 s and PORT ENABLE
  * 5 s after they came (a real IOC answers PORT ENABLE once it has
  * discovered its SAS domain; Linux mpt3sas_port_enable allows 300 s).
@@ -2737,6 +2815,7 @@ int main(void)
         cmocka_unit_test(test_host_resets_are_limited),
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_release_keeps_queues_of_an_ioc_that_did_not_stop),
+        cmocka_unit_test(test_device_pages_after_reset_are_steps),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
