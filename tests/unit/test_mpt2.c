@@ -197,6 +197,10 @@ struct model {
     bool ioc_init_pending, pe_pending;
     /* Config requests answered this long after they came (0: at once). */
     uint64_t config_late_ns, cfg_due_ns;
+    /* Doorbell reply words after the first signalled this late (0: at once). */
+    uint64_t word_late_ns, word_due_ns;
+    bool word_pending;
+    unsigned late_words;
     bool cfg_pending;
     struct pending cfg;
     unsigned cfg_late_answers;
@@ -358,6 +362,7 @@ static void model_reset(struct model *m, uint32_t state)
     m->have_hung = false;
     m->ioc_init_pending = m->pe_pending = false;
     m->cfg_pending = false;
+    m->word_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -1055,6 +1060,11 @@ static void model_tick(struct model *m)
         m->ioc_init_pending = false;
         do_ioc_init(m);
     }
+    if (m->word_pending && now >= m->word_due_ns) {
+        m->word_pending = false;
+        m->late_words++;
+        m->his |= HIS_IOC2SYS;
+    }
     if (m->cfg_pending && now >= m->cfg_due_ns) {
         m->cfg_pending = false;
         m->cfg_late_answers++;
@@ -1172,6 +1182,12 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             if (m->reply_i < m->reply_n) {
                 if (++m->reply_i == m->reply_n)
                     m->used_late = m->used_late_reads;
+                if (m->word_late_ns && m->reply_i < m->reply_n) {
+                    /* A slow IOC: the next word comes later. */
+                    m->word_pending = true;
+                    m->word_due_ns = plat_now_ns() + m->word_late_ns;
+                    return;
+                }
                 m->his |= HIS_IOC2SYS; /* next word, or "done" after the last */
             } else {
                 m->phase = HS_IDLE;
@@ -2038,6 +2054,49 @@ static void start_host_reset(struct bm_disk *d, uint8_t *buf)
     plat_sim_advance_ns(31 * NS_PER_S);
 }
 
+/* After the diagnostic reset the IOC hands each doorbell reply word
+ * after the first 300 ms late (IOC FACTS: 32 words, IOC INIT: 10): the
+ * words are read as they come, across polls, so no poll holds the CPU
+ * for a handshake, and the bring-up still ends OPERATIONAL with the held
+ * command back. Fails when a reply is read inside one poll, each word
+ * waited for (up to 5 s): that poll takes every word's 300 ms. */
+static void test_handshake_reply_words_are_read_across_polls(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    start_host_reset(d, buf);
+    model->word_late_ns = 300 * NS_PER_MS;
+    for (int i = 0; i < 4000 && !got; i++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500 * NS_PER_MS)
+            fail_msg("a poll held the CPU %llu ms (%u late words so far)",
+                     (unsigned long long)((plat_now_ns() - t0) / NS_PER_MS), model->late_words);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(model->late_words >= 40);   /* IOC FACTS and IOC INIT replies, word by word */
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* After the host reset the disks' devices are looked up again (SAS
  * Device Page 0, mpt3sas _scsih_search_responding_sas_devices), and the
  * IOC answers each config request 1 s late with handles renumbered: each
@@ -2816,6 +2875,7 @@ int main(void)
         cmocka_unit_test(test_timeout_aborts_the_command),
         cmocka_unit_test(test_release_keeps_queues_of_an_ioc_that_did_not_stop),
         cmocka_unit_test(test_device_pages_after_reset_are_steps),
+        cmocka_unit_test(test_handshake_reply_words_are_read_across_polls),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
