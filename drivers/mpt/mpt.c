@@ -41,27 +41,50 @@ static const struct mpt_id {
 /* ---- Probe and release ------------------------------------------------------------------------------------ */
 
 /* Put the IOC back to READY (as the firmware's own driver expects to
- * find it) and free the queues. */
+ * find it) and free the queues, unless the IOC never confirmed it
+ * stopped: then the request frames, reply queues and sense buffers it
+ * may still write are kept for good, as nvme_teardown and megasas
+ * release do. */
 static void mpt_stop(struct mpt_ctrl *c)
 {
     char err[128];
+    bool stopped = true;
 
     /* A faulted IOC takes no message unit reset: it needs the
      * diagnostic reset mpt_make_ready() does. A controller given up may
      * still own requests: the diagnostic reset takes them back. */
     if (c->operational && mpt_ioc_state(c) == MPT_IOC_STATE_FAULT) {
-        if (mpt_make_ready(c, err, sizeof(err)) != BM_OK)
+        if (mpt_make_ready(c, err, sizeof(err)) != BM_OK) {
             plat_diag(c->bdf, "reset of the faulted IOC on release: %s", err);
+            stopped = false;
+        }
     } else if (c->failed) {
         /* Also when IOC INIT was sent but never answered: the IOC may
          * still take the queues it names. */
-        if (mpt_hard_reset(c, err, sizeof(err)) != BM_OK)
+        if (mpt_hard_reset(c, err, sizeof(err)) != BM_OK) {
             plat_diag(c->bdf, "reset of the failed IOC on release: %s", err);
+            stopped = false;
+        }
     } else if (c->operational && mpt_message_unit_reset(c, err, sizeof(err)) != BM_OK) {
+        /* As mpt3sas _base_make_ioc_ready: a message unit reset that
+         * does not bring READY escalates to the diagnostic reset. */
         plat_diag(c->bdf, "message unit reset on release: %s", err);
+        if (mpt_hard_reset(c, err, sizeof(err)) != BM_OK) {
+            plat_diag(c->bdf, "diagnostic reset on release: %s", err);
+            stopped = false;
+        }
     }
     c->operational = false;
     mpt_write(c, MPT_REG_HOST_INT_MASK, MPT_HIM_REPLY_MASK | MPT_HIM_DOORBELL_MASK);
+    if (!stopped) {
+        /* The queues, the sense buffers and the slots that name them
+         * stay allocated: the IOC may still write them. */
+        plat_diag(c->bdf, "IOC not stopped: keeping its request frames, reply queues and sense buffers "
+                  "(it may still write them)");
+        c->be_state = NULL;
+        c->sense = NULL;
+        return;
+    }
     if (c->be_state)
         c->be->destroy(c);
     plat_free(c->results);

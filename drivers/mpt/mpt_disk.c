@@ -419,8 +419,6 @@ static int mpt_host_reset(void *ctrl, bool start, const char **step, char *err, 
     }
     plat_diag(c->bdf, "host reset %u done: IOC OPERATIONAL, %u commands in flight ended with an error, %u timed-out "
               "requests released", c->host_resets, ended, released);
-    if (c->be->reset_done)
-        c->be->reset_done(c);
     return BM_OK;
 }
 

@@ -194,14 +194,75 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
 
 int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
 {
+    c->hs.stage = MPT_HS_IDLE;
     return mpt_handshake_request(c, req, req_bytes, err, errlen);
 }
 
+/* mpt_handshake_poll's word (or end) did not come: HBA_PENDING within
+ * its 5 s, else the handshake ends with BM_ETIMEDOUT naming it. */
+static int mpt_hs_wait(struct mpt_ctrl *c, const char *what, char *err, size_t errlen)
+{
+    if (plat_now_ns() <= c->hs.deadline_ns)
+        return HBA_PENDING;
+    snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms after word %u (HIS 0x%08x, doorbell 0x%08x)",
+             what, (unsigned long long)(MPT_WORD_TIMEOUT_NS / NS_PER_MS), c->hs.words,
+             mpt_read(c, MPT_REG_HOST_INT_STATUS), mpt_read(c, MPT_REG_DOORBELL));
+    c->hs.stage = MPT_HS_IDLE;
+    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+    return BM_ETIMEDOUT;
+}
+
+/* The reply half of mpt_handshake_read, taken as far as the IOC has got
+ * on each call and never waited for: the words already signalled are
+ * read, then HBA_PENDING until the next one (each within
+ * MPT_WORD_TIMEOUT_NS of the one before, as mpt3sas
+ * _base_handshake_req_reply_wait bounds them), the end interrupt and
+ * DOORBELL_USED clear. Returns the reply's length in bytes once whole (at
+ * most reply_cap of it copied to reply). */
 int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen)
 {
-    if (!(mpt_read(c, MPT_REG_HOST_INT_STATUS) & MPT_HIS_DOORBELL_INTERRUPT))
-        return HBA_PENDING;
-    return mpt_handshake_read(c, reply, reply_cap, 0, err, errlen);
+    for (;;) {
+        uint32_t his = mpt_read(c, MPT_REG_HOST_INT_STATUS);
+        uint16_t v;
+
+        if (c->hs.stage == MPT_HS_FREE) {
+            if (mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_USED)
+                return mpt_hs_wait(c, "handshake end (doorbell still in use)", err, errlen);
+            mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+            c->hs.stage = MPT_HS_IDLE;
+            memcpy(reply, c->hs.buf, MIN((size_t)reply_cap, MIN((size_t)c->hs.msg_words * 4, sizeof(c->hs.buf))));
+            return (int)(c->hs.msg_words * 4);
+        }
+        if (!(his & MPT_HIS_DOORBELL_INTERRUPT)) {
+            if (c->hs.stage == MPT_HS_IDLE)
+                return HBA_PENDING; /* the first word: the part's own bound */
+            return mpt_hs_wait(c, c->hs.stage == MPT_HS_WORDS ? "handshake reply" : "handshake end", err, errlen);
+        }
+        if (c->hs.stage == MPT_HS_IDLE) {
+            c->hs.stage = MPT_HS_WORDS;
+            c->hs.words = 0;
+            c->hs.msg_words = 2;
+            memset(c->hs.buf, 0, sizeof(c->hs.buf));
+        }
+        if (c->hs.stage == MPT_HS_END) {
+            /* The IOC is done with the doorbell; DOORBELL_USED clears next. */
+            c->hs.stage = MPT_HS_FREE;
+            c->hs.deadline_ns = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
+            continue;
+        }
+        v = (uint16_t)(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_DATA_MASK);
+        if ((c->hs.words + 1) * 2 <= sizeof(c->hs.buf)) {
+            c->hs.buf[2 * c->hs.words] = (uint8_t)v;
+            c->hs.buf[2 * c->hs.words + 1] = (uint8_t)(v >> 8);
+        }
+        mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+        if (c->hs.words == 1)
+            c->hs.msg_words = (v & 0xff) >= 2 ? (v & 0xff) : 2; /* MsgLength */
+        c->hs.words++;
+        if (c->hs.words >= c->hs.msg_words * 2)
+            c->hs.stage = MPT_HS_END;
+        c->hs.deadline_ns = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
+    }
 }
 
 /* Soft reset: message unit reset through the doorbell, then READY. */

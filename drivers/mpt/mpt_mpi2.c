@@ -86,23 +86,10 @@ static int mpt2_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
  * _scsih_search_responding_sas_devices does (called from
  * _scsih_reset_done_handler); requests waiting for a BUSY retry are
  * addressed to the new handle. A device no longer listed keeps its old
- * handle: its commands end with DEVICE_NOT_THERE. */
-static void mpt2_find_devices_again(struct mpt_ctrl *c)
+ * handle: its commands end with DEVICE_NOT_THERE. dev: the n devices
+ * SAS Device Page 0 lists now (the host reset's last part walked it). */
+static void mpt2_follow_handles(struct mpt_ctrl *c, const struct mpt2_device *dev, int n)
 {
-    struct mpt2_device *dev = plat_alloc(sizeof(*dev) * MPT2_MAX_DEVICES);
-    char err[128];
-    int n;
-
-    if (!dev) {
-        plat_diag(c->bdf, "after the IOC reset: out of memory to look the devices up again");
-        return;
-    }
-    n = mpt2_list_devices(c, dev, MPT2_MAX_DEVICES, err, sizeof(err));
-    if (n < 0) {
-        plat_diag(c->bdf, "after the IOC reset: SAS Device Page 0 not read: %s", err);
-        plat_free(dev);
-        return;
-    }
     for (unsigned i = 0; i < c->h.ndisks; i++) {
         struct hba_disk *md = c->h.disks[i];
         int j;
@@ -123,13 +110,28 @@ static void mpt2_find_devices_again(struct mpt_ctrl *c)
                 c->slot_io[slot].dev_handle = dev[j].handle;
         md->t.dev_handle = dev[j].handle;
     }
-    plat_free(dev);
+}
+
+/* The walk is over (n devices, or an error): follow the handles, free
+ * the list. The host reset ends well either way: a device the walk did
+ * not find keeps its old handle. */
+static int mpt2_walk_end(struct mpt_ctrl *c, int n, const char *err)
+{
+    struct mpt2_state *s = st(c);
+
+    if (n < 0)
+        plat_diag(c->bdf, "after the IOC reset: SAS Device Page 0 not read: %s", err);
+    else
+        mpt2_follow_handles(c, s->walk.dev, n);
+    plat_free(s->walk.dev);
+    s->walk.dev = NULL;
+    return BM_OK;
 }
 
 /* A request of the host reset's own through the task management frame
  * (no task management is out during a reset: the diagnostic reset ended
  * it), with a default descriptor, not waited for: its reply is c->tm. */
-static void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes)
+void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes)
 {
     struct mpt2_state *s = st(c);
     uint8_t *f = mpt2_frame(s, c->nslots);
@@ -160,7 +162,7 @@ static int mpt2_reset_answer(struct mpt_ctrl *c, const char *what, char *err, si
 }
 
 /* The parts of mpt2_reinit_step. */
-enum { MPT2_RI_FACTS = 1, MPT2_RI_INIT, MPT2_RI_OPERATIONAL, MPT2_RI_EVENTS, MPT2_RI_PORT_ENABLE };
+enum { MPT2_RI_FACTS = 1, MPT2_RI_INIT, MPT2_RI_OPERATIONAL, MPT2_RI_EVENTS, MPT2_RI_PORT_ENABLE, MPT2_RI_DEVICES };
 
 /* After a diagnostic reset, as mpt3sas_base_hard_reset_handler goes on
  * once _base_diag_reset is done, one part per call (poll()), each posted
@@ -247,7 +249,36 @@ static int mpt2_reinit_step(struct mpt_ctrl *c, bool start, const char **step, c
         return HBA_PENDING;
     case MPT2_RI_PORT_ENABLE:
         *step = "PORT ENABLE";
-        return mpt2_reset_answer(c, "PORT ENABLE", err, errlen);
+        rc = mpt2_reset_answer(c, "PORT ENABLE", err, errlen);
+        if (rc != BM_OK)
+            return rc;
+        /* The devices again (their handles may have changed), one
+         * SAS Device Page 0 per poll, each within mpt3sas' 15 s for a
+         * config request. */
+        if (!mpt2_walk_begin(c))
+            return mpt2_walk_end(c, BM_ENOMEM, "out of memory");
+        mpt_reinit_enter(c, MPT2_RI_DEVICES, MPT2_CONFIG_TIMEOUT_NS);
+        *step = "SAS Device Page 0";
+        return HBA_PENDING;
+    case MPT2_RI_DEVICES:
+        *step = "SAS Device Page 0";
+        mpt2_drain(c);
+        if (!c->tm.done) {
+            /* A page never answered: its frame stays the IOC's
+             * (c->tm.outstanding); the reset ends with the old handles. */
+            rc = mpt_reinit_wait(c, "SAS Device Page 0", true, err, errlen);
+            if (rc == HBA_PENDING)
+                return rc;
+            mpt2_walk_end(c, rc, err);
+            return rc == BM_ETIMEDOUT ? BM_OK : rc; /* an IOC that left OPERATIONAL is given up */
+        }
+        c->tm.done = false;
+        rc = mpt2_walk_next(c, err, errlen);
+        if (rc == HBA_PENDING) {
+            mpt_reinit_enter(c, MPT2_RI_DEVICES, MPT2_CONFIG_TIMEOUT_NS);
+            return rc;
+        }
+        return mpt2_walk_end(c, rc, err);
     default:
         snprintf(err, errlen, "IOC bring-up in no known part");
         return BM_EIO;
@@ -263,7 +294,6 @@ const struct mpt_backend mpt_mpi2_backend = {
     .discover = mpt2_discover,
     .tm_post = mpt2_tm_post,
     .reinit_step = mpt2_reinit_step,
-    .reset_done = mpt2_find_devices_again,
 };
 
 const struct mpt_backend mpt_mpi25_backend = {
@@ -275,6 +305,5 @@ const struct mpt_backend mpt_mpi25_backend = {
     .discover = mpt2_discover,
     .tm_post = mpt2_tm_post,
     .reinit_step = mpt2_reinit_step,
-    .reset_done = mpt2_find_devices_again,
 };
 

@@ -23,43 +23,52 @@ static const struct mpt2_page_id mpt2_physdisk0 = {
 };
 
 /* A config request: the page's header (action PAGE_HEADER, hdr NULL) or
- * the page itself into s->page (READ_CURRENT with the header hdr got).
- * Returns the reply's IOC status (>= 0) or a negative error. */
-static int mpt2_config(struct mpt_ctrl *c, const struct mpt2_page_id *id, uint8_t action,
-                       const struct mpi2_config_reply *hdr, uint32_t page_address, struct mpi2_config_reply *rep,
-                       char *err, size_t errlen)
+ * the page itself into s->page (READ_CURRENT with the header hdr got). */
+static void mpt2_config_fill(struct mpt_ctrl *c, const struct mpt2_page_id *id, uint8_t action,
+                             const struct mpi2_config_reply *hdr, uint32_t page_address,
+                             struct mpi2_config_request *req)
 {
     struct mpt2_state *s = st(c);
-    struct mpi2_config_request req;
     uint32_t flags = MPI_SGE_FLAGS_SIMPLE_ELEMENT | MPI_SGE_FLAGS_LAST_ELEMENT | MPI_SGE_FLAGS_END_OF_BUFFER |
                      MPI_SGE_FLAGS_END_OF_LIST | MPI_SGE_FLAGS_64_BIT_ADDRESSING;
-    int rc;
 
-    memset(&req, 0, sizeof(req));
-    req.action = action;
-    req.function = MPI2_FUNCTION_CONFIG;
-    req.header_page_type = id->type;
-    req.ext_page_type = id->ext_type;
-    req.header_page_number = id->number;
-    req.header_page_version = id->version;
-    req.page_address = page_address;
+    memset(req, 0, sizeof(*req));
+    req->action = action;
+    req->function = MPI2_FUNCTION_CONFIG;
+    req->header_page_type = id->type;
+    req->ext_page_type = id->ext_type;
+    req->header_page_number = id->number;
+    req->header_page_version = id->version;
+    req->page_address = page_address;
     if (hdr) {
         uint32_t bytes = id->type == MPI2_CONFIG_PAGETYPE_EXTENDED ? (uint32_t)hdr->ext_page_length * 4
                                                                    : (uint32_t)hdr->header_page_length * 4;
 
         bytes = MIN(bytes, (uint32_t)MPT2_CONFIG_PAGE_BYTES);
-        req.ext_page_length = hdr->ext_page_length;
-        req.header_page_version = hdr->header_page_version;
-        req.header_page_number = hdr->header_page_number;
-        req.header_page_length = hdr->header_page_length;
+        req->ext_page_length = hdr->ext_page_length;
+        req->header_page_version = hdr->header_page_version;
+        req->header_page_number = hdr->header_page_number;
+        req->header_page_length = hdr->header_page_length;
         /* Linux mpt3sas _config_request: one simple SGE, IOC to host. */
-        req.page_buffer_sge.flags_length = flags | bytes;
-        req.page_buffer_sge.address = plat_virt_to_phys(s->page);
+        req->page_buffer_sge.flags_length = flags | bytes;
+        req->page_buffer_sge.address = plat_virt_to_phys(s->page);
         memset(s->page, 0, bytes);
     } else {
-        req.page_buffer_sge.flags_length = flags;
-        req.page_buffer_sge.address = ~0ull;
+        req->page_buffer_sge.flags_length = flags;
+        req->page_buffer_sge.address = ~0ull;
     }
+}
+
+/* A config request (mpt2_config_fill), waited for. Returns the reply's
+ * IOC status (>= 0) or a negative error. */
+static int mpt2_config(struct mpt_ctrl *c, const struct mpt2_page_id *id, uint8_t action,
+                       const struct mpi2_config_reply *hdr, uint32_t page_address, struct mpi2_config_reply *rep,
+                       char *err, size_t errlen)
+{
+    struct mpi2_config_request req;
+    int rc;
+
+    mpt2_config_fill(c, id, action, hdr, page_address, &req);
     memset(rep, 0, sizeof(*rep));
     rc = mpt2_message(c, &req, sizeof(req), rep, sizeof(*rep), MPT2_CONFIG_TIMEOUT_NS, id->what, err, errlen);
     if (rc != BM_OK)
@@ -67,21 +76,29 @@ static int mpt2_config(struct mpt_ctrl *c, const struct mpt2_page_id *id, uint8_
     return rep->ioc_status & MPI_IOCSTATUS_MASK;
 }
 
-/* The header of a page that must exist (BM_EIO naming it otherwise). */
-static int mpt2_page_header(struct mpt_ctrl *c, const struct mpt2_page_id *id, struct mpi2_config_reply *hdr,
-                            char *err, size_t errlen)
+/* Does a header reply (IOC status ios) describe a page that exists? */
+static int mpt2_header_check(const struct mpt2_page_id *id, int ios, const struct mpi2_config_reply *hdr, char *err,
+                             size_t errlen)
 {
-    int ios = mpt2_config(c, id, MPI2_CONFIG_ACTION_PAGE_HEADER, NULL, 0, hdr, err, errlen);
     uint32_t len = id->type == MPI2_CONFIG_PAGETYPE_EXTENDED ? hdr->ext_page_length : hdr->header_page_length;
 
-    if (ios < 0)
-        return ios;
     if (ios != MPI_IOCSTATUS_SUCCESS || !len) {
         snprintf(err, errlen, "%s header: IOC status 0x%04x %s, %u dwords", id->what, ios,
                  mpt_ioc_status_name((uint16_t)ios), len);
         return BM_EIO;
     }
     return BM_OK;
+}
+
+/* The header of a page that must exist (BM_EIO naming it otherwise). */
+static int mpt2_page_header(struct mpt_ctrl *c, const struct mpt2_page_id *id, struct mpi2_config_reply *hdr,
+                            char *err, size_t errlen)
+{
+    int ios = mpt2_config(c, id, MPI2_CONFIG_ACTION_PAGE_HEADER, NULL, 0, hdr, err, errlen);
+
+    if (ios < 0)
+        return ios;
+    return mpt2_header_check(id, ios, hdr, err, errlen);
 }
 
 /* IR firmware's volumes (RAID Volume Page 0 by GET_NEXT_HANDLE, as
@@ -187,10 +204,51 @@ static bool mpt2_is_target(const struct mpi2_sas_device_page0 *p)
             p->access_status == MPI2_SAS_DEVICE0_ASTATUS_SATA_NEEDS_INITIALIZATION);
 }
 
+/* One answer of the SAS Device Page 0 walk (IOC status ios, the page in
+ * s->page): a target goes to out[*n]; true to read the page after
+ * *handle, false when the walk ends. */
+static bool mpt2_walk_one(struct mpt_ctrl *c, int ios, uint32_t *handle, struct mpt2_device *out, unsigned cap,
+                          unsigned *n)
+{
+    struct mpt2_state *s = st(c);
+    const struct mpi2_sas_device_page0 *p = (const struct mpi2_sas_device_page0 *)s->page;
+
+    if (ios == MPI2_IOCSTATUS_CONFIG_INVALID_PAGE)
+        return false; /* past the last handle */
+    if (ios != MPI_IOCSTATUS_SUCCESS) {
+        plat_diag(c->bdf, "SAS Device Page 0 after handle 0x%04x: IOC status 0x%04x %s", *handle, ios,
+                  mpt_ioc_status_name((uint16_t)ios));
+        return false;
+    }
+    plat_rmb();
+    if (p->dev_handle == 0 || (*handle != 0xffff && p->dev_handle <= *handle)) {
+        plat_diag(c->bdf, "SAS Device Page 0: handle 0x%04x after 0x%04x, walk stopped", p->dev_handle, *handle);
+        return false;
+    }
+    *handle = p->dev_handle;
+    if (!mpt2_is_target(p)) {
+        plat_diag(c->bdf, "handle 0x%04x SAS address %016llx: not a target (info 0x%08x, flags 0x%04x, access "
+                  "0x%02x)", p->dev_handle, (unsigned long long)p->sas_address, p->device_info, p->flags,
+                  p->access_status);
+        return true;
+    }
+    if (*n == cap) {
+        plat_diag(c->bdf, "more than %u devices: handle 0x%04x and later skipped", cap, *handle);
+        return false;
+    }
+    out[*n].handle = p->dev_handle;
+    out[*n].slot = p->slot;
+    out[*n].enclosure = p->enclosure_handle;
+    out[*n].sas_address = p->sas_address;
+    out[*n].device_info = p->device_info;
+    out[*n].access_status = p->access_status;
+    (*n)++;
+    return true;
+}
+
 /* Walk SAS Device Page 0 by GET_NEXT_HANDLE and list the end devices. */
 int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsigned cap, char *err, size_t errlen)
 {
-    struct mpt2_state *s = st(c);
     struct mpi2_config_reply hdr, rep;
     uint32_t handle = 0xffff;
     unsigned n = 0;
@@ -200,45 +258,65 @@ int mpt2_list_devices(struct mpt_ctrl *c, struct mpt2_device *out, unsigned cap,
     if (ios != BM_OK)
         return ios;
     for (unsigned guard = 0; guard < 0x10000; guard++) {
-        const struct mpi2_sas_device_page0 *p = (const struct mpi2_sas_device_page0 *)s->page;
-
         ios = mpt2_config(c, &mpt2_sas_device0, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &hdr,
                           MPI2_SAS_DEVICE_PGAD_FORM_GET_NEXT_HANDLE | handle, &rep, err, errlen);
         if (ios < 0)
             return ios;
-        if (ios == MPI2_IOCSTATUS_CONFIG_INVALID_PAGE)
-            break; /* past the last handle */
-        if (ios != MPI_IOCSTATUS_SUCCESS) {
-            plat_diag(c->bdf, "SAS Device Page 0 after handle 0x%04x: IOC status 0x%04x %s", handle, ios,
-                      mpt_ioc_status_name((uint16_t)ios));
+        if (!mpt2_walk_one(c, ios, &handle, out, cap, &n))
             break;
-        }
-        plat_rmb();
-        if (p->dev_handle == 0 || (handle != 0xffff && p->dev_handle <= handle)) {
-            plat_diag(c->bdf, "SAS Device Page 0: handle 0x%04x after 0x%04x, walk stopped", p->dev_handle,
-                      handle);
-            break;
-        }
-        handle = p->dev_handle;
-        if (!mpt2_is_target(p)) {
-            plat_diag(c->bdf, "handle 0x%04x SAS address %016llx: not a target (info 0x%08x, flags 0x%04x, access "
-                      "0x%02x)", p->dev_handle, (unsigned long long)p->sas_address, p->device_info, p->flags,
-                      p->access_status);
-            continue;
-        }
-        if (n == cap) {
-            plat_diag(c->bdf, "more than %u devices: handle 0x%04x and later skipped", cap, handle);
-            break;
-        }
-        out[n].handle = p->dev_handle;
-        out[n].slot = p->slot;
-        out[n].enclosure = p->enclosure_handle;
-        out[n].sas_address = p->sas_address;
-        out[n].device_info = p->device_info;
-        out[n].access_status = p->access_status;
-        n++;
     }
     return (int)n;
+}
+
+/* Post the walk's next request: the header first, then the page after
+ * s->walk.handle. */
+static void mpt2_walk_post(struct mpt_ctrl *c)
+{
+    struct mpt2_state *s = st(c);
+    struct mpi2_config_request req;
+
+    if (!s->walk.have_hdr)
+        mpt2_config_fill(c, &mpt2_sas_device0, MPI2_CONFIG_ACTION_PAGE_HEADER, NULL, 0, &req);
+    else
+        mpt2_config_fill(c, &mpt2_sas_device0, MPI2_CONFIG_ACTION_PAGE_READ_CURRENT, &s->walk.hdr,
+                         MPI2_SAS_DEVICE_PGAD_FORM_GET_NEXT_HANDLE | s->walk.handle, &req);
+    mpt2_reset_request(c, &req, sizeof(req));
+}
+
+bool mpt2_walk_begin(struct mpt_ctrl *c)
+{
+    struct mpt2_state *s = st(c);
+
+    memset(&s->walk, 0, sizeof(s->walk));
+    s->walk.handle = 0xffff;
+    s->walk.dev = plat_alloc(sizeof(*s->walk.dev) * MPT2_MAX_DEVICES);
+    if (!s->walk.dev)
+        return false;
+    mpt2_walk_post(c);
+    return true;
+}
+
+int mpt2_walk_next(struct mpt_ctrl *c, char *err, size_t errlen)
+{
+    struct mpt2_state *s = st(c);
+    int ios = s->tm_reply.ioc_status & MPI_IOCSTATUS_MASK;
+
+    if (!s->walk.have_hdr) {
+        int rc = mpt2_header_check(&mpt2_sas_device0, ios, &s->tm_reply, err, errlen);
+
+        if (rc != BM_OK)
+            return rc;
+        s->walk.hdr = s->tm_reply;
+        s->walk.have_hdr = true;
+        mpt2_walk_post(c);
+        return HBA_PENDING;
+    }
+    if (s->walk.pages++ < 0x10000 && mpt2_walk_one(c, ios, &s->walk.handle, s->walk.dev, MPT2_MAX_DEVICES,
+                                                   &s->walk.n)) {
+        mpt2_walk_post(c);
+        return HBA_PENDING;
+    }
+    return (int)s->walk.n;
 }
 
 /* Mask every event, then enable the ports: the IOC discovers the SAS

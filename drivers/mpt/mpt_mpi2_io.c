@@ -69,6 +69,7 @@ static void mpt2_address_reply(struct mpt_ctrl *c, uint32_t smid, uint32_t pa)
         /* Task management's frame (or a host reset's EVENT NOTIFICATION /
          * PORT ENABLE in it): IOCStatus sits at 0x0e in every reply. */
         c->tm.ioc_status = d->ioc_status;
+        memcpy(&s->tm_reply, d, MIN(sizeof(s->tm_reply), (size_t)s->reply_frame_bytes));
         c->tm.response_code = ((const struct mpi2_scsi_task_manage_reply *)(const void *)d)->response_code;
         c->tm.outstanding = false;
         c->tm.done = true;

@@ -92,6 +92,17 @@ struct mpt2_state {
      * still be aborted); during a host reset EVENT NOTIFICATION and PORT
      * ENABLE use it. */
     struct mpi2_ioc_facts_reply old_facts; /* before a host reset, to compare */
+    /* The reply to c->tm's frame, whole (a host reset's config requests
+     * need more than its IOCStatus). */
+    struct mpi2_config_reply tm_reply;
+    /* After a host reset, SAS Device Page 0 walked one page per poll(). */
+    struct {
+        bool have_hdr;
+        struct mpi2_config_reply hdr;
+        uint32_t handle;
+        unsigned n, pages;
+        struct mpt2_device *dev;
+    } walk;
 };
 
 /* The MPI 2 backend's state of a controller. */
@@ -102,6 +113,16 @@ static inline uint8_t *mpt2_frame(struct mpt2_state *s, uint32_t slot)
 {
     return s->req + (size_t)(slot + 1) * s->frame_bytes;
 }
+
+/* A request of the host reset's own through c->tm's frame, not waited
+ * for (mpt_mpi2.c): its reply is c->tm and s->tm_reply. */
+void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes);
+/* SAS Device Page 0 as steps of a host reset (mpt_mpi2_config.c): begin
+ * posts the first request (false when there is no memory to walk);
+ * next, once its answer came, posts the one after (HBA_PENDING) or ends
+ * with the number of targets in s->walk.dev, or an error. */
+bool mpt2_walk_begin(struct mpt_ctrl *c);
+int mpt2_walk_next(struct mpt_ctrl *c, char *err, size_t errlen);
 
 /* ---- mpt_mpi2_ioc.c -------------------------------------------------------------------------------------- */
 /* IOC FACTS: credits, frame sizes, queue limits. */

@@ -106,9 +106,6 @@ struct mpt_backend {
      * once OPERATIONAL with its ports enabled; an error, err naming the
      * part and how long it ran. Discovery is not repeated. */
     int (*reinit_step)(struct mpt_ctrl *c, bool start, const char **step, char *err, size_t errlen);
-    /* Optional: the IOC is OPERATIONAL again and every request it held
-     * has ended: find the devices again (device addresses may change). */
-    void (*reset_done)(struct mpt_ctrl *c);
 };
 
 /* Where a device sits, for mpt_add_disks(). */
@@ -174,6 +171,14 @@ struct mpt_ctrl {
     uint8_t tm_type;            /* the task management out (its name in messages) */
     struct mpt_tm tm;
     struct mpt_reinit_state ri; /* the backend's reinit_step */
+    /* A handshake reply read a word per doorbell interrupt across polls
+     * (mpt_handshake_poll): where it is, and the words so far. */
+    struct {
+        uint8_t stage;              /* MPT_HS_IDLE, _WORDS, _END, _FREE */
+        unsigned words, msg_words;
+        uint64_t deadline_ns;       /* the next word's (5 s) */
+        uint8_t buf[128];
+    } hs;
 
     uint32_t nslots;            /* requests we may have outstanding */
     uint32_t max_targets;       /* target ids to scan on bus 0 */
@@ -209,12 +214,14 @@ int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void 
 
 /* A handshake in two halves, for the steps of a host reset run from
  * poll(): post sends the request (each dword acknowledged, microseconds on
- * a chip); poll looks once for the reply's first doorbell interrupt:
- * HBA_PENDING while none came (the caller bounds the wait), else it reads
- * the whole reply (its words follow each other at once) and returns its
- * length in bytes. */
+ * a chip); poll reads the reply words the IOC has signalled so far and
+ * returns HBA_PENDING until the last one, the end interrupt and
+ * DOORBELL_USED clear have come (the first word bounded by the caller,
+ * each later one by 5 s; c->hs keeps the words between calls), then
+ * the reply's length in bytes. */
 int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
 int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen);
+enum { MPT_HS_IDLE, MPT_HS_WORDS, MPT_HS_END, MPT_HS_FREE };
 
 /* Hand a request to the IOC through the doorbell without reading a reply
  * there (its reply comes through the reply queue): MPI 1 task management

@@ -61,3 +61,146 @@ void scsi_pt_parts_advance(struct scsi_pt_parts *r)
     r->buf += (size_t)n * r->lba_bytes;
     r->started++;
 }
+
+/* ---- One LUN's request against the firmware --------------------------------------------------- */
+
+/* Hand the request's next part to the firmware, and in blocking mode (or
+ * when a part ends at once) the ones after it, until one is in the
+ * firmware's hands, one failed, none is left, or the firmware has no
+ * room (io->waiting: the next poll tries again, until that part's own
+ * deadline). */
+static void scsi_pt_next_part(struct scsi_pt_io *io)
+{
+    while (!io->stuck) {
+        uint64_t lba;
+        uint32_t blocks;
+        void *buf;
+        enum scsi_pt_fire f;
+        int st = BM_OK;
+
+        if (!scsi_pt_parts_peek(&io->req, &lba, &blocks, &buf))
+            return;
+        if (!io->waiting)
+            io->deadline_ns = plat_now_ns() + SCSI_PT_IO_TIMEOUT_NS;
+        io->detail[0] = '\0';
+        f = io->fw->fire(io->ctx, io->req.op, lba, blocks, buf, blocks * io->lba_bytes, &st, io->detail,
+                         sizeof(io->detail));
+        if (f == SCSI_PT_NOT_READY) {
+            if (plat_now_ns() > io->deadline_ns) {
+                io->waiting = false;
+                io->status = BM_ETIMEDOUT;
+                snprintf(io->detail, sizeof(io->detail), "firmware took no command for %llu s",
+                         (unsigned long long)(SCSI_PT_IO_TIMEOUT_NS / 1000000000ull));
+                io->done = true;
+                return;
+            }
+            io->waiting = true;
+            return;
+        }
+        io->waiting = false;
+        scsi_pt_parts_advance(&io->req);
+        if (f == SCSI_PT_TAKEN) {
+            io->in_fw = true;
+            io->taken_ns = plat_now_ns();
+            return; /* in the firmware's hands until the event fires */
+        }
+        io->status = st;
+        io->done = true;
+        if (io->status != BM_OK || !io->req.left)
+            return;
+        io->done = false; /* that part ended well: on to the next */
+    }
+}
+
+int scsi_pt_io_submit(struct scsi_pt_io *io, uint32_t tag, enum bm_io_op op, uint64_t lba, uint32_t blocks,
+                      void *buf)
+{
+    if (io->stuck)
+        return BM_EIO;
+    if (io->busy)
+        return BM_EBUSY;
+    scsi_pt_parts_begin(&io->req, op, lba, blocks, buf, io->lba_bytes, io->part_bytes / io->lba_bytes);
+    io->busy = true;
+    io->done = false;
+    io->waiting = false;
+    io->tag = tag;
+    scsi_pt_next_part(io);
+    if (io->waiting && io->req.started == 0) {
+        /* The firmware took nothing: the engine tries again later. */
+        io->waiting = false;
+        io->busy = false;
+        return BM_EBUSY;
+    }
+    return BM_OK;
+}
+
+/* Collect the request once the firmware has finished its last part (or
+ * one failed), starting the next part as each ends. */
+int scsi_pt_io_poll(struct scsi_pt_io *io, struct bm_completion *out)
+{
+    if (!io->busy)
+        return 0;
+    if (!io->done && !io->waiting && io->in_fw) {
+        int st = BM_OK;
+
+        io->detail[0] = '\0';
+        if (io->fw->ended(io->ctx, &st, io->detail, sizeof(io->detail))) {
+            io->in_fw = false;
+            if (io->overdue) {
+                /* Back at last: a timeout all the same (whatever it moved
+                 * came after the request was due), and the LUN takes
+                 * commands again; its other parts never start. */
+                io->overdue = false;
+                io->stuck = false;
+                io->status = BM_ETIMEDOUT;
+                snprintf(io->detail, sizeof(io->detail), "firmware returned the command late, after %llu s",
+                         (unsigned long long)((plat_now_ns() - io->taken_ns) / 1000000000ull));
+                io->done = true;
+            } else {
+                io->status = st;
+                io->done = true;
+                if (io->status == BM_OK && io->req.left) {
+                    io->done = false;
+                    scsi_pt_next_part(io);
+                }
+            }
+        } else if (!io->overdue && plat_now_ns() > io->deadline_ns + SCSI_PT_FW_GRACE_NS) {
+            /* The firmware kept neither the packet's Timeout nor our grace.
+             * Its packet, sense and data buffer stay its own until the
+             * event says otherwise (UEFI 2.10 15.7: nothing else hands a
+             * non-blocking packet back; EDK2's ScsiDiskDriverBindingStop
+             * waits for its async queue to empty): no completion now, so
+             * the engine neither frees nor reuses the buffer (its stall
+             * limit ends the run and keeps it), and this LUN takes no
+             * other command meanwhile. */
+            io->overdue = true;
+            io->stuck = true;
+        }
+    } else if (io->waiting) {
+        scsi_pt_next_part(io);
+    }
+    if (!io->done)
+        return 0;
+    out->tag = io->tag;
+    out->status = io->status;
+    bm_strlcpy(out->detail, io->status == BM_OK ? "" : io->detail, sizeof(out->detail));
+    io->done = false;
+    if (!io->stuck)
+        io->busy = false;
+    return 1;
+}
+
+bool scsi_pt_io_fw_holds(const struct scsi_pt_io *io)
+{
+    return io->in_fw;
+}
+
+void scsi_pt_io_recovery(const struct scsi_pt_io *io, char *out, size_t len)
+{
+    if (!len)
+        return;
+    out[0] = '\0';
+    if (io->in_fw && io->overdue)
+        snprintf(out, len, "firmware holds the command since %llu s (its buffer is kept)",
+                 (unsigned long long)((plat_now_ns() - io->taken_ns) / 1000000000ull));
+}

@@ -63,6 +63,62 @@ bool scsi_pt_parts_peek(const struct scsi_pt_parts *r, uint64_t *lba, uint32_t *
 /* The part peek gave was taken by the firmware. */
 void scsi_pt_parts_advance(struct scsi_pt_parts *r);
 
+/* ---- One LUN's request, run against the firmware (portable, so a host
+ * test can drive it with a model of the firmware) ---------------------- */
+
+/* What the firmware did with one part handed to it. */
+enum scsi_pt_fire {
+    SCSI_PT_TAKEN,      /* non-blocking: in the firmware's hands until its event signals */
+    SCSI_PT_ENDED,      /* the call itself finished it (blocking, or refused at once) */
+    SCSI_PT_NOT_READY,  /* EFI_NOT_READY: the firmware has no room, try again later */
+};
+
+/* The firmware glue (scsi_passthru_uefi.c; a model in the unit test). */
+struct scsi_pt_fw {
+    /* Hand one part to the firmware (EXT_SCSI_PASS_THRU PassThru()). With
+     * SCSI_PT_ENDED the part's result is in *status (BM_OK or an error
+     * with detail). */
+    enum scsi_pt_fire (*fire)(void *ctx, enum bm_io_op op, uint64_t lba, uint32_t blocks, void *buf,
+                              uint32_t bytes, int *status, char *detail, size_t len);
+    /* Has the part the firmware took ended (its event signalled)? Then
+     * its result is in *status. */
+    bool (*ended)(void *ctx, int *status, char *detail, size_t len);
+};
+
+/* The packet timeout every part carries, and how long past it the
+ * firmware's own timeout may take before the driver stops waiting. */
+#define SCSI_PT_IO_TIMEOUT_NS (30ull * 1000000000ull)
+#define SCSI_PT_FW_GRACE_NS (5ull * 1000000000ull)
+
+/* One LUN's request state (max_qd 1). */
+struct scsi_pt_io {
+    const struct scsi_pt_fw *fw;
+    void *ctx;
+    uint32_t lba_bytes;
+    uint32_t part_bytes;         /* one command of the LUN and firmware */
+    bool busy, done, stuck;
+    bool waiting;                /* the next part waits for the firmware to take it (EFI_NOT_READY) */
+    bool in_fw;                  /* a part is in the firmware's hands (taken, event not yet signalled) */
+    uint32_t tag;
+    struct scsi_pt_parts req;
+    uint64_t deadline_ns;        /* the part in flight's (or waiting one's) */
+    uint64_t taken_ns;           /* when the firmware took the part in flight */
+    bool overdue;                /* its deadline passed with the firmware still holding it */
+    int status;
+    char detail[64];
+};
+
+/* Start one read or write (scsi_pt_io_submit); collect it (poll: 0 or 1
+ * completion in out). Same return values as struct bm_disk_ops. */
+int scsi_pt_io_submit(struct scsi_pt_io *io, uint32_t tag, enum bm_io_op op, uint64_t lba, uint32_t blocks,
+                      void *buf);
+int scsi_pt_io_poll(struct scsi_pt_io *io, struct bm_completion *out);
+/* May the firmware still read or write this LUN's request memory (packet,
+ * sense, data buffer)? Then none of it may be freed or reused. */
+bool scsi_pt_io_fw_holds(const struct scsi_pt_io *io);
+/* What the driver is doing about an overdue request (bm_disk_ops.recovery). */
+void scsi_pt_io_recovery(const struct scsi_pt_io *io, char *out, size_t len);
+
 /* Forget every pass-thru disk: free memory and events, except where a
  * request may still be in flight (then it is left allocated). */
 void scsi_passthru_release_all(void);

@@ -73,7 +73,7 @@ struct pt_protocol {
 #define PT_MAX_DISKS 64
 #define PT_MAX_TARGETS 1024           /* bound on GetNextTarget walks */
 #define PT_MAX_LUNS_PER_CTRL 4096     /* bound on GetNextTargetLun walks */
-#define PT_IO_TIMEOUT_NS (30ull * 1000000000ull)
+#define PT_IO_TIMEOUT_NS SCSI_PT_IO_TIMEOUT_NS
 #define PT_MAX_TRANSFER_BYTES (1u << 20)
 
 /* Per-command memory the firmware may require aligned (IoAlign): one page
@@ -93,18 +93,12 @@ struct pt_disk {
     struct pt_dma *dma;          /* page-aligned */
     PT_PACKET pkt;
     EFI_EVENT event;
-    /* The one request in flight (or finished and not yet reaped), run as
-     * parts of at most part_bytes, one command at a time. */
-    bool busy, done, stuck;
-    bool waiting;                /* the next part waits for the firmware to take it (EFI_NOT_READY) */
     bool sat;                    /* an ATA disk behind a SATL (scsi_disk_info.sat) */
-    uint32_t tag;
-    uint32_t part_bytes;         /* one command of the LUN and firmware */
-    struct scsi_pt_parts req;
     uint32_t bytes;              /* the part in flight */
-    uint64_t deadline_ns;        /* the part in flight's (or waiting one's) */
-    int status;
-    char detail[64];
+    enum bm_io_op op;            /* and its direction */
+    /* The one request in flight (or finished and not yet reaped), run as
+     * parts one command at a time (scsi_passthru.c). */
+    struct scsi_pt_io io;
 };
 
 static struct pt_disk *pt_disks[PT_MAX_DISKS];
@@ -231,8 +225,8 @@ static int pt_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_
 
 /* ---- Disk operations --------------------------------------------------------------------------------- */
 
-/* Turn a finished I/O packet into the completion poll() will hand out. */
-static void pt_finish(struct pt_disk *p, EFI_STATUS efi, enum bm_io_op op)
+/* What a finished I/O packet says: BM_OK, or an error with detail. */
+static int pt_finish(struct pt_disk *p, EFI_STATUS efi, enum bm_io_op op, char *detail, size_t len)
 {
     struct scsi_cmd c;
     int rc;
@@ -240,65 +234,53 @@ static void pt_finish(struct pt_disk *p, EFI_STATUS efi, enum bm_io_op op)
     memset(&c, 0, sizeof(c));
     c.dir = op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN;
     c.len = p->bytes;
-    p->detail[0] = '\0';
-    rc = pt_packet_result(p, efi, &c, p->detail, sizeof(p->detail));
+    detail[0] = '\0';
+    rc = pt_packet_result(p, efi, &c, detail, len);
     if (rc == BM_OK && c.status != SCSI_STATUS_GOOD) {
-        scsi_describe(c.status, c.sense, c.sense_len, p->detail, sizeof(p->detail));
+        scsi_describe(c.status, c.sense, c.sense_len, detail, len);
         rc = BM_EIO;
     } else if (rc == BM_OK && c.resid) {
-        snprintf(p->detail, sizeof(p->detail), "short transfer: %u of %u bytes", p->bytes - c.resid, p->bytes);
+        snprintf(detail, len, "short transfer: %u of %u bytes", p->bytes - c.resid, p->bytes);
         rc = BM_EIO;
     }
-    p->status = rc;
-    p->done = true;
+    return rc;
 }
 
-/* Hand the request's next part to the firmware, and in blocking mode (or
- * when a part ends at once) the ones after it, until one is in the
- * firmware's hands, one failed, none is left, or the firmware has no
- * room (p->waiting: the next poll tries again, until that part's own
- * deadline). */
-static void pt_next_part(struct pt_disk *p)
+/* The request machine's firmware call: one part through PassThru, with
+ * the disk's event when the firmware runs requests non-blocking. */
+static enum scsi_pt_fire pt_fire(void *ctx, enum bm_io_op op, uint64_t lba, uint32_t blocks, void *buf,
+                                 uint32_t bytes, int *status, char *detail, size_t len)
 {
-    while (!p->stuck) {
-        uint8_t cdb[16], cdb_len;
-        uint64_t lba;
-        uint32_t blocks;
-        void *buf;
-        EFI_EVENT ev = p->nonblocking ? p->event : NULL;
-        EFI_STATUS efi;
+    struct pt_disk *p = ctx;
+    uint8_t cdb[16], cdb_len;
+    EFI_EVENT ev = p->nonblocking ? p->event : NULL;
+    EFI_STATUS efi;
 
-        if (!scsi_pt_parts_peek(&p->req, &lba, &blocks, &buf))
-            return;
-        if (!p->waiting)
-            p->deadline_ns = plat_now_ns() + PT_IO_TIMEOUT_NS;
-        cdb_len = (uint8_t)scsi_build_rw(cdb, p->req.op, p->d.blocks, lba, blocks);
-        p->bytes = blocks * p->d.lba_bytes;
-        pt_fill_packet(p, cdb, cdb_len, p->req.op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, p->bytes,
-                       PT_IO_TIMEOUT_NS);
-        efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, ev);
-        if (efi == EFI_NOT_READY) {
-            if (plat_now_ns() > p->deadline_ns) {
-                p->waiting = false;
-                p->status = BM_ETIMEDOUT;
-                snprintf(p->detail, sizeof(p->detail), "firmware took no command for %llu s",
-                         (unsigned long long)(PT_IO_TIMEOUT_NS / 1000000000ull));
-                p->done = true;
-                return;
-            }
-            p->waiting = true;
-            return;
-        }
-        p->waiting = false;
-        scsi_pt_parts_advance(&p->req);
-        if (ev && efi == EFI_SUCCESS)
-            return; /* in the firmware's hands until the event fires */
-        pt_finish(p, efi, p->req.op);
-        if (p->status != BM_OK || !p->req.left)
-            return;
-        p->done = false; /* that part ended well: on to the next */
-    }
+    cdb_len = (uint8_t)scsi_build_rw(cdb, op, p->d.blocks, lba, blocks);
+    p->bytes = bytes;
+    p->op = op;
+    pt_fill_packet(p, cdb, cdb_len, op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, bytes, PT_IO_TIMEOUT_NS);
+    efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, ev);
+    if (efi == EFI_NOT_READY)
+        return SCSI_PT_NOT_READY;
+    if (ev && efi == EFI_SUCCESS)
+        return SCSI_PT_TAKEN;
+    *status = pt_finish(p, efi, op, detail, len);
+    return SCSI_PT_ENDED;
 }
+
+/* Has the part the firmware took ended? Its event says. */
+static bool pt_ended(void *ctx, int *status, char *detail, size_t len)
+{
+    struct pt_disk *p = ctx;
+
+    if (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, p->event) != EFI_SUCCESS)
+        return false;
+    *status = pt_finish(p, EFI_SUCCESS, p->op, detail, len);
+    return true;
+}
+
+static const struct scsi_pt_fw pt_fw = { pt_fire, pt_ended };
 
 /* Start one read or write; at most one request per disk is in flight. */
 static int pt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io_op op, uint64_t lba,
@@ -309,61 +291,25 @@ static int pt_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     if (queue != 0 || tag >= d->max_qd || !blocks || !buf || lba >= d->blocks || blocks > d->blocks - lba ||
         (uint64_t)blocks * d->lba_bytes > d->max_transfer_bytes)
         return BM_EINVAL;
-    if (p->stuck)
-        return BM_EIO;
-    if (p->busy)
-        return BM_EBUSY;
-    scsi_pt_parts_begin(&p->req, op, lba, blocks, buf, d->lba_bytes, p->part_bytes / d->lba_bytes);
-    p->busy = true;
-    p->done = false;
-    p->waiting = false;
-    p->tag = tag;
-    pt_next_part(p);
-    if (p->waiting && p->req.started == 0) {
-        /* The firmware took nothing: the engine tries again later. */
-        p->waiting = false;
-        p->busy = false;
-        return BM_EBUSY;
-    }
-    return BM_OK;
+    return scsi_pt_io_submit(&p->io, tag, op, lba, blocks, buf);
 }
 
-/* Collect the request once the firmware has finished its last part (or
- * one failed), starting the next part as each ends. */
+/* Collect the request (scsi_pt_io_poll). */
 static int pt_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out, int max)
 {
     struct pt_disk *p = d->priv;
 
-    if (queue != 0 || max <= 0 || !p->busy)
+    if (queue != 0 || max <= 0)
         return 0;
-    if (!p->done && !p->waiting && p->nonblocking) {
-        if (uefi_call_wrapper(bm_st->BootServices->CheckEvent, 1, p->event) == EFI_SUCCESS) {
-            pt_finish(p, EFI_SUCCESS, p->req.op);
-            if (p->status == BM_OK && p->req.left) {
-                p->done = false;
-                pt_next_part(p);
-            }
-        } else if (plat_now_ns() > p->deadline_ns) {
-            /* The packet and buffer stay the firmware's: this disk takes no
-             * more commands, and the request's other parts never start. */
-            p->stuck = true;
-            p->status = BM_ETIMEDOUT;
-            snprintf(p->detail, sizeof(p->detail), "firmware did not complete the command in %llu s",
-                     (unsigned long long)(PT_IO_TIMEOUT_NS / 1000000000ull));
-            p->done = true;
-        }
-    } else if (p->waiting) {
-        pt_next_part(p);
-    }
-    if (!p->done)
-        return 0;
-    out[0].tag = p->tag;
-    out[0].status = p->status;
-    bm_strlcpy(out[0].detail, p->status == BM_OK ? "" : p->detail, sizeof(out[0].detail));
-    p->done = false;
-    if (!p->stuck)
-        p->busy = false;
-    return 1;
+    return scsi_pt_io_poll(&p->io, out);
+}
+
+/* What the driver is doing about an overdue request (the engine's stall record). */
+static void pt_recovery(struct bm_disk *d, char *out, size_t len)
+{
+    struct pt_disk *p = d->priv;
+
+    scsi_pt_io_recovery(&p->io, out, len);
 }
 
 /* Drive health through the same PassThru (scsi_read_health: LOG SENSE,
@@ -375,7 +321,7 @@ static int pt_health(struct bm_disk *d, struct bm_health *out)
     char err[160];
     int rc;
 
-    if (p->busy || p->stuck)
+    if (p->io.busy || p->io.stuck)
         return BM_EBUSY;
     rc = scsi_read_health(&tr, p->sat, out, err, sizeof(err));
     if (rc != BM_OK)
@@ -387,6 +333,7 @@ static const struct bm_disk_ops pt_ops = {
     .submit = pt_submit,
     .poll = pt_poll,
     .health = pt_health,
+    .recovery = pt_recovery,
 };
 
 /* ---- Discovery ------------------------------------------------------------------------------------------ */
@@ -525,14 +472,17 @@ static struct pt_disk *pt_probe_lun(PT_PROTOCOL *pt, bool has_pci, struct pci_ad
     }
     /* The LUN's own limit (VPD B0h) first: a probe read larger than it
      * would only earn ILLEGAL REQUEST. */
-    p->part_bytes = pt_max_transfer(p, scsi_max_transfer(&info, PT_MAX_TRANSFER_BYTES));
+    p->io.part_bytes = pt_max_transfer(p, scsi_max_transfer(&info, PT_MAX_TRANSFER_BYTES));
+    p->io.lba_bytes = p->d.lba_bytes;
+    p->io.fw = &pt_fw;
+    p->io.ctx = p;
     /* Requests up to 1 MiB all the same, as parts one after another
      * (scsi_passthru.h), so SEQ1M runs on a LUN that takes less. */
-    p->d.max_transfer_bytes = scsi_pt_request_bytes(p->part_bytes, p->d.lba_bytes, PT_MAX_TRANSFER_BYTES);
-    p->d.opt_transfer_bytes = scsi_opt_transfer(&info, p->part_bytes);
+    p->d.max_transfer_bytes = scsi_pt_request_bytes(p->io.part_bytes, p->d.lba_bytes, PT_MAX_TRANSFER_BYTES);
+    p->d.opt_transfer_bytes = scsi_opt_transfer(&info, p->io.part_bytes);
     plat_diag(bdf, "%s: \"%s\" serial \"%s\", %llu x %u-byte blocks, %s, %u KiB per command, requests of %u KiB",
               at, p->d.model, p->d.serial, (unsigned long long)p->d.blocks, p->d.lba_bytes,
-              p->nonblocking ? "non-blocking" : "blocking", p->part_bytes / 1024, p->d.max_transfer_bytes / 1024);
+              p->nonblocking ? "non-blocking" : "blocking", p->io.part_bytes / 1024, p->d.max_transfer_bytes / 1024);
     return p;
 }
 
@@ -655,7 +605,7 @@ void scsi_passthru_release_all(void)
     for (unsigned i = 0; i < pt_count; i++) {
         struct pt_disk *p = pt_disks[i];
         /* A request the firmware still holds keeps its memory. */
-        if (p->busy && !p->done && p->nonblocking)
+        if (scsi_pt_io_fw_holds(&p->io))
             continue;
         pt_free(p);
     }

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "platform_sim.h"
@@ -108,6 +109,7 @@ struct model {
     uint16_t device_id;
     uint32_t state, fault_code;
     bool stuck;                 /* resets never leave the starting state */
+    bool deaf;                  /* resets do nothing at all: the IOC keeps its queues and writes them */
     uint32_t his;
     /* Doorbell handshake. */
     enum hs_phase phase;
@@ -193,6 +195,15 @@ struct model {
      * register (model_tick). */
     uint64_t ioc_init_ns, port_enable_ns;
     bool ioc_init_pending, pe_pending;
+    /* Config requests answered this long after they came (0: at once). */
+    uint64_t config_late_ns, cfg_due_ns;
+    /* Doorbell reply words after the first signalled this late (0: at once). */
+    uint64_t word_late_ns, word_due_ns;
+    bool word_pending;
+    unsigned late_words;
+    bool cfg_pending;
+    struct pending cfg;
+    unsigned cfg_late_answers;
     uint64_t ioc_init_due_ns, pe_due_ns;
     uint16_t pe_smid;
     bool port_enable_faults;    /* the IOC faults on PORT ENABLE */
@@ -341,6 +352,8 @@ static void hs_request_done(struct model *m)
 /* Forget everything the host set up (message unit reset / adapter reset). */
 static void model_reset(struct model *m, uint32_t state)
 {
+    if (m->deaf)
+        return;
     m->initialised = false;
     m->events_masked = m->port_enabled = false;
     memset(m->outstanding, 0, sizeof(m->outstanding));
@@ -348,6 +361,8 @@ static void model_reset(struct model *m, uint32_t state)
     m->nheld = 0;
     m->have_hung = false;
     m->ioc_init_pending = m->pe_pending = false;
+    m->cfg_pending = false;
+    m->word_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -1015,6 +1030,14 @@ static void do_descriptor(struct model *m, uint32_t lo, uint32_t hi)
         break;
     }
     case F_CONFIG:
+        if (m->config_late_ns) {
+            if (m->cfg_pending)
+                violation(m, "config request 0x%04x while 0x%04x is still being answered", smid, m->cfg.smid);
+            m->cfg_pending = true;
+            m->cfg = (struct pending){ smid, f };
+            m->cfg_due_ns = plat_now_ns() + m->config_late_ns;
+            return;
+        }
         do_config(m, smid, f);
         break;
     default: {
@@ -1036,6 +1059,16 @@ static void model_tick(struct model *m)
     if (m->ioc_init_pending && now >= m->ioc_init_due_ns) {
         m->ioc_init_pending = false;
         do_ioc_init(m);
+    }
+    if (m->word_pending && now >= m->word_due_ns) {
+        m->word_pending = false;
+        m->late_words++;
+        m->his |= HIS_IOC2SYS;
+    }
+    if (m->cfg_pending && now >= m->cfg_due_ns) {
+        m->cfg_pending = false;
+        m->cfg_late_answers++;
+        do_config(m, m->cfg.smid, m->cfg.frame);
     }
     if (m->pe_pending && now >= m->pe_due_ns) {
         uint8_t r[0x14] = { 0 };
@@ -1149,6 +1182,12 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             if (m->reply_i < m->reply_n) {
                 if (++m->reply_i == m->reply_n)
                     m->used_late = m->used_late_reads;
+                if (m->word_late_ns && m->reply_i < m->reply_n) {
+                    /* A slow IOC: the next word comes later. */
+                    m->word_pending = true;
+                    m->word_due_ns = plat_now_ns() + m->word_late_ns;
+                    return;
+                }
                 m->his |= HIS_IOC2SYS; /* next word, or "done" after the last */
             } else {
                 m->phase = HS_IDLE;
@@ -2015,6 +2054,108 @@ static void start_host_reset(struct bm_disk *d, uint8_t *buf)
     plat_sim_advance_ns(31 * NS_PER_S);
 }
 
+/* After the diagnostic reset the IOC hands each doorbell reply word
+ * after the first 300 ms late (IOC FACTS: 32 words, IOC INIT: 10): the
+ * words are read as they come, across polls, so no poll holds the CPU
+ * for a handshake, and the bring-up still ends OPERATIONAL with the held
+ * command back. Fails when a reply is read inside one poll, each word
+ * waited for (up to 5 s): that poll takes every word's 300 ms. */
+static void test_handshake_reply_words_are_read_across_polls(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    start_host_reset(d, buf);
+    model->word_late_ns = 300 * NS_PER_MS;
+    for (int i = 0; i < 4000 && !got; i++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500 * NS_PER_MS)
+            fail_msg("a poll held the CPU %llu ms (%u late words so far)",
+                     (unsigned long long)((plat_now_ns() - t0) / NS_PER_MS), model->late_words);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(model->late_words >= 40);   /* IOC FACTS and IOC INIT replies, word by word */
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* After the host reset the disks' devices are looked up again (SAS
+ * Device Page 0, mpt3sas _scsih_search_responding_sas_devices), and the
+ * IOC answers each config request 1 s late with handles renumbered: each
+ * page is a step of the recovery, posted and looked at again on later
+ * polls, so no poll holds the CPU while the IOC works, the recovery names
+ * the part, the held command comes back, and the disk then reads through
+ * its new handle. Fails when the pages are read inside one poll (15 s
+ * each at most: here that poll takes every page's second). */
+static void test_device_pages_after_reset_are_steps(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[192] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    bool named = false;
+    int got = 0;
+    uint64_t t0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    model->config_late_ns = NS_PER_S;
+    model->renumber_on_reset = true;
+    start_host_reset(d, buf);
+    for (int i = 0; i < 4000 && !got; i++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500 * NS_PER_MS)
+            fail_msg("a poll held the CPU %llu ms (config request pending %d, %u answered late)",
+                     (unsigned long long)((plat_now_ns() - t0) / NS_PER_MS), model->cfg_pending,
+                     model->cfg_late_answers);
+        if (model->cfg_pending) {
+            d->ops->recovery(d, rec, sizeof(rec));
+            named |= strstr(rec, "host reset: SAS Device Page 0") != NULL;
+        }
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(model->cfg_late_answers >= 2); /* the header and at least one page */
+    if (!named)
+        fail_msg("the device walk was never named in the recovery: \"%s\"", rec);
+    /* The disk reads through its new handle. */
+    model->config_late_ns = 0;
+    model->hang_armed = false;
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 7, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(block_ok(buf, 0x0019, 7, 512));
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* After the IOC's diagnostic reset, IOC INIT answers 2 s and PORT ENABLE
  * 5 s after they came (a real IOC answers PORT ENABLE once it has
  * discovered its SAS domain; Linux mpt3sas_port_enable allows 300 s).
@@ -2154,6 +2295,48 @@ static void test_port_enable_never_answered_gives_up_named_and_bounded(void **st
     assert_int_equal(model->diag_resets, 2);
     detach();
     plat_free_pages(buf, 4096);
+}
+
+/* Is the page at pa still the driver's (mapped), so the IOC's write there
+ * lands in memory nobody else was given? */
+static bool page_mapped(uint64_t pa)
+{
+    return msync((void *)(uintptr_t)(pa & ~4095ull), 4096, MS_ASYNC) == 0;
+}
+
+/* Release on an IOC that no reset stops (message unit reset and the
+ * diagnostic reset both ignored, queues kept): the request frames, reply
+ * post and free queues it can still write are kept, as nvme_teardown and
+ * megasas release do, and the IOC's late write into its reply post queue
+ * lands in them. Fails when release frees the queues after a failed
+ * reset (the late write then hits unmapped memory). */
+static void test_release_keeps_queues_of_an_ioc_that_did_not_stop(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "";
+    uint64_t post, req, free_q;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    post = model->post_base;
+    req = model->req_base;
+    free_q = model->free_base;
+    model->deaf = true;
+    model->stuck = true;
+    mpt_driver.release(ctrl);
+    assert_int_equal(model->murs, 1);
+    if (!page_mapped(post) || !page_mapped(req) || !page_mapped(free_q))
+        fail_msg("queues freed while the IOC was not stopped (post %s, request %s, free %s)",
+                 page_mapped(post) ? "kept" : "freed", page_mapped(req) ? "kept" : "freed",
+                 page_mapped(free_q) ? "kept" : "freed");
+    /* The message unit reset failed: the diagnostic reset was tried (as
+     * mpt3sas _base_make_ioc_ready escalates to _base_diag_reset). */
+    assert_int_equal(model->diag_resets, 1);
+    /* The IOC writes a reply descriptor after release: into kept memory. */
+    post_descriptor(model, 0x00010003, 0);
+    detach();
 }
 
 /* An IOC that stays in FAULT (or RESET) through every reset: probe fails
@@ -2690,6 +2873,9 @@ int main(void)
         cmocka_unit_test(test_handles_followed_across_ioc_reset),
         cmocka_unit_test(test_host_resets_are_limited),
         cmocka_unit_test(test_timeout_aborts_the_command),
+        cmocka_unit_test(test_release_keeps_queues_of_an_ioc_that_did_not_stop),
+        cmocka_unit_test(test_device_pages_after_reset_are_steps),
+        cmocka_unit_test(test_handshake_reply_words_are_read_across_polls),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
