@@ -4,7 +4,6 @@
 #include "ahci_types.h"
 
 #define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done */
-#define AHCI_RECOVER_READY_MS 10000 /* device ready after a COMRESET in error recovery */
 
 /* Put a command FIS and its buffer into a slot's table and header. */
 int ahci_slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf,
@@ -61,15 +60,15 @@ int ahci_port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTE
     return BM_OK;
 }
 
-/* Section 6.2.2.1 steps 2-6: stop the command list, clear PxSERR and PxIS,
- * free a stuck BSY/DRQ (CLO where CAP.SCLO, else COMRESET) and start
- * again. reset forces a COMRESET; *did_reset says whether one happened. */
-int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset)
+/* Section 6.2.2.1 steps 2-5: stop the command list, clear PxSERR and
+ * PxIS, free a stuck BSY/DRQ with CLO where CAP.SCLO. *reset comes in
+ * true when the caller wants a COMRESET, and goes out true when one is
+ * needed; without one the port is started again (step 6). */
+int ahci_port_restart_begin(struct ahci_port *p, bool *reset)
 {
     uint32_t tfd;
     int rc;
 
-    *did_reset = false;
     rc = ahci_port_stop(p);
     if (rc != BM_OK)
         return rc;
@@ -79,24 +78,45 @@ int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset)
      * An HBA that keeps them (QEMU 7.2 does) still has commands running:
      * only a COMRESET stops those. */
     if (port_rd(p, AHCI_PxCI) | port_rd(p, AHCI_PxSACT))
-        reset = true;
+        *reset = true;
     tfd = port_rd(p, AHCI_PxTFD);
-    if (!reset && (tfd & (ATA_STS_BSY | ATA_STS_DRQ))) {
+    if (!*reset && (tfd & (ATA_STS_BSY | ATA_STS_DRQ))) {
         if (p->ctrl->cap & AHCI_CAP_SCLO) {
             port_wr(p, AHCI_PxCMD, port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_CLO);
             ahci_port_wait_reg(p, AHCI_PxCMD, AHCI_PxCMD_CLO, 0, AHCI_CLO_MS, "PxCMD.CLO to clear");
         }
         if (port_rd(p, AHCI_PxTFD) & (ATA_STS_BSY | ATA_STS_DRQ))
-            reset = true;
+            *reset = true;
     }
-    if (reset) {
-        rc = ahci_port_comreset(p, AHCI_RECOVER_READY_MS);
-        if (rc != BM_OK)
-            return rc;
-        *did_reset = true;
-    }
+    if (!*reset)
+        ahci_port_restart_end(p);
+    return BM_OK;
+}
+
+/* Section 6.2.2.1 step 6, after a COMRESET or none: clear what the link
+ * and the device's first FIS set, and start the command list. */
+void ahci_port_restart_end(struct ahci_port *p)
+{
     port_wr(p, AHCI_PxSERR, ~0u);
     port_wr(p, AHCI_PxIS, ~0u);
     ahci_port_start(p);
+}
+
+/* The whole restart, COMRESET waited for (probe and SMART, where nothing
+ * else runs): reset forces a COMRESET; *did_reset says whether one
+ * happened. Error recovery steps the COMRESET from poll() instead. */
+int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset)
+{
+    int rc;
+
+    *did_reset = false;
+    rc = ahci_port_restart_begin(p, &reset);
+    if (rc != BM_OK || !reset)
+        return rc;
+    rc = ahci_port_comreset(p, AHCI_RECOVER_READY_MS);
+    if (rc != BM_OK)
+        return rc;
+    *did_reset = true;
+    ahci_port_restart_end(p);
     return BM_OK;
 }

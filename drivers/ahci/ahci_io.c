@@ -174,10 +174,13 @@ static int ahci_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
 
     if (queue != 0)
         return 0;
-    if (!p->dead)
-        ahci_ring(p); /* what the caller did not flush */
-    if (p->busy && !p->dead)
-        port_reap(p);
+    if (p->rec != REC_NONE)
+        ahci_port_recover_step(p); /* the port is not running: nothing to ring or reap yet */
+    if (p->rec == REC_NONE && !p->dead) {
+        ahci_ring(p); /* what the caller did not flush (or submitted while the port recovered) */
+        if (p->busy)
+            port_reap(p);
+    }
     while (n < max && p->done_count) {
         out[n++] = p->done[p->done_head];
         p->done_head = (p->done_head + 1) % AHCI_SLOTS_MAX;
@@ -196,7 +199,7 @@ static int ahci_health(struct bm_disk *d, struct bm_health *h)
     bool reset;
     int rc;
 
-    if (p->dead || p->busy)
+    if (p->dead || p->busy || p->rec != REC_NONE)
         return BM_EBUSY;
     ata_fis_smart(fis, ATA_SMART_READ_THRESHOLDS);
     rc = ahci_port_exec_sync(p, fis, p->scratch + ATA_SECTOR_BYTES, ATA_SECTOR_BYTES, AHCI_SYNC_CMD_MS, &sts, &err);
@@ -221,7 +224,7 @@ static void ahci_flush(struct bm_disk *d, unsigned queue)
 {
     struct ahci_port *p = d->priv;
 
-    if (queue == 0 && !p->dead)
+    if (queue == 0 && !p->dead && p->rec == REC_NONE)
         ahci_ring(p);
 }
 

@@ -103,7 +103,7 @@ static void complete_caught(struct ahci_port *p, enum ahci_fault fault, uint32_t
             snprintf(detail, sizeof(detail), "aborted: NCQ error on tag %u", log->tag);
         } else if (p->ncq && fault == FAULT_DEVICE && (caught & (caught - 1))) {
             /* No log: any of the queued commands may be the one that failed. */
-            snprintf(detail, sizeof(detail), "%s; tag unknown (%u queued)", why, popcount32(caught));
+            snprintf(detail, sizeof(detail), "%.36s; tag unknown (%u queued)", why, popcount32(caught));
         } else {
             bm_strlcpy(detail, why, sizeof(detail));
         }
@@ -111,65 +111,15 @@ static void complete_caught(struct ahci_port *p, enum ahci_fault fault, uint32_t
     }
 }
 
-/* Error recovery, AHCI 1.3.1 section 6.2.2: commands that finished before
- * the error complete normally; the port is stopped, cleared and restarted
- * (COMRESET after a timeout or an HBA error, else where BSY/DRQ stay set);
- * for NCQ, log 10h names the failing tag. Every
- * command the error caught completes with BM_EIO (the timed-out one with
- * BM_ETIMEDOUT) and a decoded detail. Nothing is retried: the engine
- * decides. If the port cannot be restarted it is declared dead. */
-void ahci_port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, int timed_out_tag)
+/* The end of a recovery: the port runs again (rc BM_OK) or not. Every
+ * command the error caught completes; commands submitted meanwhile get
+ * their timeout from now and are issued by this poll. */
+static void recover_end(struct ahci_port *p, int rc, bool have_log, const struct ata_ncq_error *log)
 {
-    uint32_t tfd = port_rd(p, AHCI_PxTFD), serr = port_rd(p, AHCI_PxSERR);
-    uint32_t sact = port_rd(p, AHCI_PxSACT), ci = port_rd(p, AHCI_PxCI);
-    uint32_t finished = p->ncq ? p->busy & ~(sact | ci) : 0, caught;
-    uint8_t sts = (uint8_t)tfd, err = (uint8_t)(tfd >> AHCI_PxTFD_ERR_SHIFT);
-    struct ata_ncq_error log;
-    bool have_log = false, did_reset = false;
-    char why[64];
-    int rc;
+    uint64_t now = plat_now_ns();
+    uint32_t caught = p->rec_caught;
 
-    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
-        if (finished & (1u << t))
-            ahci_complete(p, t, BM_OK, NULL);
-    caught = p->busy;
-
-    if (fault == FAULT_DEVICE) {
-        uint64_t lba = 0;
-        bool has_lba = !p->ncq && d2h_error_lba(p, err, &lba);
-        ata_describe_error(why, sizeof(why), sts, err, has_lba, lba);
-    }
-    else if (fault == FAULT_HBA)
-        describe_hba_error(why, sizeof(why), is, serr);
-    else
-        snprintf(why, sizeof(why), "tag %d: no answer in %llu s", timed_out_tag,
-                 (unsigned long long)(AHCI_CMD_TIMEOUT_NS / NS_PER_S));
-    ahci_port_diag(p, "%s; recovering (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x PxSACT 0x%08x PxCI 0x%08x)",
-                   why, is, tfd & 0xffff, serr, sact, ci);
-
-    /* Make the caught slots harmless first: an HBA that re-issues stale
-     * PxCI bits after a restart then finds no command FIS (type 0). */
-    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
-        if (caught & (1u << t))
-            slot_table(p, t)[AHCI_CT_CFIS + FIS_TYPE] = 0;
-    plat_wmb();
-
-    /* Only a device error tells the drive anything (it then aborts its
-     * queue itself). After a timeout, or an HBA or interface error, the
-     * drive may still hold queued commands whose tags and buffers we are
-     * about to hand back, and finish them later into whatever the slot
-     * then points at: only a COMRESET empties its queue (Linux libahci
-     * resets on IFS/HBFS/HBDS too). */
-    rc = ahci_port_restart(p, fault != FAULT_DEVICE, &did_reset);
-    if (rc == BM_OK && p->ncq && fault == FAULT_DEVICE && !did_reset) {
-        /* The device aborted every queued command and accepts no new one
-         * until log 10h is read (ACS-3 section 9.13). Without the log (no
-         * GPL, or the read failed) only a COMRESET clears that state. */
-        if (p->id.gpl && port_read_ncq_log(p, &log) == BM_OK && !log.nq)
-            have_log = true;
-        else
-            rc = ahci_port_restart(p, true, &did_reset);
-    }
+    p->rec = REC_NONE;
     if (rc != BM_OK) {
         p->dead = true;
         ahci_port_diag(p, "recovery failed (%s): port disabled", bm_strerror(rc));
@@ -184,7 +134,121 @@ void ahci_port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, 
             return;
         }
     }
-
-    complete_caught(p, fault, caught, timed_out_tag, why, have_log ? &log : NULL);
+    complete_caught(p, (enum ahci_fault)p->rec_fault, caught, p->rec_tag, p->rec_why, have_log ? log : NULL);
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+        if (p->unrung & (1u << t))
+            p->slot[t].deadline_ns = now + AHCI_CMD_TIMEOUT_NS;
     p->next_check_ns = 0;
+}
+
+/* After the port was started again: a device error on a queued command
+ * leaves the device aborting every command until log 10h is read (ACS-3
+ * section 9.13); without the log (no GPL, or the read failed) only a
+ * COMRESET clears that state, which is then begun. */
+static void recover_after_restart(struct ahci_port *p, bool did_reset)
+{
+    struct ata_ncq_error log;
+
+    if (p->ncq && p->rec_fault == FAULT_DEVICE && !did_reset) {
+        if (p->id.gpl && port_read_ncq_log(p, &log) == BM_OK && !log.nq) {
+            recover_end(p, BM_OK, true, &log);
+            return;
+        }
+        bool reset = true;
+        int rc = ahci_port_restart_begin(p, &reset);
+        if (rc != BM_OK) {
+            recover_end(p, rc, false, NULL);
+            return;
+        }
+        ahci_link_begin(p, AHCI_RECOVER_READY_MS);
+        p->rec = REC_COMRESET_NO_LOG;
+        return;
+    }
+    recover_end(p, BM_OK, false, NULL);
+}
+
+/* One step of a recovery's COMRESET, from poll(): a few register accesses,
+ * never a wait, so the other disks are polled meanwhile (as Linux runs
+ * ahci_hardreset() in the port's EH thread, not in the I/O path). */
+void ahci_port_recover_step(struct ahci_port *p)
+{
+    int rc;
+
+    if (p->rec == REC_NONE || !ahci_link_step(p))
+        return;
+    rc = ahci_link_result(p);
+    if (rc != BM_OK) {
+        recover_end(p, rc, false, NULL);
+        return;
+    }
+    ahci_port_restart_end(p);
+    if (p->rec == REC_COMRESET_NO_LOG)
+        recover_end(p, BM_OK, false, NULL);
+    else
+        recover_after_restart(p, true);
+}
+
+/* Error recovery, AHCI 1.3.1 section 6.2.2: commands that finished before
+ * the error complete normally; the port is stopped, cleared and restarted
+ * (COMRESET after a timeout or an HBA error, else where BSY/DRQ stay set);
+ * for NCQ, log 10h names the failing tag. Every command the error caught
+ * completes with BM_EIO (the timed-out one with BM_ETIMEDOUT) and a
+ * decoded detail, once the port is back: a COMRESET (hundreds of ms:
+ * ahci_link.c) is stepped from poll() meanwhile (ahci_port_recover_step),
+ * and commands submitted in the meantime wait for it. Nothing is retried:
+ * the engine decides. If the port cannot be restarted it is declared dead. */
+void ahci_port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, int timed_out_tag)
+{
+    uint32_t tfd = port_rd(p, AHCI_PxTFD), serr = port_rd(p, AHCI_PxSERR);
+    uint32_t sact = port_rd(p, AHCI_PxSACT), ci = port_rd(p, AHCI_PxCI);
+    uint32_t finished = p->ncq ? p->busy & ~(sact | ci) : 0, caught;
+    uint8_t sts = (uint8_t)tfd, err = (uint8_t)(tfd >> AHCI_PxTFD_ERR_SHIFT);
+    bool reset = fault != FAULT_DEVICE;
+    int rc;
+
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+        if (finished & (1u << t))
+            ahci_complete(p, t, BM_OK, NULL);
+    caught = p->busy;
+
+    if (fault == FAULT_DEVICE) {
+        uint64_t lba = 0;
+        bool has_lba = !p->ncq && d2h_error_lba(p, err, &lba);
+        ata_describe_error(p->rec_why, sizeof(p->rec_why), sts, err, has_lba, lba);
+    }
+    else if (fault == FAULT_HBA)
+        describe_hba_error(p->rec_why, sizeof(p->rec_why), is, serr);
+    else
+        snprintf(p->rec_why, sizeof(p->rec_why), "tag %d: no answer in %llu s", timed_out_tag,
+                 (unsigned long long)(AHCI_CMD_TIMEOUT_NS / NS_PER_S));
+    ahci_port_diag(p, "%s; recovering (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x PxSACT 0x%08x PxCI 0x%08x)",
+                   p->rec_why, is, tfd & 0xffff, serr, sact, ci);
+    p->rec_fault = (uint8_t)fault;
+    p->rec_tag = timed_out_tag;
+    p->rec_caught = caught;
+
+    /* Make the caught slots harmless first: an HBA that re-issues stale
+     * PxCI bits after a restart then finds no command FIS (type 0). */
+    for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
+        if (caught & (1u << t))
+            slot_table(p, t)[AHCI_CT_CFIS + FIS_TYPE] = 0;
+    plat_wmb();
+
+    /* Only a device error tells the drive anything (it then aborts its
+     * queue itself). After a timeout, or an HBA or interface error, the
+     * drive may still hold queued commands whose tags and buffers we are
+     * about to hand back, and finish them later into whatever the slot
+     * then points at: only a COMRESET empties its queue (Linux libahci
+     * resets on IFS/HBFS/HBDS too). */
+    rc = ahci_port_restart_begin(p, &reset);
+    if (rc != BM_OK) {
+        recover_end(p, rc, false, NULL);
+        return;
+    }
+    if (reset) {
+        ahci_link_begin(p, AHCI_RECOVER_READY_MS);
+        p->rec = REC_COMRESET;
+        return;
+    }
+    recover_after_restart(p, false);
 }

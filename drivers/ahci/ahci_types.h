@@ -27,6 +27,7 @@
 
 #define AHCI_POLL_NS (10 * NS_PER_US) /* pause between register reads in setup waits */
 #define AHCI_SYNC_CMD_MS 5000      /* IDENTIFY DEVICE, READ LOG EXT, SMART */
+#define AHCI_RECOVER_READY_MS 10000 /* device ready after a COMRESET in error recovery */
 
 /* ---- Per-port memory: one allocation, laid out as the spec aligns it ---------------- */
 
@@ -73,10 +74,28 @@ struct ahci_port {
     } link;
     uint32_t det_last;
     uint64_t det_since_ns;
+    unsigned link_step;            /* LSTEP_* of ahci_link.c */
+    unsigned link_tries;           /* writes of SControl.DET=0 so far */
+    unsigned link_deadline_ms;
+    uint64_t link_next_ns;         /* the next step is not due before this */
+    uint64_t link_deadline_ns;     /* device ready by then (from the COMRESET's end) */
+    uint64_t deb_start_ns;
     char why[96];                  /* LINK_FAILED: what went wrong, for the diagnostic */
 
     bool started;                  /* PxCMD.ST set by us */
     bool dead;                     /* recovery failed: every submit fails, nothing is reaped */
+    /* Error recovery in progress (ahci_recover.c): its COMRESET is stepped
+     * from poll(); the caught commands complete when it ends, commands
+     * submitted meanwhile are issued once the port runs again. */
+    enum ahci_rec {
+        REC_NONE,
+        REC_COMRESET,              /* the port's COMRESET (ahci_link_step) */
+        REC_COMRESET_NO_LOG,       /* the same, after a restart, for a device in NCQ error state */
+    } rec;
+    uint8_t rec_fault;             /* enum ahci_fault */
+    int rec_tag;                   /* FAULT_TIMEOUT: the tag that timed out */
+    uint32_t rec_caught;           /* the commands the error caught */
+    char rec_why[64];
     bool ncq;
     struct ata_identity id;
 
@@ -146,6 +165,9 @@ int ahci_hba_reset(struct ahci_ctrl *c, char *err, size_t errlen);
 /* ---- ahci_link.c ------------------------------------------------------------------------------ */
 
 uint32_t ahci_ports_hardreset(struct ahci_ctrl *c, uint32_t mask, unsigned deadline_ms);
+void ahci_link_begin(struct ahci_port *p, unsigned deadline_ms);
+bool ahci_link_step(struct ahci_port *p);
+int ahci_link_result(struct ahci_port *p);
 int ahci_port_comreset(struct ahci_port *p, unsigned ready_ms);
 
 /* ---- ahci_exec.c ------------------------------------------------------------------------------ */
@@ -155,6 +177,8 @@ int ahci_slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA
 int ahci_port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf, uint32_t bytes,
                         unsigned timeout_ms, uint8_t *sts, uint8_t *err);
 int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset);
+int ahci_port_restart_begin(struct ahci_port *p, bool *reset);
+void ahci_port_restart_end(struct ahci_port *p);
 
 /* ---- ahci_recover.c --------------------------------------------------------------------------- */
 
@@ -166,6 +190,7 @@ enum ahci_fault {
 
 void ahci_complete(struct ahci_port *p, unsigned tag, int status, const char *detail);
 void ahci_port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, int timed_out_tag);
+void ahci_port_recover_step(struct ahci_port *p);
 
 /* ---- ahci_io.c -------------------------------------------------------------------------------- */
 
