@@ -128,21 +128,6 @@ static int mpt2_walk_end(struct mpt_ctrl *c, int n, const char *err)
     return BM_OK;
 }
 
-/* A request of the host reset's own through the task management frame
- * (no task management is out during a reset: the diagnostic reset ended
- * it), with a default descriptor, not waited for: its reply is c->tm. */
-void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes)
-{
-    struct mpt2_state *s = st(c);
-    uint8_t *f = mpt2_frame(s, c->nslots);
-
-    memset(f, 0, s->frame_bytes);
-    memcpy(f, req, req_bytes);
-    memset(&c->tm, 0, sizeof(c->tm));
-    c->tm.outstanding = true;
-    mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_DEFAULT_TYPE, c->nslots, 0);
-}
-
 /* Has the host reset's request (what) been answered with success?
  * HBA_PENDING while not, within its part's bound. A request the IOC
  * never answers keeps its frame (c->tm.outstanding): nothing else uses

@@ -18,6 +18,21 @@ void mpt2_post_descriptor(struct mpt_ctrl *c, uint8_t flags, uint32_t slot, uint
                        (uint64_t)dev_handle << 48 | smid << 16 | flags);
 }
 
+/* A request of the host reset's own through the task management frame
+ * (no task management is out during a reset: the diagnostic reset ended
+ * it), with a default descriptor, not waited for: its reply is c->tm. */
+void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes)
+{
+    struct mpt2_state *s = st(c);
+    uint8_t *f = mpt2_frame(s, c->nslots);
+
+    memset(f, 0, s->frame_bytes);
+    memcpy(f, req, req_bytes);
+    memset(&c->tm, 0, sizeof(c->tm));
+    c->tm.outstanding = true;
+    mpt2_post_descriptor(c, MPI2_REQ_DESCRIPT_FLAGS_DEFAULT_TYPE, c->nslots, 0);
+}
+
 /* Build a SCSI IO request in the slot's frame (and its chain segments)
  * and post it. */
 void mpt2_post(struct mpt_ctrl *c, uint32_t slot, const struct mpt_scsi_io *io)

@@ -115,7 +115,7 @@ static inline uint8_t *mpt2_frame(struct mpt2_state *s, uint32_t slot)
 }
 
 /* A request of the host reset's own through c->tm's frame, not waited
- * for (mpt_mpi2.c): its reply is c->tm and s->tm_reply. */
+ * for (mpt_mpi2_io.c): its reply is c->tm and s->tm_reply. */
 void mpt2_reset_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes);
 /* SAS Device Page 0 as steps of a host reset (mpt_mpi2_config.c): begin
  * posts the first request (false when there is no memory to walk);
