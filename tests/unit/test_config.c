@@ -45,7 +45,15 @@ static void test_every_key_accepts_its_documented_values(void **state)
     assert_int_equal(c.disk, LEVEL_OFF);
     assert_int_equal(c.driver, DRIVER_FIRMWARE);
     assert_int_equal(c.time_s, 30);
+    assert_int_equal(c.time_ms, 30000);
     assert_int_equal(c.exit, EXIT_SHUTDOWN);
+    /* time=Nms: the engine measures milliseconds; time_s is rounded up. */
+    assert_int_equal(config_parse_args(&c, "x time=300ms", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.time_ms, 300);
+    assert_int_equal(c.time_s, 1);
+    assert_int_equal(config_parse_args(&c, "x time=2500ms", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.time_ms, 2500);
+    assert_int_equal(c.time_s, 3);
     assert_int_equal(config_parse_args(&c, "x serial=com2 baud=9600 out=/logs/run exit=reboot", err, sizeof(err)),
                      BM_OK);
     assert_int_equal(c.serial, SERIAL_FIXED);
@@ -114,6 +122,9 @@ static void test_bad_values_name_key_value_and_accepted(void **state)
     check_bad("time=0", "'time'", "'0'", "1 to 3600");
     check_bad("time=3601", "'time'", "'3601'", "1 to 3600");
     check_bad("time=5s", "'time'", "'5s'", "1 to 3600");
+    check_bad("time=50ms", "'time'", "'50ms'", "1 to 3600");
+    check_bad("time=3600001ms", "'time'", "'3600001ms'", "1 to 3600");
+    check_bad("time=ms", "'time'", "'ms'", "1 to 3600");
     check_bad("serial=com9", "'serial'", "'com9'", "com1");
     check_bad("serial=0x", "'serial'", "'0x'", "com1");
     check_bad("baud=100000", "'baud'", "'100000'", "divisor of 115200");
