@@ -141,39 +141,19 @@ static int decode_raw(const struct spd_raw *raw, unsigned nraw, struct spd_dimm 
     return ns;
 }
 
-/* The Intel 5000-series, 5100, 5400 and 7300 MCH's SPD registers (spd_mch.c). Returns how many
- * DIMMs decoded, 0 when none answered there (a note was written), -1 when
- * the machine has no such MCH. */
-static int read_spd_mch(const struct pci_list *l, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
-                        int *raw_of)
-{
-    char note[400];
-    int rc = spd_mch_read(l, raw, SPD_MCH_DIMMS, note, sizeof(note));
+/* A memory controller's own SPD path (spd_mch_read, spd_imc_read): up
+ * to cap raw DIMMs into raw, a note for what it refused or left. */
+typedef int (*spd_path_read)(const struct pci_list *l, struct spd_raw *raw, unsigned cap, char *note, size_t note_len);
 
-    if (rc == BM_ENODEV)
-        return -1;
-    if (note[0])
-        record_note("spd", "%s", note);
-    *nraw = rc > 0 ? (unsigned)rc : 0;
-    rc = decode_raw(raw, *nraw, s, raw_of);
-    if (rc == 0) {
-        for (unsigned i = 0; i < *nraw; i++)
-            if (raw[i].note[0])
-                record_note("spd", "%s", raw[i].note);
-        record_note("spd", "no DIMM decoded from the memory controller hub's SPD registers (Intel 5000P/5000V/5000X, 5100, 5400, "
-                    "7300)");
-    }
-    return rc;
-}
-
-/* The Xeon integrated memory controller's SMBus (spd_imc.c). Returns how
- * many DIMMs decoded, 0 when none did there (notes written), -1 when the
- * machine has no such controller. */
-static int read_spd_imc(const struct pci_list *l, struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s,
-                        int *raw_of)
+/* Read and decode one memory-controller SPD path; cap bounds raw, none
+ * is the note when nothing decoded there. Returns how many DIMMs decoded,
+ * 0 when none did (notes written), -1 when the machine has no such
+ * controller. */
+static int read_spd_path(spd_path_read read, unsigned cap, const char *none, const struct pci_list *l,
+                         struct spd_raw *raw, unsigned *nraw, struct spd_dimm *s, int *raw_of)
 {
     char note[600];
-    int rc = spd_imc_read(l, raw, SPD_IMC_DIMMS, note, sizeof(note));
+    int rc = read(l, raw, cap, note, sizeof(note));
 
     if (rc == BM_ENODEV)
         return -1;
@@ -185,8 +165,7 @@ static int read_spd_imc(const struct pci_list *l, struct spd_raw *raw, unsigned 
         for (unsigned i = 0; i < *nraw; i++)
             if (raw[i].note[0])
                 record_note("spd", "%s", raw[i].note);
-        record_note("spd", "no DIMM decoded from the memory controller's SMBus (Xeon E5 v1-v4, Xeon Scalable "
-                    "Skylake-SP/Cascade Lake-SP)");
+        record_note("spd", "%s", none);
     }
     return rc;
 }
@@ -214,12 +193,14 @@ static int read_spd(const struct dimm *d, unsigned n, struct spd_raw *raw, unsig
     /* Servers that keep SPD on the memory controller: say where, so an
      * empty chipset bus is not reported as "no SPD". */
     other_path = spd_platform_elsewhere(l, cpu.brand, elsewhere, sizeof(elsewhere));
-    ns = read_spd_mch(l, raw, nraw, s, raw_of);
+    ns = read_spd_path(spd_mch_read, SPD_MCH_DIMMS, "no DIMM decoded from the memory controller hub's SPD registers "
+                       "(Intel 5000P/5000V/5000X, 5100, 5400, 7300)", l, raw, nraw, s, raw_of);
     if (ns > 0) {
         plat_free(l);
         return ns;
     }
-    ns = read_spd_imc(l, raw, nraw, s, raw_of);
+    ns = read_spd_path(spd_imc_read, SPD_IMC_DIMMS, "no DIMM decoded from the memory controller's SMBus (Xeon E5 "
+                       "v1-v4, Xeon Scalable Skylake-SP/Cascade Lake-SP)", l, raw, nraw, s, raw_of);
     if (ns > 0) {
         plat_free(l);
         return ns;
