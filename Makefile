@@ -34,8 +34,10 @@ DEB_PACKAGES := gcc make binutils gnu-efi ovmf qemu-system-x86 qemu-utils mtools
 # python3-psycopg2, postgresql, python3-pytest: baremark-collect's PostgreSQL store and the
 # tools' tests (tests/tools, which start a throw-away PostgreSQL cluster).
 # python3-hypothesis: the fleet tool's fuzz harness (tests/fuzz/fuzz_report_records.py).
-# gcc-aarch64-linux-gnu, qemu-user: the AArch64 memory kernels' tests (tests/aa64, make aa64-mem-kernels).
-DEB_PACKAGES += gcc-aarch64-linux-gnu qemu-user
+# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the AArch64 memory kernels' tests
+# (tests/aa64, make aa64-mem-kernels), linked -static against the arm64 libc. libc6-dev-arm64-cross is
+# only a Recommends of gcc-aarch64-linux-gnu, which --no-install-recommends leaves out.
+DEB_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 # The AArch64 UEFI build and its QEMU test (docs/arm.md); gnu-efi for arm64 is unpacked into build/ (AA64_EFI below).
 DEB_PACKAGES += qemu-efi-aarch64 qemu-system-arm
 .PHONY: deps
