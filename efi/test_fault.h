@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #ifdef BAREMARK_TEST_HOOKS
-/* ud, gp, pf or de. */
+/* ud, gp, pf or de; mc on the BIOS platform (a machine check during a BIOS call). */
 bool test_fault_known(const char *kind);
 /* A log record naming the exception and the rip it will have, then the
  * fault itself; returns only if the platform resumes after it. */

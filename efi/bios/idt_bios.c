@@ -11,6 +11,7 @@
 #define CPUID1_EDX_MCA (1u << 14)
 #define MSR_MCG_CAP 0x179
 #define MSR_MCG_STATUS 0x17a
+#define MCG_STATUS_MCIP (1ull << 2)   /* machine check in progress */
 #define MSR_MC0_STATUS 0x401            /* MCi_STATUS = 401h + 4i, MCi_ADDR = 402h + 4i */
 #define MCI_STATUS_VAL (1ull << 63)
 #define MCI_STATUS_ADDRV (1ull << 58)
@@ -127,12 +128,27 @@ void bios_idt_on_fault(bool (*claim)(const char *msg))
     fault_claim = claim;
 }
 
-/* From the stubs, on the faulting stack. A fault while reporting one
- * stops at once; so does a fault the claim registered with
- * bios_idt_on_fault() takes (an application processor's). */
-void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
+/* Report msg once as the CPU's error record and on the emergency console,
+ * then halt for good. A fault while reporting one stops at once; so does a
+ * fault the claim registered with bios_idt_on_fault() takes (an
+ * application processor's). */
+static void __attribute__((noreturn)) report_and_halt(const char *msg)
 {
     static bool reporting;
+
+    if (!(fault_claim && fault_claim(msg)) && !reporting) {
+        reporting = true;
+        record_error("cpu", "%s", msg);
+        bios_console_emergency(msg);
+        bios_console_emergency("\n");
+    }
+    for (;;)
+        __asm__ __volatile__("cli; hlt");
+}
+
+/* From the stubs, on the faulting stack. */
+void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
+{
     char msg[480], mc[240] = "";
     uint64_t cr2;
 
@@ -142,12 +158,31 @@ void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
     snprintf(msg, sizeof(msg), "CPU exception %lu (%s%s), error code 0x%lx, at rip 0x%lx, cr2 0x%lx: stopped",
              (unsigned long)vector, vector < IDT_VECTORS && names[vector] ? names[vector] : "reserved", mc,
              (unsigned long)error, (unsigned long)rip, (unsigned long)cr2);
-    if (!(fault_claim && fault_claim(msg)) && !reporting) {
-        reporting = true;
-        record_error("cpu", "%s", msg);
-        bios_console_emergency(msg);
-        bios_console_emergency("\n");
-    }
-    for (;;)
-        __asm__ __volatile__("cli; hlt");
+    report_and_halt(msg);
+}
+
+/* After a BIOS call (realmode_bios.c). In real mode a machine check goes
+ * through the BIOS's interrupt vector table, not our IDT: CR4.MCE stays
+ * set across the thunk, so the CPU takes vector 18 of the IVT, where
+ * SeaBIOS (and most BIOSes) keep a bare IRET. The error would be lost and
+ * the run would go on as if nothing happened, until a second machine check
+ * finds MCG_STATUS.MCIP still set and shuts the CPU down. MCIP is set by
+ * the CPU when it signals #MC and cleared only by the handler (SDM vol. 3B,
+ * 16.3.1.2), and the IRET handler never clears it: so MCIP set after the
+ * call means a machine check arrived during it, and it is reported as the
+ * #MC gate would have, naming the call. */
+void bios_mc_check_after_call(uint8_t vector, uint32_t eax)
+{
+    uint32_t c, d;
+    char msg[480], mc[240];
+
+    cpuid1(&c, &d);
+    if (!(d & CPUID1_EDX_MCA) || !(d & CPUID1_EDX_MCE) || !(rdmsr(MSR_MCG_STATUS) & MCG_STATUS_MCIP))
+        return;
+    mc_banks(mc, sizeof(mc));
+    snprintf(msg, sizeof(msg),
+             "CPU exception 18 (%s%s) during BIOS INT %02xh AX=%04x, which the BIOS's own handler took "
+             "(MCG_STATUS.MCIP still set after the call): stopped",
+             names[VECTOR_MC], mc, (unsigned)vector, (unsigned)(eax & 0xffff));
+    report_and_halt(msg);
 }

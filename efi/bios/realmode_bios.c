@@ -142,6 +142,7 @@ uint64_t bios_int(uint8_t vector, struct bios_rm_regs *r)
     t0 = plat_now_ns();
     bios_rm_call();
     ns = plat_now_ns() - t0;
+    bios_mc_check_after_call(vector, in.eax);
     *r = *low;
     stack_check(vector, &in);
     drain_bios_keys();

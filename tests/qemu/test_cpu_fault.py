@@ -1,6 +1,7 @@
 """Real CPU exceptions. On the BIOS platform: the test build
 (`make bios-testhooks`, BAREMARK_TEST_HOOKS) knows test_fault=ud|gp|pf|de,
-which raises that exception after the inventory from an instruction whose
+which raises that exception after the inventory (and mc: a machine check's
+registers, then a BIOS call) from an instruction whose
 address it says first in a `log` record. The IDT (efi/bios/idt_bios.c) must
 turn each into one `error` record naming the exception, that rip (and, for
 a page fault, cr2) and a halt, never a triple fault (QEMU with -no-reboot
@@ -95,6 +96,25 @@ def test_bios_fault_page_fault_names_the_address():
     assert "error code 0x0," in msg and msg.endswith("cr2 0x7ffffffff000: stopped"), msg
 
 
+def test_bios_machine_check_during_a_bios_call_is_still_reported():
+    """In real mode a machine check goes to the BIOS's vector 18 (SeaBIOS: a
+    bare IRET), not to our IDT; without the MCG_STATUS.MCIP check after each
+    BIOS call (efi/bios/idt_bios.c, bios_mc_check_after_call) the run went on
+    as if nothing happened. test_fault=mc leaves the registers as such a
+    machine check does, then makes a BIOS call."""
+    run = _fault_run("mc")
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.returncode == -9, "QEMU must still be running (halted): %r" % run.returncode
+    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
+    assert len(errors) == 1, run.records[-5:]
+    msg = errors[0]["message"]
+    assert msg.startswith("CPU exception 18 (#MC machine check (MCG_STATUS 0x4; bank 1 status 0xb600000000000000 "
+                          "addr 0x12345000)) during BIOS INT 12h AX="), msg
+    assert msg.endswith(": stopped"), msg
+    assert run.of_type("end") == [], "nothing runs after the machine check"
+    assert "execution went on" not in run.serial
+
+
 def test_bios_release_image_refuses_test_fault():
     run = test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=ud", timeout=120)
     assert not run.timed_out, run.serial[-2000:]
@@ -105,7 +125,9 @@ def test_bios_release_image_refuses_test_fault():
 
 
 def test_bios_machine_check_is_an_error_record_naming_the_bank():
-    """CR4.MCE is set (efi/bios/idt_bios.c): a machine check QEMU injects
+    """The machine check lands wherever the CPU is when the monitor's
+    command arrives: in our code (the #MC gate) or during a BIOS call (the
+    check after it); either way one record names the bank. CR4.MCE is set (efi/bios/idt_bios.c): a machine check QEMU injects
     (monitor `mce`: an uncorrected error, VAL|UC|EN|ADDRV|PCC, in bank 1 with an
     address) reaches the #MC gate and becomes one error record that names
     the bank, its status and address, and the machine halts. With CR4.MCE
