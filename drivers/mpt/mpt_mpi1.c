@@ -384,12 +384,13 @@ static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
     } else {
         char why[128];
 
-        rc = mpt_handshake_send(c, r, sizeof(*r), why, sizeof(why));
+        /* Posted only: its dwords go out one per poll (mpt_tm_check). */
+        rc = mpt_handshake_send_post(c, r, sizeof(*r), why, sizeof(why));
         if (rc != BM_OK) {
             /* Not taken: the frame is ours again (Linux frees it). */
             c->tm.outstanding = false;
             snprintf(err, errlen, "through the doorbell: %s", why);
-            return rc == BM_EBUSY ? BM_EBUSY : BM_ETIMEDOUT;
+            return rc == BM_EBUSY ? BM_EBUSY : BM_EIO;
         }
     }
     return BM_OK;
