@@ -859,6 +859,61 @@ static void test_timeout_aborts_through_handshake_without_high_priority_fifo(voi
     check_timeout_aborts(false);
 }
 
+/* MPI 1: PORT ENABLE never answered after the host reset. As Linux
+ * mptbase (SendPortEnable's 300 s, then mpt_do_ioc_recovery fails) the
+ * IOC is given up once the 300 s have passed, not sooner: the wait is
+ * looked at on each poll (none holds the CPU), the record names PORT
+ * ENABLE and the wait that ran out, the held command (the diagnostic
+ * reset took it from the IOC) comes back, and new commands fail at once. */
+static void test_port_enable_never_answered_gives_up_named(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[200] = "", rec[192] = "";
+    struct bm_completion c[8];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    uint64_t pe_started = 0, t0;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(8));
+    model->hipri = true;
+    memset(&list, 0, sizeof(list));
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    d = list.disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    model->tm_ignored = true;
+    model->port_enable_ns = 400ull * 1000000000ull; /* later than any bound */
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(100ull * 1000000ull);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500ull * 1000000ull)
+            fail_msg("a poll held the CPU %llu ms", (unsigned long long)((plat_now_ns() - t0) / 1000000ull));
+        if (model->pe_pending && !pe_started)
+            pe_started = plat_now_ns();
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(pe_started != 0);
+    assert_true(plat_now_ns() - pe_started >= 300ull * 1000000000ull);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "host reset gave up in PORT ENABLE after ") || !strstr(rec, "PORT ENABLE: no ") ||
+        !strstr(rec, " within 300000 ms"))
+        fail_msg("give-up not named with its part and wait: \"%s\"", rec);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_EIO);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* After the host reset the IOC takes each handshake request dword 2 s
  * after it was written (mptbase WaitForDoorbellAck allows 5 s a dword;
  * IOC FACTS, IOC INIT, PORT FACTS and PORT ENABLE all go through the
@@ -1109,6 +1164,7 @@ int main(void)
         cmocka_unit_test(test_port_enable_after_reset_is_a_step),
         cmocka_unit_test(test_host_reset_request_dwords_taken_late_are_steps),
         cmocka_unit_test(test_tm_handshake_dword_never_taken_escalates),
+        cmocka_unit_test(test_port_enable_never_answered_gives_up_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
