@@ -698,6 +698,41 @@ static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
     return got;
 }
 
+/* Probe the model; then its first disk reads LBA 500 (tag 4), which the
+ * target keeps (through task management too when tm_ignored), and the
+ * read's 30 s deadline passes. The disk is returned. */
+static struct bm_disk *probe_and_hang_a_read(struct bm_disk_list *list, void **ctrl, uint8_t *buf, bool tm_ignored)
+{
+    char err[200] = "";
+    struct bm_disk *d;
+
+    memset(list, 0, sizeof(*list));
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, list, ctrl, err, sizeof(err)), BM_OK);
+    d = list->disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    model->tm_ignored = tm_ignored;
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    return d;
+}
+
+/* After its recovery the disk reads again, no rule was broken; then
+ * release, detach and free buf. */
+static void read_again_and_release(struct bm_disk *d, void *ctrl, uint8_t *buf)
+{
+    struct bm_completion c;
+
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(c.status, BM_OK);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* Probe, then reads at depth 16 on both disks, data checked. */
 static void check_probe_and_reads(uint8_t block_dwords)
 {
@@ -869,7 +904,7 @@ static void test_port_enable_never_answered_gives_up_named(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -879,16 +914,8 @@ static void test_port_enable_never_answered_gives_up_named(void **state)
     (void)state;
     attach(model_new(8));
     model->hipri = true;
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
-    d = list.disks[0];
-    model->hang_armed = true;
-    model->hang_target = d->port;
-    model->hang_lba = 500;
-    model->tm_ignored = true;
+    d = probe_and_hang_a_read(&list, &ctrl, buf, true);
     model->port_enable_ns = 400ull * 1000000000ull; /* later than any bound */
-    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
-    plat_sim_advance_ns(31ull * 1000000000ull);
     for (int i = 0; i < 20000 && !got; i++) {
         plat_sim_advance_ns(100ull * 1000000ull);
         t0 = plat_now_ns();
@@ -928,7 +955,6 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -938,15 +964,7 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
     (void)state;
     attach(model_new(8));
     model->hipri = true; /* task management outside the doorbell: only the host reset handshakes */
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
-    d = list.disks[0];
-    model->hang_armed = true;
-    model->hang_target = d->port;
-    model->hang_lba = 500;
-    model->tm_ignored = true;
-    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
-    plat_sim_advance_ns(31ull * 1000000000ull);
+    d = probe_and_hang_a_read(&list, &ctrl, buf, true);
     model->ack_late_ns = 2ull * 1000000000ull;
     model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
     for (int i = 0; i < 20000 && !got; i++) {
@@ -965,13 +983,7 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
                  model->max_dwords_in_call, model->max_his_waits_in_call);
     assert_true(polls_acking >= 10 * model->late_acks); /* 2 s a dword, a poll every 50 ms */
     assert_true(model->port_enabled);
-    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
-    assert_int_equal(c[0].status, BM_OK);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    read_again_and_release(d, ctrl, buf);
 }
 
 /* ABORT TASK through the doorbell (no high-priority FIFO), and the IOC
@@ -986,7 +998,7 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -994,16 +1006,9 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
-    d = list.disks[0];
-    model->hang_armed = true;
-    model->hang_target = d->port;
-    model->hang_lba = 500;
+    d = probe_and_hang_a_read(&list, &ctrl, buf, false);
     model->ack_never_fn = F_TASK_MGMT;
     model->ack_never_dword = 5;
-    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
-    plat_sim_advance_ns(31ull * 1000000000ull);
     for (int i = 0; i < 20000 && !got; i++) {
         plat_sim_advance_ns(50ull * 1000000ull);
         model->call++;
@@ -1022,13 +1027,7 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
     if (!strstr(rec, "last recovery: host reset, "))
         fail_msg("recovery not named: \"%s\"", rec);
     assert_true(model->port_enabled);
-    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
-    assert_int_equal(c[0].status, BM_OK);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    read_again_and_release(d, ctrl, buf);
 }
 
 /* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
@@ -1047,7 +1046,7 @@ static void test_port_enable_after_reset_is_a_step(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -1057,16 +1056,8 @@ static void test_port_enable_after_reset_is_a_step(void **state)
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
-    d = list.disks[0];
-    model->hang_armed = true;
-    model->hang_target = d->port;
-    model->hang_lba = 500;
-    model->tm_ignored = true;
+    d = probe_and_hang_a_read(&list, &ctrl, buf, true);
     model->port_enable_ns = 5ull * 1000000000ull;
-    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
-    plat_sim_advance_ns(31ull * 1000000000ull);
     for (int i = 0; i < 2000 && !got; i++) {
         plat_sim_advance_ns(50ull * 1000000ull);
         t0 = plat_now_ns();
@@ -1086,14 +1077,7 @@ static void test_port_enable_after_reset_is_a_step(void **state)
         fail_msg("PORT ENABLE never named as the part under way: \"%s\"", rec);
     assert_true(model->port_enabled);
     assert_int_equal(model->diag_resets, 1);
-    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
-    assert_int_equal(c[0].status, BM_OK);
-    if (model->violations)
-        fail_msg("%u violations, first: %s", model->violations, model->first_violation);
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    read_again_and_release(d, ctrl, buf);
 }
 
 static void test_request_surviving_target_reset_resets_the_ioc(void **state)
