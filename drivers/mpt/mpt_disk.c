@@ -223,6 +223,23 @@ static int mpt_tm_check(void *ctrl, char *err, size_t errlen)
     uint16_t ioc_status;
     uint8_t rsp;
 
+    if (mpt_handshake_busy(c)) {
+        /* Sent through the doorbell (MPI 1 without a high-priority FIFO),
+         * a dword per poll: not the IOC's until the handshake is over. */
+        char why[128];
+        int rc = mpt_handshake_poll(c, NULL, 0, why, sizeof(why));
+
+        if (rc == HBA_PENDING)
+            return HBA_PENDING;
+        if (rc < 0) {
+            /* Not taken: the frame is ours again and the step failed
+             * (mptscsih_IssueTaskMgmt frees it: "TaskMgmt handshake
+             * FAILED"); the recovery goes on to its next step. */
+            c->tm.outstanding = false;
+            snprintf(err, errlen, "%s through the doorbell: %s", what, why);
+            return rc == BM_ETIMEDOUT ? BM_ETIMEDOUT : BM_EIO;
+        }
+    }
     if (!mpt_tm_answer(c, &ioc_status, &rsp)) {
         uint32_t db = mpt_read(c, MPT_REG_DOORBELL);
 
@@ -305,7 +322,7 @@ int mpt_reinit_wait(struct mpt_ctrl *c, const char *what, bool check_state, char
 int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint8_t part, uint64_t bound_ns,
                     char *err, size_t errlen)
 {
-    int rc = mpt_handshake_post(c, req, req_bytes, err, errlen);
+    int rc = mpt_handshake_post(c, req, req_bytes, bound_ns, err, errlen);
 
     if (rc != BM_OK)
         return rc;
@@ -315,9 +332,12 @@ int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uin
 
 int mpt_reinit_reply(struct mpt_ctrl *c, void *reply, unsigned reply_cap, const char *what, char *err, size_t errlen)
 {
-    int got = mpt_handshake_poll(c, reply, reply_cap, err, errlen);
+    char why[128];
+    int got = mpt_handshake_poll(c, reply, reply_cap, why, sizeof(why));
 
-    return got == HBA_PENDING ? mpt_reinit_wait(c, what, false, err, errlen) : got;
+    if (got < 0)
+        snprintf(err, errlen, "%s: %s", what, why);
+    return got;
 }
 
 /* Take every request back from the IOC by resetting it, as Linux

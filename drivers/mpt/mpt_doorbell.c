@@ -13,7 +13,7 @@
 #include "mpi.h"
 #include "../../efi/time_units.h"
 
-#define MPT_ACK_TIMEOUT_NS (5 * NS_PER_S)     /* per doorbell word */
+#define MPT_ACK_TIMEOUT_NS (5 * NS_PER_S)     /* per doorbell word: WaitForDoorbellAck(ioc, 5) */
 #define MPT_WORD_TIMEOUT_NS (5 * NS_PER_S)    /* per reply word after the first */
 #define MPT_HANDSHAKE_SEND_TIMEOUT_NS (10 * NS_PER_S) /* mptbase mpt_send_handshake_request: 10 s */
 
@@ -46,7 +46,8 @@ int mpt_wait_state(struct mpt_ctrl *c, uint32_t state, uint64_t timeout_ns, char
 }
 
 /* Wait for the IOC to take the doorbell word just written: the IOP
- * doorbell status bit of HIS clears. */
+ * doorbell status bit of HIS clears (the message unit reset's function
+ * word at release; handshakes step through mpt_handshake_poll). */
 static int mpt_wait_ack(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     uint32_t his;
@@ -58,211 +59,277 @@ static int mpt_wait_ack(struct mpt_ctrl *c, char *err, size_t errlen)
     return BM_ETIMEDOUT;
 }
 
-/* Wait for the IOC to raise the doorbell interrupt bit of HIS. */
-static int mpt_wait_doorbell_int(struct mpt_ctrl *c, uint64_t timeout_ns, const char *what, char *err, size_t errlen)
-{
-    uint32_t his;
+/* ---- The doorbell handshake, one step per call ---------------------------------------------------------
+ *
+ * The protocol (MPI 1.5 / MPI 2 system interface; Linux mptbase
+ * mpt_handshake_req_reply_wait and mpt_send_handshake_request, mpt3sas
+ * _base_handshake_req_reply_wait):
+ *   - the doorbell must not be in use; clear HIS, write the HANDSHAKE
+ *     function with the request's length in dwords;
+ *   - the IOC raises the doorbell interrupt (5 s: mptbase
+ *     WaitForDoorbellInt(ioc, 5), mpt3sas _base_spin_on_doorbell_int(ioc,
+ *     5)) with DOORBELL_USED set; clear HIS and wait for the function word
+ *     to be taken (the IOP doorbell status bit clears, 5 s:
+ *     WaitForDoorbellAck(ioc, 5), _base_wait_for_doorbell_ack(ioc, 5));
+ *   - each request dword: write it, then wait for its acknowledgement the
+ *     same way (5 s each); a dword written before the previous one was
+ *     taken is lost on a real IOC. A FAULT the IOC raises meanwhile ends
+ *     the wait at once (_base_wait_for_doorbell_ack);
+ *   - then either (mpt_send_handshake_request) one doorbell interrupt
+ *     saying the IOC took the request (10 s), no reply words, or the
+ *     reply: the first 16-bit word within the caller's bound, the others
+ *     5 s each, a last doorbell interrupt and DOORBELL_USED clear (5 s
+ *     each, _base_wait_for_doorbell_not_used).
+ * mpt_handshake_poll takes it as far as the IOC has got and never waits:
+ * it writes at most one request dword per call (its acknowledgement is
+ * looked for on the next), reads the reply words already signalled, and
+ * returns HBA_PENDING otherwise; each wait is bounded from the moment it
+ * began, and one that passes its bound ends the handshake with an error
+ * naming it. */
 
-    if (hba_poll_reg(c->regs, MPT_REG_HOST_INT_STATUS, MPT_HIS_DOORBELL_INTERRUPT, MPT_HIS_DOORBELL_INTERRUPT,
-                     timeout_ns, 10000, false, &his))
-        return BM_OK;
-    snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms (HIS 0x%08x, doorbell 0x%08x)", what,
-             (unsigned long long)(timeout_ns / NS_PER_MS), his, mpt_read(c, MPT_REG_DOORBELL));
+/* The synchronous callers' pause between two looks (probe time). */
+#define MPT_HS_LOOK_NS 10000
+
+/* The handshake is over (done or failed): the doorbell interrupt cleared. */
+static void mpt_hs_end(struct mpt_ctrl *c)
+{
+    c->hs.stage = MPT_HS_IDLE;
+    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+}
+
+/* The wait under way (what) passed its bound: end the handshake. */
+static int mpt_hs_timeout(struct mpt_ctrl *c, const char *what, uint32_t his, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s within %llu ms (HIS 0x%08x)", what, (unsigned long long)(c->hs.bound_ns / NS_PER_MS),
+             his);
+    mpt_hs_end(c);
     return BM_ETIMEDOUT;
 }
 
-/* Wait for DOORBELL_USED to clear after a handshake: real IOCs drop it a
- * little after the last reply word, and the next handshake must not find
- * it set (as Linux mpt3sas _base_handshake_req_reply_wait ends with
- * _base_wait_for_doorbell_not_used). */
-static int mpt_wait_doorbell_free(struct mpt_ctrl *c, char *err, size_t errlen)
+/* Start the next wait of the handshake, bounded by bound_ns from now. */
+static void mpt_hs_next(struct mpt_ctrl *c, uint8_t stage, uint64_t now, uint64_t bound_ns)
 {
-    uint32_t db;
-
-    if (hba_poll_reg(c->regs, MPT_REG_DOORBELL, MPT_DOORBELL_USED, 0, MPT_WORD_TIMEOUT_NS, 10000, false, &db))
-        return BM_OK;
-    snprintf(err, errlen, "handshake end: doorbell still in use (0x%08x)", db);
-    return BM_ETIMEDOUT;
+    c->hs.stage = stage;
+    c->hs.bound_ns = bound_ns;
+    c->hs.deadline_ns = now + bound_ns;
 }
 
-/* The request half of a handshake: claim the doorbell for req_bytes / 4
- * dwords, then write them one by one, each acknowledged (Linux mptbase
- * mpt_handshake_req_reply_wait and mpt_send_handshake_request share it). */
-static int mpt_handshake_request(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
+/* Claim the doorbell and ask for a handshake of req_bytes / 4 dwords;
+ * the request is kept for mpt_handshake_poll to write. Nothing is
+ * waited for. */
+static int mpt_hs_begin(struct mpt_ctrl *c, const void *req, unsigned req_bytes, bool send_only,
+                        uint64_t reply_timeout_ns, char *err, size_t errlen)
 {
     const uint8_t *r = req;
-    int rc;
+    uint32_t db;
 
-    if (req_bytes % 4 || req_bytes > 4 * 0xff)
+    if (req_bytes % 4 || !req_bytes || req_bytes / 4 > ARRAY_SIZE(c->hs.req))
         return BM_EINVAL;
-    if (mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_USED) {
-        snprintf(err, errlen, "doorbell already in use (0x%08x)", mpt_read(c, MPT_REG_DOORBELL));
+    if (c->hs.stage != MPT_HS_IDLE) {
+        snprintf(err, errlen, "another handshake is under way");
         return BM_EBUSY;
     }
+    db = mpt_read(c, MPT_REG_DOORBELL);
+    if (db & MPT_DOORBELL_USED) {
+        snprintf(err, errlen, "doorbell already in use (0x%08x)", db);
+        return BM_EBUSY;
+    }
+    for (unsigned i = 0; i < req_bytes / 4; i++)
+        c->hs.req[i] = (uint32_t)r[4 * i] | ((uint32_t)r[4 * i + 1] << 8) | ((uint32_t)r[4 * i + 2] << 16) |
+                       ((uint32_t)r[4 * i + 3] << 24);
+    c->hs.req_dwords = req_bytes / 4;
+    c->hs.req_sent = 0;
+    c->hs.send_only = send_only;
+    c->hs.reply_timeout_ns = reply_timeout_ns;
+    c->hs.words = 0;
+    c->hs.msg_words = 2;
+    memset(c->hs.buf, 0, sizeof(c->hs.buf));
     /* Clear any doorbell interrupt, then ask for a handshake of N dwords. */
     mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
     mpt_write(c, MPT_REG_DOORBELL, ((uint32_t)MPT_FUNC_HANDSHAKE << MPT_DOORBELL_FUNCTION_SHIFT) |
-                                       ((req_bytes / 4) << MPT_DOORBELL_ADD_DWORDS_SHIFT));
-    rc = mpt_wait_doorbell_int(c, MPT_ACK_TIMEOUT_NS, "handshake start", err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    if (!(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_USED)) {
-        snprintf(err, errlen, "IOC did not take the doorbell (0x%08x)", mpt_read(c, MPT_REG_DOORBELL));
-        return BM_EIO;
-    }
-    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-    rc = mpt_wait_ack(c, err, errlen);
-    if (rc != BM_OK)
-        return rc;
-    /* The request, one dword at a time, each acknowledged. */
-    for (unsigned i = 0; i < req_bytes; i += 4) {
-        uint32_t w = (uint32_t)r[i] | ((uint32_t)r[i + 1] << 8) | ((uint32_t)r[i + 2] << 16) |
-                     ((uint32_t)r[i + 3] << 24);
-        mpt_write(c, MPT_REG_DOORBELL, w);
-        rc = mpt_wait_ack(c, err, errlen);
-        if (rc != BM_OK)
-            return rc;
-    }
+                                       (c->hs.req_dwords << MPT_DOORBELL_ADD_DWORDS_SHIFT));
+    mpt_hs_next(c, MPT_HS_START, plat_now_ns(), MPT_ACK_TIMEOUT_NS);
     return BM_OK;
 }
 
-/* A request handed over through the doorbell whose reply comes through
- * the reply FIFO (MPI 1 task management on IOCs without a high-priority
- * FIFO): as Linux mptbase mpt_send_handshake_request, after the last
- * dword the IOC raises one doorbell interrupt (waited for up to 10 s) to
- * say it took the request; no reply words follow. */
-int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
+int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint64_t reply_timeout_ns, char *err,
+                       size_t errlen)
 {
-    int rc = mpt_handshake_request(c, req, req_bytes, err, errlen);
-
-    if (rc == BM_OK)
-        rc = mpt_wait_doorbell_int(c, MPT_HANDSHAKE_SEND_TIMEOUT_NS, "handshake request taken", err, errlen);
-    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-    return rc;
+    return mpt_hs_begin(c, req, req_bytes, false, reply_timeout_ns, err, errlen);
 }
 
-/* The reply half of a handshake, 16 bits per doorbell interrupt; the
- * first word is waited for up to first_timeout_ns (0 when the caller saw
- * it signalled already: mpt_handshake_poll), the others MPT_WORD_TIMEOUT_NS
- * each. The first two words hold MsgLength (dwords) in their third byte.
- * Returns the reply length in bytes (at most reply_cap are stored). */
-static int mpt_handshake_read(struct mpt_ctrl *c, void *reply, unsigned reply_cap, uint64_t first_timeout_ns,
-                              char *err, size_t errlen)
+int mpt_handshake_send_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
 {
-    uint8_t *out = reply; /* often a packed struct: stored byte by byte */
-    unsigned words, msg_words = 2;
-    int rc;
+    return mpt_hs_begin(c, req, req_bytes, true, 0, err, errlen);
+}
 
-    for (words = 0; words < msg_words * 2; words++) {
-        uint16_t v;
-        rc = mpt_wait_doorbell_int(c, words == 0 ? first_timeout_ns : MPT_WORD_TIMEOUT_NS, "handshake reply", err,
-                                   errlen);
-        if (rc != BM_OK)
-            return rc;
-        v = (uint16_t)(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_DATA_MASK);
-        if ((words + 1) * 2 <= reply_cap) {
-            out[2 * words] = (uint8_t)v;
-            out[2 * words + 1] = (uint8_t)(v >> 8);
+bool mpt_handshake_busy(const struct mpt_ctrl *c) { return c->hs.stage != MPT_HS_IDLE; }
+
+/* The request dwords: the one written last acknowledged? Then the next
+ * is written (and the call ends), or, after the last, the reply's (or
+ * the taking's) wait begins: HBA_PENDING, BM_OK to go on at once, or an
+ * error. */
+static int mpt_hs_request(struct mpt_ctrl *c, uint32_t his, uint64_t now, char *err, size_t errlen)
+{
+    char what[64];
+
+    if (his & MPT_HIS_IOP_DOORBELL_STATUS) {
+        uint32_t db;
+
+        /* Not taken yet; a FAULT meanwhile ends the wait at once. */
+        if ((his & MPT_HIS_DOORBELL_INTERRUPT) &&
+            ((db = mpt_read(c, MPT_REG_DOORBELL)) & MPT_IOC_STATE_MASK) == MPT_IOC_STATE_FAULT) {
+            snprintf(err, errlen, "IOC FAULT 0x%04x with request dword %u of %u not taken",
+                     db & MPT_DOORBELL_DATA_MASK, c->hs.req_sent, c->hs.req_dwords);
+            mpt_hs_end(c);
+            return BM_EIO;
         }
-        mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-        if (words == 1) {
-            msg_words = (v & 0xff) ? (v & 0xff) : 2; /* MsgLength */
-            if (msg_words < 2)
-                msg_words = 2;
-        }
+        if (now <= c->hs.deadline_ns)
+            return HBA_PENDING;
+        if (c->hs.req_sent)
+            snprintf(what, sizeof(what), "request dword %u of %u not acknowledged", c->hs.req_sent,
+                     c->hs.req_dwords);
+        else
+            snprintf(what, sizeof(what), "handshake function not acknowledged");
+        return mpt_hs_timeout(c, what, his, err, errlen);
     }
-    /* A last doorbell interrupt says the IOC is done with the doorbell. */
-    rc = mpt_wait_doorbell_int(c, MPT_WORD_TIMEOUT_NS, "handshake end", err, errlen);
-    if (rc == BM_OK)
-        rc = mpt_wait_doorbell_free(c, err, errlen);
-    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-    if (rc != BM_OK)
-        return rc;
-    return (int)(msg_words * 4);
-}
-
-/* One request and its reply through the doorbell (MPI 1.5). */
-int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
-                  uint64_t reply_timeout_ns, char *err, size_t errlen)
-{
-    int rc = mpt_handshake_request(c, req, req_bytes, err, errlen);
-
-    if (rc != BM_OK)
-        return rc;
-    return mpt_handshake_read(c, reply, reply_cap, reply_timeout_ns, err, errlen);
-}
-
-int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
-{
-    c->hs.stage = MPT_HS_IDLE;
-    return mpt_handshake_request(c, req, req_bytes, err, errlen);
-}
-
-/* mpt_handshake_poll's word (or end) did not come: HBA_PENDING within
- * its 5 s, else the handshake ends with BM_ETIMEDOUT naming it. */
-static int mpt_hs_wait(struct mpt_ctrl *c, const char *what, char *err, size_t errlen)
-{
-    if (plat_now_ns() <= c->hs.deadline_ns)
+    if (c->hs.req_sent < c->hs.req_dwords) {
+        mpt_write(c, MPT_REG_DOORBELL, c->hs.req[c->hs.req_sent++]);
+        mpt_hs_next(c, MPT_HS_ACK, now, MPT_ACK_TIMEOUT_NS);
         return HBA_PENDING;
-    snprintf(err, errlen, "%s: no doorbell interrupt within %llu ms after word %u (HIS 0x%08x, doorbell 0x%08x)",
-             what, (unsigned long long)(MPT_WORD_TIMEOUT_NS / NS_PER_MS), c->hs.words,
-             mpt_read(c, MPT_REG_HOST_INT_STATUS), mpt_read(c, MPT_REG_DOORBELL));
-    c->hs.stage = MPT_HS_IDLE;
-    mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-    return BM_ETIMEDOUT;
+    }
+    if (c->hs.send_only)
+        mpt_hs_next(c, MPT_HS_TAKEN, now, MPT_HANDSHAKE_SEND_TIMEOUT_NS);
+    else
+        mpt_hs_next(c, MPT_HS_FIRST, now, c->hs.reply_timeout_ns);
+    return BM_OK;
 }
 
-/* The reply half of mpt_handshake_read, taken as far as the IOC has got
- * on each call and never waited for: the words already signalled are
- * read, then HBA_PENDING until the next one (each within
- * MPT_WORD_TIMEOUT_NS of the one before, as mpt3sas
- * _base_handshake_req_reply_wait bounds them), the end interrupt and
- * DOORBELL_USED clear. Returns the reply's length in bytes once whole (at
- * most reply_cap of it copied to reply). */
 int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen)
 {
     for (;;) {
+        uint64_t now = plat_now_ns();
         uint32_t his = mpt_read(c, MPT_REG_HOST_INT_STATUS);
+        bool db_int = (his & MPT_HIS_DOORBELL_INTERRUPT) != 0;
         uint16_t v;
+        int rc;
 
-        if (c->hs.stage == MPT_HS_FREE) {
-            if (mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_USED)
-                return mpt_hs_wait(c, "handshake end (doorbell still in use)", err, errlen);
-            mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+        if (his == 0xffffffffu) {
+            snprintf(err, errlen, "host interrupt status reads all ones: the IOC is off the bus");
             c->hs.stage = MPT_HS_IDLE;
-            memcpy(reply, c->hs.buf, MIN((size_t)reply_cap, MIN((size_t)c->hs.msg_words * 4, sizeof(c->hs.buf))));
-            return (int)(c->hs.msg_words * 4);
+            return BM_EIO;
         }
-        if (!(his & MPT_HIS_DOORBELL_INTERRUPT)) {
-            if (c->hs.stage == MPT_HS_IDLE)
-                return HBA_PENDING; /* the first word: the part's own bound */
-            return mpt_hs_wait(c, c->hs.stage == MPT_HS_WORDS ? "handshake reply" : "handshake end", err, errlen);
-        }
-        if (c->hs.stage == MPT_HS_IDLE) {
-            c->hs.stage = MPT_HS_WORDS;
-            c->hs.words = 0;
-            c->hs.msg_words = 2;
-            memset(c->hs.buf, 0, sizeof(c->hs.buf));
-        }
-        if (c->hs.stage == MPT_HS_END) {
+        switch (c->hs.stage) {
+        case MPT_HS_IDLE:
+            snprintf(err, errlen, "no handshake under way");
+            return BM_EINVAL;
+        case MPT_HS_START:
+            if (!db_int) {
+                if (now <= c->hs.deadline_ns)
+                    return HBA_PENDING;
+                return mpt_hs_timeout(c, "handshake start: no doorbell interrupt", his, err, errlen);
+            }
+            if (!(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_USED)) {
+                snprintf(err, errlen, "IOC did not take the doorbell (0x%08x)", mpt_read(c, MPT_REG_DOORBELL));
+                mpt_hs_end(c);
+                return BM_EIO;
+            }
+            mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+            mpt_hs_next(c, MPT_HS_ACK, now, MPT_ACK_TIMEOUT_NS);
+            continue;
+        case MPT_HS_ACK:
+            rc = mpt_hs_request(c, his, now, err, errlen);
+            if (rc != BM_OK)
+                return rc;
+            continue;
+        case MPT_HS_TAKEN:
+            if (!db_int) {
+                if (now <= c->hs.deadline_ns)
+                    return HBA_PENDING;
+                return mpt_hs_timeout(c, "request not taken: no doorbell interrupt", his, err, errlen);
+            }
+            mpt_hs_end(c);
+            return 0;
+        case MPT_HS_END:
             /* The IOC is done with the doorbell; DOORBELL_USED clears next. */
-            c->hs.stage = MPT_HS_FREE;
-            c->hs.deadline_ns = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
+            if (!db_int) {
+                if (now <= c->hs.deadline_ns)
+                    return HBA_PENDING;
+                return mpt_hs_timeout(c, "handshake end: no doorbell interrupt", his, err, errlen);
+            }
+            mpt_hs_next(c, MPT_HS_FREE, now, MPT_WORD_TIMEOUT_NS);
+            continue;
+        case MPT_HS_FREE:
+            if (mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_USED) {
+                if (now <= c->hs.deadline_ns)
+                    return HBA_PENDING;
+                return mpt_hs_timeout(c, "handshake end: doorbell still in use", his, err, errlen);
+            }
+            mpt_hs_end(c);
+            if (reply)
+                memcpy(reply, c->hs.buf,
+                       MIN((size_t)reply_cap, MIN((size_t)c->hs.msg_words * 4, sizeof(c->hs.buf))));
+            return (int)(c->hs.msg_words * 4);
+        default: /* MPT_HS_FIRST, MPT_HS_WORDS: the next reply word */
+            if (!db_int) {
+                char what[48];
+
+                if (now <= c->hs.deadline_ns)
+                    return HBA_PENDING;
+                if (c->hs.stage == MPT_HS_FIRST)
+                    snprintf(what, sizeof(what), "no reply");
+                else
+                    snprintf(what, sizeof(what), "reply word %u not signalled", c->hs.words + 1);
+                return mpt_hs_timeout(c, what, his, err, errlen);
+            }
+            v = (uint16_t)(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_DATA_MASK);
+            if ((c->hs.words + 1) * 2 <= sizeof(c->hs.buf)) {
+                c->hs.buf[2 * c->hs.words] = (uint8_t)v;
+                c->hs.buf[2 * c->hs.words + 1] = (uint8_t)(v >> 8);
+            }
+            mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
+            if (c->hs.words == 1)
+                c->hs.msg_words = (v & 0xff) >= 2 ? (v & 0xff) : 2; /* MsgLength */
+            c->hs.words++;
+            mpt_hs_next(c, c->hs.words >= c->hs.msg_words * 2 ? MPT_HS_END : MPT_HS_WORDS, now,
+                        MPT_WORD_TIMEOUT_NS);
             continue;
         }
-        v = (uint16_t)(mpt_read(c, MPT_REG_DOORBELL) & MPT_DOORBELL_DATA_MASK);
-        if ((c->hs.words + 1) * 2 <= sizeof(c->hs.buf)) {
-            c->hs.buf[2 * c->hs.words] = (uint8_t)v;
-            c->hs.buf[2 * c->hs.words + 1] = (uint8_t)(v >> 8);
-        }
-        mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-        if (c->hs.words == 1)
-            c->hs.msg_words = (v & 0xff) >= 2 ? (v & 0xff) : 2; /* MsgLength */
-        c->hs.words++;
-        if (c->hs.words >= c->hs.msg_words * 2)
-            c->hs.stage = MPT_HS_END;
-        c->hs.deadline_ns = plat_now_ns() + MPT_WORD_TIMEOUT_NS;
     }
+}
+
+/* A handshake run to its end (probe time: nothing else runs on this
+ * controller), each of its waits bounded as mpt_handshake_poll bounds
+ * them. */
+static int mpt_hs_run(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen)
+{
+    int rc;
+
+    while ((rc = mpt_handshake_poll(c, reply, reply_cap, err, errlen)) == HBA_PENDING)
+        plat_delay_ns(MPT_HS_LOOK_NS);
+    return rc;
+}
+
+/* One request and its reply through the doorbell, waited for. */
+int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
+                  uint64_t reply_timeout_ns, char *err, size_t errlen)
+{
+    int rc = mpt_handshake_post(c, req, req_bytes, reply_timeout_ns, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    return mpt_hs_run(c, reply, reply_cap, err, errlen);
+}
+
+/* A request through the doorbell whose reply comes through the reply
+ * FIFO, waited for until the IOC took it. */
+int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen)
+{
+    int rc = mpt_handshake_send_post(c, req, req_bytes, err, errlen);
+
+    if (rc != BM_OK)
+        return rc;
+    return mpt_hs_run(c, NULL, 0, err, errlen);
 }
 
 /* Soft reset: message unit reset through the doorbell, then READY. */
@@ -270,6 +337,7 @@ int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen)
 {
     int rc;
 
+    c->hs.stage = MPT_HS_IDLE; /* the reset ends any handshake */
     mpt_write(c, MPT_REG_DOORBELL, (uint32_t)MPT_FUNC_IOC_MESSAGE_UNIT_RESET << MPT_DOORBELL_FUNCTION_SHIFT);
     rc = mpt_wait_ack(c, err, errlen);
     if (rc != BM_OK)
@@ -322,6 +390,7 @@ int mpt_diag_reset_start(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, ch
     uint32_t diag;
     int rc;
 
+    c->hs.stage = MPT_HS_IDLE; /* the reset ends any handshake under way */
     mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
     rc = mpt_diag_unlock(c, &diag, err, errlen);
     if (rc != BM_OK) {

@@ -19,7 +19,14 @@
 #define MPT1_REPLY_FRAME_BYTES 128
 #define MPT1_SLOTS_MAX 1024
 #define MPT1_HANDSHAKE_TIMEOUT_NS (10 * NS_PER_S)
-#define MPT1_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S) /* Linux allows SAS discovery 300 s */
+/* PORT ENABLE answers once the port's devices are discovered: Linux
+ * mptbase SendPortEnable allows a SAS (or IR) IOC 300 s. Past it Linux
+ * gives up: mpt_handshake_req_reply_wait fails, so SendIocInit and
+ * mpt_do_ioc_recovery fail and mpt_HardResetHandler reports the reset
+ * FAILED. So do we: the host reset gives the IOC up, its record naming
+ * PORT ENABLE and the wait that ran out; from poll() the wait is a part of
+ * the host reset, looked at on each call (mpt1_reinit_step). */
+#define MPT1_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S)
 #define MPT1_OPERATIONAL_TIMEOUT_NS (30 * NS_PER_S)
 
 struct mpt1_state {
@@ -384,12 +391,13 @@ static int mpt1_tm_post(struct mpt_ctrl *c, uint8_t task_type, const struct mpt_
     } else {
         char why[128];
 
-        rc = mpt_handshake_send(c, r, sizeof(*r), why, sizeof(why));
+        /* Posted only: its dwords go out one per poll (mpt_tm_check). */
+        rc = mpt_handshake_send_post(c, r, sizeof(*r), why, sizeof(why));
         if (rc != BM_OK) {
             /* Not taken: the frame is ours again (Linux frees it). */
             c->tm.outstanding = false;
             snprintf(err, errlen, "through the doorbell: %s", why);
-            return rc == BM_EBUSY ? BM_EBUSY : BM_ETIMEDOUT;
+            return rc == BM_EBUSY ? BM_EBUSY : BM_EIO;
         }
     }
     return BM_OK;

@@ -46,7 +46,14 @@
 #define MPT2_OPERATIONAL_TIMEOUT_NS (30 * NS_PER_S)
 #define MPT2_EVENT_TIMEOUT_NS (30 * NS_PER_S)
 #define MPT2_CONFIG_TIMEOUT_NS (15 * NS_PER_S)       /* Linux mpt3sas config requests: 15 s */
-#define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S) /* Linux mpt3sas: 300 s for SAS discovery */
+/* PORT ENABLE: the IOC answers once it has discovered the SAS domain.
+ * Linux mpt3sas allows 300 s and then gives up: at load
+ * scsih_scan_finished ends the scan ("port enable: FAILED with timeout
+ * (timeout=300s)"), during a host reset _base_send_port_enable returns
+ * -ETIME and mpt3sas_base_hard_reset_handler reports FAILED. So do we:
+ * the host reset gives the IOC up, its record naming PORT ENABLE; from
+ * poll() the wait is a part looked at on each call (mpt2_reinit_step). */
+#define MPT2_PORT_ENABLE_TIMEOUT_NS (300 * NS_PER_S)
 #define MPT2_MAX_DEVICES 128
 #define MPT2_HANDLES 0x10000            /* every 16-bit device handle */
 #define MPT2_CONFIG_PAGE_BYTES 4096

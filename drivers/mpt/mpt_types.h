@@ -171,12 +171,17 @@ struct mpt_ctrl {
     uint8_t tm_type;            /* the task management out (its name in messages) */
     struct mpt_tm tm;
     struct mpt_reinit_state ri; /* the backend's reinit_step */
-    /* A handshake reply read a word per doorbell interrupt across polls
-     * (mpt_handshake_poll): where it is, and the words so far. */
+    /* A doorbell handshake taken a step per call (mpt_handshake_poll):
+     * the request and how much of it the IOC took, the reply words so
+     * far, and the bound of the wait under way. */
     struct {
-        uint8_t stage;              /* MPT_HS_IDLE, _WORDS, _END, _FREE */
+        uint8_t stage;              /* MPT_HS_* */
+        bool send_only;             /* no reply words (mpt_handshake_send_post) */
+        unsigned req_dwords, req_sent;
+        uint32_t req[32];
         unsigned words, msg_words;
-        uint64_t deadline_ns;       /* the next word's (5 s) */
+        uint64_t reply_timeout_ns;  /* the first reply word's, from the last dword's acknowledgement */
+        uint64_t bound_ns, deadline_ns;
         uint8_t buf[128];
     } hs;
 
@@ -206,27 +211,40 @@ int mpt_make_ready(struct mpt_ctrl *c, char *err, size_t errlen);
 /* Message unit reset back to READY (release path). */
 int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen);
 /* Send a request through the doorbell and read its reply 16 bits at a
- * time (MPI 1.5). reply_timeout_ns bounds the wait for the
- * first reply word (PORT ENABLE can take minutes on a large domain).
+ * time, waited for (probe time). reply_timeout_ns bounds the wait for
+ * the first reply word (PORT ENABLE can take minutes on a large domain).
  * Returns the reply length in bytes (at most reply_cap are stored). */
 int mpt_handshake(struct mpt_ctrl *c, const void *req, unsigned req_bytes, void *reply, unsigned reply_cap,
                   uint64_t reply_timeout_ns, char *err, size_t errlen);
-
-/* A handshake in two halves, for the steps of a host reset run from
- * poll(): post sends the request (each dword acknowledged, microseconds on
- * a chip); poll reads the reply words the IOC has signalled so far and
- * returns HBA_PENDING until the last one, the end interrupt and
- * DOORBELL_USED clear have come (the first word bounded by the caller,
- * each later one by 5 s; c->hs keeps the words between calls), then
- * the reply's length in bytes. */
-int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
-int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen);
-enum { MPT_HS_IDLE, MPT_HS_WORDS, MPT_HS_END, MPT_HS_FREE };
-
 /* Hand a request to the IOC through the doorbell without reading a reply
- * there (its reply comes through the reply queue): MPI 1 task management
- * without a high-priority FIFO (Linux mpt_send_handshake_request). */
+ * there (its reply comes through the reply queue), waited for: MPI 1
+ * task management without a high-priority FIFO at probe time (Linux
+ * mpt_send_handshake_request). */
 int mpt_handshake_send(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
+
+/* The same in steps, for recovery from poll(). post claims the doorbell
+ * and keeps the request (nothing waited for; BM_EBUSY while the doorbell
+ * or another handshake is in use); send_post the same for a request
+ * with no reply words. poll then takes the handshake as far as the IOC
+ * has got, never waiting: it writes at most one request dword per call,
+ * each acknowledged within 5 s (the IOP doorbell status bit of HIS
+ * clears), reads the reply words already signalled (the first within
+ * reply_timeout_ns of the last dword's acknowledgement, each later one
+ * within 5 s), and returns HBA_PENDING until the handshake is over: then
+ * the reply's length in bytes (0 for send_post), or an error naming the
+ * wait that passed its bound (c->hs keeps the handshake between calls). */
+int mpt_handshake_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint64_t reply_timeout_ns, char *err,
+                       size_t errlen);
+int mpt_handshake_send_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, char *err, size_t errlen);
+int mpt_handshake_poll(struct mpt_ctrl *c, void *reply, unsigned reply_cap, char *err, size_t errlen);
+/* Is a handshake under way (posted and not yet over)? */
+bool mpt_handshake_busy(const struct mpt_ctrl *c);
+/* Where a handshake is: its function written (waiting for the doorbell
+ * interrupt), a dword written (waiting for its acknowledgement), the
+ * request taken (send_post), the first reply word, the later ones, the
+ * end interrupt, DOORBELL_USED clear. */
+enum { MPT_HS_IDLE, MPT_HS_START, MPT_HS_ACK, MPT_HS_TAKEN, MPT_HS_FIRST, MPT_HS_WORDS, MPT_HS_END, MPT_HS_FREE };
+
 /* Diagnostic (hard) reset of the IOC in any state, back to READY. */
 int mpt_hard_reset(struct mpt_ctrl *c, char *err, size_t errlen);
 /* The same in steps, for recovery from poll(): start unlocks the
@@ -281,8 +299,11 @@ void mpt_reinit_enter(struct mpt_ctrl *c, uint8_t part, uint64_t bound_ns);
  * once with BM_EIO. */
 int mpt_reinit_wait(struct mpt_ctrl *c, const char *what, bool check_state, char *err, size_t errlen);
 /* A handshake of reinit_step: post it and enter its part (HBA_PENDING,
- * or the post's error); then its reply: HBA_PENDING within the part's
- * bound, the reply's length in bytes, or an error naming what. */
+ * or the post's error); then take it a step per call: HBA_PENDING while
+ * it is under way (each of its waits bounded by mpt_handshake_poll: 5 s
+ * a request dword, bound_ns for the first reply word, 5 s each later
+ * one), the reply's length in bytes, or an error "what: the wait that
+ * ran out". */
 int mpt_reinit_post(struct mpt_ctrl *c, const void *req, unsigned req_bytes, uint8_t part, uint64_t bound_ns,
                     char *err, size_t errlen);
 int mpt_reinit_reply(struct mpt_ctrl *c, void *reply, unsigned reply_cap, const char *what, char *err, size_t errlen);

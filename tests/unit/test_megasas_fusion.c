@@ -137,6 +137,7 @@ static void test_ioc_init_and_descriptor_layout(void **state)
 #define M_STATE_FW_INIT 0x40000000u
 #define M_STATE_READY 0xb0000000u
 #define M_STATE_OPERATIONAL 0xc0000000u
+#define M_STATE_FAULT 0xf0000000u
 #define M_STATE_MASK 0xf0000000u
 #define M_FW_CMDS 128               /* scratch pad 0 bits 15:0 */
 #define M_FW_SGE 64                 /* scratch pad 0 bits 23:16 */
@@ -227,6 +228,7 @@ struct model {
     bool diag_dead;             /* the write sequence never unlocks HostDiagnostic */
     uint32_t diag;              /* DRWE 0x80, RESET_ADAPTER 0x04 */
     unsigned seq_pos, seq_writes, adapter_resets;
+    unsigned status_reads;      /* OSP0 and HostDiagnostic reads (a wait for the firmware reads them again and again) */
 };
 
 #define M_PD9_HANDLE 0x0021     /* PD 9's SAS device handle behind the firmware */
@@ -705,6 +707,7 @@ static uint32_t m_read(void *ctx, int bar, uint32_t off)
     (void)ctx, (void)bar;
     switch (off) {
     case 0xb0:
+        m.status_reads++;
         if (m.stuck)
             plat_sim_advance_ns(1000000000ull); /* each look costs a second: deadlines pass at once */
         if (m.booting) {
@@ -720,6 +723,7 @@ static uint32_t m_read(void *ctx, int bar, uint32_t off)
     case 0xb4:
         return 0x00400000u | (8u << 5); /* 1 MiB units, 8 x 512: 4 KiB chain frames */
     case 0x08:
+        m.status_reads++;
         return m.diag;
     default:
         return 0; /* doorbell bit 0 clear, interrupt status clear */
@@ -1215,6 +1219,76 @@ static void test_hung_command_times_out_and_holds_its_smid(void **state)
     assert_model_clean();
     plat_free_pages(buf, 64 * 4096);
     check_release(ctrl);
+}
+
+/* MegaRAID has no online adapter reset (OCR, Linux megasas_reset_fusion,
+ * which runs from the SCSI error handler's thread): a command no task
+ * management can reach (a logical drive) ends its recovery with "no host
+ * reset" and stays held, and a firmware that then FAULTs with a second
+ * command held is given up. Neither runs the adapter reset (write
+ * sequence, HostDiagnostic) or waits for the firmware inside poll():
+ * each poll reads the firmware status at most twice, and the other
+ * logical drive completes a read between every two polls until the
+ * FAULT. The adapter reset runs at release only. Passes on bb53c35 as on
+ * this tree: it pins down that recovery from poll() never blocks on the
+ * adapter reset. */
+static void test_recovery_never_resets_the_adapter_inside_poll(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(2 * 4096, false);
+    struct bm_disk *ld0, *ld1;
+    char rec[192] = "";
+    unsigned reads_b = 0, most_status_reads = 0;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    ld0 = list.disks[0];
+    ld1 = list.disks[1];
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(ld0->ops->submit(ld0, 0, 7, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    for (int i = 0; i < 200; i++) {
+        unsigned before = m.status_reads;
+
+        plat_sim_advance_ns(100ull * 1000000ull);
+        if (i == 100) {
+            /* The firmware FAULTs; another LD command is held and times out. */
+            m.osp0 = (m.osp0 & ~M_STATE_MASK) | M_STATE_FAULT;
+            assert_int_equal(ld1->ops->submit(ld1, 0, 3, BM_IO_READ, 4242, 1, buf + 4096), BM_OK);
+            plat_sim_advance_ns(31ull * 1000000000ull);
+        }
+        assert_int_equal(ld0->ops->poll(ld0, 0, done, 4), 0);
+        assert_int_equal(ld1->ops->poll(ld1, 0, done, 4), 0);
+        most_status_reads = MAX(most_status_reads, m.status_reads - before);
+        if (i < 100) {
+            assert_int_equal(ld1->ops->submit(ld1, 0, 1, BM_IO_READ, 100u + (unsigned)i, 1, buf + 4096), BM_OK);
+            assert_int_equal(reap(ld1, done, 1), 1);
+            assert_int_equal(done[0].status, BM_OK);
+            reads_b++;
+        }
+        if (i == 99) {
+            ld0->ops->recovery(ld0, rec, sizeof(rec));
+            if (!strstr(rec, "no host reset: held since "))
+                fail_msg("the LD command's recovery does not say it stays held: \"%s\"", rec);
+        }
+    }
+    ld1->ops->recovery(ld1, rec, sizeof(rec));
+    if (!strstr(rec, "firmware FAULT") || !strstr(rec, "no host reset"))
+        fail_msg("the FAULT is not named in the recovery: \"%s\"", rec);
+    assert_int_equal(ld1->ops->submit(ld1, 0, 1, BM_IO_READ, 5, 1, buf + 4096), BM_EIO);
+    if (m.seq_writes || m.adapter_resets || most_status_reads > 2)
+        fail_msg("from poll(): %u write-sequence writes, %u adapter resets, up to %u status reads in one poll",
+                 m.seq_writes, m.adapter_resets, most_status_reads);
+    assert_int_equal(reads_b, 100);
+    assert_int_equal(m.violations, 0);
+    /* Release resets the faulted firmware, which took both commands back. */
+    megasas_driver.release(ctrl);
+    assert_int_equal(m.adapter_resets, 1);
+    plat_sim_detach(&dev);
+    plat_free_pages(buf, 2 * 4096);
 }
 
 /* SCSI and MFI errors come back as BM_EIO with readable detail; the
@@ -1769,6 +1843,7 @@ int main(void)
         cmocka_unit_test(test_operational_firmware_is_reset_first),
         cmocka_unit_test(test_ready_wait_follows_the_status_word),
         cmocka_unit_test(test_hung_command_times_out_and_holds_its_smid),
+        cmocka_unit_test(test_recovery_never_resets_the_adapter_inside_poll),
         cmocka_unit_test(test_errors_are_decoded),
         cmocka_unit_test(test_pool_is_firmware_limit_minus_one),
         cmocka_unit_test(test_hung_dcmd_is_aborted_and_its_smid_comes_back),

@@ -42,6 +42,7 @@
 #define ST_READY 0x10000000u
 #define ST_OPERATIONAL 0x20000000u
 #define DB_USED 0x08000000u
+#define HIS_SYS2IOC 0x80000000u   /* the IOC has not yet taken the doorbell word */
 #define HIS_IOC2SYS 0x00000001u
 #define DIAG_WRITE_ENABLE 0x80u
 #define DIAG_RESET_ADAPTER 0x04u
@@ -108,6 +109,21 @@ struct model {
     unsigned tm_aborts, tm_target_resets, tm_handshakes;
     uint32_t tm_last_context;
     bool tm_ignored;            /* the hung request survives task management */
+    /* Handshake request dwords taken this late (0: the host sees the IOP
+     * doorbell status bit set once): the bit stays set until then, and a
+     * dword written before it clears is refused (the doorbell holds one
+     * dword). ack_never_fn/_dword: that dword (1-based) of a handshake of
+     * that function is never taken. */
+    uint64_t ack_late_ns, ack_due_ns;
+    bool ack_pending;
+    unsigned late_acks;
+    uint8_t ack_never_fn;
+    unsigned ack_never_dword;
+    /* The test numbers its poll() calls (call); per call, the request
+     * dwords written and the HIS reads while a dword was not yet taken,
+     * and the most of each in one call. */
+    unsigned call, dw_call, dwords_in_call, max_dwords_in_call;
+    unsigned his_call, his_waits_in_call, max_his_waits_in_call;
     /* Diagnostic register (mpi_ioc.h MPI_WRSEQ_*: 0xff flush, then 4 b 2
      * 7 d unlocks it; RESET_ADAPTER resets the chip to READY). */
     unsigned wrseq_keys, diag_resets, ioc_inits;
@@ -433,6 +449,13 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     (void)bar;
     if (m->pe_pending && m->phase == HS_WORKING && plat_now_ns() >= m->pe_due_ns)
         hs_request_done(m); /* PORT ENABLE's reply, now */
+    if (m->ack_pending && plat_now_ns() >= m->ack_due_ns) {
+        m->ack_pending = false;
+        m->late_acks++;
+        m->his &= ~HIS_SYS2IOC;
+        if (m->phase == HS_REQUEST && m->req_got == m->req_dwords)
+            hs_request_done(m);
+    }
     switch (off) {
     case R_DOORBELL:
         v = m->state;
@@ -442,7 +465,20 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
             v = (v & ~0xffffu) | m->reply_words[m->reply_i];
         return v;
     case R_HIS:
-        return m->his;
+        v = m->his;
+        /* The IOC takes a doorbell word some time after it was written:
+         * the host sees it pending once (a slow IOC: until ack_due_ns). */
+        if (m->ack_pending) {
+            if (m->his_call != m->call) {
+                m->his_call = m->call;
+                m->his_waits_in_call = 0;
+            }
+            if (++m->his_waits_in_call > m->max_his_waits_in_call)
+                m->max_his_waits_in_call = m->his_waits_in_call;
+        } else {
+            m->his &= ~HIS_SYS2IOC;
+        }
+        return v;
     case R_DIAG:
         v = m->diag;
         m->diag &= ~DIAG_RESET_ADAPTER; /* the chip is back at the next look */
@@ -467,7 +503,29 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     switch (off) {
     case R_DOORBELL:
         if (m->phase == HS_REQUEST) {
+            if (m->his & HIS_SYS2IOC) {
+                violation(m, "request dword %u written before the IOC took the one before", m->req_got + 1);
+                return;
+            }
+            if (m->dw_call != m->call) {
+                m->dw_call = m->call;
+                m->dwords_in_call = 0;
+            }
+            if (++m->dwords_in_call > m->max_dwords_in_call)
+                m->max_dwords_in_call = m->dwords_in_call;
             m->req[m->req_got++] = v;
+            m->his |= HIS_SYS2IOC;
+            if (m->ack_never_dword == m->req_got && (uint8_t)(m->req[0] >> 24) == m->ack_never_fn) {
+                m->ack_pending = true; /* never taken */
+                m->ack_due_ns = UINT64_MAX;
+                return;
+            }
+            if (m->ack_late_ns) {
+                /* The request is looked at once its last dword is taken. */
+                m->ack_pending = true;
+                m->ack_due_ns = plat_now_ns() + m->ack_late_ns;
+                return;
+            }
             if (m->req_got == m->req_dwords)
                 hs_request_done(m);
             return;
@@ -479,10 +537,14 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         }
         if (v >> 24 == F_HANDSHAKE) {
+            if (m->phase != HS_IDLE) {
+                violation(m, "handshake started while another is in phase %d", m->phase);
+                return;
+            }
             m->req_dwords = (v >> 16) & 0xff;
             m->req_got = 0;
             m->phase = HS_START;
-            m->his |= HIS_IOC2SYS;
+            m->his |= HIS_IOC2SYS | HIS_SYS2IOC;
             return;
         }
         violation(m, "doorbell write 0x%08x", v);
@@ -530,6 +592,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->state = ST_READY;
             m->phase = HS_IDLE;
             m->his = 0;
+            m->ack_pending = false;
             m->port_enabled = false;
             m->pe_pending = false;
             m->have_hung = false;
@@ -633,6 +696,41 @@ static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
             plat_sim_advance_ns(10000);
     }
     return got;
+}
+
+/* Probe the model; then its first disk reads LBA 500 (tag 4), which the
+ * target keeps (through task management too when tm_ignored), and the
+ * read's 30 s deadline passes. The disk is returned. */
+static struct bm_disk *probe_and_hang_a_read(struct bm_disk_list *list, void **ctrl, uint8_t *buf, bool tm_ignored)
+{
+    char err[200] = "";
+    struct bm_disk *d;
+
+    memset(list, 0, sizeof(*list));
+    assert_int_equal(mpt_driver.probe(sim_addr, 0, list, ctrl, err, sizeof(err)), BM_OK);
+    d = list->disks[0];
+    model->hang_armed = true;
+    model->hang_target = d->port;
+    model->hang_lba = 500;
+    model->tm_ignored = tm_ignored;
+    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
+    plat_sim_advance_ns(31ull * 1000000000ull);
+    return d;
+}
+
+/* After its recovery the disk reads again, no rule was broken; then
+ * release, detach and free buf. */
+static void read_again_and_release(struct bm_disk *d, void *ctrl, uint8_t *buf)
+{
+    struct bm_completion c;
+
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
+    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(c.status, BM_OK);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
 }
 
 /* Probe, then reads at depth 16 on both disks, data checked. */
@@ -796,6 +894,142 @@ static void test_timeout_aborts_through_handshake_without_high_priority_fifo(voi
     check_timeout_aborts(false);
 }
 
+/* MPI 1: PORT ENABLE never answered after the host reset. As Linux
+ * mptbase (SendPortEnable's 300 s, then mpt_do_ioc_recovery fails) the
+ * IOC is given up once the 300 s have passed, not sooner: the wait is
+ * looked at on each poll (none holds the CPU), the record names PORT
+ * ENABLE and the wait that ran out, the held command (the diagnostic
+ * reset took it from the IOC) comes back, and new commands fail at once. */
+static void test_port_enable_never_answered_gives_up_named(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char rec[192] = "";
+    struct bm_completion c[8];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    uint64_t pe_started = 0, t0;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(8));
+    model->hipri = true;
+    d = probe_and_hang_a_read(&list, &ctrl, buf, true);
+    model->port_enable_ns = 400ull * 1000000000ull; /* later than any bound */
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(100ull * 1000000ull);
+        t0 = plat_now_ns();
+        got = d->ops->poll(d, 0, c, 4);
+        if (plat_now_ns() - t0 >= 500ull * 1000000ull)
+            fail_msg("a poll held the CPU %llu ms", (unsigned long long)((plat_now_ns() - t0) / 1000000ull));
+        if (model->pe_pending && !pe_started)
+            pe_started = plat_now_ns();
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(pe_started != 0);
+    assert_true(plat_now_ns() - pe_started >= 300ull * 1000000000ull);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "host reset gave up in PORT ENABLE after ") || !strstr(rec, "PORT ENABLE: no ") ||
+        !strstr(rec, " within 300000 ms"))
+        fail_msg("give-up not named with its part and wait: \"%s\"", rec);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_EIO);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* After the host reset the IOC takes each handshake request dword 2 s
+ * after it was written (mptbase WaitForDoorbellAck allows 5 s a dword;
+ * IOC FACTS, IOC INIT, PORT FACTS and PORT ENABLE all go through the
+ * doorbell on MPI 1): the dwords go out one per poll, each once the one
+ * before was taken (the model refuses a dword written earlier), so no
+ * poll waits for the IOC (at most one dword written and HIS read at most
+ * twice while a dword is not taken, in any one call), and the IOC still
+ * comes back OPERATIONAL with its port enabled and the held command
+ * back. Fails on bb53c35, where each dword's acknowledgement is waited
+ * for inside the poll (it reads HIS for the 2 s). */
+static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    struct bm_completion c[8];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    unsigned polls_acking = 0;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(8));
+    model->hipri = true; /* task management outside the doorbell: only the host reset handshakes */
+    d = probe_and_hang_a_read(&list, &ctrl, buf, true);
+    model->ack_late_ns = 2ull * 1000000000ull;
+    model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(50ull * 1000000ull);
+        model->call++;
+        got = d->ops->poll(d, 0, c, 4);
+        polls_acking += model->ack_pending;
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(model->diag_resets, 1);
+    assert_true(model->late_acks >= 10);
+    if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
+        fail_msg("one poll wrote %u request dwords and read HIS %u times while a dword was not taken",
+                 model->max_dwords_in_call, model->max_his_waits_in_call);
+    assert_true(polls_acking >= 10 * model->late_acks); /* 2 s a dword, a poll every 50 ms */
+    assert_true(model->port_enabled);
+    read_again_and_release(d, ctrl, buf);
+}
+
+/* ABORT TASK through the doorbell (no high-priority FIFO), and the IOC
+ * never takes its fifth dword: the handshake ends once that dword's 5 s
+ * have passed without any poll waiting for it, the step fails as
+ * mptscsih_IssueTaskMgmt's "TaskMgmt handshake FAILED" does, and the
+ * recovery escalates: TARGET RESET cannot have the doorbell (still in
+ * use), so the IOC host reset takes the command back (the diagnostic
+ * reset also ends the stuck handshake), and the disk carries on. Fails
+ * on bb53c35, where the dword's 5 s are waited for inside one poll. */
+static void test_tm_handshake_dword_never_taken_escalates(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char rec[192] = "";
+    struct bm_completion c[8];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *d;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(8));
+    d = probe_and_hang_a_read(&list, &ctrl, buf, false);
+    model->ack_never_fn = F_TASK_MGMT;
+    model->ack_never_dword = 5;
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(50ull * 1000000ull);
+        model->call++;
+        got = d->ops->poll(d, 0, c, 4);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    if (!strstr(c[0].detail, "(host reset)"))
+        fail_msg("completion does not name the step: \"%s\"", c[0].detail);
+    if (model->max_his_waits_in_call > 2)
+        fail_msg("one poll read HIS %u times waiting for the dword", model->max_his_waits_in_call);
+    assert_int_equal(model->tm_handshakes, 0);  /* no task management was ever taken */
+    assert_int_equal(model->diag_resets, 1);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "last recovery: host reset, "))
+        fail_msg("recovery not named: \"%s\"", rec);
+    assert_true(model->port_enabled);
+    read_again_and_release(d, ctrl, buf);
+}
+
 /* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
  * by handshake, no high-priority FIFO): the IOC gets a diagnostic reset
  * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
@@ -812,7 +1046,7 @@ static void test_port_enable_after_reset_is_a_step(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -822,16 +1056,8 @@ static void test_port_enable_after_reset_is_a_step(void **state)
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
-    d = list.disks[0];
-    model->hang_armed = true;
-    model->hang_target = d->port;
-    model->hang_lba = 500;
-    model->tm_ignored = true;
+    d = probe_and_hang_a_read(&list, &ctrl, buf, true);
     model->port_enable_ns = 5ull * 1000000000ull;
-    assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 1, buf), BM_OK);
-    plat_sim_advance_ns(31ull * 1000000000ull);
     for (int i = 0; i < 2000 && !got; i++) {
         plat_sim_advance_ns(50ull * 1000000ull);
         t0 = plat_now_ns();
@@ -851,14 +1077,7 @@ static void test_port_enable_after_reset_is_a_step(void **state)
         fail_msg("PORT ENABLE never named as the part under way: \"%s\"", rec);
     assert_true(model->port_enabled);
     assert_int_equal(model->diag_resets, 1);
-    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
-    assert_int_equal(c[0].status, BM_OK);
-    if (model->violations)
-        fail_msg("%u violations, first: %s", model->violations, model->first_violation);
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    read_again_and_release(d, ctrl, buf);
 }
 
 static void test_request_surviving_target_reset_resets_the_ioc(void **state)
@@ -927,6 +1146,9 @@ int main(void)
         cmocka_unit_test(test_timeout_aborts_through_handshake_without_high_priority_fifo),
         cmocka_unit_test(test_request_surviving_target_reset_resets_the_ioc),
         cmocka_unit_test(test_port_enable_after_reset_is_a_step),
+        cmocka_unit_test(test_host_reset_request_dwords_taken_late_are_steps),
+        cmocka_unit_test(test_tm_handshake_dword_never_taken_escalates),
+        cmocka_unit_test(test_port_enable_never_answered_gives_up_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -201,6 +201,20 @@ struct model {
     uint64_t word_late_ns, word_due_ns;
     bool word_pending;
     unsigned late_words;
+    /* Handshake request dwords taken this late (0: the host sees the IOP
+     * doorbell status bit set once): the bit stays set until then, and a
+     * dword written before it clears is refused. ack_never_fn/_dword: that
+     * dword (1-based) of a handshake of that function is never taken. */
+    uint64_t ack_late_ns, ack_due_ns;
+    bool ack_pending;
+    unsigned late_acks;
+    uint8_t ack_never_fn;
+    unsigned ack_never_dword;
+    /* The test numbers its poll() calls (call); per call, the request
+     * dwords written and the HIS reads while a dword was not yet taken,
+     * and the most of each in one call. */
+    unsigned call, dw_call, dwords_in_call, max_dwords_in_call;
+    unsigned his_call, his_waits_in_call, max_his_waits_in_call;
     bool cfg_pending;
     struct pending cfg;
     unsigned cfg_late_answers;
@@ -363,6 +377,7 @@ static void model_reset(struct model *m, uint32_t state)
     m->ioc_init_pending = m->pe_pending = false;
     m->cfg_pending = false;
     m->word_pending = false;
+    m->ack_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -1065,6 +1080,13 @@ static void model_tick(struct model *m)
         m->late_words++;
         m->his |= HIS_IOC2SYS;
     }
+    if (m->ack_pending && now >= m->ack_due_ns) {
+        m->ack_pending = false;
+        m->late_acks++;
+        m->his &= ~HIS_SYS2IOC;
+        if (m->phase == HS_REQUEST && m->req_got == m->req_dwords)
+            hs_request_done(m);
+    }
     if (m->cfg_pending && now >= m->cfg_due_ns) {
         m->cfg_pending = false;
         m->cfg_late_answers++;
@@ -1109,8 +1131,17 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
         model_tick(m);
         v = m->his;
         /* The IOC takes a doorbell word some time after it was written:
-         * the host sees it pending once. */
-        m->his &= ~HIS_SYS2IOC;
+         * the host sees it pending once (a slow IOC: until ack_due_ns). */
+        if (m->ack_pending) {
+            if (m->his_call != m->call) {
+                m->his_call = m->call;
+                m->his_waits_in_call = 0;
+            }
+            if (++m->his_waits_in_call > m->max_his_waits_in_call)
+                m->max_his_waits_in_call = m->his_waits_in_call;
+        } else {
+            m->his &= ~HIS_SYS2IOC;
+        }
         return v;
     case R_DIAG: {
         /* mpi2.h Hard Reset delay timings: while the chip resets, the
@@ -1143,8 +1174,31 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     switch (off) {
     case R_DOORBELL:
         if (m->phase == HS_REQUEST) {
+            /* The doorbell holds one dword: the IOC must have taken the
+             * previous one (IOP doorbell status clear) before the next. */
+            if (m->his & HIS_SYS2IOC) {
+                violation(m, "request dword %u written before the IOC took the one before", m->req_got + 1);
+                return;
+            }
+            if (m->dw_call != m->call) {
+                m->dw_call = m->call;
+                m->dwords_in_call = 0;
+            }
+            if (++m->dwords_in_call > m->max_dwords_in_call)
+                m->max_dwords_in_call = m->dwords_in_call;
             m->req[m->req_got++] = v;
             m->his |= HIS_SYS2IOC;
+            if (m->ack_never_dword == m->req_got && (uint8_t)(m->req[0] >> 24) == m->ack_never_fn) {
+                m->ack_pending = true; /* never taken */
+                m->ack_due_ns = UINT64_MAX;
+                return;
+            }
+            if (m->ack_late_ns) {
+                /* The request is looked at once its last dword is taken. */
+                m->ack_pending = true;
+                m->ack_due_ns = plat_now_ns() + m->ack_late_ns;
+                return;
+            }
             if (m->req_got == m->req_dwords)
                 hs_request_done(m);
             return;
@@ -1166,7 +1220,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->req_dwords = (v >> 16) & 0xff;
             m->req_got = 0;
             m->phase = HS_START;
-            m->his |= HIS_IOC2SYS;
+            m->his |= HIS_IOC2SYS | HIS_SYS2IOC;
             return;
         }
         violation(m, "doorbell write 0x%08x in phase %d", v, m->phase);
@@ -2006,8 +2060,9 @@ static void test_host_reset_in_parts_does_not_hold_poll(void **state)
     assert_int_equal(model->tm_aborts, 1);
     assert_int_equal(model->tm_target_resets, 1);
     assert_int_equal(got, 0);
-    /* 5 s of chip reset, looked at in 100 ms steps. */
-    for (int i = 0; i < 100 && !got; i++) {
+    /* 5 s of chip reset, looked at in 100 ms steps; then the bring-up,
+     * a handshake dword per poll. */
+    for (int i = 0; i < 1000 && !got; i++) {
         plat_sim_advance_ns(100 * NS_PER_MS);
         t0 = plat_now_ns();
         got = d->ops->poll(d, 0, c, 4);
@@ -2093,6 +2148,136 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
     assert_true(model->port_enabled);
     assert_no_violations();
     mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* After the diagnostic reset the IOC takes each handshake request dword
+ * 3 s after it was written (IOC FACTS: 3 dwords, IOC INIT: 18), as mptbase
+ * WaitForDoorbellAck and mpt3sas _base_wait_for_doorbell_ack allow 5 s a
+ * dword. The dwords go out one per poll, each once the one before was
+ * taken (the model refuses a dword written earlier), so no poll waits
+ * for the IOC: in any one call at most one dword is written and HIS is
+ * looked at no more than twice while a dword is not yet taken, a disk of
+ * another controller polled by the same loop keeps completing reads, the
+ * recovery names IOC INIT while its dwords go out, and the bring-up
+ * still ends OPERATIONAL with the held command back. Fails on bb53c35,
+ * where the request dwords are written inside one poll, each
+ * acknowledgement waited for there (that poll reads HIS for 3 s). */
+static void test_handshake_request_dwords_are_written_across_polls(void **state)
+{
+    static struct plat_sim_dev simdev_b;
+    const struct pci_addr addr_b = { 0, 4, 0, 0 };
+    struct bm_disk_list list, list_b;
+    void *ctrl = NULL, *ctrl_b = NULL;
+    char err[160] = "", rec[192] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d, *other;
+    struct model *mb = model_new(true, ST_READY);
+    uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
+    unsigned reads_during_acks = 0;
+    bool named_init = false;
+    int got = 0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    attach_at(mb, &simdev_b, addr_b);
+    memset(&list_b, 0, sizeof(list_b));
+    assert_int_equal(mpt_driver.probe(addr_b, 1, &list_b, &ctrl_b, err, sizeof(err)), BM_OK);
+    other = list_b.disks[0];
+    assert_non_null(other);
+    start_host_reset(d, buf);
+    model->ack_late_ns = 3 * NS_PER_S;
+    model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
+    for (int i = 0; i < 4000 && !got; i++) {
+        bool acking;
+
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        model->call++;
+        got = d->ops->poll(d, 0, c, 4);
+        acking = model->ack_pending;
+        if (acking && model->req_got && (uint8_t)(model->req[0] >> 24) == F_IOC_INIT) {
+            d->ops->recovery(d, rec, sizeof(rec));
+            named_init |= strstr(rec, "host reset: IOC INIT") != NULL;
+        }
+        /* The other controller's disk, from the same loop. */
+        assert_int_equal(other->ops->submit(other, 0, 0, BM_IO_READ, 100u + (unsigned)i, 1, buf2), BM_OK);
+        assert_int_equal(poll_n(other, c + 2, 1), 1);
+        assert_int_equal(c[2].status, BM_OK);
+        reads_during_acks += acking;
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(model->late_acks >= 3 + 18);    /* IOC FACTS and IOC INIT, dword by dword */
+    if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
+        fail_msg("one poll wrote %u request dwords and read HIS %u times while a dword was not taken",
+                 model->max_dwords_in_call, model->max_his_waits_in_call);
+    if (reads_during_acks < 100)
+        fail_msg("the other controller completed %u reads while dwords waited to be taken", reads_during_acks);
+    if (!named_init)
+        fail_msg("IOC INIT never named while its dwords went out: \"%s\"", rec);
+    assert_int_equal(model->state, ST_OPERATIONAL);
+    assert_true(model->port_enabled);
+    assert_no_violations();
+    if (mb->violations)
+        fail_msg("other controller: %s", mb->first_violation);
+    mpt_driver.release(ctrl_b);
+    plat_sim_detach(&simdev_b);
+    free(mb);
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+    plat_free_pages(buf2, 4096);
+}
+
+/* After the diagnostic reset the IOC never takes IOC INIT's fourth
+ * request dword. The handshake ends once that dword's 5 s have passed
+ * (mpt3sas _base_wait_for_doorbell_ack: 5 s; the host reset then fails,
+ * as mpt3sas_base_hard_reset_handler does when _base_send_ioc_init
+ * fails): no poll waits meanwhile, the record names the part and the
+ * dword, the held command (the diagnostic reset took it from the IOC)
+ * comes back, new commands fail at once, and release resets the IOC
+ * again. Fails on bb53c35: the dword's 5 s are waited for inside one
+ * poll and the error names neither the part nor the dword. */
+static void test_request_dword_never_taken_ends_named_not_hung(void **state)
+{
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char err[160] = "", rec[192] = "";
+    struct bm_completion c[4];
+    struct bm_disk *d;
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    int got = 0;
+
+    (void)state;
+    attach(model_new(false, ST_READY));
+    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
+    assert_non_null(d);
+    start_host_reset(d, buf);
+    model->ack_never_fn = F_IOC_INIT;
+    model->ack_never_dword = 4;
+    for (int i = 0; i < 4000 && !got; i++) {
+        plat_sim_advance_ns(50 * NS_PER_MS);
+        model->call++;
+        got = d->ops->poll(d, 0, c, 4);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_true(model->ack_pending);            /* the dword was never taken */
+    if (model->max_his_waits_in_call > 2)
+        fail_msg("one poll read HIS %u times waiting for the dword", model->max_his_waits_in_call);
+    d->ops->recovery(d, rec, sizeof(rec));
+    if (!strstr(rec, "host reset gave up in IOC INIT after ") ||
+        !strstr(rec, "request dword 4 of 18 not acknowledged within 5000 ms"))
+        fail_msg("give-up not named with its part and dword: \"%s\"", rec);
+    assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_EIO);
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    assert_int_equal(model->diag_resets, 2);
     detach();
     plat_free_pages(buf, 4096);
 }
@@ -2876,6 +3061,8 @@ int main(void)
         cmocka_unit_test(test_release_keeps_queues_of_an_ioc_that_did_not_stop),
         cmocka_unit_test(test_device_pages_after_reset_are_steps),
         cmocka_unit_test(test_handshake_reply_words_are_read_across_polls),
+        cmocka_unit_test(test_handshake_request_dwords_are_written_across_polls),
+        cmocka_unit_test(test_request_dword_never_taken_ends_named_not_hung),
         cmocka_unit_test(test_stuck_in_fault),
         cmocka_unit_test(test_stuck_in_reset),
         cmocka_unit_test(test_operational_ioc_is_reset_first),
