@@ -3,8 +3,6 @@
  * port after an error (AHCI 1.3.1 section 6.2.2.1). */
 #include "ahci_types.h"
 
-#define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done */
-
 /* Put a command FIS and its buffer into a slot's table and header. */
 int ahci_slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf,
                       uint32_t bytes, bool write)
@@ -22,8 +20,24 @@ int ahci_slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA
     return BM_OK;
 }
 
-/* Run one non-queued command in slot 0 and wait for it (probe and error
- * recovery only: no other command is in flight). On a device error returns
+/* Issue one non-queued data-in command in slot (the port is running and
+ * nothing else is issued): PxIS cleared first, so what it holds after is
+ * this command's. */
+int ahci_slot_issue(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf,
+                    uint32_t bytes)
+{
+    int rc = ahci_slot_prepare(p, slot, fis, buf, bytes, false);
+
+    if (rc != BM_OK)
+        return rc;
+    port_wr(p, AHCI_PxIS, ~0u);
+    plat_wmb();
+    port_wr(p, AHCI_PxCI, 1u << slot);
+    return BM_OK;
+}
+
+/* Run one non-queued command in slot 0 and wait for it (probe and SMART
+ * only: no other command is in flight). On a device error returns
  * BM_EIO with the status and error registers; the caller restarts the
  * port before using it again. */
 int ahci_port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf, uint32_t bytes,
@@ -31,13 +45,10 @@ int ahci_port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTE
 {
     uint64_t deadline = plat_now_ns() + timeout_ms * NS_PER_MS;
     uint32_t is, tfd;
-    int rc = ahci_slot_prepare(p, 0, fis, buf, bytes, false);
+    int rc = ahci_slot_issue(p, 0, fis, buf, bytes);
 
     if (rc != BM_OK)
         return rc;
-    port_wr(p, AHCI_PxIS, ~0u);
-    plat_wmb();
-    port_wr(p, AHCI_PxCI, 1u);
     for (;;) {
         is = port_rd(p, AHCI_PxIS);
         if (is & AHCI_PxIS_FATAL)
@@ -60,31 +71,46 @@ int ahci_port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTE
     return BM_OK;
 }
 
-/* Section 6.2.2.1 steps 2-5: stop the command list, clear PxSERR and
- * PxIS, free a stuck BSY/DRQ with CLO where CAP.SCLO. *reset comes in
+/* Section 6.2.2.1 steps 3-4, once PxCMD.CR reads clear: clear PxSERR and
+ * PxIS. Returns true when a COMRESET is needed: clearing ST must clear
+ * PxCI and PxSACT (sections 3.3.13, 3.3.14); an HBA that keeps them (QEMU
+ * 7.2 does) still has commands running, and only a COMRESET stops those. */
+bool ahci_port_stopped_clear(struct ahci_port *p)
+{
+    port_wr(p, AHCI_PxSERR, ~0u);
+    port_wr(p, AHCI_PxIS, ~0u);
+    return (port_rd(p, AHCI_PxCI) | port_rd(p, AHCI_PxSACT)) != 0;
+}
+
+/* Section 6.2.2.1 step 5: BSY or DRQ still set after the stop. With
+ * CAP.SCLO, PxCMD.CLO is set (the caller looks for it to clear, within
+ * AHCI_CLO_MS as Linux ahci_kick_engine() waits) and true returned;
+ * without it only a COMRESET frees the device, and false is returned. */
+bool ahci_port_clo_begin(struct ahci_port *p)
+{
+    if (!(p->ctrl->cap & AHCI_CAP_SCLO))
+        return false;
+    port_wr(p, AHCI_PxCMD, port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_CLO);
+    return true;
+}
+
+/* Section 6.2.2.1 steps 2-5, waited for (probe and SMART only: error
+ * recovery steps them from poll(), ahci_recover.c): stop the command list,
+ * clear PxSERR and PxIS, free a stuck BSY/DRQ with CLO. *reset comes in
  * true when the caller wants a COMRESET, and goes out true when one is
  * needed; without one the port is started again (step 6). */
-int ahci_port_restart_begin(struct ahci_port *p, bool *reset)
+static int port_restart_begin(struct ahci_port *p, bool *reset)
 {
-    uint32_t tfd;
     int rc;
 
     rc = ahci_port_stop(p);
     if (rc != BM_OK)
         return rc;
-    port_wr(p, AHCI_PxSERR, ~0u);
-    port_wr(p, AHCI_PxIS, ~0u);
-    /* Clearing ST must clear PxCI and PxSACT (sections 3.3.13, 3.3.14).
-     * An HBA that keeps them (QEMU 7.2 does) still has commands running:
-     * only a COMRESET stops those. */
-    if (port_rd(p, AHCI_PxCI) | port_rd(p, AHCI_PxSACT))
+    if (ahci_port_stopped_clear(p))
         *reset = true;
-    tfd = port_rd(p, AHCI_PxTFD);
-    if (!*reset && (tfd & (ATA_STS_BSY | ATA_STS_DRQ))) {
-        if (p->ctrl->cap & AHCI_CAP_SCLO) {
-            port_wr(p, AHCI_PxCMD, port_rd(p, AHCI_PxCMD) | AHCI_PxCMD_CLO);
+    if (!*reset && (port_rd(p, AHCI_PxTFD) & (ATA_STS_BSY | ATA_STS_DRQ))) {
+        if (ahci_port_clo_begin(p))
             ahci_port_wait_reg(p, AHCI_PxCMD, AHCI_PxCMD_CLO, 0, AHCI_CLO_MS, "PxCMD.CLO to clear");
-        }
         if (port_rd(p, AHCI_PxTFD) & (ATA_STS_BSY | ATA_STS_DRQ))
             *reset = true;
     }
@@ -110,7 +136,7 @@ int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset)
     int rc;
 
     *did_reset = false;
-    rc = ahci_port_restart_begin(p, &reset);
+    rc = port_restart_begin(p, &reset);
     if (rc != BM_OK || !reset)
         return rc;
     rc = ahci_port_comreset(p, AHCI_RECOVER_READY_MS);

@@ -175,7 +175,7 @@ static int ahci_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     if (queue != 0)
         return 0;
     if (p->rec != REC_NONE)
-        ahci_port_recover_step(p); /* the port is not running: nothing to ring or reap yet */
+        ahci_port_recover_step(p); /* nothing to ring or reap until the port is back */
     if (p->rec == REC_NONE && !p->dead) {
         ahci_ring(p); /* what the caller did not flush (or submitted while the port recovered) */
         if (p->busy)
@@ -228,9 +228,16 @@ static void ahci_flush(struct bm_disk *d, unsigned queue)
         ahci_ring(p);
 }
 
+/* The recovery under way or the last one: its step and time (blkdev.h). */
+static void ahci_recovery(struct bm_disk *d, char *out, size_t len)
+{
+    ahci_port_recovery_describe(d->priv, out, len);
+}
+
 const struct bm_disk_ops ahci_ops = {
     .submit = ahci_submit,
     .poll = ahci_poll,
     .flush = ahci_flush,
     .health = ahci_health,
+    .recovery = ahci_recovery,
 };

@@ -5,8 +5,6 @@
 
 #include <stdarg.h>
 
-#define AHCI_STOP_MS 500           /* PxCMD.CR and FR clear within 500 ms (section 10.1.2) */
-
 /* A driver diagnostic about a port (efi/platform.h plat_diag): where is
  * the disk once it is registered, else the controller with "port N: ". */
 void ahci_port_diag(struct ahci_port *p, const char *fmt, ...)
@@ -47,16 +45,28 @@ int ahci_port_wait_reg(struct ahci_port *p, uint32_t off, uint32_t mask, uint32_
     return rc;
 }
 
-/* Section 10.1.2 / 10.3.2: clear PxCMD.ST and wait for CR to clear. The
- * HBA then owns no command (PxCI and PxSACT clear). */
-int ahci_port_stop(struct ahci_port *p)
+/* Section 10.1.2 / 10.3.2: clear PxCMD.ST (Linux ahci_stop_engine()).
+ * Returns true when PxCMD.CR already reads clear: the HBA then owns no
+ * command (PxCI and PxSACT clear); else CR is to be waited for, up to
+ * AHCI_STOP_MS. */
+bool ahci_port_stop_begin(struct ahci_port *p)
 {
     uint32_t cmd = port_rd(p, AHCI_PxCMD);
 
     p->started = false;
     if (!(cmd & (AHCI_PxCMD_ST | AHCI_PxCMD_CR)))
+        return true;
+    if (cmd & AHCI_PxCMD_ST)
+        port_wr(p, AHCI_PxCMD, cmd & ~AHCI_PxCMD_ST);
+    return !(port_rd(p, AHCI_PxCMD) & AHCI_PxCMD_CR);
+}
+
+/* The stop, CR waited for (probe, SMART and release; error recovery looks
+ * at CR once a poll instead, ahci_recover.c). */
+int ahci_port_stop(struct ahci_port *p)
+{
+    if (ahci_port_stop_begin(p))
         return BM_OK;
-    port_wr(p, AHCI_PxCMD, cmd & ~AHCI_PxCMD_ST);
     return ahci_port_wait_reg(p, AHCI_PxCMD, AHCI_PxCMD_CR, 0, AHCI_STOP_MS, "PxCMD.CR to clear");
 }
 

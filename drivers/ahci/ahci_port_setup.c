@@ -8,12 +8,10 @@
 /* Give the port's memory back, unless the HBA may still write to it. */
 void ahci_port_free(struct ahci_port *p)
 {
-    /* A recovery's COMRESET not finished yet: end it, so the link is not
-     * left held in reset for whoever drives the port next (bounded by its
+    /* A recovery not finished yet: end it, so the link is not left held
+     * in reset for whoever drives the port next (each step bounded by its
      * deadline). */
-    while (p->rec != REC_NONE && !ahci_link_step(p))
-        plat_delay_ns(AHCI_POLL_NS);
-    p->rec = REC_NONE;
+    ahci_port_recover_finish(p);
     if (ahci_port_quiesce(p) != BM_OK) {
         ahci_port_diag(p, "the port does not stop; its %u bytes of DMA memory stay allocated", AHCI_MEM_BYTES);
         plat_free(p);

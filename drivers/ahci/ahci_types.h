@@ -5,7 +5,7 @@
  *   ahci.c            the driver: probe, release        -> port_setup, hba, link, port
  *   ahci_port_setup.c port memory, IDENTIFY, attach     -> exec, port (and io's ahci_ops)
  *   ahci_io.c         the tagged queue: submit, poll, SMART -> recover, exec, port
- *   ahci_recover.c    error recovery (section 6.2.2)    -> exec, port
+ *   ahci_recover.c    error recovery (section 6.2.2)    -> exec, link, port
  *   ahci_exec.c       slot filling, polled commands, port restart -> link, port, ahci_cmd
  *   ahci_link.c       COMRESET, debounce, device ready  -> port
  *   ahci_hba.c        take over, reset, restore the HBA -> port
@@ -26,8 +26,11 @@
 /* ---- Limits shared between files ------------------------------------------------------- */
 
 #define AHCI_POLL_NS (10 * NS_PER_US) /* pause between register reads in setup waits */
-#define AHCI_SYNC_CMD_MS 5000      /* IDENTIFY DEVICE, READ LOG EXT, SMART */
+#define AHCI_SYNC_CMD_MS 5000      /* IDENTIFY DEVICE, READ LOG EXT, SMART (Linux ATA_EH_CMD_DFL_TIMEOUT) */
 #define AHCI_RECOVER_READY_MS 10000 /* device ready after a COMRESET in error recovery */
+#define AHCI_STOP_MS 500           /* PxCMD.CR and FR clear within 500 ms (section 10.1.2; Linux
+                                    * ahci_stop_engine(), ahci_stop_fis_rx()) */
+#define AHCI_CLO_MS 500            /* PxCMD.CLO clears when the override is done (ahci_kick_engine()) */
 
 /* ---- Per-port memory: one allocation, laid out as the spec aligns it ---------------- */
 
@@ -84,18 +87,29 @@ struct ahci_port {
 
     bool started;                  /* PxCMD.ST set by us */
     bool dead;                     /* recovery failed: every submit fails, nothing is reaped */
-    /* Error recovery in progress (ahci_recover.c): its COMRESET is stepped
-     * from poll(); the caught commands complete when it ends, commands
+    /* Error recovery in progress (ahci_recover.c): a state machine taken
+     * one step on by each poll(), every wait a look at a register and a
+     * deadline; the caught commands complete when it ends, commands
      * submitted meanwhile are issued once the port runs again. */
     enum ahci_rec {
         REC_NONE,
+        REC_STOP,                  /* PxCMD.ST cleared: CR looked at, AHCI_STOP_MS */
+        REC_CLO,                   /* PxCMD.CLO set: looked at until it clears, AHCI_CLO_MS */
+        REC_LOG,                   /* READ LOG EXT 10h issued: PxCI looked at, AHCI_SYNC_CMD_MS */
         REC_COMRESET,              /* the port's COMRESET (ahci_link_step) */
-        REC_COMRESET_NO_LOG,       /* the same, after a restart, for a device in NCQ error state */
     } rec;
     uint8_t rec_fault;             /* enum ahci_fault */
+    bool rec_entered;              /* the step's entry (its register write) is done */
+    bool rec_reset;                /* a COMRESET is to follow the stop */
+    bool rec_did_reset;            /* ...and was done: the device's queue and error state are gone */
+    bool rec_log_tried;            /* log 10h was read, or tried */
     int rec_tag;                   /* FAULT_TIMEOUT: the tag that timed out */
+    unsigned rec_log_slot;         /* REC_LOG: the slot READ LOG EXT went out in */
     uint32_t rec_caught;           /* the commands the error caught */
+    uint64_t rec_start_ns, rec_step_ns, rec_deadline_ns;
     char rec_why[64];
+    char rec_steps[112];           /* the steps done so far and their time: "engine stop 400 ms, ..." */
+    char rec_last[160];            /* the last recovery, for the recovery op (blkdev.h) */
     bool ncq;
     struct ata_identity id;
 
@@ -154,6 +168,7 @@ void ahci_port_diag(struct ahci_port *p, const char *fmt, ...) __attribute__((fo
 int ahci_wait_reg(volatile void *base, uint32_t off, uint32_t mask, uint32_t want, uint64_t ms);
 int ahci_port_wait_reg(struct ahci_port *p, uint32_t off, uint32_t mask, uint32_t want, uint64_t ms,
                        const char *what);
+bool ahci_port_stop_begin(struct ahci_port *p);
 int ahci_port_stop(struct ahci_port *p);
 int ahci_port_quiesce(struct ahci_port *p);
 void ahci_port_start(struct ahci_port *p);
@@ -174,10 +189,13 @@ int ahci_port_comreset(struct ahci_port *p, unsigned ready_ms);
 
 int ahci_slot_prepare(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf,
                       uint32_t bytes, bool write);
+int ahci_slot_issue(struct ahci_port *p, unsigned slot, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf,
+                    uint32_t bytes);
 int ahci_port_exec_sync(struct ahci_port *p, const uint8_t fis[SATA_FIS_H2D_BYTES], void *buf, uint32_t bytes,
                         unsigned timeout_ms, uint8_t *sts, uint8_t *err);
 int ahci_port_restart(struct ahci_port *p, bool reset, bool *did_reset);
-int ahci_port_restart_begin(struct ahci_port *p, bool *reset);
+bool ahci_port_stopped_clear(struct ahci_port *p);
+bool ahci_port_clo_begin(struct ahci_port *p);
 void ahci_port_restart_end(struct ahci_port *p);
 
 /* ---- ahci_recover.c --------------------------------------------------------------------------- */
@@ -191,6 +209,8 @@ enum ahci_fault {
 void ahci_complete(struct ahci_port *p, unsigned tag, int status, const char *detail);
 void ahci_port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, int timed_out_tag);
 void ahci_port_recover_step(struct ahci_port *p);
+void ahci_port_recover_finish(struct ahci_port *p);
+void ahci_port_recovery_describe(struct ahci_port *p, char *out, size_t len);
 
 /* ---- ahci_io.c -------------------------------------------------------------------------------- */
 

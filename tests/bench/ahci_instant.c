@@ -185,10 +185,14 @@ static void link_up(struct ahci_instant_port *p, bool present)
     p->tfd = present ? STS_DRDY : 0x7f;
 }
 
-static void write_cmd(struct ahci_instant_port *p, uint32_t v)
+static void write_cmd(struct ahci_instant *m, struct ahci_instant_port *p, uint32_t v)
 {
     uint32_t old = p->cmd;
 
+    if (sata_model_start_refused(old, v)) {
+        m->refused++;
+        v &= ~CMD_ST;
+    }
     p->cmd = (v & ~(CMD_CR | CMD_FR | CMD_CLO)) | (v & CMD_FRE ? CMD_FR : 0);
     if (v & CMD_CLO)
         p->tfd &= ~0x88u;             /* 3.3.7: CLO clears BSY and DRQ */
@@ -212,19 +216,29 @@ static void port_write(struct ahci_instant *m, unsigned n, uint32_t reg, uint32_
     case P_FBU: p->fbu = v; return;
     case P_IS: p->is &= ~v; return;   /* RWC */
     case P_SERR: p->serr &= ~v; return;
-    case P_CMD: write_cmd(p, v); return;
+    case P_CMD: write_cmd(m, p, v); return;
     case P_SCTL:
+        if (sata_model_det_refused(p->cmd, p->sctl, v)) {
+            m->refused++;
+            return;
+        }
         if ((v & 0xf) == 0 && (p->sctl & 0xf) == 1 && !(p->cmd & CMD_ST))
             link_up(p, n == 0 || n == AHCI_INSTANT_BENCH_PORT);
         p->sctl = v;
         return;
     case P_SACT:
-        if (p->cmd & CMD_ST)
+        if (sata_model_issue_refused(p->cmd))
+            m->refused += v != 0;
+        else
             p->sact |= v;             /* 3.3.13: write 1 to set */
         return;
     case P_CI:
         issue = v & ~p->ci;
-        if (!(p->cmd & CMD_ST) || !issue)
+        if (sata_model_issue_refused(p->cmd)) {
+            m->refused += v != 0;
+            return;
+        }
+        if (!issue)
             return;
         m->ci_writes++;
         p->ci |= issue;

@@ -22,7 +22,9 @@
  *  - an LBA range past the end: the disk fails the queued command (IDNF,
  *    ERR in the SDB FIS: PxIS.TFES); an unknown command: ABRT.
  * Each of these stops the port (section 6.2.2) until PxCMD.ST goes 1 -> 0,
- * as a real HBA, and is counted. The disk has no GPL, so the driver's
+ * as a real HBA, and is counted. Writes a real HBA ignores (a command
+ * issued to a stopped list, ST set while CR still reads set, SControl.DET
+ * changed while the list runs) are ignored too, and counted. The disk has no GPL, so the driver's
  * recovery is a COMRESET.
  *
  * Port 0 is the driver's (PI). Port 1 exists only for the benchmark's
@@ -54,6 +56,8 @@ struct ahci_instant {
     uint64_t io_done;                 /* reads and writes completed OK */
     uint64_t io_refused;              /* ended with an error: LBA range, unknown command */
     uint64_t bad_prdt, bad_fis, not_issued; /* refused by the HBA */
+    uint64_t refused;                 /* writes a real HBA ignores (sata_model.h): PxCI/PxSACT with ST
+                                       * clear, ST set while CR is set, SControl.DET while ST is set */
 };
 
 /* An HBA at PCI address a (32 slots, NCQ, 64-bit) with a disk of blocks

@@ -5,6 +5,7 @@
 #ifndef BAREMARK_SATA_MODEL_H
 #define BAREMARK_SATA_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -45,6 +46,21 @@ enum { P_CLB = 0x00, P_CLBU = 0x04, P_FB = 0x08, P_FBU = 0x0c, P_IS = 0x10, P_IE
 #define ATA_IDENTIFY 0xec
 #define ATA_READ_FPDMA 0x60
 #define ATA_WRITE_FPDMA 0x61
+
+/* Writes a real HBA does not take (AHCI 1.3.1), which the models ignore
+ * as the HBA does, and count: PxSACT and PxCI only while PxCMD.ST is set
+ * (sections 3.3.13, 3.3.14: nothing is issued to a list that is stopped
+ * or stopping); ST set only once CR reads clear (10.3.1); SControl.DET
+ * changed only with ST clear (3.3.11). */
+static inline bool sata_model_issue_refused(uint32_t cmd) { return !(cmd & CMD_ST); }
+static inline bool sata_model_start_refused(uint32_t old_cmd, uint32_t v)
+{
+    return !(old_cmd & CMD_ST) && (v & CMD_ST) && (old_cmd & CMD_CR);
+}
+static inline bool sata_model_det_refused(uint32_t cmd, uint32_t old_sctl, uint32_t v)
+{
+    return ((v ^ old_sctl) & 0xf) && (cmd & CMD_ST);
+}
 
 /* Host memory at a 64-bit "physical" address given as two dwords. */
 static inline void *sata_model_mem(uint32_t lo, uint32_t hi) { return (void *)(uintptr_t)((uint64_t)hi << 32 | lo); }

@@ -177,6 +177,31 @@ static void test_wrong_fis_type_is_refused_and_the_port_stays_stopped_until_st_c
     assert_int_equal(bench.ahci.io_done, done + 1);
 }
 
+/* What a real HBA ignores is ignored and counted: a command issued to a
+ * stopped list (PxCI, PxSACT with ST clear) and SControl.DET changed
+ * while the list runs; the driver's own runs (the probe, QD1 and QD32
+ * reads of the tests before) did none of it. */
+static void test_writes_a_real_hba_ignores_are_refused_and_counted(void **state)
+{
+    uint64_t refused = bench.ahci.refused, done = bench.ahci.io_done;
+
+    (void)state;
+    assert_int_equal(refused, 0);
+    port_restart();
+    put_fpdma(mem, table(3), 3, 8, plat_virt_to_phys(mem + 12288));
+    wr(P_CMD, 0x10);                    /* ST cleared: the list stops (CR with it) */
+    wr(P_SACT, 1u << 3);
+    wr(P_CI, 1u << 3);
+    assert_int_equal(rd(P_CI) | rd(P_SACT), 0);
+    assert_int_equal(bench.ahci.refused, refused + 2);
+    wr(P_CMD, 0x11);
+    wr(P_SCTL, rd(P_SCTL) | 1);         /* a COMRESET while the list runs */
+    assert_int_equal(rd(P_SCTL) & 0xf, 0);
+    assert_int_equal(bench.ahci.refused, refused + 3);
+    assert_int_equal(bench.ahci.io_done, done);
+    port_restart();
+}
+
 static void test_lba_past_the_end_fails_with_idnf_and_tfes(void **state)
 {
     uint64_t refused = bench.ahci.io_refused, done = bench.ahci.io_done;
@@ -200,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_queued_command_without_its_sact_bit_or_with_another_tag_is_refused),
         cmocka_unit_test(test_wrong_fis_type_is_refused_and_the_port_stays_stopped_until_st_cycles),
         cmocka_unit_test(test_lba_past_the_end_fails_with_idnf_and_tfes),
+        cmocka_unit_test(test_writes_a_real_hba_ignores_are_refused_and_counted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

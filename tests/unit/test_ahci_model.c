@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "platform_sim.h"
@@ -80,8 +81,10 @@ struct ahci_model {
     uint32_t clb, clbu, fb, fbu, is, ie, cmd, tfd, sig, ssts, sctl, serr, sact, ci;
     bool halted;                  /* stopped on an error until ST goes 1 -> 0 */
     bool cr_sticks;               /* PxCMD.CR never clears once set */
+    bool cr_until_comreset;       /* ...until a COMRESET frees the list (the port reset of 10.4.1) */
     uint64_t cr_delay_ns;         /* PxCMD.CR clears this long after ST is cleared (AHCI allows 500 ms) */
     uint64_t cr_clear_at_ns;      /* when it will */
+    uint64_t st_cleared_ns;       /* when software last wrote ST 1 -> 0 */
     /* Drive */
     bool ncq, gpl;
     bool no_lba48;                /* a SATA DOM / CF adapter: 28-bit commands only */
@@ -115,6 +118,9 @@ struct ahci_model {
     bool det1_stuck;              /* empty port whose PHY reports presence (DET=1) for ever */
     bool identify_aborts;         /* IDENTIFY DEVICE ends in ABRT */
     uint8_t log10[512];
+    uint64_t log10_delay_ns;      /* READ LOG EXT 10h takes this long (UINT64_MAX: never ends) */
+    uint64_t log10_done_ns;       /* the read under way ends then (0: none) */
+    unsigned log10_slot;
     uint32_t hung;                /* slots (non-queued) or tags (queued) the drive sits on */
     uint64_t held_lba[32];        /* what each queued tag it sits on reads */
     uint32_t held_blocks[32];
@@ -126,6 +132,7 @@ struct ahci_model {
     unsigned refused;             /* accesses AHCI forbids while the list stops: PxCI/PxSACT with ST clear,
                                      ST set while CR is still set, SControl.DET changed while CR is set */
     unsigned stops;               /* ST 1 -> 0 transitions that ended with CR clear */
+    unsigned accesses;            /* register reads and writes of the HBA */
     uint64_t last_lba;            /* of the last read or write */
     uint32_t last_blocks;
     /* Quirky chips and drives */
@@ -285,6 +292,24 @@ static void record_ncq_error(struct ahci_model *m, unsigned tag, uint8_t sts, ui
 
 static bool covers(uint64_t lba, uint32_t blocks, uint64_t x) { return x != NO_LBA && x >= lba && x < lba + blocks; }
 
+/* READ LOG EXT 10h in slot ends (ACS-3 9.13): the page as PIO data-in;
+ * reading it ends the NCQ error state. */
+static void log10_finish(struct ahci_model *m, unsigned slot)
+{
+    uint8_t *hdr = (uint8_t *)sata_model_mem(m->clb, m->clbu) + 32 * slot;
+    uint8_t *table = sata_model_mem(sata_model_le32(hdr + 8), sata_model_le32(hdr + 12));
+    uint32_t prdbc;
+
+    if (!m->ncq_error)
+        memset(m->log10, 0, 512);
+    m->ncq_error = false;
+    m->log10_reads++;
+    prdbc = sata_model_prdt_copy_in(table, sata_model_le32(hdr) >> 16, m->log10, 512);
+    memcpy(hdr + 4, &prdbc, 4);
+    send_pio_setup(m, STS_DRDY, 512);
+    m->ci &= ~(1u << slot);
+}
+
 /* Run the command in one slot. Non-queued commands keep their PxCI bit
  * until they end; a queued one gives it up at once (the D2H FIS with BSY
  * clear that accepts it) and ends with an SDB FIS. */
@@ -437,14 +462,15 @@ static void run_slot(struct ahci_model *m, unsigned slot)
             send_d2h(m, STS_DRDY | STS_ERR, ERR_ABRT);
             return;
         }
-        if (!m->ncq_error)
-            memset(m->log10, 0, 512);
-        m->ncq_error = false;       /* reading the log ends the error state */
-        m->log10_reads++;
-        prdbc = sata_model_prdt_copy_in(table, prdtl, m->log10, 512);
-        send_pio_setup(m, STS_DRDY, 512);
-        m->ci &= ~bit;
-        break;
+        if (m->log10_delay_ns) {
+            /* A drive that takes its time over the log: BSY meanwhile. */
+            m->tfd = STS_BSY | STS_DRDY;
+            m->log10_slot = slot;
+            m->log10_done_ns = m->log10_delay_ns == UINT64_MAX ? UINT64_MAX : plat_now_ns() + m->log10_delay_ns;
+            return;
+        }
+        log10_finish(m, slot);
+        return;
     case ATA_READ_DMA_EXT:
         blocks = (uint32_t)(f[12] | f[13] << 8);
         blocks = blocks ? blocks : 65536;
@@ -543,6 +569,7 @@ static void drive_reset(struct ahci_model *m)
     m->hung = 0;
     m->ncq_error = false;
     m->pending_slot = -1;
+    m->log10_done_ns = 0;
     m->link_at_ns = m->ready_at_ns = 0;
     m->tfd = 0x7f;                  /* AHCI 3.3.8: reset value until a FIS comes */
     m->sig = 0xffffffff;
@@ -576,9 +603,16 @@ static void model_tick(struct ahci_model *m)
         m->is &= ~IS_DHRS;
     }
     if (m->cr_clear_at_ns && now >= m->cr_clear_at_ns) {
+        /* The list has stopped: only now does it own no command (the
+         * HBA moved data for them until here). */
         m->cr_clear_at_ns = 0;
         m->cmd &= ~CMD_CR;
+        m->ci = m->sact = 0;
         m->stops++;
+    }
+    if (m->log10_done_ns && now >= m->log10_done_ns) {
+        m->log10_done_ns = 0;
+        log10_finish(m, m->log10_slot);
     }
     if (m->pending_slot >= 0 && now >= m->pending_done_ns) {
         /* SET FEATURES spin-up ends when the platters are up. */
@@ -599,6 +633,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
 
     assert_int_equal(bar, 5);
     model_tick(m);
+    m->accesses++;
     switch (off) {
     case 0x00: return legacy ? 0 : m->cap;      /* libahci: "make sure AHCI mode is enabled before accessing CAP" */
     case 0x04:
@@ -641,7 +676,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
         return m->is | ((m->serr & SERR_DIAG_N) ? IS_PRCS : 0) | ((m->serr & SERR_DIAG_X) ? IS_PCS : 0);
     case P_IE: return m->ie;
     case P_CMD:
-        if ((m->cmd & CMD_CR) && !(m->cmd & CMD_ST))
+        if ((m->cmd & CMD_CR) && !(m->cmd & CMD_ST) && !m->cr_clear_at_ns)
             plat_sim_advance_ns(10000000ull);   /* a list that never stops */
         return m->cmd | m->port_caps;
     case P_TFD:
@@ -703,39 +738,51 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
         if ((v & CMD_CLO) && (m->cap & CAP_SCLO))
             m->tfd &= ~(uint32_t)(STS_BSY | STS_DRQ);    /* 3.3.7: CLO clears BSY and DRQ */
         if ((old & CMD_ST) && !(v & CMD_ST)) {
-            /* 3.3.13, 3.3.14: ST 1 -> 0 clears PxCI and PxSACT; CR follows. */
-            m->ci = m->sact = 0;
+            /* 3.3.13, 3.3.14: ST 1 -> 0 clears PxCI and PxSACT, once the
+             * list has stopped (CR clear: 10.1.2 gives it 500 ms); until
+             * then the HBA still owns those commands. */
             m->halted = false;
             m->pending_slot = -1;
-            if (m->cr_delay_ns && !m->cr_sticks) {
+            m->log10_done_ns = 0;
+            m->st_cleared_ns = plat_now_ns();
+            if (m->cr_delay_ns && !m->cr_sticks && !m->cr_until_comreset) {
                 m->cr_clear_at_ns = plat_now_ns() + m->cr_delay_ns;
-            } else if (!m->cr_sticks) {
+            } else if (!m->cr_sticks && !m->cr_until_comreset) {
+                m->ci = m->sact = 0;
                 m->cmd &= ~CMD_CR;
                 m->stops++;
             }
         }
-        if (!(old & CMD_ST) && (v & CMD_ST)) {
-            if (old & CMD_CR) {
-                /* 10.3.1: ST may be set only once CR reads clear. */
-                m->refused++;
-                m->cmd &= ~CMD_ST;
-                break;
-            }
-            m->cmd |= CMD_CR;
+        if (sata_model_start_refused(old, v)) {
+            m->refused++;                        /* 10.3.1: ST only once CR reads clear */
+            m->cmd &= ~CMD_ST;
+            break;
         }
+        if (!(old & CMD_ST) && (v & CMD_ST))
+            m->cmd |= CMD_CR;
         break;
     }
     case P_SCTL:
         /* 3.3.11: DET may only change with PxCMD.ST clear. */
-        if ((v & 0xf) != (m->sctl & 0xf) && (m->cmd & CMD_ST)) {
+        if (sata_model_det_refused(m->cmd, m->sctl, v)) {
             m->sctl_while_st++;
             break;
         }
-        if ((v & 0xf) != (m->sctl & 0xf) && (m->cmd & CMD_CR)) {
-            m->refused++;                        /* the list has not stopped yet */
+        if ((v & 0xf) != (m->sctl & 0xf) && (m->cmd & CMD_CR) &&
+            plat_now_ns() - m->st_cleared_ns < 500000000ull) {
+            /* The list has not stopped yet, and has not had the 500 ms
+             * 10.1.2 gives it: only a list still running after those may
+             * be reset (10.4.1: port reset, then HBA reset). */
+            m->refused++;
             break;
         }
         if ((v & 0xf) == 1 && (m->sctl & 0xf) != 1) {
+            if ((m->cmd & CMD_CR) && m->cr_until_comreset) {
+                /* The port reset frees the stuck list. */
+                m->cmd &= ~CMD_CR;
+                m->ci = m->sact = 0;
+                m->stops++;
+            }
             m->comresets++;                      /* COMRESET held: no link, the drive's queue is gone */
             m->det1_since_ns = plat_now_ns();
             m->ssts = m->gone ? 0 : 0x1;
@@ -743,6 +790,7 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
             m->hung = 0;
             m->ncq_error = false;
             m->pending_slot = -1;
+            m->log10_done_ns = 0;
             m->link_at_ns = m->ready_at_ns = 0;
         } else if ((v & 0xf) == 0 && (m->sctl & 0xf) == 1) {
             if (m->sctl_lost_writes) {
@@ -760,14 +808,14 @@ static void port_write(struct ahci_model *m, uint32_t po, uint32_t v)
         m->sctl = v;
         break;
     case P_SACT:
-        if (m->cmd & CMD_ST)
+        if (!sata_model_issue_refused(m->cmd))
             m->sact |= v;
         else if (v)
             m->refused++;                        /* 3.3.13: only while ST is set */
         break;
     case P_CI: {
         uint32_t issue = v & ~m->ci;
-        if (!(m->cmd & CMD_ST)) {
+        if (sata_model_issue_refused(m->cmd)) {
             m->refused += v != 0;                /* 3.3.14: only while ST is set; the HBA ignores it */
             break;
         }
@@ -788,6 +836,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
 
     assert_int_equal(bar, 5);
     model_tick(m);
+    m->accesses++;
     switch (off) {
     case 0x00: return;                           /* CAP: HwInit, written back by firmware-minded drivers */
     case 0x04:
@@ -1322,6 +1371,250 @@ static void test_port_reset_in_recovery_holds_no_poll_and_another_disk_keeps_com
     assert_int_equal(collect(d2, c, 4), 4);
     finish(&m2, ctrl2);
     finish(m, ctrl);
+}
+
+/* ---- Recovery steps that take time, polled as the engine polls ---- */
+
+/* What AHCI and Linux allow the steps (the model's own figures, from the
+ * specifications, not the driver's): PxCMD.CR clears within 500 ms of
+ * ST being cleared (AHCI 1.3.1 10.1.2); an EH command such as READ LOG
+ * EXT gets 5 s (Linux ATA_EH_CMD_DFL_TIMEOUT). */
+#define SPEC_STOP_NS (500 * NS_PER_MS)
+#define LINUX_LOG10_NS (5 * NS_PER_S)
+/* A step is a look at a register or two; a wait inside poll() would be
+ * thousands of reads (one every few us for hundreds of ms). */
+#define POLL_ACCESS_MAX 40
+
+struct rec_run {
+    unsigned polls;          /* polls of the recovering disk until its last caught completion */
+    unsigned most_accesses;  /* the most register accesses one of them made */
+    unsigned rec_polls;      /* polls after which its recovery record named a step under way */
+    unsigned other_done;     /* reads the other disk completed in those */
+    unsigned stops_at_first; /* m->stops when the first failed command came back */
+    uint64_t took_ns;
+};
+
+/* Submit n reads on d (tags 0..n-1) and poll d and a second disk d2 in
+ * one loop, as the engine does, until d's n completions are back; d2
+ * keeps four reads in flight throughout. */
+static void recovery_run(struct ahci_model *m, struct bm_disk *d, struct bm_disk *d2, unsigned n,
+                         struct bm_completion *c, struct rec_run *r)
+{
+    struct bm_completion c2[QD];
+    uint64_t t0 = plat_now_ns();
+    unsigned got = 0;
+
+    memset(r, 0, sizeof(*r));
+    r->stops_at_first = UINT32_MAX;
+    for (unsigned t = 8; t < 12; t++)
+        assert_int_equal(d2->ops->submit(d2, 0, t, BM_IO_READ, lba_of(t), READ_BLOCKS, buf_of(t)), BM_OK);
+    submit_reads(d, n);
+    for (long i = 0; i < 1000000 && got < n; i++) {
+        unsigned a0 = m->accesses;
+        int k = d->ops->poll(d, 0, c + got, (int)(n - got));
+        char rec[96] = "";
+        bool recovering;
+
+        r->polls++;
+        r->most_accesses = MAX(r->most_accesses, m->accesses - a0);
+        if (d->ops->recovery)
+            d->ops->recovery(d, rec, sizeof(rec));
+        recovering = strstr(rec, " so far") != NULL;
+        r->rec_polls += recovering;
+        for (int j = 0; j < k; j++)
+            if (c[got + j].status != BM_OK && r->stops_at_first == UINT32_MAX)
+                r->stops_at_first = m->stops;
+        got += (unsigned)k;
+        k = d2->ops->poll(d2, 0, c2, QD);
+        for (int j = 0; j < k; j++) {
+            assert_int_equal(c2[j].status, BM_OK);
+            assert_true(data_ok(buf_of(c2[j].tag), lba_of(c2[j].tag), READ_BLOCKS));
+            r->other_done += recovering;
+            assert_int_equal(d2->ops->submit(d2, 0, c2[j].tag, BM_IO_READ, lba_of(c2[j].tag), READ_BLOCKS,
+                                             buf_of(c2[j].tag)), BM_OK);
+        }
+        plat_sim_advance_ns(POLL_GAP_NS);
+    }
+    r->took_ns = plat_now_ns() - t0;
+    assert_int_equal(got, n);
+    assert_int_equal(collect(d2, c2, 4), 4);
+}
+
+/* The ms the recovery record gives a step ("engine stop 400 ms"), or -1. */
+static long record_step_ms(const char *record, const char *step)
+{
+    const char *at = strstr(record, step);
+
+    return at ? strtol(at + strlen(step), NULL, 10) : -1;
+}
+
+/* Each poll of a recovering disk made at most a few register accesses;
+ * the recovery, at least step_ns of it, went on across polls (how many
+ * depends on the host's speed too, so only "more than one" is asked),
+ * and the other disk completed reads in each of them. */
+static void expect_stepped(const struct rec_run *r, uint64_t step_ns)
+{
+    if (r->most_accesses > POLL_ACCESS_MAX)
+        fail_msg("a poll of the recovering disk made %u register accesses", r->most_accesses);
+    assert_true(r->took_ns >= step_ns);
+    if (r->rec_polls < 2 || r->other_done < r->rec_polls)
+        fail_msg("%u polls while recovering, %u reads of the other disk in them", r->rec_polls, r->other_done);
+}
+
+/* A recovery case: m (ahci0p2, the disk that fails) and a healthy disk
+ * on a second HBA (ahci1p2), both probed; what the run gave. */
+struct rec_case {
+    struct ahci_model *m;
+    struct bm_disk *d, *d2;
+    void *ctrl, *ctrl2;
+    unsigned comresets, stops;     /* m's, before the run */
+    struct bm_completion c[QD];
+    struct rec_run r;
+    char record[160];              /* d's recovery record after it */
+    const char *log;
+};
+
+static struct ahci_model m_other;
+static const struct pci_addr other_addr = { 0, 0, 0x1f, 5 };
+
+static struct ahci_model *rec_case_begin(struct rec_case *k)
+{
+    memset(k, 0, sizeof(*k));
+    k->m = model_new(true, true, true);
+    model_init(&m_other, other_addr, true, true, true);
+    k->d = probe_one(k->m, &k->ctrl);
+    k->d2 = probe_at(&m_other, other_addr, 1, &k->ctrl2);
+    return k->m;
+}
+
+/* Reads on tags 0..n-1 of the failing disk, polled until all are back
+ * (recovery_run); a step of step_ns was spread over polls (expect_stepped). */
+static void rec_case_run(struct rec_case *k, unsigned n, uint64_t step_ns)
+{
+    k->comresets = k->m->comresets;
+    k->stops = k->m->stops;
+    log_capture_begin();
+    recovery_run(k->m, k->d, k->d2, n, k->c, &k->r);
+    k->log = log_capture_end();
+    expect_stepped(&k->r, step_ns);
+    assert_non_null(k->d->ops->recovery);
+    k->d->ops->recovery(k->d, k->record, sizeof(k->record));
+}
+
+/* The fault gone, the port reads at QD32 again; nothing AHCI forbids was done. */
+static void rec_case_end(struct rec_case *k)
+{
+    k->m->bad_lba = NO_LBA;
+    k->m->cr_until_comreset = false;
+    submit_reads(k->d, QD);
+    expect_reads_ok(k->d, QD);
+    finish(&m_other, k->ctrl2);
+    finish(k->m, k->ctrl);
+}
+
+/* PxCMD.CR takes 400 ms to clear after ST (inside AHCI's 500 ms): the
+ * stop is looked at once a poll, the other disk keeps completing, no
+ * caught command comes back before the list has stopped, and the record
+ * names the step and its time. NCQ error with log 10h: no COMRESET. */
+static void test_list_that_takes_400ms_to_stop_is_stepped_while_another_disk_keeps_completing(void **state)
+{
+    static struct rec_case k;
+    const uint64_t cr_ns = 400 * NS_PER_MS;
+    struct ahci_model *m = rec_case_begin(&k);
+
+    (void)state;
+    m->cr_delay_ns = cr_ns;
+    m->bad_lba = lba_of(5) + 1;
+    rec_case_run(&k, 8, cr_ns);
+    assert_true(k.r.stops_at_first > k.stops);      /* the list had stopped (CR clear) first */
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(k.c[i].status, k.c[i].tag < 5 ? BM_OK : BM_EIO);
+    assert_int_equal(m->comresets, k.comresets);
+    assert_int_equal(m->log10_reads, 1);
+    if (record_step_ms(k.record, "engine stop ") < (long)(cr_ns / NS_PER_MS) || strstr(k.record, "CR still set") ||
+        !strstr(k.record, "log 10h "))
+        fail_msg("record '%s'", k.record);
+    rec_case_end(&k);
+}
+
+/* A drive that takes 2 s over READ LOG EXT 10h (inside Linux's 5 s):
+ * PxCI is looked at once a poll, the other disk keeps completing, and the
+ * log names the failed tag as usual. */
+static void test_log_10h_read_that_takes_seconds_is_stepped_and_names_the_tag(void **state)
+{
+    static struct rec_case k;
+    const uint64_t log_ns = 2 * NS_PER_S;
+    struct ahci_model *m = rec_case_begin(&k);
+    char want[32];
+
+    (void)state;
+    m->log10_delay_ns = log_ns;
+    m->bad_lba = lba_of(3);
+    rec_case_run(&k, 8, log_ns);
+    snprintf(want, sizeof(want), "lba %llu", (unsigned long long)m->bad_lba);
+    for (unsigned i = 0; i < 8; i++) {
+        assert_int_equal(k.c[i].status, k.c[i].tag < 3 ? BM_OK : BM_EIO);
+        if (k.c[i].tag == 3)
+            assert_non_null(strstr(k.c[i].detail, want));
+        else if (k.c[i].tag > 3)
+            assert_non_null(strstr(k.c[i].detail, "aborted: NCQ error on tag 3"));
+    }
+    assert_int_equal(m->log10_reads, 1);
+    assert_int_equal(m->comresets, k.comresets);
+    if (record_step_ms(k.record, "log 10h ") < (long)(log_ns / NS_PER_MS))
+        fail_msg("record '%s'", k.record);
+    rec_case_end(&k);
+}
+
+/* A drive that never answers READ LOG EXT 10h: after Linux's 5 s the read
+ * is given up, and as ata_eh_analyze_ncq_error() on a failed log every
+ * caught command fails (which one was bad is unknown) and the port is
+ * reset, which also ends the drive's NCQ error state. */
+static void test_log_10h_read_that_never_ends_fails_every_caught_command_and_resets_the_port(void **state)
+{
+    static struct rec_case k;
+    struct ahci_model *m = rec_case_begin(&k);
+
+    (void)state;
+    m->log10_delay_ns = UINT64_MAX;
+    m->bad_lba = lba_of(2);
+    rec_case_run(&k, 6, LINUX_LOG10_NS);
+    for (unsigned i = 0; i < 6; i++) {
+        assert_int_equal(k.c[i].status, k.c[i].tag < 2 ? BM_OK : BM_EIO);
+        if (k.c[i].tag >= 2)
+            assert_non_null(strstr(k.c[i].detail, "tag unknown"));
+    }
+    assert_int_equal(m->comresets, k.comresets + 1);
+    assert_false(m->ncq_error);
+    assert_non_null(strstr(k.log, "READ LOG EXT 10h timed out"));
+    if (record_step_ms(k.record, "log 10h ") < (long)(LINUX_LOG10_NS / NS_PER_MS) || !strstr(k.record, "COMRESET "))
+        fail_msg("record '%s'", k.record);
+    rec_case_end(&k);
+}
+
+/* A list that does not stop (PxCMD.CR stays set until the port is reset):
+ * after AHCI's 500 ms the recovery goes on to a COMRESET (Linux
+ * ahci_hardreset() after a failed ahci_stop_engine()), which frees it;
+ * only then do the caught commands come back, the port runs again, and
+ * the record names the step that did not end. The COMRESET waited out
+ * the 500 ms (rec_case_end: none refused). */
+static void test_list_that_never_stops_gets_a_comreset_and_the_record_names_the_step(void **state)
+{
+    static struct rec_case k;
+    struct ahci_model *m = rec_case_begin(&k);
+
+    (void)state;
+    m->cr_until_comreset = true;
+    m->bad_lba = lba_of(4);
+    rec_case_run(&k, 8, SPEC_STOP_NS);
+    assert_true(k.r.stops_at_first > k.stops);      /* freed by the COMRESET before any came back */
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(k.c[i].status, k.c[i].tag < 4 ? BM_OK : BM_EIO);
+    assert_int_equal(m->comresets, k.comresets + 1);
+    if (record_step_ms(k.record, "engine stop ") < (long)(SPEC_STOP_NS / NS_PER_MS) ||
+        !strstr(k.record, "PxCMD.CR still set") || !strstr(k.record, "COMRESET "))
+        fail_msg("record '%s'", k.record);
+    rec_case_end(&k);
 }
 
 static void test_drive_that_never_answers_times_out_and_comreset_recovers_the_port(void **state)
@@ -2122,6 +2415,13 @@ int main(void)
         cmocka_unit_test_teardown(test_port_reset_in_recovery_holds_no_poll_and_another_disk_keeps_completing,
                                   log_restore),
         cmocka_unit_test_teardown(test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_the_register, log_restore),
+        cmocka_unit_test_teardown(test_list_that_takes_400ms_to_stop_is_stepped_while_another_disk_keeps_completing,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_log_10h_read_that_takes_seconds_is_stepped_and_names_the_tag, log_restore),
+        cmocka_unit_test_teardown(test_log_10h_read_that_never_ends_fails_every_caught_command_and_resets_the_port,
+                                  log_restore),
+        cmocka_unit_test_teardown(test_list_that_never_stops_gets_a_comreset_and_the_record_names_the_step,
+                                  log_restore),
         cmocka_unit_test_teardown(test_hba_reset_that_never_ends_fails_the_probe_with_a_clear_message, log_restore),
         cmocka_unit_test_teardown(test_drive_without_ncq_reads_with_dma_ext_at_qd1, log_restore),
         cmocka_unit_test_teardown(test_hba_without_ncq_and_a_hung_dma_ext_times_out_then_works, log_restore),
