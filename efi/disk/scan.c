@@ -23,6 +23,7 @@ void scan_state_init(struct scan_state *s, struct scan_result *r, uint64_t first
     s->end = first_lba + blocks;
     s->next_lba = first_lba;
     s->t0_ns = t0_ns;
+    s->bad_end = UINT64_MAX;
     r->first_lba = first_lba;
     r->blocks = blocks;
     /* The curve's parts are whole reads, at most SCAN_CURVE_POINTS of them
@@ -62,21 +63,26 @@ static bool split_piece(struct scan_state *s, uint64_t lba, uint32_t blocks, boo
 }
 
 /* The next re-read off the stack. A piece larger than one physical block
- * that is known to fail is not read whole (that read could only fail,
- * and on a hard disk a failing read takes seconds of the drive's own
- * retries): it is split at once. Its parent failed and its first half
- * read without an unreadable block, so the failure is in it. Each block
- * named unreadable is still one that failed read on its own. */
+ * is split at once, not read whole, when that read would fail (on a hard
+ * disk a failing read takes seconds of the drive's own retries):
+ *  - it is known to fail: its parent failed and its first half read
+ *    without an unreadable block, so the failure is in it;
+ *  - it starts where a block was just named unreadable: the band likely
+ *    runs on into it (bad sectors come in runs). Only likely: its halves
+ *    are read as any piece's, and when the band stops at its start this
+ *    costs a read per halving instead of one.
+ * Each block named unreadable is still one that failed read on its own. */
 static void pop_reread(struct scan_state *s, uint64_t *lba, uint32_t *blocks)
 {
     for (;;) {
         unsigned top = s->nstack - 1;
         bool fails = s->stack[top].parent_fails && s->stack[top].bad_at_push == s->r->bad_blocks;
+        bool band_runs_on = s->stack[top].lba == s->bad_end;
 
         s->nstack--;
         *lba = s->stack[top].lba;
         *blocks = s->stack[top].blocks;
-        if (!fails || *blocks <= s->min_blocks || !split_piece(s, *lba, *blocks, true))
+        if (!(fails || band_runs_on) || *blocks <= s->min_blocks || !split_piece(s, *lba, *blocks, fails))
             return;
     }
 }
@@ -186,6 +192,7 @@ void scan_done(struct scan_state *s, uint64_t lba, uint32_t blocks, int status, 
     /* One physical block, or no room to split further: the whole piece is
      * named (unresolved, when larger). */
     add_bad(r, lba, blocks, detail && detail[0] ? detail : bm_strerror(status));
+    s->bad_end = lba + blocks;
 }
 
 void scan_finish(struct scan_state *s, uint64_t lba_bytes, uint64_t end_ns)

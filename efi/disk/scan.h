@@ -73,6 +73,7 @@ struct scan_state {
         uint64_t bad_at_push;     /* r->bad_blocks when it was pushed */
     } stack[SCAN_STACK];
     unsigned nstack;
+    uint64_t bad_end;             /* the LBA after the last block named unreadable (UINT64_MAX: none) */
     bool started;                 /* its first read was given out ... */
     uint64_t t0_ns;               /* ... then: the scan's start */
     uint64_t read_blocks;         /* read without error */

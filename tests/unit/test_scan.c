@@ -470,15 +470,17 @@ static void expect_rereads(struct scan_state *s, struct scan_result *r, uint32_t
 }
 
 /* The halving itself, without a disk: a failed read of 8 blocks with one
- * bad block at 5 is re-read as 4+4, then 2+2, then 1+1, lowest first. Each
- * first half here fails, so each second half is read whole: it may be
- * clean. */
+ * bad block at 5 is re-read as 4+4, then 2+2, then 1+1, lowest first.
+ * [4,8) fails but its first half does too, so [6,8) may be clean; it
+ * starts right after the bad block, so it is halved once more (see
+ * test_piece_after_an_unreadable_block_is_split_unread). */
 static void test_failed_read_is_reread_in_halves_lowest_first(void **state)
 {
     static struct scan_state s;
     struct scan_result r;
     static const struct reread_step want[] = {
-        { 0, 4, false }, { 4, 4, true }, { 4, 2, true }, { 4, 1, false }, { 5, 1, true }, { 6, 2, false },
+        { 0, 4, false }, { 4, 4, true }, { 4, 2, true }, { 4, 1, false }, { 5, 1, true }, { 6, 1, false },
+        { 7, 1, false },
     };
     (void)state;
     expect_rereads(&s, &r, 8, want, ARRAY_SIZE(want));
@@ -510,14 +512,39 @@ static void test_second_half_known_to_fail_is_split_unread(void **state)
     assert_int_equal(r.reread_errors, 2);
 }
 
+/* A piece that starts where a block was just named unreadable is split
+ * without a whole read: the band likely runs on into it. Bad blocks 6-9
+ * of 16: after 6 and 7, [8,16) is not read whole but halved down to 8,
+ * which fails, then 9; [10,12) is halved too (10 and 11 read clean: the
+ * guess's cost), and [12,16), after a clean block, is read whole. Before,
+ * [8,16), [8,12) and [8,10) were read, and failed: 12 re-reads, 7 failing. */
+static void test_piece_after_an_unreadable_block_is_split_unread(void **state)
+{
+    static struct scan_state s;
+    struct scan_result r;
+    static const struct reread_step want[] = {
+        { 0, 8, true }, { 0, 4, false }, { 4, 2, false }, { 6, 1, true }, { 7, 1, true },
+        { 8, 1, true }, { 9, 1, true }, { 10, 1, false }, { 11, 1, false }, { 12, 4, false },
+    };
+    (void)state;
+    expect_rereads(&s, &r, 16, want, ARRAY_SIZE(want));
+    assert_int_equal(r.nbad, 1);
+    assert_int_equal(r.bad[0].first_lba, 6);
+    assert_int_equal(r.bad[0].count, 4);
+    assert_int_equal(r.reread_errors, 5);
+}
+
 /* The QEMU test's band (tests/qemu/test_scan.py): 16 unreadable sectors at
  * LBA 20000-20015 of a 32 MiB disk read in 1 MiB reads. The pass's read
  * [18432,20480) fails; the failing re-reads are [19456,20480) (its second
  * half, read whole: see above), [19968,20224), [19968,20096),
- * [19968,20032), then the band's own 16 + 8 + 4 + 2 + 1 pieces: 35. The
- * halves known to fail, [19968,20480) (after [19456,19968) read clean) and
- * [20000,20032) (after [19968,20000)), are not read: before they were,
- * and failed (37). The reads the error caught beside it are re-read clean. */
+ * [19968,20032); the halves known to fail, [19968,20480) (after
+ * [19456,19968) read clean) and [20000,20032) (after [19968,20000)), are
+ * not read. Then the band: [20000,20016), [20000,20008), [20000,20004),
+ * [20000,20002), and each of its 16 blocks alone (every piece after
+ * 20000 starts where a block was just named unreadable): 4 + 4 + 16 = 24.
+ * Before, every piece of the band and both halves known to fail were
+ * read: 37. The reads the error caught beside it are re-read clean. */
 static void test_band_rereads_skip_pieces_known_to_fail(void **state)
 {
     struct fake_disk disk, *f = &disk;
@@ -534,7 +561,7 @@ static void test_band_rereads_skip_pieces_known_to_fail(void **state)
     assert_int_equal(r.bad[0].count, 16);
     assert_int_equal(r.bad_blocks, 16);
     assert_int_equal(r.read_bytes, (32 * 2048 - 16) * 512ull);
-    assert_int_equal(r.reread_errors, 16 + 8 + 4 + 2 + 1 + 4);
+    assert_int_equal(r.reread_errors, 4 + 4 + 16);
     assert_int_equal(f->small_with_others, 0);
     assert_contract_kept(f);
     fake_free(f);
@@ -582,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup(test_range_scan_reads_only_its_range, setup),
         cmocka_unit_test_setup(test_failed_read_is_reread_in_halves_lowest_first, setup),
         cmocka_unit_test_setup(test_second_half_known_to_fail_is_split_unread, setup),
+        cmocka_unit_test_setup(test_piece_after_an_unreadable_block_is_split_unread, setup),
         cmocka_unit_test_setup(test_band_rereads_skip_pieces_known_to_fail, setup),
         cmocka_unit_test_setup(test_queue_stays_full_across_curve_parts, setup),
     };
