@@ -23,6 +23,7 @@ void scan_state_init(struct scan_state *s, struct scan_result *r, uint64_t first
     s->end = first_lba + blocks;
     s->next_lba = first_lba;
     s->t0_ns = t0_ns;
+    s->bad_end = UINT64_MAX;
     r->first_lba = first_lba;
     r->blocks = blocks;
     /* The curve's parts are whole reads, at most SCAN_CURVE_POINTS of them
@@ -37,15 +38,53 @@ void scan_state_init(struct scan_state *s, struct scan_result *r, uint64_t first
     }
 }
 
-/* Re-reads go depth first, lowest LBA first: a stack. */
-static bool push_piece(struct scan_state *s, uint64_t lba, uint32_t blocks)
+/* Re-reads go depth first, lowest LBA first: a stack. A piece is cut in
+ * two halves (whole physical blocks), the second pushed first; the second
+ * remembers whether the piece is known to fail (see scan.h). False when
+ * there is no room for both (nothing pushed then). */
+static bool split_piece(struct scan_state *s, uint64_t lba, uint32_t blocks, bool fails)
 {
-    if (s->nstack == SCAN_STACK)
+    uint32_t half = (blocks / 2) / s->min_blocks * s->min_blocks;
+
+    if (half == 0)
+        half = s->min_blocks;
+    if (s->nstack + 2 > SCAN_STACK)
         return false;
-    s->stack[s->nstack].lba = lba;
-    s->stack[s->nstack].blocks = blocks;
-    s->nstack++;
+    s->stack[s->nstack].lba = lba + half;
+    s->stack[s->nstack].blocks = blocks - half;
+    s->stack[s->nstack].parent_fails = fails;
+    s->stack[s->nstack].bad_at_push = s->r->bad_blocks;
+    s->stack[s->nstack + 1].lba = lba;
+    s->stack[s->nstack + 1].blocks = half;
+    s->stack[s->nstack + 1].parent_fails = false;
+    s->stack[s->nstack + 1].bad_at_push = s->r->bad_blocks;
+    s->nstack += 2;
     return true;
+}
+
+/* The next re-read off the stack. A piece larger than one physical block
+ * is split at once, not read whole, when that read would fail (on a hard
+ * disk a failing read takes seconds of the drive's own retries):
+ *  - it is known to fail: its parent failed and its first half read
+ *    without an unreadable block, so the failure is in it;
+ *  - it starts where a block was just named unreadable: the band likely
+ *    runs on into it (bad sectors come in runs). Only likely: its halves
+ *    are read as any piece's, and when the band stops at its start this
+ *    costs a read per halving instead of one.
+ * Each block named unreadable is still one that failed read on its own. */
+static void pop_reread(struct scan_state *s, uint64_t *lba, uint32_t *blocks)
+{
+    for (;;) {
+        unsigned top = s->nstack - 1;
+        bool fails = s->stack[top].parent_fails && s->stack[top].bad_at_push == s->r->bad_blocks;
+        bool band_runs_on = s->stack[top].lba == s->bad_end;
+
+        s->nstack--;
+        *lba = s->stack[top].lba;
+        *blocks = s->stack[top].blocks;
+        if (!(fails || band_runs_on) || *blocks <= s->min_blocks || !split_piece(s, *lba, *blocks, fails))
+            return;
+    }
 }
 
 bool scan_next(struct scan_state *s, uint64_t *lba, uint32_t *blocks)
@@ -62,9 +101,7 @@ bool scan_next(struct scan_state *s, uint64_t *lba, uint32_t *blocks)
     if (s->nstack) {
         if (s->reread_busy || s->linear_inflight)
             return false;
-        s->nstack--;
-        *lba = s->stack[s->nstack].lba;
-        *blocks = s->stack[s->nstack].blocks;
+        pop_reread(s, lba, blocks);
         s->reread_busy = true;
         return true;
     }
@@ -146,19 +183,16 @@ void scan_done(struct scan_state *s, uint64_t lba, uint32_t blocks, int status, 
         r->errors++;
     /* As MHDD and ddrescue's splitting pass: the failed read again in
      * halves, each half that fails halved again, down to one physical
-     * block, which is then unreadable. The pass waits meanwhile. */
-    if (blocks > s->min_blocks) {
-        uint32_t half = (blocks / 2) / s->min_blocks * s->min_blocks;
-        if (half == 0)
-            half = s->min_blocks;
-        if (s->nstack + 2 <= SCAN_STACK) {
-            push_piece(s, lba + half, blocks - half);
-            push_piece(s, lba, half);
-            return;
-        }
-        /* No room to split further: the whole piece is named, unresolved. */
-    }
+     * block, which is then unreadable. The pass waits meanwhile. Only a
+     * re-read's failure is known to be its own (it ran alone): a read of
+     * the pass may have failed only because another read's error aborted
+     * it (NCQ), so the second half of such a read is read whole. */
+    if (blocks > s->min_blocks && split_piece(s, lba, blocks, reread))
+        return;
+    /* One physical block, or no room to split further: the whole piece is
+     * named (unresolved, when larger). */
     add_bad(r, lba, blocks, detail && detail[0] ? detail : bm_strerror(status));
+    s->bad_end = lba + blocks;
 }
 
 void scan_finish(struct scan_state *s, uint64_t lba_bytes, uint64_t end_ns)

@@ -62,8 +62,18 @@ struct scan_state {
     uint64_t next_lba;            /* the front-to-back pass's next read */
     uint32_t linear_inflight;     /* its reads in flight */
     bool reread_busy;             /* a re-read in flight (alone: nothing else is) */
-    struct { uint64_t lba; uint32_t blocks; } stack[SCAN_STACK];
+    /* Pieces waiting to be re-read, the next on top. A second half whose
+     * parent is known to fail (it failed read alone, or was itself found
+     * to fail) fails for sure when nothing was found unreadable in its
+     * first half, the only reads between its push and its pop. */
+    struct {
+        uint64_t lba;
+        uint32_t blocks;
+        bool parent_fails;        /* its parent is known to fail */
+        uint64_t bad_at_push;     /* r->bad_blocks when it was pushed */
+    } stack[SCAN_STACK];
     unsigned nstack;
+    uint64_t bad_end;             /* the LBA after the last block named unreadable (UINT64_MAX: none) */
     bool started;                 /* its first read was given out ... */
     uint64_t t0_ns;               /* ... then: the scan's start */
     uint64_t read_blocks;         /* read without error */

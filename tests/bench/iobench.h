@@ -67,5 +67,8 @@ void iobench_print_row(FILE *f, const struct iobench_row *r);
 /* The surface scan against SEQ1M-Q8T1 on a disk that answers at once
  * (scanbench.c): CPU ns per I/O and the depth kept. false on a failure. */
 bool scanbench_print(FILE *f, uint64_t ms);
+/* The same on a bandwidth-bound model disk (a link of fixed MB/s and a
+ * per-command latency, on the host's clock): both MB/s and their ratio. */
+bool scanbench_link_print(FILE *f, uint64_t ms);
 
 #endif

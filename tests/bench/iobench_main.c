@@ -45,5 +45,7 @@ int main(int argc, char **argv)
     ok = bench_table(IOBENCH_AHCI, ahci_qds, ARRAY_SIZE(ahci_qds), ms) && ok;
     printf("\n");
     ok = scanbench_print(stdout, ms) && ok;
+    printf("\n");
+    ok = scanbench_link_print(stdout, ms) && ok;
     return ok ? 0 : 1;
 }

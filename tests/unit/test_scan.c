@@ -436,38 +436,135 @@ static void test_range_scan_reads_only_its_range(void **state)
     fake_free(&disk);
 }
 
+struct reread_step {
+    uint64_t lba;
+    uint32_t blocks;
+    bool bad;
+};
+
+/* Drive a scan of one read of n blocks that fails in the pass, then its
+ * re-reads: each must be want[i] (lowest LBA first, alone), and fails when
+ * want[i].bad says. */
+static void expect_rereads(struct scan_state *s, struct scan_result *r, uint32_t n, const struct reread_step *want,
+                           unsigned nwant)
+{
+    uint64_t lba;
+    uint32_t blocks;
+
+    scan_state_init(s, r, 0, n, n, 1, 0);
+    assert_true(scan_next(s, &lba, &blocks));
+    assert_int_equal(lba, 0);
+    assert_int_equal(blocks, n);
+    assert_false(scan_next(s, &lba, &blocks)); /* the whole range is in flight */
+    scan_done(s, 0, n, BM_EIO, "UNC", 1000, 1000);
+    for (unsigned i = 0; i < nwant; i++) {
+        assert_true(scan_next(s, &lba, &blocks));
+        assert_int_equal(lba, want[i].lba);
+        assert_int_equal(blocks, want[i].blocks);
+        assert_false(scan_next(s, &lba, &blocks)); /* alone */
+        scan_done(s, lba, blocks, want[i].bad ? BM_EIO : BM_OK, "UNC", 1000, 2000 + i);
+    }
+    assert_false(scan_next(s, &lba, &blocks));
+    assert_int_equal(r->errors, 1);
+    assert_int_equal(r->rereads, nwant);
+}
+
 /* The halving itself, without a disk: a failed read of 8 blocks with one
- * bad block at 5 is re-read as 4+4, then 2+2, then 1+1, lowest first. */
+ * bad block at 5 is re-read as 4+4, then 2+2, then 1+1, lowest first.
+ * [4,8) fails but its first half does too, so [6,8) may be clean; it
+ * starts right after the bad block, so it is halved once more (see
+ * test_piece_after_an_unreadable_block_is_split_unread). */
 static void test_failed_read_is_reread_in_halves_lowest_first(void **state)
 {
     static struct scan_state s;
     struct scan_result r;
-    uint64_t lba;
-    uint32_t blocks;
-    const struct { uint64_t lba; uint32_t blocks; bool bad; } want[] = {
-        { 0, 4, false }, { 4, 4, true }, { 4, 2, true }, { 4, 1, false }, { 5, 1, true }, { 6, 2, false },
+    static const struct reread_step want[] = {
+        { 0, 4, false }, { 4, 4, true }, { 4, 2, true }, { 4, 1, false }, { 5, 1, true }, { 6, 1, false },
+        { 7, 1, false },
     };
     (void)state;
-    scan_state_init(&s, &r, 0, 8, 8, 1, 0);
-    assert_true(scan_next(&s, &lba, &blocks));
-    assert_int_equal(lba, 0);
-    assert_int_equal(blocks, 8);
-    assert_false(scan_next(&s, &lba, &blocks)); /* the whole range is in flight */
-    scan_done(&s, 0, 8, BM_EIO, "UNC", 1000, 1000);
-    for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-        assert_true(scan_next(&s, &lba, &blocks));
-        assert_int_equal(lba, want[i].lba);
-        assert_int_equal(blocks, want[i].blocks);
-        assert_false(scan_next(&s, &lba, &blocks)); /* alone */
-        scan_done(&s, lba, blocks, want[i].bad ? BM_EIO : BM_OK, "UNC", 1000, 2000 + i);
-    }
-    assert_false(scan_next(&s, &lba, &blocks));
+    expect_rereads(&s, &r, 8, want, ARRAY_SIZE(want));
     assert_int_equal(r.nbad, 1);
     assert_int_equal(r.bad[0].first_lba, 5);
     assert_int_equal(r.bad[0].count, 1);
-    assert_int_equal(r.errors, 1);
-    assert_int_equal(r.rereads, 6);
     assert_int_equal(r.reread_errors, 3);
+}
+
+/* A second half whose parent failed on a re-read (alone, so the failure
+ * was its own) and whose first half read clean can only fail: it is split
+ * without being read whole. One bad block at 15 of 16: the pass's read
+ * [0,16) fails; [8,16) is still read whole (a read of the pass may have
+ * failed only because an NCQ error beside it aborted it), fails, and from
+ * there [12,16) and [14,16) are known to fail. Before, both were read (and
+ * failed): 8 re-reads, 4 failing. */
+static void test_second_half_known_to_fail_is_split_unread(void **state)
+{
+    static struct scan_state s;
+    struct scan_result r;
+    static const struct reread_step want[] = {
+        { 0, 8, false }, { 8, 8, true }, { 8, 4, false }, { 12, 2, false }, { 14, 1, false }, { 15, 1, true },
+    };
+    (void)state;
+    expect_rereads(&s, &r, 16, want, ARRAY_SIZE(want));
+    assert_int_equal(r.nbad, 1);
+    assert_int_equal(r.bad[0].first_lba, 15);
+    assert_int_equal(r.bad[0].count, 1);
+    assert_int_equal(r.reread_errors, 2);
+}
+
+/* A piece that starts where a block was just named unreadable is split
+ * without a whole read: the band likely runs on into it. Bad blocks 6-9
+ * of 16: after 6 and 7, [8,16) is not read whole but halved down to 8,
+ * which fails, then 9; [10,12) is halved too (10 and 11 read clean: the
+ * guess's cost), and [12,16), after a clean block, is read whole. Before,
+ * [8,16), [8,12) and [8,10) were read, and failed: 12 re-reads, 7 failing. */
+static void test_piece_after_an_unreadable_block_is_split_unread(void **state)
+{
+    static struct scan_state s;
+    struct scan_result r;
+    static const struct reread_step want[] = {
+        { 0, 8, true }, { 0, 4, false }, { 4, 2, false }, { 6, 1, true }, { 7, 1, true },
+        { 8, 1, true }, { 9, 1, true }, { 10, 1, false }, { 11, 1, false }, { 12, 4, false },
+    };
+    (void)state;
+    expect_rereads(&s, &r, 16, want, ARRAY_SIZE(want));
+    assert_int_equal(r.nbad, 1);
+    assert_int_equal(r.bad[0].first_lba, 6);
+    assert_int_equal(r.bad[0].count, 4);
+    assert_int_equal(r.reread_errors, 5);
+}
+
+/* The QEMU test's band (tests/qemu/test_scan.py): 16 unreadable sectors at
+ * LBA 20000-20015 of a 32 MiB disk read in 1 MiB reads. The pass's read
+ * [18432,20480) fails; the failing re-reads are [19456,20480) (its second
+ * half, read whole: see above), [19968,20224), [19968,20096),
+ * [19968,20032); the halves known to fail, [19968,20480) (after
+ * [19456,19968) read clean) and [20000,20032) (after [19968,20000)), are
+ * not read. Then the band: [20000,20016), [20000,20008), [20000,20004),
+ * [20000,20002), and each of its 16 blocks alone (every piece after
+ * 20000 starts where a block was just named unreadable): 4 + 4 + 16 = 24.
+ * Before, every piece of the band and both halves known to fail were
+ * read: 37. The reads the error caught beside it are re-read clean. */
+static void test_band_rereads_skip_pieces_known_to_fail(void **state)
+{
+    struct fake_disk disk, *f = &disk;
+    struct scan_result r;
+    (void)state;
+    fake_init(f, "fake0", 32 * 2048, 512, 512, 1u << 20);
+    f->band[0].first = 20000;
+    f->band[0].count = 16;
+    f->nbands = 1;
+    assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
+    assert_int_equal(r.status, BM_OK);
+    assert_int_equal(r.nbad, 1);
+    assert_int_equal(r.bad[0].first_lba, 20000);
+    assert_int_equal(r.bad[0].count, 16);
+    assert_int_equal(r.bad_blocks, 16);
+    assert_int_equal(r.read_bytes, (32 * 2048 - 16) * 512ull);
+    assert_int_equal(r.reread_errors, 4 + 4 + 16);
+    assert_int_equal(f->small_with_others, 0);
+    assert_contract_kept(f);
+    fake_free(f);
 }
 
 /* The scan keeps SEQ1M-Q8T1's shape (issue 29): on a disk that answers at
@@ -511,6 +608,9 @@ int main(void)
         cmocka_unit_test_setup(test_scan_range_is_clipped_to_each_disk, setup),
         cmocka_unit_test_setup(test_range_scan_reads_only_its_range, setup),
         cmocka_unit_test_setup(test_failed_read_is_reread_in_halves_lowest_first, setup),
+        cmocka_unit_test_setup(test_second_half_known_to_fail_is_split_unread, setup),
+        cmocka_unit_test_setup(test_piece_after_an_unreadable_block_is_split_unread, setup),
+        cmocka_unit_test_setup(test_band_rereads_skip_pieces_known_to_fail, setup),
         cmocka_unit_test_setup(test_queue_stays_full_across_curve_parts, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
