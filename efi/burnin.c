@@ -140,7 +140,7 @@ void burnin_series_stats(const double *values, unsigned n, struct burnin_stats *
     out->n = n;
     out->min = sorted[0];
     out->max = sorted[n - 1];
-    out->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    out->median = bm_median_sorted(sorted, n);
     out->mean = sum / n;
     /* Sample standard deviation over the mean: the coefficient of variation. */
     var = n > 1 ? (sumsq - sum * sum / n) / (n - 1) : 0;

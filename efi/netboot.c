@@ -192,17 +192,6 @@ int netboot_tftp_error(enum tftp_fw_result r, unsigned code, const char *server_
     return code == TFTP_ERR_ACCESS ? BM_EACCES : BM_EIO;
 }
 
-static int hex_val(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 bool netboot_parse_bootif(const char *s, size_t len, uint8_t mac[6])
 {
     /* "01-" then six hex pairs joined by '-': 3 + 17 characters */
@@ -210,7 +199,7 @@ bool netboot_parse_bootif(const char *s, size_t len, uint8_t mac[6])
         return false;
     for (int i = 0; i < 6; i++) {
         const char *p = s + 3 + 3 * i;
-        int hi = hex_val(p[0]), lo = hex_val(p[1]);
+        int hi = bm_hex_digit(p[0]), lo = bm_hex_digit(p[1]);
         if (hi < 0 || lo < 0 || (i < 5 && p[2] != '-'))
             return false;
         mac[i] = (uint8_t)(hi << 4 | lo);

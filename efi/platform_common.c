@@ -68,18 +68,10 @@ static void diag_emit(const char *where, const char *msg)
         plat_log("%s: %s", where, msg);
 }
 
-void plat_diag(const char *where, const char *fmt, ...)
+/* Keep a diagnostic for plat_diag_flush() on the boot processor (counted
+ * as dropped when DIAG_HELD_MAX are waiting already). */
+static void diag_hold(const char *where, const char *msg)
 {
-    char msg[DIAG_MSG_BYTES];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (plat_on_bsp()) {
-        diag_emit(where, msg);
-        return;
-    }
     diag_lock_take();
     if (diag_held_n < DIAG_HELD_MAX) {
         bm_strlcpy(diag_held[diag_held_n].where, where, sizeof(diag_held[0].where));
@@ -91,23 +83,35 @@ void plat_diag(const char *where, const char *fmt, ...)
     diag_lock_give();
 }
 
-void plat_diag_later(const char *where, const char *fmt, ...)
+/* plat_diag() and plat_diag_later(): the message formatted, then printed
+ * at once on the boot processor unless held for later. */
+static void diag_put(bool later, const char *where, const char *fmt, va_list ap)
 {
     char msg[DIAG_MSG_BYTES];
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (!later && plat_on_bsp())
+        diag_emit(where, msg);
+    else
+        diag_hold(where, msg);
+}
+
+void plat_diag(const char *where, const char *fmt, ...)
+{
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    diag_put(false, where, fmt, ap);
     va_end(ap);
-    diag_lock_take();
-    if (diag_held_n < DIAG_HELD_MAX) {
-        bm_strlcpy(diag_held[diag_held_n].where, where, sizeof(diag_held[0].where));
-        bm_strlcpy(diag_held[diag_held_n].msg, msg, sizeof(diag_held[0].msg));
-        diag_held_n++;
-    } else {
-        diag_held_dropped++;
-    }
-    diag_lock_give();
+}
+
+void plat_diag_later(const char *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    diag_put(true, where, fmt, ap);
+    va_end(ap);
 }
 
 void plat_diag_flush(void)

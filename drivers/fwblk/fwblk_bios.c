@@ -111,7 +111,8 @@ static bool same_disk(struct bm_disk *n, struct bios_drive *dr)
     uint8_t *a;
     bool same = true;
 
-    if (strcmp(n->path, BM_PATH_NATIVE) || n->blocks * n->lba_bytes != dr->sectors * dr->bytes_per_sector)
+    if (strcmp(n->path, BM_PATH_NATIVE) ||
+        n->blocks * n->lba_bytes != dr->params.sectors * dr->params.bytes_per_sector)
         return false;
     for (unsigned i = 0; i < nmemo; i++)
         if (memo[i].n == n && memo[i].dr == dr)
@@ -153,15 +154,16 @@ static struct i13_disk *i13_new(struct bios_drive *dr)
     snprintf(d->id, sizeof(d->id), "fw%u", i13_count);
     bm_strlcpy(d->driver, "int13", sizeof(d->driver));
     d->path = BM_PATH_FIRMWARE;
-    snprintf(d->model, sizeof(d->model), "BIOS drive %02Xh%s%s", dr->dl, dr->interface[0] ? " " : "", dr->interface);
-    d->lba_bytes = dr->bytes_per_sector;
-    d->phys_bytes = dr->bytes_per_sector;
-    d->blocks = dr->sectors;
-    d->has_pci = dr->has_pci;
-    d->pci_addr = dr->pci;
-    if (dr->has_pci)
-        pci_addr_str(dr->pci, d->pci, sizeof(d->pci));
-    d->port = dr->device;
+    snprintf(d->model, sizeof(d->model), "BIOS drive %02Xh%s%s", dr->dl, dr->params.interface[0] ? " " : "",
+             dr->params.interface);
+    d->lba_bytes = dr->params.bytes_per_sector;
+    d->phys_bytes = dr->params.bytes_per_sector;
+    d->blocks = dr->params.sectors;
+    d->has_pci = dr->params.has_pci;
+    d->pci_addr = dr->params.pci;
+    if (dr->params.has_pci)
+        pci_addr_str(dr->params.pci, d->pci, sizeof(d->pci));
+    d->port = dr->params.device;
     d->nqueues = 1;
     d->max_qd = 1;
     d->max_transfer_bytes = BIOS_BOUNCE_BYTES;
@@ -184,14 +186,14 @@ int fwblk_discover(struct bm_disk_list *l, const struct pci_addr *taken, unsigne
         const struct bm_disk *twin = NULL;
         struct i13_disk *x;
 
-        if (dr->has_pci && pci_in(dr->pci, taken, ntaken)) {
+        if (dr->params.has_pci && pci_in(dr->params.pci, taken, ntaken)) {
             char bdf[16];
-            pci_addr_str(dr->pci, bdf, sizeof(bdf));
+            pci_addr_str(dr->params.pci, bdf, sizeof(bdf));
             snprintf(why, sizeof(why), "its controller %s is driven by a native driver now", bdf);
             bios_drive_retire(dr, why);
             continue;
         }
-        if (!dr->has_pci && (twin = native_twin(l, dr)) != NULL) {
+        if (!dr->params.has_pci && (twin = native_twin(l, dr)) != NULL) {
             snprintf(why, sizeof(why), "no EDD PCI path, taken for native disk %s (same capacity and sector 1)",
                      twin->id);
             bios_drive_retire(dr, why);
@@ -226,12 +228,12 @@ int fwblk_census(struct fwblk_census *c)
     memset(c, 0, sizeof(*c));
     for (unsigned i = 0; i < n && c->count < FWBLK_CENSUS_MAX; i++) {
         struct fwblk_census_disk *e = &c->disks[c->count++];
-        e->has_pci = ds[i].has_pci;
-        e->pci = ds[i].pci;
+        e->has_pci = ds[i].params.has_pci;
+        e->pci = ds[i].params.pci;
         e->at = FWBLK_AT_NONE;
-        snprintf(e->model, sizeof(e->model), "BIOS drive %02Xh%s%s", ds[i].dl, ds[i].interface[0] ? " " : "",
-                 ds[i].interface);
-        e->bytes = ds[i].sectors * ds[i].bytes_per_sector;
+        snprintf(e->model, sizeof(e->model), "BIOS drive %02Xh%s%s", ds[i].dl,
+                 ds[i].params.interface[0] ? " " : "", ds[i].params.interface);
+        e->bytes = ds[i].params.sectors * ds[i].params.bytes_per_sector;
     }
     return (int)c->count;
 }
@@ -249,7 +251,7 @@ int fwblk_boot_disk(const struct bm_disk *d)
         return -1;
     if (x)
         return x->drive->boot ? 1 : 0;
-    if (!st->has_pci && same_disk((struct bm_disk *)d, st))
+    if (!st->params.has_pci && same_disk((struct bm_disk *)d, st))
         return 1;
     return -1;
 }

@@ -6,6 +6,7 @@
 #define BAREMARK_BIOS_PRIVATE_H
 
 #include "../platform.h"
+#include "../disk/edd.h"
 #include "../disk/int13_io.h"
 
 /* The boot_params "zero page" (Documentation/arch/x86/zero-page.rst). */
@@ -105,16 +106,7 @@ struct bios_drive {
     uint8_t dl;                 /* 80h.. hard disks, 00h.. floppy drives (an emulated stick) */
     struct i13_drive io;        /* the INT 13h calls (efi/disk/int13_io.c) */
     uint8_t edd_version;        /* AH from 41h */
-    uint16_t flags;             /* AH=48h information flags (bit 2 removable) */
-    uint64_t sectors;
-    uint32_t bytes_per_sector;
-    bool removable;
-    bool edd30;                 /* the device path below is valid */
-    char host_bus[5];           /* "PCI", "ISA", ... */
-    char interface[9];          /* "ATA", "SATA", "SCSI", "USB", "RAID", ... */
-    bool has_pci;
-    struct pci_addr pci;
-    uint8_t device;             /* ATA/SATA device (port), SCSI id */
+    struct edd_params params;   /* AH=48h's block, or the AH=08h geometry's size (sectors, 512-byte) */
     bool boot;                  /* the stick we booted from (stick_bios.c) */
     bool has_sector1;           /* sector1 read at the scan (512-byte sectors only), */
     uint8_t sector1[512];       /* before any native driver ran: tells it from native disks */

@@ -62,8 +62,8 @@ void plat_boot_location(struct plat_boot_location *loc)
         return;
     }
     loc->has_volume = true;
-    loc->has_pci = d->has_pci;
-    loc->pci = d->pci;
+    loc->has_pci = d->params.has_pci;
+    loc->pci = d->params.pci;
     bios_drive_describe(d, loc->description, sizeof(loc->description));
 }
 

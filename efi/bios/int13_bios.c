@@ -12,7 +12,6 @@
  * believed as Linux drivers/firmware/edd.c edd_has_edd30() does: key BEDDh,
  * and bytes 30..73 summing to zero. */
 #include "bios_private.h"
-#include "../disk/edd.h"
 
 #define BDA_EQUIPMENT 0x410     /* BIOS data area: equipment word (bit 0 floppies, bits 6-7 their number - 1) */
 #define BDA_HARD_DISKS 0x475    /* BIOS data area: number of hard disks */
@@ -69,28 +68,19 @@ static bool probe_drive(uint8_t dl, struct bios_drive *d)
         return false;
     d->edd_version = d->io.edd_version;
     if (d->io.edd && i13_params(&d->io, EDD_PARAMS_BYTES) && edd_params_parse(d->io.bounce, &e)) {
-        d->flags = e.flags;
-        d->sectors = e.sectors;
-        d->bytes_per_sector = e.bytes_per_sector;
-        d->removable = e.removable;
-        d->edd30 = e.edd30;
-        memcpy(d->host_bus, e.host_bus, sizeof(d->host_bus));
-        memcpy(d->interface, e.interface, sizeof(d->interface));
-        d->has_pci = e.has_pci;
-        d->pci = e.pci;
-        d->device = e.device;
+        d->params = e;
     } else {
         /* No AH=48h answer (or no EDD): the CHS geometry's size. A floppy
          * drive with no medium answers AH=08h with the drive's geometry:
          * its sector 0 must read for it to count. */
-        d->sectors = i13_chs_sectors(&d->io);
-        d->bytes_per_sector = 512;
-        d->removable = dl < 0x80;
-        if (!d->sectors)
+        d->params.sectors = i13_chs_sectors(&d->io);
+        d->params.bytes_per_sector = 512;
+        d->params.removable = dl < 0x80;
+        if (!d->params.sectors)
             return false;
     }
-    d->io.bytes_per_sector = d->bytes_per_sector;
-    if (d->bytes_per_sector == 512) {
+    d->io.bytes_per_sector = d->params.bytes_per_sector;
+    if (d->params.bytes_per_sector == 512) {
         uint8_t st;
         d->has_sector1 = bios_drive_rw(d, false, 1, 1, d->sector1, &st) == BM_OK;
         if (!d->has_sector1 && dl < 0x80)
@@ -140,7 +130,7 @@ int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count
     *status = 0;
     if (d->retired)
         return BM_EPERM;
-    if (lba >= d->sectors || count > d->sectors - lba)
+    if (lba >= d->params.sectors || count > d->params.sectors - lba)
         return BM_EINVAL;
     return i13_rw(&d->io, write, lba, count, buf, status);
 }
@@ -148,15 +138,17 @@ int bios_drive_rw(struct bios_drive *d, bool write, uint64_t lba, uint32_t count
 /* "PCI SATA port 1", "USB", ... for messages. */
 void bios_drive_describe(const struct bios_drive *d, char *buf, size_t len)
 {
+    const struct edd_params *p = &d->params;
+
     if (d->dl < 0x80)
         snprintf(buf, len, "INT 13h drive %02xh (a floppy drive: a stick emulated as a floppy or ZIP drive?)", d->dl);
-    else if (!d->edd30)
+    else if (!p->edd30)
         snprintf(buf, len, "INT 13h drive %02xh (no EDD 3.0 device path)", d->dl);
-    else if (d->has_pci)
-        snprintf(buf, len, "INT 13h drive %02xh, %s %s device %u at %04x:%02x:%02x.%x", d->dl, d->host_bus,
-                 d->interface, d->device, d->pci.seg, d->pci.bus, d->pci.dev, d->pci.fn);
+    else if (p->has_pci)
+        snprintf(buf, len, "INT 13h drive %02xh, %s %s device %u at %04x:%02x:%02x.%x", d->dl, p->host_bus,
+                 p->interface, p->device, p->pci.seg, p->pci.bus, p->pci.dev, p->pci.fn);
     else
-        snprintf(buf, len, "INT 13h drive %02xh, %s %s", d->dl, d->host_bus, d->interface);
+        snprintf(buf, len, "INT 13h drive %02xh, %s %s", d->dl, p->host_bus, p->interface);
 }
 
 /* A log record when the drive's INT 13h calls needed retries, smaller

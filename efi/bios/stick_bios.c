@@ -65,13 +65,13 @@ static bool find_volume(struct bios_drive *d, uint8_t *sec, struct fat_vol *v)
     struct part_span parts[PART_MAX];
     unsigned n;
 
-    if (d->bytes_per_sector != 512)
+    if (d->params.bytes_per_sector != 512)
         return false;
-    n = part_table_read(drive_read, d, d->sectors, sec, parts, PART_MAX);
+    n = part_table_read(drive_read, d, d->params.sectors, sec, parts, PART_MAX);
     for (unsigned i = 0; i < n; i++)
         if (fat_open(v, drive_read, d, parts[i].first_lba, parts[i].sectors, 512) == BM_OK)
             return true;
-    return fat_open(v, drive_read, d, 0, d->sectors, 512) == BM_OK;
+    return fat_open(v, drive_read, d, 0, d->params.sectors, 512) == BM_OK;
 }
 
 /* Which drive is the stick (see the top). */
@@ -190,15 +190,17 @@ void bios_stick_report(void)
     done = true;
     n = bios_drives(&ds);
     for (unsigned i = 0; i < n; i++) {
+        const struct edd_params *p = &ds[i].params;
+
         bios_drive_describe(&ds[i], what, sizeof(what));
         if (ds[i].io.edd)
-            plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)ds[i].sectors,
-                      ds[i].bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
-                      ds[i].removable ? ", removable" : "");
+            plat_diag("int13", "%s: %llu sectors of %u bytes, EDD %u.%u%s", what, (unsigned long long)p->sectors,
+                      p->bytes_per_sector, ds[i].edd_version >> 4, ds[i].edd_version & 0xf,
+                      p->removable ? ", removable" : "");
         else
             plat_diag("int13", "%s: %llu sectors of %u bytes, no EDD: CHS %u cylinders, %u heads, %u sectors%s", what,
-                      (unsigned long long)ds[i].sectors, ds[i].bytes_per_sector, ds[i].io.cyls, ds[i].io.heads,
-                      ds[i].io.spt, ds[i].removable ? ", removable" : "");
+                      (unsigned long long)p->sectors, p->bytes_per_sector, ds[i].io.cyls, ds[i].io.heads,
+                      ds[i].io.spt, p->removable ? ", removable" : "");
         bios_drive_note_errors(&ds[i]);
     }
     bios_stick();

@@ -39,12 +39,6 @@ static void note_bad_lba(struct verify_result *v, uint64_t lba)
         v->bad_lba[worst] = lba;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 struct verify_ctx {
     struct verify_result *v;
     uint64_t seed;
@@ -170,6 +164,6 @@ int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_
         rc = verify_phase(d, BM_IO_READ, chunk_blocks, &x);
     plat_free(x.expect);
     v->seconds = (double)(plat_now_ns() - t0) / 1e9;
-    qsort(v->bad_lba, v->nbad_listed, sizeof(v->bad_lba[0]), cmp_u64);
+    qsort(v->bad_lba, v->nbad_listed, sizeof(v->bad_lba[0]), bm_cmp_u64);
     return rc;
 }

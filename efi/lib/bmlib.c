@@ -27,6 +27,17 @@ int bm_strcasecmp(const char *a, const char *b)
     return ascii_lower((unsigned char)*a) - ascii_lower((unsigned char)*b);
 }
 
+int bm_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 bool bm_parse_u64(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
@@ -41,12 +52,8 @@ bool bm_parse_u64(const char *s, uint64_t *out)
             return false;
     }
     for (; *s; s++) {
-        unsigned d;
-        if (*s >= '0' && *s <= '9')
-            d = (unsigned)(*s - '0');
-        else if (base == 16 && ascii_lower(*s) >= 'a' && ascii_lower(*s) <= 'f')
-            d = (unsigned)(ascii_lower(*s) - 'a' + 10);
-        else
+        int d = bm_hex_digit(*s);
+        if (d < 0 || (unsigned)d >= base)
             return false;
         if (v > (UINT64_MAX - d) / base)
             return false; /* overflow */
@@ -226,4 +233,29 @@ size_t bm_utf8_put(char *dst, uint32_t cp)
 size_t bm_utf8_put_bmp(char *dst, uint32_t cp)
 {
     return bm_utf8_put(dst, cp > 0xffff ? '?' : cp);
+}
+
+double bm_median_sorted(const double *v, unsigned n)
+{
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double bm_sort_median(double *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        double x = v[i];
+        unsigned j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    return bm_median_sorted(v, n);
+}
+
+int bm_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
 }

@@ -63,6 +63,8 @@ int bm_strcasecmp(const char *a, const char *b);
 /* Parse an unsigned decimal or 0x-hex number; the whole string must be used.
  * Returns true on success. */
 bool bm_parse_u64(const char *s, uint64_t *out);
+/* The value of an ASCII hex digit (0-9, a-f, A-F), or -1. */
+int bm_hex_digit(char c);
 /* Trim ASCII spaces at both ends, in place; returns s. */
 char *bm_trim(char *s);
 /* Copy a fixed-width, space-padded ASCII field (IDENTIFY, INQUIRY, SMBIOS)
@@ -88,6 +90,14 @@ size_t bm_utf8_put(char *dst, uint32_t cp);
  * 3 bytes, no NUL written); anything above U+FFFF becomes '?'. Returns the
  * bytes written. */
 size_t bm_utf8_put_bmp(char *dst, uint32_t cp);
+/* The median of v[0..n) sorted ascending (n >= 1): the middle value, or
+ * the mean of the middle two. */
+double bm_median_sorted(const double *v, unsigned n);
+/* Sort v[0..n) ascending in place (insertion sort: the handful of passes
+ * or regions a median is taken of) and return bm_median_sorted(). */
+double bm_sort_median(double *v, unsigned n);
+/* qsort() order of two uint64_t. */
+int bm_cmp_u64(const void *a, const void *b);
 /* 64-bit PRNG (xoshiro256**), deterministic from its seed. */
 struct bm_rng {
     uint64_t s[4];

@@ -276,19 +276,9 @@ void mem_plan_make(struct mem_plan *p, enum bm_level level, uint64_t llc_bytes, 
 /* Min, median and max of n passes. */
 void mem_spread_of(double *v, unsigned n, struct mem_spread *s)
 {
-    /* Insertion sort: a handful of passes. */
-    for (unsigned i = 1; i < n; i++) {
-        double x = v[i];
-        unsigned j = i;
-        while (j > 0 && v[j - 1] > x) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
+    s->median = bm_sort_median(v, n);
     s->min = v[0];
     s->max = v[n - 1];
-    s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* A size in the largest binary unit that shows it exactly (or as x.5):

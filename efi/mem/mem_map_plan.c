@@ -80,18 +80,6 @@ unsigned mem_map_plan(const struct mem_ram_range *r, unsigned n, uint64_t region
     return nr;
 }
 
-/* Median of v[0..n) (n >= 1); sorts v. */
-static double median(double *v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Median bandwidth and latency of the measured regions of one node
  * (all nodes when all is set). Returns how many there were. */
 static unsigned node_medians(const struct mem_region *r, unsigned n, int64_t node, bool all, double *gbps,
@@ -106,8 +94,8 @@ static unsigned node_medians(const struct mem_region *r, unsigned n, int64_t nod
             l[k++] = r[i].latency_ns;
         }
     if (k) {
-        *gbps = median(g, k);
-        *lat = median(l, k);
+        *gbps = bm_sort_median(g, k);
+        *lat = bm_sort_median(l, k);
     }
     return k;
 }

@@ -68,16 +68,6 @@ static void add_point(uint64_t *pts, unsigned *n, unsigned max, uint64_t p, uint
         pts[(*n)++] = p;
 }
 
-static void sort_u64(uint64_t *v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-}
-
 static bool is_ram(const struct e820_entry *map, unsigned n, uint64_t a)
 {
     bool ram = false;
@@ -121,7 +111,7 @@ void mtrr_coverage(const struct mtrr_state *s, const struct e820_entry *map, uns
         add_point(pts, &np, sizeof(pts) / sizeof(pts[0]) - 1, a, lo, hi);
         add_point(pts, &np, sizeof(pts) / sizeof(pts[0]) - 1, b, lo, hi);
     }
-    sort_u64(pts, np);
+    qsort(pts, np, sizeof(pts[0]), bm_cmp_u64);
     pts[np] = hi;
     for (unsigned i = 0; i < np; i++) {
         uint64_t a = pts[i], b = pts[i + 1];

@@ -71,8 +71,7 @@ static void section_findings(struct hout *o, const struct html_data *d)
             }
             ho_raw(o, "</div>\n");
         }
-    if (d->dropped_findings)
-        ho_fmt(o, "<p class=\"banner cap\">%u more findings are in the .jsonl only.</p>", d->dropped_findings);
+    html_unkept(o, "banner cap", d->dropped_findings, "findings", 0);
     ho_raw(o, "</section>\n");
 }
 
@@ -150,9 +149,7 @@ static void section_messages(struct hout *o, const struct html_data *d)
             ho_raw(o, "</div>\n");
         }
     }
-    if (d->dropped_msgs)
-        ho_fmt(o, "<p class=\"banner cap\">%u more errors and notes are in the .jsonl only (the page keeps %d).</p>",
-               d->dropped_msgs, HD_MAX_MSGS);
+    html_unkept(o, "banner cap", d->dropped_msgs, "errors and notes", HD_MAX_MSGS);
     ho_raw(o, "</section>\n");
 }
 
@@ -210,8 +207,7 @@ static void section_dimms(struct hout *o, const struct html_data *d)
         ho_raw(o, "</td></tr>");
     }
     ho_raw(o, "</table>\n");
-    if (d->dropped_dimms)
-        ho_fmt(o, "<p class=\"cap\">%u more modules are in the .jsonl only.</p>", d->dropped_dimms);
+    html_unkept(o, "cap", d->dropped_dimms, "modules", 0);
 }
 
 static int pcie_gen(double gts)
@@ -262,8 +258,7 @@ static void section_pci(struct hout *o, const struct html_data *d)
         ho_raw(o, "</tr>");
     }
     ho_raw(o, "</table>\n");
-    if (d->dropped_pci)
-        ho_fmt(o, "<p class=\"cap\">%u more PCI functions are in the .jsonl only.</p>", d->dropped_pci);
+    html_unkept(o, "cap", d->dropped_pci, "PCI functions", 0);
 }
 
 static void section_machine(struct hout *o, const struct html_data *d)

@@ -209,9 +209,7 @@ static void disk_section(struct hout *o, const struct hd_disk *k)
     ho_fmt(o, "<details><summary>All %u results</summary>", k->ntests);
     all_results_table(o, k->tests, k->ntests, false);
     ho_raw(o, "</details>");
-    if (k->dropped_tests)
-        ho_fmt(o, "<p class=\"cap\">%u more results of this disk are in the .jsonl only (the page keeps %d).</p>",
-               k->dropped_tests, HD_MAX_TESTS);
+    html_unkept(o, "cap", k->dropped_tests, "results of this disk", HD_MAX_TESTS);
     ho_raw(o, "</section>\n");
 }
 
@@ -253,8 +251,7 @@ static void section_all(struct hout *o, const struct html_data *d)
     ho_raw(o, "<section id=\"all-disks\"><h2>All disks at once</h2>\n");
     svg_line_chart(o, &c);
     all_results_table(o, d->all, d->nall, true);
-    if (d->dropped_all)
-        ho_fmt(o, "<p class=\"cap\">%u more all-disks results are in the .jsonl only.</p>", d->dropped_all);
+    html_unkept(o, "cap", d->dropped_all, "all-disks results", 0);
     ho_raw(o, "</section>\n");
 }
 

@@ -82,6 +82,5 @@ void html_memory_map(struct hout *o, const struct html_data *d)
     for (unsigned i = 0; i < d->nregions; i++)
         region_row(o, &d->regions[i], max_gbps);
     ho_raw(o, "</table>\n");
-    if (d->dropped_regions)
-        ho_fmt(o, "<p class=\"cap\">%u more regions are in the .jsonl only.</p>", d->dropped_regions);
+    html_unkept(o, "cap", d->dropped_regions, "regions", 0);
 }

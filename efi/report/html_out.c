@@ -159,6 +159,16 @@ void html_td(struct hout *o, const char *text)
     ho_raw(o, "</td>");
 }
 
+void html_unkept(struct hout *o, const char *cls, unsigned dropped, const char *what, unsigned keeps)
+{
+    if (!dropped)
+        return;
+    ho_fmt(o, "<p class=\"%s\">%u more %s are in the .jsonl only", cls, dropped, what);
+    if (keeps)
+        ho_fmt(o, " (the page keeps %u)", keeps);
+    ho_raw(o, ".</p>");
+}
+
 void html_td_num(struct hout *o, double v)
 {
     ho_raw(o, "<td class=\"n\">");

@@ -32,6 +32,10 @@ int ho_flush(struct hout *o);
 /* A table cell: record text (escaped); a number (class "n"). */
 void html_td(struct hout *o, const char *text);
 void html_td_num(struct hout *o, double v);
+/* The note under a capped table, when dropped > 0: "<p class=cls>N more
+ * what are in the .jsonl only (the page keeps K).</p>", without the
+ * bracket when keeps is 0. */
+void html_unkept(struct hout *o, const char *cls, unsigned dropped, const char *what, unsigned keeps);
 /* A number with as many decimals as its size needs ("1234", "56.7", "0.89"). */
 void ho_num(struct hout *o, double v);
 /* A byte count as people write it: 4K, 1.5M, 2G (binary multiples). */

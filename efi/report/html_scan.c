@@ -125,8 +125,7 @@ void html_section_scan(struct hout *o, const struct html_data *d)
     for (unsigned i = 0; i < d->nscans; i++)
         scan_row(o, &d->scans[i]);
     ho_raw(o, "</table>\n");
-    if (d->dropped_scans)
-        ho_fmt(o, "<p class=\"cap\">%u more scans are in the .jsonl only.</p>", d->dropped_scans);
+    html_unkept(o, "cap", d->dropped_scans, "scans", 0);
     for (unsigned i = 0; i < d->nscans; i++) {
         const struct hd_scan *s = &d->scans[i];
         ho_raw(o, "<h3>");

@@ -118,24 +118,13 @@ const char *js_next(const char *elem)
     return (*p && *p != ']') ? p : NULL;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* \uXXXX at p (after the backslash-u): the code unit, or -1. */
 static long hex4(const char *p)
 {
     long v = 0;
 
     for (int i = 0; i < 4; i++) {
-        int h = hexval(p[i]);
+        int h = bm_hex_digit(p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;

@@ -1,5 +1,6 @@
-/* The clock: the TSC, calibrated against the ACPI PM timer, the HPET or,
- * failing both, the firmware's Stall(). */
+/* The clock on x86: the TSC, calibrated against the ACPI PM timer, the
+ * HPET or, failing both, the firmware's Stall(). What does not depend on
+ * the counter is in clock_scale_uefi.c. */
 #include "uefi_private.h"
 #include "../acpi.h"
 
@@ -9,12 +10,6 @@ static inline uint64_t rdtsc(void)
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
     return ((uint64_t)hi << 32) | lo;
 }
-
-static uint64_t tsc_hz, tsc_base;
-/* ns = ticks * ns_mult >> 32: a multiply per reading, not a 128-bit
- * division (a libgcc call of dozens of cycles, on every I/O's clock). */
-static uint64_t ns_mult;
-static const char *clock_source = "none";
 
 #define PM_TIMER_HZ 3579545ull
 
@@ -87,54 +82,20 @@ static uint64_t calibrate_hpet(void)
 
 void uefi_clock_init(void)
 {
-    uint64_t t0;
+    uint64_t t0, hz;
+    const char *source;
 
-    tsc_hz = calibrate_pm_timer();
-    if (tsc_hz) {
-        clock_source = "acpi_pm";
-    } else if ((tsc_hz = calibrate_hpet())) {
-        clock_source = "hpet";
+    if ((hz = calibrate_pm_timer())) {
+        source = "acpi_pm";
+    } else if ((hz = calibrate_hpet())) {
+        source = "hpet";
     } else {
         t0 = rdtsc();
         uefi_call_wrapper(bm_st->BootServices->Stall, 1, 50000);
-        tsc_hz = (rdtsc() - t0) * 20;
-        clock_source = "stall";
+        hz = (rdtsc() - t0) * 20;
+        source = "stall";
     }
-    tsc_base = rdtsc();
-    ns_mult = tsc_hz ? (uint64_t)(((unsigned __int128)1000000000ull << 32) / tsc_hz) : 0;
+    uefi_clock_set(hz, rdtsc(), source);
 }
 
-uint64_t plat_now_ns(void)
-{
-    uint64_t d = rdtsc() - tsc_base;
-    return (uint64_t)(((unsigned __int128)d * ns_mult) >> 32);
-}
-
-uint64_t plat_tsc_hz(void) { return tsc_hz; }
-const char *plat_clock_source(void) { return clock_source; }
-
-void plat_delay_ns(uint64_t ns)
-{
-    uint64_t end = plat_now_ns() + ns;
-    while (plat_now_ns() < end)
-        plat_cpu_relax();
-}
-
-/* A timer event and WaitForEvent: the DXE core halts the CPU in its idle
- * loop (EDK2 CoreWaitForEvent -> gIdleLoopEvent -> CpuSleep) until an
- * interrupt; the timer's comes within ns (100 ns units, at least one). */
-void plat_idle_ns(uint64_t ns)
-{
-    static EFI_EVENT timer;
-    UINTN index;
-
-    if (!timer && uefi_call_wrapper(bm_st->BootServices->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) !=
-                      EFI_SUCCESS) {
-        timer = NULL;
-        return;
-    }
-    if (uefi_call_wrapper(bm_st->BootServices->SetTimer, 3, timer, TimerRelative, ns / 100 ? ns / 100 : 1) !=
-        EFI_SUCCESS)
-        return;
-    uefi_call_wrapper(bm_st->BootServices->WaitForEvent, 3, 1, &timer, &index);
-}
+uint64_t plat_now_ns(void) { return uefi_clock_ns(rdtsc()); }

@@ -13,7 +13,7 @@ void uefi_ucs2_to_ascii(char *dst, size_t cap, const CHAR16 *src, size_t max_cha
 void uefi_ascii_to_ucs2(CHAR16 *dst, size_t cap, const char *src);
 
 /* What plat_init (start_uefi.c) starts, in this order. */
-void uefi_clock_init(void);                                   /* clock_uefi.c */
+void uefi_clock_init(void);                                   /* clock_uefi.c, clock_aa64.c */
 void uefi_cpus_init(void);                                    /* cpus_uefi.c */
 /* plat_exit: stop the cores started without MP services (Arm, PSCI). */
 void uefi_cpus_stop(void);                                    /* cpus_uefi.c */
@@ -28,6 +28,25 @@ int psci_cpu_post(unsigned core, unsigned index, plat_cpu_fn fn, void *arg);
 bool psci_cpu_idle(unsigned core);
 void psci_cpus_stop(void);
 #endif
+
+/* clock_scale_uefi.c: what the two UEFI clocks share once uefi_clock_init
+ * has calibrated its counter (clock_uefi.c: the TSC; clock_aa64.c:
+ * CNTVCT_EL0): the rate, the reading plat_now_ns() counts from, and
+ * ns = ticks * ns_mult >> 32, a multiply per reading, not a 128-bit
+ * division (a libgcc call of dozens of cycles, on every I/O's clock).
+ * Hidden: plat_now_ns() reaches it PC-relative, not through the GOT. */
+struct uefi_clock {
+    uint64_t hz, base, ns_mult;
+    const char *source;         /* plat_clock_source(): "none" until set */
+};
+extern struct uefi_clock uefi_clock __attribute__((visibility("hidden")));
+void uefi_clock_set(uint64_t hz, uint64_t base, const char *source);
+/* A counter reading as ns since uefi_clock.base: what plat_now_ns() is. */
+static inline uint64_t uefi_clock_ns(uint64_t ticks)
+{
+    return (uint64_t)(((unsigned __int128)(ticks - uefi_clock.base) * uefi_clock.ns_mult) >> 32);
+}
+
 void uefi_load_options_init(const EFI_LOADED_IMAGE *image);   /* load_options_uefi.c */
 void uefi_boot_volume_open(EFI_HANDLE device);                /* boot_volume_uefi.c */
 

@@ -144,10 +144,31 @@ static void test_caps_drop_data_and_the_page_says_so(void **state)
     assert_int_equal(d.dropped_disks, 3);
     assert_int_equal(d.nlat[0], HD_MAX_LAT);
     render();
-    assert_non_null(strstr(page, "22 more errors and notes are in the .jsonl only"));
+    snprintf(rec, sizeof(rec),
+             "<p class=\"banner cap\">22 more errors and notes are in the .jsonl only (the page keeps %d).</p>",
+             HD_MAX_MSGS);
+    assert_non_null(strstr(page, rec));
     assert_non_null(strstr(page, "More disks than the page keeps"));
     assert_non_null(strstr(page, "5 latency"));
     assert_non_null(strstr(page, "Errors and notes (70 errors)"));
+}
+
+/* The note under a capped table: nothing when nothing was dropped, the
+ * page's cap in brackets only where the section names it. */
+static void test_unkept_note_names_what_was_left_out(void **state)
+{
+    static struct hout o;
+
+    (void)state;
+    page_len = 0;
+    ho_init(&o, collect, NULL);
+    html_unkept(&o, "cap", 0, "scans", 0);
+    html_unkept(&o, "cap", 3, "scans", 0);
+    html_unkept(&o, "banner cap", 2, "errors and notes", 64);
+    ho_flush(&o);
+    assert_string_equal(page, "<p class=\"cap\">3 more scans are in the .jsonl only.</p>"
+                              "<p class=\"banner cap\">2 more errors and notes are in the .jsonl only "
+                              "(the page keeps 64).</p>");
 }
 
 static void test_page_is_streamed_in_chunks(void **state)
@@ -466,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_disk_model_cannot_inject_html),
         cmocka_unit_test(test_escaper_replaces_invalid_utf8_and_controls),
         cmocka_unit_test(test_caps_drop_data_and_the_page_says_so),
+        cmocka_unit_test(test_unkept_note_names_what_was_left_out),
         cmocka_unit_test(test_page_is_streamed_in_chunks),
         cmocka_unit_test(test_fixture_page_has_every_section_and_chart),
         cmocka_unit_test(test_run_without_end_record_says_so),
