@@ -4,14 +4,12 @@ loads it the way SYSLINUX, GRUB and iPXE do, prints the same records on
 serial as the UEFI build."""
 import os
 import subprocess
-import threading
 import time
 
 import marks
 import qemu
 
 BIN = os.path.join(qemu.BUILD, "baremark.bin")
-_LOCK = threading.Lock()
 
 
 def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=(), no_reboot=True, com2=False):
@@ -43,14 +41,12 @@ def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_
 
 @marks.once
 def _quick_run():
-    with _LOCK:
-        return boot_bios("mem=quick disk=off exit=shutdown", com2=True)
+    return boot_bios("mem=quick disk=off exit=shutdown", com2=True)
 
 
 @marks.once
 def _uefi_quick_run():
-    with _LOCK:
-        return qemu.boot(options="mem=quick disk=off", timeout=300)
+    return qemu.boot(options="mem=quick disk=off", timeout=300)
 
 
 def test_bios_boot_prints_run_system_memory_and_end_records():

@@ -9,11 +9,15 @@ Two boots, shared by the tests below (each about 45 s under TCG):
     plain with a 128 KiB maximum transfer in its block limits page and a
     world wide name, one failing every read) and a virtio-scsi disk,
     driver=auto.
+Every boot here runs time=1: the checks are about which commands, disks
+and errors there are, and the fixed-latency disks' QD32/QD1 ratio, which a
+300 ms window (1500 commands at QD1 on a 200 us disk) settles as well as
+a second does.
 """
 import os
 import re
-import threading
 
+import marks
 import qemu
 
 LATENCY_NS = 200000
@@ -23,9 +27,6 @@ MPT2_WWN = "0x5000c500a1b2c3d4"
 STICK = ("-global", "usb-storage.serial=BOOTSTICK")
 QUICK_TESTS = ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"]
 
-_runs = {}
-_lock = threading.Lock()
-
 
 def null_drive(drive_id, size="1G", latency=True):
     """A null-co disk: reads return zeros after a fixed latency."""
@@ -33,20 +34,14 @@ def null_drive(drive_id, size="1G", latency=True):
         size, "latency-ns=%d," % LATENCY_NS if latency else "", drive_id)
 
 
-def boot_once(name, **kwargs):
-    """Boot a configuration once per test session; every test reads the
-    same Run."""
-    with _lock:
-        if name not in _runs:
-            _runs[name] = qemu.boot(**kwargs)
-        return _runs[name]
-
-
+# Each configuration boots once per test session and every test reads the
+# same Run; the two boot apart (a lock each), so a test of one never waits
+# for the other's boot.
+@marks.once
 def megasas_run():
     work = qemu.tempdir(prefix="baremark-sas-")
     g0, g2 = qemu.make_disk(os.path.join(work, "g0.img"), 32), qemu.make_disk(os.path.join(work, "m0.img"), 32)
-    return boot_once(
-        "megasas",
+    return qemu.boot(
         options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGA0,MEGA1,MEGA2,MEGA3",
         drives=["if=none,id=g0,format=raw,file=" + g0, null_drive("g1"), null_drive("g2"),
                 "if=none,id=m0,format=raw,file=" + g2],
@@ -60,14 +55,14 @@ def megasas_run():
         extra_args=STICK, timeout=300)
 
 
+@marks.once
 def mpt_run():
     work = qemu.tempdir(prefix="baremark-sas-")
     plain, bad, vs = (qemu.make_disk(os.path.join(work, n), 32) for n in ("plain.img", "bad.img", "vs.img"))
     rules = os.path.join(work, "rules.cfg")
     with open(rules, "w") as f:
         f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nonce = "off"\n')
-    return boot_once(
-        "mpt",
+    return qemu.boot(
         options="mem=off disk=quick time=1 driver=auto exit=shutdown disks=MPT0,MPT1,MPT2,MPTBAD,VSCSI0",
         drives=[null_drive("t0"), null_drive("t1"), "if=none,id=t2,format=raw,file=" + plain,
                 "file=blkdebug:%s:%s,if=none,id=t3,format=raw" % (rules, bad),
