@@ -5,7 +5,6 @@ the disk engine's multi-CPU jobs run as they do under UEFI, with records of
 the same fields. An AP that never checks in is covered by the unit test
 test_ap_start (QEMU cannot make a listed CPU that does not start)."""
 import os
-import threading
 
 import marks
 import qemu
@@ -16,7 +15,6 @@ OPTIONS = "mem=quick mem_max=1M disk=off exit=shutdown"
 DISK_OPTIONS = "mem=quick mem_max=1M disk=quick time=300ms driver=native exit=shutdown"
 NUMA_2CPU = ["-object", "memory-backend-ram,id=m0,size=512M", "-object", "memory-backend-ram,id=m1,size=512M",
              "-numa", "node,nodeid=0,cpus=0,memdev=m0", "-numa", "node,nodeid=1,cpus=1,memdev=m1"]
-_LOCK = threading.Lock()
 
 
 def _nvme_pair(workdir):
@@ -29,21 +27,19 @@ def _nvme_pair(workdir):
 
 @marks.once
 def _smp_run(smp):
-    with _LOCK:
-        return boot_bios(OPTIONS, smp=smp, timeout=180)
+    return boot_bios(OPTIONS, smp=smp, timeout=180)
 
 
 @marks.once
 def _numa_disk_run(firmware):
     """-smp 2 in two NUMA nodes (one CPU each) with two NVMe disks, booted
     by SeaBIOS (-kernel) or by OVMF (the stick): the same machine."""
-    with _LOCK:
-        drives, devices = _nvme_pair(qemu.tempdir("baremark-bios-smp-"))
-        if firmware == "bios":
-            extra = NUMA_2CPU + sum((["-drive", d] for d in drives), []) + sum((["-device", d] for d in devices), [])
-            return boot_bios(DISK_OPTIONS, smp=2, timeout=300, extra_args=extra)
-        return qemu.boot(options=DISK_OPTIONS, smp=2, timeout=400, extra_args=NUMA_2CPU, drives=drives,
-                         devices=devices)
+    drives, devices = _nvme_pair(qemu.tempdir("baremark-bios-smp-"))
+    if firmware == "bios":
+        extra = NUMA_2CPU + sum((["-drive", d] for d in drives), []) + sum((["-device", d] for d in devices), [])
+        return boot_bios(DISK_OPTIONS, smp=2, timeout=300, extra_args=extra)
+    return qemu.boot(options=DISK_OPTIONS, smp=2, timeout=400, extra_args=NUMA_2CPU, drives=drives,
+                     devices=devices)
 
 
 def _ok(run):

@@ -16,6 +16,9 @@ import testutil
 import marks
 
 MEM_MAX = 1 << 20  # mem_max=1M: latency 4 KiB..1 MiB, 1 MiB bandwidth buffers
+# The -smp 2 quick memory run, one boot for this file's checks of its
+# records and test_bios's comparison of their fields with the BIOS build's.
+UEFI_QUICK = dict(options="mem=quick disk=off mem_max=1M exit=shutdown", smp=2, timeout=150)
 PATTERNS = ("stride", "page_random", "full_random")
 NUMA_ARGS = [
     "-object", "memory-backend-ram,id=m0,size=512M",
@@ -88,7 +91,7 @@ def check_common(records_of, cpus):
 
 
 def test_mem_smp2_bandwidth_latency_and_loaded():
-    run = qemu.boot(options="mem=quick disk=off mem_max=1M exit=shutdown", smp=2, timeout=150)
+    run = marks.shared_boot(**UEFI_QUICK)
     assert not run.timed_out, run.serial[-2000:]
     assert run.end()["status"] == "ok", run.of_type("error")
     info = check_common(run.of_type, 2)

@@ -3,7 +3,13 @@ driven by the real disk engine with driver=native.
 
 Every boot also logs QEMU's guest errors: the NVMe model reports malformed
 PRPs, doorbell writes and queue commands there, so a clean log is part of
-each test."""
+each test.
+
+time=300ms: the checks are about namespaces, errors and queue depth; on
+the 2 ms disk a 300 ms window still holds 150 commands at QD1 and thousands
+at QD32, so the IOPS bounds and ratio hold as with 1 s. The split test keeps
+time=1: its MB/s = IOPS x 1 MiB check compares two rounded figures, which
+a window of one or two 1 MiB reads (128 commands each) does not settle."""
 import os
 import re
 import shutil
@@ -15,7 +21,7 @@ BDF_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 LATENCY_NS = 2000000  # the fixed per-request latency of the null-co disk
 
 
-def _boot(workdir, drives, devices, options="mem=off disk=quick time=1 driver=native"):
+def _boot(workdir, drives, devices, options="mem=off disk=quick time=300ms driver=native"):
     log = os.path.join(workdir, "qemu-guest-errors.log")
     run = qemu.boot(options=options, drives=drives, devices=devices, timeout=300, workdir=workdir,
                     extra_args=["-d", "guest_errors", "-D", log])
@@ -184,7 +190,7 @@ def test_split_transfers_and_controllers_nobody_can_drive():
                              "lsi53c895a,id=lsi", "scsi-hd,bus=lsi.0,drive=L,serial=LSI0",
                              "nvme,id=nx,serial=NVMANYNS"] +
                             ["nvme-ns,bus=nx,drive=X%d,nsid=%d" % (i, i) for i in range(1, 35)],
-                    options="mem=off disk=quick time=1 disks=NVSPLIT")
+                    options="mem=off disk=quick time=1 disks=NVSPLIT")  # time=1: see the module docstring
         assert run.end()["status"] == "ok", run.end()
         (d,) = _disks_by_serial(run)["NVSPLIT"]
         assert d["path"] == "native" and d["max_transfer_bytes"] == 8192 and d["queues"] == 1, d
