@@ -46,7 +46,7 @@ extern const char bm_fault_ud_at[], bm_fault_de_at[], bm_fault_gp_at[], bm_fault
 
 #ifdef BAREMARK_BIOS
 /* mc (BIOS only): the state a machine check taken in real mode leaves when
- * the BIOS's vector 18 is a bare IRET (idt_bios.c, bios_mc_check_after_call):
+ * the BIOS's vector 18 is a bare IRET (idt_bios.c, mc_check_after_call):
  * bank 1 holding an uncorrected error with its address (VAL|UC|EN|ADDRV|PCC,
  * as the QEMU monitor's `mce` injects in test_cpu_fault.py) and
  * MCG_STATUS.MCIP set, then a harmless BIOS call (INT 12h, the base memory

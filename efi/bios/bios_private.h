@@ -48,10 +48,10 @@ void bios_mce_enable(void);
 /* A fault's message goes to claim first; true means claim reports it and the
  * faulting CPU only halts (an application processor: cpus_bios.c). */
 void bios_idt_on_fault(bool (*claim)(const char *msg));
-/* After BIOS INT vector (eax as passed): a machine check the BIOS's own
- * handler took during the call (MCG_STATUS.MCIP set) becomes the same error
- * record and halt as one through our #MC gate (idt_bios.c). */
-void bios_mc_check_after_call(uint8_t vector, uint32_t eax);
+/* fn is called after every BIOS call with its vector and the eax passed
+ * (realmode_bios.c); idt_bios.c hooks its machine check look there, so the
+ * thunk needs nothing of the IDT's. */
+void bios_rm_after_call(void (*fn)(uint8_t vector, uint32_t eax));
 /* Gate vector of an IDT (16-byte gates) to handler (idt_bios.c). */
 void bios_idt_set(void *table, unsigned vector, uint64_t handler);
 #define BIOS_IDT_GATE_BYTES 16

@@ -106,7 +106,11 @@ static void mc_banks(char *buf, size_t len)
         snprintf(buf + n, len - n, "%s)", said ? "" : "; no bank holds an error");
 }
 
-/* Load the boot CPU's IDT: every exception vector to its head_bios.S stub. */
+static void mc_check_after_call(uint8_t vector, uint32_t eax);
+
+/* Load the boot CPU's IDT: every exception vector to its head_bios.S stub;
+ * a machine check the BIOS takes during one of its calls is looked for
+ * after each (mc_check_after_call). */
 void bios_idt_init(void)
 {
     struct {
@@ -118,6 +122,7 @@ void bios_idt_init(void)
         bios_idt_set(idt, v, bios_exception_stubs[v]);
     __asm__ __volatile__("lidt %0" ::"m"(idtr));
     bios_mce_enable();
+    bios_rm_after_call(mc_check_after_call);
 }
 
 /* Let claim see each fault's message first: it returns true when the fault
@@ -171,7 +176,7 @@ void bios_exception(uint64_t vector, uint64_t error, uint64_t rip)
  * 16.3.1.2), and the IRET handler never clears it: so MCIP set after the
  * call means a machine check arrived during it, and it is reported as the
  * #MC gate would have, naming the call. */
-void bios_mc_check_after_call(uint8_t vector, uint32_t eax)
+static void mc_check_after_call(uint8_t vector, uint32_t eax)
 {
     uint32_t c, d;
     char msg[480], mc[240];

@@ -99,7 +99,7 @@ def test_bios_fault_page_fault_names_the_address():
 def test_bios_machine_check_during_a_bios_call_is_still_reported():
     """In real mode a machine check goes to the BIOS's vector 18 (SeaBIOS: a
     bare IRET), not to our IDT; without the MCG_STATUS.MCIP check after each
-    BIOS call (efi/bios/idt_bios.c, bios_mc_check_after_call) the run went on
+    BIOS call (efi/bios/idt_bios.c, mc_check_after_call) the run went on
     as if nothing happened. test_fault=mc leaves the registers as such a
     machine check does, then makes a BIOS call."""
     run = _fault_run("mc")
