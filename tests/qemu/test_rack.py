@@ -40,7 +40,18 @@ _RACKS = itertools.count()
 
 
 def _ip(*args):
-    subprocess.run(["ip"] + list(args), check=True, capture_output=True)
+    """ip with its stderr in the failure. `ip netns add` is tried a second
+    time after a second: once, in a clean-clone make test, it failed at the
+    first rack's first namespace (exit 1, stderr not kept) and worked by hand
+    right after; iproute2's netns_add() mounts /run/netns shared on first use."""
+    for attempt in (0, 1):
+        p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
+        if p.returncode == 0:
+            return
+        if attempt == 0 and args[:2] == ("netns", "add"):
+            time.sleep(1)
+            continue
+        raise AssertionError("ip %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
 
 
 class Rack:
