@@ -13,6 +13,7 @@ baremark-report --db --expected names a third, listed, machine that never
 booted. QEMU's user network (one server for everything, no proxy) cannot
 show the proxy-DHCP server choice. Skipped, with a note, only where network
 namespaces cannot be made."""
+import contextlib
 import ctypes
 import http.client
 import json
@@ -24,6 +25,7 @@ import socket
 import sqlite3
 import struct
 import subprocess
+import threading
 import time
 
 import marks
@@ -39,19 +41,28 @@ TOKEN = "rack-Tok3n_never~shown"
 _RACKS = itertools.count()
 
 
+_NETNS_LOCK = threading.Lock()
+
+
 def _ip(*args):
-    """ip with its stderr in the failure. `ip netns add` is tried a second
-    time after a second: once, in a clean-clone make test, it failed at the
-    first rack's first namespace (exit 1, stderr not kept) and worked by hand
-    right after; iproute2's netns_add() mounts /run/netns shared on first use."""
-    for attempt in (0, 1):
-        p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
-        if p.returncode == 0:
-            return
-        if attempt == 0 and args[:2] == ("netns", "add"):
-            time.sleep(1)
-            continue
-        raise AssertionError("ip %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
+    """ip with its stderr in the failure. Namespace commands run one at a
+    time (the runner's threads may bring two racks up at once), and a failed
+    `ip netns add` is undone (`ip netns del`) and tried again after 1 s: in
+    two clean-clone make test runs the first rack's first `ip netns add`
+    failed (exit 1; the retry then found its file, "File exists") and worked
+    when test_rack ran alone."""
+    with _NETNS_LOCK if args[:1] == ("netns",) else contextlib.nullcontext():
+        first = ""
+        for attempt in (0, 1):
+            p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
+            if p.returncode == 0:
+                return
+            if attempt == 0 and args[:2] == ("netns", "add"):
+                first = " (first try: %s)" % p.stderr.strip()
+                subprocess.run(["ip", "netns", "del", args[2]], capture_output=True)
+                time.sleep(1)
+                continue
+            raise AssertionError("ip %s: exit %d: %s%s" % (" ".join(args), p.returncode, p.stderr.strip(), first))
 
 
 class Rack:
