@@ -96,6 +96,21 @@ def test_bios_fault_page_fault_names_the_address():
     assert "error code 0x0," in msg and msg.endswith("cr2 0x7ffffffff000: stopped"), msg
 
 
+MC_BANK1 = "CPU exception 18 (#MC machine check (MCG_STATUS 0x4; bank 1 status 0xb600000000000000 addr 0x12345000)"
+
+
+def _one_machine_check(run):
+    """The halted run's one cpu error record, a machine check naming bank 1; its message."""
+    assert not run.timed_out, run.serial[-2000:]
+    assert run.returncode == -9, "QEMU must still be running (halted), not reset: %r" % run.returncode
+    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
+    assert len(errors) == 1, run.serial[-2000:]
+    msg = errors[0]["message"]
+    assert msg.startswith(MC_BANK1), msg
+    assert run.of_type("end") == [], "nothing runs after the machine check"
+    return msg
+
+
 def test_bios_machine_check_during_a_bios_call_is_still_reported():
     """In real mode a machine check goes to the BIOS's vector 18 (SeaBIOS: a
     bare IRET), not to our IDT; without the MCG_STATUS.MCIP check after each
@@ -103,15 +118,9 @@ def test_bios_machine_check_during_a_bios_call_is_still_reported():
     as if nothing happened. test_fault=mc leaves the registers as such a
     machine check does, then makes a BIOS call."""
     run = _fault_run("mc")
-    assert not run.timed_out, run.serial[-2000:]
-    assert run.returncode == -9, "QEMU must still be running (halted): %r" % run.returncode
-    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
-    assert len(errors) == 1, run.records[-5:]
-    msg = errors[0]["message"]
-    assert msg.startswith("CPU exception 18 (#MC machine check (MCG_STATUS 0x4; bank 1 status 0xb600000000000000 "
-                          "addr 0x12345000)) during BIOS INT 12h AX="), msg
+    msg = _one_machine_check(run)
+    assert msg.startswith(MC_BANK1 + ") during BIOS INT 12h AX="), msg
     assert msg.endswith(": stopped"), msg
-    assert run.of_type("end") == [], "nothing runs after the machine check"
     assert "execution went on" not in run.serial
 
 
@@ -127,8 +136,8 @@ def test_bios_release_image_refuses_test_fault():
 def test_bios_machine_check_is_an_error_record_naming_the_bank():
     """The machine check lands wherever the CPU is when the monitor's
     command arrives: in our code (the #MC gate) or during a BIOS call (the
-    check after it); either way one record names the bank. CR4.MCE is set (efi/bios/idt_bios.c): a machine check QEMU injects
-    (monitor `mce`: an uncorrected error, VAL|UC|EN|ADDRV|PCC, in bank 1 with an
+    check after it); either way one record names the bank. CR4.MCE is set
+    (efi/bios/idt_bios.c): a machine check QEMU injects (monitor `mce`: an uncorrected error, VAL|UC|EN|ADDRV|PCC, in bank 1 with an
     address) reaches the #MC gate and becomes one error record that names
     the bank, its status and address, and the machine halts. With CR4.MCE
     clear QEMU shuts the CPU down ("CPU is not in MCE mode": a triple fault;
@@ -145,11 +154,4 @@ def test_bios_machine_check_is_an_error_record_naming_the_bank():
         return False
 
     run = test_bios.boot_bios("mem=quick disk=off exit=shutdown", timeout=120, on_serial=inject_then_stop)
-    assert not run.timed_out, run.serial[-2000:]
-    assert run.returncode == -9, "QEMU must still be running (halted), not reset: %r" % run.returncode
-    errors = [r for r in run.of_type("error") if r["where"] == "cpu"]
-    assert len(errors) == 1, run.serial[-2000:]
-    msg = errors[0]["message"]
-    assert msg.startswith("CPU exception 18 (#MC machine check (MCG_STATUS 0x4; bank 1 status 0xb600000000000000 "
-                          "addr 0x12345000)"), msg
-    assert run.of_type("end") == [], "nothing runs after the machine check"
+    _one_machine_check(run)
