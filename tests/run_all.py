@@ -125,9 +125,16 @@ def qemu_cases(pattern, host_only=False):
     sys.path.insert(0, os.path.join(ROOT, "tests/qemu"))
     for path in sorted(glob.glob(os.path.join(ROOT, "tests/qemu/test_*.py"))):
         modname = os.path.splitext(os.path.basename(path))[0]
-        spec = importlib.util.spec_from_file_location(modname, path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        # One module object per file: a test module that imports another
+        # (test_bios_pxe imports test_rack) must get the one run here, not a
+        # second copy with its own counters, locks and once-only boots (two
+        # copies of test_rack gave two racks the same namespace names).
+        mod = sys.modules.get(modname)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            spec.loader.exec_module(mod)
         for attr in sorted(dir(mod)):
             fn = getattr(mod, attr)
             if attr.startswith("test_") and callable(fn):

@@ -13,11 +13,9 @@ baremark-report --db --expected names a third, listed, machine that never
 booted. QEMU's user network (one server for everything, no proxy) cannot
 show the proxy-DHCP server choice. Skipped, with a note, only where network
 namespaces cannot be made."""
-import contextlib
 import ctypes
 import http.client
 import json
-import itertools
 import os
 import re
 import shutil
@@ -25,7 +23,6 @@ import socket
 import sqlite3
 import struct
 import subprocess
-import threading
 import time
 
 import marks
@@ -38,31 +35,13 @@ MAC_A, MAC_B = "52:54:00:99:00:0a", "52:54:00:99:00:0b"
 MAC_NEVER = "52:54:00:99:00:0f"              # listed as expected, never booted
 COLLECT_PORT = 8080
 TOKEN = "rack-Tok3n_never~shown"
-_RACKS = itertools.count()
-
-
-_NETNS_LOCK = threading.Lock()
 
 
 def _ip(*args):
-    """ip with its stderr in the failure. Namespace commands run one at a
-    time (the runner's threads may bring two racks up at once), and a failed
-    `ip netns add` is undone (`ip netns del`) and tried again after 1 s: in
-    two clean-clone make test runs the first rack's first `ip netns add`
-    failed (exit 1; the retry then found its file, "File exists") and worked
-    when test_rack ran alone."""
-    with _NETNS_LOCK if args[:1] == ("netns",) else contextlib.nullcontext():
-        first = ""
-        for attempt in (0, 1):
-            p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
-            if p.returncode == 0:
-                return
-            if attempt == 0 and args[:2] == ("netns", "add"):
-                first = " (first try: %s)" % p.stderr.strip()
-                subprocess.run(["ip", "netns", "del", args[2]], capture_output=True)
-                time.sleep(1)
-                continue
-            raise AssertionError("ip %s: exit %d: %s%s" % (" ".join(args), p.returncode, p.stderr.strip(), first))
+    """ip, with its stderr in the failure."""
+    p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError("ip %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
 
 
 class Rack:
@@ -70,13 +49,13 @@ class Rack:
     tap0, 10.99.0.2)."""
 
     def __init__(self):
-        # The test runner runs tests in threads of one process: the PID
-        # alone would give two racks at once the same names.
-        n = next(_RACKS)
-        tag = "%d-%d" % (os.getpid(), n)
-        self.ns_dhcp, self.ns_boot = "bmrack-dhcp-" + tag, "bmrack-boot-" + tag
-        self.veth = "%d" % ((os.getpid() * 16 + n) % 1000000)   # interface names: 15 bytes at most
+        # Names from the rack's own temporary directory, unique on the
+        # machine: two racks up at once (the runner's threads, another
+        # checkout's run) never share a namespace or an interface name.
         self.dir = qemu.tempdir("baremark-rack-")
+        tag = os.path.basename(self.dir)[len("baremark-rack-"):]
+        self.ns_dhcp, self.ns_boot = "bmrack-dhcp-" + tag, "bmrack-boot-" + tag
+        self.veth = tag                                         # interface names: 15 bytes at most
         self.tftp = os.path.join(self.dir, "tftp")
         os.makedirs(self.tftp)
         self.procs = []
@@ -177,7 +156,7 @@ class _InNetns:
 def _namespaces_possible():
     if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("dnsmasq"):
         return False
-    probe = "bmrack-probe-%d-%d" % (os.getpid(), next(_RACKS))
+    probe = "bmrack-probe-%d-%s" % (os.getpid(), os.urandom(4).hex())
     ok = subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode == 0
     subprocess.run(["ip", "netns", "del", probe], capture_output=True)
     return ok
