@@ -209,9 +209,13 @@ $(BIOSB)/%.S.o: %.S
 	@echo "CC  [bios] $<"
 	@gcc $(BIOS_CFLAGS) -c $< -o $@
 
+# objects -> the 64-bit payload, linked at 1 MiB
+bios_link = ld -nostdlib -static -no-pie -z noexecstack --no-warn-rwx-segments -T boot/bios/payload.lds $(1) -o $@ \
+            $$(gcc -print-libgcc-file-name)
+
 $(BIOSB)/payload.elf: $(BIOS_OBJ) boot/bios/payload.lds
 	@echo "LD  [bios] $@"
-	@ld -nostdlib -static -no-pie -z noexecstack --no-warn-rwx-segments -T boot/bios/payload.lds $(BIOS_OBJ) -o $@ $$(gcc -print-libgcc-file-name)
+	@$(call bios_link,$(BIOS_OBJ))
 
 $(BIOSB)/setup.bin: boot/bios/setup.S boot/bios/setup.lds
 	@mkdir -p $(dir $@)
@@ -219,19 +223,41 @@ $(BIOSB)/setup.bin: boot/bios/setup.S boot/bios/setup.lds
 	ld -m elf_i386 -nostdlib -T boot/bios/setup.lds $(BIOSB)/setup.o -o $(BIOSB)/setup.elf
 	objcopy -O binary $(BIOSB)/setup.elf $@
 
+# payload.elf -> a bootable image: the payload's size in memory up to _end is in its header.
+define bios_pack
+objcopy -O binary $(1) $(1:.elf=.bin)
+python3 boot/bios/pack.py $(BIOSB)/setup.bin $(1:.elf=.bin) \
+  $$(( 0x$$(nm $(1) | awk '$$3 == "_end" {print $$1}') - 0x100000 )) $@
+@echo "built $@"
+endef
+
 $(BUILD)/baremark.bin: $(BIOSB)/setup.bin $(BIOSB)/payload.elf boot/bios/pack.py
-	objcopy -O binary $(BIOSB)/payload.elf $(BIOSB)/payload.bin
-	python3 boot/bios/pack.py $(BIOSB)/setup.bin $(BIOSB)/payload.bin \
-	  $$(( 0x$$(nm $(BIOSB)/payload.elf | awk '$$3 == "_end" {print $$1}') - 0x100000 )) $@
-	@echo "built $@"
+	$(call bios_pack,$(BIOSB)/payload.elf)
 
 # ---- Test-hooks builds (tests only, never shipped) -----------------------------------
 # make bios-testhooks / efi-testhooks: build/testhooks/baremark.bin / .efi, built with
-# BAREMARK_TEST_HOOKS (test_fault=ud|gp|pf|de raises a real CPU exception), in a
-# build folder of their own; build/baremark.bin and .efi do not know the option.
+# BAREMARK_TEST_HOOKS (test_fault=ud|gp|pf|de raises a real CPU exception); build/baremark.bin
+# and .efi do not know the option. The hooks live in three files: the BIOS one compiles
+# those with the define and links every other object of the release build (make test
+# builds it beside the others); the UEFI one is a whole build in a folder of its own.
+HOOK_SRC := efi/app.c efi/config.c efi/test_fault.c
+HOOKB := $(BUILD)/testhooks
+HOOK_BIOS_OBJ := $(filter-out $(patsubst %,$(BIOSB)/%.o,$(HOOK_SRC)),$(BIOS_OBJ)) $(patsubst %,$(HOOKB)/bios/%.o,$(HOOK_SRC))
+
+$(HOOKB)/bios/%.c.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "CC  [bios hooks] $<"
+	@gcc $(BIOS_CFLAGS) -DBAREMARK_TEST_HOOKS -c $< -o $@
+
+$(HOOKB)/bios/payload.elf: $(HOOK_BIOS_OBJ) boot/bios/payload.lds
+	@echo "LD  [bios hooks] $@"
+	@$(call bios_link,$(HOOK_BIOS_OBJ))
+
+$(HOOKB)/baremark.bin: $(BIOSB)/setup.bin $(HOOKB)/bios/payload.elf boot/bios/pack.py
+	$(call bios_pack,$(HOOKB)/bios/payload.elf)
+
 .PHONY: bios-testhooks efi-testhooks
-bios-testhooks:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/testhooks TEST_HOOKS_CFLAGS=-DBAREMARK_TEST_HOOKS bios
+bios-testhooks: $(HOOKB)/baremark.bin
 efi-testhooks:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/testhooks TEST_HOOKS_CFLAGS=-DBAREMARK_TEST_HOOKS efi
 
@@ -306,7 +332,7 @@ check: deps
 	$(MAKE) --no-print-directory -j$(JOBS) WERROR=-Werror efi host unit-test
 	python3 tests/run_all.py --unit --host
 test: deps fuzz-smoke
-	$(MAKE) --no-print-directory -j$(JOBS) WERROR=-Werror efi aa64 host image bios unit-test
+	$(MAKE) --no-print-directory -j$(JOBS) WERROR=-Werror efi aa64 host image bios bios-testhooks unit-test
 	python3 tests/run_all.py
 
 clean:

@@ -52,9 +52,10 @@ struct config {
     char out[128];         /* results folder on the boot volume */
     enum bm_exit exit;
     bool screen_dump;      /* screen_dump=1: the final screen as a "screen" record (a diagnostic) */
-#ifdef BAREMARK_TEST_HOOKS
-    char test_fault[4];    /* test_fault=ud|gp|pf|de: a CPU exception after the inventory (test builds) */
-#endif
+    /* test_fault=ud|gp|pf|de: a CPU exception after the inventory. Only
+     * a test-hooks build parses it (config.c); the field is in every build
+     * so that build can link the release objects of every other file. */
+    char test_fault[4];
     uint64_t mem_max_bytes; /* mem_max=: cap the largest memory working set (0 = default) */
     enum bm_level mem_map;  /* mem_map=: the measured memory map (off, quick = 8 regions, full = 32) */
     bool mem_map_given;     /* mem_map= was set; else it follows mem= (full: full, quick: off) */

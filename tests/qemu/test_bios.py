@@ -12,18 +12,21 @@ import qemu
 BIN = os.path.join(qemu.BUILD, "baremark.bin")
 
 
-def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=(), no_reboot=True, com2=False):
+def boot_bios(options, timeout=180, smp=2, on_serial=None, memory="1024", extra_args=(), no_reboot=True, com2=False,
+              binary=None):
     """Boot baremark.bin with this command line; stop QEMU a few seconds
     after the end record unless it powered off by itself. on_serial(text,
     monitor_socket) is called with the serial log so far twice a second;
     returning True stops QEMU. com2: a second UART (COM2 at 0x2f8), its
-    output in workdir/com2.log."""
-    assert os.path.exists(BIN), "build/baremark.bin is missing: run `make bios`"
+    output in workdir/com2.log. binary: another image than
+    build/baremark.bin (the test-hooks build)."""
+    binary = binary or BIN
+    assert os.path.exists(binary), "%s is missing: run `make bios`" % binary
     workdir = qemu.tempdir("baremark-bios-")
     serial = os.path.join(workdir, "serial.log")
     monitor = os.path.join(workdir, "monitor.sock")
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", memory, "-smp", str(smp), "-cpu", "max",
-           "-kernel", BIN, "-append", options, "-serial", "file:" + serial, "-display", "none",
+           "-kernel", binary, "-append", options, "-serial", "file:" + serial, "-display", "none",
            "-monitor", "unix:%s,server,nowait" % monitor, "-net", "none"] + (["-no-reboot"] if no_reboot else []) + list(extra_args)
     if com2:
         cmd[cmd.index("file:" + serial) + 1:cmd.index("file:" + serial) + 1] = ["-serial", "file:" + os.path.join(workdir, "com2.log")]

@@ -47,13 +47,8 @@ def _fault_run(kind):
                 return True
         return False
 
-    old = test_bios.BIN
-    test_bios.BIN = _testhooks_bin()
-    try:
-        run = test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=" + kind, timeout=120,
-                                  on_serial=stop_when_halted)
-    finally:
-        test_bios.BIN = old
+    run = test_bios.boot_bios("mem=off disk=off exit=shutdown test_fault=" + kind, timeout=120,
+                              on_serial=stop_when_halted, binary=_testhooks_bin())
     run.screen = ["".join(chr(c) for c, _ in row) for row in state.get("cells", [])]
     return run
 
