@@ -55,7 +55,8 @@ static void ahci_release(void *ctrl)
  * relies on it (port memory below 4 GiB, no NCQ). */
 static void ctrl_apply_host_quirks(struct ahci_ctrl *c)
 {
-    c->hquirks = ahci_host_quirks(plat_pci_read16(c->addr, 0x00), plat_pci_read16(c->addr, 0x02));
+    c->vendor = plat_pci_read16(c->addr, 0x00);
+    c->hquirks = ahci_host_quirks(c->vendor, plat_pci_read16(c->addr, 0x02));
     if ((c->hquirks & AHCI_HQUIRK_32BIT_ONLY) && (c->cap & AHCI_CAP_S64A)) {
         plat_diag(c->bdf, "controller can't do 64-bit DMA (SB600): only memory below 4 GiB is used");
         c->cap &= ~AHCI_CAP_S64A;

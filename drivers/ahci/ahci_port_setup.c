@@ -89,6 +89,7 @@ static void port_fill_disk(struct ahci_port *p)
     uint32_t spd = (port_rd(p, AHCI_PxSSTS) >> AHCI_PxSSTS_SPD_SHIFT) & AHCI_PxSSTS_SPD_MASK;
     uint32_t slots = ((c->cap >> AHCI_CAP_NCS_SHIFT) & AHCI_CAP_NCS_MASK) + 1;
     uint32_t dq, sectors_max = 0;
+    bool no_ncq_here;
 
     snprintf(d->id, sizeof(d->id), "ahci%up%u", c->index, p->num);
     bm_strlcpy(d->driver, "ahci", sizeof(d->driver));
@@ -118,7 +119,10 @@ static void port_fill_disk(struct ahci_port *p)
      * (ACS-3 makes NCQ require it; a disk that claims NCQ without it is
      * not trusted with it). */
     dq = ata_dev_quirks(p->id.model, p->id.firmware);
-    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq && p->id.lba48 && !(dq & ATA_DQUIRK_NONCQ);
+    /* Linux ata_dev_config_ncq(): ATA_QUIRK_NO_NCQ_ON_ATI turns NCQ off
+     * only when ata_dev_check_adapter() finds an ATI host. */
+    no_ncq_here = (dq & ATA_DQUIRK_NO_NCQ_ON_ATI) && c->vendor == ATA_PCI_VENDOR_ATI;
+    p->ncq = (c->cap & AHCI_CAP_SNCQ) && p->id.ncq && p->id.lba48 && !(dq & ATA_DQUIRK_NONCQ) && !no_ncq_here;
     d->max_qd = p->ncq ? MIN(p->id.ncq_depth, slots) : 1;
     d->max_transfer_bytes = AHCI_MAX_TRANSFER_BYTES - AHCI_MAX_TRANSFER_BYTES % d->lba_bytes;
     /* Each quirk applied is named in the disk record (Linux prints them
@@ -136,6 +140,11 @@ static void port_fill_disk(struct ahci_port *p)
         bm_disk_add_quirk(d, "noncq");
         plat_diag(c->bdf, "port %u: %s firmware %s has broken NCQ (Linux ATA_QUIRK_NONCQ): not used", p->num,
                   p->id.model, p->id.firmware);
+    }
+    if (no_ncq_here && p->id.ncq) {
+        bm_disk_add_quirk(d, "noncq_on_ati");
+        plat_diag(c->bdf, "port %u: %s has NCQ errors on ATI hosts (Linux ATA_QUIRK_NO_NCQ_ON_ATI): not used",
+                  p->num, p->id.model);
     }
     if (dq & ATA_DQUIRK_MAX_SEC_128) {
         sectors_max = sectors_max ? MIN(sectors_max, 128u) : 128u;

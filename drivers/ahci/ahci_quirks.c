@@ -27,7 +27,9 @@ uint32_t ahci_host_quirks(uint16_t vendor, uint16_t device)
 
 /* The entries of Linux __ata_dev_quirks that change how fast or how much
  * a benchmark may read: NCQ off, a transfer limit. ATAPI-only entries are
- * left out (baremark skips ATAPI devices). */
+ * left out (baremark skips ATAPI devices), and so are those that only
+ * concern trim, LPM, FUA or HPA; none of them comes before an entry here
+ * that the same drive would match, so the first match is Linux's. */
 static const struct {
     const char *model, *firmware; /* firmware NULL: any */
     uint32_t quirks;
@@ -57,8 +59,12 @@ static const struct {
     { "HTS541080G9SA00", "MB4OC60D", ATA_DQUIRK_NONCQ },
     { "HTS541010G9SA00", "MBZOC60D", ATA_DQUIRK_NONCQ },
     { "C300-CTFDDAC128MAG", "0001", ATA_DQUIRK_NONCQ },
-    /* Some Sandisk SSDs lock up hard with NCQ enabled. */
-    { "SanDisk SD[78]SN*G", NULL, ATA_DQUIRK_NONCQ },
+    /* Samsung 860/870 and PM883: NCQ errors on ATI hosts. (SanDisk SD7/8/9
+     * carry only a trim limit in Linux since it replaced their NCQ entry
+     * with ATA_QUIRK_MAX_TRIM_128M: their NCQ is used.) */
+    { "Samsung SSD 860*", NULL, ATA_DQUIRK_NO_NCQ_ON_ATI },
+    { "Samsung SSD 870*", NULL, ATA_DQUIRK_NO_NCQ_ON_ATI },
+    { "SAMSUNG*MZ7LH*", NULL, ATA_DQUIRK_NO_NCQ_ON_ATI },
 };
 
 uint32_t ata_dev_quirks(const char *model, const char *firmware)

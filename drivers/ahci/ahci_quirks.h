@@ -28,6 +28,11 @@ uint32_t ahci_host_quirks(uint16_t vendor, uint16_t device);
  * ATA_QUIRK_MAX_SEC_1024: silent corruption or timeouts above). */
 #define ATA_DQUIRK_MAX_SEC_128 (1u << 1)
 #define ATA_DQUIRK_MAX_SEC_1024 (1u << 2)
+/* NCQ fails on ATI (AMD SB7x0-SB9x0) SATA hosts: queue nothing there
+ * (ATA_QUIRK_NO_NCQ_ON_ATI, checked against the host's PCI vendor by
+ * ata_dev_config_ncq() through ata_dev_check_adapter()). */
+#define ATA_DQUIRK_NO_NCQ_ON_ATI (1u << 3)
+#define ATA_PCI_VENDOR_ATI 0x1002u
 
 /* Drive quirks by IDENTIFY model and firmware strings (trailing blanks
  * trimmed), matched as Linux ata_dev_quirks() does: the model with

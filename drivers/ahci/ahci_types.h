@@ -133,6 +133,7 @@ struct ahci_ctrl {
     uint64_t abar_bytes;
     uint32_t cap, cap2, pi, vs;    /* cap: what we trust, host quirks applied */
     uint32_t hquirks;              /* AHCI_HQUIRK_* (ahci_quirks.h) */
+    uint16_t vendor;               /* PCI vendor ID (drive quirks that hold on one maker's hosts) */
     struct ahci_port *port[AHCI_MAX_PORTS];
 };
 

@@ -10,7 +10,9 @@
  * On the host (fwblk_host.c) the disks are files named in the environment:
  * BAREMARK_HOST_DISKS="PATH[=SERIAL][+OPTION]...,..." and
  * BAREMARK_HOST_BOOT=PATH (that file plays the boot disk). Options:
- * failread, lat=NS, lba=BYTES, escw=N (press Esc after N writes), and,
+ * failread, lat=NS, lba=BYTES, escw=N (press Esc after N writes), qd=N
+ * (commands in flight, 256 unless given), native (the disk plays one a
+ * native driver found: path native, never blocking), and,
  * to place the disk where the firmware would show it: pci=SSSS:BB:DD.F
  * (its controller), sata=PORT | nvme=NSID | scsi=TARGET (the device
  * path's node), model=TEXT (no commas), removable (removable medium),

@@ -69,6 +69,10 @@ static void parse_entry(char *entry, struct host_entry *e)
             e->at = FWBLK_AT_SCSI, e->port = (uint32_t)strtoul(opt + 5, NULL, 0);
         else if (!strncmp(opt, "model=", 6))
             e->model = opt + 6;
+        else if (!strncmp(opt, "qd=", 3))
+            e->o.max_qd = (uint32_t)strtoul(opt + 3, NULL, 0);
+        else if (!strcmp(opt, "native"))
+            e->o.path_kind = BM_PATH_NATIVE;   /* plays a native driver's disk */
         else if (!strcmp(opt, "removable"))
             e->removable = true;
         else if (!strcmp(opt, "gone"))

@@ -322,10 +322,24 @@ static int nvme_plan_queues(struct nvme_ctrl *c, struct nvme_ns_select *sel, str
     int rc;
 
     c->queue_want = MIN(NVME_MAX_QUEUES_PER_NS * sel->nused, 0xfffeu);
+    /* Apple T2: one tag space for every queue of the controller, so a
+     * second I/O queue's CIDs would collide with the first's (the
+     * firmware fails on a duplicate tag). Linux nvme_max_io_queues()
+     * returns 1 for NVME_QUIRK_SHARED_TAGS; so one I/O queue, and with our
+     * queue pairs per namespace, one namespace. */
+    if (c->quirks & NVME_QUIRK_SHARED_TAGS)
+        c->queue_want = 1;
     rc = nvme_set_queue_count(c, c->queue_want, &granted, err, errlen);
     if (rc != BM_OK)
         return rc;
-    if (granted < sel->nused) {
+    if ((c->quirks & NVME_QUIRK_SHARED_TAGS) && granted > 1)
+        granted = 1;
+    if ((c->quirks & NVME_QUIRK_SHARED_TAGS) && sel->nused > 1) {
+        plat_diag(c->bdf, "Apple 2005: one tag space for all queues, so one I/O queue; only namespace %u is used",
+                  sel->ids[0]);
+        nvme_ns_select_granted(sel, 1);
+        snprintf(sel->limit, sizeof(sel->limit), "one I/O queue on a controller whose queues share one tag space");
+    } else if (granted < sel->nused) {
         plat_diag(c->bdf, "%u I/O queue pairs granted; only the first %u namespaces are used", granted, granted);
         nvme_ns_select_granted(sel, granted);
     }

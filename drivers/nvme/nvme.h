@@ -145,7 +145,8 @@ void nvme_parse_smart_log(const uint8_t *log, struct bm_health *out);
 /* Apple 2005 (T2): I/O SQ entries are 128 bytes although CC.IOSQES says 64
  * (NVME_QUIRK_128_BYTES_SQES, io_sqes = 7), and admin and I/O commands
  * share one CID space (NVME_QUIRK_SHARED_TAGS: Linux reserves the first
- * NVME_AQ_DEPTH = 32 I/O tags for the admin queue). */
+ * NVME_AQ_DEPTH = 32 I/O tags for the admin queue and drives one I/O
+ * queue only, nvme_max_io_queues()). */
 #define NVME_QUIRK_128_BYTES_SQES (1u << 5)
 #define NVME_QUIRK_SHARED_TAGS (1u << 6)
 #define NVME_QUIRK_DELAY_MS 2300u

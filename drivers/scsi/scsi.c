@@ -644,7 +644,13 @@ static int scsi_inquiry_raw(const struct scsi_transport *t, bool evpd, uint8_t p
 
 bool scsi_try_rc16_first(const struct scsi_inquiry *inq)
 {
-    return inq->version >= SCSI_VERSION_SPC3 || inq->protect;
+    /* Linux scsi_probe_lun() takes the ANSI version from the low nibble
+     * of VERSION (an SCSI-2 disk may set the ISO/ECMA bits above it, e.g.
+     * 92h), and scsi_device_protection() believes PROTECT only from SPC
+     * (version 3) on. */
+    unsigned ansi = inq->version & SCSI_INQ_VERSION_ANSI_MASK;
+
+    return ansi >= SCSI_VERSION_SPC3 || (inq->protect && ansi >= SCSI_VERSION_SPC);
 }
 
 /* READ CAPACITY(16) into info; BM_OK when it answered with usable data. */

@@ -52,6 +52,8 @@
 #define SCSI_INQ_REV_OFF 32               /* product revision level, 4 bytes */
 #define SCSI_INQ_REV_LEN 4
 #define SCSI_INQ_VERSION_OFF 2            /* VERSION: 3 SPC, 4 SPC-2, 5 SPC-3, 6 SPC-4, 7 SPC-5 */
+#define  SCSI_INQ_VERSION_ANSI_MASK 0x0f /* the ANSI version (bits 7:4: obsolete ISO/ECMA versions) */
+#define  SCSI_VERSION_SPC 3
 #define  SCSI_VERSION_SPC3 5
 #define SCSI_INQ_PROTECT_OFF 5            /* byte 5 bit 0 PROTECT: protection information supported */
 #define  SCSI_INQ_PROTECT 0x01

@@ -149,6 +149,16 @@ static int run_group(struct disk_entry **group, unsigned k, const struct disk_te
     return rc;
 }
 
+/* Does the disk's path run its one command at a time inside submit, so
+ * it would hold the polling loop and every other disk with it? Only a
+ * firmware path does (plain Block I/O, INT 13h): native drivers never wait
+ * in submit or poll (blkdev.h), whatever their depth, so a disk without
+ * NCQ on AHCI or an Apple 2001 NVMe runs beside the others. */
+static bool disk_blocks_poller(const struct bm_disk *d)
+{
+    return d->max_qd < 2 && !(d->path && !strcmp(d->path, BM_PATH_NATIVE));
+}
+
 /* The all-disks tests: sequential and 4 KiB random reads on every selected
  * disk at once; full adds the scaling series over 1, 2, ... N disks. */
 static int run_all_disks(const struct config *c, const struct engine_timing *tm)
@@ -162,7 +172,7 @@ static int run_all_disks(const struct config *c, const struct engine_timing *tm)
         if (entries[i].selected && !entries[i].d->failed) {
             /* A disk that runs one blocking command at a time would stall
              * the polling loop, and every other disk with it. */
-            if (entries[i].d->max_qd < 2) {
+            if (disk_blocks_poller(entries[i].d)) {
                 record_note(entries[i].d->id, "left out of the all-disks tests: its path (%s) runs one blocking "
                             "command at a time, which would hold the other disks back", entries[i].d->driver);
                 continue;
@@ -317,9 +327,9 @@ static int scan_group(const struct config *c, struct disk_entry **group, unsigne
 }
 
 /* scan=on: every selected disk read front to back, all at once; a disk
- * that runs one blocking command at a time is scanned alone afterwards (it
- * would hold the others back), and a disk whose commands never completed
- * is left alone. Read-only, so the write rules do not apply. */
+ * whose firmware path runs one blocking command at a time is scanned alone
+ * afterwards (it would hold the others back), and a disk whose commands
+ * never completed is left alone. Read-only, so the write rules do not apply. */
 static int scan_disks(const struct config *c)
 {
     struct disk_entry *group[BM_MAX_DISKS];
@@ -334,14 +344,14 @@ static int scan_disks(const struct config *c)
             record_note(e->d->id, "surface scan skipped: commands of an earlier test never completed");
             continue;
         }
-        if (e->d->max_qd >= 2)
+        if (!disk_blocks_poller(e->d))
             group[n++] = e;
     }
     if (n && (rc = scan_group(c, group, n)) != BM_OK)
         return rc;
     for (unsigned i = 0; i < nentries; i++) {
         struct disk_entry *e = &entries[i];
-        if (e->selected && !e->stuck && e->d->max_qd < 2 && (rc = scan_group(c, &e, 1)) != BM_OK)
+        if (e->selected && !e->stuck && disk_blocks_poller(e->d) && (rc = scan_group(c, &e, 1)) != BM_OK)
             return rc;
     }
     return BM_OK;

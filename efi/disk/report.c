@@ -304,6 +304,12 @@ void report_scan(const struct bm_disk *d, const struct scan_result *s, double se
     for (unsigned i = 0; i < s->npoints; i++)
         json_num(&r.j, NULL, s->curve_mbps[i], 1);
     json_arr_end(&r.j);
+    /* Per part the slowest bucket of its reads, as an index into "buckets"
+     * (0 lt5ms .. 5 slower, 6 error; -1: no read ended there). */
+    json_arr_begin(&r.j, "curve_worst");
+    for (unsigned i = 0; i < s->npoints; i++)
+        json_i64(&r.j, NULL, s->part_worst[i]);
+    json_arr_end(&r.j);
     json_obj_begin(&r.j, "buckets");
     for (unsigned b = 0; b < SCAN_NBUCKETS; b++)
         json_u64(&r.j, scan_bucket_names[b], s->buckets[b]);

@@ -26,6 +26,7 @@ void scan_state_init(struct scan_state *s, struct scan_result *r, uint64_t first
     s->bad_end = UINT64_MAX;
     r->first_lba = first_lba;
     r->blocks = blocks;
+    memset(r->part_worst, SCAN_WORST_NONE, sizeof(r->part_worst));
     /* The curve's parts are whole reads, at most SCAN_CURVE_POINTS of them
      * and at least two queues' worth each: a device that completes the
      * reads in flight together (QEMU's AHCI does) would leave a part of
@@ -174,13 +175,16 @@ void scan_done(struct scan_state *s, uint64_t lba, uint32_t blocks, int status, 
             while (b < SCAN_NBUCKETS - 1 && lat_ns >= (uint64_t)scan_bucket_ms[b] * NS_PER_MS)
                 b++;
             r->buckets[b]++;
+            r->part_worst[point] = (int8_t)MAX((int)r->part_worst[point], (int)b);
         }
         return;
     }
-    if (reread)
+    if (reread) {
         r->reread_errors++;
-    else
+    } else {
         r->errors++;
+        r->part_worst[point] = SCAN_WORST_ERROR;
+    }
     /* As MHDD and ddrescue's splitting pass: the failed read again in
      * halves, each half that fails halved again, down to one physical
      * block, which is then unreadable. The pass waits meanwhile. Only a

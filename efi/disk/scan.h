@@ -22,6 +22,9 @@
  * < 500 ms, slower; errors are counted apart. */
 enum { SCAN_B5, SCAN_B20, SCAN_B50, SCAN_B150, SCAN_B500, SCAN_BSLOW, SCAN_NBUCKETS };
 
+#define SCAN_WORST_ERROR SCAN_NBUCKETS /* part_worst: a read of the part failed */
+#define SCAN_WORST_NONE (-1)          /* part_worst: no read of the part ended */
+
 /* The bucket upper bounds in ms (the last is open), and their names in the record. */
 extern const uint32_t scan_bucket_ms[SCAN_NBUCKETS - 1];
 extern const char *const scan_bucket_names[SCAN_NBUCKETS];
@@ -42,6 +45,11 @@ struct scan_result {
     uint64_t point_blocks;        /* blocks per point (the last may be shorter) */
     double curve_mbps[SCAN_CURVE_POINTS];
     uint64_t buckets[SCAN_NBUCKETS]; /* reads of the front-to-back pass, by access time */
+    /* MHDD's map: per curve part the slowest bucket among its reads of the
+     * pass (SCAN_B5..SCAN_BSLOW), SCAN_WORST_ERROR when one failed,
+     * SCAN_WORST_NONE when none ended there. Where the slow reads are, not
+     * only how many: a weak area shows as a run of slow parts. */
+    int8_t part_worst[SCAN_CURVE_POINTS];
     uint64_t errors;              /* reads of that pass that failed */
     uint64_t rereads, reread_errors; /* the halving re-reads after errors */
     struct scan_bad_range bad[SCAN_MAX_BAD]; /* ascending, adjacent ranges merged */

@@ -494,6 +494,11 @@ static void on_scan(struct html_data *d, const char *j)
     for (const char *e = curve ? js_first(curve) : NULL; e && s->npoints < HD_MAX_SCAN_POINTS; e = js_next(e))
         if (!js_num(e, &s->curve_mbps[s->npoints++]))
             s->curve_mbps[s->npoints - 1] = 0;
+    curve = js_get(j, "curve_worst");
+    for (const char *e = curve ? js_first(curve) : NULL; e && s->nworst < HD_MAX_SCAN_POINTS; e = js_next(e)) {
+        double w;
+        s->worst[s->nworst++] = js_num(e, &w) && w >= 0 && w <= 6 ? (int)w : -1;
+    }
 }
 
 static void on_scan_bad_range(struct html_data *d, const char *j)

@@ -107,6 +107,8 @@ struct hd_scan {
     double rereads, bad_blocks, bad_ranges;
     unsigned npoints;
     double curve_mbps[HD_MAX_SCAN_POINTS];
+    unsigned nworst;         /* MHDD's map: per part its slowest read, bucket 0..5, 6 error, -1 none */
+    int worst[HD_MAX_SCAN_POINTS];
     unsigned nbad, dropped_bad;
     struct { double first_lba, count; char error[64]; } bad[HD_MAX_SCAN_BAD];
 };

@@ -6,6 +6,12 @@
 #define MAP_H 28
 
 static const char *const bucket_heads[7] = { "&lt;5", "&lt;20", "&lt;50", "&lt;150", "&lt;500", "slower", "error" };
+/* MHDD's map colours by the slowest read of a part: greys while fast,
+ * then green, orange, crimson; a failed read in the unreadable red. */
+static const char *const bucket_fill[7] = { "#d4d4d4", "#bababa", "#999", "#3cb371", "#ff8c00", "#dc143c",
+                                            "#b22222" };
+static const char *const bucket_words[7] = { "under 5 ms", "under 20 ms", "under 50 ms", "under 150 ms",
+                                             "under 500 ms", "500 ms or more", "a read failed" };
 
 static void scan_row(struct hout *o, const struct hd_scan *s)
 {
@@ -57,7 +63,24 @@ static void scan_curve(struct hout *o, const struct hd_scan *s)
     ho_raw(o, "</div>\n");
 }
 
-/* The range as a strip: read (grey), not reached (hatched), unreadable (red, at least a pixel wide). */
+/* MHDD's map over the strip: each part in the colour of its slowest read. */
+static void scan_map_parts(struct hout *o, const struct hd_scan *s, double w)
+{
+    for (unsigned i = 0; i < s->nworst; i++) {
+        double first = i * s->point_blocks, n = s->point_blocks;
+        if (s->worst[i] < 0 || first >= s->blocks)
+            continue;
+        if (first + n > s->blocks)
+            n = s->blocks - first;
+        ho_fmt(o, "<rect x=\"%.1f\" y=\"1\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
+               1 + first / s->blocks * w, n / s->blocks * w, MAP_H - 2, bucket_fill[s->worst[i]]);
+        ho_fmt(o, "LBA %.0f-%.0f: slowest read %s</title></rect>", s->first_lba + first, s->first_lba + first + n - 1,
+               bucket_words[s->worst[i]]);
+    }
+}
+
+/* The range as a strip: read (grey, or MHDD's colours by part), not
+ * reached (hatched), unreadable (red, at least a pixel wide). */
 static void scan_map(struct hout *o, const struct hd_scan *s)
 {
     double w = MAP_W - 2, reached;
@@ -70,9 +93,12 @@ static void scan_map(struct hout *o, const struct hd_scan *s)
            MAP_W, MAP_H, MAP_W, MAP_H, s->nbad);
     ho_fmt(o, "<defs><pattern id=\"scan-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
               "<path d=\"M0,6 L6,0\" stroke=\"#999\"/></pattern></defs>"
-              "<rect x=\"1\" y=\"1\" width=\"%.1f\" height=\"%d\" fill=\"url(#scan-hatch)\" stroke=\"#666\"/>"
-              "<rect x=\"1\" y=\"1\" width=\"%.1f\" height=\"%d\" fill=\"#ccc\"/>",
-           w, MAP_H - 2, reached, MAP_H - 2);
+              "<rect x=\"1\" y=\"1\" width=\"%.1f\" height=\"%d\" fill=\"url(#scan-hatch)\" stroke=\"#666\"/>",
+           w, MAP_H - 2);
+    if (s->nworst && s->point_blocks > 0)
+        scan_map_parts(o, s, w);
+    else
+        ho_fmt(o, "<rect x=\"1\" y=\"1\" width=\"%.1f\" height=\"%d\" fill=\"#ccc\"/>", reached, MAP_H - 2);
     for (unsigned i = 0; i < s->nbad; i++) {
         double x = (s->bad[i].first_lba - s->first_lba) / s->blocks * w, bw = s->bad[i].count / s->blocks * w;
         if (x < 0 || x > w)
@@ -116,7 +142,9 @@ void html_section_scan(struct hout *o, const struct html_data *d)
               "large transfers, all disks at once. The curve is the transfer rate across the surface (a hard "
               "disk's zones, an SSD's cache); the buckets count the reads by access time in ms as MHDD does "
               "(SEQ1M: the disk's SEQ1M-Q8T1 read in the same pass); the map "
-              "shows the range (grey: read, hatched: not reached) and each unreadable range in red.</p>\n");
+              "shows the range as MHDD's map, each part in the colour of its slowest read (greys under 5, 20 "
+              "and 50 ms, green under 150, orange under 500, crimson slower; hatched: not reached), and each "
+              "unreadable range in red.</p>\n");
     ho_raw(o, "<table id=\"scan-table\"><tr><th>disk</th><th>result</th><th>LBA range</th><th>read</th>"
               "<th>MB/s</th><th>min-max</th><th>SEQ1M (scan %)</th>");
     for (unsigned k = 0; k < 7; k++)

@@ -73,6 +73,8 @@ struct screen_scan {
     double mbps, min_mbps, max_mbps;
     unsigned npoints;
     float curve_mbps[SCREEN_SCAN_POINTS];
+    int8_t worst[SCREEN_SCAN_POINTS];  /* per part its slowest read: bucket 0..5, 6 error, -1 none */
+    unsigned nworst;
     uint64_t buckets[7];
     uint64_t bad_blocks, bad_ranges;
     unsigned nbad;                 /* ranges kept below */

@@ -1,8 +1,9 @@
 /* The surface scan on the results screen: per disk a line with its rate
  * and MHDD's access-time buckets, the transfer-rate curve across the
  * surface as a row of characters (the slowest point of each column, so a
- * dip is not averaged away), and the unreadable LBA ranges in the error
- * colour. The model part keeps what the scan and scan_bad_range records
+ * dip is not averaged away), MHDD's map below it (each column the slowest
+ * read there, failed reads in the error colour), and the unreadable LBA
+ * ranges in the error colour. The model part keeps what the scan and scan_bad_range records
  * say; the drawing part reads only the model. */
 #include "screen_private.h"
 
@@ -53,6 +54,7 @@ static unsigned read_numbers(const char *p, float *out, unsigned max)
 
 static void on_scan(struct screen_model *m, const char *json)
 {
+    static float worst[SCREEN_SCAN_POINTS];
     char id[24];
     const char *buckets;
     struct screen_scan *s;
@@ -65,6 +67,9 @@ static void on_scan(struct screen_model *m, const char *json)
     s->min_mbps = screen_json_num(json, "min_mbps", &v) ? v : 0;
     s->max_mbps = screen_json_num(json, "max_mbps", &v) ? v : 0;
     s->npoints = read_numbers(screen_json_value(json, "curve_mbps"), s->curve_mbps, SCREEN_SCAN_POINTS);
+    s->nworst = read_numbers(screen_json_value(json, "curve_worst"), worst, SCREEN_SCAN_POINTS);
+    for (unsigned i = 0; i < s->nworst; i++)
+        s->worst[i] = worst[i] >= 0 && worst[i] <= 6 ? (int8_t)worst[i] : -1;
     buckets = screen_json_value(json, "buckets");
     for (unsigned b = 0; buckets && b < 7; b++)
         s->buckets[b] = screen_json_num(buckets, bucket_keys[b], &v) ? bm_double_to_u64(v) : 0;
@@ -100,14 +105,40 @@ bool screen_model_scan_record(struct screen_model *m, const char *type, const ch
 
 /* ---- Drawing -------------------------------------------------------------------------- */
 
-/* A title, then per disk its line and curve, and one for unreadable ranges. */
+/* A title (and the map's legend), then per disk its line, curve and map,
+ * and one for unreadable ranges (the maps are left out when the screen
+ * has no room for all). */
 unsigned screen_scan_rows(const struct screen_model *m)
 {
     unsigned n = m->nscans ? 1 : 0;
+    bool any_map = false;
 
-    for (unsigned i = 0; i < m->nscans; i++)
-        n += 2 + (m->scans[i].bad_ranges > 0);
-    return n + (m->scans_unkept > 0);
+    for (unsigned i = 0; i < m->nscans; i++) {
+        n += 2 + (m->scans[i].nworst > 0) + (m->scans[i].bad_ranges > 0);
+        any_map |= m->scans[i].nworst > 0;
+    }
+    return n + any_map + (m->scans_unkept > 0); /* any_map: the map's legend */
+}
+
+/* MHDD's map in width columns: each column the slowest read of its parts,
+ * one character per bucket (< 5, 20, 50, 150, 500 ms, slower), X where a
+ * read failed; a blank where no read ended. */
+static const char map_chars[] = ".:-=*#X";
+
+static void map_text(char *out, unsigned width, const struct screen_scan *s)
+{
+    unsigned n = s->nworst;
+
+    for (unsigned c = 0; c < width; c++) {
+        unsigned a = c * n / width, b = (c + 1) * n / width;
+        int w = -1;
+        if (b <= a)
+            b = a + 1;
+        for (unsigned i = a; i < b && i < n; i++)
+            w = MAX(w, (int)s->worst[i]);
+        out[c] = w < 0 ? ' ' : map_chars[w];
+    }
+    out[width] = '\0';
 }
 
 /* The curve in width columns: each column the slowest of its points, as
@@ -136,6 +167,9 @@ static void curve_text(char *out, unsigned width, const struct screen_scan *s)
 unsigned screen_draw_scan(struct screen_grid *g, unsigned row, unsigned max_rows, const struct screen_model *m)
 {
     unsigned used = 0, width = g->cols > 2 ? g->cols - 2 : 0;
+    /* The maps only when every row fits: the rate, the curve and the
+     * unreadable ranges come first. */
+    bool maps = max_rows >= screen_scan_rows(m);
     char line[320];
 
     if (!m->nscans || max_rows < 3 || width < 40)
@@ -143,6 +177,10 @@ unsigned screen_draw_scan(struct screen_grid *g, unsigned row, unsigned max_rows
     snprintf(line, sizeof(line), "Surface scan: %u disk%s, MB/s across the surface (each column its slowest point)",
              m->nscans + m->scans_unkept, m->nscans + m->scans_unkept == 1 ? "" : "s");
     screen_put(g, 1, row + used++, PLAT_COLOUR_LABEL, line, width);
+    if (maps)
+        screen_put(g, 1, row + used++, PLAT_COLOUR_LABEL,
+                   "map: each column its slowest read  . <5 ms  : <20  - <50  = <150  * <500  # slower  X failed",
+                   width);
     for (unsigned i = 0; i < m->nscans && used + 2 <= max_rows; i++) {
         const struct screen_scan *s = &m->scans[i];
         bool bad = s->bad_ranges > 0, stopped = !strcmp(s->result, "stopped");
@@ -161,6 +199,17 @@ unsigned screen_draw_scan(struct screen_grid *g, unsigned row, unsigned max_rows
         curve_text(line + head, curve_cols, s);
         bm_strlcpy(line + head + curve_cols, "|", sizeof(line) - head - curve_cols);
         screen_put(g, 1, row + used++, PLAT_COLOUR_NORMAL, line, width);
+        if (maps && s->nworst) {
+            snprintf(line, sizeof(line), "%10s |", "map");
+            map_text(line + head, curve_cols, s);
+            bm_strlcpy(line + head + curve_cols, "|", sizeof(line) - head - curve_cols);
+            screen_put(g, 1, row + used, PLAT_COLOUR_NORMAL, line, width);
+            /* the failed parts in the error colour */
+            for (unsigned k = 0; k < curve_cols; k++)
+                if (line[head + k] == 'X')
+                    screen_put(g, 1 + head + k, row + used, PLAT_COLOUR_ERROR, "X", 1);
+            used++;
+        }
         if (bad && used < max_rows) {
             size_t len = (size_t)snprintf(line, sizeof(line), "%10s unreadable: %llu block%s in %llu range%s:", "",
                                           (unsigned long long)s->bad_blocks, s->bad_blocks == 1 ? "" : "s",

@@ -56,6 +56,10 @@ def test_scan_lists_exactly_the_band_and_carries_on():
     assert bad["bad_blocks"] == BAND_COUNT and bad["bad_ranges"] == 1, bad
     assert bad["bytes"] == (BAD_MIB * 2048 - BAND_COUNT) * 512, bad
     assert bad["buckets"]["error"] >= 1 and bad["rereads"] > 0, bad
+    # MHDD's map: two parts of 16 reads; the band's (LBA 0-32767) shows
+    # the failed read (6), the other the slowest bucket of its reads.
+    assert bad["point_blocks"] == 32768 and len(bad["curve_worst"]) == len(bad["curve_mbps"]) == 2, bad
+    assert bad["curve_worst"][0] == 6 and 0 <= bad["curve_worst"][1] <= 5, bad
     ranges = [r for r in run.of_type("scan_bad_range")]
     assert [(r["disk"], r["first_lba"], r["count"], r["last_lba"]) for r in ranges] == \
         [("ahci1p2", BAND_FIRST, BAND_COUNT, BAND_FIRST + BAND_COUNT - 1)], ranges
@@ -74,6 +78,7 @@ def test_clean_disk_scan_rate_against_its_seq1m():
     # 65536 reads in 100 points of 656 (the last shorter).
     assert len(good["curve_mbps"]) == 100 and good["point_blocks"] == 656 * 2048, good
     assert min(good["curve_mbps"]) > 0, good
+    assert len(good["curve_worst"]) == 100 and all(0 <= w <= 5 for w in good["curve_worst"]), good
     seq = [r for r in run.of_type("disk_result")
            if r["disk"] == "ahci0p0" and r["test"] == "SEQ1M-Q8T1" and r["rw"] == "read" and "concurrent" not in r]
     assert len(seq) == 1, seq

@@ -2370,6 +2370,36 @@ static void test_drive_with_broken_ncq_gets_depth_1(void **state)
     finish(m, ctrl);
 }
 
+/* A Samsung 870 on an ATI SB7x0 host (1002:4391) gets no NCQ (Linux
+ * ATA_QUIRK_NO_NCQ_ON_ATI, checked against the host's vendor); the same
+ * drive on an Intel host keeps its queue. */
+static void test_samsung_870_gets_no_ncq_on_an_ati_host_only(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_disk *d;
+    void *ctrl;
+
+    (void)state;
+    m->dev.config[0] = 0x02, m->dev.config[1] = 0x10;      /* 1002:4391 */
+    m->dev.config[2] = 0x91, m->dev.config[3] = 0x43;
+    m->model_name = "Samsung SSD 870 EVO 1TB";
+    m->ncq_broken = true;                  /* stands for the pairing's NCQ errors */
+    d = probe_one(m, &ctrl);
+    assert_non_null(strstr(d->quirks, "noncq_on_ati"));
+    assert_int_equal(d->max_qd, 1);
+    submit_reads(d, 1);
+    expect_reads_ok(d, 1);
+    assert_int_equal(m->ncq_used, 0);
+    finish(m, ctrl);
+
+    m = model_new(true, true, true);       /* the model's own ID, 8086:2922 */
+    m->model_name = "Samsung SSD 870 EVO 1TB";
+    d = probe_one(m, &ctrl);
+    assert_null(strstr(d->quirks, "noncq_on_ati"));
+    assert_true(d->max_qd > 1);
+    finish(m, ctrl);
+}
+
 /* LITEON EP1-* time out above 1024 sectors (Linux ATA_QUIRK_MAX_SEC_1024):
  * no command is larger, so a largest-transfer read succeeds. */
 static void test_drive_with_a_1024_sector_limit_gets_no_larger_command(void **state)
@@ -2404,6 +2434,7 @@ int main(void)
         cmocka_unit_test_teardown(test_sb600_gets_only_memory_below_4_gib_and_255_sector_commands, log_restore),
         cmocka_unit_test_teardown(test_marvell_6145_gets_no_ncq, log_restore),
         cmocka_unit_test_teardown(test_drive_with_broken_ncq_gets_depth_1, log_restore),
+        cmocka_unit_test_teardown(test_samsung_870_gets_no_ncq_on_an_ati_host_only, log_restore),
         cmocka_unit_test_teardown(test_drive_with_a_1024_sector_limit_gets_no_larger_command, log_restore),
         cmocka_unit_test_teardown(test_ncq_batch_is_issued_with_one_pxci_write_on_flush_or_poll, log_restore),
         cmocka_unit_test_teardown(test_ncq_error_fails_exactly_the_bad_tag_with_lba_and_port_keeps_working, log_restore),

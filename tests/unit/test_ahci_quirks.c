@@ -54,7 +54,18 @@ static void test_drive_quirks_by_model_and_firmware(void **state)
     assert_int_equal(ata_dev_quirks("ST380013AS", "3.20"), ATA_DQUIRK_MAX_SEC_1024);
     assert_int_equal(ata_dev_quirks("ST380013AS", "3.18"), 0);
     assert_int_equal(ata_dev_quirks("LITEON EP1-KB480", "1.0"), ATA_DQUIRK_MAX_SEC_1024);
-    assert_int_equal(ata_dev_quirks("Samsung SSD 860 EVO 500GB", "RVT04B6Q"), 0);
+    assert_int_equal(ata_dev_quirks("Samsung SSD 860 EVO 500GB", "RVT04B6Q"), ATA_DQUIRK_NO_NCQ_ON_ATI);
+    assert_int_equal(ata_dev_quirks("SAMSUNG MZ7LH960HAJR-00005", "HXT7404Q"), ATA_DQUIRK_NO_NCQ_ON_ATI);
+    assert_int_equal(ata_dev_quirks("Samsung SSD 850 PRO 256GB", "EXM04B6Q"), 0);
+}
+
+/* Linux replaced the SanDisk SD7/SD8 NCQ entry with a trim limit
+ * (ATA_QUIRK_MAX_TRIM_128M): their NCQ is used, as Linux uses it. */
+static void test_sandisk_ssds_keep_their_ncq(void **state)
+{
+    (void)state;
+    assert_int_equal(ata_dev_quirks("SanDisk SD8SN8U256G", "X4120000"), 0);
+    assert_int_equal(ata_dev_quirks("SanDisk SD7SN6S256G", "X3310000"), 0);
 }
 
 int main(void)
@@ -63,6 +74,7 @@ int main(void)
         cmocka_unit_test(test_host_quirks_for_sb600_marvell_and_via),
         cmocka_unit_test(test_glob_match_as_linux),
         cmocka_unit_test(test_drive_quirks_by_model_and_firmware),
+        cmocka_unit_test(test_sandisk_ssds_keep_their_ncq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

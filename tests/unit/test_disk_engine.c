@@ -596,6 +596,64 @@ static void test_disk_run_full_has_sweeps_and_scaling_series(void **state)
     assert_int_equal(count_records("error", NULL, NULL), 0);
 }
 
+static unsigned scan_texts_2, scan_texts_1;
+
+/* struct sink's text: counts the scan's "N disks at once" lines. */
+static void count_scan_texts(struct sink *s, const char *human)
+{
+    (void)s;
+    scan_texts_2 += strstr(human, "surface scan: 2 disks at once") != NULL;
+    scan_texts_1 += strstr(human, "surface scan: 1 disk at once") != NULL;
+}
+
+/* A native disk of depth 1 (AHCI without NCQ, an Apple 2001 NVMe) never
+ * waits in submit or poll (blkdev.h): it runs in the all-disks tests and
+ * is scanned at once with the others. Only a firmware path of depth 1
+ * (plain Block I/O) runs its command inside submit, so it alone is left
+ * out of the all-disks tests and scanned after them, each named. */
+static void test_native_depth_1_disk_runs_beside_the_others(void **state)
+{
+    static struct sink sink = { "test", capture, count_scan_texts, NULL, NULL, NULL };
+    struct plat_boot_location boot;
+    struct config c;
+    struct engine_timing tm;
+    char deep[512], nat1[512], fw1[512], env[2048], err[256];
+    (void)state;
+
+    make_file("deep.img", 8 * MIB, true, deep, sizeof(deep));
+    make_file("nat1.img", 8 * MIB, true, nat1, sizeof(nat1));
+    make_file("fw1.img", 8 * MIB, true, fw1, sizeof(fw1));
+    snprintf(env, sizeof(env), "%s=DEEP,%s=NAT1+qd=1+native,%s=FW1+qd=1", deep, nat1, fw1);
+    setenv("BAREMARK_HOST_DISKS", env, 1);
+    config_defaults(&c);
+    assert_int_equal(config_set(&c, "scan", "on", err, sizeof(err)), BM_OK);
+    memset(&boot, 0, sizeof(boot));
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+    scan_texts_1 = scan_texts_2 = 0;
+    tm = test_timing(&c, 3000000ull, 30000000ull);
+    assert_int_equal(disk_run_timed(&c, &boot, &tm), BM_OK);
+    sinks_close();
+    unsetenv("BAREMARK_HOST_DISKS");
+
+    assert_int_equal(count_records("disk", "\"serial\":\"NAT1\"", "\"max_qd\":1,"), 1);
+    /* fw1, native at depth 1, with fw0 in the all-disks tests ... */
+    assert_int_equal(count_records("note", "\"where\":\"fw1\"", "left out of the all-disks"), 0);
+    assert_int_equal(count_records("disk_result", "\"disk\":\"all\"", "\"disks\":[\"fw0\",\"fw1\"]"), 2);
+    /* ... the firmware one at depth 1 left out, named. */
+    assert_int_equal(count_records("note", "\"where\":\"fw2\"", "left out of the all-disks"), 1);
+    /* One scan of fw0 and fw1 at once, then fw2's alone; all three read whole. */
+    assert_int_equal(scan_texts_2, 1);
+    assert_int_equal(scan_texts_1, 1);
+    for (unsigned i = 0; i < 3; i++) {
+        char id[32];
+        snprintf(id, sizeof(id), "\"disk\":\"fw%u\"", i);
+        assert_int_equal(count_records("scan", id, "\"result\":\"pass\""), 1);
+    }
+    assert_int_equal(count_records("error", NULL, NULL), 0);
+}
+
 static void test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note(void **state)
 {
     static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
@@ -667,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_esc_during_a_write_test_stops_all_writing),
         cmocka_unit_test(test_disk_run_full_has_sweeps_and_scaling_series),
         cmocka_unit_test(test_tests_that_do_not_fit_a_disk_are_skipped_with_a_note),
+        cmocka_unit_test(test_native_depth_1_disk_runs_beside_the_others),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

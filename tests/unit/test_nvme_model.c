@@ -42,8 +42,9 @@
  *   stripe (vs[3], byte 3075; a command crossing it is failed, Invalid Field, and counted), 48-bit DMA
  *   (an address above is not reached: Data Transfer Error, counted),
  *   Apple 2005 128-byte I/O SQ entries (fetched at that stride) and one CID
- *   space for admin and I/O commands (an I/O CID below 32 is refused,
- *   counted); and a controller memory buffer offering SQs (CMBSZ.SQS). */
+ *   space for all its queues (an I/O CID below 32 is refused, counted; an
+ *   I/O SQ created beside another is counted); and a controller memory
+ *   buffer offering SQs (CMBSZ.SQS). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,7 +147,8 @@ struct nvme_model {
     uint32_t stripe_bytes;         /* reads crossing a multiple of this are counted */
     bool dma48;                    /* addresses at or above 2^48 are not reached */
     bool sqe128;                   /* I/O SQ entries are fetched every 128 bytes */
-    bool shared_tags;              /* I/O CIDs below 32 collide with the admin queue's */
+    bool shared_tags;              /* one tag space: I/O CIDs below 32 collide with the admin queue's,
+                                    * and a second I/O queue's with the first's (counted at its creation) */
     uint32_t cmbsz;                /* CMBSZ register (0: no CMB) */
     unsigned max_qsize;            /* largest queue Create I/O CQ/SQ accept (0: MQES + 1) */
     uint64_t ready_delay_ns;       /* CSTS.RDY follows CC.EN = 1 this much later */
@@ -176,6 +178,7 @@ struct nvme_model {
     unsigned css;                  /* CC.CSS of the last enable */
     unsigned pi_reads, pi_refused; /* reads of a PI namespace done / refused */
     unsigned stripe_crossings, dma_over_48, cid_collisions;
+    unsigned shared_tag_sqs;       /* I/O SQs created beside a live one while tags are shared */
     unsigned io_sq_size;           /* entries of the last I/O SQ created */
     unsigned desc_lists;           /* Identify CNS 03h answered */
 };
@@ -445,6 +448,11 @@ static uint16_t admin(struct nvme_model *m, const uint8_t *sqe, uint32_t *dw0, b
             return ST_INVALID_QSIZE;
         if (cqid == 0 || cqid >= MAXQ || !m->cq[cqid].live)
             return ST_CQ_INVALID;
+        for (unsigned i = 1; m->shared_tags && i < MAXQ; i++)
+            if (m->sq[i].live) {
+                m->shared_tag_sqs++; /* its CIDs would collide with that queue's */
+                break;
+            }
         m->sq[qid] = (struct nvme_instant_queue){ .live = true, .base = phys(le64(sqe + 24)), .size = qsize,
                                                   .cqid = cqid };
         m->io_sq_size = qsize;
@@ -2049,12 +2057,38 @@ static void test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_on
     d = probe_one(m, &ctrl);
     assert_true(has_quirk(d, "128_bytes_sqes"));
     assert_true(has_quirk(d, "shared_tags"));
+    assert_int_equal(d->nqueues, 1);
     for (int round = 0; round < 3; round++) {   /* round the SQ more than once */
         submit_reads(d, 0, 0, QD);
         expect_reads_ok(d, 0, QD);
         submit_reads(d, 0, 0, QD);
         expect_reads_ok(d, 0, QD);
     }
+    assert_int_equal(m->cid_collisions, 0);
+    finish(m, ctrl);
+}
+
+/* Apple 2005: its queues share one tag space, so one I/O queue for the
+ * whole controller (Linux nvme_max_io_queues() returns 1), though the
+ * controller grants four; a second namespace is left out, named. */
+static void test_apple_2005_gets_one_io_queue_for_its_shared_tags(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_disk_list list;
+    char err[160];
+    void *ctrl;
+
+    (void)state;
+    model_set_id(m, 0x106b, 0x2005);
+    m->sqe128 = true;
+    m->shared_tags = true;
+    m->nns = 2;
+    assert_int_equal(probe_many(m, 0, &list, &ctrl, err, sizeof(err)), 1);
+    assert_int_equal(list.disks[0]->nqueues, 1);
+    assert_int_equal(m->shared_tag_sqs, 0);
+    assert_non_null(strstr(err, "1 of 2 namespaces used: one I/O queue on a controller whose queues share one tag"));
+    submit_reads(list.disks[0], 0, 0, QD);
+    expect_reads_ok(list.disks[0], 0, QD);
     assert_int_equal(m->cid_collisions, 0);
     finish(m, ctrl);
 }
@@ -2106,6 +2140,7 @@ int main(void)
         cmocka_unit_test(test_intel_0953_sweep_read_with_a_hung_part_stays_in_flight),
         cmocka_unit_test(test_48_bit_dma_controller_gets_no_address_above_2_to_48),
         cmocka_unit_test(test_apple_2005_gets_128_byte_sq_entries_and_cids_above_the_admin_ones),
+        cmocka_unit_test(test_apple_2005_gets_one_io_queue_for_its_shared_tags),
         cmocka_unit_test(test_apple_2001_gets_a_queue_depth_of_one),
         cmocka_unit_test(test_cmb_offering_sqs_is_named_in_the_probe_note),
         cmocka_unit_test(test_cq_head_is_released_only_when_a_command_needs_the_room),

@@ -237,6 +237,16 @@ static void test_band_is_listed_exactly_and_the_scan_carries_on(void **state)
     /* and every good block was read to the end of the disk. */
     for (uint64_t b = 0; b < 16384; b++)
         assert_true(f->read_count[b] >= 1);
+    /* MHDD's map: the band's part (2 of 8, LBA 4096-6143, with every
+     * read the error caught) shows the failure, every other part a read
+     * time. */
+    assert_int_equal(r.npoints, 8);
+    for (unsigned i = 0; i < r.npoints; i++) {
+        if (i == 2)
+            assert_int_equal(r.part_worst[i], SCAN_WORST_ERROR);
+        else
+            assert_true(r.part_worst[i] >= SCAN_B5 && r.part_worst[i] <= SCAN_BSLOW);
+    }
     assert_contract_kept(f);
     fake_free(f);
 }
@@ -345,6 +355,14 @@ static void test_slow_zone_shows_in_the_curve_and_the_buckets(void **state)
     }
     assert_true(median(fast, 7) > 5.24 * 0.9 && median(fast, 7) < 5.24 * 1.05);
     assert_true(median(slow, 7) > 0.1748 * 0.9 && median(slow, 7) < 0.1748 * 1.05);
+    /* MHDD's map says where: the fast half's parts at most < 150 ms, the
+     * slow half's (past the part where the queue turns over) 500 ms or more. */
+    for (unsigned i = 0; i < 8; i++)
+        assert_true(r.part_worst[i] >= SCAN_B5 && r.part_worst[i] <= SCAN_B150);
+    for (unsigned i = 9; i < 16; i++)
+        assert_int_equal(r.part_worst[i], SCAN_BSLOW);
+    for (unsigned i = 16; i < SCAN_CURVE_POINTS; i++)
+        assert_int_equal(r.part_worst[i], SCAN_WORST_NONE);
     assert_contract_kept(f);
     fake_free(f);
 }

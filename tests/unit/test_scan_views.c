@@ -56,6 +56,9 @@ static void make_result(void)
     bm_strlcpy(res.bad[1].error, "UNC", sizeof(res.bad[1].error));
     res.bad_blocks = 24;
     res.status = BM_OK;
+    memset(res.part_worst, SCAN_B5, sizeof(res.part_worst));
+    res.part_worst[0] = SCAN_WORST_ERROR;  /* LBA 100's failed read */
+    res.part_worst[6] = SCAN_B50;          /* the slow part */
 }
 
 static void emit(double seq1m)
@@ -99,6 +102,8 @@ static void test_scan_records_carry_curve_buckets_ranges_and_cost(void **state)
             n++;
         assert_int_equal(n, 10);
     }
+    /* MHDD's map: per part the slowest read's bucket, 6 for a failed read. */
+    assert_non_null(strstr(scan, "\"curve_worst\":[6,0,0,0,0,0,2,0,0,0]"));
     assert_int_equal(count_records("scan_bad_range", "\"first_lba\":100,", "\"count\":16,"), 1);
     assert_int_equal(count_records("scan_bad_range", "\"first_lba\":12000,", "\"last_lba\":12007,"), 1);
     assert_int_equal(count_records("error", "24 unreadable blocks in 2 ranges from LBA 100", NULL), 1);
@@ -137,6 +142,7 @@ static void test_screen_shows_rate_buckets_curve_and_ranges(void **state)
         s->record(s, rec_type[i], rec_json[i], NULL);
     s->close(s);
     assert_true(find_row(40, "Surface scan: 1 disk") >= 0);
+    assert_true(find_row(40, "map: each column its slowest read  . <5 ms") >= 0);
     r = find_row(40, "ahci0p1    ");
     assert_true(r >= 0);
     line = row((unsigned)r);
@@ -155,9 +161,56 @@ static void test_screen_shows_rate_buckets_curve_and_ranges(void **state)
         /* the 7th of 10 parts: past the middle, before the last fifth */
         assert_true((dip - from) * 2 > to - from && (dip - from) * 5 < (to - from) * 4);
     }
+    /* MHDD's map under it: the failed part first, in the error colour,
+     * the slow part where the dip is, fast parts between. */
     line = row((unsigned)r + 2);
+    assert_non_null(strstr(line, "map |X"));
+    assert_non_null(strstr(line, ".-"));
+    assert_non_null(strstr(line, "-."));
+    assert_int_equal(plat_sim_screen_colour((unsigned)(strchr(line, 'X') - line), (unsigned)r + 2), PLAT_COLOUR_ERROR);
+    assert_int_equal(plat_sim_screen_colour((unsigned)(strchr(line, '-') - line), (unsigned)r + 2), PLAT_COLOUR_NORMAL);
+    {
+        const char *dash = strchr(line, '-'), *from = strstr(line, "|X"), *to = strrchr(line, '|');
+        assert_true((dash - from) * 2 > to - from && (dash - from) * 5 < (to - from) * 4);
+    }
+    line = row((unsigned)r + 3);
     assert_non_null(strstr(line, "unreadable: 24 blocks in 2 ranges: LBA 100-115 LBA 12000-12007"));
-    assert_int_equal(plat_sim_screen_colour(20, (unsigned)r + 2), PLAT_COLOUR_ERROR);
+    assert_int_equal(plat_sim_screen_colour(20, (unsigned)r + 3), PLAT_COLOUR_ERROR);
+}
+
+/* With fewer rows than all of it needs, the maps and their legend give way:
+ * the rate, the curve and the unreadable ranges stay. */
+static void test_screen_leaves_the_map_out_before_the_ranges(void **state)
+{
+    static struct screen_model m;
+    static struct screen_grid g;
+    unsigned want;
+    (void)state;
+    make_result();
+    emit(250.0);
+    screen_model_reset(&m, 0);
+    for (unsigned i = 0; i < nrecs; i++)
+        screen_model_record(&m, rec_type[i], rec_json[i], 0);
+    want = screen_scan_rows(&m);
+    assert_int_equal(want, 6);          /* title, legend, rate, curve, map, ranges */
+    memset(&g, 0, sizeof(g));
+    g.cols = 100;
+    g.rows = 10;
+    assert_int_equal(screen_draw_scan(&g, 0, want, &m), 6);
+    memset(&g, 0, sizeof(g));
+    g.cols = 100;
+    g.rows = 10;
+    assert_int_equal(screen_draw_scan(&g, 0, want - 1, &m), 4);
+    for (unsigned r = 0; r < 4; r++) {
+        char text[128];
+        unsigned n = 0;
+        for (unsigned c = 0; c < 100 && n + 1 < sizeof(text); c++)
+            text[n++] = g.ch[r][c] ? (char)g.ch[r][c] : ' ';
+        text[n] = '\0';
+        assert_null(strstr(text, "map"));
+        if (r == 3)
+            assert_non_null(strstr(text, "unreadable: 24 blocks"));
+    }
 }
 
 static struct html_data hd;
@@ -194,6 +247,10 @@ static void test_report_draws_table_curve_and_map(void **state)
     assert_non_null(strstr(page, "data-chart=\"scan-map\" data-points=\"2\""));
     assert_non_null(strstr(page, "<title>LBA 100-115 unreadable</title>"));
     assert_non_null(strstr(page, "x=\"374.8\""));  /* 1 + 12000/20480 x 638 = 374.8 */
+    /* MHDD's map: each part in the colour of its slowest read. */
+    assert_non_null(strstr(page, "fill=\"#b22222\"><title>LBA 0-2047: slowest read a read failed</title>"));
+    assert_non_null(strstr(page, "fill=\"#999\"><title>LBA 12288-14335: slowest read under 50 ms</title>"));
+    assert_non_null(strstr(page, "fill=\"#d4d4d4\"><title>LBA 18432-20479: slowest read under 5 ms</title>"));
     assert_non_null(strstr(page, "<td>12000</td><td>12007</td>"));
     /* Device text is escaped. */
     assert_null(strstr(page, "ABRT <script>"));
@@ -206,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_scan_records_carry_curve_buckets_ranges_and_cost),
         cmocka_unit_test(test_stopped_scan_says_why),
         cmocka_unit_test(test_screen_shows_rate_buckets_curve_and_ranges),
+        cmocka_unit_test(test_screen_leaves_the_map_out_before_the_ranges),
         cmocka_unit_test(test_report_draws_table_curve_and_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

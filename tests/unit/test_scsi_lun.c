@@ -76,6 +76,34 @@ static void test_rc16_only_for_spc3_and_later(void **state)
     assert_int_equal(info.cap.pi_type, 1);
 }
 
+/* VERSION 92h is an SCSI-2 disk that also names ISO and ECMA versions
+ * (bits 7:4): Linux scsi_probe_lun() reads the ANSI version from the low
+ * nibble, so it gets READ CAPACITY(10) alone, and a PROTECT bit below SPC
+ * is not believed (scsi_device_protection). */
+static void test_scsi_2_disk_with_iso_bits_gets_rc10_first(void **state)
+{
+    struct scsi_target iso = lun(0x92), iso_prot = lun(0x82), spc3 = lun(0x05);
+    struct scsi_disk_info info;
+    (void)state;
+
+    iso.no_read_capacity_16 = true;
+    identify(&iso, &info);
+    assert_false(info.rc16_first);
+    assert_int_equal(iso.rc16_asked, 0);
+    assert_int_equal(iso.rejected, 0);
+    assert_int_equal(info.cap.blocks, 1u << 20);
+
+    iso_prot.protect = true;
+    iso_prot.no_read_capacity_16 = true;
+    identify(&iso_prot, &info);
+    assert_false(info.rc16_first);
+    assert_int_equal(iso_prot.rc16_asked, 0);
+
+    identify(&spc3, &info);
+    assert_true(info.rc16_first);
+    assert_int_equal(spc3.rc16_asked, 1);
+}
+
 /* An SPC-2 disk too large for READ CAPACITY(10) still gets (16) after
  * (10) overflows. */
 static void test_spc2_disk_past_2tib_asks_rc16_after_rc10_overflows(void **state)
@@ -345,6 +373,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rc16_only_for_spc3_and_later),
+        cmocka_unit_test(test_scsi_2_disk_with_iso_bits_gets_rc10_first),
         cmocka_unit_test(test_spc2_disk_past_2tib_asks_rc16_after_rc10_overflows),
         cmocka_unit_test(test_protection_alignment_limits_and_wwn_reach_the_disk),
         cmocka_unit_test(test_vpd_pages_asked_only_when_listed),
