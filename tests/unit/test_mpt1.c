@@ -28,6 +28,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "mpt_sim.h"
 #include "scsi_target.h"
 
 #define R_DOORBELL 0x00
@@ -654,19 +655,8 @@ static struct model *model_new(uint8_t block_dwords)
 
 static void attach(struct model *m)
 {
-    memset(&simdev, 0, sizeof(simdev));
-    simdev.addr = sim_addr;
-    simdev.ctx = m;
-    simdev.mmio_read32 = model_read;
-    simdev.mmio_write32 = model_write;
-    put16(simdev.config + 0x00, 0x1000);
-    put16(simdev.config + 0x02, 0x0058);                     /* SAS1068E */
-    simdev.config[0x0b] = 0x01, simdev.config[0x0a] = 0x07;
-    put32(simdev.config + 0x10, 0x00000001);                 /* BAR0: I/O */
-    put32(simdev.config + 0x14, 0x00000004);                 /* BAR1: 64-bit memory */
-    simdev.bar_size[1] = 0x10000;
     model = m;
-    plat_sim_attach(&simdev);
+    mpt_sim_attach(&simdev, sim_addr, 0x0058 /* SAS1068E */, m, model_read, model_write, NULL);
 }
 
 static void detach(void)
@@ -680,22 +670,6 @@ static void assert_no_violations(void)
 {
     if (model->violations)
         fail_msg("%u protocol violations, first: %s", model->violations, model->first_violation);
-}
-
-static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
-{
-    int got = 0;
-    /* As an engine polls: time goes by (10 us a poll that brings
-     * nothing, 1 s at most), so a recovery step that waits for the chip
-     * (the diagnostic reset's 100 ms) gets there. */
-    for (int spins = 0; got < n && spins < 100000; spins++) {
-        int k = d->ops->poll(d, 0, out + got, n - got);
-
-        got += k;
-        if (!k)
-            plat_sim_advance_ns(10000);
-    }
-    return got;
 }
 
 /* Probe the model; then its first disk reads LBA 500 (tag 4), which the
@@ -725,7 +699,7 @@ static void read_again_and_release(struct bm_disk *d, void *ctrl, uint8_t *buf)
     struct bm_completion c;
 
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_no_violations();
     mpt_driver.release(ctrl);
@@ -760,7 +734,7 @@ static void check_probe_and_reads(uint8_t block_dwords)
         assert_true(d->max_qd < model->credits);
         for (int t = 0; t < QD; t++)
             assert_int_equal(d->ops->submit(d, 0, (uint32_t)t, BM_IO_READ, 100u + 8u * t, 8, bufs[t]), BM_OK);
-        assert_int_equal(poll_n(d, out, QD), QD);
+        assert_int_equal(mpt_poll_n(d, out, QD), QD);
         for (int i = 0; i < QD; i++)
             assert_int_equal(out[i].status, BM_OK);
         for (int t = 0; t < QD; t++)
@@ -807,7 +781,7 @@ static void test_nb_hint_value(void **state)
     d = list.disks[0];
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
     assert_int_equal(model->nb_last, 2);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
@@ -862,7 +836,7 @@ static void check_timeout_aborts(bool hipri)
     hung = model->hung_context;
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     plat_sim_advance_ns(31ull * 1000000000ull);
-    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(mpt_poll_n(d, c, 4), 1);
     assert_int_equal(c[0].tag, 4);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts, 1);
@@ -873,7 +847,7 @@ static void check_timeout_aborts(bool hipri)
     for (int i = 0; i < 100 && !reused; i++) {
         assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 8, buf), BM_OK);
         reused = model->last_context == hung;
-        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(mpt_poll_n(d, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
     }
     assert_true(reused);
@@ -1104,7 +1078,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 8, buf), BM_OK);
     hung = model->hung_context;
     plat_sim_advance_ns(31ull * 1000000000ull);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 4);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_handshakes, 2);
@@ -1117,7 +1091,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8u * t, 8, buf + 4096u * t), BM_OK);
         reused |= model->last_context == hung;
     }
-    assert_int_equal(poll_n(d, c, 8), 8);
+    assert_int_equal(mpt_poll_n(d, c, 8), 8);
     for (int i = 0; i < 8; i++) {
         assert_int_equal(c[i].status, BM_OK);
         for (uint32_t b = 0; b < 4096; b++)
@@ -1127,7 +1101,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_true(reused);
     d = list.disks[1];
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_no_violations();
     mpt_driver.release(ctrl);

@@ -28,6 +28,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "mpt_sim.h"
 #include "efi/disk/engine.h"
 #include "efi/time_units.h"
 #include "scsi_target.h"
@@ -1368,19 +1369,7 @@ static struct model *model_new(bool mpi25, uint32_t state)
 /* Put a model on the simulated PCI bus at a. */
 static void attach_at(struct model *m, struct plat_sim_dev *sd, struct pci_addr a)
 {
-    memset(sd, 0, sizeof(*sd));
-    sd->addr = a;
-    sd->ctx = m;
-    sd->mmio_read32 = model_read;
-    sd->mmio_write32 = model_write;
-    sd->mmio_write64 = model_write64;
-    put16(sd->config + 0x00, 0x1000);
-    put16(sd->config + 0x02, m->device_id);
-    sd->config[0x0b] = 0x01, sd->config[0x0a] = 0x07;  /* mass storage, SAS */
-    put32(sd->config + 0x10, 0x00000001);               /* BAR0: I/O */
-    put32(sd->config + 0x14, 0x00000004);               /* BAR1: 64-bit memory */
-    sd->bar_size[1] = 0x10000;
-    plat_sim_attach(sd);
+    mpt_sim_attach(sd, a, m->device_id, m, model_read, model_write, model_write64);
 }
 
 static void attach(struct model *m)
@@ -1416,23 +1405,6 @@ static struct bm_disk *disk_by_model(struct bm_disk_list *l, const char *prefix,
         if (!strncmp(l->disks[i]->model, prefix, strlen(prefix)) && l->disks[i]->lba_bytes == lba_bytes)
             return l->disks[i];
     return NULL;
-}
-
-/* Poll until n completions arrived (bounded), into out. */
-static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
-{
-    int got = 0;
-    /* As an engine polls: time goes by (10 us a poll that brings
-     * nothing, 1 s at most), so a recovery step that waits for the chip
-     * (the diagnostic reset's 100 ms) gets there. */
-    for (int spins = 0; got < n && spins < 100000; spins++) {
-        int k = d->ops->poll(d, 0, out + got, n - got);
-
-        got += k;
-        if (!k)
-            plat_sim_advance_ns(10000);
-    }
-    return got;
 }
 
 static bool block_ok(const uint8_t *buf, uint16_t handle, uint64_t lba, uint32_t bytes)
@@ -1538,7 +1510,7 @@ static void check_deep_queue(bool mpi25)
             struct bm_disk *d = disks[k];
             uint16_t handle = d->lba_bytes == 4096 ? 0x000e : 0x0009;
 
-            assert_int_equal(poll_n(d, out, QD), QD);
+            assert_int_equal(mpt_poll_n(d, out, QD), QD);
             for (int i = 0; i < QD; i++) {
                 assert_int_equal(out[i].status, BM_OK);
                 assert_true(out[i].tag < QD);
@@ -1587,7 +1559,7 @@ static void test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_i
     whole = model->posts_whole;
     for (uint32_t t = 0; t < 16; t++)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8 * t, 8, buf + 4096 * t), BM_OK);
-    assert_int_equal(poll_n(d, c, 16), 16);
+    assert_int_equal(mpt_poll_n(d, c, 16), 16);
     assert_int_equal(model->posts_whole, whole + 16);
     assert_int_equal(model->posts_split, 0);
     assert_no_violations();
@@ -1621,7 +1593,7 @@ static void test_write_direction(void **state)
     d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
     assert_non_null(d);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_WRITE, 100, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_int_equal(model->writes_seen, 1);
     assert_no_violations();
@@ -1649,14 +1621,14 @@ static void test_check_condition_sense(void **state)
     model->error_handle = 0x000a;
     model->error_lba = 777;
     assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 777, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.tag, 5);
     assert_int_equal(c.status, BM_EIO);
     assert_non_null(strstr(c.detail, "MEDIUM ERROR"));
     assert_non_null(strstr(c.detail, "11/00"));
     /* The next command on the same disk is fine. */
     assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 778, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_true(block_ok(buf, 0x000a, 778, 512));
     assert_no_violations();
@@ -1712,7 +1684,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     model->defer = false;
     plat_sim_advance_ns(11 * NS_PER_S);
     t0 = plat_now_ns();
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     /* ABORT TASK for it, then TARGET RESET: neither got it back... */
@@ -1728,7 +1700,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_true(model->port_enabled);
     assert_false(model->diag & DIAG_WRITE_ENABLE);
     /* The other disk's command was the IOC's: it ends with an error. */
-    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(mpt_poll_n(other, c, 1), 1);
     assert_int_equal(c[0].tag, 3);
     assert_int_equal(c[0].status, BM_EIO);
     /* Both disks carry on; the hung SMID is used again (eight commands
@@ -1737,14 +1709,14 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 1000u + t, 1, many + 512u * t), BM_OK);
         reused |= model->last_smid == hung_smid;
     }
-    assert_int_equal(poll_n(d, c8, 8), 8);
+    assert_int_equal(mpt_poll_n(d, c8, 8), 8);
     for (int i = 0; i < 8; i++) {
         assert_int_equal(c8[i].status, BM_OK);
         assert_true(block_ok(many + 512u * c8[i].tag, 0x0009, 1000u + c8[i].tag, 512));
     }
     assert_true(reused);
     assert_int_equal(other->ops->submit(other, 0, 3, BM_IO_READ, 77, 1, buf2), BM_OK);
-    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(mpt_poll_n(other, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf2, 0x000a, 77, 512));
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
@@ -1782,15 +1754,15 @@ static void test_handles_followed_across_ioc_reset(void **state)
     model->renumber_on_reset = true;
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
     plat_sim_advance_ns(31 * NS_PER_S);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->diag_resets, 1);
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0019, 5, 512));
     assert_int_equal(k4->ops->submit(k4, 0, 0, BM_IO_READ, 6, 1, buf), BM_OK);
-    assert_int_equal(poll_n(k4, c, 1), 1);
+    assert_int_equal(mpt_poll_n(k4, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x001e, 6, 4096));
     assert_no_violations();
@@ -1825,7 +1797,7 @@ static void test_host_resets_are_limited(void **state)
         model->hang_lba = 4242;
         assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
         plat_sim_advance_ns(31 * NS_PER_S);
-        assert_int_equal(poll_n(d, c, 1), i < 4 ? 1 : 0);
+        assert_int_equal(mpt_poll_n(d, c, 1), i < 4 ? 1 : 0);
         if (i < 4)
             assert_int_equal(c[0].status, BM_ETIMEDOUT);
         assert_int_equal(model->diag_resets, i < 4 ? i + 1 : 4);
@@ -1863,7 +1835,7 @@ static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
     model->state = ST_FAULT;
     model->fault_code = 0x2622;
     plat_sim_advance_ns(31 * NS_PER_S);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts + model->tm_target_resets, 0);
     assert_int_equal(model->diag_resets, 1);
@@ -1871,7 +1843,7 @@ static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
     assert_true(model->port_enabled);
     for (int i = 0; i < 4; i++) {
         assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, (uint64_t)i, 1, buf), BM_OK);
-        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(mpt_poll_n(d, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
         assert_true(block_ok(buf, 0x000a, (uint64_t)i, 512));
     }
@@ -1908,7 +1880,7 @@ static void test_timeout_aborts_the_command(void **state)
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     assert_int_equal(model->tm_aborts, 0);
     plat_sim_advance_ns(31 * NS_PER_S);
-    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(mpt_poll_n(d, c, 4), 1);
     assert_int_equal(c[0].tag, 7);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts, 1);
@@ -1920,7 +1892,7 @@ static void test_timeout_aborts_the_command(void **state)
     for (int i = 0; i < 300 && !reused; i++) {
         assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 10, 1, buf), BM_OK);
         reused = model->last_smid == hung_smid;
-        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(mpt_poll_n(d, c, 1), 1);
         assert_int_equal(c[0].tag, 1);
         assert_int_equal(c[0].status, BM_OK);
     }
@@ -1978,7 +1950,7 @@ static void test_long_recovery_step_does_not_hold_the_controller(void **state)
         assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
         assert_true(plat_now_ns() - t0 < NS_PER_S);
         assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 300u + (unsigned)i, 1, buf2), BM_OK);
-        assert_int_equal(poll_n(other, c, 1), 1);
+        assert_int_equal(mpt_poll_n(other, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
         assert_true(block_ok(buf2, 0x0009, 300u + (unsigned)i, 512));
     }
@@ -1997,7 +1969,7 @@ static void test_long_recovery_step_does_not_hold_the_controller(void **state)
     /* Still within its 30 s bound: no TARGET RESET yet. */
     assert_int_equal(model->tm_target_resets, 0);
     tm_let_go(model);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 5);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     if (!strstr(c[0].detail, "(ABORT TASK)"))
@@ -2084,7 +2056,7 @@ static void test_host_reset_in_parts_does_not_hold_poll(void **state)
     assert_true(model->port_enabled);
     /* The disks carry on. */
     assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 7, 1, buf2), BM_OK);
-    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(mpt_poll_n(other, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf2, 0x000a, 7, 512));
     d->ops->recovery(d, rec, sizeof(rec));
@@ -2205,7 +2177,7 @@ static void test_handshake_request_dwords_are_written_across_polls(void **state)
         }
         /* The other controller's disk, from the same loop. */
         assert_int_equal(other->ops->submit(other, 0, 0, BM_IO_READ, 100u + (unsigned)i, 1, buf2), BM_OK);
-        assert_int_equal(poll_n(other, c + 2, 1), 1);
+        assert_int_equal(mpt_poll_n(other, c + 2, 1), 1);
         assert_int_equal(c[2].status, BM_OK);
         reads_during_acks += acking;
     }
@@ -2332,7 +2304,7 @@ static void test_device_pages_after_reset_are_steps(void **state)
     model->config_late_ns = 0;
     model->hang_armed = false;
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 7, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0019, 7, 512));
     assert_no_violations();
@@ -2394,7 +2366,7 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
         }
         /* The other controller's disk, from the same loop. */
         assert_int_equal(other->ops->submit(other, 0, 0, BM_IO_READ, 100u + reads_b, 1, buf2), BM_OK);
-        assert_int_equal(poll_n(other, c + 2, 1), 1);
+        assert_int_equal(mpt_poll_n(other, c + 2, 1), 1);
         assert_int_equal(c[2].status, BM_OK);
         reads_b++;
         during_init += model->ioc_init_pending;
@@ -2414,7 +2386,7 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
     assert_int_equal(model->diag_resets, 1);
     /* The disk carries on. */
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0009, 5, 512));
     assert_no_violations();
@@ -2784,7 +2756,7 @@ static void test_busy_and_task_set_full_retried(void **state)
     model->busy_count = 0;
     plat_sim_advance_ns(NS_PER_S);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_int_equal(model->n_outstanding, 0);
     assert_no_violations();
@@ -2819,7 +2791,7 @@ static void test_ioc_busy_takes_the_shared_busy_disposition(void **state)
     model->busy_handle = 0x000a;
     model->ioc_busy_count = 3;
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 600, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_int_equal(model->ioc_busy_answered, 3);
     assert_true(block_ok(buf, 0x000a, 600, 512));
@@ -2955,7 +2927,7 @@ static void check_large_transfers(bool mpi25)
         }
         assert_int_equal(model->nheld, QD);
         model_flush(model);
-        assert_int_equal(poll_n(d, out, QD), QD);
+        assert_int_equal(mpt_poll_n(d, out, QD), QD);
         for (int i = 0; i < QD; i++)
             assert_int_equal(out[i].status, BM_OK);
         if (op == BM_IO_READ)
