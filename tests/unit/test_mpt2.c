@@ -1415,6 +1415,21 @@ static bool block_ok(const uint8_t *buf, uint16_t handle, uint64_t lba, uint32_t
     return true;
 }
 
+/* A new model (MPI 2.5 when mpi25) attached READY and probed; its disk
+ * whose model name starts with prefix, of lba_bytes blocks. */
+static struct bm_disk *probe_disk(bool mpi25, struct bm_disk_list *list, void **ctrl, const char *prefix,
+                                  uint32_t lba_bytes)
+{
+    char err[160] = "";
+    struct bm_disk *d;
+
+    attach(model_new(mpi25, ST_READY));
+    assert_int_equal(probe(list, ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(list, prefix, lba_bytes);
+    assert_non_null(d);
+    return d;
+}
+
 /* ---- Tests ------------------------------------------------------------------------------------------------------ */
 
 /* Probe finds the three end devices (not the expander, not the
@@ -1545,17 +1560,13 @@ static void test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_i
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c[16];
     uint8_t *buf = plat_alloc_pages(16 * 4096, false);
     struct bm_disk *d;
     unsigned whole;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SATA", 512);
     whole = model->posts_whole;
     for (uint32_t t = 0; t < 16; t++)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8 * t, 8, buf + 4096 * t), BM_OK);
@@ -1582,16 +1593,12 @@ static void test_write_direction(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c;
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SATA", 512);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_WRITE, 100, 8, buf), BM_OK);
     assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
@@ -1607,16 +1614,12 @@ static void test_check_condition_sense(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c;
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
 
     (void)state;
-    attach(model_new(true, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(true, &list, &ctrl, "SIMVEND SIM SATA", 512);
     model->error_armed = true;
     model->error_handle = 0x000a;
     model->error_lba = 777;
@@ -2081,6 +2084,44 @@ static void start_host_reset(struct bm_disk *d, uint8_t *buf)
     plat_sim_advance_ns(31 * NS_PER_S);
 }
 
+/* A second IOC (SAS3008-like, at 0:4.0) whose first disk a test polls in
+ * the loop that polls the model's disk, as one engine CPU serves two
+ * controllers. Tests keep it static: the simulated bus holds a pointer
+ * to its simdev until second_ioc_down. */
+struct second_ioc {
+    struct plat_sim_dev simdev;
+    struct model *m;
+    struct bm_disk_list list;
+    void *ctrl;
+};
+
+/* Put the second IOC on the bus and probe it; its first disk. */
+static struct bm_disk *second_ioc_up(struct second_ioc *b)
+{
+    const struct pci_addr addr_b = { 0, 4, 0, 0 };
+    char err[160] = "";
+
+    b->m = model_new(true, ST_READY);
+    b->ctrl = NULL;
+    attach_at(b->m, &b->simdev, addr_b);
+    memset(&b->list, 0, sizeof(b->list));
+    assert_int_equal(mpt_driver.probe(addr_b, 1, &b->list, &b->ctrl, err, sizeof(err)), BM_OK);
+    assert_non_null(b->list.disks[0]);
+    return b->list.disks[0];
+}
+
+/* The second IOC saw no protocol violation; release it and take it off
+ * the bus. */
+static void second_ioc_down(struct second_ioc *b)
+{
+    if (b->m->violations)
+        fail_msg("other controller: %s", b->m->first_violation);
+    mpt_driver.release(b->ctrl);
+    plat_sim_detach(&b->simdev);
+    free(b->m);
+    b->m = NULL;
+}
+
 /* After the diagnostic reset the IOC hands each doorbell reply word
  * after the first 300 ms late (IOC FACTS: 32 words, IOC INIT: 10): the
  * words are read as they come, across polls, so no poll holds the CPU
@@ -2091,7 +2132,6 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c[4];
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
@@ -2099,10 +2139,7 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
     uint64_t t0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     start_host_reset(d, buf);
     model->word_late_ns = 300 * NS_PER_MS;
     for (int i = 0; i < 4000 && !got; i++) {
@@ -2138,29 +2175,20 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
  * acknowledgement waited for there (that poll reads HIS for 3 s). */
 static void test_handshake_request_dwords_are_written_across_polls(void **state)
 {
-    static struct plat_sim_dev simdev_b;
-    const struct pci_addr addr_b = { 0, 4, 0, 0 };
-    struct bm_disk_list list, list_b;
-    void *ctrl = NULL, *ctrl_b = NULL;
-    char err[160] = "", rec[192] = "";
+    static struct second_ioc b;
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d, *other;
-    struct model *mb = model_new(true, ST_READY);
     uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
     unsigned reads_during_acks = 0;
     bool named_init = false;
     int got = 0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
-    attach_at(mb, &simdev_b, addr_b);
-    memset(&list_b, 0, sizeof(list_b));
-    assert_int_equal(mpt_driver.probe(addr_b, 1, &list_b, &ctrl_b, err, sizeof(err)), BM_OK);
-    other = list_b.disks[0];
-    assert_non_null(other);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
+    other = second_ioc_up(&b);
     start_host_reset(d, buf);
     model->ack_late_ns = 3 * NS_PER_S;
     model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
@@ -2194,11 +2222,7 @@ static void test_handshake_request_dwords_are_written_across_polls(void **state)
     assert_int_equal(model->state, ST_OPERATIONAL);
     assert_true(model->port_enabled);
     assert_no_violations();
-    if (mb->violations)
-        fail_msg("other controller: %s", mb->first_violation);
-    mpt_driver.release(ctrl_b);
-    plat_sim_detach(&simdev_b);
-    free(mb);
+    second_ioc_down(&b);
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
@@ -2218,17 +2242,14 @@ static void test_request_dword_never_taken_ends_named_not_hung(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
     int got = 0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     start_host_reset(d, buf);
     model->ack_never_fn = F_IOC_INIT;
     model->ack_never_dword = 4;
@@ -2266,7 +2287,7 @@ static void test_device_pages_after_reset_are_steps(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
@@ -2275,10 +2296,7 @@ static void test_device_pages_after_reset_are_steps(void **state)
     uint64_t t0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     model->config_late_ns = NS_PER_S;
     model->renumber_on_reset = true;
     start_host_reset(d, buf);
@@ -2325,14 +2343,12 @@ static void test_device_pages_after_reset_are_steps(void **state)
  * one poll: that poll takes their whole time. */
 static void test_port_enable_in_steps_lets_another_controller_run(void **state)
 {
-    static struct plat_sim_dev simdev_b;
-    const struct pci_addr addr_b = { 0, 4, 0, 0 };
-    struct bm_disk_list list, list_b;
-    void *ctrl = NULL, *ctrl_b = NULL;
-    char err[160] = "", rec[192] = "";
+    static struct second_ioc b;
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d, *other;
-    struct model *mb = model_new(true, ST_READY);
     uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
     unsigned during_init = 0, during_pe = 0, reads_b = 0;
     bool named_pe = false;
@@ -2340,15 +2356,8 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
     uint64_t t0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
-    attach_at(mb, &simdev_b, addr_b);
-    memset(&list_b, 0, sizeof(list_b));
-    assert_int_equal(mpt_driver.probe(addr_b, 1, &list_b, &ctrl_b, err, sizeof(err)), BM_OK);
-    other = list_b.disks[0];
-    assert_non_null(other);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
+    other = second_ioc_up(&b);
     model->ioc_init_ns = 2 * NS_PER_S;
     model->port_enable_ns = 5 * NS_PER_S;
     start_host_reset(d, buf);
@@ -2390,11 +2399,7 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0009, 5, 512));
     assert_no_violations();
-    if (mb->violations)
-        fail_msg("other controller: %s", mb->first_violation);
-    mpt_driver.release(ctrl_b);
-    plat_sim_detach(&simdev_b);
-    free(mb);
+    second_ioc_down(&b);
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
@@ -2904,16 +2909,12 @@ static void check_large_transfers(bool mpi25)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_disk *d;
     enum { QD = 32, BYTES = 1 << 20 };
     uint8_t *bufs[QD];
     struct bm_completion out[QD];
 
-    attach(model_new(mpi25, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(mpi25, &list, &ctrl, "SIMVEND SIM SATA", 512);
     assert_true(d->max_transfer_bytes >= BYTES);
     for (int t = 0; t < QD; t++)
         bufs[t] = plat_alloc_pages(BYTES, false);
