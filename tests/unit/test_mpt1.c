@@ -672,16 +672,26 @@ static void assert_no_violations(void)
         fail_msg("%u protocol violations, first: %s", model->violations, model->first_violation);
 }
 
+/* Probe the model through the driver's public entry; a probe that fails
+ * fails the test, naming the driver's error and the model's first
+ * violation. */
+static void probe_model(struct bm_disk_list *list, void **ctrl)
+{
+    char err[200] = "";
+
+    memset(list, 0, sizeof(*list));
+    if (mpt_driver.probe(sim_addr, 0, list, ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+}
+
 /* Probe the model; then its first disk reads LBA 500 (tag 4), which the
  * target keeps (through task management too when tm_ignored), and the
  * read's 30 s deadline passes. The disk is returned. */
 static struct bm_disk *probe_and_hang_a_read(struct bm_disk_list *list, void **ctrl, uint8_t *buf, bool tm_ignored)
 {
-    char err[200] = "";
     struct bm_disk *d;
 
-    memset(list, 0, sizeof(*list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, list, ctrl, err, sizeof(err)), BM_OK);
+    probe_model(list, ctrl);
     d = list->disks[0];
     model->hang_armed = true;
     model->hang_target = d->port;
@@ -712,14 +722,11 @@ static void check_probe_and_reads(uint8_t block_dwords)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     enum { QD = 16 };
     uint8_t *bufs[QD];
 
     attach(model_new(block_dwords));
-    memset(&list, 0, sizeof(list));
-    if (mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
-        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+    probe_model(&list, &ctrl);
     assert_no_violations();
     assert_int_equal(list.count, 2);
     assert_true(model->max_free <= model->credits - 1u);
@@ -769,15 +776,13 @@ static void test_nb_hint_value(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c;
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    probe_model(&list, &ctrl);
     d = list.disks[0];
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
     assert_int_equal(model->nb_last, 2);
@@ -794,13 +799,10 @@ static void test_reply_frames_within_credits(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    if (mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
-        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+    probe_model(&list, &ctrl);
     assert_int_equal(model->max_free, model->credits - 1u);
     assert_no_violations();
     mpt_driver.release(ctrl);
@@ -816,7 +818,6 @@ static void check_timeout_aborts(bool hipri)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c[4];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -825,8 +826,7 @@ static void check_timeout_aborts(bool hipri)
 
     attach(model_new(8));
     model->hipri = hipri;
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    probe_model(&list, &ctrl);
     d = list.disks[0];
     model->hang_armed = true;
     model->hang_target = d->port;
@@ -915,6 +915,27 @@ static void test_port_enable_never_answered_gives_up_named(void **state)
     plat_free_pages(buf, 4096);
 }
 
+/* Poll d every 50 ms of model time, each call numbered for the model's
+ * per-call counts (model->call), until the read probe_and_hang_a_read
+ * held comes back alone, timed out (1000 s at most). The polls after
+ * which a request dword was still not taken. */
+static unsigned poll_numbered_until_the_held_read_is_back(struct bm_disk *d, struct bm_completion *c)
+{
+    unsigned polls_acking = 0;
+    int got = 0;
+
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(50ull * 1000000ull);
+        model->call++;
+        got = d->ops->poll(d, 0, c, 4);
+        polls_acking += model->ack_pending;
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    return polls_acking;
+}
+
 /* After the host reset the IOC takes each handshake request dword 2 s
  * after it was written (mptbase WaitForDoorbellAck allows 5 s a dword;
  * IOC FACTS, IOC INIT, PORT FACTS and PORT ENABLE all go through the
@@ -932,8 +953,7 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
-    unsigned polls_acking = 0;
-    int got = 0;
+    unsigned polls_acking;
 
     (void)state;
     attach(model_new(8));
@@ -941,15 +961,7 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
     d = probe_and_hang_a_read(&list, &ctrl, buf, true);
     model->ack_late_ns = 2ull * 1000000000ull;
     model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
-    for (int i = 0; i < 20000 && !got; i++) {
-        plat_sim_advance_ns(50ull * 1000000ull);
-        model->call++;
-        got = d->ops->poll(d, 0, c, 4);
-        polls_acking += model->ack_pending;
-    }
-    assert_int_equal(got, 1);
-    assert_int_equal(c[0].tag, 4);
-    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    polls_acking = poll_numbered_until_the_held_read_is_back(d, c);
     assert_int_equal(model->diag_resets, 1);
     assert_true(model->late_acks >= 10);
     if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
@@ -976,21 +988,13 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
-    int got = 0;
 
     (void)state;
     attach(model_new(8));
     d = probe_and_hang_a_read(&list, &ctrl, buf, false);
     model->ack_never_fn = F_TASK_MGMT;
     model->ack_never_dword = 5;
-    for (int i = 0; i < 20000 && !got; i++) {
-        plat_sim_advance_ns(50ull * 1000000ull);
-        model->call++;
-        got = d->ops->poll(d, 0, c, 4);
-    }
-    assert_int_equal(got, 1);
-    assert_int_equal(c[0].tag, 4);
-    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    poll_numbered_until_the_held_read_is_back(d, c);
     if (!strstr(c[0].detail, "(host reset)"))
         fail_msg("completion does not name the step: \"%s\"", c[0].detail);
     if (model->max_his_waits_in_call > 2)
@@ -1004,11 +1008,6 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
     read_again_and_release(d, ctrl, buf);
 }
 
-/* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
- * by handshake, no high-priority FIFO): the IOC gets a diagnostic reset
- * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
- * IOC INIT, reply frames lent again, PORT ENABLE), the held frame is free
- * again and both disks carry on. */
 /* MPI 1: after the host reset, PORT ENABLE (a doorbell handshake whose
  * reply comes once the port's devices are discovered) answers 5 s late:
  * the handshake is posted and its reply looked for on later polls, so no
@@ -1054,11 +1053,15 @@ static void test_port_enable_after_reset_is_a_step(void **state)
     read_again_and_release(d, ctrl, buf);
 }
 
+/* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
+ * by handshake, no high-priority FIFO): the IOC gets a diagnostic reset
+ * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
+ * IOC INIT, reply frames lent again, PORT ENABLE), the held frame is free
+ * again and both disks carry on. */
 static void test_request_surviving_target_reset_resets_the_ioc(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(8 * 4096, false);
     struct bm_disk *d;
@@ -1067,8 +1070,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    probe_model(&list, &ctrl);
     assert_int_equal(model->ioc_inits, 1);
     d = list.disks[0];
     model->hang_armed = true;
