@@ -1415,6 +1415,16 @@ static bool block_ok(const uint8_t *buf, uint16_t handle, uint64_t lba, uint32_t
     return true;
 }
 
+/* A test's end: the model saw no protocol violation; the driver lets
+ * the IOC go, the model leaves the bus and buf (one page) is freed. */
+static void release_checked(void *ctrl, uint8_t *buf)
+{
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
 /* A new model (MPI 2.5 when mpi25) attached READY and probed; its disk
  * whose model name starts with prefix, of lba_bytes blocks. */
 static struct bm_disk *probe_disk(bool mpi25, struct bm_disk_list *list, void **ctrl, const char *prefix,
@@ -1603,10 +1613,7 @@ static void test_write_direction(void **state)
     assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_int_equal(model->writes_seen, 1);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* CHECK CONDITION with sense: BM_EIO and the sense decoded in detail. */
@@ -1634,10 +1641,7 @@ static void test_check_condition_sense(void **state)
     assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_true(block_ok(buf, 0x000a, 778, 512));
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A request the target never gives back, not for ABORT TASK nor for
@@ -1768,10 +1772,7 @@ static void test_handles_followed_across_ioc_reset(void **state)
     assert_int_equal(mpt_poll_n(k4, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x001e, 6, 4096));
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A disk that hangs command after command: each one costs an IOC reset,
@@ -1850,10 +1851,7 @@ static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
         assert_int_equal(c[0].status, BM_OK);
         assert_true(block_ok(buf, 0x000a, (uint64_t)i, 512));
     }
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A request the target holds until it is aborted (as a hung disk does):
@@ -1901,10 +1899,7 @@ static void test_timeout_aborts_the_command(void **state)
     }
     assert_true(reused);
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A recovery step that takes long (the target answers ABORT TASK only
@@ -2155,10 +2150,7 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
     assert_true(model->late_words >= 40);   /* IOC FACTS and IOC INIT replies, word by word */
     assert_int_equal(model->state, ST_OPERATIONAL);
     assert_true(model->port_enabled);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* After the diagnostic reset the IOC takes each handshake request dword
@@ -2325,10 +2317,7 @@ static void test_device_pages_after_reset_are_steps(void **state)
     assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0019, 7, 512));
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* After the IOC's diagnostic reset, IOC INIT answers 2 s and PORT ENABLE
@@ -2813,10 +2802,7 @@ static void test_ioc_busy_takes_the_shared_busy_disposition(void **state)
     assert_true(model->ioc_busy_answered > 10);
     model->ioc_busy_count = 0;
     assert_int_equal(model->n_outstanding, 0);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 static void test_queue_depth_per_device_type(void **state)
