@@ -43,7 +43,7 @@
 #define ST_READY 0x10000000u
 #define ST_OPERATIONAL 0x20000000u
 #define DB_USED 0x08000000u
-#define HIS_SYS2IOC 0x80000000u   /* the IOC has not yet taken the doorbell word */
+#define HIS_SYS2IOC MPT_SIM_HIS_SYS2IOC /* the IOC has not yet taken the doorbell word */
 #define HIS_IOC2SYS 0x00000001u
 #define DIAG_WRITE_ENABLE 0x80u
 #define DIAG_RESET_ADAPTER 0x04u
@@ -73,7 +73,7 @@ enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_WORKING, HS_REPLY };
 struct model {
     uint32_t state, his;
     enum hs_phase phase;
-    uint32_t req_dwords, req_got, req[64];
+    struct mpt_sim_hs_request hs;   /* the handshake's request dwords (mpt_sim.h) */
     uint16_t reply_words[64];
     unsigned reply_n, reply_i;
     /* IOC FACTS. */
@@ -110,21 +110,6 @@ struct model {
     unsigned tm_aborts, tm_target_resets, tm_handshakes;
     uint32_t tm_last_context;
     bool tm_ignored;            /* the hung request survives task management */
-    /* Handshake request dwords taken this late (0: the host sees the IOP
-     * doorbell status bit set once): the bit stays set until then, and a
-     * dword written before it clears is refused (the doorbell holds one
-     * dword). ack_never_fn/_dword: that dword (1-based) of a handshake of
-     * that function is never taken. */
-    uint64_t ack_late_ns, ack_due_ns;
-    bool ack_pending;
-    unsigned late_acks;
-    uint8_t ack_never_fn;
-    unsigned ack_never_dword;
-    /* The test numbers its poll() calls (call); per call, the request
-     * dwords written and the HIS reads while a dword was not yet taken,
-     * and the most of each in one call. */
-    unsigned call, dw_call, dwords_in_call, max_dwords_in_call;
-    unsigned his_call, his_waits_in_call, max_his_waits_in_call;
     /* Diagnostic register (mpi_ioc.h MPI_WRSEQ_*: 0xff flush, then 4 b 2
      * 7 d unlocks it; RESET_ADAPTER resets the chip to READY). */
     unsigned wrseq_keys, diag_resets, ioc_inits;
@@ -177,7 +162,7 @@ static void do_ioc_facts(struct model *m)
 
 static void do_ioc_init(struct model *m)
 {
-    const uint8_t *q = (const uint8_t *)m->req;
+    const uint8_t *q = (const uint8_t *)m->hs.dw;
     uint8_t r[20] = { 0 };
 
     if (q[0x00] != 0x04)
@@ -199,7 +184,7 @@ static void hs_task_mgmt(struct model *m);
 
 static void hs_request_done(struct model *m)
 {
-    uint8_t function = (uint8_t)(m->req[0] >> 24);
+    uint8_t function = (uint8_t)(m->hs.dw[0] >> 24);
     uint8_t r[0x28] = { 0 };
 
     switch (function) {
@@ -430,12 +415,12 @@ static void do_hi_pri(struct model *m, uint32_t v)
  * took it and no reply words; the reply comes through the reply FIFO. */
 static void hs_task_mgmt(struct model *m)
 {
-    if (m->req_dwords != 0x34 / 4)
-        violation(m, "task management handshake of %u dwords", m->req_dwords);
+    if (m->hs.dwords != 0x34 / 4)
+        violation(m, "task management handshake of %u dwords", m->hs.dwords);
     if (m->state != ST_OPERATIONAL)
         violation(m, "task management while not operational");
     m->tm_handshakes++;
-    do_task_mgmt(m, (const uint8_t *)m->req);
+    do_task_mgmt(m, (const uint8_t *)m->hs.dw);
     m->phase = HS_IDLE;
     m->his |= HIS_IOC2SYS;
 }
@@ -450,13 +435,8 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     (void)bar;
     if (m->pe_pending && m->phase == HS_WORKING && plat_now_ns() >= m->pe_due_ns)
         hs_request_done(m); /* PORT ENABLE's reply, now */
-    if (m->ack_pending && plat_now_ns() >= m->ack_due_ns) {
-        m->ack_pending = false;
-        m->late_acks++;
-        m->his &= ~HIS_SYS2IOC;
-        if (m->phase == HS_REQUEST && m->req_got == m->req_dwords)
-            hs_request_done(m);
-    }
+    if (mpt_sim_hs_ack_due(&m->hs, &m->his) && m->phase == HS_REQUEST && m->hs.got == m->hs.dwords)
+        hs_request_done(m);
     switch (off) {
     case R_DOORBELL:
         v = m->state;
@@ -466,20 +446,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
             v = (v & ~0xffffu) | m->reply_words[m->reply_i];
         return v;
     case R_HIS:
-        v = m->his;
-        /* The IOC takes a doorbell word some time after it was written:
-         * the host sees it pending once (a slow IOC: until ack_due_ns). */
-        if (m->ack_pending) {
-            if (m->his_call != m->call) {
-                m->his_call = m->call;
-                m->his_waits_in_call = 0;
-            }
-            if (++m->his_waits_in_call > m->max_his_waits_in_call)
-                m->max_his_waits_in_call = m->his_waits_in_call;
-        } else {
-            m->his &= ~HIS_SYS2IOC;
-        }
-        return v;
+        return mpt_sim_hs_his_read(&m->hs, &m->his);
     case R_DIAG:
         v = m->diag;
         m->diag &= ~DIAG_RESET_ADAPTER; /* the chip is back at the next look */
@@ -504,32 +471,17 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     switch (off) {
     case R_DOORBELL:
         if (m->phase == HS_REQUEST) {
-            if (m->his & HIS_SYS2IOC) {
-                violation(m, "request dword %u written before the IOC took the one before", m->req_got + 1);
+            switch (mpt_sim_hs_dword(&m->hs, &m->his, v)) {
+            case MPT_SIM_DWORD_REFUSED:
+                violation(m, "request dword %u written before the IOC took the one before", m->hs.got + 1);
+                return;
+            case MPT_SIM_DWORD_HELD:
+                return;
+            case MPT_SIM_DWORD_TAKEN:
+                if (m->hs.got == m->hs.dwords)
+                    hs_request_done(m);
                 return;
             }
-            if (m->dw_call != m->call) {
-                m->dw_call = m->call;
-                m->dwords_in_call = 0;
-            }
-            if (++m->dwords_in_call > m->max_dwords_in_call)
-                m->max_dwords_in_call = m->dwords_in_call;
-            m->req[m->req_got++] = v;
-            m->his |= HIS_SYS2IOC;
-            if (m->ack_never_dword == m->req_got && (uint8_t)(m->req[0] >> 24) == m->ack_never_fn) {
-                m->ack_pending = true; /* never taken */
-                m->ack_due_ns = UINT64_MAX;
-                return;
-            }
-            if (m->ack_late_ns) {
-                /* The request is looked at once its last dword is taken. */
-                m->ack_pending = true;
-                m->ack_due_ns = plat_now_ns() + m->ack_late_ns;
-                return;
-            }
-            if (m->req_got == m->req_dwords)
-                hs_request_done(m);
-            return;
         }
         if (v >> 24 == F_MUR) {
             m->state = ST_READY;
@@ -542,8 +494,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
                 violation(m, "handshake started while another is in phase %d", m->phase);
                 return;
             }
-            m->req_dwords = (v >> 16) & 0xff;
-            m->req_got = 0;
+            m->hs.dwords = (v >> 16) & 0xff;
+            m->hs.got = 0;
             m->phase = HS_START;
             m->his |= HIS_IOC2SYS | HIS_SYS2IOC;
             return;
@@ -555,7 +507,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         m->his &= ~HIS_IOC2SYS;
         if (m->phase == HS_START) {
-            m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
+            m->phase = m->hs.dwords ? HS_REQUEST : HS_IDLE;
         } else if (m->phase == HS_REPLY) {
             if (m->reply_i < m->reply_n) {
                 m->reply_i++;
@@ -593,7 +545,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->state = ST_READY;
             m->phase = HS_IDLE;
             m->his = 0;
-            m->ack_pending = false;
+            m->hs.ack_pending = false;
             m->port_enabled = false;
             m->pe_pending = false;
             m->have_hung = false;
@@ -916,7 +868,7 @@ static void test_port_enable_never_answered_gives_up_named(void **state)
 }
 
 /* Poll d every 50 ms of model time, each call numbered for the model's
- * per-call counts (model->call), until the read probe_and_hang_a_read
+ * per-call counts (model->hs.call), until the read probe_and_hang_a_read
  * held comes back alone, timed out (1000 s at most). The polls after
  * which a request dword was still not taken. */
 static unsigned poll_numbered_until_the_held_read_is_back(struct bm_disk *d, struct bm_completion *c)
@@ -926,9 +878,9 @@ static unsigned poll_numbered_until_the_held_read_is_back(struct bm_disk *d, str
 
     for (int i = 0; i < 20000 && !got; i++) {
         plat_sim_advance_ns(50ull * 1000000ull);
-        model->call++;
+        model->hs.call++;
         got = d->ops->poll(d, 0, c, 4);
-        polls_acking += model->ack_pending;
+        polls_acking += model->hs.ack_pending;
     }
     assert_int_equal(got, 1);
     assert_int_equal(c[0].tag, 4);
@@ -959,15 +911,15 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
     attach(model_new(8));
     model->hipri = true; /* task management outside the doorbell: only the host reset handshakes */
     d = probe_and_hang_a_read(&list, &ctrl, buf, true);
-    model->ack_late_ns = 2ull * 1000000000ull;
-    model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
+    model->hs.ack_late_ns = 2ull * 1000000000ull;
+    model->hs.max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
     polls_acking = poll_numbered_until_the_held_read_is_back(d, c);
     assert_int_equal(model->diag_resets, 1);
-    assert_true(model->late_acks >= 10);
-    if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
+    assert_true(model->hs.late_acks >= 10);
+    if (model->hs.max_dwords_in_call > 1 || model->hs.max_his_waits_in_call > 2)
         fail_msg("one poll wrote %u request dwords and read HIS %u times while a dword was not taken",
-                 model->max_dwords_in_call, model->max_his_waits_in_call);
-    assert_true(polls_acking >= 10 * model->late_acks); /* 2 s a dword, a poll every 50 ms */
+                 model->hs.max_dwords_in_call, model->hs.max_his_waits_in_call);
+    assert_true(polls_acking >= 10 * model->hs.late_acks); /* 2 s a dword, a poll every 50 ms */
     assert_true(model->port_enabled);
     read_again_and_release(d, ctrl, buf);
 }
@@ -992,13 +944,13 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
     (void)state;
     attach(model_new(8));
     d = probe_and_hang_a_read(&list, &ctrl, buf, false);
-    model->ack_never_fn = F_TASK_MGMT;
-    model->ack_never_dword = 5;
+    model->hs.ack_never_fn = F_TASK_MGMT;
+    model->hs.ack_never_dword = 5;
     poll_numbered_until_the_held_read_is_back(d, c);
     if (!strstr(c[0].detail, "(host reset)"))
         fail_msg("completion does not name the step: \"%s\"", c[0].detail);
-    if (model->max_his_waits_in_call > 2)
-        fail_msg("one poll read HIS %u times waiting for the dword", model->max_his_waits_in_call);
+    if (model->hs.max_his_waits_in_call > 2)
+        fail_msg("one poll read HIS %u times waiting for the dword", model->hs.max_his_waits_in_call);
     assert_int_equal(model->tm_handshakes, 0);  /* no task management was ever taken */
     assert_int_equal(model->diag_resets, 1);
     d->ops->recovery(d, rec, sizeof(rec));

@@ -49,7 +49,7 @@
 #define ST_OPERATIONAL 0x20000000u
 #define ST_FAULT 0x40000000u
 #define DB_USED 0x08000000u
-#define HIS_SYS2IOC 0x80000000u   /* the IOC has not yet taken the doorbell word */
+#define HIS_SYS2IOC MPT_SIM_HIS_SYS2IOC /* the IOC has not yet taken the doorbell word */
 #define HIS_IOC2SYS 0x00000001u   /* the IOC wants the host at the doorbell */
 #define DIAG_WRITE_ENABLE 0x80u
 #define DIAG_RESET_ADAPTER 0x04u
@@ -114,7 +114,7 @@ struct model {
     uint32_t his;
     /* Doorbell handshake. */
     enum hs_phase phase;
-    uint32_t req_dwords, req_got, req[64];
+    struct mpt_sim_hs_request hs;   /* the handshake's request dwords (mpt_sim.h) */
     uint16_t reply_words[64];
     unsigned reply_n, reply_i;
     /* Write sequence (mpi2.h MPI2_WRSEQ_*): how many of flush, f, 4, b,
@@ -202,20 +202,6 @@ struct model {
     uint64_t word_late_ns, word_due_ns;
     bool word_pending;
     unsigned late_words;
-    /* Handshake request dwords taken this late (0: the host sees the IOP
-     * doorbell status bit set once): the bit stays set until then, and a
-     * dword written before it clears is refused. ack_never_fn/_dword: that
-     * dword (1-based) of a handshake of that function is never taken. */
-    uint64_t ack_late_ns, ack_due_ns;
-    bool ack_pending;
-    unsigned late_acks;
-    uint8_t ack_never_fn;
-    unsigned ack_never_dword;
-    /* The test numbers its poll() calls (call); per call, the request
-     * dwords written and the HIS reads while a dword was not yet taken,
-     * and the most of each in one call. */
-    unsigned call, dw_call, dwords_in_call, max_dwords_in_call;
-    unsigned his_call, his_waits_in_call, max_his_waits_in_call;
     bool cfg_pending;
     struct pending cfg;
     unsigned cfg_late_answers;
@@ -260,8 +246,8 @@ static void do_ioc_facts(struct model *m)
 {
     uint8_t r[64] = { 0 };
 
-    if (m->req_dwords != 3)
-        violation(m, "IOC FACTS request of %u dwords", m->req_dwords);
+    if (m->hs.dwords != 3)
+        violation(m, "IOC FACTS request of %u dwords", m->hs.dwords);
     put16(r + 0x00, m->mpi25 ? 0x0205 : 0x0200);       /* MsgVersion */
     r[0x02] = 16;                                      /* MsgLength */
     r[0x03] = F_IOC_FACTS;
@@ -287,13 +273,13 @@ static void do_ioc_facts(struct model *m)
  * host asks for, take the queues, become OPERATIONAL. */
 static void do_ioc_init(struct model *m)
 {
-    const uint8_t *q = (const uint8_t *)m->req;
+    const uint8_t *q = (const uint8_t *)m->hs.dw;
     uint8_t r[20] = { 0 };
     uint16_t status = IOS_SUCCESS;
     uint64_t now_ms = (uint64_t)time(NULL) * 1000;
 
-    if (m->req_dwords != 0x48 / 4)
-        violation(m, "IOC INIT request of %u dwords", m->req_dwords);
+    if (m->hs.dwords != 0x48 / 4)
+        violation(m, "IOC INIT request of %u dwords", m->hs.dwords);
     if (q[0x00] != 0x04)
         violation(m, "IOC INIT WhoInit 0x%02x, not HOST_DRIVER", q[0x00]);
     m->init_msg_version = get16(q + 0x0c);
@@ -339,7 +325,7 @@ static void do_ioc_init(struct model *m)
 /* A whole handshake request arrived. */
 static void hs_request_done(struct model *m)
 {
-    uint8_t function = (uint8_t)(m->req[0] >> 24);
+    uint8_t function = (uint8_t)(m->hs.dw[0] >> 24);
 
     switch (function) {
     case F_IOC_FACTS: do_ioc_facts(m); break;
@@ -378,7 +364,7 @@ static void model_reset(struct model *m, uint32_t state)
     m->ioc_init_pending = m->pe_pending = false;
     m->cfg_pending = false;
     m->word_pending = false;
-    m->ack_pending = false;
+    m->hs.ack_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -1081,13 +1067,8 @@ static void model_tick(struct model *m)
         m->late_words++;
         m->his |= HIS_IOC2SYS;
     }
-    if (m->ack_pending && now >= m->ack_due_ns) {
-        m->ack_pending = false;
-        m->late_acks++;
-        m->his &= ~HIS_SYS2IOC;
-        if (m->phase == HS_REQUEST && m->req_got == m->req_dwords)
-            hs_request_done(m);
-    }
+    if (mpt_sim_hs_ack_due(&m->hs, &m->his) && m->phase == HS_REQUEST && m->hs.got == m->hs.dwords)
+        hs_request_done(m);
     if (m->cfg_pending && now >= m->cfg_due_ns) {
         m->cfg_pending = false;
         m->cfg_late_answers++;
@@ -1130,20 +1111,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
         return v;
     case R_HIS:
         model_tick(m);
-        v = m->his;
-        /* The IOC takes a doorbell word some time after it was written:
-         * the host sees it pending once (a slow IOC: until ack_due_ns). */
-        if (m->ack_pending) {
-            if (m->his_call != m->call) {
-                m->his_call = m->call;
-                m->his_waits_in_call = 0;
-            }
-            if (++m->his_waits_in_call > m->max_his_waits_in_call)
-                m->max_his_waits_in_call = m->his_waits_in_call;
-        } else {
-            m->his &= ~HIS_SYS2IOC;
-        }
-        return v;
+        return mpt_sim_hs_his_read(&m->hs, &m->his);
     case R_DIAG: {
         /* mpi2.h Hard Reset delay timings: while the chip resets, the
          * host reads HostDiagnostic no sooner than 50 ms after
@@ -1175,34 +1143,17 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     switch (off) {
     case R_DOORBELL:
         if (m->phase == HS_REQUEST) {
-            /* The doorbell holds one dword: the IOC must have taken the
-             * previous one (IOP doorbell status clear) before the next. */
-            if (m->his & HIS_SYS2IOC) {
-                violation(m, "request dword %u written before the IOC took the one before", m->req_got + 1);
+            switch (mpt_sim_hs_dword(&m->hs, &m->his, v)) {
+            case MPT_SIM_DWORD_REFUSED:
+                violation(m, "request dword %u written before the IOC took the one before", m->hs.got + 1);
+                return;
+            case MPT_SIM_DWORD_HELD:
+                return;
+            case MPT_SIM_DWORD_TAKEN:
+                if (m->hs.got == m->hs.dwords)
+                    hs_request_done(m);
                 return;
             }
-            if (m->dw_call != m->call) {
-                m->dw_call = m->call;
-                m->dwords_in_call = 0;
-            }
-            if (++m->dwords_in_call > m->max_dwords_in_call)
-                m->max_dwords_in_call = m->dwords_in_call;
-            m->req[m->req_got++] = v;
-            m->his |= HIS_SYS2IOC;
-            if (m->ack_never_dword == m->req_got && (uint8_t)(m->req[0] >> 24) == m->ack_never_fn) {
-                m->ack_pending = true; /* never taken */
-                m->ack_due_ns = UINT64_MAX;
-                return;
-            }
-            if (m->ack_late_ns) {
-                /* The request is looked at once its last dword is taken. */
-                m->ack_pending = true;
-                m->ack_due_ns = plat_now_ns() + m->ack_late_ns;
-                return;
-            }
-            if (m->req_got == m->req_dwords)
-                hs_request_done(m);
-            return;
         }
         if (v >> 24 == F_MUR) {
             m->murs++;
@@ -1218,8 +1169,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
                 violation(m, "handshake in state 0x%08x", m->state);
                 return;
             }
-            m->req_dwords = (v >> 16) & 0xff;
-            m->req_got = 0;
+            m->hs.dwords = (v >> 16) & 0xff;
+            m->hs.got = 0;
             m->phase = HS_START;
             m->his |= HIS_IOC2SYS | HIS_SYS2IOC;
             return;
@@ -1232,7 +1183,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         m->his &= ~HIS_IOC2SYS;
         if (m->phase == HS_START) {
-            m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
+            m->phase = m->hs.dwords ? HS_REQUEST : HS_IDLE;
         } else if (m->phase == HS_REPLY) {
             if (m->reply_i < m->reply_n) {
                 if (++m->reply_i == m->reply_n)
@@ -2182,16 +2133,16 @@ static void test_handshake_request_dwords_are_written_across_polls(void **state)
     d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     other = second_ioc_up(&b);
     start_host_reset(d, buf);
-    model->ack_late_ns = 3 * NS_PER_S;
-    model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
+    model->hs.ack_late_ns = 3 * NS_PER_S;
+    model->hs.max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
     for (int i = 0; i < 4000 && !got; i++) {
         bool acking;
 
         plat_sim_advance_ns(50 * NS_PER_MS);
-        model->call++;
+        model->hs.call++;
         got = d->ops->poll(d, 0, c, 4);
-        acking = model->ack_pending;
-        if (acking && model->req_got && (uint8_t)(model->req[0] >> 24) == F_IOC_INIT) {
+        acking = model->hs.ack_pending;
+        if (acking && model->hs.got && (uint8_t)(model->hs.dw[0] >> 24) == F_IOC_INIT) {
             d->ops->recovery(d, rec, sizeof(rec));
             named_init |= strstr(rec, "host reset: IOC INIT") != NULL;
         }
@@ -2203,10 +2154,10 @@ static void test_handshake_request_dwords_are_written_across_polls(void **state)
     }
     assert_int_equal(got, 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    assert_true(model->late_acks >= 3 + 18);    /* IOC FACTS and IOC INIT, dword by dword */
-    if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
+    assert_true(model->hs.late_acks >= 3 + 18);    /* IOC FACTS and IOC INIT, dword by dword */
+    if (model->hs.max_dwords_in_call > 1 || model->hs.max_his_waits_in_call > 2)
         fail_msg("one poll wrote %u request dwords and read HIS %u times while a dword was not taken",
-                 model->max_dwords_in_call, model->max_his_waits_in_call);
+                 model->hs.max_dwords_in_call, model->hs.max_his_waits_in_call);
     if (reads_during_acks < 100)
         fail_msg("the other controller completed %u reads while dwords waited to be taken", reads_during_acks);
     if (!named_init)
@@ -2243,18 +2194,18 @@ static void test_request_dword_never_taken_ends_named_not_hung(void **state)
     (void)state;
     d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     start_host_reset(d, buf);
-    model->ack_never_fn = F_IOC_INIT;
-    model->ack_never_dword = 4;
+    model->hs.ack_never_fn = F_IOC_INIT;
+    model->hs.ack_never_dword = 4;
     for (int i = 0; i < 4000 && !got; i++) {
         plat_sim_advance_ns(50 * NS_PER_MS);
-        model->call++;
+        model->hs.call++;
         got = d->ops->poll(d, 0, c, 4);
     }
     assert_int_equal(got, 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    assert_true(model->ack_pending);            /* the dword was never taken */
-    if (model->max_his_waits_in_call > 2)
-        fail_msg("one poll read HIS %u times waiting for the dword", model->max_his_waits_in_call);
+    assert_true(model->hs.ack_pending);            /* the dword was never taken */
+    if (model->hs.max_his_waits_in_call > 2)
+        fail_msg("one poll read HIS %u times waiting for the dword", model->hs.max_his_waits_in_call);
     d->ops->recovery(d, rec, sizeof(rec));
     if (!strstr(rec, "host reset gave up in IOC INIT after ") ||
         !strstr(rec, "request dword 4 of 18 not acknowledged within 5000 ms"))
