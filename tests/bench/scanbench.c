@@ -14,6 +14,22 @@
 #include "efi/disk/engine.h"
 #include "efi/disk/scan.h"
 
+/* A model disk's bm_disk: 512-byte blocks, one queue of max_qd tags,
+ * transfers of 1 MiB at most. */
+static void model_disk_init(struct bm_disk *d, const char *id, uint64_t blocks, uint32_t max_qd,
+                            const struct bm_disk_ops *ops)
+{
+    bm_strlcpy(d->id, id, sizeof(d->id));
+    d->path = BM_PATH_NATIVE;
+    d->lba_bytes = 512;
+    d->phys_bytes = 512;
+    d->blocks = blocks;
+    d->nqueues = 1;
+    d->max_qd = max_qd;
+    d->max_transfer_bytes = 1u << 20;
+    d->ops = ops;
+}
+
 #define ZD_QD 32
 
 struct zero_disk {
@@ -61,15 +77,7 @@ static const struct bm_disk_ops zd_ops = { .submit = zd_submit, .poll = zd_poll 
 static void zd_init(struct zero_disk *z, uint64_t blocks)
 {
     memset(z, 0, sizeof(*z));
-    bm_strlcpy(z->d.id, "zero0", sizeof(z->d.id));
-    z->d.path = BM_PATH_NATIVE;
-    z->d.lba_bytes = 512;
-    z->d.phys_bytes = 512;
-    z->d.blocks = blocks;
-    z->d.nqueues = 1;
-    z->d.max_qd = ZD_QD;
-    z->d.max_transfer_bytes = 1u << 20;
-    z->d.ops = &zd_ops;
+    model_disk_init(&z->d, "zero0", blocks, ZD_QD, &zd_ops);
 }
 
 static uint64_t thread_ns(void)
@@ -190,15 +198,7 @@ static const struct bm_disk_ops ld_ops = { .submit = ld_submit, .poll = ld_poll 
 static void ld_init(struct link_disk *l, uint64_t blocks, uint32_t mbps, uint32_t qd_limit, uint64_t latency_ns)
 {
     memset(l, 0, sizeof(*l));
-    bm_strlcpy(l->d.id, "link0", sizeof(l->d.id));
-    l->d.path = BM_PATH_NATIVE;
-    l->d.lba_bytes = 512;
-    l->d.phys_bytes = 512;
-    l->d.blocks = blocks;
-    l->d.nqueues = 1;
-    l->d.max_qd = qd_limit;
-    l->d.max_transfer_bytes = 1u << 20;
-    l->d.ops = &ld_ops;
+    model_disk_init(&l->d, "link0", blocks, qd_limit, &ld_ops);
     l->qd_limit = qd_limit;
     l->latency_ns = latency_ns;
     l->ns_per_byte = 1e3 / (double)mbps;

@@ -1501,6 +1501,21 @@ static void rec_case_run(struct rec_case *k, unsigned n, uint64_t step_ns)
     k->d->ops->recovery(k->d, k->record, sizeof(k->record));
 }
 
+/* The run's n reads came back: the tags before bad_tag good, bad_tag and
+ * every later one (those the NCQ error caught) failed. Where given, the
+ * bad tag's detail holds bad_detail and each caught one's caught_detail. */
+static void rec_case_expect_failed_from(const struct rec_case *k, unsigned n, unsigned bad_tag,
+                                        const char *bad_detail, const char *caught_detail)
+{
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(k->c[i].status, k->c[i].tag < bad_tag ? BM_OK : BM_EIO);
+        if (k->c[i].tag == bad_tag && bad_detail)
+            assert_non_null(strstr(k->c[i].detail, bad_detail));
+        else if (k->c[i].tag > bad_tag && caught_detail)
+            assert_non_null(strstr(k->c[i].detail, caught_detail));
+    }
+}
+
 /* The fault gone, the port reads at QD32 again; nothing AHCI forbids was done. */
 static void rec_case_end(struct rec_case *k)
 {
@@ -1527,8 +1542,7 @@ static void test_list_that_takes_400ms_to_stop_is_stepped_while_another_disk_kee
     m->bad_lba = lba_of(5) + 1;
     rec_case_run(&k, 8, cr_ns);
     assert_true(k.r.stops_at_first > k.stops);      /* the list had stopped (CR clear) first */
-    for (unsigned i = 0; i < 8; i++)
-        assert_int_equal(k.c[i].status, k.c[i].tag < 5 ? BM_OK : BM_EIO);
+    rec_case_expect_failed_from(&k, 8, 5, NULL, NULL);
     assert_int_equal(m->comresets, k.comresets);
     assert_int_equal(m->log10_reads, 1);
     if (record_step_ms(k.record, "engine stop ") < (long)(cr_ns / NS_PER_MS) || strstr(k.record, "CR still set") ||
@@ -1552,13 +1566,7 @@ static void test_log_10h_read_that_takes_seconds_is_stepped_and_names_the_tag(vo
     m->bad_lba = lba_of(3);
     rec_case_run(&k, 8, log_ns);
     snprintf(want, sizeof(want), "lba %llu", (unsigned long long)m->bad_lba);
-    for (unsigned i = 0; i < 8; i++) {
-        assert_int_equal(k.c[i].status, k.c[i].tag < 3 ? BM_OK : BM_EIO);
-        if (k.c[i].tag == 3)
-            assert_non_null(strstr(k.c[i].detail, want));
-        else if (k.c[i].tag > 3)
-            assert_non_null(strstr(k.c[i].detail, "aborted: NCQ error on tag 3"));
-    }
+    rec_case_expect_failed_from(&k, 8, 3, want, "aborted: NCQ error on tag 3");
     assert_int_equal(m->log10_reads, 1);
     assert_int_equal(m->comresets, k.comresets);
     if (record_step_ms(k.record, "log 10h ") < (long)(log_ns / NS_PER_MS))
@@ -1579,11 +1587,7 @@ static void test_log_10h_read_that_never_ends_fails_every_caught_command_and_res
     m->log10_delay_ns = UINT64_MAX;
     m->bad_lba = lba_of(2);
     rec_case_run(&k, 6, LINUX_LOG10_NS);
-    for (unsigned i = 0; i < 6; i++) {
-        assert_int_equal(k.c[i].status, k.c[i].tag < 2 ? BM_OK : BM_EIO);
-        if (k.c[i].tag >= 2)
-            assert_non_null(strstr(k.c[i].detail, "tag unknown"));
-    }
+    rec_case_expect_failed_from(&k, 6, 2, "tag unknown", "tag unknown");
     assert_int_equal(m->comresets, k.comresets + 1);
     assert_false(m->ncq_error);
     assert_non_null(strstr(k.log, "READ LOG EXT 10h timed out"));
@@ -1608,8 +1612,7 @@ static void test_list_that_never_stops_gets_a_comreset_and_the_record_names_the_
     m->bad_lba = lba_of(4);
     rec_case_run(&k, 8, SPEC_STOP_NS);
     assert_true(k.r.stops_at_first > k.stops);      /* freed by the COMRESET before any came back */
-    for (unsigned i = 0; i < 8; i++)
-        assert_int_equal(k.c[i].status, k.c[i].tag < 4 ? BM_OK : BM_EIO);
+    rec_case_expect_failed_from(&k, 8, 4, NULL, NULL);
     assert_int_equal(m->comresets, k.comresets + 1);
     if (record_step_ms(k.record, "engine stop ") < (long)(SPEC_STOP_NS / NS_PER_MS) ||
         !strstr(k.record, "PxCMD.CR still set") || !strstr(k.record, "COMRESET "))

@@ -28,6 +28,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "mpt_sim.h"
 #include "scsi_target.h"
 
 #define R_DOORBELL 0x00
@@ -42,7 +43,7 @@
 #define ST_READY 0x10000000u
 #define ST_OPERATIONAL 0x20000000u
 #define DB_USED 0x08000000u
-#define HIS_SYS2IOC 0x80000000u   /* the IOC has not yet taken the doorbell word */
+#define HIS_SYS2IOC MPT_SIM_HIS_SYS2IOC /* the IOC has not yet taken the doorbell word */
 #define HIS_IOC2SYS 0x00000001u
 #define DIAG_WRITE_ENABLE 0x80u
 #define DIAG_RESET_ADAPTER 0x04u
@@ -72,7 +73,7 @@ enum hs_phase { HS_IDLE, HS_START, HS_REQUEST, HS_WORKING, HS_REPLY };
 struct model {
     uint32_t state, his;
     enum hs_phase phase;
-    uint32_t req_dwords, req_got, req[64];
+    struct mpt_sim_hs_request hs;   /* the handshake's request dwords (mpt_sim.h) */
     uint16_t reply_words[64];
     unsigned reply_n, reply_i;
     /* IOC FACTS. */
@@ -109,21 +110,6 @@ struct model {
     unsigned tm_aborts, tm_target_resets, tm_handshakes;
     uint32_t tm_last_context;
     bool tm_ignored;            /* the hung request survives task management */
-    /* Handshake request dwords taken this late (0: the host sees the IOP
-     * doorbell status bit set once): the bit stays set until then, and a
-     * dword written before it clears is refused (the doorbell holds one
-     * dword). ack_never_fn/_dword: that dword (1-based) of a handshake of
-     * that function is never taken. */
-    uint64_t ack_late_ns, ack_due_ns;
-    bool ack_pending;
-    unsigned late_acks;
-    uint8_t ack_never_fn;
-    unsigned ack_never_dword;
-    /* The test numbers its poll() calls (call); per call, the request
-     * dwords written and the HIS reads while a dword was not yet taken,
-     * and the most of each in one call. */
-    unsigned call, dw_call, dwords_in_call, max_dwords_in_call;
-    unsigned his_call, his_waits_in_call, max_his_waits_in_call;
     /* Diagnostic register (mpi_ioc.h MPI_WRSEQ_*: 0xff flush, then 4 b 2
      * 7 d unlocks it; RESET_ADAPTER resets the chip to READY). */
     unsigned wrseq_keys, diag_resets, ioc_inits;
@@ -176,7 +162,7 @@ static void do_ioc_facts(struct model *m)
 
 static void do_ioc_init(struct model *m)
 {
-    const uint8_t *q = (const uint8_t *)m->req;
+    const uint8_t *q = (const uint8_t *)m->hs.dw;
     uint8_t r[20] = { 0 };
 
     if (q[0x00] != 0x04)
@@ -198,7 +184,7 @@ static void hs_task_mgmt(struct model *m);
 
 static void hs_request_done(struct model *m)
 {
-    uint8_t function = (uint8_t)(m->req[0] >> 24);
+    uint8_t function = (uint8_t)(m->hs.dw[0] >> 24);
     uint8_t r[0x28] = { 0 };
 
     switch (function) {
@@ -429,12 +415,12 @@ static void do_hi_pri(struct model *m, uint32_t v)
  * took it and no reply words; the reply comes through the reply FIFO. */
 static void hs_task_mgmt(struct model *m)
 {
-    if (m->req_dwords != 0x34 / 4)
-        violation(m, "task management handshake of %u dwords", m->req_dwords);
+    if (m->hs.dwords != 0x34 / 4)
+        violation(m, "task management handshake of %u dwords", m->hs.dwords);
     if (m->state != ST_OPERATIONAL)
         violation(m, "task management while not operational");
     m->tm_handshakes++;
-    do_task_mgmt(m, (const uint8_t *)m->req);
+    do_task_mgmt(m, (const uint8_t *)m->hs.dw);
     m->phase = HS_IDLE;
     m->his |= HIS_IOC2SYS;
 }
@@ -449,13 +435,8 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     (void)bar;
     if (m->pe_pending && m->phase == HS_WORKING && plat_now_ns() >= m->pe_due_ns)
         hs_request_done(m); /* PORT ENABLE's reply, now */
-    if (m->ack_pending && plat_now_ns() >= m->ack_due_ns) {
-        m->ack_pending = false;
-        m->late_acks++;
-        m->his &= ~HIS_SYS2IOC;
-        if (m->phase == HS_REQUEST && m->req_got == m->req_dwords)
-            hs_request_done(m);
-    }
+    if (mpt_sim_hs_ack_due(&m->hs, &m->his) && m->phase == HS_REQUEST && m->hs.got == m->hs.dwords)
+        hs_request_done(m);
     switch (off) {
     case R_DOORBELL:
         v = m->state;
@@ -465,20 +446,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
             v = (v & ~0xffffu) | m->reply_words[m->reply_i];
         return v;
     case R_HIS:
-        v = m->his;
-        /* The IOC takes a doorbell word some time after it was written:
-         * the host sees it pending once (a slow IOC: until ack_due_ns). */
-        if (m->ack_pending) {
-            if (m->his_call != m->call) {
-                m->his_call = m->call;
-                m->his_waits_in_call = 0;
-            }
-            if (++m->his_waits_in_call > m->max_his_waits_in_call)
-                m->max_his_waits_in_call = m->his_waits_in_call;
-        } else {
-            m->his &= ~HIS_SYS2IOC;
-        }
-        return v;
+        return mpt_sim_hs_his_read(&m->hs, &m->his);
     case R_DIAG:
         v = m->diag;
         m->diag &= ~DIAG_RESET_ADAPTER; /* the chip is back at the next look */
@@ -503,32 +471,17 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     switch (off) {
     case R_DOORBELL:
         if (m->phase == HS_REQUEST) {
-            if (m->his & HIS_SYS2IOC) {
-                violation(m, "request dword %u written before the IOC took the one before", m->req_got + 1);
+            switch (mpt_sim_hs_dword(&m->hs, &m->his, v)) {
+            case MPT_SIM_DWORD_REFUSED:
+                violation(m, "request dword %u written before the IOC took the one before", m->hs.got + 1);
+                return;
+            case MPT_SIM_DWORD_HELD:
+                return;
+            case MPT_SIM_DWORD_TAKEN:
+                if (m->hs.got == m->hs.dwords)
+                    hs_request_done(m);
                 return;
             }
-            if (m->dw_call != m->call) {
-                m->dw_call = m->call;
-                m->dwords_in_call = 0;
-            }
-            if (++m->dwords_in_call > m->max_dwords_in_call)
-                m->max_dwords_in_call = m->dwords_in_call;
-            m->req[m->req_got++] = v;
-            m->his |= HIS_SYS2IOC;
-            if (m->ack_never_dword == m->req_got && (uint8_t)(m->req[0] >> 24) == m->ack_never_fn) {
-                m->ack_pending = true; /* never taken */
-                m->ack_due_ns = UINT64_MAX;
-                return;
-            }
-            if (m->ack_late_ns) {
-                /* The request is looked at once its last dword is taken. */
-                m->ack_pending = true;
-                m->ack_due_ns = plat_now_ns() + m->ack_late_ns;
-                return;
-            }
-            if (m->req_got == m->req_dwords)
-                hs_request_done(m);
-            return;
         }
         if (v >> 24 == F_MUR) {
             m->state = ST_READY;
@@ -541,8 +494,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
                 violation(m, "handshake started while another is in phase %d", m->phase);
                 return;
             }
-            m->req_dwords = (v >> 16) & 0xff;
-            m->req_got = 0;
+            m->hs.dwords = (v >> 16) & 0xff;
+            m->hs.got = 0;
             m->phase = HS_START;
             m->his |= HIS_IOC2SYS | HIS_SYS2IOC;
             return;
@@ -554,7 +507,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         m->his &= ~HIS_IOC2SYS;
         if (m->phase == HS_START) {
-            m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
+            m->phase = m->hs.dwords ? HS_REQUEST : HS_IDLE;
         } else if (m->phase == HS_REPLY) {
             if (m->reply_i < m->reply_n) {
                 m->reply_i++;
@@ -592,7 +545,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             m->state = ST_READY;
             m->phase = HS_IDLE;
             m->his = 0;
-            m->ack_pending = false;
+            m->hs.ack_pending = false;
             m->port_enabled = false;
             m->pe_pending = false;
             m->have_hung = false;
@@ -654,19 +607,8 @@ static struct model *model_new(uint8_t block_dwords)
 
 static void attach(struct model *m)
 {
-    memset(&simdev, 0, sizeof(simdev));
-    simdev.addr = sim_addr;
-    simdev.ctx = m;
-    simdev.mmio_read32 = model_read;
-    simdev.mmio_write32 = model_write;
-    put16(simdev.config + 0x00, 0x1000);
-    put16(simdev.config + 0x02, 0x0058);                     /* SAS1068E */
-    simdev.config[0x0b] = 0x01, simdev.config[0x0a] = 0x07;
-    put32(simdev.config + 0x10, 0x00000001);                 /* BAR0: I/O */
-    put32(simdev.config + 0x14, 0x00000004);                 /* BAR1: 64-bit memory */
-    simdev.bar_size[1] = 0x10000;
     model = m;
-    plat_sim_attach(&simdev);
+    mpt_sim_attach(&simdev, sim_addr, 0x0058 /* SAS1068E */, m, model_read, model_write, NULL);
 }
 
 static void detach(void)
@@ -682,20 +624,16 @@ static void assert_no_violations(void)
         fail_msg("%u protocol violations, first: %s", model->violations, model->first_violation);
 }
 
-static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
+/* Probe the model through the driver's public entry; a probe that fails
+ * fails the test, naming the driver's error and the model's first
+ * violation. */
+static void probe_model(struct bm_disk_list *list, void **ctrl)
 {
-    int got = 0;
-    /* As an engine polls: time goes by (10 us a poll that brings
-     * nothing, 1 s at most), so a recovery step that waits for the chip
-     * (the diagnostic reset's 100 ms) gets there. */
-    for (int spins = 0; got < n && spins < 100000; spins++) {
-        int k = d->ops->poll(d, 0, out + got, n - got);
+    char err[200] = "";
 
-        got += k;
-        if (!k)
-            plat_sim_advance_ns(10000);
-    }
-    return got;
+    memset(list, 0, sizeof(*list));
+    if (mpt_driver.probe(sim_addr, 0, list, ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
 }
 
 /* Probe the model; then its first disk reads LBA 500 (tag 4), which the
@@ -703,11 +641,9 @@ static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
  * read's 30 s deadline passes. The disk is returned. */
 static struct bm_disk *probe_and_hang_a_read(struct bm_disk_list *list, void **ctrl, uint8_t *buf, bool tm_ignored)
 {
-    char err[200] = "";
     struct bm_disk *d;
 
-    memset(list, 0, sizeof(*list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, list, ctrl, err, sizeof(err)), BM_OK);
+    probe_model(list, ctrl);
     d = list->disks[0];
     model->hang_armed = true;
     model->hang_target = d->port;
@@ -725,7 +661,7 @@ static void read_again_and_release(struct bm_disk *d, void *ctrl, uint8_t *buf)
     struct bm_completion c;
 
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_no_violations();
     mpt_driver.release(ctrl);
@@ -738,14 +674,11 @@ static void check_probe_and_reads(uint8_t block_dwords)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     enum { QD = 16 };
     uint8_t *bufs[QD];
 
     attach(model_new(block_dwords));
-    memset(&list, 0, sizeof(list));
-    if (mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
-        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+    probe_model(&list, &ctrl);
     assert_no_violations();
     assert_int_equal(list.count, 2);
     assert_true(model->max_free <= model->credits - 1u);
@@ -760,7 +693,7 @@ static void check_probe_and_reads(uint8_t block_dwords)
         assert_true(d->max_qd < model->credits);
         for (int t = 0; t < QD; t++)
             assert_int_equal(d->ops->submit(d, 0, (uint32_t)t, BM_IO_READ, 100u + 8u * t, 8, bufs[t]), BM_OK);
-        assert_int_equal(poll_n(d, out, QD), QD);
+        assert_int_equal(mpt_poll_n(d, out, QD), QD);
         for (int i = 0; i < QD; i++)
             assert_int_equal(out[i].status, BM_OK);
         for (int t = 0; t < QD; t++)
@@ -795,19 +728,17 @@ static void test_nb_hint_value(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c;
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    probe_model(&list, &ctrl);
     d = list.disks[0];
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
     assert_int_equal(model->nb_last, 2);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
@@ -820,13 +751,10 @@ static void test_reply_frames_within_credits(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    if (mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
-        fail_msg("probe failed: %s (model: %s)", err, model->first_violation);
+    probe_model(&list, &ctrl);
     assert_int_equal(model->max_free, model->credits - 1u);
     assert_no_violations();
     mpt_driver.release(ctrl);
@@ -842,7 +770,6 @@ static void check_timeout_aborts(bool hipri)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c[4];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
@@ -851,8 +778,7 @@ static void check_timeout_aborts(bool hipri)
 
     attach(model_new(8));
     model->hipri = hipri;
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    probe_model(&list, &ctrl);
     d = list.disks[0];
     model->hang_armed = true;
     model->hang_target = d->port;
@@ -862,7 +788,7 @@ static void check_timeout_aborts(bool hipri)
     hung = model->hung_context;
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     plat_sim_advance_ns(31ull * 1000000000ull);
-    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(mpt_poll_n(d, c, 4), 1);
     assert_int_equal(c[0].tag, 4);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts, 1);
@@ -873,7 +799,7 @@ static void check_timeout_aborts(bool hipri)
     for (int i = 0; i < 100 && !reused; i++) {
         assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 8, 8, buf), BM_OK);
         reused = model->last_context == hung;
-        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(mpt_poll_n(d, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
     }
     assert_true(reused);
@@ -941,6 +867,27 @@ static void test_port_enable_never_answered_gives_up_named(void **state)
     plat_free_pages(buf, 4096);
 }
 
+/* Poll d every 50 ms of model time, each call numbered for the model's
+ * per-call counts (model->hs.call), until the read probe_and_hang_a_read
+ * held comes back alone, timed out (1000 s at most). The polls after
+ * which a request dword was still not taken. */
+static unsigned poll_numbered_until_the_held_read_is_back(struct bm_disk *d, struct bm_completion *c)
+{
+    unsigned polls_acking = 0;
+    int got = 0;
+
+    for (int i = 0; i < 20000 && !got; i++) {
+        plat_sim_advance_ns(50ull * 1000000ull);
+        model->hs.call++;
+        got = d->ops->poll(d, 0, c, 4);
+        polls_acking += model->hs.ack_pending;
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(c[0].tag, 4);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    return polls_acking;
+}
+
 /* After the host reset the IOC takes each handshake request dword 2 s
  * after it was written (mptbase WaitForDoorbellAck allows 5 s a dword;
  * IOC FACTS, IOC INIT, PORT FACTS and PORT ENABLE all go through the
@@ -958,30 +905,21 @@ static void test_host_reset_request_dwords_taken_late_are_steps(void **state)
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
-    unsigned polls_acking = 0;
-    int got = 0;
+    unsigned polls_acking;
 
     (void)state;
     attach(model_new(8));
     model->hipri = true; /* task management outside the doorbell: only the host reset handshakes */
     d = probe_and_hang_a_read(&list, &ctrl, buf, true);
-    model->ack_late_ns = 2ull * 1000000000ull;
-    model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
-    for (int i = 0; i < 20000 && !got; i++) {
-        plat_sim_advance_ns(50ull * 1000000ull);
-        model->call++;
-        got = d->ops->poll(d, 0, c, 4);
-        polls_acking += model->ack_pending;
-    }
-    assert_int_equal(got, 1);
-    assert_int_equal(c[0].tag, 4);
-    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    model->hs.ack_late_ns = 2ull * 1000000000ull;
+    model->hs.max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
+    polls_acking = poll_numbered_until_the_held_read_is_back(d, c);
     assert_int_equal(model->diag_resets, 1);
-    assert_true(model->late_acks >= 10);
-    if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
+    assert_true(model->hs.late_acks >= 10);
+    if (model->hs.max_dwords_in_call > 1 || model->hs.max_his_waits_in_call > 2)
         fail_msg("one poll wrote %u request dwords and read HIS %u times while a dword was not taken",
-                 model->max_dwords_in_call, model->max_his_waits_in_call);
-    assert_true(polls_acking >= 10 * model->late_acks); /* 2 s a dword, a poll every 50 ms */
+                 model->hs.max_dwords_in_call, model->hs.max_his_waits_in_call);
+    assert_true(polls_acking >= 10 * model->hs.late_acks); /* 2 s a dword, a poll every 50 ms */
     assert_true(model->port_enabled);
     read_again_and_release(d, ctrl, buf);
 }
@@ -1002,25 +940,17 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(4096, false);
     struct bm_disk *d;
-    int got = 0;
 
     (void)state;
     attach(model_new(8));
     d = probe_and_hang_a_read(&list, &ctrl, buf, false);
-    model->ack_never_fn = F_TASK_MGMT;
-    model->ack_never_dword = 5;
-    for (int i = 0; i < 20000 && !got; i++) {
-        plat_sim_advance_ns(50ull * 1000000ull);
-        model->call++;
-        got = d->ops->poll(d, 0, c, 4);
-    }
-    assert_int_equal(got, 1);
-    assert_int_equal(c[0].tag, 4);
-    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    model->hs.ack_never_fn = F_TASK_MGMT;
+    model->hs.ack_never_dword = 5;
+    poll_numbered_until_the_held_read_is_back(d, c);
     if (!strstr(c[0].detail, "(host reset)"))
         fail_msg("completion does not name the step: \"%s\"", c[0].detail);
-    if (model->max_his_waits_in_call > 2)
-        fail_msg("one poll read HIS %u times waiting for the dword", model->max_his_waits_in_call);
+    if (model->hs.max_his_waits_in_call > 2)
+        fail_msg("one poll read HIS %u times waiting for the dword", model->hs.max_his_waits_in_call);
     assert_int_equal(model->tm_handshakes, 0);  /* no task management was ever taken */
     assert_int_equal(model->diag_resets, 1);
     d->ops->recovery(d, rec, sizeof(rec));
@@ -1030,11 +960,6 @@ static void test_tm_handshake_dword_never_taken_escalates(void **state)
     read_again_and_release(d, ctrl, buf);
 }
 
-/* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
- * by handshake, no high-priority FIFO): the IOC gets a diagnostic reset
- * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
- * IOC INIT, reply frames lent again, PORT ENABLE), the held frame is free
- * again and both disks carry on. */
 /* MPI 1: after the host reset, PORT ENABLE (a doorbell handshake whose
  * reply comes once the port's devices are discovered) answers 5 s late:
  * the handshake is posted and its reply looked for on later polls, so no
@@ -1080,11 +1005,15 @@ static void test_port_enable_after_reset_is_a_step(void **state)
     read_again_and_release(d, ctrl, buf);
 }
 
+/* A READ the target keeps through ABORT TASK and TARGET RESET (both sent
+ * by handshake, no high-priority FIFO): the IOC gets a diagnostic reset
+ * and is brought back (Linux mptscsih_IssueTaskMgmt -> mpt_HardResetHandler:
+ * IOC INIT, reply frames lent again, PORT ENABLE), the held frame is free
+ * again and both disks carry on. */
 static void test_request_surviving_target_reset_resets_the_ioc(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[200] = "";
     struct bm_completion c[8];
     uint8_t *buf = plat_alloc_pages(8 * 4096, false);
     struct bm_disk *d;
@@ -1093,8 +1022,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
 
     (void)state;
     attach(model_new(8));
-    memset(&list, 0, sizeof(list));
-    assert_int_equal(mpt_driver.probe(sim_addr, 0, &list, &ctrl, err, sizeof(err)), BM_OK);
+    probe_model(&list, &ctrl);
     assert_int_equal(model->ioc_inits, 1);
     d = list.disks[0];
     model->hang_armed = true;
@@ -1104,7 +1032,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_int_equal(d->ops->submit(d, 0, 4, BM_IO_READ, 500, 8, buf), BM_OK);
     hung = model->hung_context;
     plat_sim_advance_ns(31ull * 1000000000ull);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 4);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_handshakes, 2);
@@ -1117,7 +1045,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8u * t, 8, buf + 4096u * t), BM_OK);
         reused |= model->last_context == hung;
     }
-    assert_int_equal(poll_n(d, c, 8), 8);
+    assert_int_equal(mpt_poll_n(d, c, 8), 8);
     for (int i = 0; i < 8; i++) {
         assert_int_equal(c[i].status, BM_OK);
         for (uint32_t b = 0; b < 4096; b++)
@@ -1127,7 +1055,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_true(reused);
     d = list.disks[1];
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_no_violations();
     mpt_driver.release(ctrl);

@@ -28,6 +28,7 @@
 #include "platform_sim.h"
 #include "drivers/blkdev.h"
 #include "drivers/mpt/mpt.h"
+#include "mpt_sim.h"
 #include "efi/disk/engine.h"
 #include "efi/time_units.h"
 #include "scsi_target.h"
@@ -48,7 +49,7 @@
 #define ST_OPERATIONAL 0x20000000u
 #define ST_FAULT 0x40000000u
 #define DB_USED 0x08000000u
-#define HIS_SYS2IOC 0x80000000u   /* the IOC has not yet taken the doorbell word */
+#define HIS_SYS2IOC MPT_SIM_HIS_SYS2IOC /* the IOC has not yet taken the doorbell word */
 #define HIS_IOC2SYS 0x00000001u   /* the IOC wants the host at the doorbell */
 #define DIAG_WRITE_ENABLE 0x80u
 #define DIAG_RESET_ADAPTER 0x04u
@@ -113,7 +114,7 @@ struct model {
     uint32_t his;
     /* Doorbell handshake. */
     enum hs_phase phase;
-    uint32_t req_dwords, req_got, req[64];
+    struct mpt_sim_hs_request hs;   /* the handshake's request dwords (mpt_sim.h) */
     uint16_t reply_words[64];
     unsigned reply_n, reply_i;
     /* Write sequence (mpi2.h MPI2_WRSEQ_*): how many of flush, f, 4, b,
@@ -201,20 +202,6 @@ struct model {
     uint64_t word_late_ns, word_due_ns;
     bool word_pending;
     unsigned late_words;
-    /* Handshake request dwords taken this late (0: the host sees the IOP
-     * doorbell status bit set once): the bit stays set until then, and a
-     * dword written before it clears is refused. ack_never_fn/_dword: that
-     * dword (1-based) of a handshake of that function is never taken. */
-    uint64_t ack_late_ns, ack_due_ns;
-    bool ack_pending;
-    unsigned late_acks;
-    uint8_t ack_never_fn;
-    unsigned ack_never_dword;
-    /* The test numbers its poll() calls (call); per call, the request
-     * dwords written and the HIS reads while a dword was not yet taken,
-     * and the most of each in one call. */
-    unsigned call, dw_call, dwords_in_call, max_dwords_in_call;
-    unsigned his_call, his_waits_in_call, max_his_waits_in_call;
     bool cfg_pending;
     struct pending cfg;
     unsigned cfg_late_answers;
@@ -259,8 +246,8 @@ static void do_ioc_facts(struct model *m)
 {
     uint8_t r[64] = { 0 };
 
-    if (m->req_dwords != 3)
-        violation(m, "IOC FACTS request of %u dwords", m->req_dwords);
+    if (m->hs.dwords != 3)
+        violation(m, "IOC FACTS request of %u dwords", m->hs.dwords);
     put16(r + 0x00, m->mpi25 ? 0x0205 : 0x0200);       /* MsgVersion */
     r[0x02] = 16;                                      /* MsgLength */
     r[0x03] = F_IOC_FACTS;
@@ -286,13 +273,13 @@ static void do_ioc_facts(struct model *m)
  * host asks for, take the queues, become OPERATIONAL. */
 static void do_ioc_init(struct model *m)
 {
-    const uint8_t *q = (const uint8_t *)m->req;
+    const uint8_t *q = (const uint8_t *)m->hs.dw;
     uint8_t r[20] = { 0 };
     uint16_t status = IOS_SUCCESS;
     uint64_t now_ms = (uint64_t)time(NULL) * 1000;
 
-    if (m->req_dwords != 0x48 / 4)
-        violation(m, "IOC INIT request of %u dwords", m->req_dwords);
+    if (m->hs.dwords != 0x48 / 4)
+        violation(m, "IOC INIT request of %u dwords", m->hs.dwords);
     if (q[0x00] != 0x04)
         violation(m, "IOC INIT WhoInit 0x%02x, not HOST_DRIVER", q[0x00]);
     m->init_msg_version = get16(q + 0x0c);
@@ -338,7 +325,7 @@ static void do_ioc_init(struct model *m)
 /* A whole handshake request arrived. */
 static void hs_request_done(struct model *m)
 {
-    uint8_t function = (uint8_t)(m->req[0] >> 24);
+    uint8_t function = (uint8_t)(m->hs.dw[0] >> 24);
 
     switch (function) {
     case F_IOC_FACTS: do_ioc_facts(m); break;
@@ -377,7 +364,7 @@ static void model_reset(struct model *m, uint32_t state)
     m->ioc_init_pending = m->pe_pending = false;
     m->cfg_pending = false;
     m->word_pending = false;
-    m->ack_pending = false;
+    m->hs.ack_pending = false;
     m->phase = HS_IDLE;
     m->his = 0;
     if (!m->stuck)
@@ -1080,13 +1067,8 @@ static void model_tick(struct model *m)
         m->late_words++;
         m->his |= HIS_IOC2SYS;
     }
-    if (m->ack_pending && now >= m->ack_due_ns) {
-        m->ack_pending = false;
-        m->late_acks++;
-        m->his &= ~HIS_SYS2IOC;
-        if (m->phase == HS_REQUEST && m->req_got == m->req_dwords)
-            hs_request_done(m);
-    }
+    if (mpt_sim_hs_ack_due(&m->hs, &m->his) && m->phase == HS_REQUEST && m->hs.got == m->hs.dwords)
+        hs_request_done(m);
     if (m->cfg_pending && now >= m->cfg_due_ns) {
         m->cfg_pending = false;
         m->cfg_late_answers++;
@@ -1129,20 +1111,7 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
         return v;
     case R_HIS:
         model_tick(m);
-        v = m->his;
-        /* The IOC takes a doorbell word some time after it was written:
-         * the host sees it pending once (a slow IOC: until ack_due_ns). */
-        if (m->ack_pending) {
-            if (m->his_call != m->call) {
-                m->his_call = m->call;
-                m->his_waits_in_call = 0;
-            }
-            if (++m->his_waits_in_call > m->max_his_waits_in_call)
-                m->max_his_waits_in_call = m->his_waits_in_call;
-        } else {
-            m->his &= ~HIS_SYS2IOC;
-        }
-        return v;
+        return mpt_sim_hs_his_read(&m->hs, &m->his);
     case R_DIAG: {
         /* mpi2.h Hard Reset delay timings: while the chip resets, the
          * host reads HostDiagnostic no sooner than 50 ms after
@@ -1174,34 +1143,17 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
     switch (off) {
     case R_DOORBELL:
         if (m->phase == HS_REQUEST) {
-            /* The doorbell holds one dword: the IOC must have taken the
-             * previous one (IOP doorbell status clear) before the next. */
-            if (m->his & HIS_SYS2IOC) {
-                violation(m, "request dword %u written before the IOC took the one before", m->req_got + 1);
+            switch (mpt_sim_hs_dword(&m->hs, &m->his, v)) {
+            case MPT_SIM_DWORD_REFUSED:
+                violation(m, "request dword %u written before the IOC took the one before", m->hs.got + 1);
+                return;
+            case MPT_SIM_DWORD_HELD:
+                return;
+            case MPT_SIM_DWORD_TAKEN:
+                if (m->hs.got == m->hs.dwords)
+                    hs_request_done(m);
                 return;
             }
-            if (m->dw_call != m->call) {
-                m->dw_call = m->call;
-                m->dwords_in_call = 0;
-            }
-            if (++m->dwords_in_call > m->max_dwords_in_call)
-                m->max_dwords_in_call = m->dwords_in_call;
-            m->req[m->req_got++] = v;
-            m->his |= HIS_SYS2IOC;
-            if (m->ack_never_dword == m->req_got && (uint8_t)(m->req[0] >> 24) == m->ack_never_fn) {
-                m->ack_pending = true; /* never taken */
-                m->ack_due_ns = UINT64_MAX;
-                return;
-            }
-            if (m->ack_late_ns) {
-                /* The request is looked at once its last dword is taken. */
-                m->ack_pending = true;
-                m->ack_due_ns = plat_now_ns() + m->ack_late_ns;
-                return;
-            }
-            if (m->req_got == m->req_dwords)
-                hs_request_done(m);
-            return;
         }
         if (v >> 24 == F_MUR) {
             m->murs++;
@@ -1217,8 +1169,8 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
                 violation(m, "handshake in state 0x%08x", m->state);
                 return;
             }
-            m->req_dwords = (v >> 16) & 0xff;
-            m->req_got = 0;
+            m->hs.dwords = (v >> 16) & 0xff;
+            m->hs.got = 0;
             m->phase = HS_START;
             m->his |= HIS_IOC2SYS | HIS_SYS2IOC;
             return;
@@ -1231,7 +1183,7 @@ static void model_write(void *ctx, int bar, uint32_t off, uint32_t v)
             return;
         m->his &= ~HIS_IOC2SYS;
         if (m->phase == HS_START) {
-            m->phase = m->req_dwords ? HS_REQUEST : HS_IDLE;
+            m->phase = m->hs.dwords ? HS_REQUEST : HS_IDLE;
         } else if (m->phase == HS_REPLY) {
             if (m->reply_i < m->reply_n) {
                 if (++m->reply_i == m->reply_n)
@@ -1368,19 +1320,7 @@ static struct model *model_new(bool mpi25, uint32_t state)
 /* Put a model on the simulated PCI bus at a. */
 static void attach_at(struct model *m, struct plat_sim_dev *sd, struct pci_addr a)
 {
-    memset(sd, 0, sizeof(*sd));
-    sd->addr = a;
-    sd->ctx = m;
-    sd->mmio_read32 = model_read;
-    sd->mmio_write32 = model_write;
-    sd->mmio_write64 = model_write64;
-    put16(sd->config + 0x00, 0x1000);
-    put16(sd->config + 0x02, m->device_id);
-    sd->config[0x0b] = 0x01, sd->config[0x0a] = 0x07;  /* mass storage, SAS */
-    put32(sd->config + 0x10, 0x00000001);               /* BAR0: I/O */
-    put32(sd->config + 0x14, 0x00000004);               /* BAR1: 64-bit memory */
-    sd->bar_size[1] = 0x10000;
-    plat_sim_attach(sd);
+    mpt_sim_attach(sd, a, m->device_id, m, model_read, model_write, model_write64);
 }
 
 static void attach(struct model *m)
@@ -1418,29 +1358,37 @@ static struct bm_disk *disk_by_model(struct bm_disk_list *l, const char *prefix,
     return NULL;
 }
 
-/* Poll until n completions arrived (bounded), into out. */
-static int poll_n(struct bm_disk *d, struct bm_completion *out, int n)
-{
-    int got = 0;
-    /* As an engine polls: time goes by (10 us a poll that brings
-     * nothing, 1 s at most), so a recovery step that waits for the chip
-     * (the diagnostic reset's 100 ms) gets there. */
-    for (int spins = 0; got < n && spins < 100000; spins++) {
-        int k = d->ops->poll(d, 0, out + got, n - got);
-
-        got += k;
-        if (!k)
-            plat_sim_advance_ns(10000);
-    }
-    return got;
-}
-
 static bool block_ok(const uint8_t *buf, uint16_t handle, uint64_t lba, uint32_t bytes)
 {
     for (uint32_t i = 0; i < bytes; i++)
         if (buf[i] != disk_byte(handle, lba, i))
             return false;
     return true;
+}
+
+/* A test's end: the model saw no protocol violation; the driver lets
+ * the IOC go, the model leaves the bus and buf (one page) is freed. */
+static void release_checked(void *ctrl, uint8_t *buf)
+{
+    assert_no_violations();
+    mpt_driver.release(ctrl);
+    detach();
+    plat_free_pages(buf, 4096);
+}
+
+/* A new model (MPI 2.5 when mpi25) attached READY and probed; its disk
+ * whose model name starts with prefix, of lba_bytes blocks. */
+static struct bm_disk *probe_disk(bool mpi25, struct bm_disk_list *list, void **ctrl, const char *prefix,
+                                  uint32_t lba_bytes)
+{
+    char err[160] = "";
+    struct bm_disk *d;
+
+    attach(model_new(mpi25, ST_READY));
+    assert_int_equal(probe(list, ctrl, err, sizeof(err)), BM_OK);
+    d = disk_by_model(list, prefix, lba_bytes);
+    assert_non_null(d);
+    return d;
 }
 
 /* ---- Tests ------------------------------------------------------------------------------------------------------ */
@@ -1538,7 +1486,7 @@ static void check_deep_queue(bool mpi25)
             struct bm_disk *d = disks[k];
             uint16_t handle = d->lba_bytes == 4096 ? 0x000e : 0x0009;
 
-            assert_int_equal(poll_n(d, out, QD), QD);
+            assert_int_equal(mpt_poll_n(d, out, QD), QD);
             for (int i = 0; i < QD; i++) {
                 assert_int_equal(out[i].status, BM_OK);
                 assert_true(out[i].tag < QD);
@@ -1573,21 +1521,17 @@ static void test_each_request_is_posted_with_one_8_byte_write_and_a_wrong_post_i
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c[16];
     uint8_t *buf = plat_alloc_pages(16 * 4096, false);
     struct bm_disk *d;
     unsigned whole;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SATA", 512);
     whole = model->posts_whole;
     for (uint32_t t = 0; t < 16; t++)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 8 * t, 8, buf + 4096 * t), BM_OK);
-    assert_int_equal(poll_n(d, c, 16), 16);
+    assert_int_equal(mpt_poll_n(d, c, 16), 16);
     assert_int_equal(model->posts_whole, whole + 16);
     assert_int_equal(model->posts_split, 0);
     assert_no_violations();
@@ -1610,24 +1554,17 @@ static void test_write_direction(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c;
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SATA", 512);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_WRITE, 100, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_int_equal(model->writes_seen, 1);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* CHECK CONDITION with sense: BM_EIO and the sense decoded in detail. */
@@ -1635,34 +1572,27 @@ static void test_check_condition_sense(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c;
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
 
     (void)state;
-    attach(model_new(true, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(true, &list, &ctrl, "SIMVEND SIM SATA", 512);
     model->error_armed = true;
     model->error_handle = 0x000a;
     model->error_lba = 777;
     assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 777, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.tag, 5);
     assert_int_equal(c.status, BM_EIO);
     assert_non_null(strstr(c.detail, "MEDIUM ERROR"));
     assert_non_null(strstr(c.detail, "11/00"));
     /* The next command on the same disk is fine. */
     assert_int_equal(d->ops->submit(d, 0, 5, BM_IO_READ, 778, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, &c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, &c, 1), 1);
     assert_int_equal(c.status, BM_OK);
     assert_true(block_ok(buf, 0x000a, 778, 512));
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A request the target never gives back, not for ABORT TASK nor for
@@ -1712,7 +1642,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     model->defer = false;
     plat_sim_advance_ns(11 * NS_PER_S);
     t0 = plat_now_ns();
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 0);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     /* ABORT TASK for it, then TARGET RESET: neither got it back... */
@@ -1728,7 +1658,7 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
     assert_true(model->port_enabled);
     assert_false(model->diag & DIAG_WRITE_ENABLE);
     /* The other disk's command was the IOC's: it ends with an error. */
-    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(mpt_poll_n(other, c, 1), 1);
     assert_int_equal(c[0].tag, 3);
     assert_int_equal(c[0].status, BM_EIO);
     /* Both disks carry on; the hung SMID is used again (eight commands
@@ -1737,14 +1667,14 @@ static void test_request_surviving_target_reset_resets_the_ioc(void **state)
         assert_int_equal(d->ops->submit(d, 0, t, BM_IO_READ, 1000u + t, 1, many + 512u * t), BM_OK);
         reused |= model->last_smid == hung_smid;
     }
-    assert_int_equal(poll_n(d, c8, 8), 8);
+    assert_int_equal(mpt_poll_n(d, c8, 8), 8);
     for (int i = 0; i < 8; i++) {
         assert_int_equal(c8[i].status, BM_OK);
         assert_true(block_ok(many + 512u * c8[i].tag, 0x0009, 1000u + c8[i].tag, 512));
     }
     assert_true(reused);
     assert_int_equal(other->ops->submit(other, 0, 3, BM_IO_READ, 77, 1, buf2), BM_OK);
-    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(mpt_poll_n(other, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf2, 0x000a, 77, 512));
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
@@ -1782,21 +1712,18 @@ static void test_handles_followed_across_ioc_reset(void **state)
     model->renumber_on_reset = true;
     assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
     plat_sim_advance_ns(31 * NS_PER_S);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->diag_resets, 1);
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0019, 5, 512));
     assert_int_equal(k4->ops->submit(k4, 0, 0, BM_IO_READ, 6, 1, buf), BM_OK);
-    assert_int_equal(poll_n(k4, c, 1), 1);
+    assert_int_equal(mpt_poll_n(k4, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x001e, 6, 4096));
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A disk that hangs command after command: each one costs an IOC reset,
@@ -1825,7 +1752,7 @@ static void test_host_resets_are_limited(void **state)
         model->hang_lba = 4242;
         assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 4242, 1, buf), BM_OK);
         plat_sim_advance_ns(31 * NS_PER_S);
-        assert_int_equal(poll_n(d, c, 1), i < 4 ? 1 : 0);
+        assert_int_equal(mpt_poll_n(d, c, 1), i < 4 ? 1 : 0);
         if (i < 4)
             assert_int_equal(c[0].status, BM_ETIMEDOUT);
         assert_int_equal(model->diag_resets, i < 4 ? i + 1 : 4);
@@ -1863,7 +1790,7 @@ static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
     model->state = ST_FAULT;
     model->fault_code = 0x2622;
     plat_sim_advance_ns(31 * NS_PER_S);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts + model->tm_target_resets, 0);
     assert_int_equal(model->diag_resets, 1);
@@ -1871,14 +1798,11 @@ static void test_fault_with_request_outstanding_resets_the_ioc(void **state)
     assert_true(model->port_enabled);
     for (int i = 0; i < 4; i++) {
         assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, (uint64_t)i, 1, buf), BM_OK);
-        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(mpt_poll_n(d, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
         assert_true(block_ok(buf, 0x000a, (uint64_t)i, 512));
     }
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A request the target holds until it is aborted (as a hung disk does):
@@ -1908,7 +1832,7 @@ static void test_timeout_aborts_the_command(void **state)
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
     assert_int_equal(model->tm_aborts, 0);
     plat_sim_advance_ns(31 * NS_PER_S);
-    assert_int_equal(poll_n(d, c, 4), 1);
+    assert_int_equal(mpt_poll_n(d, c, 4), 1);
     assert_int_equal(c[0].tag, 7);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     assert_int_equal(model->tm_aborts, 1);
@@ -1920,16 +1844,13 @@ static void test_timeout_aborts_the_command(void **state)
     for (int i = 0; i < 300 && !reused; i++) {
         assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 10, 1, buf), BM_OK);
         reused = model->last_smid == hung_smid;
-        assert_int_equal(poll_n(d, c, 1), 1);
+        assert_int_equal(mpt_poll_n(d, c, 1), 1);
         assert_int_equal(c[0].tag, 1);
         assert_int_equal(c[0].status, BM_OK);
     }
     assert_true(reused);
     assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* A recovery step that takes long (the target answers ABORT TASK only
@@ -1978,7 +1899,7 @@ static void test_long_recovery_step_does_not_hold_the_controller(void **state)
         assert_int_equal(d->ops->poll(d, 0, c, 4), 0);
         assert_true(plat_now_ns() - t0 < NS_PER_S);
         assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 300u + (unsigned)i, 1, buf2), BM_OK);
-        assert_int_equal(poll_n(other, c, 1), 1);
+        assert_int_equal(mpt_poll_n(other, c, 1), 1);
         assert_int_equal(c[0].status, BM_OK);
         assert_true(block_ok(buf2, 0x0009, 300u + (unsigned)i, 512));
     }
@@ -1997,7 +1918,7 @@ static void test_long_recovery_step_does_not_hold_the_controller(void **state)
     /* Still within its 30 s bound: no TARGET RESET yet. */
     assert_int_equal(model->tm_target_resets, 0);
     tm_let_go(model);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].tag, 5);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
     if (!strstr(c[0].detail, "(ABORT TASK)"))
@@ -2084,7 +2005,7 @@ static void test_host_reset_in_parts_does_not_hold_poll(void **state)
     assert_true(model->port_enabled);
     /* The disks carry on. */
     assert_int_equal(other->ops->submit(other, 0, 1, BM_IO_READ, 7, 1, buf2), BM_OK);
-    assert_int_equal(poll_n(other, c, 1), 1);
+    assert_int_equal(mpt_poll_n(other, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf2, 0x000a, 7, 512));
     d->ops->recovery(d, rec, sizeof(rec));
@@ -2109,6 +2030,44 @@ static void start_host_reset(struct bm_disk *d, uint8_t *buf)
     plat_sim_advance_ns(31 * NS_PER_S);
 }
 
+/* A second IOC (SAS3008-like, at 0:4.0) whose first disk a test polls in
+ * the loop that polls the model's disk, as one engine CPU serves two
+ * controllers. Tests keep it static: the simulated bus holds a pointer
+ * to its simdev until second_ioc_down. */
+struct second_ioc {
+    struct plat_sim_dev simdev;
+    struct model *m;
+    struct bm_disk_list list;
+    void *ctrl;
+};
+
+/* Put the second IOC on the bus and probe it; its first disk. */
+static struct bm_disk *second_ioc_up(struct second_ioc *b)
+{
+    const struct pci_addr addr_b = { 0, 4, 0, 0 };
+    char err[160] = "";
+
+    b->m = model_new(true, ST_READY);
+    b->ctrl = NULL;
+    attach_at(b->m, &b->simdev, addr_b);
+    memset(&b->list, 0, sizeof(b->list));
+    assert_int_equal(mpt_driver.probe(addr_b, 1, &b->list, &b->ctrl, err, sizeof(err)), BM_OK);
+    assert_non_null(b->list.disks[0]);
+    return b->list.disks[0];
+}
+
+/* The second IOC saw no protocol violation; release it and take it off
+ * the bus. */
+static void second_ioc_down(struct second_ioc *b)
+{
+    if (b->m->violations)
+        fail_msg("other controller: %s", b->m->first_violation);
+    mpt_driver.release(b->ctrl);
+    plat_sim_detach(&b->simdev);
+    free(b->m);
+    b->m = NULL;
+}
+
 /* After the diagnostic reset the IOC hands each doorbell reply word
  * after the first 300 ms late (IOC FACTS: 32 words, IOC INIT: 10): the
  * words are read as they come, across polls, so no poll holds the CPU
@@ -2119,7 +2078,6 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_completion c[4];
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
@@ -2127,10 +2085,7 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
     uint64_t t0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     start_host_reset(d, buf);
     model->word_late_ns = 300 * NS_PER_MS;
     for (int i = 0; i < 4000 && !got; i++) {
@@ -2146,10 +2101,7 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
     assert_true(model->late_words >= 40);   /* IOC FACTS and IOC INIT replies, word by word */
     assert_int_equal(model->state, ST_OPERATIONAL);
     assert_true(model->port_enabled);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* After the diagnostic reset the IOC takes each handshake request dword
@@ -2166,55 +2118,46 @@ static void test_handshake_reply_words_are_read_across_polls(void **state)
  * acknowledgement waited for there (that poll reads HIS for 3 s). */
 static void test_handshake_request_dwords_are_written_across_polls(void **state)
 {
-    static struct plat_sim_dev simdev_b;
-    const struct pci_addr addr_b = { 0, 4, 0, 0 };
-    struct bm_disk_list list, list_b;
-    void *ctrl = NULL, *ctrl_b = NULL;
-    char err[160] = "", rec[192] = "";
+    static struct second_ioc b;
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d, *other;
-    struct model *mb = model_new(true, ST_READY);
     uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
     unsigned reads_during_acks = 0;
     bool named_init = false;
     int got = 0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
-    attach_at(mb, &simdev_b, addr_b);
-    memset(&list_b, 0, sizeof(list_b));
-    assert_int_equal(mpt_driver.probe(addr_b, 1, &list_b, &ctrl_b, err, sizeof(err)), BM_OK);
-    other = list_b.disks[0];
-    assert_non_null(other);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
+    other = second_ioc_up(&b);
     start_host_reset(d, buf);
-    model->ack_late_ns = 3 * NS_PER_S;
-    model->max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
+    model->hs.ack_late_ns = 3 * NS_PER_S;
+    model->hs.max_dwords_in_call = 0; /* the probe's handshakes are not poll()'s */
     for (int i = 0; i < 4000 && !got; i++) {
         bool acking;
 
         plat_sim_advance_ns(50 * NS_PER_MS);
-        model->call++;
+        model->hs.call++;
         got = d->ops->poll(d, 0, c, 4);
-        acking = model->ack_pending;
-        if (acking && model->req_got && (uint8_t)(model->req[0] >> 24) == F_IOC_INIT) {
+        acking = model->hs.ack_pending;
+        if (acking && model->hs.got && (uint8_t)(model->hs.dw[0] >> 24) == F_IOC_INIT) {
             d->ops->recovery(d, rec, sizeof(rec));
             named_init |= strstr(rec, "host reset: IOC INIT") != NULL;
         }
         /* The other controller's disk, from the same loop. */
         assert_int_equal(other->ops->submit(other, 0, 0, BM_IO_READ, 100u + (unsigned)i, 1, buf2), BM_OK);
-        assert_int_equal(poll_n(other, c + 2, 1), 1);
+        assert_int_equal(mpt_poll_n(other, c + 2, 1), 1);
         assert_int_equal(c[2].status, BM_OK);
         reads_during_acks += acking;
     }
     assert_int_equal(got, 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    assert_true(model->late_acks >= 3 + 18);    /* IOC FACTS and IOC INIT, dword by dword */
-    if (model->max_dwords_in_call > 1 || model->max_his_waits_in_call > 2)
+    assert_true(model->hs.late_acks >= 3 + 18);    /* IOC FACTS and IOC INIT, dword by dword */
+    if (model->hs.max_dwords_in_call > 1 || model->hs.max_his_waits_in_call > 2)
         fail_msg("one poll wrote %u request dwords and read HIS %u times while a dword was not taken",
-                 model->max_dwords_in_call, model->max_his_waits_in_call);
+                 model->hs.max_dwords_in_call, model->hs.max_his_waits_in_call);
     if (reads_during_acks < 100)
         fail_msg("the other controller completed %u reads while dwords waited to be taken", reads_during_acks);
     if (!named_init)
@@ -2222,11 +2165,7 @@ static void test_handshake_request_dwords_are_written_across_polls(void **state)
     assert_int_equal(model->state, ST_OPERATIONAL);
     assert_true(model->port_enabled);
     assert_no_violations();
-    if (mb->violations)
-        fail_msg("other controller: %s", mb->first_violation);
-    mpt_driver.release(ctrl_b);
-    plat_sim_detach(&simdev_b);
-    free(mb);
+    second_ioc_down(&b);
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
@@ -2246,30 +2185,27 @@ static void test_request_dword_never_taken_ends_named_not_hung(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
     int got = 0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     start_host_reset(d, buf);
-    model->ack_never_fn = F_IOC_INIT;
-    model->ack_never_dword = 4;
+    model->hs.ack_never_fn = F_IOC_INIT;
+    model->hs.ack_never_dword = 4;
     for (int i = 0; i < 4000 && !got; i++) {
         plat_sim_advance_ns(50 * NS_PER_MS);
-        model->call++;
+        model->hs.call++;
         got = d->ops->poll(d, 0, c, 4);
     }
     assert_int_equal(got, 1);
     assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    assert_true(model->ack_pending);            /* the dword was never taken */
-    if (model->max_his_waits_in_call > 2)
-        fail_msg("one poll read HIS %u times waiting for the dword", model->max_his_waits_in_call);
+    assert_true(model->hs.ack_pending);            /* the dword was never taken */
+    if (model->hs.max_his_waits_in_call > 2)
+        fail_msg("one poll read HIS %u times waiting for the dword", model->hs.max_his_waits_in_call);
     d->ops->recovery(d, rec, sizeof(rec));
     if (!strstr(rec, "host reset gave up in IOC INIT after ") ||
         !strstr(rec, "request dword 4 of 18 not acknowledged within 5000 ms"))
@@ -2294,7 +2230,7 @@ static void test_device_pages_after_reset_are_steps(void **state)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "", rec[192] = "";
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d;
     uint8_t *buf = plat_alloc_pages(4096, false);
@@ -2303,10 +2239,7 @@ static void test_device_pages_after_reset_are_steps(void **state)
     uint64_t t0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
     model->config_late_ns = NS_PER_S;
     model->renumber_on_reset = true;
     start_host_reset(d, buf);
@@ -2332,13 +2265,10 @@ static void test_device_pages_after_reset_are_steps(void **state)
     model->config_late_ns = 0;
     model->hang_armed = false;
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 7, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0019, 7, 512));
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 /* After the IOC's diagnostic reset, IOC INIT answers 2 s and PORT ENABLE
@@ -2353,14 +2283,12 @@ static void test_device_pages_after_reset_are_steps(void **state)
  * one poll: that poll takes their whole time. */
 static void test_port_enable_in_steps_lets_another_controller_run(void **state)
 {
-    static struct plat_sim_dev simdev_b;
-    const struct pci_addr addr_b = { 0, 4, 0, 0 };
-    struct bm_disk_list list, list_b;
-    void *ctrl = NULL, *ctrl_b = NULL;
-    char err[160] = "", rec[192] = "";
+    static struct second_ioc b;
+    struct bm_disk_list list;
+    void *ctrl = NULL;
+    char rec[192] = "";
     struct bm_completion c[4];
     struct bm_disk *d, *other;
-    struct model *mb = model_new(true, ST_READY);
     uint8_t *buf = plat_alloc_pages(4096, false), *buf2 = plat_alloc_pages(4096, false);
     unsigned during_init = 0, during_pe = 0, reads_b = 0;
     bool named_pe = false;
@@ -2368,15 +2296,8 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
     uint64_t t0;
 
     (void)state;
-    attach(model_new(false, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SAS", 512);
-    assert_non_null(d);
-    attach_at(mb, &simdev_b, addr_b);
-    memset(&list_b, 0, sizeof(list_b));
-    assert_int_equal(mpt_driver.probe(addr_b, 1, &list_b, &ctrl_b, err, sizeof(err)), BM_OK);
-    other = list_b.disks[0];
-    assert_non_null(other);
+    d = probe_disk(false, &list, &ctrl, "SIMVEND SIM SAS", 512);
+    other = second_ioc_up(&b);
     model->ioc_init_ns = 2 * NS_PER_S;
     model->port_enable_ns = 5 * NS_PER_S;
     start_host_reset(d, buf);
@@ -2394,7 +2315,7 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
         }
         /* The other controller's disk, from the same loop. */
         assert_int_equal(other->ops->submit(other, 0, 0, BM_IO_READ, 100u + reads_b, 1, buf2), BM_OK);
-        assert_int_equal(poll_n(other, c + 2, 1), 1);
+        assert_int_equal(mpt_poll_n(other, c + 2, 1), 1);
         assert_int_equal(c[2].status, BM_OK);
         reads_b++;
         during_init += model->ioc_init_pending;
@@ -2414,15 +2335,11 @@ static void test_port_enable_in_steps_lets_another_controller_run(void **state)
     assert_int_equal(model->diag_resets, 1);
     /* The disk carries on. */
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 5, 1, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_true(block_ok(buf, 0x0009, 5, 512));
     assert_no_violations();
-    if (mb->violations)
-        fail_msg("other controller: %s", mb->first_violation);
-    mpt_driver.release(ctrl_b);
-    plat_sim_detach(&simdev_b);
-    free(mb);
+    second_ioc_down(&b);
     mpt_driver.release(ctrl);
     detach();
     plat_free_pages(buf, 4096);
@@ -2784,7 +2701,7 @@ static void test_busy_and_task_set_full_retried(void **state)
     model->busy_count = 0;
     plat_sim_advance_ns(NS_PER_S);
     assert_int_equal(d->ops->submit(d, 0, 3, BM_IO_READ, 4100, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_int_equal(model->n_outstanding, 0);
     assert_no_violations();
@@ -2819,7 +2736,7 @@ static void test_ioc_busy_takes_the_shared_busy_disposition(void **state)
     model->busy_handle = 0x000a;
     model->ioc_busy_count = 3;
     assert_int_equal(d->ops->submit(d, 0, 1, BM_IO_READ, 600, 8, buf), BM_OK);
-    assert_int_equal(poll_n(d, c, 1), 1);
+    assert_int_equal(mpt_poll_n(d, c, 1), 1);
     assert_int_equal(c[0].status, BM_OK);
     assert_int_equal(model->ioc_busy_answered, 3);
     assert_true(block_ok(buf, 0x000a, 600, 512));
@@ -2836,10 +2753,7 @@ static void test_ioc_busy_takes_the_shared_busy_disposition(void **state)
     assert_true(model->ioc_busy_answered > 10);
     model->ioc_busy_count = 0;
     assert_int_equal(model->n_outstanding, 0);
-    assert_no_violations();
-    mpt_driver.release(ctrl);
-    detach();
-    plat_free_pages(buf, 4096);
+    release_checked(ctrl, buf);
 }
 
 static void test_queue_depth_per_device_type(void **state)
@@ -2932,16 +2846,12 @@ static void check_large_transfers(bool mpi25)
 {
     struct bm_disk_list list;
     void *ctrl = NULL;
-    char err[160] = "";
     struct bm_disk *d;
     enum { QD = 32, BYTES = 1 << 20 };
     uint8_t *bufs[QD];
     struct bm_completion out[QD];
 
-    attach(model_new(mpi25, ST_READY));
-    assert_int_equal(probe(&list, &ctrl, err, sizeof(err)), BM_OK);
-    d = disk_by_model(&list, "SIMVEND SIM SATA", 512);
-    assert_non_null(d);
+    d = probe_disk(mpi25, &list, &ctrl, "SIMVEND SIM SATA", 512);
     assert_true(d->max_transfer_bytes >= BYTES);
     for (int t = 0; t < QD; t++)
         bufs[t] = plat_alloc_pages(BYTES, false);
@@ -2955,7 +2865,7 @@ static void check_large_transfers(bool mpi25)
         }
         assert_int_equal(model->nheld, QD);
         model_flush(model);
-        assert_int_equal(poll_n(d, out, QD), QD);
+        assert_int_equal(mpt_poll_n(d, out, QD), QD);
         for (int i = 0; i < QD; i++)
             assert_int_equal(out[i].status, BM_OK);
         if (op == BM_IO_READ)

@@ -802,6 +802,19 @@ static struct bm_disk *probe_one(struct nvme_model *m, void **ctrl)
     return list.disks[0];
 }
 
+/* Probe m, which must fail with want_rc: no controller handed back, no
+ * disk listed, the PCI function released once. The driver's words in err. */
+static void probe_fails(struct nvme_model *m, int want_rc, char *err, size_t errlen)
+{
+    struct bm_disk_list list = { .count = 0 };
+    void *ctrl = (void *)1;
+
+    assert_int_equal(nvme_driver.probe(model_addr, 0, &list, &ctrl, err, errlen), want_rc);
+    assert_null(ctrl);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(m->dev.releases, 1);
+}
+
 static void finish(struct nvme_model *m, void *ctrl)
 {
     nvme_driver.release(ctrl);
@@ -1159,21 +1172,14 @@ static void test_controller_is_given_up_after_three_resets(void **state)
 static void test_controller_never_ready_fails_probe_within_cap_to_naming_csts(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
-    void *ctrl = (void *)1;
     uint64_t t0 = plat_now_ns(), to_ns = MODEL_TO * 500000000ull;
-    int rc;
 
     (void)state;
     m->never_ready = true;
-    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
-    assert_int_equal(rc, BM_ETIMEDOUT);
+    probe_fails(m, BM_ETIMEDOUT, err, sizeof(err));
     assert_non_null(strstr(err, "CSTS.RDY"));
     assert_non_null(strstr(err, "2000 ms"));
-    assert_null(ctrl);
-    assert_int_equal(list.count, 0);
-    assert_int_equal(m->dev.releases, 1);
     assert_true(plat_now_ns() - t0 >= to_ns);
     assert_true(plat_now_ns() - t0 < to_ns + 500000000ull);
     plat_sim_detach(&m->dev);
@@ -1182,21 +1188,15 @@ static void test_controller_never_ready_fails_probe_within_cap_to_naming_csts(vo
 static void test_fatal_status_while_enabling_fails_probe_naming_cfs(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
-    void *ctrl = (void *)1;
     uint64_t t0 = plat_now_ns();
-    int rc;
 
     (void)state;
     m->cfs_on_enable = true;
-    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
-    assert_int_equal(rc, BM_EIO);
+    probe_fails(m, BM_EIO, err, sizeof(err));
     assert_non_null(strstr(err, "CSTS.CFS"));
     /* No device prefix: the record's where (discover.c) names the controller. */
     assert_null(strstr(err, "0000:03:00.0"));
-    assert_null(ctrl);
-    assert_int_equal(m->dev.releases, 1);
     assert_true(plat_now_ns() - t0 < MODEL_TO * 500000000ull);
     plat_sim_detach(&m->dev);
 }
@@ -1204,20 +1204,14 @@ static void test_fatal_status_while_enabling_fails_probe_naming_cfs(void **state
 static void test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_cfs(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
-    void *ctrl = (void *)1;
     uint64_t t0 = plat_now_ns();
-    int rc;
 
     (void)state;
     m->cfs_on_identify = true;
-    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
-    assert_int_equal(rc, BM_EIO);
+    probe_fails(m, BM_EIO, err, sizeof(err));
     assert_non_null(strstr(err, "CSTS.CFS"));
     assert_non_null(strstr(err, "Identify"));
-    assert_null(ctrl);
-    assert_int_equal(m->dev.releases, 1);
     assert_false(m->cc & CC_EN);             /* reset on the way out */
     assert_true(plat_now_ns() - t0 < 10000000000ull);
     plat_sim_detach(&m->dev);
@@ -1226,21 +1220,14 @@ static void test_fatal_status_instead_of_an_admin_completion_fails_probe_naming_
 static void test_admin_command_without_completion_fails_probe_in_bounded_time(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
-    void *ctrl = (void *)1;
     uint64_t t0 = plat_now_ns();
-    int rc;
 
     (void)state;
     m->identify_hangs = true;
-    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
-    assert_int_equal(rc, BM_ETIMEDOUT);
+    probe_fails(m, BM_ETIMEDOUT, err, sizeof(err));
     assert_non_null(strstr(err, "Identify"));
     assert_non_null(strstr(err, "no completion"));
-    assert_null(ctrl);
-    assert_int_equal(list.count, 0);
-    assert_int_equal(m->dev.releases, 1);
     assert_int_equal(m->resets, 1);          /* reset before its memory went back */
     assert_int_equal(m->shutdowns, 0);       /* no shutdown asked of a controller that stopped answering */
     assert_false(m->cc & CC_EN);
@@ -1334,20 +1321,13 @@ static void test_fatal_status_during_io_is_named_in_the_timed_out_commands(void 
 static void test_queue_creation_refused_fails_probe_with_the_decoded_status(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
-    void *ctrl = (void *)1;
-    int rc;
 
     (void)state;
     m->refuse_create_sq = true;
-    rc = nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err));
-    assert_int_equal(rc, BM_EIO);
+    probe_fails(m, BM_EIO, err, sizeof(err));
     assert_non_null(strstr(err, "Create I/O SQ failed"));
     assert_non_null(strstr(err, "SCT 1h SC 01h"));
-    assert_null(ctrl);
-    assert_int_equal(list.count, 0);
-    assert_int_equal(m->dev.releases, 1);
     assert_false(m->cc & CC_EN);             /* reset: the created CQ is gone before its memory */
     plat_sim_detach(&m->dev);
 }
@@ -1534,15 +1514,12 @@ static void test_pm1725_with_mqes_0_gets_64_entry_queues(void **state)
 static void test_controller_without_the_quirk_and_mqes_0_is_refused(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_disk_list list = { .count = 0 };
     char err[160] = "";
-    void *ctrl = (void *)1;
 
     (void)state;
     m->cap &= ~0xffffull;
-    assert_int_equal(nvme_driver.probe(model_addr, 0, &list, &ctrl, err, sizeof(err)), BM_ENOTSUP);
+    probe_fails(m, BM_ENOTSUP, err, sizeof(err));
     assert_non_null(strstr(err, "CAP.MQES 0"));
-    assert_int_equal(m->dev.releases, 1);
     plat_sim_detach(&m->dev);
 }
 

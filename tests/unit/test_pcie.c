@@ -8,60 +8,9 @@
 
 #include "drivers/pci.h"
 #include "drivers/pci_regs.h"
+#include "pci_fake.h"
 
-/* ---- A fake machine: functions with 256-byte config spaces --------------------- */
-
-struct fake_fn {
-    struct pci_addr a;
-    uint8_t cfg[256];
-};
-
-struct fake_bus {
-    struct fake_fn fns[32];
-    int n;
-    unsigned reads;  /* to prove walks are bounded */
-};
-
-static struct fake_bus bus;
-static struct pci_list list;
-
-static uint32_t fake_read32(void *ctx, struct pci_addr a, uint16_t off)
-{
-    struct fake_bus *b = ctx;
-    b->reads++;
-    for (int i = 0; i < b->n; i++) {
-        struct fake_fn *f = &b->fns[i];
-        if (f->a.seg == a.seg && f->a.bus == a.bus && f->a.dev == a.dev && f->a.fn == a.fn) {
-            if (off >= 256)
-                return 0xffffffffu;
-            return (uint32_t)f->cfg[off] | (uint32_t)f->cfg[off + 1] << 8 | (uint32_t)f->cfg[off + 2] << 16 |
-                   (uint32_t)f->cfg[off + 3] << 24;
-        }
-    }
-    return 0xffffffffu; /* nobody home */
-}
-
-static const struct pci_cfg fake = { fake_read32, &bus };
-
-static void w16(uint8_t *c, unsigned off, uint16_t v)
-{
-    c[off] = (uint8_t)v;
-    c[off + 1] = (uint8_t)(v >> 8);
-}
-
-static void w32(uint8_t *c, unsigned off, uint32_t v)
-{
-    w16(c, off, (uint16_t)v);
-    w16(c, off + 2, (uint16_t)(v >> 16));
-}
-
-static int reset(void **state)
-{
-    (void)state;
-    memset(&bus, 0, sizeof(bus));
-    memset(&list, 0, sizeof(list));
-    return 0;
-}
+/* ---- A fake machine (pci_fake.h) ------------------------------------------------ */
 
 static struct fake_fn *add_fn(uint8_t b, uint8_t d, uint8_t f, uint16_t vendor, uint16_t device, uint32_t class_code)
 {

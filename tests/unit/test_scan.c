@@ -178,6 +178,15 @@ static void fake_init(struct fake_disk *f, const char *id, uint64_t blocks, uint
     f->read_count = calloc(blocks, sizeof(uint64_t));
 }
 
+/* One more unreadable band: count blocks from first. */
+static void fake_add_band(struct fake_disk *f, uint64_t first, uint64_t count)
+{
+    assert_true(f->nbands < FAKE_BANDS);
+    f->band[f->nbands].first = first;
+    f->band[f->nbands].count = count;
+    f->nbands++;
+}
+
 static void fake_free(struct fake_disk *f)
 {
     free(f->read_count);
@@ -214,9 +223,7 @@ static void test_band_is_listed_exactly_and_the_scan_carries_on(void **state)
     struct scan_result r;
     (void)state;
     fake_init(f, "fake0", 16384, 512, 512, 64 * 1024);    /* 8 MiB, reads of 128 blocks */
-    f->band[0].first = 5000;
-    f->band[0].count = 16;
-    f->nbands = 1;
+    fake_add_band(f, 5000, 16);
     assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
     assert_int_equal(r.status, BM_OK);
     assert_int_equal(r.nbad, 1);
@@ -260,15 +267,10 @@ static void test_bands_at_both_ends_and_adjacent_ones_merge(void **state)
     struct scan_result r;
     (void)state;
     fake_init(f, "fake0", 4096, 512, 512, 16 * 1024);     /* reads of 32 blocks */
-    f->band[0].first = 0;
-    f->band[0].count = 1;
-    f->band[1].first = 4095;
-    f->band[1].count = 1;
-    f->band[2].first = 60;      /* ends a read ... */
-    f->band[2].count = 4;
-    f->band[3].first = 64;      /* ... and starts the next: one range */
-    f->band[3].count = 3;
-    f->nbands = 4;
+    fake_add_band(f, 0, 1);
+    fake_add_band(f, 4095, 1);
+    fake_add_band(f, 60, 4);    /* ends a read ... */
+    fake_add_band(f, 64, 3);    /* ... and starts the next: one range */
     assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
     assert_int_equal(r.status, BM_OK);
     assert_int_equal(r.nbad, 3);
@@ -292,9 +294,7 @@ static void test_512e_disk_names_whole_physical_blocks(void **state)
     struct scan_result r;
     (void)state;
     fake_init(f, "fake0", 8192, 512, 4096, 64 * 1024);
-    f->band[0].first = 1003;
-    f->band[0].count = 1;
-    f->nbands = 1;
+    fake_add_band(f, 1003, 1);
     assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
     assert_int_equal(r.nbad, 1);
     assert_int_equal(r.bad[0].first_lba, 1000);
@@ -376,9 +376,7 @@ static void test_two_disks_at_once_each_its_own_result(void **state)
     (void)state;
     fake_init(&a, "fake0", 8192, 512, 512, 64 * 1024);
     fake_init(&b, "fake1", 2048, 4096, 4096, 128 * 1024);
-    a.band[0].first = 100;
-    a.band[0].count = 2;
-    a.nbands = 1;
+    fake_add_band(&a, 100, 2);
     assert_int_equal(scan_whole(f, 2, r), BM_OK);
     assert_int_equal(r[0].nbad, 1);
     assert_int_equal(r[0].bad[0].first_lba, 100);
@@ -462,10 +460,14 @@ struct reread_step {
 
 /* Drive a scan of one read of n blocks that fails in the pass, then its
  * re-reads: each must be want[i] (lowest LBA first, alone), and fails when
- * want[i].bad says. */
-static void expect_rereads(struct scan_state *s, struct scan_result *r, uint32_t n, const struct reread_step *want,
-                           unsigned nwant)
+ * want[i].bad says. The scan must then list one unreadable range,
+ * bad_count blocks from bad_first, with reread_errors re-reads failed. */
+static void expect_rereads(uint32_t n, const struct reread_step *want, unsigned nwant, uint64_t bad_first,
+                           uint64_t bad_count, uint64_t reread_errors)
 {
+    static struct scan_state scan;
+    struct scan_state *s = &scan;
+    struct scan_result result, *r = &result;
     uint64_t lba;
     uint32_t blocks;
 
@@ -485,6 +487,10 @@ static void expect_rereads(struct scan_state *s, struct scan_result *r, uint32_t
     assert_false(scan_next(s, &lba, &blocks));
     assert_int_equal(r->errors, 1);
     assert_int_equal(r->rereads, nwant);
+    assert_int_equal(r->nbad, 1);
+    assert_int_equal(r->bad[0].first_lba, bad_first);
+    assert_int_equal(r->bad[0].count, bad_count);
+    assert_int_equal(r->reread_errors, reread_errors);
 }
 
 /* The halving itself, without a disk: a failed read of 8 blocks with one
@@ -494,18 +500,12 @@ static void expect_rereads(struct scan_state *s, struct scan_result *r, uint32_t
  * test_piece_after_an_unreadable_block_is_split_unread). */
 static void test_failed_read_is_reread_in_halves_lowest_first(void **state)
 {
-    static struct scan_state s;
-    struct scan_result r;
     static const struct reread_step want[] = {
         { 0, 4, false }, { 4, 4, true }, { 4, 2, true }, { 4, 1, false }, { 5, 1, true }, { 6, 1, false },
         { 7, 1, false },
     };
     (void)state;
-    expect_rereads(&s, &r, 8, want, ARRAY_SIZE(want));
-    assert_int_equal(r.nbad, 1);
-    assert_int_equal(r.bad[0].first_lba, 5);
-    assert_int_equal(r.bad[0].count, 1);
-    assert_int_equal(r.reread_errors, 3);
+    expect_rereads(8, want, ARRAY_SIZE(want), 5, 1, 3);
 }
 
 /* A second half whose parent failed on a re-read (alone, so the failure
@@ -517,17 +517,11 @@ static void test_failed_read_is_reread_in_halves_lowest_first(void **state)
  * failed): 8 re-reads, 4 failing. */
 static void test_second_half_known_to_fail_is_split_unread(void **state)
 {
-    static struct scan_state s;
-    struct scan_result r;
     static const struct reread_step want[] = {
         { 0, 8, false }, { 8, 8, true }, { 8, 4, false }, { 12, 2, false }, { 14, 1, false }, { 15, 1, true },
     };
     (void)state;
-    expect_rereads(&s, &r, 16, want, ARRAY_SIZE(want));
-    assert_int_equal(r.nbad, 1);
-    assert_int_equal(r.bad[0].first_lba, 15);
-    assert_int_equal(r.bad[0].count, 1);
-    assert_int_equal(r.reread_errors, 2);
+    expect_rereads(16, want, ARRAY_SIZE(want), 15, 1, 2);
 }
 
 /* A piece that starts where a block was just named unreadable is split
@@ -538,18 +532,12 @@ static void test_second_half_known_to_fail_is_split_unread(void **state)
  * [8,16), [8,12) and [8,10) were read, and failed: 12 re-reads, 7 failing. */
 static void test_piece_after_an_unreadable_block_is_split_unread(void **state)
 {
-    static struct scan_state s;
-    struct scan_result r;
     static const struct reread_step want[] = {
         { 0, 8, true }, { 0, 4, false }, { 4, 2, false }, { 6, 1, true }, { 7, 1, true },
         { 8, 1, true }, { 9, 1, true }, { 10, 1, false }, { 11, 1, false }, { 12, 4, false },
     };
     (void)state;
-    expect_rereads(&s, &r, 16, want, ARRAY_SIZE(want));
-    assert_int_equal(r.nbad, 1);
-    assert_int_equal(r.bad[0].first_lba, 6);
-    assert_int_equal(r.bad[0].count, 4);
-    assert_int_equal(r.reread_errors, 5);
+    expect_rereads(16, want, ARRAY_SIZE(want), 6, 4, 5);
 }
 
 /* The QEMU test's band (tests/qemu/test_scan.py): 16 unreadable sectors at
@@ -569,9 +557,7 @@ static void test_band_rereads_skip_pieces_known_to_fail(void **state)
     struct scan_result r;
     (void)state;
     fake_init(f, "fake0", 32 * 2048, 512, 512, 1u << 20);
-    f->band[0].first = 20000;
-    f->band[0].count = 16;
-    f->nbands = 1;
+    fake_add_band(f, 20000, 16);
     assert_int_equal(scan_whole(&f, 1, &r), BM_OK);
     assert_int_equal(r.status, BM_OK);
     assert_int_equal(r.nbad, 1);
