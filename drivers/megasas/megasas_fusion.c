@@ -441,19 +441,27 @@ static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t de
     struct hba_target *t = ctx;
     struct fu_ctrl *c = t->ctrl;
     struct fusion_io_request *r;
+    void *dma = hba_cmd_dma_get(cmd);
     uint16_t dev_handle;
     uint8_t type, st;
     int slot, rc;
 
+    if (cmd->len && !dma) {
+        snprintf(detail, detail_len, "no memory for the data");
+        return BM_ENOMEM;
+    }
     slot = fu_internal_slot(c, cmd->timeout_ns);
     if (slot < 0) {
+        hba_cmd_dma_put(&c->base.h, cmd, dma, false);
         snprintf(detail, detail_len, "no free SMID");
         return slot;
     }
     memset(fu_sense(c, (uint32_t)slot), 0, FUSION_SENSE_BYTES);
-    type = fu_build_scsi(c, (uint32_t)slot, t->logical, t->target, cmd->cdb, cmd->cdb_len, cmd->dir, cmd->buf,
+    type = fu_build_scsi(c, (uint32_t)slot, t->logical, t->target, cmd->cdb, cmd->cdb_len, cmd->dir, dma,
                          cmd->len, false, &dev_handle);
     rc = fu_exec_sync(c, (uint32_t)slot, type, dev_handle, cmd->timeout_ns, "SCSI command");
+    /* An SMID the firmware did not answer stays held: so does its memory. */
+    hba_cmd_dma_put(&c->base.h, cmd, dma, rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot));
     if (rc != BM_OK) {
         snprintf(detail, detail_len, "no reply descriptor for SMID %d", slot + 1);
         return rc;

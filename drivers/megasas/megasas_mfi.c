@@ -258,12 +258,19 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     struct hba_target *t = ctx;
     struct mfi_ctrl *c = t->ctrl;
     union mfi_frame *f;
+    void *dma = hba_cmd_dma_get(cmd);
     int slot, rc;
     uint8_t st;
 
+    if (cmd->len && !dma) {
+        snprintf(detail, detail_len, "no memory for the data");
+        return BM_ENOMEM;
+    }
     slot = mfi_internal_slot(c, cmd->timeout_ns);
-    if (slot < 0)
+    if (slot < 0) {
+        hba_cmd_dma_put(&c->base.h, cmd, dma, false);
         return slot;
+    }
     f = &c->frames[slot];
     f->pass.hdr.cmd = t->logical ? MFI_CMD_LD_SCSI_IO : MFI_CMD_PD_SCSI_IO;
     f->pass.hdr.target_id = (uint8_t)t->target;
@@ -278,10 +285,13 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
      * moves (TEST UNIT READY); a zero-length transfer with a valid SGE is
      * fine for real firmware too. */
     if (cmd->len)
-        mfi_set_sge(c, f, &f->pass.sgl, cmd->buf, cmd->len, true);
+        mfi_set_sge(c, f, &f->pass.sgl, dma, cmd->len, true);
     else
         mfi_set_sge(c, f, &f->pass.sgl, c->nodata, 512, true);
     rc = mfi_exec_sync(c, (uint32_t)slot, cmd->timeout_ns, "SCSI pass-through");
+    /* A frame the firmware did not answer stays held (the abort is not
+     * waited for): so does the memory it names. */
+    hba_cmd_dma_put(&c->base.h, cmd, dma, rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot));
     if (rc != BM_OK) {
         snprintf(detail, detail_len, "no reply from firmware");
         return rc;

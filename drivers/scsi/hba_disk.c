@@ -402,8 +402,34 @@ int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, i
             hbaq_abandon(&h->q, slot);
             return BM_ETIMEDOUT;
         }
-        plat_cpu_relax();
+        plat_delay_ns(10000); /* 10 us between looks (probe and health time only) */
     }
+}
+
+void *hba_cmd_dma_get(const struct scsi_cmd *cmd)
+{
+    void *dma;
+
+    if (!cmd->len || !cmd->buf)
+        return NULL;
+    dma = plat_alloc_pages(cmd->len, true);
+    if (dma && cmd->dir == SCSI_DIR_OUT)
+        memcpy(dma, cmd->buf, cmd->len);
+    return dma;
+}
+
+void hba_cmd_dma_put(const struct hba_host *h, const struct scsi_cmd *cmd, void *dma, bool held)
+{
+    if (!dma)
+        return;
+    if (held) {
+        plat_diag(h->where, "SCSI command %02xh: no answer, the controller still holds it: keeping its %u-byte "
+                  "buffer (it may still move data)", cmd->cdb[0], cmd->len);
+        return;
+    }
+    if (cmd->dir == SCSI_DIR_IN)
+        memcpy(cmd->buf, dma, cmd->len);
+    plat_free_pages(dma, cmd->len);
 }
 
 bool hba_poll_reg(volatile void *regs, uint32_t off, uint32_t mask, uint32_t want, uint64_t timeout_ns,

@@ -98,6 +98,7 @@ struct model {
     uint64_t hold_lba;          /* reads at this LBA never finish until aborted */
     bool hold;
     bool hold_writes;           /* writes at hold_lba are held too */
+    uint8_t hold_op;            /* pass-through CDBs with this operation code never finish until aborted */
     /* A firmware that has lost track of a held command: ABORT answers
      * "abort not possible" and the command stays the firmware's; it moves
      * its data when it finishes late (late_finish()), as real firmware
@@ -414,6 +415,8 @@ static void do_scsi(uint8_t *f, uint64_t pa)
     if (f[7])
         read_sge(f, 0x30, &addr, &sge_len);
     buf = host(addr);
+    if (m.hold_op && cdb[0] == m.hold_op)
+        return; /* hung until aborted, or finished late (late_finish) */
     if (scsi_target_rw(cdb, &write, &lba, &blocks) && blocks) {
         bool read = !write;
         if (sge_len != blocks * d->block || len != sge_len || lba + blocks > d->blocks)
@@ -475,6 +478,14 @@ static void late_finish(void)
         uint64_t addr, lba;
         uint32_t len;
 
+        if (m.out[i].busy && (f[0] == 0x03 || f[0] == 0x04) && m.hold_op && f[0x20] == m.hold_op) {
+            /* A held pass-through: its data lands where its SGE says, now. */
+            read_sge(f, 0x30, &addr, &len);
+            memset(host(addr), 0x5a, len);
+            m.late_finished++;
+            finish(f, m.out[i].pa, 0x00);
+            continue;
+        }
         if (!m.out[i].busy || (f[0] != 0x01 && f[0] != 0x02))
             continue;
         read_sge(f, 0x28, &addr, &len);
@@ -948,6 +959,40 @@ static void test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_b
     release(ctrl);
 }
 
+/* The driver's own commands have the same rule. A system drive's LOG
+ * SENSE (health, between workloads) that the firmware keeps past its 10 s
+ * and whose abort the firmware refuses finishes late, DMAing its data
+ * then. The SCSI layer frees its buffer as soon as the command returns
+ * BM_ETIMEDOUT, so the data must go to memory the controller keeps: had
+ * the frame named the SCSI layer's buffer, the late DMA would land in
+ * freed pages (on the host: unmapped, a crash). As Linux, whose
+ * scsi_execute() returns only once the error handler got the command
+ * back (scsi_eh_flush_done_q). Fails on 7bd1414 with a segmentation fault
+ * in late_finish(). */
+static void test_timed_out_health_command_keeps_the_memory_the_firmware_may_still_write(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    struct bm_health h;
+    struct bm_disk *pd;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    pd = list.disks[2];
+    m.hold_op = 0x4d; /* LOG SENSE */
+    m.abort_ignored = true;
+    assert_int_equal(pd->ops->health(pd, &h), BM_ETIMEDOUT);
+    assert_int_equal(m.aborts, 1);
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    /* The late answer frees the frame: the firmware holds nothing. */
+    m.hold_op = 0;
+    assert_int_equal(pd->ops->poll(pd, 0, done, 4), 0);
+    assert_int_equal(m.noutstanding, 0);
+    release(ctrl);
+}
+
 /* The same for a write: had the engine got it back at the deadline, it
  * would have refilled the buffer for its next write, and the firmware's
  * late DMA would send those bytes to the block of the timed-out write. */
@@ -1182,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
         cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
+        cmocka_unit_test(test_timed_out_health_command_keeps_the_memory_the_firmware_may_still_write),
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
