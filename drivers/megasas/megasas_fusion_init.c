@@ -426,9 +426,15 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
     return BM_OK;
 
 err_stop:
+    /* A firmware that took IOC INIT and could not be stopped may still
+     * write the frames and the reply queue it was given: they stay (as at
+     * release, fu_free). */
     fu_stop_firmware(c);
 err_memory:
-    fu_free_memory(c);
+    if (!c->keep_memory)
+        fu_free_memory(c);
+    else
+        plat_free(c->jbod_map);
     hba_host_destroy(&c->base.h);
 err_release:
     megasas_give_back_pci(&c->base);

@@ -321,8 +321,12 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     return BM_OK;
 
 err_stop:
+    /* A firmware that took INIT and could not be stopped may still write
+     * the frames and the reply queue it was given: they stay (as at
+     * release, mfi_free). */
     mfi_stop_firmware(c);
-    mfi_free_memory(c);
+    if (!c->keep_memory)
+        mfi_free_memory(c);
 err_queue:
     hba_host_destroy(&c->base.h);
 err_release:

@@ -99,6 +99,10 @@ struct model {
     bool hold;
     bool hold_writes;           /* writes at hold_lba are held too */
     uint8_t hold_op;            /* pass-through CDBs with this operation code never finish until aborted */
+    /* INIT is taken (the firmware goes OPERATIONAL with the reply queue
+     * it names) but its frame status is never written. */
+    bool init_silent;
+    uint64_t init_pa;
     /* A firmware that has lost track of a held command: ABORT answers
      * "abort not possible" and the command stays the firmware's; it moves
      * its data when it finishes late (late_finish()), as real firmware
@@ -245,6 +249,8 @@ static void do_init(uint8_t *f, unsigned extra)
 {
     const uint8_t *q;
 
+    m.init_pa = (uint64_t)(uintptr_t)f;
+
     if (f[0] != 0x00)
         violation("first frame cmd 0x%02x is not INIT", f[0]);
     if (extra != 0)
@@ -257,7 +263,8 @@ static void do_init(uint8_t *f, unsigned extra)
     if (!m.rq_entries || m.rq_entries > M_FW_CMDS + 1 || !m.rq_pa || !m.prod_pa || !m.cons_pa)
         violation("INIT queue info: %u entries at 0x%llx", m.rq_entries, (unsigned long long)m.rq_pa);
     m.producer = 0;
-    f[2] = 0x00;
+    if (!m.init_silent)
+        f[2] = 0x00;
     m.inited = true;
     m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
 }
@@ -993,6 +1000,36 @@ static void test_timed_out_health_command_keeps_the_memory_the_firmware_may_stil
     release(ctrl);
 }
 
+/* A firmware that takes MFI INIT (it goes OPERATIONAL with our reply
+ * queue) but never writes the INIT frame's status, ignores the reset
+ * request and cannot be adapter-reset: the probe fails, and the frames and
+ * reply queue the firmware was handed must stay allocated, as release
+ * keeps them (test_release_keeps_memory_a_firmware_that_will_not_stop_may_write;
+ * nvme_teardown): the firmware may write the INIT status and its reply
+ * queue producer at any time. Fails on 7bd1414, whose probe error path
+ * freed them whatever the stop said: the late writes then crash. */
+static void test_failed_init_keeps_memory_a_firmware_that_will_not_stop_may_write(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    struct pci_addr a = model_attach(0x0079, M_GEN2);
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    m.init_silent = true;
+    m.reset_ignored = true;
+    m.diag_dead = true;
+    assert_int_equal(megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)), BM_ETIMEDOUT);
+    assert_non_null(strstr(err, "MFI INIT"));
+    assert_null(ctrl);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_OPERATIONAL);
+    /* The firmware gets to INIT at last, and to its reply queue. */
+    ((volatile uint8_t *)(uintptr_t)m.init_pa)[2] = 0x00;
+    *(volatile uint32_t *)(uintptr_t)m.prod_pa = 0;
+    assert_int_equal(list.count, 0);
+    plat_sim_detach(&dev);
+}
+
 /* The same for a write: had the engine got it back at the deadline, it
  * would have refilled the buffer for its next write, and the firmware's
  * late DMA would send those bytes to the block of the timed-out write. */
@@ -1228,6 +1265,7 @@ int main(void)
         cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
         cmocka_unit_test(test_timed_out_health_command_keeps_the_memory_the_firmware_may_still_write),
+        cmocka_unit_test(test_failed_init_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
