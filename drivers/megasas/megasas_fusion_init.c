@@ -59,22 +59,6 @@ static int fu_alloc_memory(struct fu_ctrl *c)
     return BM_OK;
 }
 
-/* Wait for the doorbell's bit 0 to clear (the firmware took the last request). */
-static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *err, size_t errlen)
-{
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-
-    while (fu_read(c, MFI_REG_DOORBELL) & 1) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "DOORBELL bit 0 still set after %llu ms (0x%08x)",
-                     (unsigned long long)(timeout_ns / NS_PER_MS), fu_read(c, MFI_REG_DOORBELL));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(NS_PER_MS);
-    }
-    return BM_OK;
-}
-
 /* The driver capabilities IOC INIT announces: what Linux
  * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
  * would be claiming falsely.
@@ -115,9 +99,9 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
 {
     struct mfi_init_frame *f = (struct mfi_init_frame *)c->init_mem;
     struct fusion_ioc_init *ioc = (struct fusion_ioc_init *)(c->init_mem + 256);
-    uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc), deadline;
+    uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc);
     uint32_t caps;
-    uint8_t st;
+    int st;
     int rc;
 
     memset(c->init_mem, 0, 4096);
@@ -144,24 +128,21 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
     /* Interrupts masked and the doorbell idle before the INIT goes out. */
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     (void)fu_read(c, MFI_REG_OMSK);
-    rc = fu_wait_doorbell_clear(c, FU_DOORBELL_WAIT_NS, err, errlen);
+    rc = mfi_wait_doorbell_taken(c->regs, FU_DOORBELL_WAIT_NS, err, errlen);
     if (rc != BM_OK)
         return rc;
     /* MFA descriptor: the frame's address, RequestFlags = MFA << 1 in the
      * low byte (the frame is 256-byte aligned, so no address bits lost). */
     fu_fire(c, ((uint32_t)frame_pa & ~0xffu) | (FUSION_REQ_TYPE_MFA << FUSION_REQ_TYPE_SHIFT),
             (uint32_t)(frame_pa >> 32));
-    deadline = plat_now_ns() + FU_INIT_TIMEOUT_NS;
-    while ((st = *(volatile uint8_t *)&f->hdr.cmd_status) == MFI_STAT_INVALID_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "IOC INIT: MFI INIT frame cmd_status still 0xff after %llu s (OSP0 0x%08x)",
-                     (unsigned long long)(FU_INIT_TIMEOUT_NS / 1000000000ull), fu_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
+    st = mfi_wait_polled_status(&f->hdr, FU_INIT_TIMEOUT_NS);
+    if (st == BM_ETIMEDOUT) {
+        snprintf(err, errlen, "IOC INIT: MFI INIT frame cmd_status still 0xff after %llu s (OSP0 0x%08x)",
+                 (unsigned long long)(FU_INIT_TIMEOUT_NS / 1000000000ull), fu_fw_status(c));
+        return BM_ETIMEDOUT;
     }
     if (st != MFI_STAT_OK) {
-        snprintf(err, errlen, "IOC INIT failed: MFI status 0x%02x %s (OSP0 0x%08x)", st, fu_status_name(st),
+        snprintf(err, errlen, "IOC INIT failed: MFI status 0x%02x %s (OSP0 0x%08x)", st, fu_status_name((uint8_t)st),
                  fu_fw_status(c));
         return BM_EIO;
     }
@@ -216,7 +197,7 @@ static void fu_stop_firmware(struct fu_ctrl *c)
     if (state == MFI_FWSTATE_OPERATIONAL) {
         fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
         fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
-        if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
+        if (mfi_wait_doorbell_taken(c->regs, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
             plat_diag(c->base.bdf, "reset to READY: %s", err);
         stopped = mfi_wait_not_operational(c->regs, c->base.bdf);
     } else if (state == MFI_FWSTATE_FAULT && c->base.h.q.busy) {

@@ -84,6 +84,18 @@ bool mfi_wait_not_operational(volatile void *regs, const char *where);
  * no command and writes no host memory any more. */
 bool mfi_adapter_reset(volatile void *regs, const char *where, uint32_t seq_reg, uint32_t diag_reg,
                        const uint32_t *keys, size_t nkeys);
+/* Wait (bounded, looked at every ms) for the firmware to clear the
+ * doorbell's bit 0, which says it took the last request written there
+ * (Linux megasas_transition_to_ready and megasas_init_adapter_fusion wait
+ * for it). BM_ETIMEDOUT, err naming the register, otherwise. */
+int mfi_wait_doorbell_taken(volatile void *regs, uint64_t timeout_ns, char *err, size_t errlen);
+struct mfi_header;
+/* Wait (bounded, looked at every 10 us) for the firmware to write the
+ * status of a frame posted to be polled (MFI INIT, Fusion's IOC INIT in
+ * its MFI frame; Linux megasas_issue_polled -> wait_and_poll): the
+ * status, or BM_ETIMEDOUT. */
+int mfi_wait_polled_status(const struct mfi_header *hdr, uint64_t timeout_ns);
+
 /* Fill an MFI ABORT frame (context: its own) naming the frame of
  * abort_ctx at abort_pa (Linux megasas_issue_blocked_abort_cmd); MFI and
  * Fusion (through the pass-through) both send it. */

@@ -77,7 +77,7 @@ static void mfi_free_memory(struct mfi_ctrl *c)
 static int mfi_init_queues(struct mfi_ctrl *c, char *err, size_t errlen)
 {
     union mfi_frame *f = &c->frames[0];
-    uint64_t deadline;
+    int st;
 
     *c->producer = 0;
     *c->consumer = 0;
@@ -94,18 +94,14 @@ static int mfi_init_queues(struct mfi_ctrl *c, char *err, size_t errlen)
     f->init.hdr.data_len = sizeof(struct mfi_init_qinfo);
     f->init.qinfo_new_lo = mfi_pa32(c->qinfo);
     mfi_post(c, 0);
-    deadline = plat_now_ns() + MFI_INIT_TIMEOUT_NS;
-    while (*(volatile uint8_t *)&f->hdr.cmd_status == MFI_STAT_INVALID_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "MFI INIT: frame status not written within %llu s (OSP0 0x%08x)",
-                     (unsigned long long)(MFI_INIT_TIMEOUT_NS / 1000000000ull), mfi_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
+    st = mfi_wait_polled_status(&f->hdr, MFI_INIT_TIMEOUT_NS);
+    if (st == BM_ETIMEDOUT) {
+        snprintf(err, errlen, "MFI INIT: frame status not written within %llu s (OSP0 0x%08x)",
+                 (unsigned long long)(MFI_INIT_TIMEOUT_NS / 1000000000ull), mfi_fw_status(c));
+        return BM_ETIMEDOUT;
     }
-    if (f->hdr.cmd_status != MFI_STAT_OK) {
-        snprintf(err, errlen, "MFI INIT failed: status 0x%02x %s", f->hdr.cmd_status,
-                 mfi_status_name(f->hdr.cmd_status));
+    if (st != MFI_STAT_OK) {
+        snprintf(err, errlen, "MFI INIT failed: status 0x%02x %s", st, mfi_status_name((uint8_t)st));
         return BM_EIO;
     }
     c->operational = true;
