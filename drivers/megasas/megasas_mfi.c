@@ -218,14 +218,26 @@ int mfi_dcmd_read(struct mfi_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
                   char *err, size_t errlen)
 {
     union mfi_frame *f;
+    void *dma;
+    char what[32];
     int slot, rc;
     uint8_t st;
 
     if (len > MFI_SCRATCH_BYTES)
         return BM_EINVAL;
+    /* The data goes through pages of its own, copied to c->scratch once
+     * the firmware answered: a DCMD it never answers may still write
+     * them after the next DCMD (hba_dma_lend). */
+    dma = hba_dma_lend(NULL, len);
+    if (len && !dma) {
+        snprintf(err, errlen, "DCMD 0x%08x: no memory for its data", opcode);
+        return BM_ENOMEM;
+    }
     slot = mfi_internal_slot(c, MFI_DCMD_TIMEOUT_NS);
-    if (slot < 0)
+    if (slot < 0) {
+        hba_dma_back(&c->base.h, NULL, dma, len, false, "DCMD");
         return slot;
+    }
     memset(c->scratch, 0, len);
     f = &c->frames[slot];
     f->dcmd.hdr.cmd = MFI_CMD_DCMD;
@@ -235,9 +247,11 @@ int mfi_dcmd_read(struct mfi_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
         memcpy(f->dcmd.mbox, mbox, MIN(mbox_len, (size_t)MFI_MBOX_BYTES));
     if (len) {
         f->dcmd.hdr.flags = MFI_FRAME_DIR_READ;
-        mfi_set_sge(c, f, &f->dcmd.sgl, c->scratch, len, false);
+        mfi_set_sge(c, f, &f->dcmd.sgl, dma, len, false);
     }
     rc = mfi_exec_sync(c, (uint32_t)slot, MFI_DCMD_TIMEOUT_NS, "DCMD");
+    snprintf(what, sizeof(what), "DCMD 0x%08x", opcode);
+    hba_dma_back(&c->base.h, c->scratch, dma, len, rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot), what);
     if (rc != BM_OK) {
         snprintf(err, errlen, "DCMD 0x%08x: no reply", opcode);
         return rc;

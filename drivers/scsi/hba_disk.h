@@ -213,6 +213,15 @@ void hba_send_retries(struct hba_host *h);
  * about it. The one post-and-wait of MFI, Fusion and MPT. */
 int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, int *status);
 
+/* Pages of the driver's own for a synchronous command the controller
+ * moves len bytes of, with src's bytes copied in (a data-out command;
+ * NULL: none). NULL when there is no memory. */
+void *hba_dma_lend(const void *src, uint32_t len);
+/* The command is over: held (its slot is still the controller's, which
+ * may yet move its data): dma is kept for good, and logged naming what;
+ * else its bytes go to dst (data in; NULL: none) and it is freed. */
+void hba_dma_back(const struct hba_host *h, void *dst, void *dma, uint32_t len, bool held, const char *what);
+
 /* The DMA memory a driver's own SCSI command (identification, REQUEST
  * SENSE, health) moves its data through: pages of its own, with
  * cmd->buf's bytes copied in for a data-out command. cmd->buf belongs to

@@ -99,6 +99,11 @@ struct model {
     bool hold;
     bool hold_writes;           /* writes at hold_lba are held too */
     uint8_t hold_op;            /* pass-through CDBs with this operation code never finish until aborted */
+    /* The PD info DCMD of this drive gets no answer (and no abort gives
+     * it back) until the next PD info DCMD has been answered: then it is
+     * answered too, its data written where its SGE says. */
+    uint16_t hold_pd_info;
+    uint64_t held_dcmd_pa;
     /* INIT is taken (the firmware goes OPERATIONAL with the reply queue
      * it names) but its frame status is never written. */
     bool init_silent;
@@ -543,7 +548,21 @@ static void take_frame(uint32_t lo, uint32_t hi)
     switch (f[0]) {
     case 0x01: case 0x02: do_ld_io(f, pa); break;
     case 0x03: case 0x04: do_scsi(f, pa); break;
-    case 0x05: finish(f, pa, do_dcmd(f)); break;
+    case 0x05:
+        if (m.hold_pd_info && rd32(f + 0x18) == 0x02020000 && (f[0x1c] | f[0x1d] << 8) == m.hold_pd_info) {
+            m.hold_pd_info = 0;
+            m.held_dcmd_pa = pa;
+            break;
+        }
+        finish(f, pa, do_dcmd(f));
+        if (m.held_dcmd_pa && rd32(f + 0x18) == 0x02020000) {
+            uint64_t held = m.held_dcmd_pa;
+
+            m.held_dcmd_pa = 0;
+            finish(host(held), held, do_dcmd(host(held)));
+            m.late_finished++;
+        }
+        break;
     case 0x06: do_abort(f, pa); break;
     default:
         violation("frame cmd 0x%02x", f[0]);
@@ -1000,6 +1019,40 @@ static void test_timed_out_health_command_keeps_the_memory_the_firmware_may_stil
     release(ctrl);
 }
 
+/* A DCMD the firmware answers late, right after the next one: PD info
+ * for pd9 gets no answer within its 60 s (the abort is refused), pd12's
+ * is answered, then pd9's, into the memory its SGE names. Had both named
+ * the one DCMD buffer, pd12 would be set up from pd9's info (a SAS
+ * drive's queue depth instead of the SATA drive's 32). Each DCMD moves
+ * its data through pages of its own, and the unanswered one's are kept
+ * (Linux megasas_get_pd_info and the other DCMD callers skip
+ * megasas_return_cmd() for a DCMD_TIMEOUT and reset or kill the adapter
+ * before its buffer is used again). Fails on 7bd1414: pd12 gets queue
+ * depth 126. */
+static void test_late_dcmd_does_not_write_into_the_next_dcmd_data(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    struct pci_addr a = model_attach(0x0079, M_GEN2);
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct bm_disk *pd12 = NULL;
+
+    (void)state;
+    m.hold_pd_info = 9;
+    m.abort_ignored = true;
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(m.late_finished, 1);
+    for (unsigned i = 0; i < list.count; i++) {
+        assert_null(strstr(list.disks[i]->id, "p9"));   /* its info never came in time */
+        if (strstr(list.disks[i]->id, "p12"))
+            pd12 = list.disks[i];
+    }
+    assert_non_null(pd12);
+    assert_int_equal(pd12->max_qd, 32);
+    release(ctrl);
+}
+
 /* A firmware that takes MFI INIT (it goes OPERATIONAL with our reply
  * queue) but never writes the INIT frame's status, ignores the reset
  * request and cannot be adapter-reset: the probe fails, and the frames and
@@ -1266,6 +1319,7 @@ int main(void)
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
         cmocka_unit_test(test_timed_out_health_command_keeps_the_memory_the_firmware_may_still_write),
         cmocka_unit_test(test_failed_init_keeps_memory_a_firmware_that_will_not_stop_may_write),
+        cmocka_unit_test(test_late_dcmd_does_not_write_into_the_next_dcmd_data),
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
