@@ -167,60 +167,37 @@ static bool fu_fw_faulted(void *ctrl)
     return (fu_fw_status(ctrl) & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT;
 }
 
-/* Hand the firmware back in READY state and make sure it owns nothing of
- * ours any more: wait (bounded, MEGASAS_RELEASE_DRAIN_NS) for the SMIDs
- * it holds (Linux megasas_wait_for_outstanding_fusion), flush caches,
- * then the reset request that takes an operational firmware back to
- * READY; a firmware that will not leave OPERATIONAL (or FAULTed holding
- * SMIDs) gets the adapter reset (Linux megasas_reset_fusion's
- * megasas_adp_reset_fusion: the diagnostic write sequence, then
- * RESET_ADAPTER). Stopped: every held SMID is given back; not stopped:
- * the request frames, sense buffers, MFI frames and reply queue it may
- * still write are kept for good (fu_free), as nvme_teardown does. */
-static void fu_stop_firmware(struct fu_ctrl *c)
+/* megasas_stop_ops.flush: the cache flush DCMD. */
+static int fu_flush_cache(void *ctrl, char *err, size_t errlen)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
-    uint32_t held = 0, state;
-    bool stopped = true;
-    char err[128];
 
-    if (c->operational) {
-        held = hba_host_wait_idle(&c->base.h, MEGASAS_RELEASE_DRAIN_NS, fu_fw_faulted);
-        if (held)
-            plat_diag(c->base.bdf, "%u SMID(s) still outstanding after %llu s; the controller reset takes them back",
-                      held, (unsigned long long)(MEGASAS_RELEASE_DRAIN_NS / NS_PER_S));
-    }
-    if (c->operational && !c->failed &&
-        fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
-        plat_diag(c->base.bdf, "cache flush: %s", err);
-    state = fu_fw_status(c) & MFI_FWSTATE_MASK;
-    if (state == MFI_FWSTATE_OPERATIONAL) {
-        fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-        fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
-        if (mfi_wait_doorbell_taken(c->regs, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
-            plat_diag(c->base.bdf, "reset to READY: %s", err);
-        stopped = mfi_wait_not_operational(c->regs, c->base.bdf);
-    } else if (state == MFI_FWSTATE_FAULT && c->base.h.q.busy) {
-        stopped = false;
-        plat_diag(c->base.bdf, "firmware FAULT with %u SMID(s) outstanding", c->base.h.q.busy);
-    }
-    if (!stopped) {
-        plat_diag(c->base.bdf, "escalating to the adapter reset (host diagnostic register)");
-        stopped = mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_FUSION_SEQ, MFI_REG_FUSION_HOSTDIAG,
-                                    mfi_fusion_reset_keys, ARRAY_SIZE(mfi_fusion_reset_keys));
-    }
-    fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (stopped) {
-        unsigned n = hbaq_return_all(&c->base.h.q, "ended by the controller reset at release");
+    return fu_dcmd(ctrl, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, errlen);
+}
 
-        if (n)
-            plat_diag(c->base.bdf, "%u SMID(s) ended by the controller reset", n);
-    } else {
+/* Hand the firmware back in READY state owning nothing of ours
+ * (megasas_stop_firmware), the reset request taken through the doorbell's
+ * bit 0 and the adapter reset Linux megasas_reset_fusion's
+ * megasas_adp_reset_fusion. Not stopped: the request frames, sense
+ * buffers, MFI frames and reply queue are kept for good (fu_free). */
+static void fu_stop_firmware(struct fu_ctrl *c)
+{
+    struct megasas_stop_ops o = {
+        .regs = c->regs,
+        .doorbell_reg = MFI_REG_DOORBELL,
+        .fusion = true,
+        .faulted = fu_fw_faulted,
+        .flush = fu_flush_cache,
+        .seq_reg = MFI_REG_FUSION_SEQ,
+        .diag_reg = MFI_REG_FUSION_HOSTDIAG,
+        .keys = mfi_fusion_reset_keys,
+        .nkeys = ARRAY_SIZE(mfi_fusion_reset_keys),
+        .unit = "SMID(s)",
+        .memory_bytes = c->req_bytes + c->sense_bytes + c->mfi_bytes + c->reply_bytes + 4096 + FU_SCRATCH_BYTES,
+    };
+
+    if (!megasas_stop_firmware(&c->base, &o, c->operational, c->failed))
         c->keep_memory = true;
-        plat_diag(c->base.bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
-                  "(it may still write them)",
-                  (c->req_bytes + c->sense_bytes + c->mfi_bytes + c->reply_bytes + 4096 + FU_SCRATCH_BYTES) >> 10);
-    }
     c->operational = false;
 }
 
