@@ -160,19 +160,10 @@ int mfi_fw_to_ready(volatile void *regs, const char *where, uint32_t doorbell_re
              * it running: stop interrupts, abort and go back to READY. */
             mmio_write32(regs, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
             mmio_write32(regs, doorbell_reg, MFI_RESET_FLAGS);
-            if (fusion) {
-                /* Fusion firmware clears doorbell bit 0 once it took the
-                 * request (Linux megasas_transition_to_ready). */
-                deadline = plat_now_ns() + MFI_STATE_WAIT_NS;
-                while (mmio_read32(regs, MFI_REG_DOORBELL) & 1) {
-                    if (plat_now_ns() > deadline) {
-                        snprintf(err, errlen, "reset request not taken: DOORBELL bit 0 still set (0x%08x)",
-                                 mmio_read32(regs, MFI_REG_DOORBELL));
-                        return BM_ETIMEDOUT;
-                    }
-                    plat_delay_ns(NS_PER_MS);
-                }
-            }
+            /* Fusion firmware clears doorbell bit 0 once it took the
+             * request (Linux megasas_transition_to_ready). */
+            if (fusion && mfi_wait_doorbell_taken(regs, MFI_STATE_WAIT_NS, err, errlen) != BM_OK)
+                return BM_ETIMEDOUT;
             break;
         case MFI_FWSTATE_UNDEFINED:
         case MFI_FWSTATE_BB_INIT:
@@ -321,6 +312,73 @@ bool mfi_wait_not_operational(volatile void *regs, const char *where)
         return false;
     }
     return true;
+}
+
+int mfi_wait_doorbell_taken(volatile void *regs, uint64_t timeout_ns, char *err, size_t errlen)
+{
+    uint32_t db;
+
+    if (hba_poll_reg(regs, MFI_REG_DOORBELL, 1, 0, timeout_ns, NS_PER_MS, false, &db))
+        return BM_OK;
+    snprintf(err, errlen, "request not taken: DOORBELL bit 0 still set after %llu ms (0x%08x)",
+             (unsigned long long)(timeout_ns / NS_PER_MS), db);
+    return BM_ETIMEDOUT;
+}
+
+int mfi_wait_polled_status(const struct mfi_header *hdr, uint64_t timeout_ns)
+{
+    uint64_t deadline = plat_now_ns() + timeout_ns;
+    uint8_t st;
+
+    while ((st = *(const volatile uint8_t *)&hdr->cmd_status) == MFI_STAT_INVALID_STATUS) {
+        if (plat_now_ns() > deadline)
+            return BM_ETIMEDOUT;
+        plat_delay_ns(10000);
+    }
+    plat_rmb(); /* what the firmware wrote with the status, after it */
+    return st;
+}
+
+bool megasas_stop_firmware(struct megasas_ctrl *m, const struct megasas_stop_ops *o, bool operational, bool failed)
+{
+    uint32_t held, state;
+    bool stopped = true;
+    char err[128];
+
+    if (operational) {
+        held = hba_host_wait_idle(&m->h, MEGASAS_RELEASE_DRAIN_NS, o->faulted);
+        if (held)
+            plat_diag(m->bdf, "%u %s still outstanding after %llu s; the controller reset takes them back", held,
+                      o->unit, (unsigned long long)(MEGASAS_RELEASE_DRAIN_NS / NS_PER_S));
+    }
+    if (operational && !failed && o->flush(m->h.ctrl, err, sizeof(err)) != BM_OK)
+        plat_diag(m->bdf, "cache flush: %s", err);
+    state = mmio_read32(o->regs, MFI_REG_OSP0) & MFI_FWSTATE_MASK;
+    if (state == MFI_FWSTATE_OPERATIONAL) {
+        mmio_write32(o->regs, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
+        mmio_write32(o->regs, o->doorbell_reg, MFI_RESET_FLAGS);
+        if (o->fusion && mfi_wait_doorbell_taken(o->regs, MFI_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
+            plat_diag(m->bdf, "reset to READY: %s", err);
+        stopped = mfi_wait_not_operational(o->regs, m->bdf);
+    } else if (state == MFI_FWSTATE_FAULT && m->h.q.busy) {
+        stopped = false;
+        plat_diag(m->bdf, "firmware FAULT with %u %s outstanding", m->h.q.busy, o->unit);
+    }
+    if (!stopped && o->keys) {
+        plat_diag(m->bdf, "escalating to the adapter reset (host diagnostic register)");
+        stopped = mfi_adapter_reset(o->regs, m->bdf, o->seq_reg, o->diag_reg, o->keys, o->nkeys);
+    }
+    mmio_write32(o->regs, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
+    if (stopped) {
+        unsigned n = hbaq_return_all(&m->h.q, "ended by the controller reset at release");
+
+        if (n)
+            plat_diag(m->bdf, "%u %s ended by the controller reset", n, o->unit);
+    } else {
+        plat_diag(m->bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
+                  "(it may still write them)", o->memory_bytes >> 10);
+    }
+    return stopped;
 }
 
 void mfi_build_abort(union mfi_frame *f, uint32_t context, uint32_t abort_ctx, uint64_t abort_pa)

@@ -299,13 +299,24 @@ int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox
             bool write, char *err, size_t errlen)
 {
     union mfi_frame *f;
+    void *dma;
+    char what[32];
     int slot, rc;
     uint8_t st;
 
     if (len > FU_SCRATCH_BYTES)
         return BM_EINVAL;
+    /* The data goes through pages of its own, copied from / to c->scratch:
+     * a DCMD the firmware never answers may still move them after the
+     * next DCMD (hba_dma_lend). */
+    dma = hba_dma_lend(write ? c->scratch : NULL, len);
+    if (len && !dma) {
+        snprintf(err, errlen, "DCMD 0x%08x: no memory for its data", opcode);
+        return BM_ENOMEM;
+    }
     slot = fu_internal_slot(c, FU_DCMD_TIMEOUT_NS);
     if (slot < 0) {
+        hba_dma_back(&c->base.h, NULL, dma, len, false, "DCMD");
         snprintf(err, errlen, "DCMD 0x%08x: no free SMID", opcode);
         return slot;
     }
@@ -322,13 +333,16 @@ int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox
     if (len) {
         f->dcmd.hdr.flags = (write ? MFI_FRAME_DIR_WRITE : MFI_FRAME_DIR_READ) | MFI_FRAME_SGL64;
         f->dcmd.hdr.sge_count = 1;
-        f->dcmd.sgl.sge64.addr = plat_virt_to_phys(c->scratch);
+        f->dcmd.sgl.sge64.addr = plat_virt_to_phys(dma);
         f->dcmd.sgl.sge64.len = len;
     }
     fu_build_mfi_passthru(c, (uint32_t)slot);
     rc = fu_exec_sync(c, (uint32_t)slot, FUSION_REQ_TYPE_SCSI_IO, 0, FU_DCMD_TIMEOUT_NS, "DCMD");
     if (rc == BM_ETIMEDOUT)
         fu_abort_dcmd(c, (uint32_t)slot);
+    snprintf(what, sizeof(what), "DCMD 0x%08x", opcode);
+    hba_dma_back(&c->base.h, write ? NULL : c->scratch, dma, len,
+                 rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot), what);
     if (rc != BM_OK) {
         snprintf(err, errlen, "DCMD 0x%08x: no reply descriptor for SMID %d", opcode, slot + 1);
         return rc;
@@ -441,19 +455,27 @@ static int fu_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t de
     struct hba_target *t = ctx;
     struct fu_ctrl *c = t->ctrl;
     struct fusion_io_request *r;
+    void *dma = hba_cmd_dma_get(cmd);
     uint16_t dev_handle;
     uint8_t type, st;
     int slot, rc;
 
+    if (cmd->len && !dma) {
+        snprintf(detail, detail_len, "no memory for the data");
+        return BM_ENOMEM;
+    }
     slot = fu_internal_slot(c, cmd->timeout_ns);
     if (slot < 0) {
+        hba_cmd_dma_put(&c->base.h, cmd, dma, false);
         snprintf(detail, detail_len, "no free SMID");
         return slot;
     }
     memset(fu_sense(c, (uint32_t)slot), 0, FUSION_SENSE_BYTES);
-    type = fu_build_scsi(c, (uint32_t)slot, t->logical, t->target, cmd->cdb, cmd->cdb_len, cmd->dir, cmd->buf,
+    type = fu_build_scsi(c, (uint32_t)slot, t->logical, t->target, cmd->cdb, cmd->cdb_len, cmd->dir, dma,
                          cmd->len, false, &dev_handle);
     rc = fu_exec_sync(c, (uint32_t)slot, type, dev_handle, cmd->timeout_ns, "SCSI command");
+    /* An SMID the firmware did not answer stays held: so does its memory. */
+    hba_cmd_dma_put(&c->base.h, cmd, dma, rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot));
     if (rc != BM_OK) {
         snprintf(detail, detail_len, "no reply descriptor for SMID %d", slot + 1);
         return rc;

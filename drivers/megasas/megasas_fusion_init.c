@@ -59,22 +59,6 @@ static int fu_alloc_memory(struct fu_ctrl *c)
     return BM_OK;
 }
 
-/* Wait for the doorbell's bit 0 to clear (the firmware took the last request). */
-static int fu_wait_doorbell_clear(struct fu_ctrl *c, uint64_t timeout_ns, char *err, size_t errlen)
-{
-    uint64_t deadline = plat_now_ns() + timeout_ns;
-
-    while (fu_read(c, MFI_REG_DOORBELL) & 1) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "DOORBELL bit 0 still set after %llu ms (0x%08x)",
-                     (unsigned long long)(timeout_ns / NS_PER_MS), fu_read(c, MFI_REG_DOORBELL));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(NS_PER_MS);
-    }
-    return BM_OK;
-}
-
 /* The driver capabilities IOC INIT announces: what Linux
  * megasas_ioc_init_fusion sets, less what a polled, firmware-path driver
  * would be claiming falsely.
@@ -115,9 +99,9 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
 {
     struct mfi_init_frame *f = (struct mfi_init_frame *)c->init_mem;
     struct fusion_ioc_init *ioc = (struct fusion_ioc_init *)(c->init_mem + 256);
-    uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc), deadline;
+    uint64_t frame_pa = plat_virt_to_phys(f), ioc_pa = plat_virt_to_phys(ioc);
     uint32_t caps;
-    uint8_t st;
+    int st;
     int rc;
 
     memset(c->init_mem, 0, 4096);
@@ -144,24 +128,21 @@ static int fu_ioc_init(struct fu_ctrl *c, char *err, size_t errlen)
     /* Interrupts masked and the doorbell idle before the INIT goes out. */
     fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
     (void)fu_read(c, MFI_REG_OMSK);
-    rc = fu_wait_doorbell_clear(c, FU_DOORBELL_WAIT_NS, err, errlen);
+    rc = mfi_wait_doorbell_taken(c->regs, FU_DOORBELL_WAIT_NS, err, errlen);
     if (rc != BM_OK)
         return rc;
     /* MFA descriptor: the frame's address, RequestFlags = MFA << 1 in the
      * low byte (the frame is 256-byte aligned, so no address bits lost). */
     fu_fire(c, ((uint32_t)frame_pa & ~0xffu) | (FUSION_REQ_TYPE_MFA << FUSION_REQ_TYPE_SHIFT),
             (uint32_t)(frame_pa >> 32));
-    deadline = plat_now_ns() + FU_INIT_TIMEOUT_NS;
-    while ((st = *(volatile uint8_t *)&f->hdr.cmd_status) == MFI_STAT_INVALID_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "IOC INIT: MFI INIT frame cmd_status still 0xff after %llu s (OSP0 0x%08x)",
-                     (unsigned long long)(FU_INIT_TIMEOUT_NS / 1000000000ull), fu_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
+    st = mfi_wait_polled_status(&f->hdr, FU_INIT_TIMEOUT_NS);
+    if (st == BM_ETIMEDOUT) {
+        snprintf(err, errlen, "IOC INIT: MFI INIT frame cmd_status still 0xff after %llu s (OSP0 0x%08x)",
+                 (unsigned long long)(FU_INIT_TIMEOUT_NS / 1000000000ull), fu_fw_status(c));
+        return BM_ETIMEDOUT;
     }
     if (st != MFI_STAT_OK) {
-        snprintf(err, errlen, "IOC INIT failed: MFI status 0x%02x %s (OSP0 0x%08x)", st, fu_status_name(st),
+        snprintf(err, errlen, "IOC INIT failed: MFI status 0x%02x %s (OSP0 0x%08x)", st, fu_status_name((uint8_t)st),
                  fu_fw_status(c));
         return BM_EIO;
     }
@@ -186,60 +167,37 @@ static bool fu_fw_faulted(void *ctrl)
     return (fu_fw_status(ctrl) & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT;
 }
 
-/* Hand the firmware back in READY state and make sure it owns nothing of
- * ours any more: wait (bounded, MEGASAS_RELEASE_DRAIN_NS) for the SMIDs
- * it holds (Linux megasas_wait_for_outstanding_fusion), flush caches,
- * then the reset request that takes an operational firmware back to
- * READY; a firmware that will not leave OPERATIONAL (or FAULTed holding
- * SMIDs) gets the adapter reset (Linux megasas_reset_fusion's
- * megasas_adp_reset_fusion: the diagnostic write sequence, then
- * RESET_ADAPTER). Stopped: every held SMID is given back; not stopped:
- * the request frames, sense buffers, MFI frames and reply queue it may
- * still write are kept for good (fu_free), as nvme_teardown does. */
-static void fu_stop_firmware(struct fu_ctrl *c)
+/* megasas_stop_ops.flush: the cache flush DCMD. */
+static int fu_flush_cache(void *ctrl, char *err, size_t errlen)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
-    uint32_t held = 0, state;
-    bool stopped = true;
-    char err[128];
 
-    if (c->operational) {
-        held = hba_host_wait_idle(&c->base.h, MEGASAS_RELEASE_DRAIN_NS, fu_fw_faulted);
-        if (held)
-            plat_diag(c->base.bdf, "%u SMID(s) still outstanding after %llu s; the controller reset takes them back",
-                      held, (unsigned long long)(MEGASAS_RELEASE_DRAIN_NS / NS_PER_S));
-    }
-    if (c->operational && !c->failed &&
-        fu_dcmd(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, sizeof(err)) != BM_OK)
-        plat_diag(c->base.bdf, "cache flush: %s", err);
-    state = fu_fw_status(c) & MFI_FWSTATE_MASK;
-    if (state == MFI_FWSTATE_OPERATIONAL) {
-        fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-        fu_write(c, MFI_REG_DOORBELL, MFI_RESET_FLAGS);
-        if (fu_wait_doorbell_clear(c, FU_STATE_WAIT_NS, err, sizeof(err)) != BM_OK)
-            plat_diag(c->base.bdf, "reset to READY: %s", err);
-        stopped = mfi_wait_not_operational(c->regs, c->base.bdf);
-    } else if (state == MFI_FWSTATE_FAULT && c->base.h.q.busy) {
-        stopped = false;
-        plat_diag(c->base.bdf, "firmware FAULT with %u SMID(s) outstanding", c->base.h.q.busy);
-    }
-    if (!stopped) {
-        plat_diag(c->base.bdf, "escalating to the adapter reset (host diagnostic register)");
-        stopped = mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_FUSION_SEQ, MFI_REG_FUSION_HOSTDIAG,
-                                    mfi_fusion_reset_keys, ARRAY_SIZE(mfi_fusion_reset_keys));
-    }
-    fu_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (stopped) {
-        unsigned n = hbaq_return_all(&c->base.h.q, "ended by the controller reset at release");
+    return fu_dcmd(ctrl, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, false, err, errlen);
+}
 
-        if (n)
-            plat_diag(c->base.bdf, "%u SMID(s) ended by the controller reset", n);
-    } else {
+/* Hand the firmware back in READY state owning nothing of ours
+ * (megasas_stop_firmware), the reset request taken through the doorbell's
+ * bit 0 and the adapter reset Linux megasas_reset_fusion's
+ * megasas_adp_reset_fusion. Not stopped: the request frames, sense
+ * buffers, MFI frames and reply queue are kept for good (fu_free). */
+static void fu_stop_firmware(struct fu_ctrl *c)
+{
+    struct megasas_stop_ops o = {
+        .regs = c->regs,
+        .doorbell_reg = MFI_REG_DOORBELL,
+        .fusion = true,
+        .faulted = fu_fw_faulted,
+        .flush = fu_flush_cache,
+        .seq_reg = MFI_REG_FUSION_SEQ,
+        .diag_reg = MFI_REG_FUSION_HOSTDIAG,
+        .keys = mfi_fusion_reset_keys,
+        .nkeys = ARRAY_SIZE(mfi_fusion_reset_keys),
+        .unit = "SMID(s)",
+        .memory_bytes = c->req_bytes + c->sense_bytes + c->mfi_bytes + c->reply_bytes + 4096 + FU_SCRATCH_BYTES,
+    };
+
+    if (!megasas_stop_firmware(&c->base, &o, c->operational, c->failed))
         c->keep_memory = true;
-        plat_diag(c->base.bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
-                  "(it may still write them)",
-                  (c->req_bytes + c->sense_bytes + c->mfi_bytes + c->reply_bytes + 4096 + FU_SCRATCH_BYTES) >> 10);
-    }
     c->operational = false;
 }
 
@@ -426,9 +384,15 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
     return BM_OK;
 
 err_stop:
+    /* A firmware that took IOC INIT and could not be stopped may still
+     * write the frames and the reply queue it was given: they stay (as at
+     * release, fu_free). */
     fu_stop_firmware(c);
 err_memory:
-    fu_free_memory(c);
+    if (!c->keep_memory)
+        fu_free_memory(c);
+    else
+        plat_free(c->jbod_map);
     hba_host_destroy(&c->base.h);
 err_release:
     megasas_give_back_pci(&c->base);

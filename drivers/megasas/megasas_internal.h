@@ -84,6 +84,44 @@ bool mfi_wait_not_operational(volatile void *regs, const char *where);
  * no command and writes no host memory any more. */
 bool mfi_adapter_reset(volatile void *regs, const char *where, uint32_t seq_reg, uint32_t diag_reg,
                        const uint32_t *keys, size_t nkeys);
+/* Wait (bounded, looked at every ms) for the firmware to clear the
+ * doorbell's bit 0, which says it took the last request written there
+ * (Linux megasas_transition_to_ready and megasas_init_adapter_fusion wait
+ * for it). BM_ETIMEDOUT, err naming the register, otherwise. */
+int mfi_wait_doorbell_taken(volatile void *regs, uint64_t timeout_ns, char *err, size_t errlen);
+struct mfi_header;
+/* Wait (bounded, looked at every 10 us) for the firmware to write the
+ * status of a frame posted to be polled (MFI INIT, Fusion's IOC INIT in
+ * its MFI frame; Linux megasas_issue_polled -> wait_and_poll): the
+ * status, or BM_ETIMEDOUT. */
+int mfi_wait_polled_status(const struct mfi_header *hdr, uint64_t timeout_ns);
+
+/* What stopping one transport's firmware at release takes
+ * (megasas_stop_firmware). */
+struct megasas_stop_ops {
+    volatile void *regs;
+    uint32_t doorbell_reg;          /* where the reset request goes */
+    bool fusion;                    /* the doorbell's bit 0 is waited for after it */
+    bool (*faulted)(void *ctrl);    /* hba_host_wait_idle's early way out: the firmware FAULTed */
+    int (*flush)(void *ctrl, char *err, size_t errlen); /* the cache flush DCMD */
+    uint32_t seq_reg, diag_reg;     /* the adapter reset's registers ... */
+    const uint32_t *keys;           /* ... and unlock keys; NULL: no adapter reset (SAS1078 ppc) */
+    size_t nkeys;
+    const char *unit;               /* what the firmware holds, in messages: "command(s)", "SMID(s)" */
+    size_t memory_bytes;            /* what it may still write, in the "not stopped" message */
+};
+/* Hand the firmware back in READY state and make sure it owns nothing of
+ * ours any more: wait (bounded, MEGASAS_RELEASE_DRAIN_NS) for what it
+ * still holds (Linux megasas_wait_for_outstanding(_fusion)), flush the
+ * caches, send the reset request that aborts every command and leaves
+ * OPERATIONAL; a firmware that does not leave it (or that FAULTed holding
+ * commands) gets the adapter reset (Linux megasas_adp_reset_gen2 /
+ * megasas_adp_reset_fusion, the OCR step). Stopped: every held command is
+ * given back (hbaq_return_all) and true returned; not stopped: false,
+ * and the transport keeps the memory the firmware may still write, as
+ * nvme_teardown does. The one release path of MFI and Fusion. */
+bool megasas_stop_firmware(struct megasas_ctrl *m, const struct megasas_stop_ops *o, bool operational, bool failed);
+
 /* Fill an MFI ABORT frame (context: its own) naming the frame of
  * abort_ctx at abort_pa (Linux megasas_issue_blocked_abort_cmd); MFI and
  * Fusion (through the pass-through) both send it. */

@@ -218,14 +218,26 @@ int mfi_dcmd_read(struct mfi_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
                   char *err, size_t errlen)
 {
     union mfi_frame *f;
+    void *dma;
+    char what[32];
     int slot, rc;
     uint8_t st;
 
     if (len > MFI_SCRATCH_BYTES)
         return BM_EINVAL;
+    /* The data goes through pages of its own, copied to c->scratch once
+     * the firmware answered: a DCMD it never answers may still write
+     * them after the next DCMD (hba_dma_lend). */
+    dma = hba_dma_lend(NULL, len);
+    if (len && !dma) {
+        snprintf(err, errlen, "DCMD 0x%08x: no memory for its data", opcode);
+        return BM_ENOMEM;
+    }
     slot = mfi_internal_slot(c, MFI_DCMD_TIMEOUT_NS);
-    if (slot < 0)
+    if (slot < 0) {
+        hba_dma_back(&c->base.h, NULL, dma, len, false, "DCMD");
         return slot;
+    }
     memset(c->scratch, 0, len);
     f = &c->frames[slot];
     f->dcmd.hdr.cmd = MFI_CMD_DCMD;
@@ -235,9 +247,11 @@ int mfi_dcmd_read(struct mfi_ctrl *c, uint32_t opcode, const uint8_t *mbox, size
         memcpy(f->dcmd.mbox, mbox, MIN(mbox_len, (size_t)MFI_MBOX_BYTES));
     if (len) {
         f->dcmd.hdr.flags = MFI_FRAME_DIR_READ;
-        mfi_set_sge(c, f, &f->dcmd.sgl, c->scratch, len, false);
+        mfi_set_sge(c, f, &f->dcmd.sgl, dma, len, false);
     }
     rc = mfi_exec_sync(c, (uint32_t)slot, MFI_DCMD_TIMEOUT_NS, "DCMD");
+    snprintf(what, sizeof(what), "DCMD 0x%08x", opcode);
+    hba_dma_back(&c->base.h, c->scratch, dma, len, rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot), what);
     if (rc != BM_OK) {
         snprintf(err, errlen, "DCMD 0x%08x: no reply", opcode);
         return rc;
@@ -258,12 +272,19 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     struct hba_target *t = ctx;
     struct mfi_ctrl *c = t->ctrl;
     union mfi_frame *f;
+    void *dma = hba_cmd_dma_get(cmd);
     int slot, rc;
     uint8_t st;
 
+    if (cmd->len && !dma) {
+        snprintf(detail, detail_len, "no memory for the data");
+        return BM_ENOMEM;
+    }
     slot = mfi_internal_slot(c, cmd->timeout_ns);
-    if (slot < 0)
+    if (slot < 0) {
+        hba_cmd_dma_put(&c->base.h, cmd, dma, false);
         return slot;
+    }
     f = &c->frames[slot];
     f->pass.hdr.cmd = t->logical ? MFI_CMD_LD_SCSI_IO : MFI_CMD_PD_SCSI_IO;
     f->pass.hdr.target_id = (uint8_t)t->target;
@@ -278,10 +299,13 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
      * moves (TEST UNIT READY); a zero-length transfer with a valid SGE is
      * fine for real firmware too. */
     if (cmd->len)
-        mfi_set_sge(c, f, &f->pass.sgl, cmd->buf, cmd->len, true);
+        mfi_set_sge(c, f, &f->pass.sgl, dma, cmd->len, true);
     else
         mfi_set_sge(c, f, &f->pass.sgl, c->nodata, 512, true);
     rc = mfi_exec_sync(c, (uint32_t)slot, cmd->timeout_ns, "SCSI pass-through");
+    /* A frame the firmware did not answer stays held (the abort is not
+     * waited for): so does the memory it names. */
+    hba_cmd_dma_put(&c->base.h, cmd, dma, rc != BM_OK && hbaq_slot_held(&c->base.h.q, (uint32_t)slot));
     if (rc != BM_OK) {
         snprintf(detail, detail_len, "no reply from firmware");
         return rc;

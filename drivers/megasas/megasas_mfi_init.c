@@ -77,7 +77,7 @@ static void mfi_free_memory(struct mfi_ctrl *c)
 static int mfi_init_queues(struct mfi_ctrl *c, char *err, size_t errlen)
 {
     union mfi_frame *f = &c->frames[0];
-    uint64_t deadline;
+    int st;
 
     *c->producer = 0;
     *c->consumer = 0;
@@ -94,18 +94,14 @@ static int mfi_init_queues(struct mfi_ctrl *c, char *err, size_t errlen)
     f->init.hdr.data_len = sizeof(struct mfi_init_qinfo);
     f->init.qinfo_new_lo = mfi_pa32(c->qinfo);
     mfi_post(c, 0);
-    deadline = plat_now_ns() + MFI_INIT_TIMEOUT_NS;
-    while (*(volatile uint8_t *)&f->hdr.cmd_status == MFI_STAT_INVALID_STATUS) {
-        if (plat_now_ns() > deadline) {
-            snprintf(err, errlen, "MFI INIT: frame status not written within %llu s (OSP0 0x%08x)",
-                     (unsigned long long)(MFI_INIT_TIMEOUT_NS / 1000000000ull), mfi_fw_status(c));
-            return BM_ETIMEDOUT;
-        }
-        plat_delay_ns(10000);
+    st = mfi_wait_polled_status(&f->hdr, MFI_INIT_TIMEOUT_NS);
+    if (st == BM_ETIMEDOUT) {
+        snprintf(err, errlen, "MFI INIT: frame status not written within %llu s (OSP0 0x%08x)",
+                 (unsigned long long)(MFI_INIT_TIMEOUT_NS / 1000000000ull), mfi_fw_status(c));
+        return BM_ETIMEDOUT;
     }
-    if (f->hdr.cmd_status != MFI_STAT_OK) {
-        snprintf(err, errlen, "MFI INIT failed: status 0x%02x %s", f->hdr.cmd_status,
-                 mfi_status_name(f->hdr.cmd_status));
+    if (st != MFI_STAT_OK) {
+        snprintf(err, errlen, "MFI INIT failed: status 0x%02x %s", st, mfi_status_name((uint8_t)st));
         return BM_EIO;
     }
     c->operational = true;
@@ -140,63 +136,39 @@ static bool mfi_fw_faulted(void *ctrl)
     return (mfi_fw_status(ctrl) & MFI_FWSTATE_MASK) == MFI_FWSTATE_FAULT;
 }
 
-/* Hand the firmware back in READY state, as we found it, and make sure it
- * owns nothing of ours any more: wait (bounded, MEGASAS_RELEASE_DRAIN_NS)
- * for the commands it still holds (Linux megasas_wait_for_outstanding),
- * flush caches, then the reset request that aborts every command and
- * leaves operational state; a firmware that does not leave it (or that
- * FAULTed holding commands) gets the adapter reset on gen2 and skinny
- * parts (Linux megasas_adp_reset_gen2, its OCR step). When the firmware
- * is stopped every held command is given back (hbaq_return_all); when it
- * is not, the frames, sense buffers and reply queue it may still write
- * are kept for good (mfi_free), as nvme_teardown does. */
-static void mfi_stop_firmware(struct mfi_ctrl *c)
+/* megasas_stop_ops.flush: the cache flush DCMD. */
+static int mfi_flush_cache(void *ctrl, char *err, size_t errlen)
 {
     uint8_t mbox[MFI_MBOX_BYTES] = { MFI_FLUSH_CTRL_CACHE | MFI_FLUSH_DISK_CACHE };
-    uint32_t held = 0, state;
-    bool stopped = true;
-    char err[96];
 
-    if (c->operational) {
-        held = hba_host_wait_idle(&c->base.h, MEGASAS_RELEASE_DRAIN_NS, mfi_fw_faulted);
-        if (held)
-            plat_diag(c->base.bdf, "%u command(s) still outstanding after %llu s; the controller reset takes them back",
-                      held, (unsigned long long)(MEGASAS_RELEASE_DRAIN_NS / NS_PER_S));
-    }
-    if (c->operational && !c->failed && mfi_dcmd_read(c, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err,
-                                                      sizeof(err)) != BM_OK)
-        plat_diag(c->base.bdf, "cache flush: %s", err);
-    state = mfi_fw_status(c) & MFI_FWSTATE_MASK;
-    if (state == MFI_FWSTATE_OPERATIONAL) {
-        mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-        mfi_write(c, mfi_doorbell_reg(c), MFI_RESET_FLAGS);
-        stopped = mfi_wait_not_operational(c->regs, c->base.bdf);
-    } else if (state == MFI_FWSTATE_FAULT && c->base.h.q.busy) {
-        stopped = false;
-        plat_diag(c->base.bdf, "firmware FAULT with %u command(s) outstanding", c->base.h.q.busy);
-    }
-    if (!stopped && c->id->family != MFI_FAMILY_PPC) {
-        plat_diag(c->base.bdf, "escalating to the adapter reset (host diagnostic register)");
-        stopped = c->id->family == MFI_FAMILY_SKINNY
-                      ? mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_FUSION_SEQ, MFI_REG_FUSION_HOSTDIAG,
-                                          mfi_gen2_reset_keys, ARRAY_SIZE(mfi_gen2_reset_keys))
-                      : mfi_adapter_reset(c->regs, c->base.bdf, MFI_REG_SEQ, MFI_REG_HOSTDIAG, mfi_gen2_reset_keys,
-                                          ARRAY_SIZE(mfi_gen2_reset_keys));
-    }
-    mfi_write(c, MFI_REG_OMSK, MFI_OMSK_ALL_MASKED);
-    if (c->id->family != MFI_FAMILY_SKINNY)
-        mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
-    if (stopped) {
-        unsigned n = hbaq_return_all(&c->base.h.q, "ended by the controller reset at release");
+    return mfi_dcmd_read(ctrl, MFI_DCMD_CTRL_CACHE_FLUSH, mbox, sizeof(mbox), 0, err, errlen);
+}
 
-        if (n)
-            plat_diag(c->base.bdf, "%u command(s) ended by the controller reset", n);
-    } else {
+/* Hand the firmware back in READY state, as we found it, owning nothing
+ * of ours (megasas_stop_firmware): the adapter reset of gen2 and skinny
+ * parts is Linux megasas_adp_reset_gen2's (skinny parts through the
+ * Fusion register pair); SAS1078 (ppc) parts have none. Not stopped: the
+ * frames, sense buffers and reply queue are kept for good (mfi_free). */
+static void mfi_stop_firmware(struct mfi_ctrl *c)
+{
+    bool skinny = c->id->family == MFI_FAMILY_SKINNY;
+    struct megasas_stop_ops o = {
+        .regs = c->regs,
+        .doorbell_reg = mfi_doorbell_reg(c),
+        .faulted = mfi_fw_faulted,
+        .flush = mfi_flush_cache,
+        .seq_reg = skinny ? MFI_REG_FUSION_SEQ : MFI_REG_SEQ,
+        .diag_reg = skinny ? MFI_REG_FUSION_HOSTDIAG : MFI_REG_HOSTDIAG,
+        .keys = c->id->family == MFI_FAMILY_PPC ? NULL : mfi_gen2_reset_keys,
+        .nkeys = ARRAY_SIZE(mfi_gen2_reset_keys),
+        .unit = "command(s)",
+        .memory_bytes = c->frames_bytes + c->sense_bytes + c->rq_bytes + MFI_SCRATCH_BYTES,
+    };
+
+    if (!megasas_stop_firmware(&c->base, &o, c->operational, c->failed))
         c->keep_memory = true;
-        plat_diag(c->base.bdf, "firmware not stopped: keeping its %zu KiB of frames, sense buffers and reply queue "
-                  "(it may still write them)",
-                  (c->frames_bytes + c->sense_bytes + c->rq_bytes + MFI_SCRATCH_BYTES) >> 10);
-    }
+    if (!skinny)
+        mfi_write(c, MFI_REG_ODCR0, 0xffffffffu);
     c->operational = false;
 }
 
@@ -321,8 +293,12 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     return BM_OK;
 
 err_stop:
+    /* A firmware that took INIT and could not be stopped may still write
+     * the frames and the reply queue it was given: they stay (as at
+     * release, mfi_free). */
     mfi_stop_firmware(c);
-    mfi_free_memory(c);
+    if (!c->keep_memory)
+        mfi_free_memory(c);
 err_queue:
     hba_host_destroy(&c->base.h);
 err_release:

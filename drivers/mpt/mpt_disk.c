@@ -83,16 +83,23 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     struct mpt_scsi_io io;
     const struct mpt_result *r;
     uint64_t deadline = plat_now_ns() + cmd->timeout_ns;
+    void *dma = hba_cmd_dma_get(cmd);
     int slot, st, rc;
 
+    if (cmd->len && !dma) {
+        snprintf(detail, detail_len, "no memory for the data");
+        return BM_ENOMEM;
+    }
     slot = hbaq_get_internal(&c->h.q, plat_now_ns(), cmd->timeout_ns);
-    if (slot < 0)
+    if (slot < 0) {
+        hba_cmd_dma_put(&c->h, cmd, dma, false);
         return slot;
+    }
     mpt_io_for(&io, t);
     memcpy(io.cdb, cmd->cdb, cmd->cdb_len);
     io.cdb_len = cmd->cdb_len;
     io.dir = cmd->dir;
-    io.data_pa = cmd->len ? plat_virt_to_phys(cmd->buf) : 0;
+    io.data_pa = dma ? plat_virt_to_phys(dma) : 0;
     io.data_len = cmd->len;
     io.sense_pa = plat_virt_to_phys(c->sense + (size_t)slot * MPT_SENSE_BYTES);
     c->slot_bytes[slot] = cmd->len;
@@ -103,10 +110,13 @@ static int mpt_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
         snprintf(detail, detail_len, "no reply within %llu ms (doorbell 0x%08x)",
                  (unsigned long long)(cmd->timeout_ns / NS_PER_MS), mpt_read(c, MPT_REG_DOORBELL));
         /* Same recovery as an engine command's, run to its end here (probe
-         * time: nothing else runs on this controller). */
+         * time: nothing else runs on this controller); what it did not get
+         * back keeps its memory. */
         hba_recover_now(&c->h, (uint32_t)slot);
+        hba_cmd_dma_put(&c->h, cmd, dma, hbaq_slot_held(&c->h.q, (uint32_t)slot));
         return BM_ETIMEDOUT;
     }
+    hba_cmd_dma_put(&c->h, cmd, dma, false);
     r = &c->results[slot];
     rc = mpt_result_status(r, NULL, 0, detail, detail_len);
     if (rc == BM_ENODEV)

@@ -345,11 +345,12 @@ int mpt_message_unit_reset(struct mpt_ctrl *c, char *err, size_t errlen)
     return mpt_wait_state(c, MPT_IOC_STATE_READY, MPT_READY_TIMEOUT_NS, err, errlen);
 }
 
-/* Unlock the diagnostic register: the write-sequence keys, then
- * DiagWriteEnable read back, retried as Linux (mptbase mpt_diag_reset,
- * mpt3sas mpt3sas_base_unlock_and_get_host_diagnostic) and FreeBSD
- * (mps_diag_reset) retry it. Returns the unlocked register's value. */
-static int mpt_diag_unlock(struct mpt_ctrl *c, uint32_t *diag, char *err, size_t errlen)
+/* One try at unlocking the diagnostic register: the write-sequence keys
+ * (DiagWriteEnable is looked for MPT_WRSEQ_WAIT_MS later, and the keys
+ * written again when it is not set, as Linux mptbase mpt_diag_reset,
+ * mpt3sas mpt3sas_base_unlock_and_get_host_diagnostic and FreeBSD
+ * mps_diag_reset retry them). */
+static void mpt_diag_keys(struct mpt_ctrl *c)
 {
     static const uint8_t mpi1_keys[] = { MPT1_WRSEQ_FLUSH, MPT_WRSEQ_KEY1, MPT_WRSEQ_KEY2, MPT_WRSEQ_KEY3,
                                          MPT_WRSEQ_KEY4, MPT_WRSEQ_KEY5 };
@@ -358,20 +359,8 @@ static int mpt_diag_unlock(struct mpt_ctrl *c, uint32_t *diag, char *err, size_t
     const uint8_t *keys = c->mpi2 ? mpi2_keys : mpi1_keys;
     size_t nkeys = c->mpi2 ? sizeof(mpi2_keys) : sizeof(mpi1_keys);
 
-    for (unsigned attempt = 1; attempt <= MPT_WRSEQ_TRIES; attempt++) {
-        for (size_t i = 0; i < nkeys; i++)
-            mpt_write(c, MPT_REG_WRITE_SEQUENCE, keys[i]);
-        plat_delay_ns(MPT_WRSEQ_WAIT_MS * NS_PER_MS);
-        *diag = mpt_read(c, MPT_REG_DIAGNOSTIC);
-        if (*diag & MPT_DIAG_DRWE) {
-            if (attempt > 1)
-                plat_diag(c->bdf, "diagnostic register unlocked on attempt %u", attempt);
-            return BM_OK;
-        }
-    }
-    snprintf(err, errlen, "diagnostic register stayed locked after %u write sequences (0x%08x)", MPT_WRSEQ_TRIES,
-             *diag);
-    return BM_ETIMEDOUT;
+    for (size_t i = 0; i < nkeys; i++)
+        mpt_write(c, MPT_REG_WRITE_SEQUENCE, keys[i]);
 }
 
 /* Lock the diagnostic register again with the flush key. */
@@ -384,25 +373,18 @@ static void mpt_diag_lock(struct mpt_ctrl *c)
  * RESET_ADAPTER, read HostDiagnostic only at the times the MPI 2 header
  * allows while the chip resets (mpt3sas _base_diag_reset), lock it again.
  * In steps (mpt_diag_reset_poll) so that recovery from poll() never waits
- * for it. */
+ * for it: not even the unlock's 100 ms after each write sequence (Linux
+ * msleep()s there, in the error handler's thread; here the poll that
+ * would sleep holds the queue lock and its CPU's other disks). */
 int mpt_diag_reset_start(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen)
 {
-    uint32_t diag;
-    int rc;
-
+    (void)err, (void)errlen;
     c->hs.stage = MPT_HS_IDLE; /* the reset ends any handshake under way */
     mpt_write(c, MPT_REG_HOST_INT_STATUS, 0);
-    rc = mpt_diag_unlock(c, &diag, err, errlen);
-    if (rc != BM_OK) {
-        mpt_diag_lock(c);
-        return rc;
-    }
-    mpt_write(c, MPT_REG_DIAGNOSTIC, diag | MPT_DIAG_RESET_ADAPTER);
-    /* The chip's PCIe side is resetting: no read before the first delay
-     * (50 ms, waited here: short, and the unlock above waits as long). */
-    plat_delay_ns(MPT_DIAG_FIRST_READ_DELAY_MS * NS_PER_MS);
-    st->next_read_ns = plat_now_ns();
-    st->deadline_ns = st->next_read_ns + MPT_READY_TIMEOUT_NS;
+    mpt_diag_keys(c);
+    st->unlock_tries = 1;
+    st->next_read_ns = plat_now_ns() + MPT_WRSEQ_WAIT_MS * NS_PER_MS; /* from the last key written */
+    st->deadline_ns = 0;
     return BM_OK;
 }
 
@@ -414,6 +396,30 @@ int mpt_diag_reset_poll(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, cha
     if (now < st->next_read_ns)
         return HBA_PENDING;
     diag = mpt_read(c, MPT_REG_DIAGNOSTIC);
+    if (st->unlock_tries) {
+        /* A write sequence went out MPT_WRSEQ_WAIT_MS ago. */
+        if (!(diag & MPT_DIAG_DRWE)) {
+            if (st->unlock_tries >= MPT_WRSEQ_TRIES) {
+                mpt_diag_lock(c);
+                snprintf(err, errlen, "diagnostic register stayed locked after %u write sequences (0x%08x)",
+                         st->unlock_tries, diag);
+                return BM_ETIMEDOUT;
+            }
+            mpt_diag_keys(c);
+            st->unlock_tries++;
+            st->next_read_ns = plat_now_ns() + MPT_WRSEQ_WAIT_MS * NS_PER_MS;
+            return HBA_PENDING;
+        }
+        if (st->unlock_tries > 1)
+            plat_diag(c->bdf, "diagnostic register unlocked on attempt %u", st->unlock_tries);
+        st->unlock_tries = 0;
+        mpt_write(c, MPT_REG_DIAGNOSTIC, diag | MPT_DIAG_RESET_ADAPTER);
+        /* The chip's PCIe side is resetting: no read before the first
+         * delay, counted from the write. */
+        st->next_read_ns = plat_now_ns() + MPT_DIAG_FIRST_READ_DELAY_MS * NS_PER_MS;
+        st->deadline_ns = st->next_read_ns + MPT_READY_TIMEOUT_NS;
+        return HBA_PENDING;
+    }
     if (diag & MPT_DIAG_RESET_ADAPTER) {
         if (diag == 0xffffffffu || now > st->deadline_ns) {
             mpt_diag_lock(c);

@@ -150,6 +150,7 @@ struct mpt_reinit_state {
 /* Where a diagnostic reset in steps is (mpt_diag_reset_start / _poll). */
 struct mpt_diag_reset_state {
     uint64_t next_read_ns, deadline_ns;
+    unsigned unlock_tries;      /* write sequences sent so far; 0 once RESET_ADAPTER is set */
 };
 
 struct mpt_ctrl {
@@ -247,12 +248,15 @@ enum { MPT_HS_IDLE, MPT_HS_START, MPT_HS_ACK, MPT_HS_TAKEN, MPT_HS_FIRST, MPT_HS
 
 /* Diagnostic (hard) reset of the IOC in any state, back to READY. */
 int mpt_hard_reset(struct mpt_ctrl *c, char *err, size_t errlen);
-/* The same in steps, for recovery from poll(): start unlocks the
- * diagnostic register and sets RESET_ADAPTER; poll is called again and
- * again (each call reads HostDiagnostic at most once, never waits):
- * HBA_PENDING while the chip resets, BM_OK once RESET_ADAPTER cleared and
- * the register is locked again; an error when the chip does not finish
- * within MPT_READY_TIMEOUT_NS. */
+/* The same in steps, for recovery from poll(): start writes the unlock
+ * keys; poll is called again and again (each call reads HostDiagnostic
+ * at most once, never waits): it looks for DiagWriteEnable
+ * MPT_WRSEQ_WAIT_MS after each write sequence (another sequence when it
+ * is not set, MPT_WRSEQ_TRIES in all), sets RESET_ADAPTER, then reads the
+ * register at the times mpi2.h allows. HBA_PENDING meanwhile, BM_OK once
+ * RESET_ADAPTER cleared and the register is locked again; an error when
+ * it never unlocks or the chip does not finish within
+ * MPT_READY_TIMEOUT_NS. */
 int mpt_diag_reset_start(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen);
 int mpt_diag_reset_poll(struct mpt_ctrl *c, struct mpt_diag_reset_state *st, char *err, size_t errlen);
 #define MPT_READY_TIMEOUT_NS (60 * NS_PER_S)  /* a reset back to READY */

@@ -402,8 +402,46 @@ int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, i
             hbaq_abandon(&h->q, slot);
             return BM_ETIMEDOUT;
         }
-        plat_cpu_relax();
+        plat_delay_ns(10000); /* 10 us between looks (probe and health time only) */
     }
+}
+
+void *hba_dma_lend(const void *src, uint32_t len)
+{
+    void *dma = len ? plat_alloc_pages(len, true) : NULL;
+
+    if (dma && src)
+        memcpy(dma, src, len);
+    return dma;
+}
+
+void hba_dma_back(const struct hba_host *h, void *dst, void *dma, uint32_t len, bool held, const char *what)
+{
+    if (!dma)
+        return;
+    if (held) {
+        plat_diag(h->where, "%s: no answer, the controller still holds it: keeping its %u-byte buffer (it may "
+                  "still move data)", what, len);
+        return;
+    }
+    if (dst)
+        memcpy(dst, dma, len);
+    plat_free_pages(dma, len);
+}
+
+void *hba_cmd_dma_get(const struct scsi_cmd *cmd)
+{
+    if (!cmd->buf)
+        return NULL;
+    return hba_dma_lend(cmd->dir == SCSI_DIR_OUT ? cmd->buf : NULL, cmd->len);
+}
+
+void hba_cmd_dma_put(const struct hba_host *h, const struct scsi_cmd *cmd, void *dma, bool held)
+{
+    char what[32];
+
+    snprintf(what, sizeof(what), "SCSI command %02xh", cmd->cdb[0]);
+    hba_dma_back(h, cmd->dir == SCSI_DIR_IN ? cmd->buf : NULL, dma, cmd->len, held, what);
 }
 
 bool hba_poll_reg(volatile void *regs, uint32_t off, uint32_t mask, uint32_t want, uint64_t timeout_ns,

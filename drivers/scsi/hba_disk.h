@@ -213,6 +213,30 @@ void hba_send_retries(struct hba_host *h);
  * about it. The one post-and-wait of MFI, Fusion and MPT. */
 int hba_wait_internal(struct hba_host *h, uint32_t slot, uint64_t deadline_ns, int *status);
 
+/* Pages of the driver's own for a synchronous command the controller
+ * moves len bytes of, with src's bytes copied in (a data-out command;
+ * NULL: none). NULL when there is no memory. */
+void *hba_dma_lend(const void *src, uint32_t len);
+/* The command is over: held (its slot is still the controller's, which
+ * may yet move its data): dma is kept for good, and logged naming what;
+ * else its bytes go to dst (data in; NULL: none) and it is freed. */
+void hba_dma_back(const struct hba_host *h, void *dst, void *dma, uint32_t len, bool held, const char *what);
+
+/* The DMA memory a driver's own SCSI command (identification, REQUEST
+ * SENSE, health) moves its data through: pages of its own, with
+ * cmd->buf's bytes copied in for a data-out command. cmd->buf belongs to
+ * the SCSI layer, which frees or reuses it as soon as exec returns, a
+ * timeout included; a controller that still owns the timed-out command
+ * would then DMA into freed or reused memory. NULL when cmd moves no
+ * data, or when there is no memory. */
+void *hba_cmd_dma_get(const struct scsi_cmd *cmd);
+/* After the command: held (its slot is still the controller's, which
+ * may yet move its data): the pages are kept for good and logged; else a
+ * data-in command's bytes go to cmd->buf and the pages are freed. As
+ * Linux, where scsi_execute() returns only once the error handler has the
+ * command back (scsi_eh_flush_done_q), never while the HBA owns it. */
+void hba_cmd_dma_put(const struct hba_host *h, const struct scsi_cmd *cmd, void *dma, bool held);
+
 /* Poll a 32-bit register until (value & mask) == want, every step_ns,
  * for at most timeout_ns; the last value read goes to *last (may be
  * NULL). A read of all-ones (the device left the bus, or is resetting)

@@ -10,6 +10,11 @@ past the 30 s command timeout: the driver sends an MFI ABORT (a log
 record), QEMU cancels the request, and only then does the engine get the
 command back, as timed out ("no completion in 30000 ms; back N ms later
 (ABORT TASK): MFI status 0x2e ..."). One boot, about 50 s under TCG.
+
+A third disk on the same controller fails every read (QEMU blkdebug, EIO):
+its error names the first test and the decoded sense (QEMU turns EIO into
+ABORTED COMMAND, I/O process terminated), as the NVMe, AHCI and MPT
+blkdebug tests check for theirs, and the other disks are not disturbed.
 """
 import os
 import re
@@ -26,23 +31,28 @@ BOUND_S = 300
 
 def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
     work = qemu.tempdir(prefix="baremark-hbato-")
-    fast, slow = (qemu.make_disk(os.path.join(work, n), 32) for n in ("fast.img", "slow.img"))
-    before = {p: testutil.sha256(p) for p in (fast, slow)}
+    fast, slow, bad = (qemu.make_disk(os.path.join(work, n), 32) for n in ("fast.img", "slow.img", "bad.img"))
+    rules = os.path.join(work, "rules.cfg")
+    with open(rules, "w") as f:
+        f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nonce = "off"\n')
+    before = {p: testutil.sha256(p) for p in (fast, slow, bad)}
     t0 = time.monotonic()
     run = qemu.boot(
-        options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGAFAST,MEGASLOW",
+        options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGAFAST,MEGASLOW,MEGABAD",
         drives=["if=none,id=f0,format=raw,file=" + fast,
-                "if=none,id=s0,format=raw,iops=1,file=" + slow],
+                "if=none,id=s0,format=raw,iops=1,file=" + slow,
+                "file=blkdebug:%s:%s,if=none,id=b0,format=raw" % (rules, bad)],
         devices=["megasas-gen2,id=gen2",
                  "scsi-hd,bus=gen2.0,scsi-id=0,drive=f0,serial=MEGAFAST",
-                 "scsi-hd,bus=gen2.0,scsi-id=1,drive=s0,serial=MEGASLOW"],
+                 "scsi-hd,bus=gen2.0,scsi-id=1,drive=s0,serial=MEGASLOW",
+                 "scsi-hd,bus=gen2.0,scsi-id=2,drive=b0,serial=MEGABAD"],
         extra_args=("-global", "usb-storage.serial=BOOTSTICK"), timeout=BOUND_S)
     took = time.monotonic() - t0
     if run.timed_out or not run.of_type("end"):
         testutil.fail_with_log(run, "no end record within %d s" % BOUND_S)
     assert took < BOUND_S, took
     disks = {d["serial"]: d for d in run.of_type("disk")}
-    assert set(disks) >= {"MEGAFAST", "MEGASLOW"}, disks
+    assert set(disks) >= {"MEGAFAST", "MEGASLOW", "MEGABAD"}, disks
     fast_id, slow_id = disks["MEGAFAST"]["id"], disks["MEGASLOW"]["id"]
     fast_results = [r for r in run.of_type("disk_result") if r["disk"] == fast_id and "concurrent" not in r]
     assert sorted(r["test"] for r in fast_results) == sorted(["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1",
@@ -59,5 +69,12 @@ def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
     # The recovery is stepped from poll() and its record names the step
     # and what it took ("slot 30: recovery ended: ABORT TASK, 921 ms").
     assert re.search(r"recovery ended: ABORT TASK, \d+ ms", logs), logs
-    after = {p: testutil.sha256(p) for p in (fast, slow)}
+    # The disk whose reads fail: one error, its first test and the
+    # decoded sense; no result.
+    bad_id = disks["MEGABAD"]["id"]
+    bad_errors = [e for e in run.of_type("error") if e["where"] == bad_id]
+    assert len(bad_errors) == 1, run.of_type("error")
+    assert "SEQ1M-Q8T1" in bad_errors[0]["message"] and "ABORTED COMMAND" in bad_errors[0]["message"], bad_errors
+    assert not [r for r in run.of_type("disk_result") if r["disk"] == bad_id and "concurrent" not in r]
+    after = {p: testutil.sha256(p) for p in (fast, slow, bad)}
     assert after == before

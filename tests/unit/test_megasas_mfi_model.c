@@ -98,6 +98,16 @@ struct model {
     uint64_t hold_lba;          /* reads at this LBA never finish until aborted */
     bool hold;
     bool hold_writes;           /* writes at hold_lba are held too */
+    uint8_t hold_op;            /* pass-through CDBs with this operation code never finish until aborted */
+    /* The PD info DCMD of this drive gets no answer (and no abort gives
+     * it back) until the next PD info DCMD has been answered: then it is
+     * answered too, its data written where its SGE says. */
+    uint16_t hold_pd_info;
+    uint64_t held_dcmd_pa;
+    /* INIT is taken (the firmware goes OPERATIONAL with the reply queue
+     * it names) but its frame status is never written. */
+    bool init_silent;
+    uint64_t init_pa;
     /* A firmware that has lost track of a held command: ABORT answers
      * "abort not possible" and the command stays the firmware's; it moves
      * its data when it finishes late (late_finish()), as real firmware
@@ -244,6 +254,8 @@ static void do_init(uint8_t *f, unsigned extra)
 {
     const uint8_t *q;
 
+    m.init_pa = (uint64_t)(uintptr_t)f;
+
     if (f[0] != 0x00)
         violation("first frame cmd 0x%02x is not INIT", f[0]);
     if (extra != 0)
@@ -256,7 +268,8 @@ static void do_init(uint8_t *f, unsigned extra)
     if (!m.rq_entries || m.rq_entries > M_FW_CMDS + 1 || !m.rq_pa || !m.prod_pa || !m.cons_pa)
         violation("INIT queue info: %u entries at 0x%llx", m.rq_entries, (unsigned long long)m.rq_pa);
     m.producer = 0;
-    f[2] = 0x00;
+    if (!m.init_silent)
+        f[2] = 0x00;
     m.inited = true;
     m.osp0 = M_STATE_OPERATIONAL | (M_FW_SGE << 16) | M_FW_CMDS;
 }
@@ -414,6 +427,8 @@ static void do_scsi(uint8_t *f, uint64_t pa)
     if (f[7])
         read_sge(f, 0x30, &addr, &sge_len);
     buf = host(addr);
+    if (m.hold_op && cdb[0] == m.hold_op)
+        return; /* hung until aborted, or finished late (late_finish) */
     if (scsi_target_rw(cdb, &write, &lba, &blocks) && blocks) {
         bool read = !write;
         if (sge_len != blocks * d->block || len != sge_len || lba + blocks > d->blocks)
@@ -475,6 +490,14 @@ static void late_finish(void)
         uint64_t addr, lba;
         uint32_t len;
 
+        if (m.out[i].busy && (f[0] == 0x03 || f[0] == 0x04) && m.hold_op && f[0x20] == m.hold_op) {
+            /* A held pass-through: its data lands where its SGE says, now. */
+            read_sge(f, 0x30, &addr, &len);
+            memset(host(addr), 0x5a, len);
+            m.late_finished++;
+            finish(f, m.out[i].pa, 0x00);
+            continue;
+        }
         if (!m.out[i].busy || (f[0] != 0x01 && f[0] != 0x02))
             continue;
         read_sge(f, 0x28, &addr, &len);
@@ -525,7 +548,21 @@ static void take_frame(uint32_t lo, uint32_t hi)
     switch (f[0]) {
     case 0x01: case 0x02: do_ld_io(f, pa); break;
     case 0x03: case 0x04: do_scsi(f, pa); break;
-    case 0x05: finish(f, pa, do_dcmd(f)); break;
+    case 0x05:
+        if (m.hold_pd_info && rd32(f + 0x18) == 0x02020000 && (f[0x1c] | f[0x1d] << 8) == m.hold_pd_info) {
+            m.hold_pd_info = 0;
+            m.held_dcmd_pa = pa;
+            break;
+        }
+        finish(f, pa, do_dcmd(f));
+        if (m.held_dcmd_pa && rd32(f + 0x18) == 0x02020000) {
+            uint64_t held = m.held_dcmd_pa;
+
+            m.held_dcmd_pa = 0;
+            finish(host(held), held, do_dcmd(host(held)));
+            m.late_finished++;
+        }
+        break;
     case 0x06: do_abort(f, pa); break;
     default:
         violation("frame cmd 0x%02x", f[0]);
@@ -948,6 +985,104 @@ static void test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_b
     release(ctrl);
 }
 
+/* The driver's own commands have the same rule. A system drive's LOG
+ * SENSE (health, between workloads) that the firmware keeps past its 10 s
+ * and whose abort the firmware refuses finishes late, DMAing its data
+ * then. The SCSI layer frees its buffer as soon as the command returns
+ * BM_ETIMEDOUT, so the data must go to memory the controller keeps: had
+ * the frame named the SCSI layer's buffer, the late DMA would land in
+ * freed pages (on the host: unmapped, a crash). As Linux, whose
+ * scsi_execute() returns only once the error handler got the command
+ * back (scsi_eh_flush_done_q). Fails on 7bd1414 with a segmentation fault
+ * in late_finish(). */
+static void test_timed_out_health_command_keeps_the_memory_the_firmware_may_still_write(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    struct bm_health h;
+    struct bm_disk *pd;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    pd = list.disks[2];
+    m.hold_op = 0x4d; /* LOG SENSE */
+    m.abort_ignored = true;
+    assert_int_equal(pd->ops->health(pd, &h), BM_ETIMEDOUT);
+    assert_int_equal(m.aborts, 1);
+    late_finish();
+    assert_int_equal(m.late_finished, 1);
+    /* The late answer frees the frame: the firmware holds nothing. */
+    m.hold_op = 0;
+    assert_int_equal(pd->ops->poll(pd, 0, done, 4), 0);
+    assert_int_equal(m.noutstanding, 0);
+    release(ctrl);
+}
+
+/* A DCMD the firmware answers late, right after the next one: PD info
+ * for pd9 gets no answer within its 60 s (the abort is refused), pd12's
+ * is answered, then pd9's, into the memory its SGE names. Had both named
+ * the one DCMD buffer, pd12 would be set up from pd9's info (a SAS
+ * drive's queue depth instead of the SATA drive's 32). Each DCMD moves
+ * its data through pages of its own, and the unanswered one's are kept
+ * (Linux megasas_get_pd_info and the other DCMD callers skip
+ * megasas_return_cmd() for a DCMD_TIMEOUT and reset or kill the adapter
+ * before its buffer is used again). Fails on 7bd1414: pd12 gets queue
+ * depth 126. */
+static void test_late_dcmd_does_not_write_into_the_next_dcmd_data(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    struct pci_addr a = model_attach(0x0079, M_GEN2);
+    char err[160] = "";
+    void *ctrl = NULL;
+    struct bm_disk *pd12 = NULL;
+
+    (void)state;
+    m.hold_pd_info = 9;
+    m.abort_ignored = true;
+    if (megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)) != BM_OK)
+        fail_msg("probe failed: %s", err);
+    assert_int_equal(m.late_finished, 1);
+    for (unsigned i = 0; i < list.count; i++) {
+        assert_null(strstr(list.disks[i]->id, "p9"));   /* its info never came in time */
+        if (strstr(list.disks[i]->id, "p12"))
+            pd12 = list.disks[i];
+    }
+    assert_non_null(pd12);
+    assert_int_equal(pd12->max_qd, 32);
+    release(ctrl);
+}
+
+/* A firmware that takes MFI INIT (it goes OPERATIONAL with our reply
+ * queue) but never writes the INIT frame's status, ignores the reset
+ * request and cannot be adapter-reset: the probe fails, and the frames and
+ * reply queue the firmware was handed must stay allocated, as release
+ * keeps them (test_release_keeps_memory_a_firmware_that_will_not_stop_may_write;
+ * nvme_teardown): the firmware may write the INIT status and its reply
+ * queue producer at any time. Fails on 7bd1414, whose probe error path
+ * freed them whatever the stop said: the late writes then crash. */
+static void test_failed_init_keeps_memory_a_firmware_that_will_not_stop_may_write(void **state)
+{
+    struct bm_disk_list list = { .count = 0 };
+    struct pci_addr a = model_attach(0x0079, M_GEN2);
+    char err[160] = "";
+    void *ctrl = NULL;
+
+    (void)state;
+    m.init_silent = true;
+    m.reset_ignored = true;
+    m.diag_dead = true;
+    assert_int_equal(megasas_driver.probe(a, 0, &list, &ctrl, err, sizeof(err)), BM_ETIMEDOUT);
+    assert_non_null(strstr(err, "MFI INIT"));
+    assert_null(ctrl);
+    assert_int_equal(m.osp0 & M_STATE_MASK, M_STATE_OPERATIONAL);
+    /* The firmware gets to INIT at last, and to its reply queue. */
+    ((volatile uint8_t *)(uintptr_t)m.init_pa)[2] = 0x00;
+    *(volatile uint32_t *)(uintptr_t)m.prod_pa = 0;
+    assert_int_equal(list.count, 0);
+    plat_sim_detach(&dev);
+}
+
 /* The same for a write: had the engine got it back at the deadline, it
  * would have refilled the buffer for its next write, and the firmware's
  * late DMA would send those bytes to the block of the timed-out write. */
@@ -1182,6 +1317,9 @@ int main(void)
         cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
         cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),
+        cmocka_unit_test(test_timed_out_health_command_keeps_the_memory_the_firmware_may_still_write),
+        cmocka_unit_test(test_failed_init_keeps_memory_a_firmware_that_will_not_stop_may_write),
+        cmocka_unit_test(test_late_dcmd_does_not_write_into_the_next_dcmd_data),
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
