@@ -61,6 +61,17 @@ struct bm_health {
     struct bm_health_attr attrs[30];
 };
 
+/* The most member disks one logical drive's health step reads. */
+#define BM_MAX_MEMBERS 64
+
+/* A member disk of a RAID logical drive, as member_health() names it. */
+struct bm_member {
+    char name[16];            /* "pd4": the controller's name for it */
+    int32_t device_id;        /* the controller's physical disk id; -1 unknown */
+    char serial[48];          /* INQUIRY VPD 80h, "" when it gives none */
+    char note[128];           /* why it (or the member list) was not read */
+};
+
 /* Set every field of a health report to "unknown". */
 void bm_health_init(struct bm_health *h, const char *source);
 
@@ -79,6 +90,15 @@ struct bm_disk_ops {
     /* Optional: read the drive's health log. Called only with no I/O in
      * flight on the disk; blocks at most a few seconds (bounded waits). */
     int (*health)(struct bm_disk *d, struct bm_health *out);
+    /* Optional, for a RAID logical drive: the health of its index-th
+     * member disk, read through the controller's physical-disk
+     * pass-through (read-only commands). who names the member (and, on a
+     * failure, why). Index 0 reads the volume's member list afresh.
+     * BM_ENODEV: no member at index (the end of the list); another error
+     * with who->name "": the member list itself was not read (who->note
+     * says why); with who->name set: that member was not read. Same
+     * calling rules as health(). */
+    int (*member_health)(struct bm_disk *d, unsigned index, struct bm_member *who, struct bm_health *out);
     /* Optional: what the driver is doing to get commands back that are
      * late ("TARGET RESET for slot 3, 1200 ms so far"; after one ended
      * "last recovery: ABORT TASK, 12 ms (step 3 ms)"), "" when nothing

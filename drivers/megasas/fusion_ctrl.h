@@ -106,6 +106,10 @@ int fu_dcmd(struct fu_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox
 int fu_dcmd_read(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len, char *err,
                  size_t errlen);
 void fu_add_disk(void *ctx, bool logical, uint16_t target, uint32_t max_qd);
+/* megasas_transport.dcmd_read and .pd_exec of Fusion. */
+int fu_member_dcmd(struct megasas_ctrl *m, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
+                   const uint8_t **data, char *err, size_t errlen);
+int fu_pd_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len);
 /* The shared HBA glue's view of this transport. */
 extern const struct hba_host_ops fu_host_ops;
 

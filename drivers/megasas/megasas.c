@@ -16,6 +16,7 @@
 #include "../pci.h"
 #include "../pci_regs.h"
 #include "../scsi/scsi.h"
+#include "../scsi/scsi_health.h"
 #include "../../efi/time_units.h"
 
 #define MFI_MAX_TRANSFER_BYTES (1u << 20)
@@ -25,6 +26,9 @@
 #define MFI_STATE_WAIT_NS (180ull * 1000000000ull)
 /* The whole walk to READY, however often the status word moves. */
 #define MFI_READY_TOTAL_NS (900ull * 1000000000ull)
+/* The largest configuration read: the transports' 8 KiB scratch buffer
+ * (an array is 288 bytes, a logical drive 256: dozens of each). */
+#define MFI_CFG_MAX_BYTES 8192u
 
 /* ---- The PCI function ------------------------------------------------------------------------------ */
 
@@ -57,6 +61,142 @@ void megasas_add_disk(struct megasas_ctrl *m, const struct megasas_disk_kind *k,
     snprintf(tname, sizeof(tname), "%s%u", logical ? "ld" : "pd", target);
     snprintf(id, sizeof(id), "megasas%u%c%u", k->index, logical ? 'd' : 'p', target);
     (void)hba_disk_add(&m->h, disks, &s);
+}
+
+/* ---- Member disks of a logical drive --------------------------------------------------------------- */
+
+/* One stride of the configuration's arrays or logical drives: FreeBSD
+ * mfiutil (mfi_config_lookup_array, mfi_config_lookup_volume) steps by
+ * array_size / log_drv_size, the size of one entry. QEMU's
+ * megasas_dcmd_cfg_read puts the size of all of them there; a size that
+ * is exactly count entries of the structure is taken as that. */
+static size_t cfg_stride(uint16_t size, uint16_t count, size_t one)
+{
+    if (count > 1 && size == count * one)
+        return one;
+    return size;
+}
+
+int mfi_config_ld_members(const uint8_t *cfg, size_t len, uint8_t target, uint16_t *ids, unsigned max,
+                          unsigned *n)
+{
+    const struct mfi_config_hdr *h = (const struct mfi_config_hdr *)cfg;
+    const struct mfi_ld_config *ld = NULL;
+    size_t astride, lstride, arrays, off;
+
+    *n = 0;
+    if (len < sizeof(*h))
+        return BM_EINVAL;
+    len = MIN(len, (size_t)h->size);
+    astride = cfg_stride(h->array_size, h->array_count, sizeof(struct mfi_array));
+    lstride = cfg_stride(h->log_drv_size, h->log_drv_count, sizeof(struct mfi_ld_config));
+    if ((h->array_count && astride < sizeof(struct mfi_array)) ||
+        (h->log_drv_count && lstride < sizeof(struct mfi_ld_config)))
+        return BM_EINVAL;
+    arrays = sizeof(*h);
+    off = arrays + (size_t)h->array_count * astride;
+    for (unsigned i = 0; i < h->log_drv_count; i++, off += lstride) {
+        if (off + sizeof(*ld) > len)
+            return BM_EINVAL;
+        if (((const struct mfi_ld_config *)(cfg + off))->target_id == target) {
+            ld = (const struct mfi_ld_config *)(cfg + off);
+            break;
+        }
+    }
+    if (!ld)
+        return BM_ENODEV;
+    /* Spans name arrays by reference (mfiutil show_config walks
+     * ld->span[0 .. span_depth - 1].array_ref the same way). */
+    for (unsigned s = 0; s < MIN(ld->span_depth, (uint8_t)MFI_MAX_SPAN_DEPTH); s++) {
+        for (unsigned a = 0; a < h->array_count; a++) {
+            const struct mfi_array *ar = (const struct mfi_array *)(cfg + arrays + a * astride);
+
+            if (arrays + a * astride + sizeof(*ar) > len)
+                return BM_EINVAL;
+            if (ar->array_ref != ld->span[s].array_ref)
+                continue;
+            for (unsigned r = 0; r < MIN(ar->num_drives, (uint8_t)MFI_MAX_ROW_SIZE); r++)
+                if (ar->pd[r].device_id != MFI_PD_NONE && *n < max)
+                    ids[(*n)++] = ar->pd[r].device_id;
+            break;
+        }
+    }
+    return BM_OK;
+}
+
+/* Read the configuration and keep the logical drive's members in hd. */
+static int megasas_read_members(struct megasas_ctrl *m, struct hba_disk *hd, char *err, size_t errlen)
+{
+    const struct mfi_config_hdr *h;
+    const uint8_t *data;
+    uint32_t size;
+    int rc;
+
+    hd->nmembers = 0;
+    /* Its header first, for the whole size, then all of it (FreeBSD
+     * mfiutil mfi_config_read reads again when size is larger). */
+    rc = m->transport->dcmd_read(m, MFI_DCMD_CFG_READ, NULL, 0, sizeof(*h), &data, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    h = (const struct mfi_config_hdr *)data;
+    size = h->size;
+    if (size < sizeof(*h) || size > MFI_CFG_MAX_BYTES) {
+        snprintf(err, errlen, "configuration of %u bytes (not read)", size);
+        return BM_EIO;
+    }
+    rc = m->transport->dcmd_read(m, MFI_DCMD_CFG_READ, NULL, 0, size, &data, err, errlen);
+    if (rc != BM_OK)
+        return rc;
+    rc = mfi_config_ld_members(data, size, (uint8_t)hd->t.target, hd->members, BM_MAX_MEMBERS, &hd->nmembers);
+    if (rc == BM_ENODEV)
+        snprintf(err, errlen, "ld%u is not in the controller's configuration", hd->t.target);
+    else if (rc != BM_OK)
+        snprintf(err, errlen, "configuration data malformed");
+    return rc;
+}
+
+int megasas_member_health(struct bm_disk *d, unsigned index, struct bm_member *who, struct bm_health *out)
+{
+    struct hba_disk *hd = hba_disk_of(d);
+    struct megasas_ctrl *m = (struct megasas_ctrl *)(void *)((char *)hd->host - offsetof(struct megasas_ctrl, h));
+    struct hba_target t;
+    struct scsi_transport tr;
+    struct scsi_disk_info info;
+    uint16_t id;
+    int rc;
+
+    if (!hd->t.logical || !m->transport->dcmd_read || !m->transport->pd_exec)
+        return BM_ENODEV;
+    if (index == 0) {
+        rc = megasas_read_members(m, hd, who->note, sizeof(who->note));
+        if (rc != BM_OK) {
+            plat_diag(m->bdf, "%s: member list not read: %s", d->id, who->note);
+            return rc;
+        }
+    }
+    if (index >= hd->nmembers)
+        return BM_ENODEV;
+    id = hd->members[index];
+    snprintf(who->name, sizeof(who->name), "pd%u", id);
+    who->device_id = id;
+    if (id > 0xff) {
+        /* The MFI frame's target id is one byte (Linux struct
+         * megasas_pthru_frame target_id). */
+        snprintf(who->note, sizeof(who->note), "device id %u does not fit a pass-through frame", id);
+        return BM_ENOTSUP;
+    }
+    t = (struct hba_target){ .ctrl = hd->t.ctrl, .logical = false, .target = id };
+    tr = (struct scsi_transport){ m->transport->pd_exec, &t, who->name };
+    rc = scsi_identify_inquiry_only(&tr, &info, who->note, sizeof(who->note));
+    if (rc != BM_OK) {
+        plat_diag(m->bdf, "%s: member %s not identified: %s", d->id, who->name, who->note);
+        return rc;
+    }
+    bm_strlcpy(who->serial, info.serial, sizeof(who->serial));
+    rc = scsi_read_health(&tr, info.sat, out, who->note, sizeof(who->note));
+    if (rc != BM_OK)
+        plat_diag(m->bdf, "%s: member %s health not read: %s", d->id, who->name, who->note);
+    return rc;
 }
 
 /* ---- Firmware state ------------------------------------------------------------------------------ */

@@ -362,6 +362,83 @@ int fu_dcmd_read(void *ctx, uint32_t opcode, const uint8_t *mbox, size_t mbox_le
     return fu_dcmd(((struct fu_scan_ctx *)ctx)->c, opcode, mbox, mbox_len, len, false, err, errlen);
 }
 
+/* ---- Member health (megasas_member_health) ----------------------------------------------------- */
+
+int fu_member_dcmd(struct megasas_ctrl *m, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
+                   const uint8_t **data, char *err, size_t errlen)
+{
+    struct fu_ctrl *c = MEGASAS_CTRL_OF(m, struct fu_ctrl);
+
+    *data = c->scratch;
+    return fu_dcmd(c, opcode, mbox, mbox_len, len, false, err, errlen);
+}
+
+/* One CDB to a physical disk by device id: an MFI PD SCSI I/O frame sent
+ * through the MPI2 pass-through function, as Linux sends smartctl's
+ * frames on Fusion parts (megasas_mgmt_fw_ioctl -> megasas_issue_blocked_cmd
+ * -> megasas_issue_dcmd_fusion, build_mpt_mfi_pass_thru). Not the system
+ * PD I/O path: that one reaches only drives exposed to the host, and a
+ * RAID member is not. */
+int fu_pd_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
+{
+    struct hba_target *t = ctx;
+    struct fu_ctrl *c = t->ctrl;
+    union mfi_frame *f;
+    uint8_t *sense;
+    uint64_t sense_pa;
+    int slot, rc;
+    uint8_t st;
+
+    if (t->logical || t->target > 0xff || cmd->cdb_len > sizeof(f->pass.cdb)) {
+        snprintf(detail, detail_len, "not a PD pass-through command");
+        return BM_EINVAL;
+    }
+    slot = fu_internal_slot(c, cmd->timeout_ns);
+    if (slot < 0) {
+        snprintf(detail, detail_len, "no free SMID");
+        return slot;
+    }
+    sense = fu_sense(c, (uint32_t)slot);
+    sense_pa = plat_virt_to_phys(sense);
+    memset(sense, 0, FUSION_SENSE_BYTES);
+    f = &c->mfi[slot];
+    f->pass.hdr.cmd = MFI_CMD_PD_SCSI_IO;
+    f->pass.hdr.cmd_status = MFI_STAT_INVALID_STATUS;
+    f->pass.hdr.context = (uint32_t)slot;
+    f->pass.hdr.target_id = (uint8_t)t->target;
+    f->pass.hdr.cdb_len = cmd->cdb_len;
+    f->pass.hdr.sense_len = MFI_SENSE_BYTES;
+    f->pass.hdr.data_len = cmd->len;
+    f->pass.hdr.timeout = (uint16_t)MIN(cmd->timeout_ns / NS_PER_S, 0xffffull);
+    f->pass.sense_lo = (uint32_t)sense_pa;
+    f->pass.sense_hi = (uint32_t)(sense_pa >> 32);
+    memcpy(f->pass.cdb, cmd->cdb, cmd->cdb_len);
+    f->pass.hdr.flags = MFI_FRAME_SGL64 | (cmd->dir == SCSI_DIR_OUT  ? MFI_FRAME_DIR_WRITE
+                                           : cmd->dir == SCSI_DIR_IN ? MFI_FRAME_DIR_READ
+                                                                     : 0);
+    if (cmd->len) {
+        f->pass.hdr.sge_count = 1;
+        f->pass.sgl.sge64.addr = plat_virt_to_phys(cmd->buf);
+        f->pass.sgl.sge64.len = cmd->len;
+    }
+    fu_build_mfi_passthru(c, (uint32_t)slot);
+    rc = fu_exec_sync(c, (uint32_t)slot, FUSION_REQ_TYPE_SCSI_IO, 0, cmd->timeout_ns, "PD pass-through");
+    if (rc == BM_ETIMEDOUT)
+        fu_abort_dcmd(c, (uint32_t)slot);
+    if (rc != BM_OK) {
+        snprintf(detail, detail_len, "no reply descriptor for SMID %d", slot + 1);
+        return rc;
+    }
+    st = f->hdr.cmd_status;
+    if (st == MFI_STAT_OK || st == MFI_STAT_SCSI_DONE_WITH_ERROR) {
+        scsi_cmd_answer(cmd, st == MFI_STAT_OK ? SCSI_STATUS_GOOD : f->hdr.scsi_status,
+                        st == MFI_STAT_OK ? NULL : sense, MIN((uint32_t)MFI_SENSE_BYTES, FUSION_SENSE_BYTES), -1);
+        return BM_OK;
+    }
+    snprintf(detail, detail_len, "MFI status 0x%02x %s", st, fu_status_name(st));
+    return st == MFI_STAT_DEVICE_NOT_FOUND ? BM_ENODEV : BM_EIO;
+}
+
 /* ---- SCSI requests ------------------------------------------------------------------------------- */
 
 /* Fill a slot's request frame for one CDB to an LD or system PD on the
@@ -607,6 +684,7 @@ static const struct bm_disk_ops fu_disk_ops = {
     .submit = fu_submit,
     .poll = hba_disk_poll,
     .health = hba_disk_health,
+    .member_health = megasas_member_health,
     .recovery = hba_disk_recovery,
 };
 

@@ -407,4 +407,6 @@ const struct megasas_transport megasas_fusion_transport = {
     .probe = fu_probe,
     .stop = fu_stop,
     .free = fu_free,
+    .dcmd_read = fu_member_dcmd,
+    .pd_exec = fu_pd_exec,
 };

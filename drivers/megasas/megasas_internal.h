@@ -29,6 +29,15 @@ struct megasas_transport {
     /* Release, last step: free the transport's memory and its controller
      * structure (the disks and slots are gone already). */
     void (*free)(struct megasas_ctrl *m);
+    /* Member health (megasas_member_health): a DCMD reading len bytes,
+     * which *data then points at (the controller's scratch buffer). */
+    int (*dcmd_read)(struct megasas_ctrl *m, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
+                     const uint8_t **data, char *err, size_t errlen);
+    /* ... and one CDB to a physical disk by device id in an MFI PD SCSI
+     * I/O frame (ctx: a struct hba_target with logical false), as Linux
+     * megasas_mgmt_fw_ioctl passes smartctl's -d megaraid,N frames to
+     * the firmware on both transports. */
+    scsi_exec_fn pd_exec;
 };
 
 /* Part of every transport's controller structure: what any MegaRAID
@@ -178,6 +187,19 @@ struct megasas_disk_kind {
  * logged and skipped. */
 void megasas_add_disk(struct megasas_ctrl *m, const struct megasas_disk_kind *k, struct bm_disk_list *disks,
                       bool logical, uint16_t target, uint32_t max_qd);
+
+/* The member disks of logical drive target in a MFI_DCMD_CFG_READ reply
+ * (cfg, len bytes): the device ids of the drives of each array its spans
+ * name, in span and row order, empty slots (MFI_PD_NONE) left out; at
+ * most max into ids, the count in *n. BM_ENODEV: no such logical drive;
+ * BM_EINVAL: a malformed reply. */
+int mfi_config_ld_members(const uint8_t *cfg, size_t len, uint8_t target, uint16_t *ids, unsigned max,
+                          unsigned *n);
+/* bm_disk_ops.member_health of both transports: a logical drive's member
+ * disks, from the configuration (MFI_DCMD_CFG_READ, read again at index
+ * 0), each read through the PD pass-through (INQUIRY, then LOG SENSE or
+ * SAT SMART: scsi_read_health). A system drive has none (BM_ENODEV). */
+int megasas_member_health(struct bm_disk *d, unsigned index, struct bm_member *who, struct bm_health *out);
 
 /* Logical drives that are not offline, in target order. */
 void mfi_scan_lds(const struct mfi_scan_ops *ops);

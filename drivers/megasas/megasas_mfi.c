@@ -321,6 +321,24 @@ static int mfi_scsi_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t d
     return st == MFI_STAT_DEVICE_NOT_FOUND ? BM_ENODEV : BM_EIO;
 }
 
+/* ---- Member health (megasas_member_health) ----------------------------------------------------- */
+
+int mfi_member_dcmd(struct megasas_ctrl *m, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
+                    const uint8_t **data, char *err, size_t errlen)
+{
+    struct mfi_ctrl *c = MEGASAS_CTRL_OF(m, struct mfi_ctrl);
+
+    *data = c->scratch;
+    return mfi_dcmd_read(c, opcode, mbox, mbox_len, len, err, errlen);
+}
+
+/* A PD pass-through frame is what mfi_scsi_exec sends for a target that
+ * is not logical: the member's device id in the frame's target id. */
+int mfi_pd_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len)
+{
+    return mfi_scsi_exec(ctx, cmd, detail, detail_len);
+}
+
 /* ---- Disk operations --------------------------------------------------------------------------- */
 
 /* Queue one LD READ/WRITE or pass-through READ/WRITE frame. */
@@ -432,6 +450,7 @@ static const struct bm_disk_ops mfi_disk_ops = {
     .submit = mfi_submit,
     .poll = hba_disk_poll,
     .health = hba_disk_health,
+    .member_health = megasas_member_health,
     .recovery = hba_disk_recovery,
 };
 

@@ -314,4 +314,6 @@ const struct megasas_transport megasas_mfi_transport = {
     .probe = mfi_probe,
     .stop = mfi_stop,
     .free = mfi_free,
+    .dcmd_read = mfi_member_dcmd,
+    .pd_exec = mfi_pd_exec,
 };

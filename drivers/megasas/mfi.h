@@ -59,6 +59,10 @@
 #define  MFI_PD_QUERY_EXPOSED_TO_HOST 5 /* mbox byte 0: system (JBOD) drives only */
 #define MFI_DCMD_PD_GET_INFO 0x02020000u /* mbox bytes 0..1: device id */
 #define MFI_DCMD_LD_GET_LIST 0x03010000u
+/* The RAID configuration (struct mfi_config_data): arrays, then logical
+ * drives, then spares (FreeBSD MFI_DCMD_CFG_READ, mfiutil
+ * mfi_config_read). */
+#define MFI_DCMD_CFG_READ 0x04010000u
 /* JBOD sequence map (Linux MR_DCMD_SYSTEM_PD_MAP_GET_INFO): per PD device
  * id the device handle and configuration sequence number for fast-path
  * system drive I/O (struct mfi_jbod_map). */
@@ -219,6 +223,56 @@ struct mfi_pd_list {
     uint32_t size;          /* 0x00: bytes of this structure filled */
     uint32_t count;         /* 0x04 */
     struct mfi_pd_address addr[MFI_MAX_PD]; /* 0x08, 24 bytes each */
+} __attribute__((packed));
+
+/* MFI_DCMD_CFG_READ reply (FreeBSD mfireg.h struct mfi_config_data):
+ * this header, array_count arrays of array_size bytes each, then
+ * log_drv_count logical drive configurations of log_drv_size bytes each,
+ * then the spares. size: the bytes of the whole reply. */
+struct mfi_config_hdr {
+    uint32_t size;          /* 0x00 */
+    uint16_t array_count;   /* 0x04 */
+    uint16_t array_size;    /* 0x06: bytes of one array */
+    uint16_t log_drv_count; /* 0x08 */
+    uint16_t log_drv_size;  /* 0x0a: bytes of one logical drive configuration */
+    uint16_t spares_count;  /* 0x0c */
+    uint16_t spares_size;   /* 0x0e */
+    uint8_t reserved[16];
+} __attribute__((packed));
+
+/* One array: the drives one span of a logical drive is striped over. */
+#define MFI_MAX_ROW_SIZE 32
+#define MFI_PD_NONE 0xffffu  /* an unused drive slot of an array */
+struct mfi_array {
+    uint64_t size;          /* 0x00 */
+    uint8_t num_drives;     /* 0x08 */
+    uint8_t reserved;
+    uint16_t array_ref;     /* 0x0a */
+    uint8_t pad[20];
+    struct {
+        uint16_t device_id; /* +0: union mfi_pd_ref */
+        uint16_t seq_num;
+        uint16_t fw_state;  /* +4: MFI_PD_STATE_* */
+        uint8_t encl_pd, encl_slot;
+    } __attribute__((packed)) pd[MFI_MAX_ROW_SIZE]; /* 0x20, 8 bytes each */
+} __attribute__((packed));
+
+/* One logical drive's configuration: properties (target id first),
+ * parameters (span depth), and the spans, each naming its array. */
+#define MFI_MAX_SPAN_DEPTH 8
+struct mfi_ld_config {
+    uint8_t target_id;      /* 0x00: properties.ld.v.target_id */
+    uint8_t props_rest[31];
+    uint8_t primary_raid_level, raid_level_qualifier, secondary_raid_level, stripe_size; /* 0x20 */
+    uint8_t num_drives;     /* 0x24 */
+    uint8_t span_depth;     /* 0x25 */
+    uint8_t state;          /* 0x26 */
+    uint8_t params_rest[25];
+    struct {
+        uint64_t start_block, num_blocks;
+        uint16_t array_ref; /* +0x10 */
+        uint8_t reserved[6];
+    } __attribute__((packed)) span[MFI_MAX_SPAN_DEPTH]; /* 0x40, 24 bytes each */
 } __attribute__((packed));
 
 /* MFI_DCMD_PD_GET_INFO reply (512 bytes); the fields we read. */

@@ -81,6 +81,10 @@ void mfi_post(struct mfi_ctrl *c, uint32_t slot);
 /* One DCMD reading len bytes into c->scratch, waited for. */
 int mfi_dcmd_read(struct mfi_ctrl *c, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
                   char *err, size_t errlen);
+/* megasas_transport.dcmd_read and .pd_exec of MFI. */
+int mfi_member_dcmd(struct megasas_ctrl *m, uint32_t opcode, const uint8_t *mbox, size_t mbox_len, uint32_t len,
+                    const uint8_t **data, char *err, size_t errlen);
+int mfi_pd_exec(void *ctx, struct scsi_cmd *cmd, char *detail, size_t detail_len);
 /* Find the controller's logical and system drives and add them to disks. */
 void mfi_scan(struct mfi_ctrl *c, struct bm_disk_list *disks);
 /* The shared HBA glue's view of this transport. */

@@ -111,6 +111,10 @@ struct hba_disk {
     scsi_exec_fn exec;        /* the spec's: health commands after the probe */
     char scsi_name[48];       /* the drive in the SCSI layer's messages */
     bool sat;                 /* an ATA disk behind the HBA's SATL (scsi_disk_info.sat) */
+    /* A logical drive: its member disks' device ids as the controller's
+     * configuration last listed them (member_health, index 0). */
+    uint16_t members[BM_MAX_MEMBERS];
+    unsigned nmembers;
 };
 
 struct hba_host {
@@ -182,8 +186,9 @@ uint32_t hba_host_wait_idle(struct hba_host *h, uint64_t timeout_ns, bool (*gone
 
 /* bm_disk_ops.health for every HBA disk: LOG SENSE, or ATA SMART through
  * SAT for a SATA disk (scsi_read_health), with the transport's internal
- * command path. BM_ENOTSUP for a RAID logical drive (its members' health
- * is the controller's) and for a drive with neither. */
+ * command path. BM_ENOTSUP for a RAID logical drive (it has no health log
+ * of its own: its members are read by the transport's member_health,
+ * megasas_member_health) and for a drive with neither. */
 int hba_disk_health(struct bm_disk *d, struct bm_health *out);
 /* Advance the recovery of timed-out commands by one step (see struct
  * hba_recovery); never waits. Called by hba_disk_poll with the queue lock

@@ -709,8 +709,10 @@ static int scsi_read_capacity(const struct scsi_transport *t, uint8_t *buf, stru
     return BM_OK;
 }
 
-/* INQUIRY, readiness, capacity and serial of one LUN. */
-int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, char *err, size_t errlen)
+/* INQUIRY and serial of one LUN, and (full) its readiness, capacity,
+ * block limits and identifiers. */
+static int scsi_identify_lun(const struct scsi_transport *t, struct scsi_disk_info *info, bool full, char *err,
+                             size_t errlen)
 {
     uint8_t *buf, pages[252];
     size_t npages = 0;
@@ -729,7 +731,7 @@ int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, c
     n = scsi_inquiry_raw(t, false, 0, buf, 96, detail, sizeof(detail));
     if (n == BM_ENODEV) {
         rc = BM_ENODEV;
-        snprintf(err, errlen, "no device");
+        snprintf(err, errlen, "no device: %s", detail);
         goto out;
     }
     if (n < 0) {
@@ -747,6 +749,8 @@ int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, c
         snprintf(err, errlen, "not a disk (qualifier %u, type 0x%02x)", info->inq.qualifier, info->inq.type);
         goto out;
     }
+    if (!full)
+        goto vpd;
     rc = scsi_test_unit_ready(t, SCSI_TUR_TIMEOUT_NS, detail, sizeof(detail));
     if (rc != BM_OK) {
         snprintf(err, errlen, "not ready: %s", detail);
@@ -762,6 +766,7 @@ int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, c
         rc = BM_ENOTSUP;
         goto out;
     }
+vpd:
     /* VPD pages: ask page 00h first so a target is only sent the pages it
      * lists (Linux scsi_get_vpd_page). The unit serial number (80h) is
      * what write= names a disk by; some targets implement it without
@@ -776,12 +781,12 @@ int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, c
         if (n > 0)
             scsi_parse_unit_serial(buf, (size_t)n, info->serial, sizeof(info->serial));
     }
-    if (scsi_vpd_lists_page(pages, npages, SCSI_VPD_BLOCK_LIMITS)) {
+    if (full && scsi_vpd_lists_page(pages, npages, SCSI_VPD_BLOCK_LIMITS)) {
         n = scsi_inquiry_raw(t, true, SCSI_VPD_BLOCK_LIMITS, buf, 64, detail, sizeof(detail));
         if (n > 0)
             scsi_parse_block_limits(buf, (size_t)n, &info->bl);
     }
-    if (scsi_vpd_lists_page(pages, npages, SCSI_VPD_DEVICE_ID)) {
+    if (full && scsi_vpd_lists_page(pages, npages, SCSI_VPD_DEVICE_ID)) {
         n = scsi_inquiry_raw(t, true, SCSI_VPD_DEVICE_ID, buf, 252, detail, sizeof(detail));
         if (n > 0)
             scsi_parse_device_id(buf, (size_t)n, info->wwn, sizeof(info->wwn));
@@ -794,6 +799,17 @@ int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, c
 out:
     plat_free_pages(buf, SCSI_ID_BUF_BYTES);
     return rc;
+}
+
+int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, char *err, size_t errlen)
+{
+    return scsi_identify_lun(t, info, true, err, errlen);
+}
+
+int scsi_identify_inquiry_only(const struct scsi_transport *t, struct scsi_disk_info *info, char *err,
+                              size_t errlen)
+{
+    return scsi_identify_lun(t, info, false, err, errlen);
 }
 
 /* The target's LUNs, or LUN 0 alone when it cannot say. */

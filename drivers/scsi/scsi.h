@@ -191,6 +191,12 @@ int scsi_test_unit_ready(const struct scsi_transport *t, uint64_t timeout_ns, ch
  * BM_ENODEV when nothing (or no disk) answers at this LUN; err says why
  * any other failure happened. */
 int scsi_identify(const struct scsi_transport *t, struct scsi_disk_info *info, char *err, size_t errlen);
+/* Identify a LUN with INQUIRY alone: standard data (a disk, or
+ * BM_ENODEV), the VPD 80h serial and whether a SATL stands in front of
+ * it (info->sat); no TEST UNIT READY, no capacity. For a disk that is
+ * only asked for its health (a RAID member behind its controller). */
+int scsi_identify_inquiry_only(const struct scsi_transport *t, struct scsi_disk_info *info, char *err,
+                              size_t errlen);
 /* REPORT LUNS; on ILLEGAL REQUEST (older targets) reports LUN 0 alone. */
 int scsi_report_luns(const struct scsi_transport *t, uint32_t *luns, int max);
 /* Copy identification into a disk: model "VENDOR PRODUCT", serial,

@@ -135,6 +135,29 @@ def test_megasas_finds_logical_drives_on_both_generations():
     assert gen2[1]["lba_bytes"] == 4096 and gen2[1]["blocks"] == (1 << 30) // 4096, gen2[1]
 
 
+def test_megasas_logical_drive_members_are_asked_for_their_health():
+    """A logical drive's members come from the controller's configuration
+    and are asked through PD pass-through frames, before and after the run.
+    QEMU makes each scsi-hd one logical drive over itself, with device id
+    (SCSI id << 8) | LUN: the member of SCSI id 0 answers INQUIRY (its
+    serial reaches the note) but, like every scsi-hd, has no LOG SENSE; the
+    others' device ids do not fit the frame's one-byte target id. Either
+    way one note per step names the member, and no health record is
+    made up."""
+    run = ended(megasas_run())
+    for serial, scsi_id in (("MEGA0", 0), ("MEGA1", 1), ("MEGA2", 2), ("MEGA3", 0)):
+        d = disk_by_serial(run, serial)
+        notes = [n["message"] for n in run.of_type("note") if n["where"] == d["id"] and "member" in n["message"]]
+        pd = "member pd%d (device id %d" % (scsi_id << 8, scsi_id << 8)
+        assert len(notes) == 2 and all(n.startswith(pd) for n in notes), (serial, notes)
+        assert any("before the run" in n for n in notes) and any("after the run" in n for n in notes), notes
+        if scsi_id == 0:
+            assert all("serial " + serial in n and "LOG SENSE" in n for n in notes), notes
+        else:
+            assert all("does not fit" in n for n in notes), notes
+        assert not [h for h in run.of_type("health") if h["disk"] == d["id"]], run.of_type("health")
+
+
 def test_megasas_every_disk_gets_the_quick_tests():
     run = ended(megasas_run())
     for s in ("MEGA0", "MEGA1", "MEGA2", "MEGA3"):

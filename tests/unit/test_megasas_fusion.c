@@ -221,6 +221,12 @@ struct model {
     uint8_t busy_status;
     /* The log pages the system drives keep (NULL: no LOG SENSE). */
     const struct scsi_target_log *pd_log;
+    /* MFI PD SCSI I/O frames through the pass-through function (smartctl
+     * -d megaraid,N as Linux megasas_mgmt_fw_ioctl sends them): what the
+     * array member pd10 answers, the frames it took, and those refused
+     * for a device id not in the PD list (pd11, which ld0's array names). */
+    const struct scsi_target_log *member_log;
+    unsigned member_cmds, pd_not_found, cfg_reads;
     /* Release: the reset request (doorbell 7) ignored, and the host
      * diagnostic register (MPI2 WriteSequence 0x04, HostDiagnostic 0x08;
      * Linux megasas_adp_reset_fusion) that the adapter reset uses. */
@@ -363,6 +369,40 @@ static void do_ioc_init(uint64_t desc)
 }
 
 /* A DCMD in an MFI frame. */
+/* An MFI PD SCSI I/O frame (cmd 04h) through the pass-through function:
+ * the array member pd10 answers as the SAS disk it is; only the
+ * read-only health commands (INQUIRY, LOG SENSE) may reach it; a device
+ * id the PD list does not have is refused (DEVICE NOT FOUND). */
+static uint8_t do_mfi_pd(uint8_t *f)
+{
+    uint32_t len = *(uint32_t *)(f + 0x14);
+    const uint8_t *cdb = f + 0x20;
+    uint8_t *sense = host(*(uint32_t *)(f + 0x18) | (uint64_t) * (uint32_t *)(f + 0x1c) << 32);
+    struct scsi_target t;
+    struct scsi_target_reply sr;
+
+    if (f[4] != 10) {
+        m.pd_not_found++;
+        return 0x0c;
+    }
+    m.member_cmds++;
+    if (cdb[0] != 0x12 && cdb[0] != 0x4d)
+        violation("RAID member pd10 sent opcode 0x%02x", cdb[0]);
+    if (len && (!(*(uint16_t *)(f + 0x10) & 0x0002) || !(*(uint16_t *)(f + 0x10) & 0x0010) ||
+                *(uint32_t *)(f + 0x38) != len || f[7] != 1))
+        violation("member frame SGE: flags 0x%04x, %u SGEs, length %u for %u bytes", *(uint16_t *)(f + 0x10), f[7],
+                  *(uint32_t *)(f + 0x38), len);
+    t = (struct scsi_target){ .vendor = "SEAGATE", .product = "ST4000NM0023", .revision = "GS0F",
+                              .serial = "SN-PD10", .blocks = 1u << 20, .block_bytes = 512, .log = m.member_log };
+    scsi_target_exec(&t, cdb, len ? host(*(uint64_t *)(f + 0x30)) : NULL, len, &sr); /* SGE at 0x30 */
+    if (sr.status != SCSI_TARGET_GOOD) {
+        memcpy(sense, sr.sense, sr.sense_len);
+        f[3] = sr.status;
+        return 0x2d;
+    }
+    return 0x00;
+}
+
 static uint8_t do_dcmd(uint8_t *f)
 {
     uint32_t opcode = *(uint32_t *)(f + 0x18), len = *(uint32_t *)(f + 0x14);
@@ -419,6 +459,26 @@ static uint8_t do_dcmd(uint8_t *f)
         m.dcmd_pd_info++;
         *(uint16_t *)buf = id;
         *(uint16_t *)(buf + 0xb8) = id == 9 ? 0x40 : 0x18;
+        return 0;
+    }
+    case 0x04010000: { /* configuration: array 1 {pd10} for ld3, array 2 {pd11} for ld0 */
+        static uint8_t cfg[32 + 2 * 288 + 2 * 256];
+        uint8_t *ar = cfg + 32, *ld = cfg + 32 + 2 * 288;
+
+        memset(cfg, 0, sizeof(cfg));
+        *(uint32_t *)cfg = sizeof(cfg);
+        *(uint16_t *)(cfg + 4) = 2, *(uint16_t *)(cfg + 6) = 288;
+        *(uint16_t *)(cfg + 8) = 2, *(uint16_t *)(cfg + 10) = 256;
+        for (unsigned a = 0; a < 2; a++) {
+            for (unsigned r = 0; r < 32; r++)
+                *(uint16_t *)(ar + a * 288 + 32 + r * 8) = 0xffff;
+            ar[a * 288 + 8] = 1, *(uint16_t *)(ar + a * 288 + 10) = (uint16_t)(a + 1);
+            *(uint16_t *)(ar + a * 288 + 32) = (uint16_t)(10 + a), *(uint16_t *)(ar + a * 288 + 36) = 0x18;
+        }
+        ld[0] = 3, ld[0x25] = 1, *(uint16_t *)(ld + 0x40 + 0x10) = 1;
+        ld[256] = 0, ld[256 + 0x25] = 1, *(uint16_t *)(ld + 256 + 0x40 + 0x10) = 2;
+        m.cfg_reads++;
+        memcpy(buf, cfg, len < sizeof(cfg) ? len : sizeof(cfg));
         return 0;
     }
     case 0x01101000: /* cache flush */
@@ -682,7 +742,10 @@ static void doorbell(uint64_t desc)
             plat_sim_advance_ns(61ull * 1000000000ull);
             break;
         }
-        ((uint8_t *)host(chain->addr))[2] = do_dcmd(host(chain->addr));
+        if (((uint8_t *)host(chain->addr))[0] == 0x04)
+            ((uint8_t *)host(chain->addr))[2] = do_mfi_pd(host(chain->addr));
+        else
+            ((uint8_t *)host(chain->addr))[2] = do_dcmd(host(chain->addr));
         complete(smid);
         break;
     }
@@ -1549,8 +1612,9 @@ static void test_jbod_io_takes_the_fast_path_with_the_sequence_map(void **state)
 }
 
 /* Health: a system (JBOD) drive answers LOG SENSE through a SCSI
- * pass-through frame; a logical drive is not asked (its members' health is
- * the firmware's), and a drive without LOG SENSE has no health log. */
+ * pass-through frame; a logical drive itself is not asked (it has no
+ * health log: its members are, test_member_health_of_logical_drive_through_mfi_pd_frames),
+ * and a drive without LOG SENSE has no health log. */
 static void test_health_of_system_drive_not_logical_drive(void **state)
 {
     struct scsi_target_log log = { .temperature = 44, .ie = true };
@@ -1576,6 +1640,60 @@ static void test_health_of_system_drive_not_logical_drive(void **state)
         assert_int_equal(h.temperature_c, 44);
         assert_int_equal(h.smart_passed, 1);
         m.pd_log = NULL;
+    }
+    assert_model_clean();
+    check_release(ctrl);
+}
+
+/* A logical drive's member disk through an MFI PD SCSI I/O frame inside
+ * the MPI2 pass-through (not the system PD I/O path, which reaches only
+ * drives exposed to the host): ld3's member pd10 answers LOG SENSE and is
+ * named with its serial; ld0's member pd11 is not in the PD list and its
+ * frame is refused, which names it and ends nothing else. Fails before
+ * member health existed. */
+static void test_member_health_of_logical_drive_through_mfi_pd_frames(void **state)
+{
+    struct scsi_target_log log = { .temperature = 41, .ie = true };
+    struct bm_disk_list list;
+    struct bm_member who;
+    struct bm_health h;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x005d, M_INVADER, &list);
+    {
+        struct bm_disk *ld0 = list.disks[0], *ld3 = list.disks[1], *pd9 = list.disks[2];
+        unsigned pd_before = m.pd_requests, ld_before = m.ld_requests;
+
+        assert_string_equal(ld0->id, "megasas0d0");
+        assert_string_equal(ld3->id, "megasas0d3");
+        m.member_log = &log;
+        memset(&who, 0, sizeof(who));
+        bm_health_init(&h, "");
+        assert_int_equal(ld3->ops->member_health(ld3, 0, &who, &h), BM_OK);
+        assert_string_equal(who.name, "pd10");
+        assert_int_equal(who.device_id, 10);
+        assert_string_equal(who.serial, "SN-PD10");
+        assert_string_equal(h.source, "scsi_log");
+        assert_int_equal(h.temperature_c, 41);
+        assert_int_equal(h.smart_passed, 1);
+        memset(&who, 0, sizeof(who));
+        assert_int_equal(ld3->ops->member_health(ld3, 1, &who, &h), BM_ENODEV);
+
+        memset(&who, 0, sizeof(who));
+        assert_int_not_equal(ld0->ops->member_health(ld0, 0, &who, &h), BM_OK);
+        assert_string_equal(who.name, "pd11");
+        assert_non_null(strstr(who.note, "device not found"));
+        assert_int_equal(m.pd_not_found, 1);
+
+        memset(&who, 0, sizeof(who));
+        assert_int_equal(pd9->ops->member_health(pd9, 0, &who, &h), BM_ENODEV);
+        /* Only MFI frames: no SCSI I/O request went to a PD or an LD. */
+        assert_int_equal(m.pd_requests, pd_before);
+        assert_int_equal(m.ld_requests, ld_before);
+        assert_true(m.member_cmds > 0);
+        assert_true(m.cfg_reads >= 2);
+        m.member_log = NULL;
     }
     assert_model_clean();
     check_release(ctrl);
@@ -1851,6 +1969,7 @@ int main(void)
         cmocka_unit_test(test_transfer_capped_by_sge_count_and_strips),
         cmocka_unit_test(test_jbod_io_takes_the_fast_path_with_the_sequence_map),
         cmocka_unit_test(test_health_of_system_drive_not_logical_drive),
+        cmocka_unit_test(test_member_health_of_logical_drive_through_mfi_pd_frames),
         cmocka_unit_test(test_jbod_io_stays_on_the_firmware_path_without_the_map),
         cmocka_unit_test(test_stale_jbod_sequence_number_is_retried_on_the_firmware_path),
         cmocka_unit_test(test_hung_jbod_read_gets_abort_task_then_target_reset),

@@ -33,6 +33,8 @@
 #include "platform_sim.h"
 #include "scsi_target.h"
 #include "drivers/megasas/megasas.h"
+#include "drivers/megasas/megasas_internal.h"
+#include "drivers/megasas/mfi.h"
 #include "drivers/registry.h"
 
 /* ---- Spec values, spelled out here ----------------------------------------------- */
@@ -65,6 +67,14 @@ static const struct m_disk m_disks[] = {
     { false, 9, 512, 1u << 20, 2 },
     { false, 12, 512, 1u << 20, 3 },
 };
+
+/* RAID members, in the firmware's PD list but not exposed to the host:
+ * reached only by PD pass-through frames. ld0 spans array 7 (pd3, a SAS
+ * disk; pd5, a SATA disk behind the SATL), ld1 array 8 (pd30, a device id
+ * the PD list does not have: its frames are refused). */
+#define M_MEMBER_SAS 3
+#define M_MEMBER_SATA 5
+#define M_MEMBER_GONE 30
 
 struct m_frame {
     uint64_t pa;
@@ -133,6 +143,12 @@ struct model {
     unsigned busy_left, busy_answers;
     uint8_t busy_status;
     unsigned reads, writes, ld_io, pd_io, posts, skinny_sgl_rejects;
+    /* What the members answer (NULL: no LOG SENSE / SMART disabled), the
+     * commands they got, and those refused for a device id not in the PD
+     * list. */
+    const struct scsi_target_log *member_log;
+    const uint8_t *member_smart;
+    unsigned member_cmds, pd_not_found, cfg_reads;
     uint32_t biggest_transfer;
 };
 
@@ -318,6 +334,29 @@ static uint8_t do_dcmd(uint8_t *f)
         *(uint16_t *)(buf + 0xbc) = (uint16_t)((d ? d->intf : 0) << 12);
         return 0;
     }
+    case 0x04010000: { /* configuration (FreeBSD mfi_config_data): 2 arrays, 2 LDs */
+        static uint8_t cfg[32 + 2 * 288 + 2 * 256];
+        uint8_t *ar = cfg + 32, *ld = cfg + 32 + 2 * 288;
+
+        memset(cfg, 0, sizeof(cfg));
+        *(uint32_t *)cfg = sizeof(cfg);
+        *(uint16_t *)(cfg + 4) = 2, *(uint16_t *)(cfg + 6) = 288;
+        *(uint16_t *)(cfg + 8) = 2, *(uint16_t *)(cfg + 10) = 256;
+        for (unsigned a = 0; a < 2; a++)
+            for (unsigned r = 0; r < 32; r++)
+                *(uint16_t *)(ar + a * 288 + 32 + r * 8) = 0xffff;
+        ar[8] = 2, *(uint16_t *)(ar + 10) = 7;
+        *(uint16_t *)(ar + 32) = M_MEMBER_SAS, *(uint16_t *)(ar + 36) = 0x18;
+        *(uint16_t *)(ar + 40) = M_MEMBER_SATA, *(uint16_t *)(ar + 44) = 0x18;
+        ar[288 + 8] = 1, *(uint16_t *)(ar + 288 + 10) = 8;
+        *(uint16_t *)(ar + 288 + 32) = M_MEMBER_GONE, *(uint16_t *)(ar + 288 + 36) = 0x18;
+        /* Listed in the order the LD list has them: ld1 first. */
+        ld[0] = 1, ld[0x25] = 1, *(uint16_t *)(ld + 0x40 + 0x10) = 8;
+        ld[256] = 0, ld[256 + 0x25] = 1, *(uint16_t *)(ld + 256 + 0x40 + 0x10) = 7;
+        m.cfg_reads++;
+        memcpy(buf, cfg, len < sizeof(cfg) ? len : sizeof(cfg));
+        return 0;
+    }
     case 0x01101000:
         return 0;
     default:
@@ -399,6 +438,51 @@ static void do_ld_io(uint8_t *f, uint64_t pa)
     finish(f, pa, 0x00);
 }
 
+/* A pass-through frame the target answered: GOOD, or its status and
+ * sense (MFI_STAT_SCSI_DONE_WITH_ERROR). */
+static void finish_scsi(uint8_t *f, uint64_t pa, const struct scsi_target_reply *sr, uint8_t *sense)
+{
+    if (sr->status != SCSI_TARGET_GOOD) {
+        memset(sense, 0, SCSI_TARGET_SENSE_BYTES);
+        memcpy(sense, sr->sense, sr->sense_len);
+        f[3] = sr->status;
+        finish(f, pa, 0x2d);
+        return;
+    }
+    finish(f, pa, 0x00);
+}
+
+/* A PD pass-through frame to a RAID member: it answers as the disk it
+ * is; anything but INQUIRY, LOG SENSE and ATA PASS-THROUGH(16) SMART
+ * READ DATA / THRESHOLDS (the read-only health commands) is a violation:
+ * a host must not go around the RAID layer. */
+static void do_member(uint8_t *f, uint64_t pa)
+{
+    const uint8_t *cdb = f + 0x20;
+    uint32_t len = rd32(f + 0x14), sge_len = 0;
+    uint64_t addr = 0;
+    uint8_t *sense = host(rd32(f + 0x18) | (uint64_t)rd32(f + 0x1c) << 32);
+    bool sata = f[4] == M_MEMBER_SATA;
+    char serial[16];
+    struct scsi_target t;
+    struct scsi_target_reply sr;
+
+    m.member_cmds++;
+    if (!(cdb[0] == 0x12 || cdb[0] == 0x4d || (cdb[0] == 0x85 && cdb[14] == 0xb0 && (cdb[4] == 0xd0 || cdb[4] == 0xd1))))
+        violation("RAID member pd%u sent opcode 0x%02x", f[4], cdb[0]);
+    if (f[7])
+        read_sge(f, 0x30, &addr, &sge_len);
+    if (len && (sge_len != len || !(f[0x10] & 0x10)))
+        violation("member pd%u: data_len %u, SGE %u, flags 0x%02x", f[4], len, sge_len, f[0x10]);
+    snprintf(serial, sizeof(serial), "SN-PD%u", f[4]);
+    t = (struct scsi_target){ .vendor = sata ? "ATA" : "SEAGATE", .product = sata ? "ST2000NM0055" : "ST4000NM0023",
+                              .revision = "SN04", .serial = serial, .blocks = 1u << 20, .block_bytes = 512,
+                              .sat = sata, .smart_data = sata ? m.member_smart : NULL,
+                              .log = sata ? NULL : m.member_log };
+    scsi_target_exec(&t, cdb, host(addr), len, &sr);
+    finish_scsi(f, pa, &sr, sense);
+}
+
 static void do_scsi(uint8_t *f, uint64_t pa)
 {
     bool logical = f[0] == 0x03;
@@ -416,7 +500,13 @@ static void do_scsi(uint8_t *f, uint64_t pa)
 
     if (!logical)
         m.pd_io++;
+    if (!logical && (f[4] == M_MEMBER_SAS || f[4] == M_MEMBER_SATA)) {
+        do_member(f, pa);
+        return;
+    }
     if (!d) {
+        if (!logical)
+            m.pd_not_found++;
         finish(f, pa, 0x0c);
         return;
     }
@@ -447,14 +537,7 @@ static void do_scsi(uint8_t *f, uint64_t pa)
     }
     t = disk_target(d, serial, sizeof(serial));
     scsi_target_exec(&t, cdb, buf, len, &sr);
-    if (sr.status != SCSI_TARGET_GOOD) {
-        memset(sense, 0, SCSI_TARGET_SENSE_BYTES);
-        memcpy(sense, sr.sense, sr.sense_len);
-        f[3] = sr.status;
-        finish(f, pa, 0x2d);
-        return;
-    }
-    finish(f, pa, 0x00);
+    finish_scsi(f, pa, &sr, sense);
 }
 
 /* MFI_CMD_ABORT: give back the named frame (status "aborted": the SCSI
@@ -1303,6 +1386,122 @@ static void test_busy_and_task_set_full_pass_through_reads_are_retried(void **st
     release(ctrl);
 }
 
+/* One ATA SMART attribute in a READ DATA block (id, flags, value, worst, raw). */
+static void put_attr(uint8_t *data, unsigned i, uint8_t id, uint8_t value, uint64_t raw)
+{
+    uint8_t *a = data + 2 + 12 * i;
+
+    a[0] = id, a[3] = value, a[4] = value;
+    for (int b = 0; b < 6; b++)
+        a[5 + b] = (uint8_t)(raw >> (8 * b));
+}
+
+/* A logical drive's member disks: found in the configuration (spans ->
+ * arrays -> drives), each read through PD pass-through frames (INQUIRY for
+ * its serial, LOG SENSE for a SAS disk, SAT SMART for a SATA one) and
+ * named by device id; a member whose device id the firmware refuses gets
+ * a note, and a system drive has no members. Fails before member health
+ * existed (the LD had no health of any kind). */
+static void test_logical_drive_member_health_through_pd_pass_through(void **state)
+{
+    static uint8_t smart[512];
+    struct scsi_target_log log = { .temperature = 39, .ie = true, .bg_scan = true, .power_on_minutes = 600 * 60 };
+    struct bm_disk_list list;
+    struct bm_member who;
+    struct bm_health h;
+    struct bm_disk *ld0, *ld1, *pd9;
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld0 = list.disks[0], ld1 = list.disks[1], pd9 = list.disks[2];
+    assert_string_equal(ld0->id, "megasas0d0");
+    assert_string_equal(ld1->id, "megasas0d1");
+    assert_int_equal(ld0->ops->health(ld0, &h), BM_ENOTSUP);
+    assert_non_null(ld0->ops->member_health);
+    put_attr(smart, 0, 9, 97, 23456);
+    put_attr(smart, 1, 194, 70, 34);
+    m.member_log = &log;
+    m.member_smart = smart;
+
+    memset(&who, 0, sizeof(who));
+    bm_health_init(&h, "");
+    assert_int_equal(ld0->ops->member_health(ld0, 0, &who, &h), BM_OK);
+    assert_int_equal(m.cfg_reads, 2);   /* header, then the whole of it */
+    assert_string_equal(who.name, "pd3");
+    assert_int_equal(who.device_id, M_MEMBER_SAS);
+    assert_string_equal(who.serial, "SN-PD3");
+    assert_string_equal(h.source, "scsi_log");
+    assert_int_equal(h.temperature_c, 39);
+    assert_int_equal(h.smart_passed, 1);
+    assert_int_equal(h.power_on_hours, 600);
+
+    memset(&who, 0, sizeof(who));
+    bm_health_init(&h, "");
+    assert_int_equal(ld0->ops->member_health(ld0, 1, &who, &h), BM_OK);
+    assert_string_equal(who.name, "pd5");
+    assert_string_equal(who.serial, "SN-PD5");
+    assert_string_equal(h.source, "sat_ata_smart");
+    assert_int_equal(h.temperature_c, 34);
+    assert_int_equal(h.power_on_hours, 23456);
+
+    memset(&who, 0, sizeof(who));
+    assert_int_equal(ld0->ops->member_health(ld0, 2, &who, &h), BM_ENODEV);
+    assert_string_equal(who.name, "");
+
+    /* pd30 is not in the firmware's PD list: its frame is refused, the
+     * member is named with why, and the list ends after it. */
+    memset(&who, 0, sizeof(who));
+    assert_int_not_equal(ld1->ops->member_health(ld1, 0, &who, &h), BM_OK);
+    assert_string_equal(who.name, "pd30");
+    assert_int_equal(who.device_id, M_MEMBER_GONE);
+    assert_non_null(strstr(who.note, "device not found"));
+    assert_int_equal(m.pd_not_found, 1);
+    memset(&who, 0, sizeof(who));
+    assert_int_equal(ld1->ops->member_health(ld1, 1, &who, &h), BM_ENODEV);
+
+    /* A system drive's health is its own. */
+    memset(&who, 0, sizeof(who));
+    assert_int_equal(pd9->ops->member_health(pd9, 0, &who, &h), BM_ENODEV);
+    assert_true(m.member_cmds > 0);
+    m.member_log = NULL;
+    m.member_smart = NULL;
+    release(ctrl);
+}
+
+/* The configuration as FreeBSD mfiutil walks it (arrays of array_size
+ * bytes, then LDs of log_drv_size), and as QEMU's megasas_dcmd_cfg_read
+ * fills it (the sizes of all arrays and all LDs in those fields); a reply
+ * cut short is malformed, not read past. */
+static void test_config_members_per_entry_and_qemu_total_sizes(void **state)
+{
+    static uint8_t cfg[32 + 3 * 288 + 3 * 256];
+    uint16_t ids[8];
+    unsigned n;
+
+    (void)state;
+    for (int qemu = 0; qemu < 2; qemu++) {
+        memset(cfg, 0, sizeof(cfg));
+        *(uint32_t *)cfg = sizeof(cfg);
+        *(uint16_t *)(cfg + 4) = 3, *(uint16_t *)(cfg + 6) = (uint16_t)(qemu ? 3 * 288 : 288);
+        *(uint16_t *)(cfg + 8) = 3, *(uint16_t *)(cfg + 10) = (uint16_t)(qemu ? 3 * 256 : 256);
+        for (unsigned a = 0; a < 3; a++) {
+            uint8_t *ar = cfg + 32 + a * 288, *ld = cfg + 32 + 3 * 288 + a * 256;
+
+            ar[8] = 1, *(uint16_t *)(ar + 10) = (uint16_t)(0x100 * a);
+            *(uint16_t *)(ar + 32) = (uint16_t)(0x100 * a);
+            ld[0] = (uint8_t)a, ld[0x25] = 1, *(uint16_t *)(ld + 0x40 + 0x10) = (uint16_t)(0x100 * a);
+        }
+        for (unsigned a = 0; a < 3; a++) {
+            assert_int_equal(mfi_config_ld_members(cfg, sizeof(cfg), (uint8_t)a, ids, 8, &n), BM_OK);
+            assert_int_equal(n, 1);
+            assert_int_equal(ids[0], 0x100 * a);
+        }
+        assert_int_equal(mfi_config_ld_members(cfg, sizeof(cfg), 7, ids, 8, &n), BM_ENODEV);
+        assert_int_equal(mfi_config_ld_members(cfg, 32 + 3 * 288 + 100, 2, ids, 8, &n), BM_EINVAL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1323,6 +1522,8 @@ int main(void)
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
+        cmocka_unit_test(test_logical_drive_member_health_through_pd_pass_through),
+        cmocka_unit_test(test_config_members_per_entry_and_qemu_total_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

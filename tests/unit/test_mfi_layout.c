@@ -12,6 +12,14 @@
 
 _Static_assert(sizeof(union mfi_frame) == 64, "MFI frames are 64 bytes");
 _Static_assert(sizeof(struct mfi_header) == 0x18, "header");
+/* FreeBSD mfireg.h: struct mfi_config_data 32-byte header, struct
+ * mfi_array 288 bytes, struct mfi_ld_config 256 bytes. */
+_Static_assert(sizeof(struct mfi_config_hdr) == 32, "config header");
+_Static_assert(sizeof(struct mfi_array) == 288, "array");
+_Static_assert(offsetof(struct mfi_array, array_ref) == 0x0a, "array_ref");
+_Static_assert(sizeof(struct mfi_ld_config) == 256, "ld config");
+_Static_assert(offsetof(struct mfi_ld_config, span_depth) == 0x25, "span_depth");
+_Static_assert(offsetof(struct mfi_ld_config, span) == 0x40, "spans");
 _Static_assert(offsetof(struct mfi_header, cmd_status) == 0x02, "cmd_status");
 _Static_assert(offsetof(struct mfi_header, context) == 0x08, "context");
 _Static_assert(offsetof(struct mfi_header, flags) == 0x10, "flags");
