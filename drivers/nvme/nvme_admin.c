@@ -135,11 +135,49 @@ static void admin_reap(struct nvme_ctrl *c)
         wr32(c, NVME_CQ_HEAD_DB(0, c->dstrd), c->acq_head);
 }
 
-/* Issue one admin command and wait for its completion. */
+/* Put cmd on the admin queue as the one command waited for, without
+ * waiting (admin lock held): nvme_admin_check() looks for its answer. */
+void nvme_admin_post_nowait(struct nvme_ctrl *c, struct nvme_sqe *cmd)
+{
+    c->wait_done = false;
+    c->waiting = true;
+    c->wait_cid = admin_post(c, cmd);
+}
+
+/* Whether the command of nvme_admin_post_nowait() has come back (admin
+ * lock held): BM_EBUSY while it has not (nothing waits here); BM_OK with
+ * its result in *dw0; BM_EIO with its decoded status in err. */
+int nvme_admin_check(struct nvme_ctrl *c, uint8_t opcode, uint32_t *dw0, char *err, size_t errlen)
+{
+    admin_reap(c);
+    if (!c->wait_done)
+        return BM_EBUSY;
+    c->waiting = false;
+    if (NVME_CQE_SC(c->wait_status) || NVME_CQE_SCT(c->wait_status)) {
+        char detail[64];
+        c->last_admin_status = c->wait_status;
+        nvme_status_detail(c->wait_status, detail, sizeof(detail));
+        snprintf(err, errlen, "%s failed: %s", admin_name(opcode), detail);
+        return BM_EIO;
+    }
+    if (dw0)
+        *dw0 = c->wait_dw0;
+    return BM_OK;
+}
+
+/* Give up waiting for the command of nvme_admin_post_nowait(): a late
+ * answer is then stale and ignored by admin_reap(). */
+void nvme_admin_forget(struct nvme_ctrl *c)
+{
+    c->waiting = false;
+}
+
+/* Issue one admin command and wait for its completion (probe, health,
+ * release, queue re-creation: never the steps of a controller reset). */
 int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, char *err, size_t errlen)
 {
     uint64_t deadline = plat_now_ns() + NVME_ADMIN_TIMEOUT_NS;
-    int rc = BM_OK;
+    int rc;
 
     /* A poller holds the lock only to post or reap, never to wait. */
     while (!nvme_admin_trylock(c)) {
@@ -149,12 +187,10 @@ int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, char *e
         }
         plat_delay_ns(NS_PER_US);
     }
-    c->wait_done = false;
-    c->waiting = true;
-    c->wait_cid = admin_post(c, cmd);
+    nvme_admin_post_nowait(c, cmd);
     for (;;) {
-        admin_reap(c);
-        if (c->wait_done)
+        rc = nvme_admin_check(c, cmd->opcode, dw0, err, errlen);
+        if (rc != BM_EBUSY)
             break;
         if (rd32(c, NVME_REG_CSTS) & NVME_CSTS_CFS) {
             snprintf(err, errlen, "CSTS.CFS set (controller fatal status) during %s", admin_name(cmd->opcode));
@@ -171,20 +207,9 @@ int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, char *e
         }
         plat_delay_ns(NS_PER_US);
     }
-    c->waiting = false;
+    nvme_admin_forget(c);
     nvme_admin_unlock(c);
-    if (rc != BM_OK)
-        return rc;
-    if (NVME_CQE_SC(c->wait_status) || NVME_CQE_SCT(c->wait_status)) {
-        char detail[64];
-        c->last_admin_status = c->wait_status;
-        nvme_status_detail(c->wait_status, detail, sizeof(detail));
-        snprintf(err, errlen, "%s failed: %s", admin_name(cmd->opcode), detail);
-        return BM_EIO;
-    }
-    if (dw0)
-        *dw0 = c->wait_dw0;
-    return BM_OK;
+    return rc;
 }
 
 /* Identify (section 5.15) into a 4 KiB page. */
@@ -257,38 +282,59 @@ int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen)
 
 /* Advanced command retry (Set Features Host Behavior Support, ACRE = 1):
  * only then does the controller put a Command Retry Delay in its statuses.
- * As Linux nvme_configure_acre(), only when CRDT1 is reported. */
-void nvme_enable_acre(struct nvme_ctrl *c)
+ * As Linux nvme_configure_acre(), only when CRDT1 is reported: false (no
+ * command) otherwise. The data goes in idbuf. */
+bool nvme_acre_command(struct nvme_ctrl *c, struct nvme_sqe *cmd)
 {
-    struct nvme_sqe cmd = { 0 };
-    char err[160];
-
     if (!c->info.crdt[0])
-        return;
+        return false;
     memset(c->idbuf, 0, NVME_HOST_BEHAVIOR_BYTES);
     c->idbuf[0] = 1;
-    cmd.opcode = NVME_ADMIN_SET_FEATURES;
-    cmd.prp1 = plat_virt_to_phys(c->idbuf);
-    cmd.cdw10 = NVME_FEAT_HOST_BEHAVIOR;
-    if (nvme_admin(c, &cmd, NULL, err, sizeof(err)) != BM_OK)
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->opcode = NVME_ADMIN_SET_FEATURES;
+    cmd->prp1 = plat_virt_to_phys(c->idbuf);
+    cmd->cdw10 = NVME_FEAT_HOST_BEHAVIOR;
+    return true;
+}
+
+/* ACRE at probe; a refusal costs only the retry delays. */
+void nvme_enable_acre(struct nvme_ctrl *c)
+{
+    struct nvme_sqe cmd;
+    char err[160];
+
+    if (nvme_acre_command(c, &cmd) && nvme_admin(c, &cmd, NULL, err, sizeof(err)) != BM_OK)
         plat_diag(c->bdf, "advanced command retry not enabled (%s)", err);
 }
 
-/* Number of I/O queue pairs the controller grants (Set Features 07h,
- * section 5.21.1.7). */
+/* Set Features Number of Queues (07h, section 5.21.1.7) asking for want
+ * I/O queue pairs. */
+void nvme_queue_count_command(struct nvme_sqe *cmd, unsigned want)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->opcode = NVME_ADMIN_SET_FEATURES;
+    cmd->cdw10 = NVME_FEAT_NUMBER_OF_QUEUES;
+    cmd->cdw11 = NVME_FEAT_NQ(want, want);
+}
+
+/* The I/O queue pairs a Number of Queues result (dw0) grants. */
+unsigned nvme_queues_granted(uint32_t dw0)
+{
+    return MIN(NVME_FEAT_NQ_NSQA(dw0), NVME_FEAT_NQ_NCQA(dw0));
+}
+
+/* Number of I/O queue pairs the controller grants, at probe. */
 int nvme_set_queue_count(struct nvme_ctrl *c, unsigned want, unsigned *granted, char *err, size_t errlen)
 {
-    struct nvme_sqe cmd = { 0 };
+    struct nvme_sqe cmd;
     uint32_t dw0 = 0;
     int rc;
 
-    cmd.opcode = NVME_ADMIN_SET_FEATURES;
-    cmd.cdw10 = NVME_FEAT_NUMBER_OF_QUEUES;
-    cmd.cdw11 = NVME_FEAT_NQ(want, want);
+    nvme_queue_count_command(&cmd, want);
     rc = nvme_admin(c, &cmd, &dw0, err, errlen);
     if (rc != BM_OK)
         return rc;
-    *granted = MIN(NVME_FEAT_NQ_NSQA(dw0), NVME_FEAT_NQ_NCQA(dw0));
+    *granted = nvme_queues_granted(dw0);
     return BM_OK;
 }
 

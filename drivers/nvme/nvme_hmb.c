@@ -7,22 +7,30 @@
 
 /* Set Features Host Memory Buffer (section 5.21.1.13): enable with the
  * buffer described by the one-entry descriptor list, or disable (EHM = 0). */
-int nvme_hmb_set(struct nvme_ctrl *c, bool enable, bool returned, char *err, size_t errlen)
+void nvme_hmb_command(struct nvme_ctrl *c, struct nvme_sqe *cmd, bool enable, bool returned)
 {
-    struct nvme_sqe cmd = { 0 };
     uint64_t list = plat_virt_to_phys(c->hmb_descs);
 
-    cmd.opcode = NVME_ADMIN_SET_FEATURES;
-    cmd.cdw10 = NVME_FEAT_HOST_MEM_BUF;
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->opcode = NVME_ADMIN_SET_FEATURES;
+    cmd->cdw10 = NVME_FEAT_HOST_MEM_BUF;
     if (enable) {
         /* MR: the buffer handed back is the one it had (Linux
          * NVME_HOST_MEM_RETURN), its contents as the controller left them. */
-        cmd.cdw11 = NVME_HMB_EHM | (returned ? NVME_HMB_MR : 0);
-        cmd.cdw12 = (uint32_t)(c->hmb_bytes / NVME_PAGE_BYTES);
-        cmd.cdw13 = (uint32_t)list;
-        cmd.cdw14 = (uint32_t)(list >> 32);
-        cmd.cdw15 = 1;
+        cmd->cdw11 = NVME_HMB_EHM | (returned ? NVME_HMB_MR : 0);
+        cmd->cdw12 = (uint32_t)(c->hmb_bytes / NVME_PAGE_BYTES);
+        cmd->cdw13 = (uint32_t)list;
+        cmd->cdw14 = (uint32_t)(list >> 32);
+        cmd->cdw15 = 1;
     }
+}
+
+/* The same, waiting for the answer (probe and release). */
+int nvme_hmb_set(struct nvme_ctrl *c, bool enable, bool returned, char *err, size_t errlen)
+{
+    struct nvme_sqe cmd;
+
+    nvme_hmb_command(c, &cmd, enable, returned);
     return nvme_admin(c, &cmd, NULL, err, errlen);
 }
 

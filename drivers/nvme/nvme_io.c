@@ -312,9 +312,18 @@ static void nvme_flush(struct bm_disk *d, unsigned queue)
         nvme_sq_ring(ns->ctrl, &ns->q[queue]);
 }
 
+/* What recovery is doing (blkdev.h recovery). */
+static void nvme_recovery(struct bm_disk *d, char *out, size_t len)
+{
+    struct nvme_ns *ns = d->priv;
+
+    nvme_recovery_text(ns->ctrl, out, len);
+}
+
 const struct bm_disk_ops nvme_disk_ops = {
     .submit = nvme_submit,
     .poll = nvme_poll,
     .flush = nvme_flush,
     .health = nvme_health,
+    .recovery = nvme_recovery,
 };

@@ -4,6 +4,29 @@
  * reset took. */
 #include "nvme_types.h"
 
+/* The recovery moves on to step (its record's name); now is when. */
+static void step_begin(struct nvme_ctrl *c, const char *step, uint64_t now)
+{
+    if (c->step)
+        c->step_ms_last = (now - c->step_at_ns) / NS_PER_MS;
+    c->step = step;
+    c->step_at_ns = now;
+}
+
+/* The recovery ended: back in service (why NULL) or given up on, why in
+ * the record and the log. */
+static void recovery_end(struct nvme_ctrl *c, const char *why, uint64_t now)
+{
+    c->recovery_ms = (now - c->reset_at_ns) / NS_PER_MS;
+    c->step_ms_last = (now - c->step_at_ns) / NS_PER_MS;
+    if (!why) {
+        snprintf(c->outcome, sizeof(c->outcome), "back");
+        return;
+    }
+    snprintf(c->outcome, sizeof(c->outcome), "gave up at %s (%s)", c->step, why);
+    plat_diag(c->bdf, "controller reset %s after %llu ms", c->outcome, (unsigned long long)c->recovery_ms);
+}
+
 /* A command did not come back in time and an Abort did not help (or the
  * controller reports a fatal status or left the bus, where Linux
  * nvme_should_reset() resets at once): stop the controller so it can no
@@ -24,6 +47,9 @@ static void nvme_fail_controller(struct nvme_ctrl *c)
     c->stopped = false;
     c->admin_live = false;
     c->reset_at_ns = plat_now_ns();
+    c->step = NULL;
+    c->outcome[0] = 0;
+    step_begin(c, "CSTS.RDY = 0", c->reset_at_ns);
     c->state_deadline_ns = c->reset_at_ns + (uint64_t)c->ready_timeout_ms * NS_PER_MS;
     if (c->quirks & NVME_QUIRK_DELAY_BEFORE_CHK_RDY)
         c->state_deadline_ns += NVME_QUIRK_DELAY_MS * NS_PER_MS;
@@ -31,35 +57,184 @@ static void nvme_fail_controller(struct nvme_ctrl *c)
     c->hmb_enabled = false; /* a reset turns it off (features are not kept) */
     c->state = csts == 0xffffffffu ? NVME_FAILED : NVME_RESETTING;
     c->dead = true;
-    if (csts == 0xffffffffu)
+    if (csts == 0xffffffffu) {
         c->stopped = true; /* it has left the bus: it writes nothing any more */
-    else
+        recovery_end(c, "CSTS reads all ones (off the bus)", c->reset_at_ns);
+    } else {
         wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
+    }
 }
 
 /* Give up on the controller: its queues report everything they hold (once
- * it has stopped) and take no more commands. */
-static void nvme_give_up(struct nvme_ctrl *c)
+ * it has stopped) and take no more commands. Nothing is freed here:
+ * release() frees only what a stopped controller can no longer write. */
+static void nvme_give_up(struct nvme_ctrl *c, const char *why, uint64_t now)
 {
+    if (c->step_posted) {
+        nvme_admin_forget(c); /* a late answer is stale */
+        c->step_posted = false;
+    }
     c->admin_live = false;
     c->state = NVME_FAILED;
+    recovery_end(c, why, now);
+}
+
+/* ---- The Set Features steps after the controller is enabled again ------------- */
+
+/* Their order is Linux nvme_reset_work()'s: nvme_init_ctrl_finish() ->
+ * nvme_configure_acre() (features do not survive a reset), then
+ * nvme_setup_host_mem() (the buffer handed back with MR), then
+ * nvme_setup_io_queues() -> nvme_set_queue_count(). Each is posted in one
+ * poll and looked for in the next ones (Linux waits in a work item; a
+ * poll() here must not: the other disks' CPUs run the same loop), each
+ * with NVME_RECOVER_ADMIN_TIMEOUT_NS of its own. */
+static const char *set_step_name(int state)
+{
+    switch (state) {
+    case NVME_SET_ACRE: return "Set Features ACRE"; /* Host Behavior Support */
+    case NVME_SET_HMB: return "Set Features HMB"; /* Host Memory Buffer */
+    default: return "Set Features Number of Queues";
+    }
+}
+
+/* The command of a step, or false if the controller needs none. */
+static bool set_step_command(struct nvme_ctrl *c, struct nvme_sqe *cmd)
+{
+    switch (c->state) {
+    case NVME_SET_ACRE:
+        return nvme_acre_command(c, cmd);
+    case NVME_SET_HMB:
+        /* The controller has stopped since, so the buffer is ours to lend again. */
+        if (!c->hmb)
+            return false;
+        nvme_hmb_command(c, cmd, true, true);
+        return true;
+    default:
+        nvme_queue_count_command(cmd, c->queue_want);
+        return true;
+    }
+}
+
+/* I/O queue pairs the namespaces use. */
+static unsigned queues_in_use(const struct nvme_ctrl *c)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < c->nns; i++)
+        n += c->ns[i]->nq;
+    return n;
+}
+
+/* A step's answer (rc, dw0, err): false, with why, if the recovery ends
+ * here. As Linux: a status refusing ACRE is logged and passed
+ * (nvme_configure_acre() fails the reset only on a host error), so is a
+ * refused HMB (nvme_setup_host_mem() goes on without it); fewer queue
+ * pairs than the disks use cannot carry their queues. */
+static bool set_step_done(struct nvme_ctrl *c, int rc, uint32_t dw0, const char *err, char *why, size_t whylen)
+{
+    unsigned granted, used;
+
+    switch (c->state) {
+    case NVME_SET_ACRE:
+        if (rc != BM_OK)
+            plat_diag(c->bdf, "advanced command retry not enabled again (%s)", err);
+        return true;
+    case NVME_SET_HMB:
+        if (rc == BM_OK)
+            c->hmb_enabled = true;
+        else
+            plat_diag(c->bdf, "host memory buffer not lent again (%s)", err);
+        return true;
+    default:
+        if (rc != BM_OK) {
+            snprintf(why, whylen, "%s", err);
+            return false;
+        }
+        granted = nvme_queues_granted(dw0);
+        used = queues_in_use(c);
+        if (granted < used) {
+            snprintf(why, whylen, "%u I/O queue pairs granted, %u in use", granted, used);
+            return false;
+        }
+        return true;
+    }
+}
+
+/* Run the Set Features steps as far as they go without waiting (admin lock
+ * held): post a step's command, take its answer if it is there, move on.
+ * Returns when a command is out and unanswered, or the recovery ended. */
+static void set_steps(struct nvme_ctrl *c, uint64_t now)
+{
+    struct nvme_sqe cmd;
+    uint32_t dw0 = 0, csts;
+    char err[112], why[112];
+    int rc;
+
+    for (;;) {
+        if (!c->step_posted) {
+            step_begin(c, set_step_name(c->state), now);
+            if (!set_step_command(c, &cmd)) {
+                c->state++;
+                continue;
+            }
+            nvme_admin_post_nowait(c, &cmd);
+            c->step_posted = true;
+            c->step_deadline_ns = now + NVME_RECOVER_ADMIN_TIMEOUT_NS;
+        }
+        rc = nvme_admin_check(c, NVME_ADMIN_SET_FEATURES, &dw0, err, sizeof(err));
+        if (rc == BM_EBUSY) {
+            /* Not answered: a fatal status or leaving the bus ends it at
+             * once, as Linux nvme_timeout() -> nvme_should_reset(). */
+            csts = rd32(c, NVME_REG_CSTS);
+            if (csts == 0xffffffffu) {
+                nvme_give_up(c, "CSTS reads all ones (off the bus)", now);
+                return;
+            }
+            if (csts & NVME_CSTS_CFS)
+                snprintf(why, sizeof(why), "CSTS.CFS set (controller fatal status)");
+            else if (now > c->step_deadline_ns)
+                snprintf(why, sizeof(why), "no completion in %llu ms",
+                         (unsigned long long)(NVME_RECOVER_ADMIN_TIMEOUT_NS / NS_PER_MS));
+            else
+                return; /* looked again by the next poll */
+            /* Linux nvme_timeout() in the CONNECTING state: disable the
+             * controller (nvme_dev_disable()), the reset fails. No I/O
+             * queue exists yet, so no command of the disks is in it. */
+            wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
+            nvme_give_up(c, why, now);
+            return;
+        }
+        c->step_posted = false;
+        if (!set_step_done(c, rc, dw0, err, why, sizeof(why))) {
+            wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
+            nvme_give_up(c, why, now);
+            return;
+        }
+        if (c->state == NVME_SET_QUEUES)
+            break;
+        c->state++;
+    }
+    c->gen++;
+    c->fatal_seen = false;
+    recovery_end(c, NULL, now);
+    c->state = NVME_LIVE;
+    c->dead = false;
 }
 
 /* One step of bringing the controller back, from whichever poll() gets the
  * admin queue: wait (by looking, not waiting) for CSTS.RDY = 0 after the
- * reset, then enable it again as at probe, then Set Features Number of
- * Queues (features do not survive a reset), after which each queue's own
- * poll() re-creates it. A controller that does not stop keeps its
- * commands' buffers (they are never reported): the engine's stall
- * detection gives up on the disk, and release() keeps the queue memory. */
+ * reset, then enable it again as at probe, then the Set Features steps
+ * (set_steps), after which each queue's own poll() re-creates it. No step
+ * waits: a slow controller costs each poll a register read or two. A
+ * controller that does not stop keeps its commands' buffers (they are
+ * never reported): the engine's stall detection gives up on the disk, and
+ * release() keeps the queue memory. */
 void nvme_recover_step(struct nvme_ctrl *c)
 {
     uint64_t now = plat_now_ns();
     uint32_t csts, cc;
-    unsigned granted = 0;
-    char err[160];
 
-    if (c->state == NVME_LIVE || c->state == NVME_FAILED || c->state == NVME_CONFIGURING || !nvme_admin_trylock(c))
+    if (c->state == NVME_LIVE || c->state == NVME_FAILED || !nvme_admin_trylock(c))
         return;
     switch (c->state) {
     case NVME_RESETTING:
@@ -70,22 +245,23 @@ void nvme_recover_step(struct nvme_ctrl *c)
         csts = rd32(c, NVME_REG_CSTS);
         if (csts == 0xffffffffu) {
             c->stopped = true;
-            nvme_give_up(c);
+            nvme_give_up(c, "CSTS reads all ones (off the bus)", now);
             break;
         }
         if (csts & NVME_CSTS_RDY) {
             if (now > c->state_deadline_ns)
-                nvme_give_up(c); /* it did not stop: stopped stays false */
+                nvme_give_up(c, "it did not stop within CAP.TO", now); /* stopped stays false */
             break;
         }
         c->stopped = true;
         if (c->recoveries > NVME_MAX_RECOVERIES) {
-            nvme_give_up(c);
+            nvme_give_up(c, "too many resets", now);
             break;
         }
         cc = nvme_program_admin_queue(c);
         wr32(c, NVME_REG_CC, cc | NVME_CC_EN);
         c->state_deadline_ns = now + (uint64_t)c->enable_timeout_ms * NS_PER_MS;
+        step_begin(c, "CSTS.RDY = 1", now);
         c->state = NVME_ENABLING;
         break;
     case NVME_ENABLING:
@@ -93,33 +269,48 @@ void nvme_recover_step(struct nvme_ctrl *c)
         if (csts == 0xffffffffu || (csts & NVME_CSTS_CFS) || (!(csts & NVME_CSTS_RDY) && now > c->state_deadline_ns)) {
             if (csts != 0xffffffffu)
                 wr32(c, NVME_REG_CC, rd32(c, NVME_REG_CC) & ~NVME_CC_EN);
-            nvme_give_up(c);
+            nvme_give_up(c,
+                         csts == 0xffffffffu     ? "CSTS reads all ones (off the bus)"
+                         : csts & NVME_CSTS_CFS ? "CSTS.CFS set (controller fatal status)"
+                                                 : "not ready within CAP.TO",
+                         now);
             break;
         }
         if (!(csts & NVME_CSTS_RDY))
             break;
         c->admin_live = true;
-        c->state = NVME_CONFIGURING; /* one poller does the rest */
-        nvme_admin_unlock(c);
-        /* Admin commands complete in microseconds on a controller that is
-         * ready; nvme_admin() bounds the wait all the same. */
-        if (nvme_set_queue_count(c, c->queue_want, &granted, err, sizeof(err)) != BM_OK) {
-            nvme_give_up(c);
-            return;
-        }
-        /* Host Behavior Support is a feature too: ACRE again, as Linux
-         * nvme_init_ctrl_finish() -> nvme_configure_acre() on each reset. */
-        nvme_enable_acre(c);
-        /* The controller has stopped since, so the buffer is ours to lend again. */
-        if (c->hmb && nvme_hmb_set(c, true, true, err, sizeof(err)) == BM_OK)
-            c->hmb_enabled = true;
-        c->gen++;
-        c->fatal_seen = false;
-        c->state = NVME_LIVE;
-        c->dead = false;
-        return;
+        c->step_posted = false;
+        c->state = NVME_SET_ACRE;
+        set_steps(c, now);
+        break;
+    default:
+        set_steps(c, now);
+        break;
     }
     nvme_admin_unlock(c);
+}
+
+/* What the recovery is doing, or how the last one ended (the disk's
+ * recovery() record, which the engine cuts at 95 characters): "reset step
+ * Set Features Number of Queues, 1200 ms (reset 1250 ms)"; "last reset
+ * back after 40 ms (last step 0 ms)". Never blocks. */
+void nvme_recovery_text(struct nvme_ctrl *c, char *out, size_t len)
+{
+    uint64_t now = plat_now_ns();
+    int state = c->state;
+    const char *step = c->step;
+
+    if (!step) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    if (state != NVME_LIVE && state != NVME_FAILED)
+        snprintf(out, len, "reset step %s, %llu ms (reset %llu ms)", step,
+                 (unsigned long long)((now - c->step_at_ns) / NS_PER_MS),
+                 (unsigned long long)((now - c->reset_at_ns) / NS_PER_MS));
+    else
+        snprintf(out, len, "last reset %s after %llu ms (last step %llu ms)", c->outcome,
+                 (unsigned long long)c->recovery_ms, (unsigned long long)c->step_ms_last);
 }
 
 /* Commands older than NVME_IO_TIMEOUT_NS, as Linux nvme_timeout(): a

@@ -95,8 +95,16 @@ struct nvme_ns {
     struct nvme_queue q[NVME_MAX_QUEUES_PER_NS];
 };
 
-/* Recovery states (nvme_recover.c). */
-enum { NVME_LIVE, NVME_RESETTING, NVME_ENABLING, NVME_CONFIGURING, NVME_FAILED };
+/* Recovery states (nvme_recover.c): after ENABLING, one Set Features
+ * each, in the order of Linux nvme_reset_work(). */
+enum { NVME_LIVE, NVME_RESETTING, NVME_ENABLING, NVME_SET_ACRE, NVME_SET_HMB, NVME_SET_QUEUES, NVME_FAILED };
+
+/* How long each Set Features of a recovery may take. Linux gives admin
+ * commands 60 s (NVME_ADMIN_TIMEOUT); a ready controller answers in
+ * microseconds, and 10 s each keeps a recovery that gives up inside the
+ * engine's 60 s stall limit (efi/disk/disk.c DISK_STALL_NS), as
+ * NVME_ABORT_WAIT_NS does. */
+#define NVME_RECOVER_ADMIN_TIMEOUT_NS (10ull * NS_PER_S)
 
 struct nvme_ctrl {
     struct pci_addr addr;
@@ -156,6 +164,14 @@ struct nvme_ctrl {
     unsigned recoveries;
     uint64_t reset_at_ns, state_deadline_ns;
     unsigned queue_want;           /* what Set Features Number of Queues asked */
+    /* The recovery's record: the step under way (or where it ended), when
+     * it and the recovery began, and how the last recovery ended. */
+    const char *step;              /* "CSTS.RDY = 0", "Set Features Number of Queues", ... */
+    bool step_posted;              /* its admin command is on the queue */
+    uint64_t step_at_ns, step_deadline_ns;
+    uint64_t step_ms_last;         /* how long the last finished step took */
+    char outcome[112];             /* "" while none ended; "back", or why it gave up */
+    uint64_t recovery_ms;          /* how long the last ended recovery took */
 };
 
 static inline uint32_t rd32(struct nvme_ctrl *c, uint32_t off)
@@ -181,10 +197,19 @@ uint32_t nvme_program_admin_queue(struct nvme_ctrl *c);
 int nvme_enable(struct nvme_ctrl *c, char *err, size_t errlen);
 bool nvme_admin_trylock(struct nvme_ctrl *c);
 void nvme_admin_unlock(struct nvme_ctrl *c);
+/* The one command waited for, without waiting (admin lock held):
+ * nvme_admin_check() says BM_EBUSY until its answer is there, then BM_OK
+ * or BM_EIO with the decoded status; nvme_admin_forget() gives up on it. */
+void nvme_admin_post_nowait(struct nvme_ctrl *c, struct nvme_sqe *cmd);
+int nvme_admin_check(struct nvme_ctrl *c, uint8_t opcode, uint32_t *dw0, char *err, size_t errlen);
+void nvme_admin_forget(struct nvme_ctrl *c);
 /* Issue one admin command and wait for its completion. */
 int nvme_admin(struct nvme_ctrl *c, struct nvme_sqe *cmd, uint32_t *dw0, char *err, size_t errlen);
 int nvme_identify(struct nvme_ctrl *c, uint8_t cns, uint32_t nsid, void *buf, char *err, size_t errlen);
+bool nvme_acre_command(struct nvme_ctrl *c, struct nvme_sqe *cmd);
 void nvme_enable_acre(struct nvme_ctrl *c);
+void nvme_queue_count_command(struct nvme_sqe *cmd, unsigned want);
+unsigned nvme_queues_granted(uint32_t dw0);
 int nvme_set_queue_count(struct nvme_ctrl *c, unsigned want, unsigned *granted, char *err, size_t errlen);
 /* Reap the admin queue for an Abort's completion, if nobody else is at it. */
 void nvme_admin_poll(struct nvme_ctrl *c);
@@ -194,6 +219,7 @@ bool nvme_send_abort(struct nvme_ctrl *c, uint16_t sqid, uint16_t cid);
 
 /* ---- nvme_hmb.c: host memory buffer --------------------------------------------- */
 
+void nvme_hmb_command(struct nvme_ctrl *c, struct nvme_sqe *cmd, bool enable, bool returned);
 int nvme_hmb_set(struct nvme_ctrl *c, bool enable, bool returned, char *err, size_t errlen);
 void nvme_hmb_setup(struct nvme_ctrl *c);
 
@@ -207,6 +233,9 @@ void nvme_queue_free(struct nvme_ns *ns, struct nvme_queue *q);
 /* ---- nvme_recover.c: timeouts, reset, bring-back ---------------------------------- */
 
 void nvme_recover_step(struct nvme_ctrl *c);
+/* The disk's recovery() record (blkdev.h): the step under way and its
+ * time, or how the last controller reset ended. */
+void nvme_recovery_text(struct nvme_ctrl *c, char *out, size_t len);
 bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64_t now);
 int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_completion *out, int max);
 

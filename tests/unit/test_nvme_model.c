@@ -30,6 +30,10 @@
  * - a Host Memory Buffer request (HMPRE/HMMIN, Set Features 0Dh, section 8.9);
  * - normal shutdown (CC.SHN, CSTS.SHST, section 7.6.2);
  * - a controller the firmware left half enabled (CC.EN = 1, CSTS.RDY = 0);
+ * - a controller slow to answer admin commands after a reset: one Set
+ *   Features (by feature identifier) answered seconds late, or never, while
+ *   its registers still read normally (the NVMe 1.4 limit is only the
+ *   host's timeout; Linux gives admin commands 60 s, NVME_ADMIN_TIMEOUT);
  * - namespaces formatted with protection information in 8 bytes of metadata
  *   (NVM command set 5.2.1.2): a Read without PRACT would move the PI to
  *   MPTR (separate buffer) or with the data (extended LBA), which the model
@@ -159,6 +163,14 @@ struct nvme_model {
     bool ignores_abort;            /* Abort completes, but the command stays held */
     uint32_t hmpre, hmmin;         /* Identify HMPRE / HMMIN, 4 KiB units */
     uint32_t rtd3e_us;
+    uint8_t late_feature;          /* after a reset, Set Features of this FID is answered late_ns late */
+    uint64_t late_ns;              /* ...(UINT64_MAX: never) */
+    struct {                       /* the late answer it sits on */
+        bool pending;
+        uint16_t cid, status;
+        uint32_t dw0;
+        uint64_t due_ns;
+    } late;
     struct held held[16];
     /* What happened */
     unsigned enables, resets, reads_done, cq_overflows;
@@ -181,6 +193,8 @@ struct nvme_model {
     unsigned shared_tag_sqs;       /* I/O SQs created beside a live one while tags are shared */
     unsigned io_sq_size;           /* entries of the last I/O SQ created */
     unsigned desc_lists;           /* Identify CNS 03h answered */
+    unsigned late_answered;        /* late Set Features answers posted */
+    uint64_t reg_reads;            /* register reads of the host */
 };
 
 static unsigned model_qsize_max(const struct nvme_model *m)
@@ -611,6 +625,16 @@ static void sq_doorbell(struct nvme_model *m, uint16_t qid, uint32_t tail)
             if (m->shared_tags && le16(sqe + 2) >= 32)
                 m->cid_collisions++; /* an admin CID in the I/O queues' range */
             st = admin(m, sqe, &dw0, &none);
+            if (!none && m->resets && m->late_ns && sqe[0] == OP_SET_FEATURES &&
+                (le32(sqe + 40) & 0xff) == m->late_feature && !m->late.pending) {
+                /* Done, but answered late (model_release_late). */
+                m->late.pending = true;
+                m->late.cid = le16(sqe + 2);
+                m->late.status = st;
+                m->late.dw0 = dw0;
+                m->late.due_ns = m->late_ns == UINT64_MAX ? UINT64_MAX : plat_now_ns() + m->late_ns;
+                none = true;
+            }
             if (!none)
                 complete(m, 0, le16(sqe + 2), st, dw0);
         } else {
@@ -636,6 +660,17 @@ static void controller_reset(struct nvme_model *m)
     m->csts &= ~(CSTS_RDY | CSTS_CFS | CSTS_SHST_CMPLT);
     m->admin_hung = false;
     m->half_enabled = false;
+    m->late.pending = false;       /* the admin queue is gone too */
+}
+
+/* Post the late Set Features answer once its time has come. */
+static void model_release_late(struct nvme_model *m)
+{
+    if (!m->late.pending || plat_now_ns() < m->late.due_ns)
+        return;
+    m->late.pending = false;
+    m->late_answered++;
+    complete(m, 0, m->late.cid, m->late.status, m->late.dw0);
 }
 
 /* Finish what the model held: a late controller completes it, unless it
@@ -657,8 +692,10 @@ static uint32_t model_read(void *ctx, int bar, uint32_t off)
     struct nvme_model *m = ctx;
 
     assert_int_equal(bar, 0);
+    m->reg_reads++;
     if (m->gone)
         return 0xffffffffu;                      /* PCIe: a read nobody answers */
+    model_release_late(m);
     switch (off) {
     case R_CAP: return (uint32_t)m->cap;
     case R_CAP + 4: return (uint32_t)(m->cap >> 32);
@@ -1712,6 +1749,158 @@ static void test_acre_is_enabled_again_after_a_timeout_reset(void **state)
     finish(m, ctrl);
 }
 
+/* One poll() of queue q, which must neither wait nor read registers in a
+ * loop: a poll that waits for a slow controller freezes every other disk
+ * the CPU (and the engine's loop) drives. The bounds are far above the
+ * few register reads a step takes and far below any wait. */
+#define POLL_READS_MAX 16
+#define POLL_NS_MAX (50ull * 1000000ull)
+static int poll_quick(struct nvme_model *m, struct bm_disk *d, unsigned q, struct bm_completion *out, int max)
+{
+    uint64_t reads = m->reg_reads, t0 = plat_now_ns();
+    int n = d->ops->poll(d, q, out, max);
+
+    assert_true(n >= 0);
+    if (m->reg_reads - reads > POLL_READS_MAX || plat_now_ns() - t0 > POLL_NS_MAX)
+        fail_msg("one poll made %llu register reads in %llu ms", (unsigned long long)(m->reg_reads - reads),
+                 (unsigned long long)((plat_now_ns() - t0) / 1000000ull));
+    return n;
+}
+
+/* The disk's recovery record (blkdev.h recovery). */
+static void record_of(struct bm_disk *d, char *rec, size_t len)
+{
+    if (!d->ops->recovery)
+        fail_msg("the disk keeps no recovery record");
+    d->ops->recovery(d, rec, len);
+}
+
+/* A read times out and the controller is reset; queue 1 holds a younger
+ * read the reset takes. Polls both queues (each poll checked by
+ * poll_quick) until the timed-out read is reported. */
+static void time_out_one_read_with_one_kept(struct nvme_model *m, struct bm_disk *d, unsigned hung, unsigned kept)
+{
+    struct bm_completion c[4];
+    uint64_t t0 = plat_now_ns();
+    int n = 0;
+
+    m->hang_lba = lba_of(0, hung);
+    m->ignores_abort = true;
+    submit_reads(d, 0, hung, 1);
+    plat_sim_advance_ns(5000000000ull);
+    m->hold_sq2 = true;
+    submit_reads(d, 1, kept, 1);
+    while (n == 0) {
+        assert_true(plat_now_ns() - t0 < 50000000000ull);
+        assert_int_equal(poll_quick(m, d, 1, c, 4), 0);
+        n = poll_quick(m, d, 0, c, 4);
+        if (n == 0)
+            plat_sim_advance_ns(100000000ull);
+    }
+    assert_int_equal(n, 1);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_int_equal(m->resets, 1);
+    m->hang_lba = NO_LBA;
+    m->hold_sq2 = false;
+}
+
+/* A controller slow to answer Set Features Number of Queues after a reset
+ * (3 s here): the recovery posts it in one poll and looks for the answer
+ * in the next ones (Linux nvme_reset_work() -> nvme_setup_io_queues() ->
+ * nvme_set_queue_count(), run by a work item, not by the I/O path), so no
+ * poll waits; the disk's record names the step while it is under way,
+ * and once answered the kept read goes out again and completes. Fails
+ * before the step was split: one poll waited inside nvme_admin() for the
+ * answer (about 3 million CSTS reads). */
+static void test_late_set_features_after_a_reset_never_holds_a_poll(void **state)
+{
+    struct nvme_model *m = model_new();
+    const unsigned hung = 3, kept = 12;
+    struct bm_completion c[4];
+    char rec[160] = "";
+    struct bm_disk *d;
+    uint64_t t0;
+    bool named = false;
+    int n = 0;
+    void *ctrl;
+
+    (void)state;
+    d = probe_one(m, &ctrl);
+    m->late_feature = 0x07;
+    m->late_ns = 3000000000ull;
+    time_out_one_read_with_one_kept(m, d, hung, kept);
+    t0 = plat_now_ns();
+    while (n == 0) {
+        assert_true(plat_now_ns() - t0 < 20000000000ull);
+        n = poll_quick(m, d, 1, c, 4);
+        (void)poll_quick(m, d, 0, c + n, 4 - n);
+        if (m->late.pending && !named) {
+            record_of(d, rec, sizeof(rec));
+            named = strstr(rec, "Set Features Number of Queues") != NULL;
+        }
+        if (n == 0)
+            plat_sim_advance_ns(100000000ull);
+    }
+    assert_true(named);
+    assert_int_equal(m->late_answered, 1);
+    assert_int_equal(n, 1);
+    assert_int_equal(c[0].tag, kept);
+    assert_int_equal(c[0].status, BM_OK);
+    assert_true(data_ok(buf_of(kept), lba_of(1, kept), READ_BLOCKS));
+    assert_true(plat_now_ns() - t0 >= 3000000000ull); /* it did wait for the answer */
+    record_of(d, rec, sizeof(rec));
+    assert_non_null(strstr(rec, "last reset back after"));
+    assert_int_equal(m->resets, 1);
+    finish(m, ctrl);
+}
+
+/* Set Features Host Behavior Support (ACRE, Linux nvme_configure_acre(),
+ * the first step after enable) never answered: the recovery gives up
+ * after its own bound (NVME_RECOVER_ADMIN_TIMEOUT_NS, 10 s) without any
+ * poll waiting, disables the controller (Linux nvme_timeout() during a
+ * reset -> nvme_dev_disable()), reports the kept read as aborted, and the
+ * disk's record names the step and the timeout. Fails before the step was
+ * split: one poll waited 60 s inside nvme_admin(), then the reset went
+ * on without ACRE. */
+static void test_set_features_never_answered_after_a_reset_ends_the_recovery_naming_it(void **state)
+{
+    struct nvme_model *m = model_new();
+    const unsigned hung = 3, kept = 12;
+    struct bm_completion c[4];
+    char rec[160] = "";
+    struct bm_disk *d;
+    uint64_t t0;
+    int n = 0;
+    void *ctrl;
+
+    (void)state;
+    m->crdt1 = 5;
+    d = probe_one(m, &ctrl);
+    m->late_feature = 0x16;
+    m->late_ns = UINT64_MAX;
+    time_out_one_read_with_one_kept(m, d, hung, kept);
+    t0 = plat_now_ns();
+    while (n == 0) {
+        assert_true(plat_now_ns() - t0 < 30000000000ull);
+        n = poll_quick(m, d, 1, c, 4);
+        (void)poll_quick(m, d, 0, c + n, 4 - n);
+        if (n == 0)
+            plat_sim_advance_ns(100000000ull);
+    }
+    assert_int_equal(n, 1);
+    assert_int_equal(c[0].tag, kept);
+    assert_int_equal(c[0].status, BM_EIO);
+    assert_non_null(strstr(c[0].detail, "aborted"));
+    assert_true(plat_now_ns() - t0 >= 10000000000ull);
+    assert_int_equal(m->late_answered, 0);
+    assert_false(m->cc & CC_EN);             /* disabled on giving up */
+    record_of(d, rec, sizeof(rec));
+    assert_non_null(strstr(rec, "last reset gave up at Set Features ACRE (no completion in 10000 ms)"));
+    assert_int_equal(d->ops->submit(d, 0, 0, BM_IO_READ, 0, 8, buf_of(0)), BM_EIO);
+    finish(m, ctrl);
+}
+
 /* A bm_disk whose depth was raised past what its queues hold (max_qd >
  * entries - 1, section 4.1: a full queue holds entries - 1) is refused
  * at submit instead of overrunning the submission queue. */
@@ -2133,6 +2322,8 @@ int main(void)
         cmocka_unit_test(test_controller_that_vanishes_returns_every_command_as_timed_out),
         cmocka_unit_test(test_controller_that_ignores_the_reset_keeps_its_buffers),
         cmocka_unit_test(test_acre_is_enabled_again_after_a_timeout_reset),
+        cmocka_unit_test(test_late_set_features_after_a_reset_never_holds_a_poll),
+        cmocka_unit_test(test_set_features_never_answered_after_a_reset_ends_the_recovery_naming_it),
         cmocka_unit_test(test_submit_refuses_a_depth_beyond_the_queue),
         cmocka_unit_test(test_fatal_status_during_io_is_named_in_the_timed_out_commands),
         cmocka_unit_test(test_queue_creation_refused_fails_probe_with_the_decoded_status),
