@@ -34,15 +34,29 @@ static void human_line(char *buf, size_t len, const struct bm_disk *d, const cha
         buf[n - 1] = '\0';
 }
 
+/* A disk with no health record after the run still says how many of its
+ * commands the drive completed after correcting an error. */
+static void note_recovered(const struct bm_disk *d, uint64_t recovered)
+{
+    if (recovered)
+        record_note(d->id, "%llu command%s completed after the drive corrected an error (recovered, counted as done)",
+                    (unsigned long long)recovered, recovered == 1 ? "" : "s");
+}
+
 void disk_emit_health(struct bm_disk *d, const char *when)
 {
     static struct record r;
     static struct bm_health h;
-    char human[256];
+    char human[320];
+    bool after = !strcmp(when, "after");
+    uint64_t recovered = after ? bm_disk_recovered(d) : 0;
+    size_t n;
     int rc;
 
-    if (!d->ops->health || d->failed)
+    if (!d->ops->health || d->failed) {
+        note_recovered(d, recovered);
         return;
+    }
     bm_health_init(&h, "");
     rc = d->ops->health(d, &h);
     if (rc == BM_ENOTSUP) {
@@ -50,10 +64,12 @@ void disk_emit_health(struct bm_disk *d, const char *when)
          * SCSI disk without LOG SENSE): said once, not before and after. */
         if (!strcmp(when, "before"))
             record_note(d->id, "no health log: the disk or its path has none to read");
+        note_recovered(d, recovered);
         return;
     }
     if (rc != BM_OK) {
         record_note(d->id, "health log %s the run not read: %s", when, bm_strerror(rc));
+        note_recovered(d, recovered);
         return;
     }
     record_begin(&r, "health");
@@ -85,6 +101,12 @@ void disk_emit_health(struct bm_disk *d, const char *when)
         }
         json_arr_end(&r.j);
     }
+    if (recovered)
+        json_u64(&r.j, "recovered", recovered);
     human_line(human, sizeof(human), d, when, &h);
+    n = strlen(human);
+    if (recovered && n < sizeof(human))
+        snprintf(human + n, sizeof(human) - n, ", %llu command%s recovered by the drive during the run",
+                 (unsigned long long)recovered, recovered == 1 ? "" : "s");
     record_emit(&r, human);
 }
