@@ -151,6 +151,13 @@ struct bm_disk {
 
     bool failed;          /* set by the engine after a fatal error */
 
+    /* Commands that completed after the device corrected an error itself
+     * (SCSI RECOVERED ERROR sense): done, with their data, and counted
+     * here since the driver took the disk. The driver adds with
+     * bm_disk_count_recovered() (from whichever CPU polls); the engine
+     * reads it with bm_disk_recovered() and knows nothing of sense keys. */
+    uint64_t recovered;
+
     /* Hardware quirks the driver applied to this disk or its controller
      * ("mqes0_depth64", "no_lba48"), comma-separated; the disk record
      * lists them. Add with bm_disk_add_quirk(). */
@@ -198,5 +205,16 @@ int disk_list_add(struct bm_disk_list *l, struct bm_disk *d);
 
 /* Name a quirk applied to a disk (kept once; a full list drops the rest). */
 void bm_disk_add_quirk(struct bm_disk *d, const char *name);
+
+/* One more command the device completed after correcting an error (bm_disk.recovered). */
+static inline void bm_disk_count_recovered(struct bm_disk *d)
+{
+    __atomic_fetch_add(&d->recovered, 1, __ATOMIC_RELAXED);
+}
+/* How many so far. */
+static inline uint64_t bm_disk_recovered(const struct bm_disk *d)
+{
+    return __atomic_load_n(&d->recovered, __ATOMIC_RELAXED);
+}
 
 #endif

@@ -81,6 +81,7 @@ bool hba_scsi_disposition(struct hba_host *h, uint32_t slot, uint8_t scsi_status
     struct hbaq_slot *s;
     struct hba_disk *hd;
     char what[64];
+    uint64_t n;
 
     if (slot >= h->q.nslots)
         return false;
@@ -90,14 +91,16 @@ bool hba_scsi_disposition(struct hba_host *h, uint32_t slot, uint8_t scsi_status
     switch (scsi_disposition(scsi_status, sense, sense_len)) {
     case SCSI_DISP_RECOVERED:
         hd = (struct hba_disk *)(void *)((char *)s->owner - offsetof(struct hba_disk, q));
-        /* Logged the 1st, 2nd, 4th, 8th ... time: a disk that corrects
-         * every read does not flood the log. */
-        if (!(s->owner->recovered & (s->owner->recovered + 1)) || !s->owner->recovered) {
+        /* Counted on the disk, where the engine reads it for the records
+         * (disk_result "recovered"); logged the 1st, 2nd, 4th, 8th ...
+         * time: a disk that corrects every read does not flood the log. */
+        bm_disk_count_recovered(&hd->d);
+        n = bm_disk_recovered(&hd->d);
+        if (!(n & (n - 1))) {
             scsi_describe(scsi_status, sense, sense_len, what, sizeof(what));
-            plat_diag(h->where, "%s: %s; the command succeeded (%u recovered so far)", hd->d.id, what,
-                      s->owner->recovered + 1);
+            plat_diag(h->where, "%s: %s; the command succeeded (%llu recovered so far)", hd->d.id, what,
+                      (unsigned long long)n);
         }
-        s->owner->recovered++;
         hbaq_complete(&h->q, slot, BM_OK, NULL);
         return true;
     case SCSI_DISP_RETRY:

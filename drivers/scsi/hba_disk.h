@@ -159,8 +159,8 @@ int hba_disk_add(struct hba_host *h, struct bm_disk_list *disks, const struct hb
  * (scsi_disposition; Linux scsi_check_sense). BUSY, TASK SET FULL, UNIT
  * ATTENTION and NOT READY 04/01 go back to the queue to be sent again
  * after a back-off (hbaq_requeue; bounded by the command's own deadline),
- * RECOVERED ERROR completes as success (counted in its disk's
- * q.recovered, logged). Returns true when it took the slot; false: the
+ * RECOVERED ERROR completes as success (counted on its bm_disk,
+ * bm_disk_count_recovered, and logged). Returns true when it took the slot; false: the
  * caller completes it as the error it is (also when too near its
  * deadline for another try). Call with the queue lock held, for a slot
  * in HBAQ_BUSY. */

@@ -45,7 +45,6 @@ struct hbaq_disk {
     uint32_t max_inflight;
     uint64_t blocked_until_ns; /* BUSY / TASK SET FULL back-off: no new command before */
     uint32_t busy_retries;  /* commands sent again after BUSY / TASK SET FULL / UNIT ATTENTION / becoming ready */
-    uint32_t recovered;     /* commands that ended RECOVERED ERROR (counted as done) */
 };
 
 enum hbaq_state {

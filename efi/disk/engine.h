@@ -121,6 +121,9 @@ struct disk_job {
                               * the per-I/O cost benchmark's "hist off" row only) */
     uint64_t ios, bytes;     /* I/Os and bytes completed in the measured window */
     uint64_t live_bytes;     /* every completion, for the progress line */
+    uint64_t recovered;      /* commands the device completed after correcting an error itself
+                              * (bm_disk.recovered), over the whole run of the job: warm-up, window and
+                              * drain; done, counted in ios like any other */
     double seconds;          /* the measured window (longer than asked when no I/O finished in it) */
     int status;              /* BM_OK, or the first failure */
     char detail[160];        /* the failure, decoded */

@@ -224,6 +224,25 @@ static void run_stats(const struct engine_plan *p, const struct engine_timing *t
     }
 }
 
+/* Each job's count of commands its device completed after correcting an
+ * error: the driver counts them on the disk (bm_disk.recovered), so the
+ * job gets the difference over the run. Called with before set at the
+ * start (the job keeps the count then; its units copy it and the merge
+ * keeps it) and clear at the end. A disk that two jobs drive at once
+ * gives its count to the first. */
+static void count_recovered(struct disk_job *jobs, unsigned n, bool before)
+{
+    for (unsigned i = 0; i < n; i++) {
+        bool first = true;
+        for (unsigned k = 0; k < i && first; k++)
+            first = jobs[k].disk != jobs[i].disk;
+        if (before)
+            jobs[i].recovered = bm_disk_recovered(jobs[i].disk);
+        else
+            jobs[i].recovered = first ? bm_disk_recovered(jobs[i].disk) - jobs[i].recovered : 0;
+    }
+}
+
 static unsigned cpu_limit;
 
 void engine_limit_cpus(unsigned max) { cpu_limit = max; }
@@ -255,6 +274,7 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
     }
     if (cpu_limit)
         ncpus = MIN(ncpus, cpu_limit);
+    count_recovered(jobs, n, true); /* before the plan copies the jobs into its units */
     if (ncpus < 2 || engine_plan_spread(plan, jobs, n, ncpus) != BM_OK)
         engine_plan_single(plan, jobs, n);
     memset(sh, 0, sizeof(*sh));
@@ -277,6 +297,7 @@ int engine_run(struct disk_job *jobs, unsigned n, const struct engine_timing *t,
     }
     run_stats(plan, t, &st);
     engine_plan_merge(plan, jobs, n);
+    count_recovered(jobs, n, false);
     if (stats)
         *stats = st;
     aborted = sh->abort;

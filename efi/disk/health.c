@@ -34,13 +34,25 @@ static void human_line(char *buf, size_t len, const char *who, const char *when,
         buf[n - 1] = '\0';
 }
 
+/* A disk with no health record after the run still says how many of its
+ * commands the drive completed after correcting an error. */
+static void note_recovered(const struct bm_disk *d, uint64_t recovered)
+{
+    if (recovered)
+        record_note(d->id, "%llu command%s completed after the drive corrected an error (recovered, counted as done)",
+                    (unsigned long long)recovered, recovered == 1 ? "" : "s");
+}
+
 /* One health record: the disk's own, or (who not NULL) one member disk
- * of a RAID logical drive, named by the volume and the member. */
+ * of a RAID logical drive, named by the volume and the member.
+ * recovered: the disk's commands completed with RECOVERED ERROR during
+ * the run (its own record after the run). */
 static void emit_record(const struct bm_disk *d, const char *when, const struct bm_member *who,
-                        const struct bm_health *h)
+                        const struct bm_health *h, uint64_t recovered)
 {
     static struct record r;
-    char human[256], label[64];
+    char human[320], label[64];
+    size_t n;
 
     record_begin(&r, "health");
     json_str(&r.j, "disk", d->id);
@@ -78,11 +90,17 @@ static void emit_record(const struct bm_disk *d, const char *when, const struct 
         }
         json_arr_end(&r.j);
     }
+    if (recovered)
+        json_u64(&r.j, "recovered", recovered);
     if (who)
         snprintf(label, sizeof(label), "%s member %s", d->id, who->name);
     else
         snprintf(label, sizeof(label), "%s", d->id);
     human_line(human, sizeof(human), label, when, h);
+    n = strlen(human);
+    if (recovered && n < sizeof(human))
+        snprintf(human + n, sizeof(human) - n, ", %llu command%s recovered by the drive during the run",
+                 (unsigned long long)recovered, recovered == 1 ? "" : "s");
     record_emit(&r, human);
 }
 
@@ -114,7 +132,7 @@ static unsigned emit_members(struct bm_disk *d, const char *when)
                         who.note[0] ? who.note : bm_strerror(rc));
             continue;
         }
-        emit_record(d, when, &who, &h);
+        emit_record(d, when, &who, &h, 0);
     }
     return i;
 }
@@ -123,19 +141,25 @@ void disk_emit_health(struct bm_disk *d, const char *when)
 {
     static struct bm_health h;
     unsigned members = 0;
+    uint64_t recovered = !strcmp(when, "after") ? bm_disk_recovered(d) : 0;
     int rc;
 
-    if ((!d->ops->health && !d->ops->member_health) || d->failed)
+    if ((!d->ops->health && !d->ops->member_health) || d->failed) {
+        note_recovered(d, recovered);
         return;
+    }
     rc = BM_ENOTSUP;
     if (d->ops->health) {
         bm_health_init(&h, "");
         rc = d->ops->health(d, &h);
     }
     if (rc == BM_OK)
-        emit_record(d, when, NULL, &h);
-    else if (rc != BM_ENOTSUP)
-        record_note(d->id, "health log %s the run not read: %s", when, bm_strerror(rc));
+        emit_record(d, when, NULL, &h, recovered);
+    else {
+        if (rc != BM_ENOTSUP)
+            record_note(d->id, "health log %s the run not read: %s", when, bm_strerror(rc));
+        note_recovered(d, recovered);
+    }
     /* A RAID logical drive has no health log of its own; its member
      * disks do (read as smartctl -d megaraid,N reads them). */
     if (d->ops->member_health)

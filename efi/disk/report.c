@@ -127,7 +127,7 @@ static void attach_metric(struct record *r, const char *subject, const struct di
 int report_result(const struct disk_job *j, unsigned concurrent)
 {
     static struct record r;
-    char human[256];
+    char human[320], recovered[48] = "";
     double mbps = j->seconds > 0 ? (double)j->bytes / j->seconds / 1e6 : 0;
     double iops = j->seconds > 0 ? (double)j->ios / j->seconds : 0;
 
@@ -149,10 +149,14 @@ int report_result(const struct disk_job *j, unsigned concurrent)
         json_str(&r.j, "note", j->note);
     if (concurrent)
         json_u64(&r.j, "concurrent", concurrent);
-    snprintf(human, sizeof(human), "%s %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p50 %.0f us p99 %.0f us%s%s%s",
+    if (j->recovered) {
+        json_u64(&r.j, "recovered", j->recovered);
+        snprintf(recovered, sizeof(recovered), ", %llu recovered by the drive", (unsigned long long)j->recovered);
+    }
+    snprintf(human, sizeof(human), "%s %-13s %-9s %9.1f MB/s %9.0f IOPS  lat p50 %.0f us p99 %.0f us%s%s%s%s",
              j->disk->id, j->test.name, engine_rw_name(&j->test), mbps, iops,
              (double)hist_percentile(j->hist, 50) / 1e3, (double)hist_percentile(j->hist, 99) / 1e3,
-             concurrent ? " (with the other disks)" : "", j->note[0] ? " - " : "", j->note);
+             concurrent ? " (with the other disks)" : "", recovered, j->note[0] ? " - " : "", j->note);
     record_emit(&r, human);
     return BM_OK;
 }
@@ -164,7 +168,7 @@ void report_all_disks(const struct disk_job *jobs, unsigned n, const struct engi
     static struct record r;
     static struct histogram h;
     char human[400];
-    uint64_t ios = 0;
+    uint64_t ios = 0, recovered = 0;
     const struct disk_job *first = NULL;
     unsigned ok = 0;
     double seconds = 0, mbps = 0, iops = 0;
@@ -180,6 +184,7 @@ void report_all_disks(const struct disk_job *jobs, unsigned n, const struct engi
             first = j;
         ok++;
         ios += j->ios;
+        recovered += j->recovered;
         seconds = MAX(seconds, j->seconds);
         mbps += (double)j->bytes / j->seconds / 1e6;
         iops += (double)j->ios / j->seconds;
@@ -197,6 +202,8 @@ void report_all_disks(const struct disk_job *jobs, unsigned n, const struct engi
     result_fields(&r, &first->test, first->test.qd, first->test.threads, ios, seconds, mbps, iops, &h);
     attach_metric(&r, "all", &first->test, mbps, iops, (double)hist_percentile(&h, 99) / 1e3, NULL);
     json_u64(&r.j, "concurrent", ok);
+    if (recovered)
+        json_u64(&r.j, "recovered", recovered);
     json_num(&r.j, "core_busy_pct", st->core_busy_pct, 1);
     cpu_fields(&r, st->cpus, st->cpu_busy_pct, ENGINE_MAX_CPUS);
     if (link->known) {

@@ -13,6 +13,7 @@
 #include "platform_sim.h"
 #include "efi/disk/disk.h"
 #include "efi/disk/engine.h"
+#include "efi/disk/health.h"
 #include "efi/record.h"
 #include "capture_sink.h"
 
@@ -401,6 +402,43 @@ static void test_stalled_disk_names_the_drivers_recovery_step(void **state)
     engine_job_free(&job);
 }
 
+static int logged_health(struct bm_disk *d, struct bm_health *out)
+{
+    bm_health_init(out, "scsi_log");
+    out->temperature_c = 31;
+    return BM_OK;
+}
+
+/* The health record after the run carries the disk's count of commands
+ * the drive completed after correcting an error (what its driver counted
+ * with bm_disk_count_recovered); the one before the run, and a disk with
+ * none, have no such field. */
+static void test_health_after_the_run_says_how_many_commands_were_recovered(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    static const struct bm_disk_ops ops = { .submit = silent_submit, .poll = silent_poll, .health = logged_health };
+    struct bm_disk d = { .id = "hba0d1", .driver = "mpt", .path = BM_PATH_NATIVE, .lba_bytes = 512, .blocks = 1u << 20,
+                         .nqueues = 1, .max_qd = 4, .ops = &ops };
+    struct bm_disk e = d;
+    (void)state;
+
+    bm_strlcpy(e.id, "hba0d2", sizeof(e.id));
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+    disk_emit_health(&d, "before");
+    for (int i = 0; i < 3; i++)
+        bm_disk_count_recovered(&d);
+    disk_emit_health(&d, "after");
+    disk_emit_health(&e, "after");
+    sinks_reset();
+    assert_int_equal(count_records("health", "\"when\":\"before\"", "\"recovered\""), 0);
+    assert_int_equal(count_records("health", "\"disk\":\"hba0d1\",\"when\":\"after\"", "\"recovered\":3"), 1);
+    assert_int_equal(count_records("health", "\"disk\":\"hba0d2\"", NULL), 1);
+    assert_int_equal(count_records("health", "\"disk\":\"hba0d2\"", "\"recovered\""), 0);
+    assert_int_equal(count_records("note", NULL, NULL), 0);
+}
+
 static void test_quick_and_full_test_lists(void **state)
 {
     struct disk_test t[64];
@@ -721,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_failing_disk_does_not_stop_the_others),
         cmocka_unit_test(test_quick_and_full_test_lists),
         cmocka_unit_test(test_stalled_disk_names_the_drivers_recovery_step),
+        cmocka_unit_test(test_health_after_the_run_says_how_many_commands_were_recovered),
         cmocka_unit_test(test_disk_run_end_to_end),
         cmocka_unit_test(test_esc_during_a_write_test_stops_all_writing),
         cmocka_unit_test(test_disk_run_full_has_sweeps_and_scaling_series),

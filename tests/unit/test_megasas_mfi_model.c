@@ -32,6 +32,10 @@
 
 #include "platform_sim.h"
 #include "scsi_target.h"
+#include "capture_sink.h"
+#include "efi/disk/engine.h"
+#include "efi/disk/health.h"
+#include "efi/disk/report.h"
 #include "drivers/megasas/megasas.h"
 #include "drivers/megasas/megasas_internal.h"
 #include "drivers/megasas/mfi.h"
@@ -1352,6 +1356,72 @@ static void test_sense_decides_recovered_unit_attention_becoming_ready_and_error
     release(ctrl);
 }
 
+/* The engine reads a system drive that answers some reads RECOVERED
+ * ERROR: those reads are done with their data (Linux scsi_check_sense:
+ * RECOVERED_ERROR is SUCCESS), the test does not fail, and its
+ * disk_result record carries the exact count ("recovered"), and the
+ * end of the run says the disk's total; a test without any has no such
+ * field. */
+static void test_recovered_reads_are_done_and_the_records_count_them(void **state)
+{
+    static struct sink sink = { "test", capture, NULL, NULL, NULL, NULL };
+    static const struct engine_timing tm = { 5000000ull, 40000000ull, 5000000000ull };
+    struct bm_disk_list list;
+    struct disk_job job;
+    struct disk_test t;
+    struct bm_disk *pd;
+    char why[160], disk[48];
+    void *ctrl;
+
+    (void)state;
+    ctrl = probe(0x0079, M_GEN2, &list);
+    pd = list.disks[2];
+    snprintf(disk, sizeof(disk), "\"disk\":\"%s\"", pd->id);
+    memset(&t, 0, sizeof(t));
+    bm_strlcpy(t.name, "RND4K-Q4T1", sizeof(t.name));
+    t.op = BM_IO_READ;
+    t.random = true;
+    t.bs = 4096;
+    t.qd = 4;
+    t.threads = 1;
+    sinks_reset();
+    sinks_add(&sink);
+    nrecs = 0;
+
+    m.cond = (struct scsi_target_condition){ SCSI_TARGET_KEY_RECOVERED_ERROR, 0x18, 0x00, 7, 0 };
+    assert_int_equal(engine_job_prepare(&job, pd, &t, 1, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&job, 1, &tm, "test", NULL), BM_OK);
+    assert_int_equal(job.status, BM_OK);
+    assert_int_equal(m.cond.reported, 7);
+    assert_true(job.ios > 0);
+    assert_int_equal(job.recovered, 7);
+    assert_int_equal(report_result(&job, 0), BM_OK);
+    engine_job_free(&job);
+    assert_int_equal(count_records("disk_result", disk, "\"recovered\":7"), 1);
+
+    /* The next test meets none: no count in its record. */
+    nrecs = 0;
+    assert_int_equal(engine_job_prepare(&job, pd, &t, 2, why, sizeof(why)), BM_OK);
+    assert_int_equal(engine_run(&job, 1, &tm, "test", NULL), BM_OK);
+    assert_int_equal(job.status, BM_OK);
+    assert_int_equal(job.recovered, 0);
+    assert_int_equal(report_result(&job, 0), BM_OK);
+    engine_job_free(&job);
+    assert_int_equal(count_records("disk_result", disk, NULL), 1);
+    assert_int_equal(count_records("disk_result", "\"recovered\"", NULL), 0);
+
+    /* The end of the run: the disk's total, in a note since this drive
+     * has no health log to read (the model answers no LOG SENSE). */
+    nrecs = 0;
+    snprintf(disk, sizeof(disk), "\"where\":\"%s\"", pd->id);
+    disk_emit_health(pd, "after");
+    assert_int_equal(count_records("health", NULL, NULL), 0);
+    assert_int_equal(count_records("note", disk, "7 commands completed after the drive corrected an error"), 1);
+    sinks_reset();
+    assert_int_equal(m.noutstanding, 0);
+    release(ctrl);
+}
+
 /* A system drive answering BUSY, then TASK SET FULL, to pass-through
  * reads: each read is posted again after a back-off (Linux
  * megasas_complete_cmd hands the SCSI status to the midlayer, which
@@ -1521,6 +1591,7 @@ int main(void)
         cmocka_unit_test(test_late_dcmd_does_not_write_into_the_next_dcmd_data),
         cmocka_unit_test(test_release_keeps_memory_a_firmware_that_will_not_stop_may_write),
         cmocka_unit_test(test_sense_decides_recovered_unit_attention_becoming_ready_and_errors),
+        cmocka_unit_test(test_recovered_reads_are_done_and_the_records_count_them),
         cmocka_unit_test(test_release_resets_the_adapter_when_the_firmware_stays_operational),
         cmocka_unit_test(test_logical_drive_member_health_through_pd_pass_through),
         cmocka_unit_test(test_config_members_per_entry_and_qemu_total_sizes),

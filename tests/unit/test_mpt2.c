@@ -2654,8 +2654,8 @@ static void test_ir_members_hidden(void **state)
 }
 
 /* Sense decides through the table MPT shares with MFI and Fusion (Linux
- * scsi_check_sense): RECOVERED ERROR completes with its data as success,
- * a UNIT ATTENTION (29/00 after a reset) and NOT READY 04/01 are sent
+ * scsi_check_sense): RECOVERED ERROR completes with its data as success
+ * (counted on the disk: bm_disk.recovered), a UNIT ATTENTION (29/00 after a reset) and NOT READY 04/01 are sent
  * again, MEDIUM ERROR fails with the decoded sense. */
 static void test_sense_recovered_unit_attention_and_becoming_ready(void **state)
 {
@@ -2693,6 +2693,8 @@ static void test_sense_recovered_unit_attention_and_becoming_ready(void **state)
             assert_true(block_ok(buf, 0x0009, 5000 + i, 512));
         else
             assert_non_null(strstr(c[0].detail, "MEDIUM ERROR 11/00"));
+        /* Only the RECOVERED ERROR is counted on the disk, for the engine's records. */
+        assert_int_equal(bm_disk_recovered(d), 1);
     }
     assert_no_violations();
     mpt_driver.release(ctrl);
