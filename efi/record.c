@@ -194,6 +194,24 @@ void record_error(const char *where, const char *fmt, ...)
     va_end(ap);
 }
 
+/* For a fault handler that halts next: a fault can land while a record
+ * is being emitted (a sink drawing the screen), and a record made then is
+ * held until that emission ends, which it never will. This one goes out
+ * at once, past the interrupted one (whose depth is put back, should it
+ * ever resume). */
+void record_error_halting(const char *where, const char *fmt, ...)
+{
+    unsigned depth = emit_depth;
+    va_list ap;
+
+    emit_depth = 0;
+    nerrors++;
+    va_start(ap, fmt);
+    emit_message("error", "ERROR", where, fmt, ap);
+    va_end(ap);
+    emit_depth = depth;
+}
+
 void record_note(const char *where, const char *fmt, ...)
 {
     va_list ap;

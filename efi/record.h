@@ -64,6 +64,9 @@ void record_emit(struct record *r, const char *human);
 
 /* The error record: where (component or device), message. Counted. */
 void record_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* record_error for a fault handler that halts next: out at once even when
+ * the fault interrupted another record's emission. */
+void record_error_halting(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 unsigned record_error_count(void);
 /* The note record: something a reader should know that is not a failure
  * (no writable boot volume, a skipped device). Not counted as an error. */

@@ -143,7 +143,7 @@ static void __attribute__((noreturn)) report_and_halt(const char *msg)
 
     if (!(fault_claim && fault_claim(msg)) && !reporting) {
         reporting = true;
-        record_error("cpu", "%s", msg);
+        record_error_halting("cpu", "%s", msg);
         bios_console_emergency(msg);
         bios_console_emergency("\n");
     }
