@@ -1,11 +1,12 @@
-"""A MegaRAID disk slowed until its commands time out (QEMU's legacy
-throttle option iops=1 on one of two megasas-gen2 disks): the run ends
+"""A MegaRAID disk slowed until its commands time out (QEMU's throttle
+block filter in a throttle-group limited to 1 I/O per second, on one of
+two megasas-gen2 disks): the run ends
 within a bound, the other disk's results are normal, the slow disk's error
 names the timeout and the recovery step that gave the command back (the
 MFI ABORT, the ABORT TASK step), the log names the step and how long the
 recovery took, and no byte of either disk changes.
 
-With iops=1 a command of the slow disk's first test (SEQ1M-Q8T1) waits
+At 1 I/O per second a command of the slow disk's first test (SEQ1M-Q8T1) waits
 past the 30 s command timeout: the driver sends an MFI ABORT (a log
 record), QEMU cancels the request, and only then does the engine get the
 command back, as timed out ("no completion in 30000 ms; back N ms later
@@ -40,13 +41,15 @@ def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
     run = qemu.boot(
         options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGAFAST,MEGASLOW,MEGABAD",
         drives=["if=none,id=f0,format=raw,file=" + fast,
-                "if=none,id=s0,format=raw,iops=1,file=" + slow,
+                "if=none,id=s0,driver=throttle,throttle-group=slow1,file.driver=raw,"
+                "file.file.driver=file,file.file.filename=" + slow,
                 "file=blkdebug:%s:%s,if=none,id=b0,format=raw" % (rules, bad)],
         devices=["megasas-gen2,id=gen2",
                  "scsi-hd,bus=gen2.0,scsi-id=0,drive=f0,serial=MEGAFAST",
                  "scsi-hd,bus=gen2.0,scsi-id=1,drive=s0,serial=MEGASLOW",
                  "scsi-hd,bus=gen2.0,scsi-id=2,drive=b0,serial=MEGABAD"],
-        extra_args=("-global", "usb-storage.serial=BOOTSTICK"), timeout=BOUND_S)
+        extra_args=("-object", "throttle-group,id=slow1,x-iops-total=1",
+                    "-global", "usb-storage.serial=BOOTSTICK"), timeout=BOUND_S)
     took = time.monotonic() - t0
     if run.timed_out or not run.of_type("end"):
         testutil.fail_with_log(run, "no end record within %d s" % BOUND_S)
