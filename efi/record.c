@@ -184,13 +184,18 @@ static void emit_message(const char *type, const char *label, const char *where,
     record_emit(&r, human);
 }
 
+static void emit_error(const char *where, const char *fmt, va_list ap)
+{
+    nerrors++;
+    emit_message("error", "ERROR", where, fmt, ap);
+}
+
 void record_error(const char *where, const char *fmt, ...)
 {
     va_list ap;
 
-    nerrors++;
     va_start(ap, fmt);
-    emit_message("error", "ERROR", where, fmt, ap);
+    emit_error(where, fmt, ap);
     va_end(ap);
 }
 
@@ -205,9 +210,8 @@ void record_error_halting(const char *where, const char *fmt, ...)
     va_list ap;
 
     emit_depth = 0;
-    nerrors++;
     va_start(ap, fmt);
-    emit_message("error", "ERROR", where, fmt, ap);
+    emit_error(where, fmt, ap);
     va_end(ap);
     emit_depth = depth;
 }

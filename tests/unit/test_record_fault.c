@@ -4,6 +4,7 @@
  * injected while the screen sink drew the DIMM table left only the
  * emergency console line, and the error record was held for good. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -14,58 +15,54 @@
 #include "capture_sink.h"
 
 static unsigned seen_inside;
+static bool halting;
 
-/* A sink that, while given the first note, "takes a fault": the handler
- * reports it, and (as the halted CPU would) this emission is never
- * finished from the point of view of what came after. */
+/* A sink that, while given the "drawing" note, takes a fault (halting: the
+ * handler's record, which is never followed by the end of this emission)
+ * or makes an ordinary error, and counts what came out meanwhile. */
 static void faulting_sink(struct sink *s, const char *type, const char *json, const char *human)
 {
     capture(s, type, json, human);
     if (!strcmp(type, "note") && strstr(json, "drawing")) {
-        record_error_halting("cpu", "CPU exception 18 (#MC machine check): stopped");
-        seen_inside = count_records("error", "\"where\":\"cpu\"", NULL);
+        if (halting)
+            record_error_halting("cpu", "CPU exception 18 (#MC machine check): stopped");
+        else
+            record_error("disk", "a nested error");
+        seen_inside = count_records("error", NULL, NULL);
     }
 }
 
-static void test_fault_during_an_emission_is_reported_before_the_handler_returns(void **state)
+/* One note whose emission is interrupted as above; returns how many
+ * error records were out while it was still under way. */
+static unsigned interrupted_note(bool halting_fault)
 {
     static struct sink sink = { "test", faulting_sink, NULL, NULL, NULL, NULL };
-    (void)state;
 
     sinks_reset();
     sinks_add(&sink);
     nrecs = 0;
     seen_inside = 0;
+    halting = halting_fault;
     record_note("screen", "drawing the DIMM table");
+    return seen_inside;
+}
+
+static void test_fault_during_an_emission_is_reported_before_the_handler_returns(void **state)
+{
+    (void)state;
     /* Out while the interrupted emission was still under way: a handler
      * that halts next gets its record written. */
-    assert_int_equal(seen_inside, 1);
-    assert_int_equal(count_records("error", "#MC machine check", NULL), 1);
+    assert_int_equal(interrupted_note(true), 1);
+    assert_int_equal(count_records("error", "\"where\":\"cpu\"", "#MC machine check"), 1);
     sinks_close();
 }
 
 /* An ordinary error made during an emission still waits its turn (the
  * order of records is kept), and goes out once. */
-static void plain_sink(struct sink *s, const char *type, const char *json, const char *human)
-{
-    capture(s, type, json, human);
-    if (!strcmp(type, "note") && strstr(json, "drawing")) {
-        record_error("disk", "a nested error");
-        seen_inside = count_records("error", "nested", NULL);
-    }
-}
-
 static void test_plain_error_during_an_emission_is_held_until_it_ends(void **state)
 {
-    static struct sink sink = { "test", plain_sink, NULL, NULL, NULL, NULL };
     (void)state;
-
-    sinks_reset();
-    sinks_add(&sink);
-    nrecs = 0;
-    seen_inside = 0;
-    record_note("screen", "drawing the DIMM table");
-    assert_int_equal(seen_inside, 0);
+    assert_int_equal(interrupted_note(false), 0);
     assert_int_equal(count_records("error", "nested", NULL), 1);
     sinks_close();
 }
