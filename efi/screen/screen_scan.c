@@ -125,15 +125,20 @@ unsigned screen_scan_rows(const struct screen_model *m)
  * read failed; a blank where no read ended. */
 static const char map_chars[] = ".:-=*#X";
 
+/* The points column c of width shows out of n: [*a, *b), at least one. */
+static void column_points(unsigned c, unsigned width, unsigned n, unsigned *a, unsigned *b)
+{
+    *a = c * n / width;
+    *b = MAX((c + 1) * n / width, *a + 1);
+}
+
 static void map_text(char *out, unsigned width, const struct screen_scan *s)
 {
-    unsigned n = s->nworst;
+    unsigned n = s->nworst, a, b;
 
     for (unsigned c = 0; c < width; c++) {
-        unsigned a = c * n / width, b = (c + 1) * n / width;
         int w = -1;
-        if (b <= a)
-            b = a + 1;
+        column_points(c, width, n, &a, &b);
         for (unsigned i = a; i < b && i < n; i++)
             w = MAX(w, (int)s->worst[i]);
         out[c] = w < 0 ? ' ' : map_chars[w];
@@ -146,13 +151,11 @@ static void map_text(char *out, unsigned width, const struct screen_scan *s)
 static void curve_text(char *out, unsigned width, const struct screen_scan *s)
 {
     static const char levels[] = " .:-=+*#%@";
-    unsigned n = s->npoints;
+    unsigned n = s->npoints, a, b;
 
     for (unsigned c = 0; c < width; c++) {
-        unsigned a = c * n / width, b = (c + 1) * n / width;
         double lo = -1;
-        if (b <= a)
-            b = a + 1;
+        column_points(c, width, n, &a, &b);
         for (unsigned i = a; i < b && i < n; i++)
             if (lo < 0 || s->curve_mbps[i] < lo)
                 lo = s->curve_mbps[i];
