@@ -44,6 +44,8 @@ struct config {
     enum bm_driver_mode driver;
     uint32_t time_s;       /* measured seconds per workload (time=Nms: rounded up) */
     uint32_t time_ms;      /* the same in milliseconds, what the engine measures */
+    uint32_t warmup_ms;    /* warmup=: the warm-up before each disk workload, when warmup_given */
+    bool warmup_given;
     enum bm_serial_mode serial; /* serial=: auto (the firmware's console port), off, or a fixed port */
     struct plat_uart serial_uart; /* SERIAL_FIXED: that UART (baud is decided with the others) */
     uint32_t baud;

@@ -5,15 +5,19 @@
 /* Commands in flight and no completion for this long: the disk is dead. */
 #define DISK_STALL_NS (60ull * NS_PER_S)
 
-/* time= measured (seconds, or milliseconds with time=Nms), after a warm-up of a fifth of that (0.25 to
- * 2 s): enough for caches and queues to fill, short enough not to double
- * the run. */
+/* time= measured (seconds, or milliseconds with time=Nms), after a warm-up
+ * of warmup= or, by default, a fifth of time= (0.25 to 2 s): enough for
+ * caches and queues to fill, short enough not to double the run. */
 void disk_timing_for(const struct config *c, struct engine_timing *t)
 {
     t->measure_ns = (uint64_t)c->time_ms * NS_PER_MS;
-    t->warmup_ns = t->measure_ns / 5;
-    t->warmup_ns = MAX(t->warmup_ns, 250 * NS_PER_MS);
-    t->warmup_ns = MIN(t->warmup_ns, 2 * NS_PER_S);
+    if (c->warmup_given) {
+        t->warmup_ns = (uint64_t)c->warmup_ms * NS_PER_MS;
+    } else {
+        t->warmup_ns = t->measure_ns / 5;
+        t->warmup_ns = MAX(t->warmup_ns, 250 * NS_PER_MS);
+        t->warmup_ns = MIN(t->warmup_ns, 2 * NS_PER_S);
+    }
     t->stall_ns = DISK_STALL_NS;
 }
 

@@ -54,6 +54,16 @@ static void test_every_key_accepts_its_documented_values(void **state)
     assert_int_equal(config_parse_args(&c, "x time=2500ms", err, sizeof(err)), BM_OK);
     assert_int_equal(c.time_ms, 2500);
     assert_int_equal(c.time_s, 3);
+    /* warmup= in seconds or milliseconds, 0 allowed; unset until given. */
+    assert_int_equal(config_parse_args(&c, "x", err, sizeof(err)), BM_OK);
+    assert_false(c.warmup_given);
+    assert_int_equal(config_parse_args(&c, "x warmup=0", err, sizeof(err)), BM_OK);
+    assert_true(c.warmup_given);
+    assert_int_equal(c.warmup_ms, 0);
+    assert_int_equal(config_parse_args(&c, "x warmup=50ms", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.warmup_ms, 50);
+    assert_int_equal(config_parse_args(&c, "x warmup=600", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.warmup_ms, 600000);
     assert_int_equal(config_parse_args(&c, "x serial=com2 baud=9600 out=/logs/run exit=reboot", err, sizeof(err)),
                      BM_OK);
     assert_int_equal(c.serial, SERIAL_FIXED);
@@ -125,6 +135,10 @@ static void test_bad_values_name_key_value_and_accepted(void **state)
     check_bad("time=50ms", "'time'", "'50ms'", "1 to 3600");
     check_bad("time=3600001ms", "'time'", "'3600001ms'", "1 to 3600");
     check_bad("time=ms", "'time'", "'ms'", "1 to 3600");
+    check_bad("warmup=601", "'warmup'", "'601'", "0 to 600");
+    check_bad("warmup=600001ms", "'warmup'", "'600001ms'", "0 to 600");
+    check_bad("warmup=-1", "'warmup'", "'-1'", "0 to 600");
+    check_bad("warmup=2s", "'warmup'", "'2s'", "0 to 600");
     check_bad("serial=com9", "'serial'", "'com9'", "com1");
     check_bad("serial=0x", "'serial'", "'0x'", "com1");
     check_bad("baud=100000", "'baud'", "'100000'", "divisor of 115200");

@@ -319,6 +319,7 @@ static void test_no_cursor_positioning_falls_back_to_text(void **state)
 static void test_status_line_says_time_left_from_the_plan(void **state)
 {
     struct sink *s;
+    char e[160];
     int r;
 
     (void)state;
@@ -327,6 +328,13 @@ static void test_status_line_says_time_left_from_the_plan(void **state)
      * the two all-disks tests once both disks are found. */
     assert_int_equal(disk_plan_test_count(&cfg, 2, 1, 2), 2 * 4 + 4 + 2);
     assert_true(disk_plan_test_seconds(&cfg) == 6.0); /* time=5 plus a 1 s warm-up */
+    assert_int_equal(config_set(&cfg, "time", "300ms", e, sizeof(e)), BM_OK);
+    assert_true(disk_plan_test_seconds(&cfg) == 0.55); /* the warm-up is at least 0.25 s */
+    assert_int_equal(config_set(&cfg, "warmup", "50ms", e, sizeof(e)), BM_OK);
+    assert_true(disk_plan_test_seconds(&cfg) == 0.35); /* unless warmup= says otherwise */
+    assert_int_equal(config_set(&cfg, "warmup", "0", e, sizeof(e)), BM_OK);
+    assert_true(disk_plan_test_seconds(&cfg) == 0.3);
+    config_defaults(&cfg);
     plat_sim_screen(80, 25, true);
     s = sink_screen(&cfg);
     feed(s, DISK0);
