@@ -504,6 +504,13 @@ static int results_sync(struct stick_results *r, bool final)
             r->failed_syncs = 0;
             break;
         }
+        if (rc == BM_EPERM && stick->retired) {
+            /* A native driver took the stick's controller: bios_drive_retire()
+             * said so then ("its results file gets nothing more"); saying it
+             * again at the close would put a record after the end record. */
+            r->stopped = true;
+            break;
+        }
         if (rc == BM_EPERM || ++r->failed_syncs >= RESULTS_SYNC_TRIES) {
             plat_diag("stick", "%s: could not be written (%s, %u tries): file output stopped (serial has everything)",
                       r->file->path, bm_strerror(rc), r->failed_syncs);
