@@ -7,7 +7,7 @@ driver; the memory benchmark; the records through the PL011 that the
 firmware's SPCR names (serial=auto); the results screen (screen_dump=1) and
 the end record; the results file and HTML report on the stick; the second
 core started through PSCI (AAVMF has no MP services) for the memory records
-on 2 CPUs. time=300ms: every disk check is that the driver measured
+on 2 CPUs. time=100ms warmup=50ms: every disk check is that the driver measured
 something (iops > 0), not how much.
 """
 import re
@@ -27,7 +27,7 @@ def _drive(drive_id):
 def arm_run():
     return marks.shared_boot(
         arch="aarch64",
-        options="mem=quick mem_max=1M disk=quick time=300ms driver=native exit=shutdown screen_dump=1 "
+        options="mem=quick mem_max=1M disk=quick time=100ms warmup=50ms driver=native exit=shutdown screen_dump=1 "
                 "disks=" + ",".join(DISKS),
         drives=tuple(_drive(d) for d in ("nv", "sa", "mg", "mp")),
         devices=("nvme,drive=nv,serial=ARMNV0",

@@ -332,7 +332,7 @@ def test_bios_native_ahci_and_nvme_disks_are_measured():
     for path in (sata, nvme):
         with open(path, "wb") as f:
             f.truncate(64 << 20)
-    run = boot_bios("mem=off disk=quick time=300ms exit=shutdown", timeout=240, extra_args=[
+    run = boot_bios("mem=off disk=quick time=100ms warmup=50ms exit=shutdown", timeout=240, extra_args=[
         "-drive", "if=none,id=d0,file=%s,format=raw" % sata, "-device", "ide-hd,drive=d0,bus=ide.0,serial=BIOSSATA",
         "-drive", "if=none,id=d1,file=%s,format=raw" % nvme, "-device", "nvme,drive=d1,serial=BIOSNVME"])
     assert not run.timed_out, run.serial[-2000:]
@@ -357,7 +357,7 @@ def test_bios_write_refused_while_the_boot_disk_is_unknown():
     sata = os.path.join(workdir, "sata.img")
     with open(sata, "wb") as f:
         f.truncate(64 << 20)
-    run = boot_bios("mem=off disk=quick time=300ms write=BIOSSATA exit=shutdown", timeout=240, extra_args=[
+    run = boot_bios("mem=off disk=quick time=100ms warmup=50ms write=BIOSSATA exit=shutdown", timeout=240, extra_args=[
         "-drive", "if=none,id=d0,file=%s,format=raw" % sata, "-device", "ide-hd,drive=d0,bus=ide.0,serial=BIOSSATA"])
     assert not run.timed_out, run.serial[-2000:]
     disk = run.one("disk")

@@ -16,8 +16,8 @@ import qemu
 from test_bios import boot_bios
 from test_screen import has_colour, lit_box, read_ppm, write_png
 
-# time=300ms: the checks are the screen's layout and colours, whatever figures it shows.
-OPTIONS = "mem=quick mem_max=1M disk=quick time=300ms exit=wait screen_dump=1"
+# time=100ms warmup=50ms: the checks are the screen's layout and colours, whatever figures it shows.
+OPTIONS = "mem=quick mem_max=1M disk=quick time=100ms warmup=50ms exit=wait screen_dump=1"
 COLS, ROWS = 80, 25
 FONT_W, FONT_H = 9, 16  # QEMU's VGA text rendering of mode 3: 720x400
 ATTR_TITLE = 0x1f       # white on blue

@@ -12,7 +12,7 @@ from test_bios import boot_bios, _fields
 from test_mem import check_common
 
 OPTIONS = "mem=quick mem_max=1M disk=off exit=shutdown"
-DISK_OPTIONS = "mem=quick mem_max=1M disk=quick time=300ms driver=native exit=shutdown"
+DISK_OPTIONS = "mem=quick mem_max=1M disk=quick time=100ms warmup=50ms driver=native exit=shutdown"
 NUMA_2CPU = ["-object", "memory-backend-ram,id=m0,size=512M", "-object", "memory-backend-ram,id=m1,size=512M",
              "-numa", "node,nodeid=0,cpus=0,memdev=m0", "-numa", "node,nodeid=1,cpus=1,memdev=m1"]
 
@@ -89,7 +89,7 @@ def test_bios_rnd4k_q32t16_runs_on_four_cpus():
     (plat_cpu_start/plat_cpu_wait on the APs, as test_disk_cpus under UEFI)."""
     workdir = qemu.tempdir("baremark-bios-t16-")
     disk = qemu.make_disk(os.path.join(workdir, "a.img"), 64)
-    run = boot_bios("mem=off disk=full time=300ms driver=native exit=shutdown", smp=4, timeout=400,
+    run = boot_bios("mem=off disk=full time=100ms warmup=50ms driver=native exit=shutdown", smp=4, timeout=400,
                     extra_args=["-drive", "file=%s,if=none,id=A,format=raw" % disk, "-device", "nvme,drive=A,serial=T16"])
     _ok(run)
     t16 = [r for r in run.of_type("disk_result") if r["test"] == "RND4K-Q32T16"]
@@ -140,7 +140,7 @@ def test_bios_64bit_bar_above_4g_is_mapped_uncached_on_demand():
     disk = qemu.make_disk(os.path.join(workdir, "a.img"), 64)
     extra = ["-drive", "file=%s,if=none,id=A,format=raw" % disk, "-device", "nvme,drive=A,serial=HIGHBAR",
              "-object", "memory-backend-ram,id=big,size=8G", "-device", "ivshmem-plain,memdev=big"]
-    run = boot_bios("mem=off disk=quick time=300ms driver=native exit=shutdown", timeout=180, extra_args=extra,
+    run = boot_bios("mem=off disk=quick time=100ms warmup=50ms driver=native exit=shutdown", timeout=180, extra_args=extra,
                     on_serial=look)
     # The NVMe BAR really is above 4 GiB (info pci: "BAR0: 64 bit memory at 0x...").
     pci = seen.get("pci", "")

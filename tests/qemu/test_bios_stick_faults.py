@@ -106,7 +106,7 @@ def test_bios_stick_emulated_as_a_floppy_reads_its_cfg_and_keeps_results():
         f.write(" " * (512 * 1024 - 1) + "\n")
     bcfg = os.path.join(workdir, "baremark.cfg")
     with open(bcfg, "w") as f:
-        f.write("mem=off\ndisk=quick\ntime=300ms\nexit=shutdown\n")  # the checks are the CHS path, not figures
+        f.write("mem=off\ndisk=quick\ntime=100ms\nwarmup=50ms\nexit=shutdown\n")  # the checks are the CHS path, not figures
     for args in (["mcopy", "-i", fd, cfg, "::/syslinux.cfg"],
                  ["mcopy", "-i", fd, os.path.join(qemu.BUILD, "baremark.bin"), "::/baremark.bin"],
                  ["mmd", "-i", fd, "::/baremark", "::/baremark/results"],

@@ -16,7 +16,7 @@ def test_two_passes_with_verify_health_and_limits():
               "file=%s,if=none,id=S,format=raw" % sata]
     devices = ["nvme,drive=G,serial=GOODDISK", "nvme,drive=L,serial=LOSSY",
                "ide-hd,drive=S,bus=ide.0,serial=SATADISK"]  # q35's built-in AHCI
-    options = ("mem=off disk=quick time=300ms driver=native passes=2 write=GOODDISK,LOSSY verify=2M "
+    options = ("mem=off disk=quick time=100ms warmup=50ms driver=native passes=2 write=GOODDISK,LOSSY verify=2M "
                "min_mbps=SEQ1M-Q8T1:0.001 max_lat_us=RND4K-Q1T1:0.5 exit=shutdown")
     run = qemu.boot(options=options, drives=drives, devices=devices, timeout=600, workdir=work)
     assert not run.timed_out, run.serial[-3000:]
@@ -71,7 +71,7 @@ def test_two_passes_with_verify_health_and_limits():
 def test_duration_repeats_passes_until_the_time_is_up():
     work = qemu.tempdir("baremark-duration-")
     disk = qemu.make_disk(os.path.join(work, "d.img"), 32)
-    run = qemu.boot(options="mem=off disk=quick time=300ms driver=native duration=6s exit=shutdown",
+    run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms driver=native duration=6s exit=shutdown",
                     drives=["file=%s,if=none,id=D,format=raw" % disk], devices=["nvme,drive=D,serial=DUR1"],
                     timeout=600, workdir=work)
     assert not run.timed_out, run.serial[-3000:]
@@ -79,8 +79,8 @@ def test_duration_repeats_passes_until_the_time_is_up():
     seq = sorted(r["pass"] for r in run.of_type("disk_result") if r["test"] == "SEQ1M-Q8T1")
     # every pass ran the whole workload, numbered from 1, and passes kept
     # starting until 6 s had gone by (a started pass finishes). A pass here
-    # is about 2.5 s (four 0.55 s workloads with time=300ms, the health
-    # logs), so 6 s still makes at least two.
+    # is about 1.5 s (four 0.15 s workloads with time=100ms warmup=50ms, the
+    # health logs), so 6 s still makes at least two.
     assert end["passes"] >= 2 and seq == list(range(1, end["passes"] + 1)), (end["passes"], seq)
     assert end["seconds"] >= 6, end
     per_pass = end["seconds"] / end["passes"]

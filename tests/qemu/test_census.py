@@ -22,7 +22,7 @@ def test_every_disk_the_firmware_shows_is_a_disk_or_named():
         a = qemu.make_disk(os.path.join(work, "a.img"), 16)
         n = qemu.make_disk(os.path.join(work, "n.img"), 16)
         m = qemu.make_disk(os.path.join(work, "m.img"), 16)
-        run = qemu.boot(options="mem=off disk=quick time=300ms disks=NVOK", workdir=work, timeout=300,
+        run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms disks=NVOK", workdir=work, timeout=300,
                         drives=["file=%s,if=none,id=A,format=raw" % a, "file=%s,if=none,id=N,format=raw" % n,
                                 "file=%s,if=none,id=M,format=raw" % m] +
                                ["driver=null-co,size=1M,read-zeroes=on,if=none,id=X%d" % i for i in range(1, 35)],

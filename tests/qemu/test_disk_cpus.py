@@ -18,7 +18,7 @@ def _boot(workdir, smp, options):
     assert not run.timed_out, run.serial[-3000:]
     assert run.of_type("error") == [], run.of_type("error")
     assert run.end()["status"] == "ok", run.end()
-    # time=300ms: measured windows of about 0.3 s, not the 1 s of time=1
+    # time=100ms warmup=50ms: measured windows of about 0.1 s, not the 1 s of time=1
     # (which CPUs ran a workload is the point here, not its figures). A
     # window stays open until one I/O completes: a slow 8 MiB read may keep it.
     secs = sorted(r["seconds"] for r in run.of_type("disk_result"))
@@ -38,7 +38,7 @@ def _check_every_cpu(smp):
     a CPU of its own; every record has one busy share per CPU it ran on."""
     workdir = qemu.tempdir(prefix="baremark-cpus%d-" % smp)
     try:
-        run = _boot(workdir, smp, "mem=off disk=full time=300ms driver=native")
+        run = _boot(workdir, smp, "mem=off disk=full time=100ms warmup=50ms driver=native")
         results = [r for r in run.of_type("disk_result")]
         for r in results:
             _check_cpu_fields(r)
@@ -72,7 +72,7 @@ def test_rnd4k_q32t16_and_the_all_disks_tests_run_on_every_cpu():
 def test_one_cpu_runs_everything_on_the_boot_processor():
     workdir = qemu.tempdir(prefix="baremark-cpus1-")
     try:
-        run = _boot(workdir, 1, "mem=off disk=quick time=300ms driver=native")
+        run = _boot(workdir, 1, "mem=off disk=quick time=100ms warmup=50ms driver=native")
         results = run.of_type("disk_result")
         assert results
         for r in results:

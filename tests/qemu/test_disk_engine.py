@@ -3,7 +3,7 @@ QEMU + OVMF: OVMF's NVMe and AHCI drivers give Block I/O disks, so these
 tests do not depend on baremark's native drivers.
 
 Each test boots once (about 30 s under TCG, most of it OVMF); disks are
-small and time=300ms keeps the workloads short.
+small and time=100ms warmup=50ms keeps the workloads short.
 """
 import json
 import os
@@ -39,7 +39,9 @@ def check_result_fields(r):
         assert k in r, "disk_result without %s: %s" % (k, r)
     lat = r["lat_us"]
     assert 0 < lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"], r
-    assert r["ios"] > 0 and r["mbps"] > 0 and r["iops"] > 0, r
+    # MB/s is not asserted above 0: one 4K read in a 0.1 s window that the
+    # host stalled is 0.04 MB/s, shown as 0.0; it must match the I/Os.
+    assert r["ios"] > 0 and r["iops"] > 0, r
     assert abs(r["iops"] - r["ios"] / r["seconds"]) <= 1, r
     assert abs(r["mbps"] - r["ios"] * r["bs"] / r["seconds"] / 1e6) <= 0.1 + r["mbps"] * 1e-3, r
 
@@ -106,7 +108,7 @@ def test_write_run_writes_named_disk_and_refuses_boot_stick(work):
     before_target, before_other = sha256(target), sha256(other)
     with open(target, "rb") as f:
         original = f.read()
-    run = qemu.boot(options="mem=off disk=quick time=300ms driver=firmware exit=shutdown disks=WRITEME "
+    run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms driver=firmware exit=shutdown disks=WRITEME "
                             "write=WRITEME," + STICK_SERIAL,
                     drives=["if=none,id=t,format=raw,file=" + target, "if=none,id=o,format=raw,file=" + other,
                             "if=none,id=k,format=raw,file=" + k4],
@@ -155,7 +157,7 @@ def test_disk_with_read_errors_fails_alone(work):
     rules = os.path.join(work, "rules.cfg")
     with open(rules, "w") as f:
         f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nonce = "off"\n')
-    run = qemu.boot(options="mem=off disk=quick time=300ms driver=firmware exit=shutdown disks=BADDISK,GOODDISK",
+    run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms driver=firmware exit=shutdown disks=BADDISK,GOODDISK",
                     drives=["file=blkdebug:%s:%s,if=none,id=b,format=raw" % (rules, bad),
                             "if=none,id=g,format=raw,file=" + good],
                     devices=["nvme,drive=b,serial=BADDISK", "ide-hd,bus=ide.0,drive=g,serial=GOODDISK"],

@@ -39,7 +39,7 @@ def test_qemu_links_placed_and_recorded_but_not_concluded_from():
     for name in ("n0", "n1", "n2", "s0", "s1", "s2"):
         img = qemu.make_disk(os.path.join(work, name + ".img"), 32)
         drives.append("if=none,id=%s,format=raw,file=%s" % (name, img))
-    run = qemu.boot(options="mem=quick mem_max=1M disk=quick time=300ms disks=%s screen_dump=1 exit=shutdown" % ",".join(SERIALS),
+    run = qemu.boot(options="mem=quick mem_max=1M disk=quick time=100ms warmup=50ms disks=%s screen_dump=1 exit=shutdown" % ",".join(SERIALS),
                     drives=drives, devices=DEVICES, smp=4, memory_mib=1024, extra_args=NUMA_ARGS, workdir=work,
                     timeout=900)
     assert not run.timed_out and run.of_type("end"), run.serial[-3000:]

@@ -103,7 +103,7 @@ def test_one_stick_usb_bios_cfg_results_file_firmware_disk_and_write():
     wd = qemu.tempdir("baremark-onestick-nvme-")
     # The stick's size: same capacity, but another sector 1 (no GPT), so not the stick.
     nvme = qemu.make_disk(os.path.join(wd, "nvme.img"), 64)
-    run = boot_stick_bios("mem=off\ndisk=quick\ntime=300ms\nexit=shutdown\nwrite=BMW1\nscreen_dump=1\n",
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=100ms\nwarmup=50ms\nexit=shutdown\nwrite=BMW1\nscreen_dump=1\n",
                           drives=["if=none,id=nv,format=raw,file=" + nvme],
                           devices=["nvme,drive=nv,serial=BMW1"])
     assert not run.timed_out, run.serial[-3000:]
@@ -160,7 +160,7 @@ def test_one_stick_sata_bios_boots_and_refuses_writes_to_the_stick():
     INT 13h drive is retired (said in a log record), and the native disk of
     the stick's capacity counts as the boot disk: write=its serial is
     refused."""
-    run = boot_stick_bios("mem=off\ndisk=quick\ntime=300ms\nexit=shutdown\nwrite=QM00001\n", on="sata")
+    run = boot_stick_bios("mem=off\ndisk=quick\ntime=100ms\nwarmup=50ms\nexit=shutdown\nwrite=QM00001\n", on="sata")
     assert not run.timed_out, run.serial[-3000:]
     assert run.returncode == 0
     assert run.records[0]["type"] == "run" and run.records[-1]["type"] == "end", run.serial[-2000:]
@@ -226,8 +226,8 @@ def test_one_stick_same_records_under_seabios_and_ovmf():
     differ is named: diagnostics (log, note), the screen record and the
     firmware disk's UEFI device path."""
     import test_bios
-    # mem_max=1M and time=300ms: the same records and fields are the point, not their figures.
-    cfg = "mem=quick\nmem_max=1M\ndisk=quick\ntime=300ms\nexit=shutdown\n"
+    # mem_max=1M and time=100ms warmup=50ms: the same records and fields are the point, not their figures.
+    cfg = "mem=quick\nmem_max=1M\ndisk=quick\ntime=100ms\nwarmup=50ms\nexit=shutdown\n"
     runs = {}
     for side in ("bios", "uefi"):
         wd = qemu.tempdir("baremark-onestick-same-")

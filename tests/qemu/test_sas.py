@@ -9,10 +9,10 @@ Two boots, shared by the tests below (each about 30 s under TCG):
     plain with a 128 KiB maximum transfer in its block limits page and a
     world wide name, one failing every read) and a virtio-scsi disk,
     driver=auto.
-Every boot here runs time=300ms: the checks are about which commands, disks
-and errors there are, and the fixed-latency disks' QD32/QD1 ratio, which a
-300 ms window (1500 commands at QD1 on a 200 us disk) settles as well as
-a second does.
+Every boot here runs time=100ms warmup=50ms: the checks are about which
+commands, disks and errors there are, and the fixed-latency disks' QD32/QD1
+ratio, which a 100 ms window (500 commands at QD1 on a 200 us disk) settles
+as well as a second does.
 """
 import os
 import re
@@ -42,7 +42,7 @@ def megasas_run():
     work = qemu.tempdir(prefix="baremark-sas-")
     g0, g2 = qemu.make_disk(os.path.join(work, "g0.img"), 32), qemu.make_disk(os.path.join(work, "m0.img"), 32)
     return qemu.boot(
-        options="mem=off disk=quick time=300ms driver=native exit=shutdown disks=MEGA0,MEGA1,MEGA2,MEGA3",
+        options="mem=off disk=quick time=100ms warmup=50ms driver=native exit=shutdown disks=MEGA0,MEGA1,MEGA2,MEGA3",
         drives=["if=none,id=g0,format=raw,file=" + g0, null_drive("g1"), null_drive("g2"),
                 "if=none,id=m0,format=raw,file=" + g2],
         devices=["megasas-gen2,id=gen2",
@@ -63,7 +63,7 @@ def mpt_run():
     with open(rules, "w") as f:
         f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nonce = "off"\n')
     return qemu.boot(
-        options="mem=off disk=quick time=300ms driver=auto exit=shutdown disks=MPT0,MPT1,MPT2,MPTBAD,VSCSI0",
+        options="mem=off disk=quick time=100ms warmup=50ms driver=auto exit=shutdown disks=MPT0,MPT1,MPT2,MPTBAD,VSCSI0",
         drives=[null_drive("t0"), null_drive("t1"), "if=none,id=t2,format=raw,file=" + plain,
                 "file=blkdebug:%s:%s,if=none,id=t3,format=raw" % (rules, bad),
                 "if=none,id=v0,format=raw,file=" + vs],
@@ -241,7 +241,7 @@ def test_megasas_jbod_system_drive_is_written_and_verified_through_passthrough_f
     work = qemu.tempdir("baremark-sas-")
     img = qemu.make_disk(os.path.join(work, "jbod.img"), 32)
     before = hashlib.sha256(open(img, "rb").read()).hexdigest()
-    run = qemu.boot(options="mem=off disk=quick time=300ms driver=native exit=shutdown disks=JBOD0 write=JBOD0 "
+    run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms driver=native exit=shutdown disks=JBOD0 write=JBOD0 "
                             "verify=1M",
                     drives=["if=none,id=j0,format=raw,file=" + img],
                     devices=["megasas-gen2,id=jb,use_jbod=on", "scsi-hd,bus=jb.0,scsi-id=0,drive=j0,serial=JBOD0"],
@@ -272,7 +272,7 @@ def test_reads_past_2tib_use_16_byte_commands_on_both_hbas_past_128gib_on_ahci()
     work = qemu.tempdir("baremark-sas-")
     trace = os.path.join(work, "trace.log")
     big = 3 << 40
-    run = qemu.boot(options="mem=off disk=quick time=300ms driver=native exit=shutdown disks=BIGMR,BIGMPT,BIGSATA,BIGNV",
+    run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms driver=native exit=shutdown disks=BIGMR,BIGMPT,BIGSATA,BIGNV",
                     drives=[null_drive("mr", "3T", False), null_drive("mp", "3T", False),
                             null_drive("sa", "200G", False), null_drive("nv", "3T", False)],
                     devices=["megasas-gen2,id=mr", "scsi-hd,bus=mr.0,scsi-id=2,drive=mr,serial=BIGMR",

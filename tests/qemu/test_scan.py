@@ -15,7 +15,7 @@ BAND_FIRST = 20000
 BAND_COUNT = 16
 GOOD_MIB = 65536
 BAD_MIB = 32
-OPTIONS = "mem=off disk=quick time=300ms driver=native exit=shutdown scan=on screen_dump=1"
+OPTIONS = "mem=off disk=quick time=100ms warmup=50ms driver=native exit=shutdown scan=on screen_dump=1"
 
 
 @marks.once

@@ -14,7 +14,7 @@ import zlib
 
 import qemu
 
-OPTIONS = "mem=quick mem_max=1M disk=quick time=300ms screen_dump=1"
+OPTIONS = "mem=quick mem_max=1M disk=quick time=100ms warmup=50ms screen_dump=1"
 FONT_W, FONT_H = 8, 19  # EDK2 GraphicsConsole's glyphs (EFI_GLYPH_WIDTH x EFI_GLYPH_HEIGHT)
 TITLE_BLUE = (0x00, 0x00, 0x98)  # EFI_BLUE as GraphicsConsole paints it (mTextColorMap)
 

@@ -6,7 +6,7 @@ disk. Whatever write= says, the disk baremark was loaded from and the one
 holding the results volume are never written; the disks write= names next
 to them are.
 
-Each test boots once with small disks, mem=off and time=300ms.
+Each test boots once with small disks, mem=off and time=100ms warmup=50ms.
 """
 import os
 import shutil
@@ -48,7 +48,7 @@ def test_boot_sata_disk_is_never_written_its_neighbour_is(work):
     # the firmware (no native driver under the boot volume), so the disk
     # on port 2 is reached through firmware Block I/O, and only the
     # device path and port tell the two apart.
-    options = "mem=off disk=quick time=300ms exit=shutdown out=off disks=SATAW write=BOOTSATA,SATAW"
+    options = "mem=off disk=quick time=100ms warmup=50ms exit=shutdown out=off disks=SATAW write=BOOTSATA,SATAW"
     boot = boot_image(work, options)
     data = qemu.make_disk(os.path.join(work, "data.img"), 16, fill="random")
     before_boot, before_data = sha256(boot), sha256(data)
@@ -83,7 +83,7 @@ def test_boot_nvme_namespace_is_never_written_its_sibling_is(work):
     # Booted from namespace 1 of an NVMe controller whose serial write=
     # names: the serial covers every namespace, the boot one stays read-only.
     # A second controller, not in write=, is driven natively and left alone.
-    options = "mem=off disk=quick time=300ms exit=shutdown out=off disks=BOOTNVME write=BOOTNVME"
+    options = "mem=off disk=quick time=100ms warmup=50ms exit=shutdown out=off disks=BOOTNVME write=BOOTNVME"
     boot = boot_image(work, options)
     ns2 = qemu.make_disk(os.path.join(work, "ns2.img"), 16, fill="random")
     other = qemu.make_disk(os.path.join(work, "other.img"), 16, fill="random")
@@ -122,7 +122,7 @@ def test_boot_disk_behind_scsi_pass_thru_is_never_written(work):
     # firmware's pass-thru path drives its disks, the Block I/O view of
     # the same disks is dropped, and with it the device-path answer, so
     # controller, target and LUN alone must find the boot disk.
-    options = "mem=off disk=quick time=300ms exit=shutdown out=off disks=SCSIW write=BOOTSCSI,SCSIW"
+    options = "mem=off disk=quick time=100ms warmup=50ms exit=shutdown out=off disks=SCSIW write=BOOTSCSI,SCSIW"
     boot = boot_image(work, options)
     data = qemu.make_disk(os.path.join(work, "data.img"), 16, fill="random")
     before_boot, before_data = sha256(boot), sha256(data)
@@ -159,7 +159,7 @@ def test_results_disk_and_read_only_stick_are_never_written(work):
     with open(res, "rb") as f:
         before = f.read()
     before_ro = sha256(ro)
-    run = qemu.boot(options="mem=off disk=quick time=300ms exit=shutdown disks=RESDISK "
+    run = qemu.boot(options="mem=off disk=quick time=100ms warmup=50ms exit=shutdown disks=RESDISK "
                             "write=RESDISK,ROSTICK out=RESULTS:\\res",
                     drives=["if=none,id=r,format=raw,file=" + res,
                             "if=none,id=ro,format=raw,readonly=on,file=" + ro],
@@ -204,7 +204,7 @@ def test_second_stick_on_boot_stick_controller(work):
     # out=off the second stick write= names is written and the boot stick
     # is not; with the results on the boot stick, the second stick is
     # refused, with an error that says why and how to lift it.
-    options = "mem=off disk=quick time=300ms exit=shutdown out=off disks=USB2 write=USB2,BOOTUSB"
+    options = "mem=off disk=quick time=100ms warmup=50ms exit=shutdown out=off disks=USB2 write=USB2,BOOTUSB"
     boot = boot_image(work, options)
     second = qemu.make_disk(os.path.join(work, "second.img"), 8, fill="random")
     before_boot, before_second = sha256(boot), sha256(second)
@@ -225,7 +225,7 @@ def test_second_stick_on_boot_stick_controller(work):
     assert sha256(second) != before_second, "the second stick was not written"
 
     qemu.write_fat_file(boot, "::/baremark/baremark.cfg",
-                        "\n".join("mem=off disk=quick time=300ms exit=shutdown disks=USB2 write=USB2".split()) + "\n")
+                        "\n".join("mem=off disk=quick time=100ms warmup=50ms exit=shutdown disks=USB2 write=USB2".split()) + "\n")
     before_second = sha256(second)
     run = qemu.boot(stick=False, timeout=180, workdir=work, drives=drives, devices=sticks)
     if run.timed_out or not run.of_type("end"):

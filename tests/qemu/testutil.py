@@ -78,7 +78,7 @@ def switch_run():
     work = qemu.tempdir(prefix="baremark-switch-")
     a, b = gpt_disk(os.path.join(work, "a.img"), 64), gpt_disk(os.path.join(work, "b.img"), 48)
     before = sha256(a), sha256(b)
-    run = qemu.boot(options="mem=quick mem_max=1M disk=quick time=300ms driver=firmware disks=NVME0001,NVME0002 "
+    run = qemu.boot(options="mem=quick mem_max=1M disk=quick time=100ms warmup=50ms driver=firmware disks=NVME0001,NVME0002 "
                             "exit=shutdown",
                     drives=["if=none,id=n1,format=raw,file=" + a, "if=none,id=n2,format=raw,file=" + b],
                     devices=SWITCH + ["nvme,bus=dn1,drive=n1,serial=NVME0001", "nvme,bus=dn2,drive=n2,serial=NVME0002"],
