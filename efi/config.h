@@ -44,6 +44,7 @@ struct config {
     enum bm_driver_mode driver;
     uint32_t time_s;       /* measured seconds per workload (time=Nms: rounded up) */
     uint32_t time_ms;      /* the same in milliseconds, what the engine measures */
+    uint32_t io_timeout_s; /* io_timeout=: seconds an I/O command may take before a driver's recovery (30) */
     enum bm_serial_mode serial; /* serial=: auto (the firmware's console port), off, or a fixed port */
     struct plat_uart serial_uart; /* SERIAL_FIXED: that UART (baud is decided with the others) */
     uint32_t baud;
@@ -77,7 +78,7 @@ struct config {
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
- * serial=auto baud=115200 out=\baremark\results exit=wait. */
+ * io_timeout=30 serial=auto baud=115200 out=\baremark\results exit=wait. */
 void config_defaults(struct config *c);
 
 /* Apply one key=value. On error returns BM_EINVAL and writes a message
