@@ -3,6 +3,18 @@
  * into the file that names it would be an import circle. */
 #include "blkdev.h"
 
+static uint64_t io_timeout_ns = BM_IO_TIMEOUT_DEFAULT_NS;
+
+void bm_set_io_timeout_ns(uint64_t ns)
+{
+    io_timeout_ns = ns ? ns : BM_IO_TIMEOUT_DEFAULT_NS;
+}
+
+uint64_t bm_io_timeout_ns(void)
+{
+    return io_timeout_ns;
+}
+
 int disk_list_add(struct bm_disk_list *l, struct bm_disk *d)
 {
     if (l->count >= BM_MAX_DISKS) {

@@ -203,6 +203,18 @@ struct bm_disk_list {
 };
 int disk_list_add(struct bm_disk_list *l, struct bm_disk *d);
 
+/* The I/O command timeout: how long an engine command (read or write) may
+ * go without a completion before the driver reports it BM_ETIMEDOUT and
+ * starts its recovery (NVMe Abort, AHCI COMRESET, an HBA's task
+ * management), in every native driver and the firmware paths. Set once
+ * from io_timeout= (efi/disk/discover.c) before any controller is probed,
+ * read by the drivers; until then, and for 0, the default: 30 s, Linux's
+ * nvme_core.io_timeout and SCSI disk SD_TIMEOUT. Admin, identify, task
+ * management and reset timeouts are the drivers' own and do not follow. */
+#define BM_IO_TIMEOUT_DEFAULT_NS (30ull * 1000000000ull)
+void bm_set_io_timeout_ns(uint64_t ns);
+uint64_t bm_io_timeout_ns(void);
+
 /* Name a quirk applied to a disk (kept once; a full list drops the rest). */
 void bm_disk_add_quirk(struct bm_disk *d, const char *name);
 

@@ -168,6 +168,14 @@ static int set_warmup(struct config *c, const char *v)
     return BM_OK;
 }
 
+/* io_timeout=N seconds, 1 to 600. Whole seconds, as Linux takes them
+ * (nvme_core.io_timeout, /sys/block/sdX/device/timeout): below a second a
+ * healthy hard disk's slowest commands at a deep queue would already time
+ * out and send the driver into recovery (Abort, COMRESET, task management)
+ * on a disk that is merely busy. 600 s leaves room for drives that retry
+ * a bad sector internally for minutes. */
+static int set_io_timeout(struct config *c, const char *v) { return parse_u32_in(v, 1, 600, &c->io_timeout_s); }
+
 /* upload=off|http://A.B.C.D[:PORT][/PATH] (http.h) */
 static int set_upload(struct config *c, const char *v)
 {
@@ -453,6 +461,8 @@ static const struct key_def keys[] = {
     { "time", "seconds from 1 to 3600, or milliseconds like 300ms (100ms to 3600000ms)", set_time },
     { "warmup", "seconds from 0 to 600, or milliseconds like 50ms, of unmeasured run before each disk workload "
                 "(default a fifth of time=, 0.25 to 2 s)", set_warmup },
+    { "io_timeout", "seconds from 1 to 600 (default 30): how long one read or write may go unanswered before "
+                    "the driver reports it timed out and recovers", set_io_timeout },
     { "serial", "auto (the firmware console's port: ACPI SPCR, else ConOut, else com1), off, com1..com4, "
                 "an I/O port like 0x2f8, mmio:0xADDR[,32] (32: registers 4 bytes apart), pl011:0xADDR or sbsa:0xADDR (Arm)", set_serial },
     { "baud", "a divisor of 115200 (115200, 57600, 38400, 19200, 9600, ...)", set_baud },
@@ -499,6 +509,7 @@ void config_defaults(struct config *c)
     c->driver = DRIVER_AUTO;
     c->time_s = 5;
     c->time_ms = 5000;
+    c->io_timeout_s = 30;
     c->serial = SERIAL_AUTO;
     c->baud = 115200;
     bm_strlcpy(c->out, "\\baremark\\results", sizeof(c->out));

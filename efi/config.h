@@ -46,6 +46,7 @@ struct config {
     uint32_t time_ms;      /* the same in milliseconds, what the engine measures */
     uint32_t warmup_ms;    /* warmup=: the warm-up before each disk workload, when warmup_given */
     bool warmup_given;
+    uint32_t io_timeout_s; /* io_timeout=: seconds an I/O command may take before a driver's recovery (30) */
     enum bm_serial_mode serial; /* serial=: auto (the firmware's console port), off, or a fixed port */
     struct plat_uart serial_uart; /* SERIAL_FIXED: that UART (baud is decided with the others) */
     uint32_t baud;
@@ -79,7 +80,7 @@ struct config {
 };
 
 /* Defaults: mem=quick disk=quick disks=all write=(none) driver=auto time=5
- * serial=auto baud=115200 out=\baremark\results exit=wait. */
+ * io_timeout=30 serial=auto baud=115200 out=\baremark\results exit=wait. */
 void config_defaults(struct config *c);
 
 /* Apply one key=value. On error returns BM_EINVAL and writes a message

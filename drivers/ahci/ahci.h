@@ -10,13 +10,12 @@
 
 extern const struct bm_driver ahci_driver;
 
-/* A command that has not finished after this long is reported as
- * BM_ETIMEDOUT and the port is reset: 30 s as Linux (ATA_TMOUT_INTERNAL
- * and the SCSI disk default, sd SD_TIMEOUT). With the recovery's own
- * bounds (PxCMD.CR 0.5 s, COMRESET and ready 10 s; a device error's log
- * 10h 5 s) it ends well inside the engine's 60 s stall limit
- * (efi/disk/plan.c DISK_STALL_NS). */
-#define AHCI_CMD_TIMEOUT_NS (30 * NS_PER_S)
+/* A command that has not finished after bm_io_timeout_ns() (io_timeout=;
+ * 30 s by default, as Linux ATA_TMOUT_INTERNAL and the SCSI disk default,
+ * sd SD_TIMEOUT) is reported as BM_ETIMEDOUT and the port is reset. With
+ * the recovery's own bounds (PxCMD.CR 0.5 s, COMRESET and ready 10 s; a
+ * device error's log 10h 5 s) it ends well inside the engine's stall
+ * limit (efi/disk/plan.c: 60 s, or twice io_timeout=). */
 /* Largest single command (max_transfer_bytes): 4 MiB, one or two PRD
  * entries for a physically contiguous buffer. */
 #define AHCI_MAX_TRANSFER_BYTES (4u << 20)

@@ -43,7 +43,7 @@ static int ahci_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_
     s->lba = lba;
     s->blocks = blocks;
     s->write = write;
-    s->deadline_ns = plat_now_ns() + AHCI_CMD_TIMEOUT_NS;
+    s->deadline_ns = plat_now_ns() + bm_io_timeout_ns();
     if (!p->busy || s->deadline_ns < p->next_check_ns)
         p->next_check_ns = s->deadline_ns;
     p->busy |= bit;

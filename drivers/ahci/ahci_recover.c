@@ -155,7 +155,7 @@ static void rec_end(struct ahci_port *p, int rc, const struct ata_ncq_error *log
     complete_caught(p, (enum ahci_fault)p->rec_fault, caught, p->rec_tag, p->rec_why, log);
     for (unsigned t = 0; t < AHCI_SLOTS_MAX; t++)
         if (p->unrung & (1u << t))
-            p->slot[t].deadline_ns = now + AHCI_CMD_TIMEOUT_NS;
+            p->slot[t].deadline_ns = now + bm_io_timeout_ns();
     p->next_check_ns = 0;
 }
 
@@ -431,7 +431,7 @@ void ahci_port_recover(struct ahci_port *p, enum ahci_fault fault, uint32_t is, 
         describe_hba_error(p->rec_why, sizeof(p->rec_why), is, serr);
     else
         snprintf(p->rec_why, sizeof(p->rec_why), "tag %d: no answer in %llu s", timed_out_tag,
-                 (unsigned long long)(AHCI_CMD_TIMEOUT_NS / NS_PER_S));
+                 (unsigned long long)(bm_io_timeout_ns() / NS_PER_S));
     ahci_port_diag(p, "%s; recovering (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x PxSACT 0x%08x PxCI 0x%08x)",
                    p->rec_why, is, tfd & 0xffff, serr, sact, ci);
     p->rec_fault = (uint8_t)fault;

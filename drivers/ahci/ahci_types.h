@@ -204,7 +204,7 @@ void ahci_port_restart_end(struct ahci_port *p);
 enum ahci_fault {
     FAULT_DEVICE,                  /* the device reported an error (STS.ERR/DF, TFES) */
     FAULT_HBA,                     /* a bus, interface, link or FIS error (AHCI_PxIS_RESET) */
-    FAULT_TIMEOUT,                 /* a command did not finish in AHCI_CMD_TIMEOUT_NS */
+    FAULT_TIMEOUT,                 /* a command did not finish in bm_io_timeout_ns() */
 };
 
 void ahci_complete(struct ahci_port *p, unsigned tag, int status, const char *detail);

@@ -100,7 +100,6 @@ struct fw_usb_io {
 #define FW_MAX_DISKS BM_MAX_DISKS   /* past it the disk list is full anyway */
 #define FW_ASYNC_MAX_QD 1024
 #define FW_MAX_TRANSFER (64u << 20)   /* the firmware splits requests itself */
-#define FW_CMD_TIMEOUT_NS 30000000000ull
 #define FW_LANG_EN_US 0x0409
 
 enum fw_cmd_state { CMD_IDLE = 0, CMD_SUBMITTED, CMD_LOST };
@@ -209,7 +208,7 @@ static int fw_submit(struct bm_disk *d, unsigned queue, uint32_t tag, enum bm_io
     c->done = false;
     c->blocking = false;
     c->status = EFI_SUCCESS;
-    c->deadline_ns = plat_now_ns() + FW_CMD_TIMEOUT_NS;
+    c->deadline_ns = plat_now_ns() + bm_io_timeout_ns();
     if (op == BM_IO_WRITE)
         f->written = true;
 
@@ -288,7 +287,7 @@ static int fw_poll(struct bm_disk *d, unsigned queue, struct bm_completion *out,
             out[n].tag = tag;
             out[n].status = BM_ETIMEDOUT;
             snprintf(out[n].detail, sizeof(out[n].detail), "no answer from the firmware in %u s",
-                     (unsigned)(FW_CMD_TIMEOUT_NS / 1000000000ull));
+                     (unsigned)(bm_io_timeout_ns() / 1000000000ull));
             n++;
             f->inflight[i] = f->inflight[--f->ninflight];
             continue;

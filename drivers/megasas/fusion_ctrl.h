@@ -13,7 +13,6 @@
 #include "../scsi/hba_disk.h"
 
 
-#define FU_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define FU_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
 #define FU_INIT_TIMEOUT_NS (30ull * 1000000000ull)    /* Linux MFI_POLL_TIMEOUT_SECS 60; 30 is plenty */
 #define FU_DOORBELL_WAIT_NS (10ull * 1000000000ull)   /* Linux waits 10 s for doorbell bit 0 before INIT */

@@ -352,7 +352,7 @@ static int fu_probe(struct pci_addr a, unsigned index, struct bm_disk_list *disk
         snprintf(err, errlen, "%s", why);
         goto err_release;
     }
-    rc = hba_host_init(&c->base.h, c->nslots, FU_IO_TIMEOUT_NS, &fu_host_ops, c, c->base.bdf);
+    rc = hba_host_init(&c->base.h, c->nslots, bm_io_timeout_ns(), &fu_host_ops, c, c->base.bdf);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u SMIDs", c->nslots);
         goto err_release;

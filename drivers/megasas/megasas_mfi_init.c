@@ -265,7 +265,7 @@ static int mfi_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
      * entries as the firmware has commands and must never fill. */
     c->rq_entries = c->fw_max_cmds;
     c->nslots = MIN(c->fw_max_cmds - 1, (uint32_t)MFI_SLOTS_MAX);
-    rc = hba_host_init(&c->base.h, c->nslots, MFI_IO_TIMEOUT_NS, &mfi_host_ops, c, c->base.bdf);
+    rc = hba_host_init(&c->base.h, c->nslots, bm_io_timeout_ns(), &mfi_host_ops, c, c->base.bdf);
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u command slots", c->nslots);
         goto err_release;

@@ -12,7 +12,6 @@
 
 
 #define MFI_SLOTS_MAX 1024            /* frames we allocate at most */
-#define MFI_IO_TIMEOUT_NS (30ull * 1000000000ull)
 #define MFI_DCMD_TIMEOUT_NS (60ull * 1000000000ull)
 #define MFI_INIT_TIMEOUT_NS (30ull * 1000000000ull)
 /* Linux MEGASAS_RESET_WAIT_TIME: a state (device scan on a full

@@ -10,7 +10,6 @@
 #include "../pci_regs.h"
 
 #define MPT_VENDOR_LSI 0x1000
-#define MPT_IO_TIMEOUT_NS (30ull * 1000000000ull)
 
 /* MPI 1.5 ids as Linux mptsas lists them; MPI 2 ids from Linux
  * mpt3sas_scsih.c's PCI table (MPI2_MFGPAGE_DEVID_* in mpi2_cnfg.h),
@@ -173,7 +172,9 @@ static int mpt_probe(struct pci_addr a, unsigned index, struct bm_disk_list *dis
     c->results = plat_alloc(sizeof(*c->results) * c->nslots);
     c->slot_bytes = plat_alloc(sizeof(*c->slot_bytes) * c->nslots);
     c->slot_io = plat_alloc(sizeof(*c->slot_io) * c->nslots);
-    rc = c->results && c->slot_bytes && c->slot_io ? hba_host_init(&c->h, c->nslots, MPT_IO_TIMEOUT_NS, &mpt_host_ops, c, c->bdf) : BM_ENOMEM;
+    rc = c->results && c->slot_bytes && c->slot_io
+             ? hba_host_init(&c->h, c->nslots, bm_io_timeout_ns(), &mpt_host_ops, c, c->bdf)
+             : BM_ENOMEM;
     if (rc != BM_OK) {
         snprintf(err, errlen, "out of memory for %u request slots", c->nslots);
         goto err_stop;

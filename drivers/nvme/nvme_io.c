@@ -189,8 +189,8 @@ static int nvme_reap(struct nvme_ns *ns, struct nvme_queue *q, struct bm_complet
         } else if (slot->aborted && NVME_CQE_SCT(st) == NVME_SCT_GENERIC &&
                    NVME_CQE_SC(st) == NVME_SC_ABORT_REQUESTED) {
             out[n].status = BM_ETIMEDOUT;
-            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %llu s: aborted (SQ %u CID %u)",
-                     (unsigned long long)(NVME_IO_TIMEOUT_NS / NS_PER_S), q->qid, cid);
+            snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %u s: aborted (SQ %u CID %u)",
+                     (unsigned)(bm_io_timeout_ns() / NS_PER_S), q->qid, cid);
         } else {
             size_t len;
             out[n].status = BM_EIO;

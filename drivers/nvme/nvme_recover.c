@@ -313,7 +313,7 @@ void nvme_recovery_text(struct nvme_ctrl *c, char *out, size_t len)
                  (unsigned long long)c->recovery_ms, (unsigned long long)c->step_ms_last);
 }
 
-/* Commands older than NVME_IO_TIMEOUT_NS, as Linux nvme_timeout(): a
+/* Commands older than bm_io_timeout_ns(), as Linux nvme_timeout(): a
  * controller with a fatal status or off the bus is reset at once; else the
  * command gets an Abort and NVME_ABORT_WAIT_NS to come back (the other
  * commands and namespaces carry on); if it does not, the controller is
@@ -321,20 +321,21 @@ void nvme_recovery_text(struct nvme_ctrl *c, char *out, size_t len)
 bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64_t now)
 {
     struct nvme_ctrl *c = ns->ctrl;
+    const uint64_t timeout_ns = bm_io_timeout_ns();
     bool reset = false;
     int healthy = -1;
 
     for (uint32_t t = 0; t < ns->disk.max_qd; t++) {
         struct nvme_slot *s = &q->slots[t];
         uint64_t age = now - s->submit_ns;
-        if (!s->busy || s->retry_pending || age <= NVME_IO_TIMEOUT_NS)
+        if (!s->busy || s->retry_pending || age <= timeout_ns)
             continue;
         if (healthy < 0) {
             uint32_t csts = rd32(c, NVME_REG_CSTS);
             healthy = csts != 0xffffffffu && !(csts & NVME_CSTS_CFS);
         }
         /* Past the Abort's wait: unanswered, or never sent (another was out). */
-        if (!healthy || age > NVME_IO_TIMEOUT_NS + NVME_ABORT_WAIT_NS) {
+        if (!healthy || age > timeout_ns + NVME_ABORT_WAIT_NS) {
             s->expired = 1;
             reset = true;
         } else if (!s->aborted && nvme_send_abort(c, q->qid, (uint16_t)(t + q->cid_base))) {
@@ -344,7 +345,7 @@ bool nvme_check_timeouts(struct nvme_ns *ns, struct nvme_queue *q, uint64_t now)
     if (reset) {
         /* Every command of this queue that is overdue is named as such. */
         for (uint32_t t = 0; t < ns->disk.max_qd; t++)
-            if (q->slots[t].busy && now - q->slots[t].submit_ns > NVME_IO_TIMEOUT_NS)
+            if (q->slots[t].busy && now - q->slots[t].submit_ns > timeout_ns)
                 q->slots[t].expired = 1;
         nvme_fail_controller(c);
     }
@@ -383,7 +384,7 @@ int nvme_flush_dead(struct nvme_ns *ns, struct nvme_queue *q, struct bm_completi
         if (s->expired) {
             out[n].status = BM_ETIMEDOUT;
             snprintf(out[n].detail, sizeof(out[n].detail), "no completion within %u s%s (SQ %u CID %u)",
-                     (unsigned)(NVME_IO_TIMEOUT_NS / NS_PER_S),
+                     (unsigned)(bm_io_timeout_ns() / NS_PER_S),
                      ns->ctrl->fatal_seen ? ", CSTS.CFS set" : s->aborted ? ", nor after Abort" : "", q->qid & 0xffffu,
                      t & 0xffffu);
         } else {

@@ -22,15 +22,16 @@
 #include "../pci.h"
 #include "time_units.h"
 
-/* Commands without a completion after this long get an Abort; if they are
+/* I/O commands without a completion after bm_io_timeout_ns() (io_timeout=,
+ * 30 s by default as Linux nvme_core.io_timeout) get an Abort; if they are
  * still not back NVME_ABORT_WAIT_NS later (or the controller reports a
  * fatal status, or has left the bus), the controller is reset: a controller
  * level reset (section 7.3.2) is the one recovery that surely stops its DMA.
- * 30 s and 60 s are Linux's defaults (nvme_io_timeout, NVME_ADMIN_TIMEOUT).
+ * Admin commands keep Linux's 60 s (NVME_ADMIN_TIMEOUT).
  * Linux gives an aborted command a whole timeout more; 10 s keeps the
- * reset (and the commands it returns) inside the engine's 60 s stall limit
- * (efi/disk/disk.c DISK_STALL_NS), which would otherwise give up first. */
-#define NVME_IO_TIMEOUT_NS (30ull * NS_PER_S)
+ * reset (and the commands it returns) inside the engine's stall limit
+ * (efi/disk/plan.c: 60 s, or twice io_timeout=), which would otherwise
+ * give up first. */
 #define NVME_ABORT_WAIT_NS (10ull * NS_PER_S)
 #define NVME_ADMIN_TIMEOUT_NS (60ull * NS_PER_S)
 /* poll() looks for expired commands at most this often: scanning 1024 tags
@@ -102,7 +103,7 @@ enum { NVME_LIVE, NVME_RESETTING, NVME_ENABLING, NVME_SET_ACRE, NVME_SET_HMB, NV
 /* How long each Set Features of a recovery may take. Linux gives admin
  * commands 60 s (NVME_ADMIN_TIMEOUT); a ready controller answers in
  * microseconds, and 10 s each keeps a recovery that gives up inside the
- * engine's 60 s stall limit (efi/disk/disk.c DISK_STALL_NS), as
+ * engine's stall limit (efi/disk/plan.c, at least 60 s), as
  * NVME_ABORT_WAIT_NS does. */
 #define NVME_RECOVER_ADMIN_TIMEOUT_NS (10ull * NS_PER_S)
 

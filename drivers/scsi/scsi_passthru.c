@@ -81,7 +81,7 @@ static void scsi_pt_next_part(struct scsi_pt_io *io)
         if (!scsi_pt_parts_peek(&io->req, &lba, &blocks, &buf))
             return;
         if (!io->waiting)
-            io->deadline_ns = plat_now_ns() + SCSI_PT_IO_TIMEOUT_NS;
+            io->deadline_ns = plat_now_ns() + bm_io_timeout_ns();
         io->detail[0] = '\0';
         f = io->fw->fire(io->ctx, io->req.op, lba, blocks, buf, blocks * io->lba_bytes, &st, io->detail,
                          sizeof(io->detail));
@@ -90,7 +90,7 @@ static void scsi_pt_next_part(struct scsi_pt_io *io)
                 io->waiting = false;
                 io->status = BM_ETIMEDOUT;
                 snprintf(io->detail, sizeof(io->detail), "firmware took no command for %llu s",
-                         (unsigned long long)(SCSI_PT_IO_TIMEOUT_NS / 1000000000ull));
+                         (unsigned long long)(bm_io_timeout_ns() / 1000000000ull));
                 io->done = true;
                 return;
             }

@@ -85,9 +85,9 @@ struct scsi_pt_fw {
     bool (*ended)(void *ctx, int *status, char *detail, size_t len);
 };
 
-/* The packet timeout every part carries, and how long past it the
- * firmware's own timeout may take before the driver stops waiting. */
-#define SCSI_PT_IO_TIMEOUT_NS (30ull * 1000000000ull)
+/* Every part carries bm_io_timeout_ns() (io_timeout=) as its packet
+ * timeout; this is how long past it the firmware's own timeout may take
+ * before the driver stops waiting. */
 #define SCSI_PT_FW_GRACE_NS (5ull * 1000000000ull)
 
 /* One LUN's request state (max_qd 1). */

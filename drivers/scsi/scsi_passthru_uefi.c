@@ -73,7 +73,6 @@ struct pt_protocol {
 #define PT_MAX_DISKS 64
 #define PT_MAX_TARGETS 1024           /* bound on GetNextTarget walks */
 #define PT_MAX_LUNS_PER_CTRL 4096     /* bound on GetNextTargetLun walks */
-#define PT_IO_TIMEOUT_NS SCSI_PT_IO_TIMEOUT_NS
 #define PT_MAX_TRANSFER_BYTES (1u << 20)
 
 /* Per-command memory the firmware may require aligned (IoAlign): one page
@@ -259,7 +258,7 @@ static enum scsi_pt_fire pt_fire(void *ctx, enum bm_io_op op, uint64_t lba, uint
     cdb_len = (uint8_t)scsi_build_rw(cdb, op, p->d.blocks, lba, blocks);
     p->bytes = bytes;
     p->op = op;
-    pt_fill_packet(p, cdb, cdb_len, op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, bytes, PT_IO_TIMEOUT_NS);
+    pt_fill_packet(p, cdb, cdb_len, op == BM_IO_WRITE ? SCSI_DIR_OUT : SCSI_DIR_IN, buf, bytes, bm_io_timeout_ns());
     efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, ev);
     if (efi == EFI_NOT_READY)
         return SCSI_PT_NOT_READY;
@@ -395,7 +394,7 @@ static uint32_t pt_max_transfer(struct pt_disk *p, uint32_t want)
     if (!buf || !blocks)
         return want;
     cdb_len = (uint8_t)scsi_build_rw(cdb, BM_IO_READ, p->d.blocks, 0, blocks);
-    pt_fill_packet(p, cdb, cdb_len, SCSI_DIR_IN, buf, want, PT_IO_TIMEOUT_NS);
+    pt_fill_packet(p, cdb, cdb_len, SCSI_DIR_IN, buf, want, bm_io_timeout_ns());
     efi = uefi_call_wrapper(p->pt->PassThru, 5, p->pt, p->target, p->lun, &p->pkt, NULL);
     plat_free_pages(buf, want);
     if (efi == EFI_BAD_BUFFER_SIZE && p->pkt.InTransferLength >= p->d.lba_bytes)

@@ -1,6 +1,7 @@
 /* Disk discovery (see discover.h). */
 #include "discover.h"
 #include "../record.h"
+#include "../time_units.h"
 #include "../../drivers/fwblk/fwblk.h"
 #include "../../drivers/pci.h"
 #include "../../drivers/pci_regs.h"
@@ -417,6 +418,9 @@ int disk_discover(const struct config *c, const struct plat_boot_location *boot,
     int n;
 
     memset(s, 0, sizeof(*s));
+    /* io_timeout= reaches the drivers here, once, before any probe: every
+     * native driver and firmware path reads it for its I/O commands. */
+    bm_set_io_timeout_ns((uint64_t)c->io_timeout_s * NS_PER_S);
     pci_enumerate(&pci);
     /* What the firmware shows before a native driver takes anything. */
     fwblk_census(&s->census);

@@ -2,7 +2,11 @@
 #include "plan.h"
 #include "../time_units.h"
 
-/* Commands in flight and no completion for this long: the disk is dead. */
+/* Commands in flight and no completion for this long: the disk is dead.
+ * At least twice io_timeout=, so a driver's timed-out command is reported
+ * and its recovery (an NVMe Abort's 10 s and the reset, an AHCI COMRESET,
+ * an HBA's task management ladder) has run before the disk is given up:
+ * with the default 30 s that is 60 s, 30 s for the recovery. */
 #define DISK_STALL_NS (60ull * NS_PER_S)
 
 /* time= measured (seconds, or milliseconds with time=Nms), after a warm-up
@@ -18,7 +22,7 @@ void disk_timing_for(const struct config *c, struct engine_timing *t)
         t->warmup_ns = MAX(t->warmup_ns, 250 * NS_PER_MS);
         t->warmup_ns = MIN(t->warmup_ns, 2 * NS_PER_S);
     }
-    t->stall_ns = DISK_STALL_NS;
+    t->stall_ns = MAX(DISK_STALL_NS, 2ull * c->io_timeout_s * NS_PER_S);
 }
 
 /* "512", "4K", "1M", "8M" */

@@ -27,7 +27,7 @@ void disk_all_disks_name(struct disk_test *named, const struct disk_test *t, uns
 unsigned disk_plan_test_count(const struct config *c, unsigned disks, unsigned writable, unsigned all_disks);
 double disk_plan_test_seconds(const struct config *c);
 
-/* Warm-up, measured window and stall limit for time= seconds. */
+/* Warm-up, measured window (time=) and stall limit (io_timeout=). */
 void disk_timing_for(const struct config *c, struct engine_timing *t);
 
 #endif

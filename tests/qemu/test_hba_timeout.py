@@ -1,16 +1,23 @@
 """A MegaRAID disk slowed until its commands time out (QEMU's throttle
-block filter in a throttle-group limited to 1 I/O per second, on one of
+block filter in a throttle-group limited to 3 I/Os per second, on one of
 two megasas-gen2 disks): the run ends
 within a bound, the other disk's results are normal, the slow disk's error
 names the timeout and the recovery step that gave the command back (the
 MFI ABORT, the ABORT TASK step), the log names the step and how long the
 recovery took, and no byte of either disk changes.
 
-At 1 I/O per second a command of the slow disk's first test (SEQ1M-Q8T1) waits
-past the 30 s command timeout: the driver sends an MFI ABORT (a log
-record), QEMU cancels the request, and only then does the engine get the
-command back, as timed out ("no completion in 30000 ms; back N ms later
-(ABORT TASK): MFI status 0x2e ..."). One boot, about 50 s under TCG.
+The run sets io_timeout=5 (the default is Linux's 30 s), which also checks
+that the option reaches the driver. The slow disk's first test
+(SEQ1M-Q8T1) puts about 32 commands in flight at once (8 reads of 1 MiB,
+each cut at the controller's 320 KiB), and at 3 I/Os per second the later
+ones wait up to about 10 s: past the 5 s command timeout. The driver sends
+an MFI ABORT (a log record); QEMU's cancel does not take back a request
+the throttle holds, so the command comes back when the throttle lets it
+through (each recovery ends then), and only then does the engine get it, as timed out ("no completion in 5000 ms;
+back N ms later (ABORT TASK) ..."). With the default 30 s nothing would
+time out at this rate (the test then fails); at 1 I/O per second, as this
+test ran before io_timeout=, the throttle's queue took about 32 s to drain
+whatever the timeout. One boot, about 25 s under TCG.
 
 A third disk on the same controller fails every read (QEMU blkdebug, EIO):
 its error names the first test and the decoded sense (QEMU turns EIO into
@@ -24,9 +31,9 @@ import time
 import qemu
 import testutil
 
-# Boot and identification (~40 s under TCG), SEQ1M-Q8T1 and SEQ1M-Q1T1 on
-# the slow disk (~10 s at 1 IOPS), the 30 s timeout, the abort, the fast
-# disk's quick tests, then the slow disk's remaining tests and release.
+# Boot, identification and the fast disk's quick tests (~15 s under TCG),
+# the slow disk's SEQ1M-Q8T1 until its queue drains (~11 s at 3 IOPS, the
+# 5 s timeouts and aborts within), then release.
 BOUND_S = 300
 
 
@@ -39,7 +46,8 @@ def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
     before = {p: testutil.sha256(p) for p in (fast, slow, bad)}
     t0 = time.monotonic()
     run = qemu.boot(
-        options="mem=off disk=quick time=1 driver=native exit=shutdown disks=MEGAFAST,MEGASLOW,MEGABAD",
+        options="mem=off disk=quick time=1 io_timeout=5 driver=native exit=shutdown "
+                "disks=MEGAFAST,MEGASLOW,MEGABAD",
         drives=["if=none,id=f0,format=raw,file=" + fast,
                 "if=none,id=s0,driver=throttle,throttle-group=slow1,file.driver=raw,"
                 "file.file.driver=file,file.file.filename=" + slow,
@@ -48,7 +56,7 @@ def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
                  "scsi-hd,bus=gen2.0,scsi-id=0,drive=f0,serial=MEGAFAST",
                  "scsi-hd,bus=gen2.0,scsi-id=1,drive=s0,serial=MEGASLOW",
                  "scsi-hd,bus=gen2.0,scsi-id=2,drive=b0,serial=MEGABAD"],
-        extra_args=("-object", "throttle-group,id=slow1,x-iops-total=1",
+        extra_args=("-object", "throttle-group,id=slow1,x-iops-total=3",
                     "-global", "usb-storage.serial=BOOTSTICK"), timeout=BOUND_S)
     took = time.monotonic() - t0
     if run.timed_out or not run.of_type("end"):
@@ -64,7 +72,8 @@ def test_megasas_disk_slowed_past_its_timeout_is_reported_and_nothing_changes():
     errors = [e for e in run.of_type("error") if e["where"] == slow_id]
     assert errors, run.of_type("error")
     msg = " ".join(e["message"] for e in errors)
-    assert "no completion in 30000 ms" in msg, msg
+    # io_timeout=5 reached the driver: the deadline was 5 s, not 30 s.
+    assert "no completion in 5000 ms" in msg, msg
     assert not [e for e in run.of_type("error") if e["where"] == fast_id], run.of_type("error")
     logs = " ".join(r.get("message", "") for r in run.of_type("log"))
     assert "timed out: ABORT TASK sent" in logs, logs

@@ -1647,8 +1647,8 @@ static void test_drive_that_never_answers_times_out_and_comreset_recovers_the_po
         assert_non_null(strstr(c[i].detail, "no answer"));
     }
     /* Not before its deadline, and not long after it. */
-    assert_true(plat_now_ns() - t0 >= AHCI_CMD_TIMEOUT_NS);
-    assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull);
+    assert_true(plat_now_ns() - t0 >= BM_IO_TIMEOUT_DEFAULT_NS);
+    assert_true(plat_now_ns() - t0 < BM_IO_TIMEOUT_DEFAULT_NS + 5000000000ull);
     assert_int_equal(m->comresets, 2);      /* the probe's, and recovery's */
     assert_int_equal(m->hung, 0);
 
@@ -1677,7 +1677,7 @@ static void test_port_whose_cr_never_clears_is_given_up_with_a_message_naming_th
     submit_reads(d, 2);
     /* Bounded: given up within the command deadline plus a few stop
      * attempts of the model's time (polled as the engine polls). */
-    for (got = 0; plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS + 5000000000ull;) {
+    for (got = 0; plat_now_ns() - t0 < BM_IO_TIMEOUT_DEFAULT_NS + 5000000000ull;) {
         int n = d->ops->poll(d, 0, c + got, QD - got);
         if (!n)
             plat_sim_advance_ns(POLL_GAP_NS);
@@ -1848,7 +1848,7 @@ static void test_drive_that_disappears_fails_its_commands_at_once_naming_the_lin
         assert_non_null(strstr(c[i].detail, "link change (PRCS)"));
     }
     assert_int_equal(seen, 0xf);
-    assert_true(plat_now_ns() - t0 < AHCI_CMD_TIMEOUT_NS / 2);
+    assert_true(plat_now_ns() - t0 < BM_IO_TIMEOUT_DEFAULT_NS / 2);
     assert_true(m->comresets >= 2);         /* the probe's, and recovery's */
     assert_non_null(strstr(log, "no device"));
     assert_non_null(strstr(log, "port disabled"));
@@ -1976,6 +1976,41 @@ static void test_command_timeout_is_linux_30_s(void **state)
     assert_true(plat_now_ns() - t0 >= 30 * NS_PER_S);
     assert_true(plat_now_ns() - t0 < 45 * NS_PER_S);
     finish(m, ctrl);
+}
+
+/* io_timeout=2 (bm_set_io_timeout_ns, as discovery does before probing):
+ * the command the drive sits on times out after 2 s, not 30 s, and the
+ * port recovers as after the default timeout. */
+static void test_command_timeout_follows_io_timeout(void **state)
+{
+    struct ahci_model *m = model_new(true, true, true);
+    struct bm_completion c[1];
+    uint64_t t0;
+    void *ctrl;
+    struct bm_disk *d;
+
+    (void)state;
+    bm_set_io_timeout_ns(2 * NS_PER_S);
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0);
+    t0 = plat_now_ns();
+    log_capture_begin();
+    submit_reads(d, 1);
+    assert_int_equal(collect(d, c, 1), 1);
+    log_capture_end();
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(c[0].detail, "no answer in 2 s"));
+    assert_true(plat_now_ns() - t0 >= 2 * NS_PER_S);
+    assert_true(plat_now_ns() - t0 < 15 * NS_PER_S);
+    assert_int_equal(m->comresets, 2);      /* the probe's, and recovery's */
+    finish(m, ctrl);
+}
+
+/* Back to the default command timeout (and the log) for the tests after. */
+static int default_io_timeout(void **state)
+{
+    bm_set_io_timeout_ns(0);
+    return log_restore(state);
 }
 
 static void test_smart_is_read_and_a_drive_that_refuses_it_keeps_working(void **state)
@@ -2471,6 +2506,7 @@ int main(void)
         cmocka_unit_test_teardown(test_host_bus_fatal_error_resets_at_once_naming_it, log_restore),
         cmocka_unit_test_teardown(test_host_bus_data_error_resets_at_once_naming_it, log_restore),
         cmocka_unit_test_teardown(test_command_timeout_is_linux_30_s, log_restore),
+        cmocka_unit_test_teardown(test_command_timeout_follows_io_timeout, default_io_timeout),
         cmocka_unit_test_teardown(test_smart_is_read_and_a_drive_that_refuses_it_keeps_working, log_restore),
         cmocka_unit_test_teardown(test_drive_that_aborts_identify_is_skipped_naming_the_command, log_restore),
         cmocka_unit_test_teardown(test_hba_that_will_not_enter_ahci_mode_fails_the_probe_naming_ghc_ae, log_restore),

@@ -29,6 +29,7 @@ static void test_defaults_are_read_only_quick_runs(void **state)
     assert_false(config_write_allowed(&c, "ANY"));
     assert_int_equal(c.driver, DRIVER_AUTO);
     assert_int_equal(c.time_s, 5);
+    assert_int_equal(c.io_timeout_s, 30);
     assert_int_equal(c.serial, SERIAL_AUTO);
     assert_false(c.baud_given);
     assert_int_equal(c.baud, 115200);
@@ -152,6 +153,30 @@ static void test_bad_values_name_key_value_and_accepted(void **state)
     check_bad("mem_max=1", "'mem_max'", "'1'", "at least 4K");
     check_bad("mem_max=12X", "'mem_max'", "'12X'", "at least 4K");
     check_bad("help=maybe", "'help'", "'maybe'", "no value");
+}
+
+/* io_timeout=: whole seconds 1 to 600, in the file or on the command
+ * line; the help names it. */
+static void test_io_timeout_seconds_in_bounds(void **state)
+{
+    (void)state;
+    assert_int_equal(config_parse_args(&c, "x io_timeout=5", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.io_timeout_s, 5);
+    assert_int_equal(config_parse_args(&c, "x io_timeout=1", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.io_timeout_s, 1);
+    assert_int_equal(config_parse_args(&c, "x io_timeout=600", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.io_timeout_s, 600);
+    assert_int_equal(config_parse_file(&c, "io_timeout = 12\n", err, sizeof(err)), BM_OK);
+    assert_int_equal(c.io_timeout_s, 12);
+    assert_non_null(strstr(config_help_text(), "io_timeout"));
+    check_bad("io_timeout=0", "'io_timeout'", "'0'", "seconds from 1 to 600");
+    check_bad("io_timeout=601", "'io_timeout'", "'601'", "seconds from 1 to 600");
+    check_bad("io_timeout=5000ms", "'io_timeout'", "'5000ms'", "seconds from 1 to 600");
+    check_bad("io_timeout=5s", "'io_timeout'", "'5s'", "seconds from 1 to 600");
+    check_bad("io_timeout=-1", "'io_timeout'", "'-1'", "seconds from 1 to 600");
+    check_bad("io_timeout=", "'io_timeout'", "''", "seconds from 1 to 600");
+    /* A bad value leaves the default. */
+    assert_int_equal(c.io_timeout_s, 30);
 }
 
 static void test_malformed_words(void **state)
@@ -290,6 +315,7 @@ int main(void)
         cmocka_unit_test_setup(test_help_as_a_word_or_a_key, setup),
         cmocka_unit_test_setup(test_unknown_key_is_named, setup),
         cmocka_unit_test_setup(test_bad_values_name_key_value_and_accepted, setup),
+        cmocka_unit_test_setup(test_io_timeout_seconds_in_bounds, setup),
         cmocka_unit_test_setup(test_malformed_words, setup),
         cmocka_unit_test_setup(test_first_word_without_equals_is_the_program_name, setup),
         cmocka_unit_test_setup(test_file_lines_comments_and_line_numbers, setup),

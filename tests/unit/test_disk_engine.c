@@ -15,6 +15,7 @@
 #include "efi/disk/engine.h"
 #include "efi/disk/health.h"
 #include "efi/record.h"
+#include "efi/time_units.h"
 #include "capture_sink.h"
 
 #define MIB (1u << 20)
@@ -464,6 +465,26 @@ static void test_quick_and_full_test_lists(void **state)
     assert_true(bs512 && bs8m && q256 && t16);
 }
 
+/* The stall limit stays 60 s while io_timeout= is at most 30 s, and is
+ * twice it above: a driver's timed-out command and its recovery come
+ * before the engine gives up on the disk. */
+static void test_stall_limit_follows_a_long_io_timeout(void **state)
+{
+    static const uint32_t io_s[] = { 1, 5, 30, 31, 45, 600 };
+    static const uint64_t stall_s[] = { 60, 60, 60, 62, 90, 1200 };
+    struct engine_timing t;
+    struct config c;
+    (void)state;
+
+    config_defaults(&c);
+    for (unsigned i = 0; i < ARRAY_SIZE(io_s); i++) {
+        c.io_timeout_s = io_s[i];
+        disk_timing_for(&c, &t);
+        assert_int_equal(t.stall_ns, stall_s[i] * NS_PER_S);
+        assert_true(t.stall_ns >= (uint64_t)io_s[i] * NS_PER_S + 30 * NS_PER_S);
+    }
+}
+
 /* ---- disk_run() end to end, records captured by a test sink ----------------------- */
 
 /* Time for the disk_run tests: a warm-up and window of milliseconds, the run's own stall limit. */
@@ -758,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_sixteen_threads_on_one_queue_keep_the_total_depth),
         cmocka_unit_test(test_failing_disk_does_not_stop_the_others),
         cmocka_unit_test(test_quick_and_full_test_lists),
+        cmocka_unit_test(test_stall_limit_follows_a_long_io_timeout),
         cmocka_unit_test(test_stalled_disk_names_the_drivers_recovery_step),
         cmocka_unit_test(test_health_after_the_run_says_how_many_commands_were_recovered),
         cmocka_unit_test(test_disk_run_end_to_end),

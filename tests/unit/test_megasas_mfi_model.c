@@ -1016,6 +1016,47 @@ static void test_hung_read_is_aborted_before_its_frame_is_reused(void **state)
     release(ctrl);
 }
 
+/* io_timeout=2 (bm_set_io_timeout_ns before the probe, as discovery does):
+ * a held read is still the firmware's 1.5 s in, and at 2.5 s it has been
+ * aborted and comes back timed out, naming 2000 ms, not the default 30 s. */
+static void test_io_timeout_option_sets_the_command_deadline(void **state)
+{
+    struct bm_disk_list list;
+    struct bm_completion done[4];
+    uint8_t *buf = plat_alloc_pages(4096, false);
+    struct bm_disk *ld;
+    void *ctrl;
+
+    (void)state;
+    bm_set_io_timeout_ns(2ull * 1000000000ull);
+    ctrl = probe(0x0079, M_GEN2, &list);
+    ld = list.disks[0];
+    m.hold = true;
+    m.hold_lba = 4242;
+    assert_int_equal(ld->ops->submit(ld, 0, 3, BM_IO_READ, 4242, 1, buf), BM_OK);
+    plat_sim_advance_ns(1500000000ull);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(ld->ops->poll(ld, 0, done, 4), 0);
+    assert_int_equal(m.aborts, 0);
+    plat_sim_advance_ns(1000000000ull);
+    assert_int_equal(reap(ld, done, 1), 1);
+    assert_int_equal(done[0].tag, 3);
+    assert_int_equal(done[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(done[0].detail, "no completion in 2000 ms"));
+    assert_int_equal(m.aborts, 1);
+    m.hold = false;
+    plat_free_pages(buf, 4096);
+    release(ctrl);
+}
+
+/* Back to the default command timeout for the tests after. */
+static int default_io_timeout(void **state)
+{
+    (void)state;
+    bm_set_io_timeout_ns(0);
+    return 0;
+}
+
 /* Poll a disk for a while, 1 s of model time per poll. */
 static int poll_for(struct bm_disk *d, struct bm_completion *out, int max, unsigned polls)
 {
@@ -1583,6 +1624,7 @@ int main(void)
         cmocka_unit_test(test_ready_wait_restarts_when_status_word_moves),
         cmocka_unit_test(test_ready_wait_gives_up_on_a_frozen_status_word),
         cmocka_unit_test(test_hung_read_is_aborted_before_its_frame_is_reused),
+        cmocka_unit_test_teardown(test_io_timeout_option_sets_the_command_deadline, default_io_timeout),
         cmocka_unit_test(test_busy_and_task_set_full_pass_through_reads_are_retried),
         cmocka_unit_test(test_timed_out_read_is_not_handed_back_while_the_firmware_owns_its_buffer),
         cmocka_unit_test(test_timed_out_write_does_not_send_a_reused_buffer),

@@ -1677,6 +1677,43 @@ static void test_read_that_never_completes_is_aborted_and_the_rest_carry_on(void
     finish(m, ctrl);
 }
 
+/* io_timeout=2 (bm_set_io_timeout_ns, as discovery does before probing):
+ * the hung read gets its Abort and comes back timed out after 2 s, not the
+ * default 30 s, and its detail names the 2 s. */
+static void test_io_timeout_option_sets_when_a_read_is_aborted(void **state)
+{
+    struct nvme_model *m = model_new();
+    struct bm_completion c[QD];
+    const unsigned hung = 5;
+    struct bm_disk *d;
+    uint64_t t0;
+    void *ctrl;
+
+    (void)state;
+    bm_set_io_timeout_ns(2000000000ull);
+    d = probe_one(m, &ctrl);
+    m->hang_lba = lba_of(0, hung);
+    t0 = plat_now_ns();
+    submit_reads(d, 0, 0, 16);
+    assert_int_equal(collect(d, 0, c, 15, 1000000000ull), 15);
+    assert_int_equal(collect(d, 0, c, 1, 3000000000ull), 1);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(c[0].detail, "no completion within 2 s: aborted"));
+    assert_true(plat_now_ns() - t0 >= 2000000000ull);
+    assert_int_equal(m->aborts, 1);
+    assert_int_equal(m->resets, 0);
+    finish(m, ctrl);
+}
+
+/* Back to the default command timeout for the tests after. */
+static int default_io_timeout(void **state)
+{
+    (void)state;
+    bm_set_io_timeout_ns(0);
+    return 0;
+}
+
 static void test_host_memory_buffer_is_lent_and_taken_back_before_release(void **state)
 {
     struct nvme_model *m = model_new();
@@ -2343,6 +2380,7 @@ int main(void)
         cmocka_unit_test(test_half_enabled_controller_costs_no_cap_to_wait),
         cmocka_unit_test(test_namespace_not_ready_is_retried_after_the_command_retry_delay),
         cmocka_unit_test(test_read_that_never_completes_is_aborted_and_the_rest_carry_on),
+        cmocka_unit_test_teardown(test_io_timeout_option_sets_when_a_read_is_aborted, default_io_timeout),
         cmocka_unit_test(test_host_memory_buffer_is_lent_and_taken_back_before_release),
         cmocka_unit_test(test_host_memory_buffer_is_lent_again_after_a_timeout_reset),
         cmocka_unit_test(test_release_deletes_queues_and_shuts_down_before_the_reset),

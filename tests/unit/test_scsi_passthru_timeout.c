@@ -161,12 +161,41 @@ static void test_completion_in_time_is_handed_back_at_once(void **state)
     assert_false(scsi_pt_io_fw_holds(&io));
 }
 
+/* io_timeout=2 (bm_set_io_timeout_ns): a firmware that ends a read 10 s
+ * after taking it is past the 2 s deadline and its 5 s grace, so the read
+ * comes back timed out (late), where the default 30 s would take it as
+ * data. */
+static void test_io_timeout_option_sets_the_deadline(void **state)
+{
+    static uint8_t buf[8192];
+    struct fw_model m = { .late_ns = 10 * S };
+    struct scsi_pt_io io;
+    struct bm_completion c;
+
+    (void)state;
+    bm_set_io_timeout_ns(2 * S);
+    io_init(&io, &m);
+    assert_int_equal(scsi_pt_io_submit(&io, 0, BM_IO_READ, 7, 16, buf), BM_OK);
+    assert_int_equal(poll_for(&io, &m, 15, &c), 1);
+    assert_int_equal(c.status, BM_ETIMEDOUT);
+    assert_non_null(strstr(c.detail, "late"));
+}
+
+/* Back to the default command timeout for the tests after. */
+static int default_io_timeout(void **state)
+{
+    (void)state;
+    bm_set_io_timeout_ns(0);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_late_completion_is_not_handed_back_before_the_firmware_lets_go),
         cmocka_unit_test(test_request_never_returned_is_held_and_the_lun_takes_nothing),
         cmocka_unit_test(test_completion_in_time_is_handed_back_at_once),
+        cmocka_unit_test_teardown(test_io_timeout_option_sets_the_deadline, default_io_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
