@@ -264,7 +264,7 @@ static int verify_disks(const struct config *c)
         }
         ui_progress("%s verify: writing and reading back %llu MB", e->d->id,
                     (unsigned long long)(c->verify_bytes / 1000000));
-        rc = disk_verify(e->d, c->verify_bytes, seed_for(e->d, 0x7e51f), &v);
+        rc = disk_verify(e->d, c->verify_bytes, seed_for(e->d, 0x7e51f), disk_stall_ns(c), &v);
         if (rc == BM_EABORT)
             break;
         report_verify(e->d, &v);
@@ -318,7 +318,7 @@ static int scan_group(const struct config *c, struct disk_entry **group, unsigne
         return BM_OK;
     }
     ui_text("surface scan: %u disk%s at once, read-only", k, k == 1 ? "" : "s");
-    rc = disk_scan(disks, k, first, blocks, res);
+    rc = disk_scan(disks, k, first, blocks, disk_stall_ns(c), res);
     if (rc == BM_OK)
         for (unsigned i = 0; i < k; i++)
             report_scan(disks[i], &res[i], seq1m_read_mbps(owner[i]));

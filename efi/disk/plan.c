@@ -22,7 +22,12 @@ void disk_timing_for(const struct config *c, struct engine_timing *t)
         t->warmup_ns = MAX(t->warmup_ns, 250 * NS_PER_MS);
         t->warmup_ns = MIN(t->warmup_ns, 2 * NS_PER_S);
     }
-    t->stall_ns = MAX(DISK_STALL_NS, 2ull * c->io_timeout_s * NS_PER_S);
+    t->stall_ns = disk_stall_ns(c);
+}
+
+uint64_t disk_stall_ns(const struct config *c)
+{
+    return MAX(DISK_STALL_NS, 2ull * c->io_timeout_s * NS_PER_S);
 }
 
 /* "512", "4K", "1M", "8M" */

@@ -27,6 +27,12 @@ void disk_all_disks_name(struct disk_test *named, const struct disk_test *t, uns
 unsigned disk_plan_test_count(const struct config *c, unsigned disks, unsigned writable, unsigned all_disks);
 double disk_plan_test_seconds(const struct config *c);
 
+/* How long a disk may hold commands without completing one before it is
+ * given up, for the benchmark, verify= and the surface scan alike: 60 s,
+ * or twice io_timeout= when that is longer (a driver's timed-out command
+ * is reported and recovered first). */
+uint64_t disk_stall_ns(const struct config *c);
+
 /* Warm-up, measured window (time=) and stall limit (io_timeout=). */
 void disk_timing_for(const struct config *c, struct engine_timing *t);
 

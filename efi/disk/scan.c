@@ -5,7 +5,6 @@
 #include "engine.h"
 #include "../time_units.h"
 
-#define SCAN_TIMEOUT_NS (30 * NS_PER_S) /* no completion for 30 s: the disk is given up */
 
 const uint32_t scan_bucket_ms[SCAN_NBUCKETS - 1] = { 5, 20, 50, 150, 500 };
 const char *const scan_bucket_names[SCAN_NBUCKETS] = { "lt5ms", "lt20ms", "lt50ms", "lt150ms", "lt500ms", "slower" };
@@ -261,7 +260,7 @@ static void hook_done(void *ctx, uint64_t lba, uint32_t blocks, int status, cons
 static const struct engine_io_hooks scan_hooks = { .next = hook_next, .done = hook_done, .mp_safe = true };
 
 /* What stopped a disk's scan, in the record's words. */
-static void word_stop(const struct disk_job *j, struct scan_result *r)
+static void word_stop(const struct disk_job *j, uint64_t stall_ns, struct scan_result *r)
 {
     r->status = j->status;
     switch (j->fail_at) {
@@ -270,7 +269,7 @@ static void word_stop(const struct disk_job *j, struct scan_result *r)
                  (unsigned long long)j->fail_lba, bm_strerror(j->status));
         break;
     case ENGINE_FAIL_STALL:
-        snprintf(r->detail, sizeof(r->detail), "no completion for %u s", (unsigned)(SCAN_TIMEOUT_NS / NS_PER_S));
+        snprintf(r->detail, sizeof(r->detail), "no completion for %u s", (unsigned)(stall_ns / NS_PER_S));
         break;
     default:
         bm_strlcpy(r->detail, j->detail, sizeof(r->detail));
@@ -279,9 +278,9 @@ static void word_stop(const struct disk_job *j, struct scan_result *r)
 }
 
 int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lba, const uint64_t *blocks,
-              struct scan_result *out)
+              uint64_t stall_ns, struct scan_result *out)
 {
-    const struct engine_timing tm = { 0, 0, SCAN_TIMEOUT_NS };
+    const struct engine_timing tm = { 0, 0, stall_ns };
     struct disk_job *jobs = plat_alloc((size_t)n * sizeof(*jobs));
     struct scan_state *st = plat_alloc((size_t)n * sizeof(*st));
     unsigned *which = plat_alloc((size_t)n * sizeof(*which));
@@ -331,7 +330,7 @@ int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lb
         hung |= j->cpu_hung;
         scan_finish(&st[i], disks[i]->lba_bytes, j->last_event_ns);
         if (j->status != BM_OK)
-            word_stop(j, &out[i]);
+            word_stop(j, stall_ns, &out[i]);
         else if (st[i].nstack || st[i].next_lba < st[i].end) {
             out[i].status = BM_EIO;
             bm_strlcpy(out[i].detail, "the scan ended before its range did", sizeof(out[i].detail));

@@ -109,8 +109,10 @@ int scan_clip_range(bool set, uint64_t first, uint64_t last, uint64_t disk_block
                     uint64_t *blocks_out, char *why, size_t why_len);
 
 /* Scan n disks at once over [first_lba[i], +blocks[i]), results in out[i]
- * (status per disk). Returns BM_OK, or BM_EABORT on Esc (results void). */
+ * (status per disk); a disk that completes nothing for stall_ns
+ * (disk_stall_ns()) is given up. Returns BM_OK, or BM_EABORT on Esc
+ * (results void). */
 int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lba, const uint64_t *blocks,
-              struct scan_result *out);
+              uint64_t stall_ns, struct scan_result *out);
 
 #endif

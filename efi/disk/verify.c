@@ -8,7 +8,6 @@
 
 #define VERIFY_QD 8
 #define VERIFY_CHUNK_MAX (1u << 20)
-#define VERIFY_TIMEOUT_NS (30 * NS_PER_S) /* no completion for 30 s: give up */
 
 void verify_fill_block(uint8_t *buf, uint32_t block_bytes, uint64_t seed, uint64_t lba)
 {
@@ -44,6 +43,7 @@ struct verify_ctx {
     uint64_t seed;
     uint32_t lba_bytes;
     uint8_t *expect;      /* one block of the pattern */
+    uint64_t stall_ns;    /* no completion for this long: the disk is given up */
 };
 
 /* Before a write: the pattern of every block of the I/O. */
@@ -72,7 +72,7 @@ static void verify_check(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t
 static const struct engine_io_hooks verify_hooks = { verify_fill, verify_check };
 
 /* The verify record's words for the sweep's first failure. */
-static void word_failure(const struct disk_job *j, struct verify_result *v)
+static void word_failure(const struct disk_job *j, uint64_t stall_ns, struct verify_result *v)
 {
     const char *op = j->test.op == BM_IO_WRITE ? "write" : "read";
 
@@ -87,7 +87,7 @@ static void word_failure(const struct disk_job *j, struct verify_result *v)
                  j->fail_device[0] ? j->fail_device : bm_strerror(j->status));
         break;
     case ENGINE_FAIL_STALL:
-        snprintf(v->detail, sizeof(v->detail), "no completion for %u s", (unsigned)(VERIFY_TIMEOUT_NS / NS_PER_S));
+        snprintf(v->detail, sizeof(v->detail), "no completion for %u s", (unsigned)(stall_ns / NS_PER_S));
         break;
     default:
         bm_strlcpy(v->detail, j->detail, sizeof(v->detail));
@@ -101,7 +101,7 @@ static void word_failure(const struct disk_job *j, struct verify_result *v)
  * (the engine then keeps their buffers) or BM_EABORT on Esc. */
 static int verify_phase(struct bm_disk *d, enum bm_io_op op, uint32_t chunk_blocks, struct verify_ctx *x)
 {
-    const struct engine_timing tm = { 0, 0, VERIFY_TIMEOUT_NS };
+    const struct engine_timing tm = { 0, 0, x->stall_ns };
     struct verify_result *v = x->v;
     struct disk_job j;
     char why[160], label[64];
@@ -122,7 +122,7 @@ static int verify_phase(struct bm_disk *d, enum bm_io_op op, uint32_t chunk_bloc
     snprintf(label, sizeof(label), "%.23s verify %s", d->id, op == BM_IO_WRITE ? "write" : "read");
     rc = engine_run(&j, 1, &tm, label, NULL);
     if (j.status != BM_OK)
-        word_failure(&j, v);
+        word_failure(&j, x->stall_ns, v);
     stuck = j.stuck;
     engine_job_free(&j);
     if (rc == BM_EABORT)
@@ -130,7 +130,7 @@ static int verify_phase(struct bm_disk *d, enum bm_io_op op, uint32_t chunk_bloc
     return stuck ? BM_ETIMEDOUT : v->status;
 }
 
-int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_result *v)
+int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, uint64_t stall_ns, struct verify_result *v)
 {
     uint32_t lb = d->lba_bytes;
     uint32_t chunk = MIN((uint32_t)VERIFY_CHUNK_MAX, d->max_transfer_bytes);
@@ -154,7 +154,7 @@ int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_
     span = (d->blocks - blocks) / chunk_blocks;
     v->first_lba = span ? bm_rng_below(&rng, span + 1) * chunk_blocks : 0;
     v->blocks = blocks;
-    x = (struct verify_ctx){ v, seed, lb, plat_alloc(lb) };
+    x = (struct verify_ctx){ v, seed, lb, plat_alloc(lb), stall_ns };
     if (!x.expect) {
         snprintf(v->detail, sizeof(v->detail), "no memory for one block");
         return v->status = BM_ENOMEM;

@@ -25,7 +25,8 @@ void verify_fill_block(uint8_t *buf, uint32_t block_bytes, uint64_t seed, uint64
 /* Write then read back `bytes` (rounded down to whole transfers, at least
  * one block) from a seed-chosen, aligned start. Only for disks the safety
  * rules allow to be written: the caller checks. BM_EABORT on Esc. The
- * record is report_verify() (report.c). */
-int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, struct verify_result *out);
+ * record is report_verify() (report.c). A disk that completes nothing for
+ * stall_ns (disk_stall_ns()) is given up. */
+int disk_verify(struct bm_disk *d, uint64_t bytes, uint64_t seed, uint64_t stall_ns, struct verify_result *out);
 
 #endif

@@ -97,7 +97,7 @@ static bool scan_once(uint64_t blocks, uint64_t *ns, uint64_t *ios, double *dept
 
     zd_init(&z, blocks);
     t0 = thread_ns();
-    if (disk_scan(&d, 1, &first, &blocks, &r) != BM_OK || r.status != BM_OK)
+    if (disk_scan(&d, 1, &first, &blocks, 60ull * NS_PER_S, &r) != BM_OK || r.status != BM_OK)
         return false;
     *ns = thread_ns() - t0;
     *ios = r.read_bytes >> 20;
@@ -228,7 +228,7 @@ static bool link_row(FILE *f, uint32_t mbps, uint32_t qd_limit, uint64_t latency
     seq = (double)j.bytes / j.seconds / 1e6;
     engine_job_free(&j);
     ld_init(&l, 64ull << 21, mbps, qd_limit, latency_ns);
-    if (disk_scan(&d, 1, &first, &blocks, &r) != BM_OK || r.status != BM_OK)
+    if (disk_scan(&d, 1, &first, &blocks, 60ull * NS_PER_S, &r) != BM_OK || r.status != BM_OK)
         return false;
     fprintf(f, "%8u  %6u  %6.1f  %12.1f  %10.1f  %9.1f%%\n", mbps, qd_limit, (double)latency_ns / 1e3, seq, r.mbps,
             100.0 * r.mbps / seq);

@@ -44,6 +44,7 @@ struct fake_disk {
     uint64_t service_ns;         /* outside every zone */
     uint64_t busy_until_ns;      /* the medium's last queued command ends then */
     uint64_t dead_after;         /* refuse every command once this many were taken (0: never) */
+    bool hung;                   /* takes commands and never completes one (time is not moved) */
     /* What the scan did. */
     uint64_t submitted, writes, refused, reads_of_bad, bad_completions_caught;
     uint64_t small_with_others;  /* a read shorter than the chunk issued while others were in flight */
@@ -122,7 +123,7 @@ static int fake_poll(struct bm_disk *d, unsigned queue, struct bm_completion *ou
     for (uint32_t t = 0; t < FAKE_QD; t++)
         if (f->cmd[t].busy && f->cmd[t].due_ns < next)
             next = f->cmd[t].due_ns;
-    if (next == UINT64_MAX)
+    if (next == UINT64_MAX || f->hung)
         return 0;
     if (next > now) {
         plat_sim_advance_ns(next - now);
@@ -193,6 +194,9 @@ static void fake_free(struct fake_disk *f)
     f->read_count = NULL;
 }
 
+/* The stall limit of a default run (plan.c disk_stall_ns(): io_timeout=30). */
+#define STALL_NS (60ull * NS_PER_S)
+
 static int scan_whole(struct fake_disk **f, unsigned n, struct scan_result *r)
 {
     struct bm_disk *disks[4];
@@ -203,7 +207,7 @@ static int scan_whole(struct fake_disk **f, unsigned n, struct scan_result *r)
         first[i] = 0;
         blocks[i] = f[i]->d.blocks;
     }
-    return disk_scan(disks, n, first, blocks, r);
+    return disk_scan(disks, n, first, blocks, STALL_NS, r);
 }
 
 static void assert_contract_kept(const struct fake_disk *f)
@@ -440,7 +444,7 @@ static void test_range_scan_reads_only_its_range(void **state)
     uint64_t first = 1000, blocks = 300;
     (void)state;
     fake_init(&disk, "fake0", 8192, 512, 512, 64 * 1024);
-    assert_int_equal(disk_scan(&d, 1, &first, &blocks, &r), BM_OK);
+    assert_int_equal(disk_scan(&d, 1, &first, &blocks, STALL_NS, &r), BM_OK);
     assert_int_equal(r.status, BM_OK);
     assert_int_equal(r.first_lba, 1000);
     assert_int_equal(r.scanned_blocks, 300);
@@ -450,6 +454,27 @@ static void test_range_scan_reads_only_its_range(void **state)
         assert_int_equal(disk.read_count[b], b >= 1000 && b < 1300);
     assert_contract_kept(&disk);
     fake_free(&disk);
+}
+
+/* A disk that completes nothing is given up after the stall limit the
+ * caller passes (disk_stall_ns(): it follows io_timeout=), not a fixed
+ * one; its commands stay with the engine. */
+static void test_disk_completing_nothing_is_given_up_at_the_stall_limit(void **state)
+{
+    struct fake_disk disk;
+    struct bm_disk *d = &disk.d;
+    struct scan_result r;
+    uint64_t first = 0, blocks = 4096, t0;
+    (void)state;
+    fake_init(&disk, "fake0", 4096, 512, 512, 64 * 1024);
+    disk.hung = true;
+    t0 = plat_now_ns();
+    assert_int_equal(disk_scan(&d, 1, &first, &blocks, 1 * NS_PER_S, &r), BM_OK);
+    assert_true(plat_now_ns() - t0 < 20 * NS_PER_S);
+    assert_int_equal(r.status, BM_ETIMEDOUT);
+    assert_non_null(strstr(r.detail, "no completion for 1 s"));
+    assert_int_equal(r.read_bytes, 0);                     /* nothing came back */
+    assert_true(disk.submitted > 0);
 }
 
 struct reread_step {
@@ -616,6 +641,7 @@ int main(void)
         cmocka_unit_test_setup(test_piece_after_an_unreadable_block_is_split_unread, setup),
         cmocka_unit_test_setup(test_band_rereads_skip_pieces_known_to_fail, setup),
         cmocka_unit_test_setup(test_queue_stays_full_across_curve_parts, setup),
+        cmocka_unit_test_setup(test_disk_completing_nothing_is_given_up_at_the_stall_limit, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,10 @@
 #include "disk/verify.h"
 #include "../drivers/fileblk.h"
 #include "platform_sim.h"
+#include "time_units.h"
+
+/* The stall limit of a default run (plan.c disk_stall_ns(): io_timeout=30). */
+#define STALL_NS (60ull * NS_PER_S)
 
 static char path[64];
 
@@ -53,7 +57,7 @@ static void test_good_disk_passes_for_each_block_size(void **state)
         struct bm_disk *d = open_disk(sizes[i], 8 << 20, 4);
         struct verify_result v;
         assert_non_null(d);
-        assert_int_equal(disk_verify(d, 1 << 20, 42 + i, &v), BM_OK);
+        assert_int_equal(disk_verify(d, 1 << 20, 42 + i, STALL_NS, &v), BM_OK);
         assert_int_equal(v.bad_blocks, 0);
         assert_int_equal(v.blocks * sizes[i], 1 << 20);
         assert_true(v.first_lba + v.blocks <= d->blocks);
@@ -68,7 +72,7 @@ static void test_range_is_clamped_to_the_disk(void **state)
     struct bm_disk *d = open_disk(512, 256 * 1024, 8);
     struct verify_result v;
     (void)state;
-    assert_int_equal(disk_verify(d, 64ull << 20, 7, &v), BM_OK);
+    assert_int_equal(disk_verify(d, 64ull << 20, 7, STALL_NS, &v), BM_OK);
     assert_int_equal(v.first_lba, 0);
     assert_int_equal(v.blocks, d->blocks);
     fileblk_close(d);
@@ -91,7 +95,7 @@ static void test_failing_disk_reports_the_error(void **state)
     o.path_kind = BM_PATH_NATIVE;
     d = fileblk_open(path, "file0", "F1", &o, NULL, 0);
     assert_non_null(d);
-    assert_int_equal(disk_verify(d, 1 << 20, 1, &v), BM_EIO);
+    assert_int_equal(disk_verify(d, 1 << 20, 1, STALL_NS, &v), BM_EIO);
     assert_non_null(strstr(v.detail, "read at LBA"));
     fileblk_close(d);
     unlink(path);
@@ -109,7 +113,7 @@ static void test_range_of_part_chunks_is_written_and_read_once(void **state)
     FILE *f;
     (void)state;
     assert_non_null(d);
-    assert_int_equal(disk_verify(d, 100 * 1024, 3, &v), BM_OK);  /* one 64 KiB chunk and 36 KiB */
+    assert_int_equal(disk_verify(d, 100 * 1024, 3, STALL_NS, &v), BM_OK);  /* one 64 KiB chunk and 36 KiB */
     assert_int_equal(v.blocks, 200);
     assert_int_equal(v.bad_blocks, 0);
     fileblk_get_stats(d, &st);
@@ -151,7 +155,7 @@ static void test_esc_stops_verify(void **state)
     d = fileblk_open(path, "file0", "F1", &o, NULL, 0);
     assert_non_null(d);
     fileblk_reset_counters();
-    assert_int_equal(disk_verify(d, 1 << 20, 1, &v), BM_EABORT);
+    assert_int_equal(disk_verify(d, 1 << 20, 1, STALL_NS, &v), BM_EABORT);
     assert_int_equal(fileblk_writes_after_esc(), 0);
     plat_sim_set_abort(false);
     fileblk_close(d);

@@ -20,6 +20,7 @@
 #include "efi/disk/verify.h"
 #include "efi/record.h"
 #include "capture_sink.h"
+#include "efi/time_units.h"
 
 #define MIB (1u << 20)
 
@@ -516,7 +517,7 @@ static void test_verify_writes_only_its_range(void **state)
         FILE *f;
 
         assert_non_null(d);
-        assert_int_equal(disk_verify(d, MIB, seed, &v), BM_OK);
+        assert_int_equal(disk_verify(d, MIB, seed, 60ull * NS_PER_S, &v), BM_OK);
         assert_int_equal(v.blocks, MIB / 512);
         assert_true(v.first_lba + v.blocks <= d->blocks);
         fileblk_close(d);
