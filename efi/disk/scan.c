@@ -5,7 +5,6 @@
 #include "engine.h"
 #include "../time_units.h"
 
-
 const uint32_t scan_bucket_ms[SCAN_NBUCKETS - 1] = { 5, 20, 50, 150, 500 };
 const char *const scan_bucket_names[SCAN_NBUCKETS] = { "lt5ms", "lt20ms", "lt50ms", "lt150ms", "lt500ms", "slower" };
 
@@ -259,17 +258,15 @@ static void hook_done(void *ctx, uint64_t lba, uint32_t blocks, int status, cons
  * its own CPU, so one disk's slow error recovery holds no other disk back. */
 static const struct engine_io_hooks scan_hooks = { .next = hook_next, .done = hook_done, .mp_safe = true };
 
-/* What stopped a disk's scan, in the record's words. */
-static void word_stop(const struct disk_job *j, uint64_t stall_ns, struct scan_result *r)
+/* What stopped a disk's scan, in the record's words (a stall in the
+ * engine's: how many commands, how long, what the driver's recovery did). */
+static void word_stop(const struct disk_job *j, struct scan_result *r)
 {
     r->status = j->status;
     switch (j->fail_at) {
     case ENGINE_FAIL_SUBMIT:
         snprintf(r->detail, sizeof(r->detail), "the driver refused a read at LBA %llu: %s",
                  (unsigned long long)j->fail_lba, bm_strerror(j->status));
-        break;
-    case ENGINE_FAIL_STALL:
-        snprintf(r->detail, sizeof(r->detail), "no completion for %u s", (unsigned)(stall_ns / NS_PER_S));
         break;
     default:
         bm_strlcpy(r->detail, j->detail, sizeof(r->detail));
@@ -330,7 +327,7 @@ int disk_scan(struct bm_disk *const *disks, unsigned n, const uint64_t *first_lb
         hung |= j->cpu_hung;
         scan_finish(&st[i], disks[i]->lba_bytes, j->last_event_ns);
         if (j->status != BM_OK)
-            word_stop(j, stall_ns, &out[i]);
+            word_stop(j, &out[i]);
         else if (st[i].nstack || st[i].next_lba < st[i].end) {
             out[i].status = BM_EIO;
             bm_strlcpy(out[i].detail, "the scan ended before its range did", sizeof(out[i].detail));

@@ -4,7 +4,6 @@
  * comparison and the words of its failures. */
 #include "verify.h"
 #include "engine.h"
-#include "../time_units.h"
 
 #define VERIFY_QD 8
 #define VERIFY_CHUNK_MAX (1u << 20)
@@ -71,8 +70,9 @@ static void verify_check(void *ctx, uint64_t lba, uint32_t blocks, const uint8_t
 
 static const struct engine_io_hooks verify_hooks = { verify_fill, verify_check };
 
-/* The verify record's words for the sweep's first failure. */
-static void word_failure(const struct disk_job *j, uint64_t stall_ns, struct verify_result *v)
+/* The verify record's words for the sweep's first failure (a stall in the
+ * engine's: how many commands, how long, what the driver's recovery did). */
+static void word_failure(const struct disk_job *j, struct verify_result *v)
 {
     const char *op = j->test.op == BM_IO_WRITE ? "write" : "read";
 
@@ -85,9 +85,6 @@ static void word_failure(const struct disk_job *j, uint64_t stall_ns, struct ver
     case ENGINE_FAIL_COMPLETION:
         snprintf(v->detail, sizeof(v->detail), "%s at LBA %llu: %s", op, (unsigned long long)j->fail_lba,
                  j->fail_device[0] ? j->fail_device : bm_strerror(j->status));
-        break;
-    case ENGINE_FAIL_STALL:
-        snprintf(v->detail, sizeof(v->detail), "no completion for %u s", (unsigned)(stall_ns / NS_PER_S));
         break;
     default:
         bm_strlcpy(v->detail, j->detail, sizeof(v->detail));
@@ -122,7 +119,7 @@ static int verify_phase(struct bm_disk *d, enum bm_io_op op, uint32_t chunk_bloc
     snprintf(label, sizeof(label), "%.23s verify %s", d->id, op == BM_IO_WRITE ? "write" : "read");
     rc = engine_run(&j, 1, &tm, label, NULL);
     if (j.status != BM_OK)
-        word_failure(&j, x->stall_ns, v);
+        word_failure(&j, v);
     stuck = j.stuck;
     engine_job_free(&j);
     if (rc == BM_EABORT)
