@@ -1651,26 +1651,42 @@ static void test_namespace_not_ready_is_retried_after_the_command_retry_delay(vo
     finish(m, ctrl);
 }
 
+/* Read 5 of 16 hangs: the other 15 come back within 1 s, read 5 within
+ * wait_ns as timed out (no sooner than timeout_ns after it was submitted),
+ * its detail naming `said`, after one Abort and no reset. Returns the
+ * disk, for the caller's further checks. */
+static struct bm_disk *hung_read_is_aborted(struct nvme_model *m, void **ctrl, uint64_t timeout_ns, uint64_t wait_ns,
+                                            const char *said)
+{
+    struct bm_completion c[QD];
+    const unsigned hung = 5;
+    struct bm_disk *d;
+    uint64_t t0;
+
+    d = probe_one(m, ctrl);
+    m->hang_lba = lba_of(0, hung);
+    t0 = plat_now_ns();
+    submit_reads(d, 0, 0, 16);
+    assert_int_equal(collect(d, 0, c, 15, 1000000000ull), 15);
+    assert_int_equal(collect(d, 0, c, 1, wait_ns), 1);
+    assert_int_equal(c[0].tag, hung);
+    assert_int_equal(c[0].status, BM_ETIMEDOUT);
+    assert_non_null(strstr(c[0].detail, said));
+    assert_true(plat_now_ns() - t0 >= timeout_ns);
+    assert_int_equal(m->aborts, 1);
+    assert_int_equal(m->resets, 0);          /* no reset: the controller carries on */
+    return d;
+}
+
 static void test_read_that_never_completes_is_aborted_and_the_rest_carry_on(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_completion c[QD];
-    const unsigned hung = 5;
     struct bm_disk *d;
     void *ctrl;
 
     (void)state;
-    d = probe_one(m, &ctrl);
-    m->hang_lba = lba_of(0, hung);
-    submit_reads(d, 0, 0, 16);
-    assert_int_equal(collect(d, 0, c, 15, 1000000000ull), 15);
-    assert_int_equal(collect(d, 0, c, 1, 35000000000ull), 1);
-    assert_int_equal(c[0].tag, hung);
-    assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    assert_non_null(strstr(c[0].detail, "aborted"));
-    assert_int_equal(m->aborts, 1);
+    d = hung_read_is_aborted(m, &ctrl, 30000000000ull, 35000000000ull, "aborted");
     assert_int_equal(m->aborts_hit, 1);
-    assert_int_equal(m->resets, 0);          /* no reset: the controller carries on */
     m->hang_lba = NO_LBA;
     submit_reads(d, 0, 0, QD);
     expect_reads_ok(d, 0, QD);
@@ -1683,26 +1699,11 @@ static void test_read_that_never_completes_is_aborted_and_the_rest_carry_on(void
 static void test_io_timeout_option_sets_when_a_read_is_aborted(void **state)
 {
     struct nvme_model *m = model_new();
-    struct bm_completion c[QD];
-    const unsigned hung = 5;
-    struct bm_disk *d;
-    uint64_t t0;
     void *ctrl;
 
     (void)state;
     bm_set_io_timeout_ns(2000000000ull);
-    d = probe_one(m, &ctrl);
-    m->hang_lba = lba_of(0, hung);
-    t0 = plat_now_ns();
-    submit_reads(d, 0, 0, 16);
-    assert_int_equal(collect(d, 0, c, 15, 1000000000ull), 15);
-    assert_int_equal(collect(d, 0, c, 1, 3000000000ull), 1);
-    assert_int_equal(c[0].tag, hung);
-    assert_int_equal(c[0].status, BM_ETIMEDOUT);
-    assert_non_null(strstr(c[0].detail, "no completion within 2 s: aborted"));
-    assert_true(plat_now_ns() - t0 >= 2000000000ull);
-    assert_int_equal(m->aborts, 1);
-    assert_int_equal(m->resets, 0);
+    hung_read_is_aborted(m, &ctrl, 2000000000ull, 3000000000ull, "no completion within 2 s: aborted");
     finish(m, ctrl);
 }
 
